@@ -1,0 +1,59 @@
+import { UPSTREAM_NAMES, type Fault, type UpstreamName } from './types.js';
+
+/** Queue of injected faults per upstream; each request of that upstream takes the head one until `times` runs out. */
+export class FaultQueue {
+  private queues = new Map<UpstreamName, Fault[]>();
+
+  /** Validates a control-API body; returns an error sentence naming the bad value, or the fault. */
+  static parse(input: unknown): Fault | string {
+    if (typeof input !== 'object' || input === null) return 'fault must be a JSON object';
+    const f = input as Record<string, unknown>;
+    if (!UPSTREAM_NAMES.includes(f.upstream as UpstreamName)) {
+      return `unknown upstream ${JSON.stringify(f.upstream)}; use one of ${UPSTREAM_NAMES.join(', ')}`;
+    }
+    const times = f.times ?? 1;
+    if (!Number.isInteger(times) || (times as number) < 1) return `times must be a positive integer, got ${JSON.stringify(times)}`;
+    for (const key of ['status', 'retryAfter', 'delayMs', 'cutAfterChunks'] as const) {
+      const v = f[key];
+      if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
+        return `${key} must be a non-negative number, got ${JSON.stringify(v)}`;
+      }
+    }
+    if (f.status !== undefined && ((f.status as number) < 100 || (f.status as number) > 599)) {
+      return `status must be an HTTP status 100..599, got ${f.status}`;
+    }
+    return {
+      upstream: f.upstream as UpstreamName,
+      times: times as number,
+      status: f.status as number | undefined,
+      retryAfter: f.retryAfter as number | undefined,
+      delayMs: f.delayMs as number | undefined,
+      reset: f.reset === true,
+      cutAfterChunks: f.cutAfterChunks as number | undefined,
+    };
+  }
+
+  push(fault: Fault): void {
+    const q = this.queues.get(fault.upstream) ?? [];
+    q.push({ ...fault });
+    this.queues.set(fault.upstream, q);
+  }
+
+  /** Takes one use of the next fault for `upstream`, if any. */
+  take(upstream: UpstreamName): Fault | undefined {
+    const q = this.queues.get(upstream);
+    const head = q?.[0];
+    if (!q || !head) return undefined;
+    head.times -= 1;
+    if (head.times <= 0) q.shift();
+    return head;
+  }
+
+  pending(): Fault[] {
+    return [...this.queues.values()].flat();
+  }
+
+  clear(): void {
+    this.queues.clear();
+  }
+}

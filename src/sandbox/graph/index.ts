@@ -1,0 +1,3 @@
+import { notImplemented } from '../notImplemented.js';
+export const createGraphEmulator = () => notImplemented('graph');
+export const createLoginEmulator = () => notImplemented('login');

@@ -1,0 +1,2 @@
+import { notImplemented } from '../notImplemented.js';
+export const createOmdbEmulator = () => notImplemented('omdb');

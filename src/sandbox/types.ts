@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+
+/** Names of the emulated upstreams; each is served under `/<name>` on the sandbox server. */
+export type UpstreamName = 'graph' | 'login' | 'omdb' | 'glm' | 'ark' | 'deepseek' | 'moonshot';
+
+export const UPSTREAM_NAMES: readonly UpstreamName[] = ['graph', 'login', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot'];
+
+/** A request as an emulator sees it: the path below the emulator's prefix, the parsed query, the whole body. */
+export interface SandboxRequest {
+  method: string;
+  /** Path below the upstream prefix, percent-decoded per segment is left to the emulator: e.g. `/v1.0/admin`. */
+  path: string;
+  /** Raw query string without the leading `?` (OData parsing needs it undecoded). */
+  rawQuery: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** Fires when the client goes away before the response ended. */
+  signal: AbortSignal;
+}
+
+/** A fault queued through `POST /_sandbox/faults`. */
+export interface Fault {
+  upstream: UpstreamName;
+  /** How many of the next requests of `upstream` get it. @default 1 */
+  times: number;
+  /** Answer with this status and the upstream's own error envelope instead of serving the request. */
+  status?: number;
+  /** `Retry-After` header value (seconds) to send with `status`. */
+  retryAfter?: number;
+  /** Wait this long before answering (or before failing). */
+  delayMs?: number;
+  /** Destroy the connection instead of answering (the client sees ECONNRESET / socket hang up). */
+  reset?: boolean;
+  /** Streaming responses: destroy the connection after this many SSE events (non-streaming: after half the body). */
+  cutAfterChunks?: number;
+}
+
+/** What the core hands an emulator for one request. */
+export interface EmulatorContext {
+  /** Set when a queued fault asks the emulator to cut its stream. */
+  cutAfterChunks?: number;
+  /** Base URL of this emulator as the client reached it, e.g. `http://127.0.0.1:4010/graph`. */
+  baseUrl: string;
+  settings: SandboxSettings;
+  /** Milliseconds since epoch; tests of quotas and token expiry may move it. */
+  now(): number;
+}
+
+/** Tunables of the emulators, changeable at run time through `POST /_sandbox/config`. */
+export interface SandboxSettings {
+  /** OMDb requests allowed per key per UTC day. @default 1000 */
+  omdbDailyQuota: number;
+  /** Milliseconds between streamed chat tokens. @default 2 */
+  chatTokenDelayMs: number;
+  /** Requests per minute each chat provider accepts before its own 429. @default { deepseek: 60 } others unlimited */
+  chatRpm: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
+  /** Lifetime in seconds of tokens the identity platform issues. @default 3599 */
+  tokenLifetimeSeconds: number;
+}
+
+export const DEFAULT_SETTINGS: SandboxSettings = {
+  omdbDailyQuota: 1000,
+  chatTokenDelayMs: 2,
+  chatRpm: { deepseek: 60 },
+  tokenLifetimeSeconds: 3599,
+};
+
+export interface Emulator {
+  name: UpstreamName;
+  handle(req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext): Promise<void> | void;
+  /** The upstream's own error response for an injected `status` (body and extra headers). */
+  faultResponse(status: number, ctx: EmulatorContext): { body: unknown; headers?: Record<string, string> };
+  /** Forget mutable state (writes, quotas, rate windows), back to the deterministic seed. */
+  reset(): void;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: integration files start their own servers; keep parallelism modest so timings stay sane.
+    maxWorkers: 2,
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+  },
+});
