@@ -19,6 +19,9 @@ export class FaultQueue {
         return `${key} must be a non-negative number, got ${JSON.stringify(v)}`;
       }
     }
+    if (f.match !== undefined && (typeof f.match !== 'string' || f.match === '')) {
+      return `match must be a non-empty string, got ${JSON.stringify(f.match)}`;
+    }
     if (f.status !== undefined && ((f.status as number) < 100 || (f.status as number) > 599)) {
       return `status must be an HTTP status 100..599, got ${f.status}`;
     }
@@ -30,6 +33,7 @@ export class FaultQueue {
       delayMs: f.delayMs as number | undefined,
       reset: f.reset === true,
       cutAfterChunks: f.cutAfterChunks as number | undefined,
+      match: f.match as string | undefined,
     };
   }
 
@@ -39,14 +43,16 @@ export class FaultQueue {
     this.queues.set(fault.upstream, q);
   }
 
-  /** Takes one use of the next fault for `upstream`, if any. */
-  take(upstream: UpstreamName): Fault | undefined {
+  /** Takes one use of the first queued fault for `upstream` whose `match` (if any) occurs in `url`. */
+  take(upstream: UpstreamName, url: string): Fault | undefined {
     const q = this.queues.get(upstream);
-    const head = q?.[0];
-    if (!q || !head) return undefined;
-    head.times -= 1;
-    if (head.times <= 0) q.shift();
-    return head;
+    if (!q) return undefined;
+    const i = q.findIndex((f) => f.match === undefined || url.includes(f.match));
+    if (i === -1) return undefined;
+    const fault = q[i];
+    fault.times -= 1;
+    if (fault.times <= 0) q.splice(i, 1);
+    return { ...fault };
   }
 
   pending(): Fault[] {

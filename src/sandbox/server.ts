@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { createChatEmulators } from './chat/index.js';
 import { FaultQueue } from './faults.js';
-import { createGraphEmulator, createLoginEmulator } from './graph/index.js';
+import { createGraphEmulators } from './graph/index.js';
 import { readBody, sendJson, sleep } from './http.js';
 import { createOmdbEmulator } from './omdb/index.js';
 import { RequestRecord, type RecordedRequest } from './record.js';
@@ -59,7 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultQueue();
   let clockOffset = 0;
   const emulators = new Map<UpstreamName, Emulator>();
-  for (const e of [createGraphEmulator(), createLoginEmulator(), createOmdbEmulator(), ...createChatEmulators()]) {
+  for (const e of [...createGraphEmulators(), createOmdbEmulator(), ...createChatEmulators()]) {
     emulators.set(e.name, e);
   }
   const sockets = new Set<Socket>();
@@ -120,8 +120,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       baseUrl: `http://${req.headers.host ?? origin.slice(7)}${base}`,
       settings,
       now: () => Date.now() + clockOffset,
+      takeFault: (subUrl) => faults.take(name, subUrl),
     };
-    const fault = faults.take(name);
+    const fault = faults.take(name, url);
     if (fault?.delayMs) await sleep(fault.delayMs, controller.signal);
     if (controller.signal.aborted) return;
     if (fault?.reset) {

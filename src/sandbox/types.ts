@@ -34,6 +34,8 @@ export interface Fault {
   reset?: boolean;
   /** Streaming responses: destroy the connection after this many SSE events (non-streaming: after half the body). */
   cutAfterChunks?: number;
+  /** Only requests whose path and query contain this text get the fault (also `$batch` items, by their relative url). */
+  match?: string;
 }
 
 /** What the core hands an emulator for one request. */
@@ -45,6 +47,11 @@ export interface EmulatorContext {
   settings: SandboxSettings;
   /** Milliseconds since epoch; tests of quotas and token expiry may move it. */
   now(): number;
+  /**
+   * Takes a queued fault for a sub-request the emulator serves itself (a `$batch` item), matched against `url`.
+   * The emulator applies it: `status` (+ `retryAfter`) as that item's response, `delayMs` as a wait.
+   */
+  takeFault(url: string): Fault | undefined;
 }
 
 /** Tunables of the emulators, changeable at run time through `POST /_sandbox/config`. */

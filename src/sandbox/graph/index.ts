@@ -1,3 +1,4 @@
 import { notImplemented } from '../notImplemented.js';
-export const createGraphEmulator = () => notImplemented('graph');
-export const createLoginEmulator = () => notImplemented('login');
+import type { Emulator } from '../types.js';
+/** Graph v1.0 and the identity platform share one token store, so they are created together. */
+export const createGraphEmulators = (): Emulator[] => [notImplemented('graph'), notImplemented('login')];
