@@ -1,0 +1,41 @@
+import type { GraphiQLProps } from 'graphiql';
+import type { GraphiqlExample } from '../server/graphiql.js';
+
+type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
+
+/** Where the gateway publishes its example operations (see src/server/graphiql.ts). */
+export const examplesUrl = '/graphiql/examples.json';
+
+const fallbackTabs: TabDefinition[] = [{ query: '{ __typename }' }];
+
+/** One tab per example operation; a lone `{ __typename }` tab when the gateway has none or the file is unusable. */
+export async function loadDefaultTabs(): Promise<TabDefinition[]> {
+  try {
+    const response = await fetch(examplesUrl, { headers: { accept: 'application/json' } });
+    if (!response.ok) return fallbackTabs;
+    const tabs = toTabs(await response.json());
+    return tabs.length > 0 ? tabs : fallbackTabs;
+  } catch {
+    return fallbackTabs;
+  }
+}
+
+function toTabs(examples: unknown): TabDefinition[] {
+  if (!Array.isArray(examples)) return [];
+  return examples.filter(isExample).map((example) => ({
+    // Tabs are named after the operation; the comment keeps the human title visible above it.
+    query: `# ${example.title.replace(/\s+/g, ' ')}\n${example.query.trim()}\n`,
+    variables: formatVariables(example.variables),
+  }));
+}
+
+function isExample(value: unknown): value is GraphiqlExample {
+  const candidate = value as Partial<GraphiqlExample> | null;
+  return typeof candidate?.title === 'string' && typeof candidate.query === 'string';
+}
+
+function formatVariables(variables: unknown): string | null {
+  if (variables === undefined || variables === null) return null;
+  if (typeof variables === 'string') return variables;
+  return JSON.stringify(variables, null, 2);
+}
