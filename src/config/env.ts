@@ -1,0 +1,233 @@
+import { z } from 'zod';
+
+/**
+ * Start-up configuration, parsed once from the environment (CONTRACT.md section 2).
+ * An upstream counts as live when any of its variables is set; otherwise the in-process sandbox serves it.
+ */
+export type UpstreamMode = 'live' | 'sandbox';
+
+export interface GraphConfig {
+  mode: UpstreamMode;
+  /** Base URL without the version segment, e.g. `https://graph.microsoft.com`. */
+  baseUrl: string;
+  /** @default 'v1.0' */
+  apiVersion: 'v1.0' | 'beta';
+  authorityUrl: string;
+  tenantId?: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+export interface OmdbConfig {
+  mode: UpstreamMode;
+  baseUrl: string;
+  apiKey?: string;
+  /** @default 1000 */
+  dailyQuota: number;
+  /** Shared lookup cache time to live. @default 3600000 (1 h) */
+  cacheTtlMs: number;
+  /** Shared lookup cache entries. @default 5000 */
+  cacheMax: number;
+}
+
+export interface ChatProviderConfig {
+  id: string;
+  mode: UpstreamMode;
+  baseUrl: string;
+  apiKey?: string;
+  /** Client-side requests per minute; undefined = no limiter. */
+  rpm?: number;
+  /** Ark: model name → inference endpoint id. */
+  endpoints: Record<string, string>;
+  /** Extra providers from CHAT_PROVIDERS only: their model names. */
+  models?: string[];
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  production: boolean;
+  introspection: boolean;
+  /** Milliseconds the server waits for in-flight operations on SIGTERM before closing them. @default 10000 */
+  shutdownGraceMs: number;
+  graph: GraphConfig;
+  omdb: OmdbConfig;
+  chat: ChatProviderConfig[];
+  /** Every secret value configured, so logs and errors can redact them. */
+  secrets: string[];
+}
+
+/** A bad variable: the message names it and says what is wrong. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const url = (variable: string) =>
+  z.string().transform((value, ctx) => {
+    try {
+      const u = new URL(value);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+      return value.replace(/\/+$/, '');
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${variable} must be an absolute http(s) URL, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+  });
+
+const nonNegativeInt = (variable: string) =>
+  z.string().transform((value, ctx) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+      ctx.addIssue({ code: 'custom', message: `${variable} must be a whole number >= 0, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const positiveInt = (variable: string) =>
+  nonNegativeInt(variable).refine((n) => n > 0, { message: `${variable} must be greater than 0` });
+
+/** Built-in chat providers: id, env prefix, default base URL (CONTRACT.md section 2). */
+export const BUILT_IN_CHAT_PROVIDERS = [
+  { id: 'glm', prefix: 'GLM', baseUrl: 'https://open.bigmodel.cn/api/paas/v4', rpm: undefined },
+  { id: 'ark', prefix: 'ARK', baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', rpm: undefined },
+  { id: 'deepseek', prefix: 'DEEPSEEK', baseUrl: 'https://api.deepseek.com/v1', rpm: 60 },
+  { id: 'moonshot', prefix: 'MOONSHOT', baseUrl: 'https://api.moonshot.cn/v1', rpm: undefined },
+] as const;
+
+function parseWith<T>(schema: z.ZodType<T>, variable: string, value: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ConfigError(variable, r.error.issues[0]?.message.replace(`${variable} `, '') ?? 'invalid');
+  return r.data;
+}
+
+function parseEndpoints(variable: string, value: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!value?.trim()) return out;
+  for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    if (eq <= 0 || eq === entry.length - 1) {
+      throw new ConfigError(variable, `entry ${JSON.stringify(entry)} must be model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde`);
+    }
+    out[entry.slice(0, eq).trim()] = entry.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * CHAT_PROVIDERS adds OpenAI-compatible providers by configuration alone:
+ * `id=baseUrl|model1 model2` entries separated by `;`, keys in `<ID>_API_KEY`, limits in `<ID>_RPM`.
+ */
+function parseExtraProviders(env: NodeJS.ProcessEnv): ChatProviderConfig[] {
+  const raw = env.CHAT_PROVIDERS?.trim();
+  if (!raw) return [];
+  return raw
+    .split(';')
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^([a-z][a-z0-9_-]*)=([^|\s]+)\|(.+)$/.exec(entry);
+      if (!m) {
+        throw new ConfigError('CHAT_PROVIDERS', `entry ${JSON.stringify(entry)} must be id=https://base.url/v1|model-a model-b`);
+      }
+      const [, id, base, models] = m;
+      if (BUILT_IN_CHAT_PROVIDERS.some((p) => p.id === id)) {
+        throw new ConfigError('CHAT_PROVIDERS', `provider id ${JSON.stringify(id)} is built in; pick another id`);
+      }
+      const prefix = id.toUpperCase().replace(/-/g, '_');
+      const rpmRaw = env[`${prefix}_RPM`];
+      return {
+        id,
+        mode: 'live' as const,
+        baseUrl: parseWith(url('CHAT_PROVIDERS'), 'CHAT_PROVIDERS', base),
+        apiKey: env[`${prefix}_API_KEY`] || undefined,
+        rpm: rpmRaw ? parseWith(positiveInt(`${prefix}_RPM`), `${prefix}_RPM`, rpmRaw) : undefined,
+        endpoints: {},
+        models: models.split(/[\s,]+/).filter(Boolean),
+      };
+    });
+}
+
+const set = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+/** Parses and validates the environment; throws {@link ConfigError} naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const get = (name: string) => (set(env[name]) ? env[name] : undefined);
+  const port = get('PORT') ? parseWith(nonNegativeInt('PORT'), 'PORT', get('PORT')!) : 4000;
+  if (port > 65535) throw new ConfigError('PORT', `must be a port number 0..65535, got ${port}`);
+  const host = get('HOST') ?? '127.0.0.1';
+
+  const logLevel = (get('LOG_LEVEL') ?? 'info') as GatewayConfig['logLevel'];
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${levels.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  const production = env.NODE_ENV === 'production';
+  const introspectionRaw = get('INTROSPECTION');
+  if (introspectionRaw && !['true', 'false'].includes(introspectionRaw)) {
+    throw new ConfigError('INTROSPECTION', `must be true or false, got ${JSON.stringify(introspectionRaw)}`);
+  }
+
+  const graphVars = ['GRAPH_BASE_URL', 'GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPH_AUTHORITY_URL', 'GRAPH_API_VERSION'];
+  const apiVersion = get('GRAPH_API_VERSION') ?? 'v1.0';
+  if (apiVersion !== 'v1.0' && apiVersion !== 'beta') {
+    throw new ConfigError('GRAPH_API_VERSION', `must be v1.0 or beta, got ${JSON.stringify(apiVersion)}`);
+  }
+  const graph: GraphConfig = {
+    mode: graphVars.some((v) => get(v)) ? 'live' : 'sandbox',
+    baseUrl: parseWith(url('GRAPH_BASE_URL'), 'GRAPH_BASE_URL', get('GRAPH_BASE_URL') ?? 'https://graph.microsoft.com'),
+    apiVersion,
+    authorityUrl: parseWith(url('GRAPH_AUTHORITY_URL'), 'GRAPH_AUTHORITY_URL', get('GRAPH_AUTHORITY_URL') ?? 'https://login.microsoftonline.com'),
+    tenantId: get('GRAPH_TENANT_ID'),
+    clientId: get('GRAPH_CLIENT_ID'),
+    clientSecret: get('GRAPH_CLIENT_SECRET'),
+  };
+  if (graph.clientSecret && (!graph.tenantId || !graph.clientId)) {
+    throw new ConfigError(!graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', 'is required with GRAPH_CLIENT_SECRET (application permissions)');
+  }
+
+  const omdbVars = ['OMDB_BASE_URL', 'OMDB_API_KEY'];
+  const omdb: OmdbConfig = {
+    mode: omdbVars.some((v) => get(v)) ? 'live' : 'sandbox',
+    baseUrl: parseWith(url('OMDB_BASE_URL'), 'OMDB_BASE_URL', get('OMDB_BASE_URL') ?? 'http://www.omdbapi.com'),
+    apiKey: get('OMDB_API_KEY'),
+    dailyQuota: get('OMDB_DAILY_QUOTA') ? parseWith(nonNegativeInt('OMDB_DAILY_QUOTA'), 'OMDB_DAILY_QUOTA', get('OMDB_DAILY_QUOTA')!) : 1000,
+    cacheTtlMs: get('OMDB_CACHE_TTL_MS') ? parseWith(nonNegativeInt('OMDB_CACHE_TTL_MS'), 'OMDB_CACHE_TTL_MS', get('OMDB_CACHE_TTL_MS')!) : 3_600_000,
+    cacheMax: get('OMDB_CACHE_MAX') ? parseWith(nonNegativeInt('OMDB_CACHE_MAX'), 'OMDB_CACHE_MAX', get('OMDB_CACHE_MAX')!) : 5000,
+  };
+
+  const chat: ChatProviderConfig[] = BUILT_IN_CHAT_PROVIDERS.map((p) => {
+    const vars = [`${p.prefix}_BASE_URL`, `${p.prefix}_API_KEY`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])];
+    const rpmVar = `${p.prefix}_RPM`;
+    return {
+      id: p.id,
+      mode: vars.some((v) => get(v)) ? ('live' as const) : ('sandbox' as const),
+      baseUrl: parseWith(url(`${p.prefix}_BASE_URL`), `${p.prefix}_BASE_URL`, get(`${p.prefix}_BASE_URL`) ?? p.baseUrl),
+      apiKey: get(`${p.prefix}_API_KEY`),
+      rpm: get(rpmVar) ? parseWith(positiveInt(rpmVar), rpmVar, get(rpmVar)!) : p.rpm,
+      endpoints: p.id === 'ark' ? parseEndpoints('ARK_ENDPOINTS', get('ARK_ENDPOINTS')) : {},
+    };
+  });
+  chat.push(...parseExtraProviders(env));
+
+  const shutdownGraceMs = get('SHUTDOWN_GRACE_MS') ? parseWith(nonNegativeInt('SHUTDOWN_GRACE_MS'), 'SHUTDOWN_GRACE_MS', get('SHUTDOWN_GRACE_MS')!) : 10_000;
+
+  const secrets = [graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey)].filter((s): s is string => !!s && s.length >= 4);
+  return {
+    port,
+    host,
+    logLevel,
+    production,
+    introspection: introspectionRaw ? introspectionRaw === 'true' : !production,
+    shutdownGraceMs,
+    graph,
+    omdb,
+    chat,
+    secrets,
+  };
+}

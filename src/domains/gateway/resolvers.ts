@@ -1,0 +1,33 @@
+import { badInput } from '../../errors.js';
+import type { Resolvers } from '../../generated/resolvers.js';
+import { eventStream } from '../../subscriptions/eventStream.js';
+import { DateTimeScalar } from './dateTime.js';
+
+/** Fields about the gateway itself. */
+export const gatewayResolvers: Resolvers = {
+  DateTime: DateTimeScalar,
+  Query: {
+    upstreams: (_root, _args, ctx) =>
+      ctx.services.upstreams.map((u) => ({ id: u.id, mode: u.mode === 'live' ? 'LIVE' : 'SANDBOX', baseUrl: u.baseUrl })),
+  },
+  Subscription: {
+    serverTime: {
+      subscribe: (_root, { intervalMs, count }, ctx) => {
+        const interval = intervalMs ?? 1000;
+        const times = count ?? 10;
+        if (!Number.isInteger(interval) || interval < 10 || interval > 60_000) {
+          throw badInput(`intervalMs must be 10..60000 milliseconds, got ${interval}`, 'intervalMs');
+        }
+        if (!Number.isInteger(times) || times < 1 || times > 10_000) throw badInput(`count must be 1..10000, got ${times}`, 'count');
+        return eventStream<{ serverTime: string }>((sink) => {
+          let sent = 0;
+          const timer = setInterval(() => {
+            sink.push({ serverTime: new Date().toISOString() });
+            if (++sent >= times) sink.end();
+          }, interval);
+          sink.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+        }, ctx.signal);
+      },
+    },
+  },
+};

@@ -1,0 +1,99 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+
+/**
+ * Every `extensions.code` a client can see (CONTRACT.md section 5). This module is the only place that names them.
+ */
+export enum ErrorCode {
+  BadUserInput = 'BAD_USER_INPUT',
+  Unauthenticated = 'UNAUTHENTICATED',
+  Forbidden = 'FORBIDDEN',
+  NotFound = 'NOT_FOUND',
+  PreconditionFailed = 'PRECONDITION_FAILED',
+  UpstreamRateLimited = 'UPSTREAM_RATE_LIMITED',
+  UpstreamQuotaExhausted = 'UPSTREAM_QUOTA_EXHAUSTED',
+  UpstreamTimeout = 'UPSTREAM_TIMEOUT',
+  UpstreamError = 'UPSTREAM_ERROR',
+  QueryTooComplex = 'QUERY_TOO_COMPLEX',
+  InternalServerError = 'INTERNAL_SERVER_ERROR',
+}
+
+const CODES = new Set<string>(Object.values(ErrorCode));
+
+/** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
+export type UpstreamId = string;
+
+export interface UpstreamErrorDetails {
+  upstream: UpstreamId;
+  /** HTTP status the upstream answered, when it answered. */
+  status?: number;
+  /** The upstream's own request id (Graph `request-id`, Ark's request id, ...). */
+  requestId?: string;
+  /** The upstream's own error code (`resourceModified`, GLM `1302`, Ark `RateLimitExceeded...`). */
+  upstreamCode?: string;
+  /** Seconds the upstream asked us to wait. */
+  retryAfter?: number;
+}
+
+/** A GraphQL error with one of our codes; `extensions` carries the upstream details where there are some. */
+export class GatewayError extends GraphQLError {
+  constructor(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code, ...extensions } });
+    this.name = 'GatewayError';
+  }
+  get code(): ErrorCode {
+    return this.extensions.code as ErrorCode;
+  }
+}
+
+export const badInput = (message: string, argument?: string) =>
+  new GatewayError(ErrorCode.BadUserInput, message, argument ? { argument } : {});
+
+export const upstreamError = (code: ErrorCode, message: string, details: UpstreamErrorDetails) => {
+  const ext: Record<string, unknown> = { upstream: details.upstream };
+  if (details.status !== undefined) ext.status = details.status;
+  if (details.requestId) ext.upstreamRequestId = details.requestId;
+  if (details.upstreamCode) ext.upstreamCode = details.upstreamCode;
+  if (details.retryAfter !== undefined) ext.retryAfter = details.retryAfter;
+  return new GatewayError(code, message, ext);
+};
+
+/**
+ * Apollo's own codes for requests that never reached execution. The contract allows only the codes above, so they
+ * become BAD_USER_INPUT and the original stays in `extensions.reason` for tooling that knows Apollo's names.
+ */
+const REQUEST_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export interface FormatErrorOptions {
+  /** Hide messages of unexpected errors and drop stack traces. */
+  production: boolean;
+  /** Removes secrets from any text that leaves the process. */
+  redact: (text: string) => string;
+}
+
+/** Apollo `formatError`: maps every error onto a contract code, masks the unexpected ones in production. */
+export function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptions): GraphQLFormattedError {
+  const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
+  const original = typeof ext.code === 'string' ? ext.code : undefined;
+  let message = options.redact(formatted.message);
+  if (original && REQUEST_ERROR_CODES.has(original)) {
+    ext.code = ErrorCode.BadUserInput;
+    ext.reason = original;
+  } else if (!original || !CODES.has(original)) {
+    ext.code = ErrorCode.InternalServerError;
+    if (original) ext.reason = original;
+  }
+  if (ext.code === ErrorCode.InternalServerError && options.production) {
+    message = 'Internal server error. Quote the x-request-id response header when reporting it.';
+    delete ext.reason;
+  }
+  if (options.production) delete ext.stacktrace;
+  else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
+  return { ...formatted, message, extensions: ext };
+}

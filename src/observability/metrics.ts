@@ -1,0 +1,73 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Prometheus metrics of one gateway instance (its own registry, so several gateways can live in one test process). */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests served, by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations by type, name and outcome',
+    labelNames: ['type', 'name', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly operationDuration = new Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'GraphQL operation latency by type and name',
+    labelNames: ['type', 'name'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly subscriptionsActive = new Counter({
+    name: 'gateway_graphql_subscriptions_started_total',
+    help: 'Subscriptions started over graphql-ws',
+    registers: [this.registry],
+  });
+  readonly upstreamRequests = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Requests sent to upstreams, by upstream and status (0 = no response)',
+    labelNames: ['upstream', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream request latency until the response headers',
+    labelNames: ['upstream'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly upstreamRetries = new Counter({
+    name: 'gateway_upstream_retries_total',
+    help: 'Upstream requests retried, by upstream and reason',
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly names = new Set<string>();
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Operation names come from clients: cap distinct label values so a client cannot explode the series count. */
+  operationLabel(name: string | null | undefined): string {
+    if (!name) return 'anonymous';
+    if (this.names.has(name)) return name;
+    if (this.names.size >= 200 || !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
+    this.names.add(name);
+    return name;
+  }
+}

@@ -1,0 +1,61 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ErrorCode, GatewayError } from '../errors.js';
+import type { GatewayContext } from './context.js';
+
+/**
+ * A subscription sent over plain HTTP would otherwise fail with a confusing non-null error from Apollo; tell the
+ * client where subscriptions are served instead.
+ */
+export const subscriptionsOverHttpPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation }) {
+        if (operation?.operation === 'subscription') {
+          throw new GatewayError(
+            ErrorCode.BadUserInput,
+            'Subscriptions are not served over HTTP: connect a graphql-ws client (protocol graphql-transport-ws) to ws://<this host>/graphql and subscribe there.',
+            { reason: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
+          );
+        }
+      },
+    };
+  },
+};
+
+/** One log line and the metrics of every HTTP operation, whatever its outcome. */
+export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart({ contextValue }) {
+    const started = performance.now();
+    let type = 'unknown';
+    let name: string | null | undefined;
+    return {
+      async didResolveOperation({ operation, operationName }) {
+        type = operation?.operation ?? 'unknown';
+        name = operationName;
+      },
+      async willSendResponse({ response, request }) {
+        const durationMs = performance.now() - started;
+        const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
+        const codes = [...new Set((errors ?? []).map((e) => String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+        const { metrics } = contextValue.services;
+        const label = metrics.operationLabel(name ?? request.operationName);
+        const outcome = codes.length === 0 ? 'ok' : 'error';
+        metrics.operations.inc({ type, name: label, outcome });
+        metrics.operationDuration.observe({ type, name: label }, durationMs / 1000);
+        contextValue.log.info(
+          { operation: name ?? request.operationName ?? null, type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: codes.length ? codes : undefined, transport: 'http' },
+          'operation',
+        );
+      },
+    };
+  },
+};
+
+/** `extensions.http` is how a thrown error sets the HTTP status; it must not reach the client. */
+export function stripHttpExtension<T extends { extensions?: Record<string, unknown> }>(error: T): T {
+  if (error.extensions && 'http' in error.extensions) {
+    const { http: _http, ...rest } = error.extensions;
+    return { ...error, extensions: rest };
+  }
+  return error;
+}

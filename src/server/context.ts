@@ -1,0 +1,72 @@
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config/env.js';
+import type { GatewayMetrics } from '../observability/metrics.js';
+
+/** Long-lived parts shared by every request of one gateway instance. */
+export interface GatewayServices {
+  config: GatewayConfig;
+  metrics: GatewayMetrics;
+  log: Logger;
+  redact: (text: string) => string;
+  /** Each upstream as resolved at start-up: live base URL, or the in-process sandbox's. */
+  upstreams: ResolvedUpstream[];
+}
+
+export interface ResolvedUpstream {
+  id: string;
+  mode: 'live' | 'sandbox';
+  baseUrl: string;
+}
+
+/** What the caller presented; never shared between requests. */
+export interface CallerCredentials {
+  /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
+  authorization?: string;
+}
+
+/**
+ * Per-request state: it is created for one HTTP request or one WebSocket operation and dies with it, so loaders and
+ * caller credentials can never leak between two callers.
+ */
+export interface GatewayContext {
+  requestId: string;
+  /** Fires when the client goes away (HTTP connection closed, subscription completed, socket closed). */
+  signal: AbortSignal;
+  credentials: CallerCredentials;
+  log: Logger;
+  services: GatewayServices;
+  /** Per-request loaders, created on first use by {@link perRequest}. */
+  loaders: Map<object, unknown>;
+}
+
+/** The per-request instance of something keyed by `key` (a DataLoader, a planner cache), created on first use. */
+export function perRequest<T>(ctx: GatewayContext, key: object, create: (ctx: GatewayContext) => T): T {
+  let value = ctx.loaders.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create(ctx);
+    ctx.loaders.set(key, value);
+  }
+  return value;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a caller-supplied `x-request-id` when it is safe to log, else makes a new one. */
+export function requestIdFrom(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && REQUEST_ID.test(value) ? value : crypto.randomUUID();
+}
+
+export function createContext(
+  services: GatewayServices,
+  init: { requestId: string; signal: AbortSignal; authorization?: string },
+): GatewayContext {
+  return {
+    requestId: init.requestId,
+    signal: init.signal,
+    credentials: { authorization: init.authorization },
+    log: services.log.child({ requestId: init.requestId }),
+    services,
+    loaders: new Map(),
+  };
+}

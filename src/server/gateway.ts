@@ -1,0 +1,220 @@
+import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema } from 'graphql';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { loadConfig, type GatewayConfig } from '../config/env.js';
+import { formatError } from '../errors.js';
+import { createLogger } from '../observability/logger.js';
+import { GatewayMetrics } from '../observability/metrics.js';
+import { createRedactor } from '../observability/redact.js';
+import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin } from './apolloPlugins.js';
+import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
+import { graphiqlExamples } from './examples.js';
+import { createGraphiqlHandler } from './graphiql.js';
+import { buildSchema } from './schema.js';
+import { resolveUpstreams } from './upstreams.js';
+import { attachWebSocket } from './websocket.js';
+
+/** Options of {@link startGateway}; everything defaults to the environment (CONTRACT.md section 2). */
+export interface StartGatewayOptions {
+  /** Environment to read when `config` is not given. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  config?: GatewayConfig;
+  /** Use this sandbox for upstreams without credentials instead of starting one in-process. */
+  sandbox?: Sandbox;
+  /** Where log lines go (tests capture them). @default process.stdout */
+  logDestination?: NodeJS.WritableStream;
+}
+
+export interface Gateway {
+  /** `http://host:port/graphql` */
+  url: string;
+  /** `ws://host:port/graphql` */
+  wsUrl: string;
+  origin: string;
+  config: GatewayConfig;
+  services: GatewayServices;
+  /** The in-process sandbox, when any upstream is served by it. */
+  sandbox?: Sandbox;
+  server: Server;
+  /** Stops accepting, lets in-flight operations finish (up to the grace period), closes subscriptions with 1001. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Starts the whole gateway on one port: GraphQL over HTTP and WebSocket, GraphiQL, health and metrics. */
+export async function startGateway(options: StartGatewayOptions = {}): Promise<Gateway> {
+  const config = options.config ?? loadConfig(options.env ?? process.env);
+  const redact = createRedactor(config.secrets);
+  const log = createLogger({
+    level: config.logLevel,
+    redact,
+    destination: options.logDestination as (NodeJS.WritableStream & { write(s: string): boolean }) | undefined,
+  });
+  const metrics = new GatewayMetrics();
+
+  const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
+  const ownSandbox = needsSandbox && !options.sandbox ? await startSandbox() : undefined;
+  const sandbox = options.sandbox ?? ownSandbox;
+  const upstreams = resolveUpstreams(config, sandbox);
+
+  const services: GatewayServices = { config, metrics, log, redact, upstreams };
+  const schema: GraphQLSchema = await buildSchema();
+
+  const server = createServer();
+  server.keepAliveTimeout = 65_000;
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql' });
+
+  const apollo = new ApolloServer<GatewayContext>({
+    schema,
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: !config.production,
+    // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
+    hideSchemaDetailsFromClientErrors: !config.introspection,
+    stopOnTerminationSignals: false,
+    formatError: (formatted) => stripHttpExtension(formatError(formatted, { production: config.production, redact })),
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
+      { async serverWillStart() { return { async drainServer() { await websocket.dispose(); } }; } },
+      subscriptionsOverHttpPlugin,
+      operationLogPlugin,
+    ],
+  });
+  await apollo.start();
+
+  const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });
+  let ready = false;
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(req.headers['x-request-id']);
+    res.setHeader('x-request-id', requestId);
+    const path = (req.url ?? '/').split('?')[0];
+    const route = ['/graphql', '/healthz', '/readyz', '/metrics', '/'].includes(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
+    res.on('finish', () => {
+      metrics.httpRequests.inc({ method: req.method ?? 'GET', route, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
+    });
+    serve(req, res, path, requestId).catch((error: unknown) => {
+      log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      else res.destroy();
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      return sendJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'not ready',
+        upstreams: upstreams.map((u) => ({ id: u.id, mode: u.mode })),
+      });
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+    if (graphiql(req, res)) return;
+    if (path === '/graphql') return graphqlOverHttp(req, res, requestId);
+    sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
+  }
+
+  async function graphqlOverHttp(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, MAX_BODY_BYTES);
+      if (raw === undefined) {
+        return sendJson(res, 413, { errors: [{ message: `Request body larger than ${MAX_BODY_BYTES} bytes`, extensions: { code: 'BAD_USER_INPUT' } }] });
+      }
+      const type = headers.get('content-type') ?? '';
+      if (type.includes('json')) {
+        try {
+          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+        } catch {
+          return sendJson(res, 400, { errors: [{ message: 'Request body is not valid JSON', extensions: { code: 'BAD_USER_INPUT' } }] });
+        }
+      } else body = raw.toString('utf8');
+    }
+    const url = req.url ?? '/graphql';
+    const q = url.indexOf('?');
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search: q === -1 ? '' : url.slice(q), body };
+    const result = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest,
+      context: async () => createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization }),
+    });
+    for (const [key, value] of result.headers) res.setHeader(key, value);
+    res.statusCode = result.status ?? 200;
+    if (result.body.kind === 'complete') {
+      res.end(result.body.string);
+      return;
+    }
+    for await (const chunk of result.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const origin = `http://${host}:${addr.port}`;
+  ready = true;
+  for (const u of upstreams) log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}`);
+  log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/graphql`,
+    wsUrl: `ws://${host}:${addr.port}/graphql`,
+    origin,
+    config,
+    services,
+    sandbox,
+    server,
+    close() {
+      closing ??= (async () => {
+        ready = false;
+        await apollo.stop();
+        await ownSandbox?.close();
+        log.info('gateway stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Reads the body, or `undefined` when it exceeds `limit` (the rest is discarded). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) tooLarge = true;
+    else chunks.push(chunk as Buffer);
+  }
+  return tooLarge ? undefined : Buffer.concat(chunks);
+}

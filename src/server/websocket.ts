@@ -1,0 +1,152 @@
+import { getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { formatError } from '../errors.js';
+import { createContext, requestIdFrom, type GatewayServices } from './context.js';
+
+interface Operation {
+  controller: AbortController;
+  started: number;
+  requestId: string;
+  name: string | null;
+  type: string;
+  errorCodes: Set<string>;
+}
+
+interface Connection {
+  id: string;
+  authorization?: string;
+  operations: Map<string, Operation>;
+}
+
+/** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
+export function attachWebSocket(options: { server: Server; schema: GraphQLSchema; services: GatewayServices; path: string }): {
+  dispose(): Promise<void>;
+} {
+  const { services } = options;
+  const wss = new WebSocketServer({ noServer: true });
+  const connections = new WeakMap<WebSocket, Connection>();
+
+  options.server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] !== options.path) {
+      socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection: Connection = { id: requestIdFrom(req.headers['x-request-id']), authorization: req.headers.authorization, operations: new Map() };
+      connections.set(ws, connection);
+      // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
+      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws#653).
+      ws.on('message', (data) => {
+        const text = data.toString();
+        if (!text.includes('"complete"')) return;
+        try {
+          const msg = JSON.parse(text) as { type?: string; id?: string };
+          if (msg.type === 'complete' && msg.id) connection.operations.get(msg.id)?.controller.abort();
+        } catch {
+          /* graphql-ws answers malformed messages itself */
+        }
+      });
+      ws.on('close', () => {
+        for (const op of connection.operations.values()) op.controller.abort();
+      });
+      wss.emit('connection', ws, req);
+    });
+  });
+
+  const finish = (conn: Connection, id: string) => {
+    const op = conn.operations.get(id);
+    if (!op) return;
+    conn.operations.delete(id);
+    op.controller.abort();
+    const durationMs = performance.now() - op.started;
+    const label = services.metrics.operationLabel(op.name);
+    const outcome = op.errorCodes.size ? 'error' : 'ok';
+    services.metrics.operations.inc({ type: op.type, name: label, outcome });
+    services.metrics.operationDuration.observe({ type: op.type, name: label }, durationMs / 1000);
+    services.log.info(
+      { requestId: op.requestId, operation: op.name, type: op.type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined, transport: 'ws' },
+      'operation',
+    );
+  };
+  const format = (conn: Connection, id: string, errors: readonly { extensions?: Record<string, unknown>; message: string }[]) =>
+    errors.map((e) => {
+      const formatted = formatError(e as never, { production: services.config.production, redact: services.redact });
+      conn.operations.get(id)?.errorCodes.add(String(formatted.extensions?.code));
+      return formatted;
+    });
+
+  const server = useServer(
+    {
+      schema: options.schema,
+      onConnect(ctx) {
+        const conn = connections.get(ctx.extra.socket);
+        const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
+        const headers = (params.headers ?? {}) as Record<string, unknown>;
+        const auth = params.Authorization ?? params.authorization ?? headers.Authorization ?? headers.authorization;
+        if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
+        return true;
+      },
+      onSubscribe(ctx, id, payload) {
+        const conn = connections.get(ctx.extra.socket);
+        if (!conn) return;
+        // Parse and validate here rather than in graphql-ws, so that request errors carry contract codes like HTTP's.
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [requestError(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+        }
+        const invalid = validate(options.schema, document);
+        if (invalid.length) return invalid.map((e) => requestError(e, 'GRAPHQL_VALIDATION_FAILED'));
+        conn.operations.set(id, {
+          controller: new AbortController(),
+          started: performance.now(),
+          requestId: `${conn.id}:${id}`,
+          name: payload.operationName ?? null,
+          // Known once graphql-ws has parsed the document (see `context`).
+          type: 'unknown',
+          errorCodes: new Set(),
+        });
+        return { schema: options.schema, document, operationName: payload.operationName, variableValues: payload.variables };
+      },
+      context(ctx, id, _payload, args) {
+        const conn = connections.get(ctx.extra.socket)!;
+        const op = conn.operations.get(id)!;
+        op.type = getOperationAST(args.document, args.operationName)?.operation ?? op.type;
+        op.name = op.name ?? getOperationAST(args.document, args.operationName)?.name?.value ?? null;
+        return createContext(services, { requestId: op.requestId, signal: op.controller.signal, authorization: conn.authorization });
+      },
+      onNext(ctx, id, _payload, _args, result) {
+        if (!result.errors?.length) return;
+        const conn = connections.get(ctx.extra.socket)!;
+        return { ...result, errors: format(conn, id, result.errors) };
+      },
+      onError(ctx, id, _payload, errors) {
+        const conn = connections.get(ctx.extra.socket)!;
+        return format(conn, id, errors);
+      },
+      onComplete(ctx, id) {
+        const conn = connections.get(ctx.extra.socket);
+        if (conn) finish(conn, id);
+      },
+      onClose(ctx) {
+        const conn = connections.get(ctx.extra.socket);
+        if (conn) for (const id of [...conn.operations.keys()]) finish(conn, id);
+      },
+    },
+    wss,
+  );
+
+  return {
+    async dispose() {
+      // graphql-ws closes every socket with 1001 (Going Away) and the server.
+      await server.dispose();
+    },
+  };
+}
+
+function requestError(error: GraphQLError, reason: string): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: reason } });
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { spawnGateway } from '../support/process.js';
+
+describe('configuration', () => {
+  it('defaults to port 4000 on 127.0.0.1 with every upstream in sandbox mode', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(4000);
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.graph.mode).toBe('sandbox');
+    expect(c.omdb).toMatchObject({ mode: 'sandbox', dailyQuota: 1000 });
+    expect(c.chat.map((p) => [p.id, p.mode, p.rpm])).toEqual([
+      ['glm', 'sandbox', undefined],
+      ['ark', 'sandbox', undefined],
+      ['deepseek', 'sandbox', 60],
+      ['moonshot', 'sandbox', undefined],
+    ]);
+  });
+
+  it('counts an upstream as live when any of its variables is set', () => {
+    const c = loadConfig({ OMDB_API_KEY: 'k-123456', ARK_ENDPOINTS: 'doubao-pro=ep-1,doubao-lite=ep-2', GRAPH_BASE_URL: 'https://graph.example.com/' });
+    expect(c.omdb.mode).toBe('live');
+    expect(c.graph).toMatchObject({ mode: 'live', baseUrl: 'https://graph.example.com', apiVersion: 'v1.0' });
+    expect(c.chat.find((p) => p.id === 'ark')).toMatchObject({ mode: 'live', endpoints: { 'doubao-pro': 'ep-1', 'doubao-lite': 'ep-2' } });
+    expect(c.secrets).toEqual(['k-123456']);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ GRAPH_BASE_URL: 'not a url' }, 'GRAPH_BASE_URL'],
+    [{ OMDB_BASE_URL: 'ftp://x' }, 'OMDB_BASE_URL'],
+    [{ OMDB_DAILY_QUOTA: '-5' }, 'OMDB_DAILY_QUOTA'],
+    [{ ARK_ENDPOINTS: 'doubao-pro' }, 'ARK_ENDPOINTS'],
+    [{ DEEPSEEK_RPM: '0' }, 'DEEPSEEK_RPM'],
+    [{ GRAPH_API_VERSION: 'v2' }, 'GRAPH_API_VERSION'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ GRAPH_CLIENT_SECRET: 's3cret' }, 'GRAPH_TENANT_ID'],
+    [{ CHAT_PROVIDERS: 'bad entry' }, 'CHAT_PROVIDERS'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it('adds OpenAI-compatible providers from CHAT_PROVIDERS alone', () => {
+    const c = loadConfig({ CHAT_PROVIDERS: 'local=http://127.0.0.1:9999/v1|llama-3 qwen-2', LOCAL_API_KEY: 'abcd1234', LOCAL_RPM: '30' });
+    expect(c.chat.at(-1)).toEqual({ id: 'local', mode: 'live', baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'abcd1234', rpm: 30, endpoints: {}, models: ['llama-3', 'qwen-2'] });
+  });
+
+  it('stops start-up with one line naming the bad variable', async () => {
+    const p = spawnGateway({ OMDB_DAILY_QUOTA: '-5' });
+    const code = await p.exited;
+    expect(code).toBe(2);
+    expect(p.stderr).toEqual(['configuration error: OMDB_DAILY_QUOTA: must be a whole number >= 0, got "-5"']);
+  });
+});

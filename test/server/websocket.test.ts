@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
+
+describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway();
+  });
+  afterAll(() => t.close());
+
+  it('streams a subscription on the same port and path as HTTP, then completes', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { results, error } = await collect<{ serverTime: string }>(client, 'subscription Clock { serverTime(intervalMs: 20, count: 3) }');
+    await client.dispose();
+    expect(error).toBeUndefined();
+    expect(results).toHaveLength(3);
+    const times = results.map((r) => Date.parse(r.data!.serverTime));
+    expect(times.every((x, i) => i === 0 || x >= times[i - 1])).toBe(true);
+    const line = t.logs.json().find((l) => l.operation === 'Clock' && l.msg === 'operation');
+    expect(line).toMatchObject({ type: 'subscription', outcome: 'ok', transport: 'ws' });
+  });
+
+  it('runs queries over the socket too', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { results } = await collect<{ upstreams: unknown[] }>(client, '{ upstreams { id } }');
+    await client.dispose();
+    expect(results[0].data!.upstreams).toHaveLength(6);
+  });
+
+  it('refuses bad arguments before starting, with the contract code and the bad value', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { results, error } = await collect(client, 'subscription { serverTime(intervalMs: 1) }');
+    await client.dispose();
+    const errors = (results[0]?.errors ?? error) as Array<{ message: string; extensions: { code: string } }>;
+    expect(errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(errors[0].message).toMatch(/intervalMs must be 10\.\.60000 milliseconds, got 1/);
+  });
+
+  it('formats parse and validation errors with contract codes', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const invalid = await collect(client, 'subscription { nope }');
+    const broken = await collect(client, 'subscription { serverTime(');
+    await client.dispose();
+    expect((invalid.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' });
+    expect((broken.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
+  });
+
+  it('stops the producer at once when the client completes the subscription', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const received: string[] = [];
+    await new Promise<void>((resolve) => {
+      const stop = client.subscribe<{ serverTime: string }>(
+        { query: 'subscription Early { serverTime(intervalMs: 10, count: 1000) }' },
+        {
+          next: (r) => {
+            received.push(r.data!.serverTime);
+            if (received.length === 2) {
+              stop();
+              resolve();
+            }
+          },
+          error: resolve,
+          complete: resolve,
+        },
+      );
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await client.dispose();
+    const line = t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation');
+    // 1000 ticks would take 10 s: a finished operation right after `complete` proves the producer stopped.
+    expect(line).toBeDefined();
+    expect(received).toHaveLength(2);
+  });
+
+  it('rejects WebSocket upgrades on other paths', async () => {
+    const client = wsClient(t.gateway.wsUrl.replace('/graphql', '/other'));
+    const { error } = await collect(client, 'subscription { serverTime(count: 1) }');
+    expect(error).toBeDefined();
+    await client.dispose();
+  });
+});

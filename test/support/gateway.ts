@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config/env.js';
+import { startGateway, type Gateway } from '../../src/server/gateway.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import type { RecordedRequest } from '../../src/sandbox/record.js';
+
+/** Keeps every log line the gateway writes, so tests can assert on logs (and on what they must never contain). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    cb();
+  }
+  json(): Array<Record<string, unknown>> {
+    return this.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  sandbox: Sandbox;
+  logs: LogCapture;
+  /** POSTs an operation to /graphql and returns the parsed body (with the HTTP status). */
+  query<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }> }; headers: Headers }>;
+  /** The sandbox's request record, optionally for one upstream. */
+  upstreamRequests(upstream?: string): RecordedRequest[];
+  clearUpstreamRequests(): void;
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox and a gateway on free loopback ports, with `env` on top of a clean environment. */
+export async function startTestGateway(env: Record<string, string> = {}, sandboxSettings = {}): Promise<TestGateway> {
+  const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
+  const logs = new LogCapture();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const gateway = await startGateway({ config, sandbox, logDestination: logs });
+  return {
+    gateway,
+    sandbox,
+    logs,
+    async query(query, variables, headers = {}) {
+      const res = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+    },
+    upstreamRequests: (upstream) => sandbox.record.list().filter((r) => !upstream || r.upstream === upstream),
+    clearUpstreamRequests: () => sandbox.record.clear(),
+    async close() {
+      await gateway.close();
+      await sandbox.close();
+    },
+  };
+}
