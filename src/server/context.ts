@@ -10,6 +10,23 @@ export interface GatewayServices {
   redact: (text: string) => string;
   /** Each upstream as resolved at start-up: live base URL, or the in-process sandbox's. */
   upstreams: ResolvedUpstream[];
+  /** Long-lived per-domain state (clients, caches, token stores), created on first use by {@link shared}. */
+  shared: Map<object, unknown>;
+  /** Run on shutdown, after in-flight operations finished (close pools, flush). */
+  onClose: Array<() => Promise<void> | void>;
+}
+
+/**
+ * The gateway-wide instance of something keyed by `key` (an upstream client, the OMDb cache), created on first use.
+ * `create` may register cleanup in `services.onClose`.
+ */
+export function shared<T>(services: GatewayServices, key: object, create: (services: GatewayServices) => T): T {
+  let value = services.shared.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create(services);
+    services.shared.set(key, value);
+  }
+  return value;
 }
 
 export interface ResolvedUpstream {

@@ -63,7 +63,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 
-  const services: GatewayServices = { config, metrics, log, redact, upstreams };
+  const services: GatewayServices = { config, metrics, log, redact, upstreams, shared: new Map(), onClose: [] };
   const schema: GraphQLSchema = await buildSchema();
 
   const server = createServer();
@@ -192,6 +192,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       closing ??= (async () => {
         ready = false;
         await apollo.stop();
+        await Promise.allSettled(services.onClose.map((fn) => fn()));
         await ownSandbox?.close();
         log.info('gateway stopped');
       })();

@@ -1,0 +1,150 @@
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { Readable } from 'node:stream';
+import { ErrorCode, upstreamError } from '../../errors.js';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+
+/** Options of one {@link UpstreamHttp} instance, one per upstream. */
+export interface UpstreamHttpOptions {
+  /** `graph`, `omdb`, or a chat provider id: the `extensions.upstream` of its errors and the metrics label. */
+  upstream: string;
+  metrics: GatewayMetrics;
+  log: Logger;
+  redact: (text: string) => string;
+  /** Open connections per origin. @default 64 */
+  connections?: number;
+  /** Time to connect. @default 5000 */
+  connectTimeoutMs?: number;
+  /** Time from sending until the response headers. @default 30000 */
+  headersTimeoutMs?: number;
+  /** Time between two body chunks (a stalled stream). @default 60000 */
+  bodyTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
+  signal?: AbortSignal;
+  /** Overrides the instance's policy for this request (e.g. no retries once a stream may have begun). */
+  retry?: Partial<RetryPolicy>;
+  /** Return the body unread, for streams; retries then happen only on statuses, before any body byte is read. */
+  stream?: boolean;
+  /** Statuses answered to the caller instead of retried even when the policy lists them. */
+  noRetryStatuses?: readonly number[];
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** How many attempts it took. */
+  attempts: number;
+}
+
+export interface BufferedResponse extends UpstreamResponse {
+  text: string;
+}
+
+export interface StreamedResponse extends UpstreamResponse {
+  body: Readable;
+}
+
+/**
+ * The shared HTTP layer of every upstream client: a bounded undici connection pool, timeouts, retries with
+ * `Retry-After`, cancellation by the caller's signal, metrics, and URLs redacted wherever they are logged.
+ * It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
+ */
+export class UpstreamHttp {
+  readonly upstream: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly policy: RetryPolicy;
+
+  constructor(private readonly options: UpstreamHttpOptions) {
+    this.upstream = options.upstream;
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.dispatcher = new Agent({
+      connections: options.connections ?? 64,
+      connectTimeout: options.connectTimeoutMs ?? 5_000,
+      headersTimeout: options.headersTimeoutMs ?? 30_000,
+      bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  /** Sends the request (retrying as the policy allows) and reads the whole body. */
+  async send(req: UpstreamRequest): Promise<BufferedResponse> {
+    const { response, body } = await this.attempt({ ...req, stream: false });
+    return { ...response, text: await body.text() };
+  }
+
+  /** Sends the request and hands back the body stream as soon as the headers arrived. */
+  async open(req: UpstreamRequest): Promise<StreamedResponse> {
+    const { response, body } = await this.attempt({ ...req, stream: true });
+    return { ...response, body: body as unknown as Readable };
+  }
+
+  private async attempt(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
+    const policy = { ...this.policy, ...req.retry };
+    const { metrics, log, redact } = this.options;
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      let status: number | 'network';
+      let result: Dispatcher.ResponseData | undefined;
+      let failure: unknown;
+      try {
+        result = await request(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          signal: req.signal,
+          dispatcher: this.dispatcher,
+        });
+        status = result.statusCode;
+      } catch (error) {
+        if (req.signal?.aborted) throw req.signal.reason ?? error;
+        failure = error;
+        status = 'network';
+      }
+      metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
+      metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
+      log.debug({ upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
+
+      const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
+      const canRetry =
+        attempt < policy.maxAttempts && isRetryable(policy, req.method, status) && !(typeof status === 'number' && req.noRetryStatuses?.includes(status));
+      const delay = canRetry ? backoffDelay(policy, attempt, retryAfter) : 0;
+      if (!canRetry || waited + delay > policy.budgetMs) {
+        if (result) return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: result.body };
+        throw this.networkError(failure, attempt);
+      }
+      // Drain the refused body so the connection goes back to the pool.
+      await result?.body.dump().catch(() => undefined);
+      metrics.upstreamRetries.inc({ upstream: this.upstream, reason: String(status) });
+      log.info({ upstream: this.upstream, status, attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
+      await sleep(delay, req.signal);
+      waited += delay;
+    }
+  }
+
+  private networkError(error: unknown, attempts: number) {
+    const timeout =
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError ||
+      error instanceof undiciErrors.ConnectTimeoutError;
+    const what = timeout ? 'did not answer in time' : `could not be reached (${(error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error'})`;
+    return upstreamError(
+      timeout ? ErrorCode.UpstreamTimeout : ErrorCode.UpstreamError,
+      `The ${this.upstream} service ${what} after ${attempts} attempt${attempts === 1 ? '' : 's'}.`,
+      { upstream: this.upstream },
+    );
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+}

@@ -1,0 +1,126 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../src/observability/metrics.js';
+import { UpstreamHttp } from '../../src/upstreams/http/client.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/upstreams/http/retry.js';
+
+/** A scripted upstream: each request takes the next planned answer. */
+let plan: Array<{ status: number; headers?: Record<string, string>; body?: string; hang?: boolean; reset?: boolean }> = [];
+const seen: Array<{ method: string; url: string; at: number }> = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method!, url: req.url!, at: Date.now() });
+    const next = plan.shift() ?? { status: 200, body: 'ok' };
+    if (next.reset) return req.socket.destroy();
+    if (next.hang) return;
+    res.writeHead(next.status, next.headers);
+    res.end(next.body ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  plan = [];
+  seen.length = 0;
+});
+
+const make = (opts: Partial<ConstructorParameters<typeof UpstreamHttp>[0]> = {}) =>
+  new UpstreamHttp({ upstream: 'test', metrics: new GatewayMetrics(), log: pino({ level: 'silent' }), redact: (s) => s, retry: { baseDelayMs: 5 }, ...opts });
+
+describe('shared upstream HTTP layer', () => {
+  it('retries 429 twice after Retry-After and succeeds on the third attempt', async () => {
+    plan = [
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 200, body: 'done' },
+    ];
+    const http = make();
+    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    expect(res).toMatchObject({ status: 200, text: 'done', attempts: 3 });
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('waits as long as Retry-After says', async () => {
+    plan = [{ status: 503, headers: { 'retry-after': '1' } }, { status: 200 }];
+    const http = make();
+    await http.send({ method: 'GET', url: `${base}/x` });
+    expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
+    await http.close();
+  });
+
+  it('retries a write only on 429, never on 503', async () => {
+    const http = make();
+    plan = [{ status: 503 }, { status: 200 }];
+    expect((await http.send({ method: 'POST', url: `${base}/w`, body: '{}' })).status).toBe(503);
+    expect(seen).toHaveLength(1);
+    plan = [{ status: 429, headers: { 'retry-after': '0' } }, { status: 201 }];
+    expect((await http.send({ method: 'PATCH', url: `${base}/w`, body: '{}' })).status).toBe(201);
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('gives up after maxAttempts and returns the last answer', async () => {
+    plan = Array.from({ length: 6 }, () => ({ status: 429, headers: { 'retry-after': '0' } }));
+    const http = make({ retry: { maxAttempts: 3, baseDelayMs: 1 } });
+    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    expect(res.status).toBe(429);
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('stops retrying when the next wait would cross the time budget', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '120' } }, { status: 200 }];
+    const http = make({ retry: { budgetMs: 10_000 } });
+    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    expect(res.status).toBe(429);
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('maps a reset connection to UPSTREAM_ERROR after retrying idempotent requests', async () => {
+    plan = [{ status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }];
+    const http = make();
+    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_ERROR', upstream: 'test' },
+      message: expect.stringMatching(/after 4 attempts/),
+    });
+    expect(seen).toHaveLength(4);
+    await http.close();
+  });
+
+  it('maps a missing answer to UPSTREAM_TIMEOUT', async () => {
+    plan = [{ status: 0, hang: true }];
+    const http = make({ headersTimeoutMs: 200, retry: { maxAttempts: 1 } });
+    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await http.close();
+  });
+
+  it('aborts at once, waits included, when the caller goes away', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '30' } }];
+    const http = make();
+    const controller = new AbortController();
+    const pending = http.send({ method: 'GET', url: `${base}/x`, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client left')), 50);
+    await expect(pending).rejects.toThrow('client left');
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, and backs off exponentially with jitter otherwise', () => {
+    expect(parseRetryAfter('5')).toBe(5);
+    expect(parseRetryAfter(new Date(Date.now() + 3000).toUTCString())).toBeGreaterThan(1);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    const p = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100 };
+    expect(backoffDelay(p, 1, undefined, () => 0)).toBe(50);
+    expect(backoffDelay(p, 3, undefined, () => 1)).toBe(400);
+    expect(backoffDelay(p, 1, 2)).toBe(2000);
+    expect(backoffDelay({ ...p, maxDelayMs: 1000 }, 1, 500)).toBe(1000);
+  });
+});
