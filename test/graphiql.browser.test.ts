@@ -1,0 +1,272 @@
+// GraphiQL as a user meets it: a real headless Chromium against the real gateway on loopback. The page must come
+// entirely from the gateway (no CDN, so it works with no internet) and reach subscriptions over graphql-ws.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGraphiql } from '../src/build/graphiql.js';
+import { graphiqlExamples } from '../src/server/examples.js';
+import { defaultGraphiqlDistDir } from '../src/server/graphiql.js';
+import { startTestGateway, type TestGateway } from './support/gateway.js';
+import { startGraphiqlHarness, type GraphiqlHarness } from './support/graphiqlHarness.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const projectRoot = join(import.meta.dirname, '..');
+const uiTimeoutMs = 15_000;
+
+/** Rebuilds when the bundle is missing or older than the app or its build script, so the test sees current code. */
+async function ensureBundle(): Promise<void> {
+  const index = join(defaultGraphiqlDistDir, 'index.html');
+  const sources = [
+    join(projectRoot, 'src', 'build', 'graphiql.ts'),
+    ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name)),
+  ];
+  const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
+  if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
+}
+
+/** Everything one browser session did, to assert where its traffic went. */
+interface Session {
+  context: BrowserContext;
+  page: Page;
+  requests: string[];
+  webSockets: string[];
+  workers: string[];
+  /** `next` payloads received over WebSockets, parsed. */
+  wsNext: unknown[];
+  consoleErrors: string[];
+}
+
+async function openGraphiql(browser: Browser, origin: string): Promise<Session> {
+  // A fresh context per test: GraphiQL keeps tabs in localStorage, and the default tabs apply only without them.
+  const context = await browser.newContext({ viewport: { width: 1400, height: 800 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(uiTimeoutMs);
+  const session: Session = { context, page, requests: [], webSockets: [], workers: [], wsNext: [], consoleErrors: [] };
+  page.on('request', (req) => session.requests.push(req.url()));
+  page.on('worker', (worker) => session.workers.push(worker.url()));
+  page.on('websocket', (socket) => {
+    session.webSockets.push(socket.url());
+    socket.on('framereceived', ({ payload }) => {
+      const message = JSON.parse(String(payload)) as { type: string; payload?: unknown };
+      if (message.type === 'next') session.wsNext.push(message.payload);
+    });
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') session.consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => session.consoleErrors.push(error.message));
+  await page.goto(`${origin}/`, { timeout: uiTimeoutMs });
+  await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
+  return session;
+}
+
+/** Monaco draws spaces as non-breaking spaces. */
+async function editorText(page: Page, selector: string): Promise<string> {
+  return (await page.locator(`${selector} .view-lines`).innerText()).replace(/\u00a0/g, ' ');
+}
+
+async function replaceOperation(page: Page, operation: string, operationName: string): Promise<void> {
+  await page.locator('.graphiql-query-editor .view-lines').click();
+  await page.keyboard.press('Control+A');
+  // insertText, unlike type(), is not subject to Monaco's auto-closing brackets.
+  await page.keyboard.insertText(operation);
+  // GraphiQL parses the editor on a debounce and picks HTTP or WebSocket from that parse; the active tab takes the
+  // operation's name from the same parse, so once it shows the name, executing uses the new operation.
+  await expect
+    .poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs })
+    .toContain(operationName);
+}
+
+function rawGet(url: string, path: string, headers: Record<string, string> = {}) {
+  // node:http sends the path as written; fetch() would normalise `..` away before the server sees it.
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(url, { path, headers, timeout: 5_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+beforeAll(async () => {
+  await ensureBundle();
+}, 120_000);
+
+describe('GraphiQL in a browser, served by the gateway', () => {
+  let gateway: TestGateway;
+  let browser: Browser;
+  let origin: string;
+
+  beforeAll(async () => {
+    if (!existsSync(chromiumPath)) {
+      throw new Error(`${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
+    }
+    gateway = await startTestGateway({ LOG_LEVEL: 'warn' });
+    origin = gateway.gateway.origin;
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+  });
+
+  it('opens with one tab per example operation the gateway publishes', async () => {
+    const { context, page } = await openGraphiql(browser, origin);
+    try {
+      const examples = graphiqlExamples();
+      await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(examples.length);
+      const firstOperationName = /(?:query|mutation|subscription)\s+(\w+)/.exec(examples[0].query)?.[1];
+      expect(await page.locator('.graphiql-tab-active').innerText()).toContain(firstOperationName);
+      expect(await editorText(page, '.graphiql-query-editor')).toContain(`# ${examples[0].title}`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('runs a typed query over HTTP and shows the result', async () => {
+    const { context, page, requests } = await openGraphiql(browser, origin);
+    try {
+      await replaceOperation(page, 'query Typename { __typename }', 'Typename');
+      await page.locator('.graphiql-execute-button').click();
+      await page.locator('.graphiql-response .view-lines', { hasText: '"__typename": "Query"' }).waitFor();
+      expect(requests).toContain(`${origin}/graphql`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('streams a subscription over the WebSocket on /graphql', async () => {
+    const { context, page, webSockets, wsNext } = await openGraphiql(browser, origin);
+    try {
+      await replaceOperation(page, 'subscription Tick { serverTime(intervalMs: 100, count: 3) }', 'Tick');
+      await page.locator('.graphiql-execute-button').click();
+      await expect.poll(() => wsNext.length, { timeout: uiTimeoutMs }).toBe(3);
+      expect(webSockets).toEqual([`${origin.replace(/^http/, 'ws')}/graphql`]);
+      await page.locator('.graphiql-response .view-lines', { hasText: '"serverTime"' }).waitFor();
+      const shown = await editorText(page, '.graphiql-response');
+      const last = wsNext.at(-1) as { data: { serverTime: string } };
+      expect(shown).toContain(`"serverTime": "${last.data.serverTime}"`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('loads the page, its bundle and all three Monaco workers from the gateway alone', async () => {
+    const { context, page, requests, workers, webSockets, consoleErrors } = await openGraphiql(browser, origin);
+    try {
+      // The GraphQL worker starts once the schema is in; by then the page has fetched everything it needs up front.
+      await expect
+        .poll(() => workers.map((url) => /\/graphiql\/(\w+)\.worker-/.exec(url)?.[1]).sort(), { timeout: uiTimeoutMs })
+        .toEqual(expect.arrayContaining(['editor', 'graphql', 'json']));
+      await page.locator('.graphiql-execute-button').click();
+      await page.locator('.graphiql-response .view-lines', { hasText: '"data"' }).waitFor();
+      const foreign = [...requests, ...workers, ...webSockets].filter((url) => new URL(url).host !== new URL(origin).host);
+      expect(foreign).toEqual([]);
+      expect(requests.length).toBeGreaterThan(3);
+      // A Content-Security-Policy refusal or a failed chunk shows up here.
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('GraphiQL handler over HTTP', () => {
+  let harness: GraphiqlHarness;
+
+  beforeAll(async () => {
+    harness = await startGraphiqlHarness();
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('answers browsers at / and /graphql with the page, and leaves GraphQL requests to the endpoint', async () => {
+    const root = await rawGet(harness.url, '/', { accept: 'text/html' });
+    expect(root.status).toBe(200);
+    expect(root.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(root.headers['cache-control']).toBe('no-cache');
+    expect(root.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(root.body.toString()).toMatch(/<script type="module" src="\/graphiql\/app-[A-Z0-9]{8}\.js">/);
+    expect(root.body.toString()).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+
+    const browserAtEndpoint = await rawGet(harness.url, '/graphql', { accept: 'text/html,application/xhtml+xml' });
+    expect(browserAtEndpoint.body.equals(root.body)).toBe(true);
+
+    const client = await rawGet(harness.url, '/graphql?query=%7Bhello%7D', { accept: 'application/json' });
+    expect(JSON.parse(client.body.toString())).toEqual({ data: { hello: 'world' } });
+  });
+
+  it('serves hashed assets as immutable, precompressed, and revalidates by ETag', async () => {
+    const page = (await rawGet(harness.url, '/')).body.toString();
+    const script = /src="(\/graphiql\/app-[A-Z0-9]{8}\.js)"/.exec(page)?.[1] ?? '';
+    const plain = await rawGet(harness.url, script);
+    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+
+    const brotli = await rawGet(harness.url, script, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.body.length).toBeLessThan(plain.body.length / 2);
+    const gzip = await rawGet(harness.url, script, { 'accept-encoding': 'br;q=0, gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers.etag).not.toBe(brotli.headers.etag);
+
+    const again = await rawGet(harness.url, script, { 'if-none-match': String(plain.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+  });
+
+  it('publishes the example operations at /graphiql/examples.json', async () => {
+    const examples = await rawGet(harness.url, '/graphiql/examples.json');
+    expect(examples.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(examples.body.toString())).toEqual([
+      { title: 'Say hello', query: 'query Hello {\n  hello\n}' },
+      { title: 'Watch the clock', query: 'subscription Clock {\n  clock\n}' },
+    ]);
+  });
+
+  it.each([
+    '/graphiql/../package.json',
+    '/graphiql/%2e%2e/package.json',
+    '/graphiql/..%2f..%2fpackage.json',
+    '/graphiql/chunks/..%2f..%2f..%2fpackage.json',
+    '/graphiql/%5c..%5c..%5cpackage.json',
+    '/graphiql/%00index.html',
+    '/graphiql/index.html.br',
+    '/graphiql/%E0%A4%A',
+  ])('answers 404 for %s', async (path) => {
+    const response = await rawGet(harness.url, path);
+    expect(response.status).toBe(404);
+    expect(response.body.toString()).toBe('Not found\n');
+  });
+
+  it('says to run the build when the bundle is missing', async () => {
+    const unbuilt = await startGraphiqlHarness({ distDir: join(projectRoot, 'dist', 'graphiql-not-built') });
+    try {
+      const response = await rawGet(unbuilt.url, '/');
+      expect(response.status).toBe(503);
+      expect(response.body.toString()).toBe('GraphiQL is not built yet: run `npm run build`.\n');
+    } finally {
+      await unbuilt.close();
+    }
+  });
+});
