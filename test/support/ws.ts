@@ -1,4 +1,4 @@
-import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
+import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 
 /** A real graphql-ws client over the `ws` package (Node 20 has no global WebSocket). */
@@ -12,9 +12,9 @@ export function collect<T = unknown>(
   query: string,
   variables?: Record<string, unknown>,
   timeoutMs = 20_000,
-): Promise<{ results: ExecutionResult<T>[]; error?: unknown }> {
+): Promise<{ results: FormattedExecutionResult<T, unknown>[]; error?: unknown }> {
   return new Promise((resolve, reject) => {
-    const results: ExecutionResult<T>[] = [];
+    const results: FormattedExecutionResult<T, unknown>[] = [];
     const timer = setTimeout(() => reject(new Error(`subscription did not end within ${timeoutMs} ms (${results.length} results)`)), timeoutMs);
     client.subscribe<T>(
       { query, variables },
