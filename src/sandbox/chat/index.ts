@@ -1,3 +1,43 @@
-import { notImplemented } from '../notImplemented.js';
+/**
+ * The four chat-completion emulators: glm (P), ark (Q), deepseek (R), moonshot (S), as upstreams.md §3 describes them.
+ *
+ * Layout: one OpenAI-style core — `request.ts` (parse and shared checks), `generator.ts` (deterministic tokens),
+ * `response.ts` (bodies and chunk sequences), `wire.ts` (paced SSE and JSON writes), `rateWindow.ts`, `emulator.ts`
+ * (the request flow) — and one file per provider with only what differs (`provider.ts` lists those differences).
+ *
+ * Behaviour worth knowing when testing against it:
+ * - Credential: `Authorization: Bearer sandbox`. `GET …/models` lists the models of `SANDBOX_MODELS`.
+ * - The same model, messages, tools and sampling parameters give the same tokens, streamed or not; `max_tokens`
+ *   and `stop` cut that same answer (finish `length` / `stop`). 20–80 content tokens, one per SSE event,
+ *   `chatTokenDelayMs` apart; a non-streaming answer waits as long before it is sent.
+ * - Tools offered, `tool_choice` not `none` and the last message not a tool result → a call of the first (or the
+ *   named) tool with arguments sampled from its JSON Schema, finish `tool_calls`. Arguments stream in 5–10 character
+ *   fragments; GLM sends the call whole unless the request has `tool_stream: true`, as GLM does.
+ * - Reasoning: `deepseek-reasoner` always, GLM 4.5+ with `thinking: {type: "enabled"}`, emit `reasoning_content`
+ *   before `content`; those tokens count towards `completion_tokens` and `max_tokens`.
+ * - Trigger markers in any user message (the answer then breaks off half-way):
+ *     `[[sensitive]]`     → GLM `sensitive`; Ark, DeepSeek, Moonshot `content_filter`
+ *     `[[network_error]]` → GLM `network_error`; DeepSeek `insufficient_system_resource`
+ *     `[[context]]`       → GLM `model_context_window_exceeded`
+ *     `[[error]]`         → GLM streams an in-band `data: {"error":{"code":"1234",…}}` event and ends without
+ *                           `[DONE]`; non-streaming, GLM answers HTTP 500 with code 1234
+ *   A marker a provider has no finish reason for is plain text there.
+ * - DeepSeek non-streaming bodies always start with one empty line (then one per 500 ms of generation), and its
+ *   streams start with `: keep-alive` and repeat it after every 10 data events: real clients must tolerate both.
+ * - Prompt tokens: each word, number, punctuation mark or CJK character of all messages, plus 3 per message and 256
+ *   per image; over the model's context window → the provider's "too long" 400.
+ * - Rate limit: a sliding 60 s window per provider over the sandbox clock, `chatRpm[provider]` requests (absent or 0:
+ *   unlimited; DeepSeek 60 by default). Authenticated chat calls count, valid or not.
+ */
 import type { Emulator } from '../types.js';
-export const createChatEmulators = (): Emulator[] => (['glm', 'ark', 'deepseek', 'moonshot'] as const).map(notImplemented);
+import { ark } from './ark.js';
+import { deepseek } from './deepseek.js';
+import { createChatEmulator } from './emulator.js';
+import { glm } from './glm.js';
+import { moonshot } from './moonshot.js';
+
+export { CHAT_PROVIDER_NAMES, SANDBOX_MODELS, type ChatProviderName, type SandboxModel } from './models.js';
+export { TRIGGERS } from './generator.js';
+export { runningChatWriters } from './wire.js';
+
+export const createChatEmulators = (): Emulator[] => [glm, ark, deepseek, moonshot].map(createChatEmulator);

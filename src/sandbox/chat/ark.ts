@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { SANDBOX_MODELS } from './models.js';
+import type { ChatProvider, ErrorReply } from './provider.js';
+import { describe, type Problem } from './request.js';
+
+/** Ark error types: the HTTP status family each code belongs to (upstreams.md §3.2). */
+enum ArkType {
+  BadRequest = 'BadRequest',
+  Unauthorized = 'Unauthorized',
+  Forbidden = 'Forbidden',
+  NotFound = 'NotFound',
+  TooManyRequests = 'TooManyRequests',
+  InternalServiceError = 'InternalServiceError',
+}
+
+const STATUS: Record<ArkType, number> = { BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, TooManyRequests: 429, InternalServiceError: 500 };
+
+/** Every Ark message ends with the request id, which is how its support finds the call. */
+const arkError = (type: ArkType, code: string, message: string, requestId: string, param = ''): ErrorReply => ({
+  status: STATUS[type],
+  body: { error: { code, message: `${message} Request id: ${requestId}`, param, type } },
+});
+
+/** (Q) Volcengine Ark (Doubao): models are inference endpoint ids `ep-…` or dated model ids. */
+export const ark: ChatProvider = {
+  name: 'ark',
+  models: SANDBOX_MODELS.ark,
+  limits: { temperatureMax: 2, maxChoices: 8 },
+  reject(problem: Problem, requestId: string): ErrorReply {
+    switch (problem.kind) {
+      case 'path':
+        return arkError(ArkType.NotFound, 'NotFound', `The requested resource ${problem.method} ${problem.path} was not found.`, requestId);
+      case 'auth':
+        return {
+          status: 401,
+          body: { error: { code: 'AuthenticationError', message: `The API key or AK/SK in the request is missing or invalid. Request ID: ${requestId}`, param: '', type: ArkType.Unauthorized } },
+        };
+      case 'rate':
+        return arkError(ArkType.TooManyRequests, 'RateLimitExceeded.EndpointRPMExceeded', `The request failed because the endpoint has exceeded its RPM limit (${problem.limit}). Please try again later.`, requestId);
+      case 'model':
+        return arkError(ArkType.NotFound, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${problem.model} does not exist or you do not have access to it.`, requestId);
+      case 'missing':
+        return arkError(ArkType.BadRequest, 'MissingParameter', 'The request failed because it is missing one or multiple required parameters.', requestId, problem.param);
+      case 'invalid':
+      case 'range':
+      case 'vision':
+        return arkError(ArkType.BadRequest, 'InvalidParameter', `The parameter \`${problem.param}\` specified in the request is not valid: ${describe(problem)}.`, requestId, problem.param);
+      case 'format':
+        return arkError(ArkType.BadRequest, 'InvalidParameter', `The request body is not valid: ${problem.detail}.`, requestId);
+      case 'context':
+        return arkError(ArkType.BadRequest, 'OutofContextError', `The request exceeded the model's context window: ${problem.tokens} tokens for ${problem.limit}.`, requestId, 'messages');
+      case 'inference':
+        return arkError(ArkType.InternalServiceError, 'InternalServiceError', 'The service encountered an unexpected internal error.', requestId);
+    }
+  },
+  faultReply(status, requestId) {
+    switch (status) {
+      case 400:
+        return arkError(ArkType.BadRequest, 'InvalidParameter', 'A parameter specified in the request is not valid.', requestId);
+      case 401:
+        return this.reject({ kind: 'auth', key: undefined }, requestId);
+      case 403:
+        return arkError(ArkType.Forbidden, 'AccessDenied', 'The request failed because you do not have access to the requested resource.', requestId);
+      case 404:
+        return this.reject({ kind: 'model', model: 'ep-unknown' }, requestId);
+      case 429:
+        return this.reject({ kind: 'rate', limit: 0, retryAfterSec: 1 }, requestId);
+      default:
+        return { ...arkError(ArkType.InternalServiceError, 'InternalServiceError', 'The service encountered an unexpected internal error.', requestId), status };
+    }
+  },
+  finishReasons: { stop: 'stop', length: 'length', tool_calls: 'tool_calls', filtered: 'content_filter' },
+  triggers: new Set(['filtered']),
+  newId: (nowMs) => `0217${nowMs}${randomBytes(12).toString('hex')}`,
+  usage: (u) => ({
+    completion_tokens: u.completion,
+    prompt_tokens: u.prompt,
+    total_tokens: u.prompt + u.completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: u.reasoning },
+  }),
+  shape: {
+    object: true,
+    roleInEveryDelta: false,
+    omitNullFinishReason: false,
+    usagePlacement(req) {
+      const options = (req.raw.stream_options ?? {}) as { include_usage?: unknown; chunk_include_usage?: unknown };
+      const extraChunk = options.include_usage === true;
+      const everyChunk = options.chunk_include_usage === true;
+      return { extraChunk, everyChunk, nullElsewhere: extraChunk && !everyChunk };
+    },
+  },
+};

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { SANDBOX_MODELS } from './models.js';
+import type { ChatProvider, ErrorReply } from './provider.js';
+import { describe, type Problem } from './request.js';
+
+const deepseekError = (status: number, message: string, type: string, code: string | null = 'invalid_request_error'): ErrorReply => ({
+  status,
+  body: { error: { message, type, param: null, code } },
+});
+
+/** (R) DeepSeek: OpenAI-compatible, plus keep-alive lines and comments while a busy server works. */
+export const deepseek: ChatProvider = {
+  name: 'deepseek',
+  models: SANDBOX_MODELS.deepseek,
+  // DeepSeek has no `n`: it is ignored.
+  limits: { temperatureMax: 2 },
+  reject(problem: Problem): ErrorReply {
+    switch (problem.kind) {
+      case 'path':
+        return deepseekError(404, `Not Found: ${problem.method} ${problem.path}`, 'invalid_request_error');
+      case 'auth':
+        return deepseekError(401, `Authentication Fails, Your api key: ****${(problem.key ?? '').slice(-4)} is invalid`, 'authentication_error');
+      case 'rate':
+        return deepseekError(429, 'Rate Limit Reached', 'rate_limit_error', 'rate_limit_exceeded');
+      case 'range':
+        return deepseekError(422, `Invalid Parameters: ${problem.detail}`, 'invalid_request_error');
+      case 'model':
+        return deepseekError(400, 'Model Not Exist', 'invalid_request_error');
+      case 'vision':
+        // DeepSeek's chat models take text parts only; the body fails to deserialize.
+        return deepseekError(400, `Failed to deserialize the JSON body into the target type: ${problem.param}: unknown variant \`image_url\`, expected \`text\``, 'invalid_request_error');
+      case 'context':
+        return deepseekError(
+          400,
+          `This model's maximum context length is ${problem.limit} tokens. However, you requested ${problem.tokens} tokens (${problem.tokens} in the messages, 0 in the completion). Please reduce the length of the messages or completion.`,
+          'invalid_request_error',
+        );
+      case 'inference':
+        return deepseekError(500, 'Server Error', 'server_error', null);
+      default:
+        return deepseekError(400, `Invalid Format: ${describe(problem)}`, 'invalid_request_error');
+    }
+  },
+  faultReply(status) {
+    switch (status) {
+      case 400:
+        return deepseekError(400, 'Invalid Format', 'invalid_request_error');
+      case 401:
+        return this.reject({ kind: 'auth', key: 'sk-0000000000000000' }, '');
+      case 402:
+        return deepseekError(402, 'Insufficient Balance', 'unknown_error', null);
+      case 422:
+        return deepseekError(422, 'Invalid Parameters', 'invalid_request_error');
+      case 429:
+        return this.reject({ kind: 'rate', limit: 0, retryAfterSec: 1 }, '');
+      case 503:
+        return deepseekError(503, 'Server is busy, please try again later', 'server_error', null);
+      default:
+        return deepseekError(status, 'Server Error', 'server_error', null);
+    }
+  },
+  finishReasons: { stop: 'stop', length: 'length', tool_calls: 'tool_calls', filtered: 'content_filter', system_error: 'insufficient_system_resource' },
+  triggers: new Set(['filtered', 'system_error']),
+  newId: () => randomUUID(),
+  usage: (u) => ({
+    prompt_tokens: u.prompt,
+    completion_tokens: u.completion,
+    total_tokens: u.prompt + u.completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    ...(u.reasoning ? { completion_tokens_details: { reasoning_tokens: u.reasoning } } : {}),
+    prompt_cache_hit_tokens: 0,
+    prompt_cache_miss_tokens: u.prompt,
+  }),
+  shape: {
+    object: true,
+    systemFingerprint: 'fp_3a5770e1b4_prod0225',
+    roleInEveryDelta: false,
+    omitNullFinishReason: false,
+    usagePlacement(req) {
+      const include = (req.raw.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+      return include ? { extraChunk: true, nullElsewhere: true } : {};
+    },
+    keepAliveEvery: 10,
+    keepAliveLines: true,
+  },
+};

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import type { ChatRequest, ToolDefinition } from './request.js';
+
+/** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
+export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
+
+/** Markers in a user message that force the rarer endings, so gateway tests can reach them. */
+export const TRIGGERS: Readonly<Record<string, FinishCause>> = {
+  '[[error]]': 'error',
+  '[[network_error]]': 'system_error',
+  '[[context]]': 'context_exceeded',
+  '[[sensitive]]': 'filtered',
+};
+
+export interface GeneratedToolCall {
+  id: string;
+  name: string;
+  /** The arguments JSON as the fragments concatenate (cut short when `max_tokens` ran out). */
+  arguments: string;
+  /** Streamed pieces of 5–10 characters; each counts as one completion token. */
+  fragments: string[];
+}
+
+export interface GeneratedChoice {
+  reasoning: string[];
+  content: string[];
+  toolCall?: GeneratedToolCall;
+  cause: FinishCause;
+}
+
+export interface GenerateOptions {
+  /** Emit `reasoning_content` tokens before the content. */
+  reasoning: boolean;
+  /** Trigger causes this provider reports; a trigger for any other is ignored. */
+  triggers: ReadonlySet<FinishCause>;
+}
+
+export function completionTokens(c: GeneratedChoice): number {
+  return c.reasoning.length + c.content.length + (c.toolCall?.fragments.length ?? 0);
+}
+
+/**
+ * The deterministic answer: the same model, messages and sampling parameters give the same tokens. `stream`,
+ * `max_tokens` and `stop` are left out of the seed, so a cut answer is a prefix of the full one.
+ */
+export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoice[] {
+  const r = req.raw;
+  const seed = createHash('sha256')
+    .update(JSON.stringify([r.model, r.messages, r.tools, r.tool_choice, r.temperature, r.top_p, r.seed, r.thinking]))
+    .digest();
+  return Array.from({ length: req.n }, (_, i) => generateChoice(req, opts, seed, i));
+}
+
+function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, index: number): GeneratedChoice {
+  const rng = mulberry32(seed.readUInt32BE(0) ^ Math.imul(index + 1, 0x9e3779b9));
+  const reasoning = opts.reasoning ? sentences(rng, 10 + Math.floor(rng() * 21), REASONING_OPENERS) : [];
+  const content = sentences(rng, 20 + Math.floor(rng() * 61), OPENERS);
+  const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
+
+  const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
+  const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
+  const tool = trigger ? undefined : toolToCall(req);
+  if (trigger) {
+    // The answer breaks off half-way, as moderation or a failed inference does.
+    choice.content = choice.content.slice(0, Math.max(1, Math.ceil(choice.content.length / 2)));
+    choice.cause = trigger[1];
+  } else if (tool) {
+    const args = JSON.stringify(sampleSchema(tool.parameters, rng, 0));
+    const fragments: string[] = [];
+    for (let at = 0; at < args.length; ) {
+      const size = 5 + Math.floor(rng() * 6);
+      fragments.push(args.slice(at, at + size));
+      at += size;
+    }
+    const id = `call_${seed.toString('hex', 4, 16)}${index ? index.toString(16) : ''}`;
+    choice.content = [];
+    choice.toolCall = { id, name: tool.name, arguments: args, fragments };
+    choice.cause = 'tool_calls';
+  }
+  return applyMaxTokens(choice, req.maxTokens);
+}
+
+/** A tool call answers when tools are offered, not refused, and the model has not just been given a tool result. */
+function toolToCall(req: ChatRequest): ToolDefinition | undefined {
+  if (req.tools.length === 0 || req.toolChoice === 'none') return undefined;
+  if (req.messages[req.messages.length - 1].role === 'tool') return undefined;
+  const choice = req.toolChoice;
+  return typeof choice === 'object' ? req.tools.find((t) => t.name === choice.name) : req.tools[0];
+}
+
+/** Keeps the text before the first stop sequence, splitting the token it starts in. */
+function clipAtStop(tokens: string[], stop: readonly string[]): string[] {
+  const text = tokens.join('');
+  const cut = Math.min(...stop.map((s) => text.indexOf(s)).filter((i) => i !== -1));
+  if (!Number.isFinite(cut)) return tokens;
+  const kept: string[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    if (at + t.length > cut) {
+      if (cut > at) kept.push(t.slice(0, cut - at));
+      break;
+    }
+    kept.push(t);
+    at += t.length;
+  }
+  return kept;
+}
+
+/** Stops after `max` tokens in emission order (reasoning, content, tool-call fragments) with cause `length`. */
+function applyMaxTokens(c: GeneratedChoice, max: number | undefined): GeneratedChoice {
+  if (max === undefined || completionTokens(c) <= max) return c;
+  const reasoning = c.reasoning.slice(0, max);
+  const content = c.content.slice(0, max - reasoning.length);
+  const left = max - reasoning.length - content.length;
+  const toolCall = c.toolCall && left > 0 ? { ...c.toolCall, fragments: c.toolCall.fragments.slice(0, left) } : undefined;
+  if (toolCall) toolCall.arguments = toolCall.fragments.join('');
+  return { reasoning, content, toolCall, cause: 'length' };
+}
+
+const OPENERS = ['The', 'A', 'This', 'Each', 'Every', 'Our', 'In', 'When', 'Today', 'Then'];
+const REASONING_OPENERS = ['Okay', 'First', 'Hmm', 'So', 'Let me', 'Wait', 'Now'];
+// `/` separates words; `|` splits a word into word pieces, as tokenizers do with rarer words.
+const WORDS = (
+  ' gateway/ streams/ tokens/ request/ response/ up|stream/ sand|box/ schema/ query/ field/ resolver/ cache/ client/' +
+  ' server/ model/ provider/ latency/ quickly/ reliably/ the/ a/ with/ and/ to/ of/ for/ from/ in/ on/ every/ data/' +
+  ' service/ health/ issue/ report/ title/ movie/ answer/ message/ user/ chat/ completion/ returns/ sends/ keeps/' +
+  ' checks/ reads/ writes/ builds/ maps/ retries/ waits/ succeeds/ small/ large/ simple/ clear/ stable/ fast/' +
+  ' careful/ determin|istic/ real|istic/ new/ first/ last/ next/ one/ two/ three/ 42/ seconds/ per/ minute/ window/' +
+  ' limit/ rate/ error/ status/ code/ header/ body/ JSON/ event/ chunk/ test/ run/ result/ token|izer/ Graph/ API/' +
+  ' GraphQL/ loop|back/ batch/ page/ cursor/ plan/ field|s/ sub|scription/ web|socket'
+).split('/');
+
+/** Word-piece tokens forming sentences, exactly `count` long, ending with a full stop. */
+function sentences(rng: () => number, count: number, openers: readonly string[]): string[] {
+  const tokens: string[] = [];
+  let left = 0;
+  while (tokens.length < count - 1) {
+    if (left === 0) {
+      const opener = pick(rng, openers);
+      tokens.push(tokens.length ? ` ${opener}` : opener);
+      left = 5 + Math.floor(rng() * 10);
+      continue;
+    }
+    const word = pick(rng, WORDS);
+    tokens.push(...word.split('|'));
+    left -= 1;
+    if (left === 0) tokens.push('.');
+    else if (rng() < 0.08) tokens.push(',');
+  }
+  tokens.length = count - 1;
+  if (tokens[count - 2] === '.' || tokens[count - 2] === ',') tokens[count - 2] = ' again';
+  tokens.push('.');
+  return tokens;
+}
+
+const SAMPLE_STRINGS = ['Hangzhou', 'Beijing', 'Berlin', 'sandbox', 'weekly report', 'Exchange Online', 'tt0078346', 'celsius'];
+
+/** A value that satisfies a (simple) JSON Schema: every property filled, enums and bounds respected. */
+function sampleSchema(schema: unknown, rng: () => number, depth: number): unknown {
+  const s = (typeof schema === 'object' && schema !== null ? schema : {}) as Record<string, unknown>;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[Math.floor(rng() * s.enum.length)];
+  if ('const' in s) return s.const;
+  const declared = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
+  const type = declared ?? (s.properties ? 'object' : 'string');
+  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      if (depth < 4) for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) out[key] = sampleSchema(sub, rng, depth + 1);
+      return out;
+    }
+    case 'array':
+      return depth < 4 ? Array.from({ length: 1 + Math.floor(rng() * 2) }, () => sampleSchema(s.items, rng, depth + 1)) : [];
+    case 'integer': {
+      const lo = Math.ceil(min ?? 1);
+      return lo + Math.floor(rng() * (Math.floor(max ?? lo + 99) - lo + 1));
+    }
+    case 'number': {
+      const lo = min ?? 0;
+      return Math.round((lo + rng() * ((max ?? lo + 100) - lo)) * 100) / 100;
+    }
+    case 'boolean':
+      return rng() < 0.5;
+    case 'null':
+      return null;
+    default:
+      if (s.format === 'date') return '2025-01-15';
+      if (s.format === 'date-time') return '2025-01-15T09:30:00Z';
+      return pick(rng, SAMPLE_STRINGS);
+  }
+}
+
+function pick<T>(rng: () => number, list: readonly T[]): T {
+  return list[Math.floor(rng() * list.length)];
+}
+
+/** Small, fast, well-mixed 32-bit PRNG; good enough for believable text. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

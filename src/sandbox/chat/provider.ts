@@ -1,0 +1,73 @@
+import type { ChatProviderName, SandboxModel } from './models.js';
+import type { FinishCause } from './generator.js';
+import type { ChatRequest, Problem, RequestLimits } from './request.js';
+
+/** A provider's error answer: status, JSON body, extra headers. */
+export interface ErrorReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Token counts of one answer. */
+export interface UsageCounts {
+  prompt: number;
+  completion: number;
+  /** Of `completion`, the `reasoning_content` tokens. */
+  reasoning: number;
+}
+
+/** Where a stream carries `usage`, decided per request. */
+export interface UsagePlacement {
+  /** On the last chunk: at top level (GLM) or inside `choices[0]` (Moonshot). */
+  last?: 'top' | 'choice';
+  /** An extra `choices: []` chunk with usage before `[DONE]` (`stream_options.include_usage`). */
+  extraChunk?: boolean;
+  /** Cumulative usage on every chunk (Ark `chunk_include_usage`). */
+  everyChunk?: boolean;
+  /** `usage: null` on the chunks without usage (OpenAI style when usage was asked for). */
+  nullElsewhere?: boolean;
+}
+
+/** Everything in which one provider differs from the shared OpenAI-style core. */
+export interface ChatProvider {
+  name: ChatProviderName;
+  models: readonly SandboxModel[];
+  limits: RequestLimits;
+  /** Rules only this provider has, checked after the shared parse and before the model. */
+  validate?(req: ChatRequest): Problem | undefined;
+  /** This provider's status, error envelope and headers for a problem. */
+  reject(problem: Problem, requestId: string): ErrorReply;
+  /** This provider's envelope for a status injected by a sandbox fault. */
+  faultReply(status: number, requestId: string): ErrorReply;
+  /** The `finish_reason` spelling of each cause this provider reports. */
+  finishReasons: Readonly<Partial<Record<FinishCause, string>>>;
+  /** Causes that a trigger marker in a user message may force (see index.ts). */
+  triggers: ReadonlySet<FinishCause>;
+  /** A fresh completion id in this provider's format. */
+  newId(nowMs: number): string;
+  /** The `usage` object in this provider's shape. */
+  usage(u: UsageCounts): Record<string, unknown>;
+  shape: {
+    /** Adds `object: "chat.completion"` / `"chat.completion.chunk"`. GLM's older captures have none. */
+    object: boolean;
+    /** GLM repeats the id as `request_id` in non-streaming bodies. */
+    requestIdField?: boolean;
+    systemFingerprint?: string;
+    /** GLM repeats `role: "assistant"` in every delta; the others send it once, in a first empty chunk. */
+    roleInEveryDelta: boolean;
+    /** GLM leaves `finish_reason` out of intermediate chunks; the others send `null`. */
+    omitNullFinishReason: boolean;
+    usagePlacement(req: ChatRequest): UsagePlacement;
+    /** Streams tool-call arguments in fragments; otherwise the whole call arrives in one delta. @default always */
+    streamsToolArguments?(req: ChatRequest): boolean;
+    /** DeepSeek: an SSE `: keep-alive` comment first and after every this many data events. */
+    keepAliveEvery?: number;
+    /** DeepSeek: non-streaming bodies are preceded by empty keep-alive lines. */
+    keepAliveLines?: boolean;
+    /** GLM: the in-band error event a stream sends when inference breaks (then the stream ends, no `[DONE]`). */
+    inBandError?(requestId: string): unknown;
+  };
+  /** Moonshot: `X-RateLimit-*` headers on answers while a limit is set. */
+  rateLimitHeaders?: boolean;
+}

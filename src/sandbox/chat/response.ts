@@ -1,0 +1,121 @@
+import { completionTokens, type GeneratedChoice } from './generator.js';
+import type { ChatProvider, UsageCounts } from './provider.js';
+import type { ChatRequest } from './request.js';
+import type { SseEvent } from './wire.js';
+
+/** The fields every body and chunk of one answer shares. */
+export interface AnswerMeta {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export function totalUsage(choices: readonly GeneratedChoice[], promptTokens: number): UsageCounts {
+  return {
+    prompt: promptTokens,
+    completion: choices.reduce((n, c) => n + completionTokens(c), 0),
+    reasoning: choices.reduce((n, c) => n + c.reasoning.length, 0),
+  };
+}
+
+function head(p: ChatProvider, meta: AnswerMeta, object: string): Record<string, unknown> {
+  return {
+    id: meta.id,
+    ...(p.shape.object ? { object } : {}),
+    created: meta.created,
+    model: meta.model,
+    ...(p.shape.systemFingerprint ? { system_fingerprint: p.shape.systemFingerprint } : {}),
+  };
+}
+
+function finishReason(p: ChatProvider, c: GeneratedChoice): string {
+  return p.finishReasons[c.cause] ?? 'stop';
+}
+
+/** The non-streaming body. */
+export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): unknown {
+  return {
+    ...head(p, meta, 'chat.completion'),
+    ...(p.shape.requestIdField ? { request_id: meta.id } : {}),
+    choices: choices.map((c, index) => ({
+      index,
+      message: {
+        role: 'assistant',
+        content: c.toolCall ? null : c.content.join(''),
+        ...(c.reasoning.length ? { reasoning_content: c.reasoning.join('') } : {}),
+        ...(c.toolCall ? { tool_calls: [{ id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: c.toolCall.arguments } }] } : {}),
+      },
+      finish_reason: finishReason(p, c),
+    })),
+    usage: p.usage(totalUsage(choices, promptTokens)),
+  };
+}
+
+/** The whole stream as events, in order; the writer paces them. One token per event. */
+export function streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): SseEvent[] {
+  const { shape } = p;
+  const placement = shape.usagePlacement(req);
+  const total = totalUsage(choices, promptTokens);
+  const events: SseEvent[] = [];
+  const sofar: UsageCounts = { prompt: promptTokens, completion: 0, reasoning: 0 };
+  let dataEvents = 0;
+  if (shape.keepAliveEvery) events.push({ comment: 'keep-alive' });
+
+  const push = (body: unknown) => {
+    events.push({ data: JSON.stringify(body) });
+    dataEvents += 1;
+    if (shape.keepAliveEvery && dataEvents % shape.keepAliveEvery === 0) events.push({ comment: 'keep-alive' });
+  };
+  const chunk = (choice: Record<string, unknown> | undefined, usage?: 'top' | 'choice') => {
+    const body: Record<string, unknown> = { ...head(p, meta, 'chat.completion.chunk'), choices: choice ? [choice] : [] };
+    if (usage === 'choice' && choice) choice.usage = p.usage(total);
+    if (usage === 'top') body.usage = p.usage(total);
+    else if (placement.everyChunk) body.usage = p.usage(sofar);
+    else if (placement.nullElsewhere) body.usage = null;
+    push(body);
+  };
+  const delta = (index: number, d: Record<string, unknown>, finish?: string): Record<string, unknown> => {
+    const out: Record<string, unknown> = { index, delta: shape.roleInEveryDelta ? { role: 'assistant', ...d } : d };
+    if (finish !== undefined) out.finish_reason = finish;
+    else if (!shape.omitNullFinishReason) out.finish_reason = null;
+    return out;
+  };
+  const token = (field: 'reasoning' | 'completion') => {
+    sofar.completion += 1;
+    if (field === 'reasoning') sofar.reasoning += 1;
+  };
+
+  for (const [index, c] of choices.entries()) {
+    if (!shape.roleInEveryDelta) chunk(delta(index, { role: 'assistant', content: '' }));
+    for (const t of c.reasoning) {
+      token('reasoning');
+      chunk(delta(index, { reasoning_content: t }));
+    }
+    for (const t of c.content) {
+      token('completion');
+      chunk(delta(index, { content: t }));
+    }
+    if (c.cause === 'error' && shape.inBandError) {
+      push(shape.inBandError(meta.id));
+      return events; // the provider gives up mid-stream: no finish chunk, no [DONE]
+    }
+    if (c.toolCall) {
+      const { id, name, fragments } = c.toolCall;
+      const streamed = shape.streamsToolArguments?.(req) ?? true;
+      chunk(delta(index, { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: streamed ? '' : fragments.join('') } }] }));
+      if (streamed) {
+        for (const f of fragments) {
+          token('completion');
+          chunk(delta(index, { tool_calls: [{ index: 0, function: { arguments: f } }] }));
+        }
+      } else sofar.completion += fragments.length;
+    }
+    const last = index === choices.length - 1;
+    chunk(delta(index, shape.roleInEveryDelta ? { content: '' } : {}, finishReason(p, c)), last ? placement.last : undefined);
+  }
+  if (placement.extraChunk) {
+    push({ ...head(p, meta, 'chat.completion.chunk'), choices: [], usage: p.usage(total) });
+  }
+  events.push({ data: '[DONE]' });
+  return events;
+}
