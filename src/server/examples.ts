@@ -1,8 +1,14 @@
+import { chatExamples } from '../domains/chat/index.js';
+import { enterpriseExamples } from '../domains/enterprise/index.js';
+import { titlesExamples } from '../domains/titles/index.js';
 import type { GraphiqlExample } from './graphiql.js';
 
-/** The tabs GraphiQL opens with on a first visit: one useful operation per domain. */
+/** The tabs GraphiQL opens with on a first visit: useful operations of every domain. */
 export function graphiqlExamples(): GraphiqlExample[] {
   return [
+    ...enterpriseExamples,
+    ...titlesExamples,
+    ...chatExamples,
     {
       title: 'Upstreams behind this graph',
       query: 'query Upstreams {\n  upstreams {\n    id\n    mode\n    baseUrl\n  }\n}\n',
