@@ -24,7 +24,7 @@ function toTabs(examples: unknown): TabDefinition[] {
   if (!Array.isArray(examples)) return [];
   return examples.filter(isExample).map((example) => ({
     // Tabs are named after the operation; the comment keeps the human title visible above it.
-    query: `# ${example.title.replace(/\s+/g, ' ')}\n${example.query.trim()}\n`,
+    query: `# ${example.title.replace(/\s+/g, ' ')}\n${example.query.trim()}`,
     variables: formatVariables(example.variables),
   }));
 }
