@@ -74,6 +74,7 @@ export function createOmdbEmulator(): Emulator {
       }
       send(res, 200, answer(titles, req.query), format);
     },
+    // Injected 401/403/429 look like the real key and limit errors, so clients classify them as they would live.
     faultResponse(status) {
       const error = status === 401 ? OmdbError.InvalidApiKey : status === 403 || status === 429 ? OmdbError.LimitReached : OmdbError.SomethingWentWrong;
       return { body: { Response: 'False', Error: error } };

@@ -8,8 +8,8 @@
  * - `type` and `y` narrow `t` and `s`, never `i`. An unknown `type` (e.g. `game`) matches nothing; a `y` that is not a
  *   4-digit year is ignored. A series matches every year of its run.
  * - `t` and `s` leave episodes out unless `type=episode`: episodes are reached through their series.
- * - `Season` on a title that is not a series, or out of range, is "Series or episode not found!"; `Episode` without
- *   `Season` is ignored.
+ * - `Season` on a title that is not a series, on a `t` that names no series, or out of range, is "Series or episode
+ *   not found!"; `Episode` without `Season` is ignored.
  * - Search: every query word must be a whole word of the title; results are ordered by imdbVotes. A query shorter than
  *   3 characters after trimming, or made only of stop words ("the", "of", ...), is "Too many results." (the real
  *   service's other trigger, some thousands of hits, cannot occur in a catalog this small). `page` 0 or below gets
