@@ -272,6 +272,19 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect(text).not.toContain('[DONE]');
   });
 
+  it('cuts a non-streaming body half-way for cutAfterChunks', async () => {
+    await control('POST', '/_sandbox/faults', { upstream: provider, cutAfterChunks: 1 });
+    const { text, complete } = await readRaw(await ask(provider));
+    expect(complete).toBe(false);
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
+  it('answers a path under its short prefix with a 404 too', async () => {
+    const res = await fetch(`${sandbox.origin}/${provider}/v2/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sandbox' }, body: '{}' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toBeTruthy();
+  });
+
   it('answers an injected 429 and 500 in its own envelope', async () => {
     await control('POST', '/_sandbox/faults', { upstream: provider, status: 429, retryAfter: 2 });
     const limited = await ask(provider);
