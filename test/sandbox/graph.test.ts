@@ -490,6 +490,15 @@ describe('OData query options', () => {
     expect(expectError(r, 400, 'BadRequest')).toContain(message);
   });
 
+  it('/$count answers the number of matching entities as a bare integer', async () => {
+    const res = await fetch(`${root}${SA}/issues/$count?$filter=${encodeURIComponent("classification eq 'Incident'")}`, { headers: { authorization: 'Bearer sandbox' } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const incidents = (await ok(`${SA}/issues?$filter=classification eq 'Incident'&$count=true&$top=1`))['@odata.count'];
+    expect(await res.text()).toBe(String(incidents));
+    expect(await ok(`${SA}/healthOverviews/$count`)).toBe((await ok(`${SA}/healthOverviews`)).value.length);
+    expect(await ok(`${SA}/healthOverviews/Exchange/issues/$count`)).toBe((await ok(`${SA}/healthOverviews/Exchange?$expand=issues`)).issues.length);
+  });
+
   it('refuses collection options on a single entity', async () => {
     expect(expectError(await graph(`${SA}/issues/${(await ok(`${SA}/issues?$top=1`)).value[0].id}?$top=1`), 400, 'BadRequest')).toMatch(/\$top/);
   });

@@ -86,6 +86,13 @@ function getCollection(req: GraphRequest, rows: readonly Row[], type: EntityType
   return { status: 200, headers: maxPageSize ? { 'preference-applied': `odata.maxpagesize=${maxPageSize}` } : {}, body };
 }
 
+/** `/collection/$count`: the number of matching entities as a bare integer. */
+function countCollection(req: GraphRequest, rows: readonly Row[], type: EntityType): GraphResponse {
+  allow(req, 'GET');
+  const { filter } = parseQuery(req.rawQuery, type, 'collection');
+  return { status: 200, headers: { 'content-type': 'text/plain;charset=utf-8' }, body: filter ? rows.filter((r) => filter(r.value)).length : rows.length };
+}
+
 /** 204 after a write, or 200 with the entity when the client sent `Prefer: return=representation`. */
 function written(req: GraphRequest, row: Row, type: EntityType, context: string, suffix: string, site: Site): GraphResponse {
   if (!preferences(req).representation) return { status: 204, headers: {} };
@@ -121,6 +128,11 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
     };
   }
   const [key, nav, ...beyond] = rest;
+  if (key === '$count' && nav === undefined) return countCollection(req, store.services, serviceHealthType);
+  if (nav?.toLowerCase() === 'issues' && beyond.length === 1 && beyond[0] === '$count') {
+    const service = store.service(key);
+    if (service) return countCollection(req, store.issuesOf(service.id), serviceHealthIssueType);
+  }
   if (beyond.length || (nav !== undefined && nav.toLowerCase() !== 'issues')) throw unknownSegment(beyond[0] ?? nav);
   allow(req, ...(nav === undefined ? ['GET', 'PATCH', 'DELETE'] : ['GET', 'POST']));
   const service = store.service(key);
@@ -148,6 +160,7 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
 
 function readOnly(req: GraphRequest, rest: string[], rows: readonly Row[], find: (id: string) => Row | undefined, type: EntityType, collection: string, site: Site): GraphResponse {
   if (rest.length > 1) throw unknownSegment(rest[1]);
+  if (rest[0] === '$count') return countCollection(req, rows, type);
   allow(req, 'GET');
   if (rest.length === 0) return getCollection(req, rows, type, collection, site);
   const row = find(rest[0]);
