@@ -555,6 +555,10 @@ describe('$batch', () => {
     expect(expectError(await batch([item('a'), item('A')]), 400, 'BadRequest')).toMatch(/'A' is used more than once/);
     expectError(await batch([{ method: 'GET', url: 'admin' }]), 400, 'BadRequest');
     expectError(await batch([item('1'), { ...item('2'), dependsOn: ['9'] }]), 400, 'BadRequest');
+    const patch = { method: 'PATCH', url: '/admin', headers: { 'Content-Type': 'application/json' }, body: { touched: true } };
+    const cycle = await batch([{ id: 'w', ...patch }, { ...item('x'), dependsOn: ['y'] }, { ...item('y'), dependsOn: ['x'] }]);
+    expect(expectError(cycle, 400, 'BadRequest')).toMatch(/cycle/);
+    expect(await ok('/admin')).not.toHaveProperty('touched');
     expect(expectError(await graph('/$batch', { method: 'POST', body: { nope: [] } }), 400, 'BadRequest')).toMatch(/requests/);
   });
 

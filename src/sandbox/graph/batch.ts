@@ -57,6 +57,18 @@ function parseBatch(body: unknown): BatchItem[] {
       }
     }
   }
+  // Refuse cycles before anything runs, so a bad batch has no side effects.
+  const byId = new Map(items.map((item) => [item.id.toLowerCase(), item]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (item: BatchItem): void => {
+    const key = item.id.toLowerCase();
+    if (state.get(key) === 'done') return;
+    if (state.get(key) === 'visiting') throw badRequest(`Batch request '${item.id}' is part of a dependsOn cycle.`);
+    state.set(key, 'visiting');
+    for (const dep of item.dependsOn) visit(byId.get(dep.toLowerCase())!);
+    state.set(key, 'done');
+  };
+  items.forEach(visit);
   return items;
 }
 
@@ -79,14 +91,11 @@ export async function runBatch(
   const items = parseBatch(body);
   const byId = new Map(items.map((item) => [item.id.toLowerCase(), item]));
   const done = new Map<string, ItemResponse>();
-  const running = new Set<string>();
 
   async function run(item: BatchItem): Promise<ItemResponse> {
     const key = item.id.toLowerCase();
     const finished = done.get(key);
     if (finished) return finished;
-    if (running.has(key)) throw badRequest(`Batch request '${item.id}' is part of a dependsOn cycle.`);
-    running.add(key);
     let response: ItemResponse | undefined;
     for (const dep of item.dependsOn) {
       const result = await run(byId.get(dep.toLowerCase())!);
