@@ -31,6 +31,8 @@ export interface GraphRequest {
 
 const ANNOUNCEMENT = 'admin/serviceAnnouncement';
 const DEFAULT_PAGE_SIZE = 100;
+/** Write responses render the whole entity. */
+const NO_OPTIONS: QueryOptions = { count: false, raw: [] };
 const MAX_PAGE_SIZE = 1000;
 
 /** Where the response's URLs point. */
@@ -96,7 +98,7 @@ function countCollection(req: GraphRequest, rows: readonly Row[], type: EntityTy
 /** 204 after a write, or 200 with the entity when the client sent `Prefer: return=representation`. */
 function written(req: GraphRequest, row: Row, type: EntityType, context: string, suffix: string, site: Site): GraphResponse {
   if (!preferences(req).representation) return { status: 204, headers: {} };
-  return { status: 200, headers: { 'preference-applied': 'return=representation' }, body: entityBody(row, type, { count: false, raw: [] }, context, suffix, site) };
+  return { status: 200, headers: { 'preference-applied': 'return=representation' }, body: entityBody(row, type, NO_OPTIONS, context, suffix, site) };
 }
 
 function singleton(req: GraphRequest, store: GraphStore, row: Row, type: EntityType, context: string, site: Site, deletable: boolean): GraphResponse {
@@ -124,7 +126,7 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
     return {
       status: 201,
       headers: { location: `${site.root}/${collection}/${encodeURIComponent(row.id)}` },
-      body: entityBody(row, serviceHealthType, { count: false, raw: [] }, collection, '/$entity', site),
+      body: entityBody(row, serviceHealthType, NO_OPTIONS, collection, '/$entity', site),
     };
   }
   const [key, nav, ...beyond] = rest;
@@ -145,7 +147,7 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
     return {
       status: 201,
       headers: { location: `${site.root}/${ANNOUNCEMENT}/issues/${row.id}` },
-      body: entityBody(row, serviceHealthIssueType, { count: false, raw: [] }, issues, '/$entity', site),
+      body: entityBody(row, serviceHealthIssueType, NO_OPTIONS, issues, '/$entity', site),
     };
   }
   if (req.method === 'GET') return getEntity(req, service, serviceHealthType, collection, site);
