@@ -82,7 +82,18 @@ export function formatError(formatted: GraphQLFormattedError, options: FormatErr
   const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
   const original = typeof ext.code === 'string' ? ext.code : undefined;
   let message = options.redact(formatted.message);
-  if (original && REQUEST_ERROR_CODES.has(original)) {
+  const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
+  if (typeof ext.limit === 'string') {
+    // An operation limit (see server/limits.ts); Apollo re-codes validation errors, the marker survives.
+    ext.code = ErrorCode.QueryTooComplex;
+    delete ext.reason;
+  } else if (tokens) {
+    ext.code = ErrorCode.QueryTooComplex;
+    ext.limit = 'GATEWAY_MAX_TOKENS';
+    ext.max = Number(tokens[1]);
+    delete ext.reason;
+    message = `Token limit of ${tokens[1]} exceeded: simplify the operation or raise GATEWAY_MAX_TOKENS.`;
+  } else if (original && REQUEST_ERROR_CODES.has(original)) {
     ext.code = ErrorCode.BadUserInput;
     ext.reason = original;
   } else if (!original || !CODES.has(original)) {

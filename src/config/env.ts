@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from '../server/limits.js';
 
 /**
  * Start-up configuration, parsed once from the environment (CONTRACT.md section 2).
@@ -54,6 +55,23 @@ export interface GatewayConfig {
   graph: GraphConfig;
   omdb: OmdbConfig;
   chat: ChatProviderConfig[];
+  /** Operation limits (GATEWAY_MAX_*), checked before execution. */
+  limits: OperationLimits;
+  /** GraphQL-over-WebSocket limits. */
+  websocket: {
+    /** Concurrent operations per connection. @default 50 */
+    maxOperations: number;
+    /** Largest message accepted. @default 4194304 (4 MiB: chat messages may carry base64 images) */
+    maxMessageBytes: number;
+    /** Time a client has to send `connection_init`. @default 3000 */
+    connectionInitTimeoutMs: number;
+  };
+  /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
+  apiKeys: string[];
+  /** CORS_ORIGINS: origins allowed to call from a browser (`*` for any). Empty: no CORS headers. */
+  corsOrigins: string[];
+  /** PERSISTED_OPERATIONS_FILE: when set, only the operations in this manifest are accepted. */
+  persistedOperationsFile?: string;
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
 }
@@ -217,7 +235,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
 
   const shutdownGraceMs = get('SHUTDOWN_GRACE_MS') ? parseWith(nonNegativeInt('SHUTDOWN_GRACE_MS'), 'SHUTDOWN_GRACE_MS', get('SHUTDOWN_GRACE_MS')!) : 10_000;
 
-  const secrets = [graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey)].filter((s): s is string => !!s && s.length >= 4);
+  const int = (variable: string, fallback: number, positive = true) => {
+    const raw = get(variable);
+    if (!raw) return fallback;
+    return positive ? parseWith(positiveInt(variable), variable, raw) : parseWith(nonNegativeInt(variable), variable, raw);
+  };
+  const limits = Object.fromEntries(
+    (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, int(LIMIT_VARIABLES[k], DEFAULT_LIMITS[k])]),
+  ) as unknown as OperationLimits;
+  const websocket = {
+    maxOperations: int('GATEWAY_WS_MAX_OPERATIONS', 50),
+    maxMessageBytes: int('GATEWAY_WS_MAX_MESSAGE_BYTES', 4 * 1024 * 1024),
+    connectionInitTimeoutMs: int('GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
+  };
+  const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  const apiKeys = list(get('GATEWAY_API_KEYS'));
+  const shortKey = apiKeys.find((k) => k.length < 16);
+  if (shortKey) throw new ConfigError('GATEWAY_API_KEYS', `each key must be at least 16 characters; one has ${shortKey.length}`);
+  const corsOrigins = list(get('CORS_ORIGINS'));
+  for (const origin of corsOrigins) {
+    if (origin === '*') continue;
+    const ok = /^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin);
+    if (!ok) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`);
+  }
+
+  const secrets = [graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
     port,
     host,
@@ -225,6 +267,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     production,
     introspection: introspectionRaw ? introspectionRaw === 'true' : !production,
     shutdownGraceMs,
+    limits,
+    websocket,
+    apiKeys,
+    corsOrigins,
+    persistedOperationsFile: get('PERSISTED_OPERATIONS_FILE'),
     graph,
     omdb,
     chat,

@@ -14,7 +14,10 @@ import { startSandbox, type Sandbox } from '../sandbox/server.js';
 import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
 import { graphiqlExamples } from './examples.js';
+import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
 import { createGraphiqlHandler } from './graphiql.js';
+import { checkDocumentSize, limitRules } from './limits.js';
+import { PersistedOperations } from './persistedOperations.js';
 import { buildSchema } from './schema.js';
 import { resolveUpstreams } from './upstreams.js';
 import { attachWebSocket } from './websocket.js';
@@ -66,9 +69,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const services: GatewayServices = { config, metrics, log, redact, upstreams, shared: new Map(), onClose: [] };
   const schema: GraphQLSchema = await buildSchema();
 
+  const validationRules = limitRules(config.limits);
+  const apiKeyCheck = createApiKeyCheck(config.apiKeys);
+  const persisted = config.persistedOperationsFile ? PersistedOperations.load(config.persistedOperationsFile) : undefined;
+
   const server = createServer();
   server.keepAliveTimeout = 65_000;
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql' });
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', validationRules, apiKeyCheck, persisted });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -76,6 +83,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     includeStacktraceInErrorResponses: !config.production,
     // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
     hideSchemaDetailsFromClientErrors: !config.introspection,
+    validationRules,
+    parseOptions: { maxTokens: config.limits.maxTokens },
+    // Automatic persisted queries stay on unless only the manifest's operations may run (resolved before Apollo).
+    persistedQueries: persisted ? false : undefined,
     stopOnTerminationSignals: false,
     formatError: (formatted) => stripHttpExtension(formatError(formatted, { production: config.production, redact })),
     plugins: [
@@ -123,7 +134,13 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return;
     }
     if (graphiql(req, res)) return;
-    if (path === '/graphql') return graphqlOverHttp(req, res, requestId);
+    if (path === '/graphql') {
+      if (applyCors(req, res, config.corsOrigins)) return;
+      if (apiKeyCheck && !apiKeyCheck(presentedApiKey(req.headers))) {
+        return sendGraphQLError(res, 401, 'Missing or unknown API key: send one of the gateway keys in the x-api-key header.', { code: 'UNAUTHENTICATED' });
+      }
+      return graphqlOverHttp(req, res, requestId);
+    }
     sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
   }
 
@@ -153,7 +170,30 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     }
     const url = req.url ?? '/graphql';
     const q = url.indexOf('?');
-    const httpGraphQLRequest: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search: q === -1 ? '' : url.slice(q), body };
+    let search = q === -1 ? '' : url.slice(q);
+    // Limits and the persisted-operation manifest look at the document before Apollo parses it.
+    const params = new URLSearchParams(search);
+    const fields = (req.method === 'POST' ? body : Object.fromEntries(params)) as Record<string, unknown> | undefined;
+    if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
+      if (persisted) {
+        const extensions = typeof fields.extensions === 'string' ? safeJson(fields.extensions) : fields.extensions;
+        const resolved = persisted.resolve({ ...fields, extensions } as never);
+        if (typeof resolved !== 'string') return sendGraphQLError(res, 403, resolved.message, resolved.extensions);
+        if (req.method === 'POST') {
+          const { extensions: _e, documentId: _d, ...rest } = fields;
+          body = { ...rest, query: resolved };
+        }
+        else {
+          params.set('query', resolved);
+          params.delete('extensions');
+          params.delete('documentId');
+          search = `?${params}`;
+        }
+      }
+      const tooLarge = checkDocumentSize(req.method === 'POST' ? (body as Record<string, unknown>).query : params.get('query'), config.limits);
+      if (tooLarge) return sendGraphQLError(res, 400, tooLarge.message, tooLarge.extensions);
+    }
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search, body };
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest,
       context: async () => createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization }),
@@ -199,6 +239,18 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return closing;
     },
   };
+}
+
+function sendGraphQLError(res: ServerResponse, status: number, message: string, extensions: Record<string, unknown>): void {
+  sendJson(res, status, { errors: [{ message, extensions }] });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -1,9 +1,12 @@
-import { getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { formatError } from '../errors.js';
+import { presentedApiKey } from './access.js';
 import { createContext, requestIdFrom, type GatewayServices } from './context.js';
+import { checkDocumentSize, limitError } from './limits.js';
+import type { PersistedOperations } from './persistedOperations.js';
 
 interface Operation {
   controller: AbortController;
@@ -17,15 +20,29 @@ interface Operation {
 interface Connection {
   id: string;
   authorization?: string;
+  /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
+  apiKey?: string;
   operations: Map<string, Operation>;
 }
 
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
-export function attachWebSocket(options: { server: Server; schema: GraphQLSchema; services: GatewayServices; path: string }): {
+export function attachWebSocket(options: {
+  server: Server;
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  path: string;
+  /** Operation limits, applied as on HTTP. */
+  validationRules: ValidationRule[];
+  apiKeyCheck?: (presented: string | undefined) => boolean;
+  persisted?: PersistedOperations;
+}): {
   dispose(): Promise<void>;
 } {
   const { services } = options;
-  const wss = new WebSocketServer({ noServer: true });
+  const { limits, websocket: wsLimits } = services.config;
+  const rules = [...specifiedRules, ...options.validationRules];
+  // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
   const connections = new WeakMap<WebSocket, Connection>();
 
   options.server.on('upgrade', (req, socket, head) => {
@@ -34,7 +51,12 @@ export function attachWebSocket(options: { server: Server; schema: GraphQLSchema
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection: Connection = { id: requestIdFrom(req.headers['x-request-id']), authorization: req.headers.authorization, operations: new Map() };
+      const connection: Connection = {
+        id: requestIdFrom(req.headers['x-request-id']),
+        authorization: req.headers.authorization,
+        apiKey: presentedApiKey(req.headers),
+        operations: new Map(),
+      };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
       // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws#653).
@@ -80,26 +102,41 @@ export function attachWebSocket(options: { server: Server; schema: GraphQLSchema
   const server = useServer(
     {
       schema: options.schema,
+      connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
       onConnect(ctx) {
         const conn = connections.get(ctx.extra.socket);
         const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
         const headers = (params.headers ?? {}) as Record<string, unknown>;
         const auth = params.Authorization ?? params.authorization ?? headers.Authorization ?? headers.authorization;
         if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
-        return true;
+        const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
+        if (conn && typeof key === 'string') conn.apiKey = key;
+        // false closes the socket with 4403 Forbidden.
+        return !options.apiKeyCheck || options.apiKeyCheck(conn?.apiKey);
       },
       onSubscribe(ctx, id, payload) {
         const conn = connections.get(ctx.extra.socket);
         if (!conn) return;
+        if (conn.operations.size >= wsLimits.maxOperations) {
+          return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
+        }
+        let query = payload.query;
+        if (options.persisted) {
+          const resolved = options.persisted.resolve(payload as never);
+          if (typeof resolved !== 'string') return [resolved];
+          query = resolved;
+        }
+        const tooLarge = checkDocumentSize(query, limits);
+        if (tooLarge) return [tooLarge];
         // Parse and validate here rather than in graphql-ws, so that request errors carry contract codes like HTTP's.
         let document: DocumentNode;
         try {
-          document = parse(payload.query);
+          document = parse(query, { maxTokens: limits.maxTokens });
         } catch (error) {
           return [requestError(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
         }
-        const invalid = validate(options.schema, document);
-        if (invalid.length) return invalid.map((e) => requestError(e, 'GRAPHQL_VALIDATION_FAILED'));
+        const invalid = validate(options.schema, document, rules);
+        if (invalid.length) return invalid.map((e) => (e.extensions.limit ? e : requestError(e, 'GRAPHQL_VALIDATION_FAILED')));
         conn.operations.set(id, {
           controller: new AbortController(),
           started: performance.now(),

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { GraphQLError } from 'graphql';
+import { ConfigError } from '../config/env.js';
+
+/**
+ * Trusted documents (PERSISTED_OPERATIONS_FILE): only operations listed in the manifest run. Clients send the
+ * APQ-style `extensions.persistedQuery.sha256Hash` (or `documentId`), or the full text of a listed operation.
+ * Accepts Apollo's persisted-query manifest (`{ format, operations: [{ id, body }] }`) and a plain `{ hash: text }` map
+ * (GraphQL Code Generator's `persisted-documents.json`).
+ */
+export class PersistedOperations {
+  private readonly byHash = new Map<string, string>();
+
+  constructor(manifest: unknown) {
+    const m = manifest as { operations?: Array<{ id?: string; body?: string }> } | Record<string, string>;
+    const entries: Array<[string, string]> = Array.isArray((m as { operations?: unknown }).operations)
+      ? ((m as { operations: Array<{ id?: string; body?: string }> }).operations.map((o) => [o.id ?? '', o.body ?? '']) as Array<[string, string]>)
+      : Object.entries(m as Record<string, string>);
+    for (const [id, body] of entries) {
+      if (typeof body !== 'string' || !body) continue;
+      this.byHash.set(id, body);
+      this.byHash.set(sha256(body), body);
+    }
+  }
+
+  static load(path: string): PersistedOperations {
+    try {
+      return new PersistedOperations(JSON.parse(readFileSync(path, 'utf8')));
+    } catch (error) {
+      throw new ConfigError('PERSISTED_OPERATIONS_FILE', `cannot read a JSON manifest at ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The document to run for a request body, or an error naming what is missing. */
+  resolve(body: { query?: unknown; documentId?: unknown; extensions?: { persistedQuery?: { sha256Hash?: unknown } } }): string | GraphQLError {
+    const id = body.extensions?.persistedQuery?.sha256Hash ?? body.documentId;
+    if (typeof id === 'string') {
+      return this.byHash.get(id) ?? notAllowed(`No persisted operation has the id ${JSON.stringify(id.slice(0, 80))}.`);
+    }
+    if (typeof body.query === 'string') {
+      return this.byHash.get(sha256(body.query)) ?? notAllowed('This gateway runs only persisted operations, and this document is not one of them.');
+    }
+    return notAllowed('Send a persisted operation id in extensions.persistedQuery.sha256Hash or documentId.');
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function notAllowed(message: string): GraphQLError {
+  return new GraphQLError(`${message} Add it to the manifest at build time (PERSISTED_OPERATIONS_FILE).`, {
+    extensions: { code: 'FORBIDDEN', reason: 'PERSISTED_QUERY_NOT_FOUND' },
+  });
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
+
+
+describe('operation limits', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ GATEWAY_MAX_DEPTH: '3', GATEWAY_MAX_ALIASES: '3', GATEWAY_MAX_TOKENS: '60', GATEWAY_MAX_FIELDS: '8', GATEWAY_MAX_DOCUMENT_BYTES: '400' });
+  });
+  afterAll(() => t.close());
+
+  it('refuses an operation deeper than GATEWAY_MAX_DEPTH with QUERY_TOO_COMPLEX naming limit and value', async () => {
+    const { status, body } = await t.query('{ upstreams { id } __schema { types { fields { name } } } }'.replace('__schema { types { fields { name } } }', '__type(name: "Query") { fields { type { name } } }'));
+    expect(status).toBe(400);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DEPTH', max: 3, found: 4 });
+    expect(body.errors![0].message).toBe('Depth limit of 3 exceeded, found 4: simplify the operation or raise GATEWAY_MAX_DEPTH.');
+  });
+
+  it('refuses more aliases than GATEWAY_MAX_ALIASES', async () => {
+    const { body } = await t.query('{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }');
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_ALIASES', max: 3, found: 4 });
+  });
+
+  it('counts fields through fragments against GATEWAY_MAX_FIELDS', async () => {
+    const { body } = await t.query('{ ...F ...F ...F } fragment F on Query { upstreams { id mode baseUrl } }');
+    const fields = body.errors!.find((e) => e.extensions!.limit === 'GATEWAY_MAX_FIELDS');
+    expect(fields!.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', max: 8 });
+    expect(fields!.message).toBe('Field count limit of 8 exceeded: simplify the operation or raise GATEWAY_MAX_FIELDS.');
+  });
+
+  it('stops lexing past GATEWAY_MAX_TOKENS', async () => {
+    const { body } = await t.query(`{ ${'upstreams { id } '.repeat(20)} }`);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_TOKENS', max: 60 });
+  });
+
+  it('refuses documents larger than GATEWAY_MAX_DOCUMENT_BYTES before parsing', async () => {
+    const { status, body } = await t.query(`{ upstreams { id } } # ${'x'.repeat(500)}`);
+    expect(status).toBe(400);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DOCUMENT_BYTES', max: 400 });
+  });
+
+  it('applies the same limits over the WebSocket', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { error } = await collect(client, '{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }');
+    await client.dispose();
+    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_ALIASES' });
+  });
+
+  it('lets operations within every limit through', async () => {
+    const { body } = await t.query('{ a: upstreams { id } b: upstreams { mode } }');
+    expect(body.errors).toBeUndefined();
+  });
+});
+
+describe('WebSocket connection limits', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000' });
+  });
+  afterAll(() => t.close());
+
+  it('refuses a third concurrent operation on one connection', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const long = 'subscription { serverTime(intervalMs: 50, count: 100) }';
+    const stops = [0, 1].map(() => client.subscribe({ query: long }, { next: () => undefined, error: () => undefined, complete: () => undefined }));
+    await new Promise((r) => setTimeout(r, 100));
+    const third = await collect(client, long);
+    stops.forEach((s) => s());
+    await client.dispose();
+    expect((third.error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_WS_MAX_OPERATIONS', max: 2 });
+  });
+
+  it('closes the socket on a message larger than GATEWAY_WS_MAX_MESSAGE_BYTES', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { error } = await collect(client, `{ upstreams { id } } # ${'x'.repeat(3000)}`);
+    await client.dispose();
+    expect((error as { code?: number }).code).toBe(1009);
+  });
+});
