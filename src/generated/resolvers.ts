@@ -1,7 +1,11 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
+import type { SearchPage } from '../domains/titles/loaders.js';
+import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, AnyPage } from '../domains/enterprise/model.js';
 import type { GatewayContext } from '../server/context.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -12,16 +16,610 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** An ISO-8601 date and time with offset, e.g. `2021-03-04T05:06:07Z`. */
   DateTime: { input: string; output: string; }
+  /** A JSON object, given and returned as a JSON value (not as text). */
+  JSONObject: { input: unknown; output: unknown; }
 };
+
+export type Admin = {
+  __typename?: 'Admin';
+  /** Entity tag of the current version: pass it as `ifMatch`. */
+  etag?: Maybe<Scalars['String']['output']>;
+  /** Primitive properties stored on the singleton (values as strings). */
+  properties: Array<OpenProperty>;
+  serviceAnnouncement: ServiceAnnouncement;
+};
+
+export type AdminInput = {
+  properties: Array<OpenPropertyInput>;
+};
+
+export type BodyType =
+  | 'HTML'
+  | 'TEXT'
+  | 'UNKNOWN_FUTURE_VALUE';
+
+export type ChatCapabilities = {
+  __typename?: 'ChatCapabilities';
+  /** The largest context window of its models, in tokens; null when unknown. */
+  contextWindow?: Maybe<Scalars['Int']['output']>;
+  streaming: Scalars['Boolean']['output'];
+  temperatureMax: Scalars['Float']['output'];
+  /** Temperatures the provider accepts. */
+  temperatureMin: Scalars['Float']['output'];
+  tools: Scalars['Boolean']['output'];
+  /** True when at least one model accepts image parts. */
+  vision: Scalars['Boolean']['output'];
+};
+
+export type ChatChoice = {
+  __typename?: 'ChatChoice';
+  finishReason?: Maybe<ChatFinishReason>;
+  index: Scalars['Int']['output'];
+  message: ChatMessage;
+};
+
+export type ChatCompletion = {
+  __typename?: 'ChatCompletion';
+  choices: Array<ChatChoice>;
+  /** The first choice's text (null when it only calls tools). */
+  content?: Maybe<Scalars['String']['output']>;
+  /** Unix time in seconds, as the provider stamped it. */
+  created: Scalars['Int']['output'];
+  /** The provider's completion id. */
+  id: Scalars['ID']['output'];
+  /** The model as asked for. */
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  usage: ChatUsage;
+};
+
+export type ChatCompletionChunk = {
+  __typename?: 'ChatCompletionChunk';
+  delta: ChatDelta;
+  /** Set on the last chunk only. */
+  finishReason?: Maybe<ChatFinishReason>;
+  id: Scalars['ID']['output'];
+  /** The choice this delta belongs to. */
+  index: Scalars['Int']['output'];
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  /** Set on the last chunk only. */
+  usage?: Maybe<ChatUsage>;
+};
+
+export type ChatCompletionInput = {
+  /** 1 up to the model's `maxOutputTokens`. */
+  maxTokens?: InputMaybe<Scalars['Int']['input']>;
+  /** At least one message, oldest first. */
+  messages: Array<ChatMessageInput>;
+  /** One of the provider's `models`. */
+  model: Scalars['String']['input'];
+  /** A `ChatProvider.id`. */
+  provider: Scalars['ID']['input'];
+  /** Up to 4 sequences (GLM: 1) that end the answer. */
+  stop?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** GLM and Moonshot 0..1, Ark and DeepSeek 0..2. */
+  temperature?: InputMaybe<Scalars['Float']['input']>;
+  /** Which tool the model may call; needs `tools` unless the mode is NONE. */
+  toolChoice?: InputMaybe<ChatToolChoiceInput>;
+  tools?: InputMaybe<Array<ChatToolInput>>;
+  /** 0..1. */
+  topP?: InputMaybe<Scalars['Float']['input']>;
+  /** An id of the end user, for the provider's abuse monitoring. */
+  user?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ChatContentPartInput = {
+  /** IMAGE_URL parts: an https URL or a `data:image/…;base64,…` URL. */
+  imageUrl?: InputMaybe<Scalars['String']['input']>;
+  /** TEXT parts: the text. */
+  text?: InputMaybe<Scalars['String']['input']>;
+  type: ChatContentPartType;
+};
+
+export type ChatContentPartType =
+  | 'IMAGE_URL'
+  | 'TEXT';
+
+export type ChatDelta = {
+  __typename?: 'ChatDelta';
+  content?: Maybe<Scalars['String']['output']>;
+  reasoningContent?: Maybe<Scalars['String']['output']>;
+  role?: Maybe<ChatRole>;
+  toolCalls?: Maybe<Array<ChatToolCallDelta>>;
+};
+
+/** Why the answer ended, the same for every provider. */
+export type ChatFinishReason =
+  /** The provider's moderation stopped the answer (GLM `sensitive`, `content_filter`). */
+  | 'CONTENT_FILTER'
+  /** The conversation no longer fits the model's context window. */
+  | 'CONTEXT_WINDOW_EXCEEDED'
+  /** `maxTokens` ran out. */
+  | 'LENGTH'
+  /** A reason this gateway does not know yet. */
+  | 'OTHER'
+  /** The model finished, or hit a `stop` sequence. */
+  | 'STOP'
+  /** The model asks for tool calls (Ark's `function_call` too). */
+  | 'TOOL_CALLS'
+  /** Inference failed on the provider's side (GLM `network_error`, DeepSeek `insufficient_system_resource`). */
+  | 'UPSTREAM_ERROR';
+
+export type ChatMessage = {
+  __typename?: 'ChatMessage';
+  content?: Maybe<Scalars['String']['output']>;
+  /** The reasoning models' thoughts before the answer (DeepSeek reasoner, GLM with thinking). */
+  reasoningContent?: Maybe<Scalars['String']['output']>;
+  role: ChatRole;
+  toolCalls?: Maybe<Array<ChatToolCall>>;
+};
+
+export type ChatMessageInput = {
+  /** The text. Give either `content` or `parts`. */
+  content?: InputMaybe<Scalars['String']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Text and image parts, for models with vision. */
+  parts?: InputMaybe<Array<ChatContentPartInput>>;
+  role: ChatRole;
+  /** Required for TOOL messages: the `ChatToolCall.id` this message answers. */
+  toolCallId?: InputMaybe<Scalars['String']['input']>;
+  /** ASSISTANT messages: the tool calls the model made, as returned earlier. */
+  toolCalls?: InputMaybe<Array<ChatToolCallInput>>;
+};
+
+export type ChatModel = {
+  __typename?: 'ChatModel';
+  /** Prompt plus answer, in tokens; null when unknown. */
+  contextWindow?: Maybe<Scalars['Int']['output']>;
+  id: Scalars['String']['output'];
+  /** The largest `maxTokens` accepted; null when unknown. */
+  maxOutputTokens?: Maybe<Scalars['Int']['output']>;
+  /** What the gateway sends upstream as `model` (Ark: the inference endpoint id). */
+  upstreamModel: Scalars['String']['output'];
+  vision: Scalars['Boolean']['output'];
+};
+
+export type ChatProvider = {
+  __typename?: 'ChatProvider';
+  capabilities: ChatCapabilities;
+  /** `glm`, `ark`, `deepseek`, `moonshot`, or the id of a provider from `CHAT_PROVIDERS`. */
+  id: Scalars['ID']['output'];
+  /** True when the provider's credentials are configured; false when the built-in sandbox answers. */
+  live: Scalars['Boolean']['output'];
+  /** The same models with what each can do. */
+  modelDetails: Array<ChatModel>;
+  /** Model names accepted in `ChatCompletionInput.model`. Ark also accepts a raw inference endpoint id `ep-…`. */
+  models: Array<Scalars['String']['output']>;
+  /** Requests per minute the gateway sends at most (`<ID>_RPM`); null when unlimited. */
+  requestsPerMinute?: Maybe<Scalars['Int']['output']>;
+  /** P (glm), Q (ark), R (deepseek), S (moonshot); null for providers added by configuration. */
+  variant?: Maybe<Scalars['String']['output']>;
+};
+
+export type ChatRole =
+  | 'ASSISTANT'
+  | 'SYSTEM'
+  | 'TOOL'
+  | 'USER';
+
+export type ChatToolCall = {
+  __typename?: 'ChatToolCall';
+  /** The arguments as JSON text, as the model wrote them. */
+  arguments: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+};
+
+/** A fragment of a tool call: `id` and `name` arrive first, `arguments` in pieces to concatenate per `index`. */
+export type ChatToolCallDelta = {
+  __typename?: 'ChatToolCallDelta';
+  arguments?: Maybe<Scalars['String']['output']>;
+  id?: Maybe<Scalars['String']['output']>;
+  index: Scalars['Int']['output'];
+  name?: Maybe<Scalars['String']['output']>;
+};
+
+export type ChatToolCallInput = {
+  /** The arguments as JSON text. */
+  arguments: Scalars['String']['input'];
+  id: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+};
+
+/** Give `mode`, or `name` to force one tool (not GLM). */
+export type ChatToolChoiceInput = {
+  mode?: InputMaybe<ChatToolChoiceMode>;
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ChatToolChoiceMode =
+  /** The model decides. */
+  | 'AUTO'
+  /** The model answers in text. */
+  | 'NONE'
+  /** The model must call a tool (not GLM, not Ark). */
+  | 'REQUIRED';
+
+export type ChatToolInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** The function name: letters, digits, `_` and `-`, up to 64. */
+  name: Scalars['String']['input'];
+  /** JSON Schema of the arguments. */
+  parameters?: InputMaybe<Scalars['JSONObject']['input']>;
+};
+
+export type ChatUsage = {
+  __typename?: 'ChatUsage';
+  completionTokens: Scalars['Int']['output'];
+  promptTokens: Scalars['Int']['output'];
+  totalTokens: Scalars['Int']['output'];
+};
+
+export type ItemBody = {
+  __typename?: 'ItemBody';
+  content?: Maybe<Scalars['String']['output']>;
+  contentType?: Maybe<BodyType>;
+};
+
+export type ItemBodyInput = {
+  content: Scalars['String']['input'];
+  contentType?: InputMaybe<BodyType>;
+};
+
+export type KeyValuePair = {
+  __typename?: 'KeyValuePair';
+  name: Scalars['String']['output'];
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+export type KeyValuePairInput = {
+  name: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** One chat completion, answered whole. Tool calls come back assembled, with their arguments as one JSON text. */
+  createChatCompletion: ChatCompletion;
+  createServiceHealth: ServiceHealth;
+  createServiceHealthIssue: ServiceHealthIssue;
+  /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
+  deleteServiceAnnouncement: Scalars['Boolean']['output'];
+  /** True when deleted, false when there was no such service. */
+  deleteServiceHealth: Scalars['Boolean']['output'];
+  /** Sets primitive properties on the admin singleton (an open type upstream). */
+  updateAdmin: Admin;
+  /** Sets primitive properties on the serviceAnnouncement singleton (an open type upstream). */
+  updateServiceAnnouncement: ServiceAnnouncement;
+  /** `ifMatch` is the `etag` read before; a stale one fails with PRECONDITION_FAILED. */
+  updateServiceHealth: ServiceHealth;
+};
+
+
+export type MutationCreateChatCompletionArgs = {
+  input: ChatCompletionInput;
+};
+
+
+export type MutationCreateServiceHealthArgs = {
+  input: ServiceHealthInput;
+};
+
+
+export type MutationCreateServiceHealthIssueArgs = {
+  input: ServiceHealthIssueInput;
+  serviceHealthId: Scalars['ID']['input'];
+};
+
+
+export type MutationDeleteServiceAnnouncementArgs = {
+  ifMatch?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationDeleteServiceHealthArgs = {
+  id: Scalars['ID']['input'];
+  ifMatch?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationUpdateAdminArgs = {
+  input: AdminInput;
+};
+
+
+export type MutationUpdateServiceAnnouncementArgs = {
+  input: ServiceAnnouncementInput;
+};
+
+
+export type MutationUpdateServiceHealthArgs = {
+  id: Scalars['ID']['input'];
+  ifMatch?: InputMaybe<Scalars['String']['input']>;
+  input: ServiceHealthPatch;
+};
+
+/** A primitive property of an open type; numbers and booleans are given as their JSON text. */
+export type OpenProperty = {
+  __typename?: 'OpenProperty';
+  name: Scalars['String']['output'];
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+export type OpenPropertyInput = {
+  name: Scalars['String']['input'];
+  /** Null clears the property. */
+  value?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type OrderDirection =
+  | 'ASC'
+  | 'DESC';
+
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** Pass as `after` to read the next page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+export type PlotLength =
+  | 'FULL'
+  | 'SHORT';
 
 export type Query = {
   __typename?: 'Query';
+  /** The tenant's administration singleton; reading only its children costs no request of its own. */
+  admin: Admin;
+  /**
+   * The chat-completion providers this gateway can reach: the four built in (glm, ark, deepseek, moonshot) and any
+   * OpenAI-compatible provider added through `CHAT_PROVIDERS`.
+   */
+  chatProviders: Array<ChatProvider>;
+  /**
+   * One page (10 items) of OMDb's title search. Items carry `title`, `year`, `imdbId`, `type` and `posterUrl`
+   * at no extra cost; any other field looks the title up (one upstream request per distinct title, then cached).
+   */
+  searchTitles: TitleSearchPage;
+  /**
+   * One movie, series or episode from OMDb, by `imdbId` or by `title` (exactly one of the two); null when OMDb knows
+   * no such title. `year` and `type` narrow a lookup by title.
+   */
+  title?: Maybe<Title>;
   /** The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. */
   upstreams: Array<Upstream>;
 };
 
+
+export type QuerySearchTitlesArgs = {
+  page?: InputMaybe<Scalars['Int']['input']>;
+  query: Scalars['String']['input'];
+  type?: InputMaybe<TitleType>;
+  year?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryTitleArgs = {
+  imdbId?: InputMaybe<Scalars['ID']['input']>;
+  plot?: InputMaybe<PlotLength>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  type?: InputMaybe<TitleType>;
+  year?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ServiceAnnouncement = {
+  __typename?: 'ServiceAnnouncement';
+  etag?: Maybe<Scalars['String']['output']>;
+  /** Null when the upstream says 404. `id` is the service id (`Exchange`) or its name (`Exchange Online`). */
+  healthOverview?: Maybe<ServiceHealth>;
+  healthOverviews: ServiceHealthConnection;
+  /** Every service's issues in one list. */
+  issues: ServiceHealthIssueConnection;
+  properties: Array<OpenProperty>;
+};
+
+
+export type ServiceAnnouncementHealthOverviewArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ServiceAnnouncementHealthOverviewsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<ServiceHealthOrder>>;
+};
+
+
+export type ServiceAnnouncementIssuesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
+};
+
+export type ServiceAnnouncementInput = {
+  properties: Array<OpenPropertyInput>;
+};
+
+export type ServiceHealth = {
+  __typename?: 'ServiceHealth';
+  etag?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  issues: ServiceHealthIssueConnection;
+  service: Scalars['String']['output'];
+  status: ServiceHealthStatus;
+};
+
+
+export type ServiceHealthIssuesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
+};
+
+export type ServiceHealthClassification =
+  | 'ADVISORY'
+  | 'INCIDENT'
+  | 'UNKNOWN_FUTURE_VALUE';
+
+export type ServiceHealthConnection = {
+  __typename?: 'ServiceHealthConnection';
+  edges: Array<ServiceHealthEdge>;
+  nodes: Array<ServiceHealth>;
+  pageInfo: PageInfo;
+};
+
+export type ServiceHealthEdge = {
+  __typename?: 'ServiceHealthEdge';
+  cursor: Scalars['String']['output'];
+  node: ServiceHealth;
+};
+
+export type ServiceHealthInput = {
+  /** Service id, e.g. `Exchange`: at most 128 characters without / \ ? # or %. */
+  id: Scalars['ID']['input'];
+  service: Scalars['String']['input'];
+  /** @default SERVICE_OPERATIONAL upstream */
+  status?: InputMaybe<ServiceHealthStatus>;
+};
+
+export type ServiceHealthIssue = {
+  __typename?: 'ServiceHealthIssue';
+  classification?: Maybe<ServiceHealthClassification>;
+  details: Array<KeyValuePair>;
+  endDateTime?: Maybe<Scalars['DateTime']['output']>;
+  etag?: Maybe<Scalars['String']['output']>;
+  feature?: Maybe<Scalars['String']['output']>;
+  featureGroup?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  impactDescription?: Maybe<Scalars['String']['output']>;
+  isResolved?: Maybe<Scalars['Boolean']['output']>;
+  lastModifiedDateTime?: Maybe<Scalars['DateTime']['output']>;
+  origin?: Maybe<ServiceHealthOrigin>;
+  posts: Array<ServiceHealthIssuePost>;
+  service?: Maybe<Scalars['String']['output']>;
+  startDateTime?: Maybe<Scalars['DateTime']['output']>;
+  status?: Maybe<ServiceHealthStatus>;
+  title?: Maybe<Scalars['String']['output']>;
+};
+
+export type ServiceHealthIssueConnection = {
+  __typename?: 'ServiceHealthIssueConnection';
+  edges: Array<ServiceHealthIssueEdge>;
+  nodes: Array<ServiceHealthIssue>;
+  pageInfo: PageInfo;
+};
+
+export type ServiceHealthIssueEdge = {
+  __typename?: 'ServiceHealthIssueEdge';
+  cursor: Scalars['String']['output'];
+  node: ServiceHealthIssue;
+};
+
+export type ServiceHealthIssueInput = {
+  classification?: InputMaybe<ServiceHealthClassification>;
+  details?: InputMaybe<Array<KeyValuePairInput>>;
+  endDateTime?: InputMaybe<Scalars['DateTime']['input']>;
+  feature?: InputMaybe<Scalars['String']['input']>;
+  featureGroup?: InputMaybe<Scalars['String']['input']>;
+  impactDescription?: InputMaybe<Scalars['String']['input']>;
+  isResolved?: InputMaybe<Scalars['Boolean']['input']>;
+  origin?: InputMaybe<ServiceHealthOrigin>;
+  posts?: InputMaybe<Array<ServiceHealthIssuePostInput>>;
+  startDateTime?: InputMaybe<Scalars['DateTime']['input']>;
+  status?: InputMaybe<ServiceHealthStatus>;
+  title: Scalars['String']['input'];
+};
+
+export type ServiceHealthIssueOrder = {
+  direction?: InputMaybe<OrderDirection>;
+  field: ServiceHealthIssueOrderField;
+};
+
+export type ServiceHealthIssueOrderField =
+  | 'CLASSIFICATION'
+  | 'END_DATE_TIME'
+  | 'FEATURE'
+  | 'FEATURE_GROUP'
+  | 'ID'
+  | 'IMPACT_DESCRIPTION'
+  | 'IS_RESOLVED'
+  | 'LAST_MODIFIED_DATE_TIME'
+  | 'ORIGIN'
+  | 'SERVICE'
+  | 'START_DATE_TIME'
+  | 'STATUS'
+  | 'TITLE';
+
+export type ServiceHealthIssuePost = {
+  __typename?: 'ServiceHealthIssuePost';
+  createdDateTime?: Maybe<Scalars['DateTime']['output']>;
+  description?: Maybe<ItemBody>;
+  postType?: Maybe<ServiceHealthIssuePostType>;
+};
+
+export type ServiceHealthIssuePostInput = {
+  createdDateTime?: InputMaybe<Scalars['DateTime']['input']>;
+  description: ItemBodyInput;
+  postType?: InputMaybe<ServiceHealthIssuePostType>;
+};
+
+export type ServiceHealthIssuePostType =
+  | 'QUICK'
+  | 'REGULAR'
+  | 'STRATEGIC'
+  | 'UNKNOWN_FUTURE_VALUE';
+
+export type ServiceHealthOrder = {
+  direction?: InputMaybe<OrderDirection>;
+  field: ServiceHealthOrderField;
+};
+
+export type ServiceHealthOrderField =
+  | 'ID'
+  | 'SERVICE'
+  | 'STATUS';
+
+export type ServiceHealthOrigin =
+  | 'CUSTOMER'
+  | 'MICROSOFT'
+  | 'THIRD_PARTY'
+  | 'UNKNOWN_FUTURE_VALUE';
+
+export type ServiceHealthPatch = {
+  service?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<ServiceHealthStatus>;
+};
+
+export type ServiceHealthStatus =
+  | 'CONFIRMED'
+  | 'EXTENDED_RECOVERY'
+  | 'FALSE_POSITIVE'
+  | 'INVESTIGATING'
+  | 'INVESTIGATION_SUSPENDED'
+  | 'MITIGATED'
+  | 'MITIGATED_EXTERNAL'
+  | 'POST_INCIDENT_REVIEW_PUBLISHED'
+  | 'REPORTED'
+  | 'RESOLVED'
+  | 'RESOLVED_EXTERNAL'
+  | 'RESTORING_SERVICE'
+  | 'SERVICE_DEGRADATION'
+  | 'SERVICE_INTERRUPTION'
+  | 'SERVICE_OPERATIONAL'
+  | 'SERVICE_RESTORED'
+  /** A value this gateway does not know yet. */
+  | 'UNKNOWN_FUTURE_VALUE'
+  | 'VERIFYING_SERVICE';
+
 export type Subscription = {
   __typename?: 'Subscription';
+  /**
+   * The same completion as `createChatCompletion`, token by token as the provider streams it. The last chunk always
+   * carries `finishReason` and `usage`. Completing the subscription stops the provider's generation at once.
+   */
+  chatCompletionStream: ChatCompletionChunk;
   /**
    * The server's clock, every `intervalMs` milliseconds, `count` times (then the subscription completes).
    * Handy to check that a WebSocket connection works end to end.
@@ -30,10 +628,104 @@ export type Subscription = {
 };
 
 
+export type SubscriptionChatCompletionStreamArgs = {
+  input: ChatCompletionInput;
+};
+
+
 export type SubscriptionServerTimeArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   intervalMs?: InputMaybe<Scalars['Int']['input']>;
 };
+
+/** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
+export type Title = {
+  __typename?: 'Title';
+  awards?: Maybe<Scalars['String']['output']>;
+  /** US box office as OMDb writes it, e.g. `$134,478,449`. */
+  boxOffice?: Maybe<Scalars['String']['output']>;
+  cast: Array<Scalars['String']['output']>;
+  countries: Array<Scalars['String']['output']>;
+  directors: Array<Scalars['String']['output']>;
+  /** Home-video release date, ISO `YYYY-MM-DD`. */
+  dvd?: Maybe<Scalars['String']['output']>;
+  /** Episodes only: the episode number within its season. */
+  episode?: Maybe<Scalars['Int']['output']>;
+  /** Series only: the episodes of one season (empty when there is no such season). */
+  episodes: Array<Title>;
+  genres: Array<Scalars['String']['output']>;
+  /** `tt` followed by 7 or 8 digits. */
+  imdbId: Scalars['ID']['output'];
+  /** Out of 10. */
+  imdbRating?: Maybe<Scalars['Float']['output']>;
+  imdbVotes?: Maybe<Scalars['Int']['output']>;
+  languages: Array<Scalars['String']['output']>;
+  /** Out of 100. */
+  metascore?: Maybe<Scalars['Int']['output']>;
+  /** Short or full plot, as asked for with `title(plot:)`; short elsewhere. */
+  plot?: Maybe<Scalars['String']['output']>;
+  posterUrl?: Maybe<Scalars['String']['output']>;
+  production?: Maybe<Scalars['String']['output']>;
+  /** Certificate, e.g. `PG-13`. */
+  rated?: Maybe<Scalars['String']['output']>;
+  /** Every rating OMDb has, the IMDb one first. */
+  ratings: Array<TitleRating>;
+  /** First release date, ISO `YYYY-MM-DD`. */
+  released?: Maybe<Scalars['String']['output']>;
+  runtimeMinutes?: Maybe<Scalars['Int']['output']>;
+  /** Episodes only: the season number. */
+  season?: Maybe<Scalars['Int']['output']>;
+  /** Series only: each season, in order; empty for other types. */
+  seasons: Array<TitleSeason>;
+  /** Episodes only: the series it belongs to. */
+  series?: Maybe<Title>;
+  title: Scalars['String']['output'];
+  /** Series only. */
+  totalSeasons?: Maybe<Scalars['Int']['output']>;
+  type: TitleType;
+  website?: Maybe<Scalars['String']['output']>;
+  writers: Array<Scalars['String']['output']>;
+  /** `1978`, or a range for a series: `2011–2019`, `2019–` while it runs. */
+  year?: Maybe<Scalars['String']['output']>;
+};
+
+
+/** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
+export type TitleEpisodesArgs = {
+  season: Scalars['Int']['input'];
+};
+
+export type TitleRating = {
+  __typename?: 'TitleRating';
+  /** `Internet Movie Database`, `Rotten Tomatoes`, `Metacritic`. */
+  source: Scalars['String']['output'];
+  /** As the source writes it: `7.4/10`, `93%`, `82/100`. */
+  value: Scalars['String']['output'];
+};
+
+export type TitleSearchPage = {
+  __typename?: 'TitleSearchPage';
+  hasNextPage: Scalars['Boolean']['output'];
+  items: Array<Title>;
+  page: Scalars['Int']['output'];
+  totalPages: Scalars['Int']['output'];
+  totalResults: Scalars['Int']['output'];
+};
+
+export type TitleSeason = {
+  __typename?: 'TitleSeason';
+  /** The season's episodes; fields beyond `title`, `imdbId`, `released`, `imdbRating`, `season` and `episode` look each episode up. */
+  episodes: Array<Title>;
+  number: Scalars['Int']['output'];
+};
+
+export type TitleType =
+  | 'EPISODE'
+  | 'GAME'
+  | 'MOVIE'
+  | 'SERIES'
+  /** A type OMDb added after this graph was written. */
+  | 'UNKNOWN_FUTURE_VALUE';
 
 export type Upstream = {
   __typename?: 'Upstream';
@@ -123,39 +815,395 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  Admin: ResolverTypeWrapper<SingletonModel>;
+  AdminInput: AdminInput;
+  BodyType: BodyType;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
+  ChatChoice: ResolverTypeWrapper<ChatChoice>;
+  ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
+  ChatCompletionChunk: ResolverTypeWrapper<ChatCompletionChunk>;
+  ChatCompletionInput: ChatCompletionInput;
+  ChatContentPartInput: ChatContentPartInput;
+  ChatContentPartType: ChatContentPartType;
+  ChatDelta: ResolverTypeWrapper<ChatDelta>;
+  ChatFinishReason: ChatFinishReason;
+  ChatMessage: ResolverTypeWrapper<ChatMessage>;
+  ChatMessageInput: ChatMessageInput;
+  ChatModel: ResolverTypeWrapper<ChatModel>;
+  ChatProvider: ResolverTypeWrapper<ChatProvider>;
+  ChatRole: ChatRole;
+  ChatToolCall: ResolverTypeWrapper<ChatToolCall>;
+  ChatToolCallDelta: ResolverTypeWrapper<ChatToolCallDelta>;
+  ChatToolCallInput: ChatToolCallInput;
+  ChatToolChoiceInput: ChatToolChoiceInput;
+  ChatToolChoiceMode: ChatToolChoiceMode;
+  ChatToolInput: ChatToolInput;
+  ChatUsage: ResolverTypeWrapper<ChatUsage>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  ItemBody: ResolverTypeWrapper<ItemBody>;
+  ItemBodyInput: ItemBodyInput;
+  JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
+  KeyValuePair: ResolverTypeWrapper<KeyValuePair>;
+  KeyValuePairInput: KeyValuePairInput;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OpenProperty: ResolverTypeWrapper<OpenProperty>;
+  OpenPropertyInput: OpenPropertyInput;
+  OrderDirection: OrderDirection;
+  PageInfo: ResolverTypeWrapper<AnyPage>;
+  PlotLength: PlotLength;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ServiceAnnouncement: ResolverTypeWrapper<SingletonModel>;
+  ServiceAnnouncementInput: ServiceAnnouncementInput;
+  ServiceHealth: ResolverTypeWrapper<ServiceHealthModel>;
+  ServiceHealthClassification: ServiceHealthClassification;
+  ServiceHealthConnection: ResolverTypeWrapper<ServiceHealthPage>;
+  ServiceHealthEdge: ResolverTypeWrapper<Omit<ServiceHealthEdge, 'node'> & { node: ResolversTypes['ServiceHealth'] }>;
+  ServiceHealthInput: ServiceHealthInput;
+  ServiceHealthIssue: ResolverTypeWrapper<ServiceHealthIssue>;
+  ServiceHealthIssueConnection: ResolverTypeWrapper<ServiceHealthIssuePage>;
+  ServiceHealthIssueEdge: ResolverTypeWrapper<ServiceHealthIssueEdge>;
+  ServiceHealthIssueInput: ServiceHealthIssueInput;
+  ServiceHealthIssueOrder: ServiceHealthIssueOrder;
+  ServiceHealthIssueOrderField: ServiceHealthIssueOrderField;
+  ServiceHealthIssuePost: ResolverTypeWrapper<ServiceHealthIssuePost>;
+  ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
+  ServiceHealthIssuePostType: ServiceHealthIssuePostType;
+  ServiceHealthOrder: ServiceHealthOrder;
+  ServiceHealthOrderField: ServiceHealthOrderField;
+  ServiceHealthOrigin: ServiceHealthOrigin;
+  ServiceHealthPatch: ServiceHealthPatch;
+  ServiceHealthStatus: ServiceHealthStatus;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Title: ResolverTypeWrapper<TitleRef>;
+  TitleRating: ResolverTypeWrapper<TitleRating>;
+  TitleSearchPage: ResolverTypeWrapper<SearchPage>;
+  TitleSeason: ResolverTypeWrapper<SeasonRef>;
+  TitleType: TitleType;
   Upstream: ResolverTypeWrapper<Upstream>;
   UpstreamMode: UpstreamMode;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  Admin: SingletonModel;
+  AdminInput: AdminInput;
   Boolean: Scalars['Boolean']['output'];
+  ChatCapabilities: ChatCapabilities;
+  ChatChoice: ChatChoice;
+  ChatCompletion: ChatCompletion;
+  ChatCompletionChunk: ChatCompletionChunk;
+  ChatCompletionInput: ChatCompletionInput;
+  ChatContentPartInput: ChatContentPartInput;
+  ChatDelta: ChatDelta;
+  ChatMessage: ChatMessage;
+  ChatMessageInput: ChatMessageInput;
+  ChatModel: ChatModel;
+  ChatProvider: ChatProvider;
+  ChatToolCall: ChatToolCall;
+  ChatToolCallDelta: ChatToolCallDelta;
+  ChatToolCallInput: ChatToolCallInput;
+  ChatToolChoiceInput: ChatToolChoiceInput;
+  ChatToolInput: ChatToolInput;
+  ChatUsage: ChatUsage;
   DateTime: Scalars['DateTime']['output'];
+  Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  ItemBody: ItemBody;
+  ItemBodyInput: ItemBodyInput;
+  JSONObject: Scalars['JSONObject']['output'];
+  KeyValuePair: KeyValuePair;
+  KeyValuePairInput: KeyValuePairInput;
+  Mutation: Record<PropertyKey, never>;
+  OpenProperty: OpenProperty;
+  OpenPropertyInput: OpenPropertyInput;
+  PageInfo: AnyPage;
   Query: Record<PropertyKey, never>;
+  ServiceAnnouncement: SingletonModel;
+  ServiceAnnouncementInput: ServiceAnnouncementInput;
+  ServiceHealth: ServiceHealthModel;
+  ServiceHealthConnection: ServiceHealthPage;
+  ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
+  ServiceHealthInput: ServiceHealthInput;
+  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceHealthIssueConnection: ServiceHealthIssuePage;
+  ServiceHealthIssueEdge: ServiceHealthIssueEdge;
+  ServiceHealthIssueInput: ServiceHealthIssueInput;
+  ServiceHealthIssueOrder: ServiceHealthIssueOrder;
+  ServiceHealthIssuePost: ServiceHealthIssuePost;
+  ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
+  ServiceHealthOrder: ServiceHealthOrder;
+  ServiceHealthPatch: ServiceHealthPatch;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  Title: TitleRef;
+  TitleRating: TitleRating;
+  TitleSearchPage: SearchPage;
+  TitleSeason: SeasonRef;
   Upstream: Upstream;
+};
+
+export type AdminResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Admin'] = ResolversParentTypes['Admin']> = {
+  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
+  serviceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType>;
+};
+
+export type ChatCapabilitiesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCapabilities'] = ResolversParentTypes['ChatCapabilities']> = {
+  contextWindow?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  streaming?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  temperatureMax?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  temperatureMin?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  tools?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  vision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ChatChoiceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatChoice'] = ResolversParentTypes['ChatChoice']> = {
+  finishReason?: Resolver<Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['ChatMessage'], ParentType, ContextType>;
+};
+
+export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletion'] = ResolversParentTypes['ChatCompletion']> = {
+  choices?: Resolver<Array<ResolversTypes['ChatChoice']>, ParentType, ContextType>;
+  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['ChatUsage'], ParentType, ContextType>;
+};
+
+export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletionChunk'] = ResolversParentTypes['ChatCompletionChunk']> = {
+  delta?: Resolver<ResolversTypes['ChatDelta'], ParentType, ContextType>;
+  finishReason?: Resolver<Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['ChatUsage']>, ParentType, ContextType>;
+};
+
+export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatDelta'] = ResolversParentTypes['ChatDelta']> = {
+  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reasoningContent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  role?: Resolver<Maybe<ResolversTypes['ChatRole']>, ParentType, ContextType>;
+  toolCalls?: Resolver<Maybe<Array<ResolversTypes['ChatToolCallDelta']>>, ParentType, ContextType>;
+};
+
+export type ChatMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatMessage'] = ResolversParentTypes['ChatMessage']> = {
+  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reasoningContent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['ChatRole'], ParentType, ContextType>;
+  toolCalls?: Resolver<Maybe<Array<ResolversTypes['ChatToolCall']>>, ParentType, ContextType>;
+};
+
+export type ChatModelResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModel'] = ResolversParentTypes['ChatModel']> = {
+  contextWindow?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  maxOutputTokens?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  upstreamModel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  vision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ChatProviderResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatProvider'] = ResolversParentTypes['ChatProvider']> = {
+  capabilities?: Resolver<ResolversTypes['ChatCapabilities'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  live?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  modelDetails?: Resolver<Array<ResolversTypes['ChatModel']>, ParentType, ContextType>;
+  models?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  requestsPerMinute?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  variant?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ChatToolCallResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatToolCall'] = ResolversParentTypes['ChatToolCall']> = {
+  arguments?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ChatToolCallDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatToolCallDelta'] = ResolversParentTypes['ChatToolCallDelta']> = {
+  arguments?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ChatUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatUsage'] = ResolversParentTypes['ChatUsage']> = {
+  completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
 
+export type ItemBodyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ItemBody'] = ResolversParentTypes['ItemBody']> = {
+  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  contentType?: Resolver<Maybe<ResolversTypes['BodyType']>, ParentType, ContextType>;
+};
+
+export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSONObject'], any> {
+  name: 'JSONObject';
+}
+
+export type KeyValuePairResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['KeyValuePair'] = ResolversParentTypes['KeyValuePair']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createChatCompletion?: Resolver<ResolversTypes['ChatCompletion'], ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
+  createServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
+  createServiceHealthIssue?: Resolver<ResolversTypes['ServiceHealthIssue'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
+  deleteServiceAnnouncement?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
+  deleteServiceHealth?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
+  updateAdmin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
+  updateServiceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
+  updateServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
+};
+
+export type OpenPropertyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['OpenProperty'] = ResolversParentTypes['OpenProperty']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
+  chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
+  searchTitles?: Resolver<ResolversTypes['TitleSearchPage'], ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
+  title?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<QueryTitleArgs, 'plot'>>;
   upstreams?: Resolver<Array<ResolversTypes['Upstream']>, ParentType, ContextType>;
 };
 
+export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceAnnouncement'] = ResolversParentTypes['ServiceAnnouncement']> = {
+  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  healthOverview?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<ServiceAnnouncementHealthOverviewArgs, 'id'>>;
+  healthOverviews?: Resolver<ResolversTypes['ServiceHealthConnection'], ParentType, ContextType, Partial<ServiceAnnouncementHealthOverviewsArgs>>;
+  issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceAnnouncementIssuesArgs>>;
+  properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
+};
+
+export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth']> = {
+  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
+  service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ServiceHealthStatus'], ParentType, ContextType>;
+};
+
+export type ServiceHealthConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthConnection'] = ResolversParentTypes['ServiceHealthConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ServiceHealthEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ServiceHealth']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ServiceHealthEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthEdge'] = ResolversParentTypes['ServiceHealthEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
+};
+
+export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue']> = {
+  classification?: Resolver<Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
+  details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
+  endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  feature?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  featureGroup?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  impactDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  isResolved?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  lastModifiedDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  origin?: Resolver<Maybe<ResolversTypes['ServiceHealthOrigin']>, ParentType, ContextType>;
+  posts?: Resolver<Array<ResolversTypes['ServiceHealthIssuePost']>, ParentType, ContextType>;
+  service?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ServiceHealthIssueConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssueConnection'] = ResolversParentTypes['ServiceHealthIssueConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ServiceHealthIssueEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ServiceHealthIssueEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssueEdge'] = ResolversParentTypes['ServiceHealthIssueEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ServiceHealthIssue'], ParentType, ContextType>;
+};
+
+export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssuePost'] = ResolversParentTypes['ServiceHealthIssuePost']> = {
+  createdDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
+  postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  chatCompletionStream?: SubscriptionResolver<ResolversTypes['ChatCompletionChunk'], "chatCompletionStream", ParentType, ContextType, RequireFields<SubscriptionChatCompletionStreamArgs, 'input'>>;
   serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
+};
+
+export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title']> = {
+  awards?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  boxOffice?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  cast?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  countries?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  directors?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  dvd?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  episode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  episodes?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<TitleEpisodesArgs, 'season'>>;
+  genres?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  imdbId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  imdbRating?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  imdbVotes?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  languages?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  metascore?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  plot?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  posterUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  production?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rated?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ratings?: Resolver<Array<ResolversTypes['TitleRating']>, ParentType, ContextType>;
+  released?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runtimeMinutes?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  season?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  seasons?: Resolver<Array<ResolversTypes['TitleSeason']>, ParentType, ContextType>;
+  series?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalSeasons?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['TitleType'], ParentType, ContextType>;
+  website?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  writers?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  year?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type TitleRatingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleRating'] = ResolversParentTypes['TitleRating']> = {
+  source?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type TitleSearchPageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSearchPage'] = ResolversParentTypes['TitleSearchPage']> = {
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  items?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType>;
+  page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalResults?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type TitleSeasonResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSeason'] = ResolversParentTypes['TitleSeason']> = {
+  episodes?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType>;
+  number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type UpstreamResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Upstream'] = ResolversParentTypes['Upstream']> = {
@@ -165,9 +1213,39 @@ export type UpstreamResolvers<ContextType = GatewayContext, ParentType extends R
 };
 
 export type Resolvers<ContextType = GatewayContext> = {
+  Admin?: AdminResolvers<ContextType>;
+  ChatCapabilities?: ChatCapabilitiesResolvers<ContextType>;
+  ChatChoice?: ChatChoiceResolvers<ContextType>;
+  ChatCompletion?: ChatCompletionResolvers<ContextType>;
+  ChatCompletionChunk?: ChatCompletionChunkResolvers<ContextType>;
+  ChatDelta?: ChatDeltaResolvers<ContextType>;
+  ChatMessage?: ChatMessageResolvers<ContextType>;
+  ChatModel?: ChatModelResolvers<ContextType>;
+  ChatProvider?: ChatProviderResolvers<ContextType>;
+  ChatToolCall?: ChatToolCallResolvers<ContextType>;
+  ChatToolCallDelta?: ChatToolCallDeltaResolvers<ContextType>;
+  ChatUsage?: ChatUsageResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  ItemBody?: ItemBodyResolvers<ContextType>;
+  JSONObject?: GraphQLScalarType;
+  KeyValuePair?: KeyValuePairResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
+  OpenProperty?: OpenPropertyResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  ServiceAnnouncement?: ServiceAnnouncementResolvers<ContextType>;
+  ServiceHealth?: ServiceHealthResolvers<ContextType>;
+  ServiceHealthConnection?: ServiceHealthConnectionResolvers<ContextType>;
+  ServiceHealthEdge?: ServiceHealthEdgeResolvers<ContextType>;
+  ServiceHealthIssue?: ServiceHealthIssueResolvers<ContextType>;
+  ServiceHealthIssueConnection?: ServiceHealthIssueConnectionResolvers<ContextType>;
+  ServiceHealthIssueEdge?: ServiceHealthIssueEdgeResolvers<ContextType>;
+  ServiceHealthIssuePost?: ServiceHealthIssuePostResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  Title?: TitleResolvers<ContextType>;
+  TitleRating?: TitleRatingResolvers<ContextType>;
+  TitleSearchPage?: TitleSearchPageResolvers<ContextType>;
+  TitleSeason?: TitleSeasonResolvers<ContextType>;
   Upstream?: UpstreamResolvers<ContextType>;
 };
 

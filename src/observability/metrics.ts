@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -53,6 +53,13 @@ export class GatewayMetrics {
     name: 'gateway_upstream_retries_total',
     help: 'Upstream requests retried, by upstream and reason',
     labelNames: ['upstream', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamQuotaRemaining = new Gauge({
+    name: 'gateway_upstream_quota_remaining',
+    help: 'Upstream requests the gateway may still send this UTC day (OMDb daily quota)',
+    labelNames: ['upstream'] as const,
     registers: [this.registry],
   });
 

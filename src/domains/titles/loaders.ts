@@ -1,0 +1,88 @@
+/**
+ * Every OMDb answer a resolver needs goes through one per-request DataLoader (identical requests of one operation,
+ * whatever their aliases, fragments or nesting, become one), then the shared client (TTL cache, in-flight
+ * coalescing across operations, daily quota).
+ */
+import DataLoader from 'dataloader';
+import { badInput, ErrorCode, GatewayError } from '../../errors.js';
+import { perRequest, shared, type GatewayContext, type GatewayServices } from '../../server/context.js';
+import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
+import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
+import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
+import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
+import type { TitleRecord, TitleRef } from './model.js';
+
+/** The gateway-wide OMDb client. */
+export function omdbClient(services: GatewayServices): OmdbClient {
+  return shared(services, OmdbClient, (s) => {
+    const client = new OmdbClient({ ...s.config.omdb, metrics: s.metrics, log: s.log, redact: s.redact });
+    s.onClose.push(() => client.close());
+    return client;
+  });
+}
+
+const LOADER = {};
+
+function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
+  return perRequest(ctx, LOADER, (c) => {
+    const client = omdbClient(c.services);
+    // OMDb has no batch endpoint: a batch is distinct requests sent side by side.
+    return new DataLoader<OmdbQuery, OmdbAnswer, string>(
+      (queries) => Promise.all(queries.map((q) => client.get(q, c.signal).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))))),
+      { cacheKeyFn: omdbQueryKey },
+    );
+  });
+}
+
+/** Cached answers are shared objects, so each record is mapped once. */
+const records = new WeakMap<OmdbTitleJson, TitleRecord>();
+export function recordOf(json: OmdbTitleJson): TitleRecord {
+  let record = records.get(json);
+  if (!record) {
+    record = toTitleRecord(json);
+    records.set(json, record);
+  }
+  return record;
+}
+
+/** A title by ID or name; null when OMDb knows none. */
+export async function lookupTitle(ctx: GatewayContext, query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>): Promise<TitleRecord | null> {
+  const answer = await omdbLoader(ctx).load(query);
+  return answer.kind === 'title' ? recordOf(answer.title) : null;
+}
+
+/** The whole record behind a partial title (search hit, season episode, series of an episode); short plot. */
+export async function titleDetails(ctx: GatewayContext, ref: TitleRef): Promise<TitleRecord> {
+  const record = await lookupTitle(ctx, { kind: 'byId', imdbId: ref.imdbId, plot: 'short' });
+  if (!record) {
+    throw new GatewayError(ErrorCode.NotFound, `OMDb has no details for ${ref.imdbId}, though it listed it; ask again later.`, { upstream: 'omdb' });
+  }
+  return record;
+}
+
+export interface SearchPage {
+  totalResults: number;
+  page: number;
+  items: TitleRef[];
+}
+
+/** One search page; no match is an empty page, a query OMDb finds too broad is the caller's to lengthen. */
+export async function searchPage(ctx: GatewayContext, query: Extract<OmdbQuery, { kind: 'search' }>): Promise<SearchPage> {
+  const answer = await omdbLoader(ctx).load(query);
+  if (answer.kind === 'tooManyResults') {
+    throw badInput(`OMDb finds too many titles for ${JSON.stringify(query.query.trim())}: search with a longer, more specific query.`, 'query');
+  }
+  if (answer.kind !== 'search') return { totalResults: 0, page: query.page, items: [] };
+  const total = Number(answer.search.totalResults);
+  return {
+    totalResults: Number.isFinite(total) ? total : answer.search.Search.length,
+    page: query.page,
+    items: answer.search.Search.map(toSearchItem),
+  };
+}
+
+/** The episodes of one season of a series; empty when OMDb has no such season. */
+export async function seasonEpisodes(ctx: GatewayContext, seriesId: string, season: number): Promise<TitleRef[]> {
+  const answer = await omdbLoader(ctx).load({ kind: 'season', imdbId: seriesId, season });
+  return answer.kind === 'season' ? toSeasonEpisodes(answer.season, seriesId) : [];
+}

@@ -1,0 +1,211 @@
+/**
+ * The daily-quota guard: before the first OMDb field of an operation resolves, estimate the upstream requests the
+ * whole operation can need and refuse it (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it) rather than start work
+ * that would cross the quota halfway. It runs at the first OMDb field instead of in an Apollo plugin so that it
+ * also guards operations over graphql-ws, which Apollo's plugins never see.
+ *
+ * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
+ * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
+ * beyond a search item's own are selected, a request per season list, and so on. Requests the shared cache answers
+ * are left out; where a count is unknown before fetching (seasons of an uncached series, episodes of a season) a
+ * typical figure stands in. Concurrent operations are not reserved against each other: the client's hard cap, one
+ * quota unit taken before each request, still keeps the day's total within the quota.
+ */
+import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { perRequest, type GatewayContext } from '../../server/context.js';
+import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
+import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
+import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
+import { omdbClient, recordOf } from './loaders.js';
+import { SEARCH_ITEM_FIELDS, SEASON_EPISODE_FIELDS, toSeasonEpisodes } from './mapping.js';
+import type { TitleRecord } from './model.js';
+
+/** Stand-ins for counts known only after fetching. */
+export const TYPICAL_SEASONS = 8;
+export const TYPICAL_EPISODES = 10;
+export const SEARCH_PAGE_SIZE = 10;
+
+/** A title as far as the estimate knows it. */
+interface Subject {
+  /** The real IMDb ID when known. */
+  id?: string;
+  /** A stable name for it when the ID is not known yet, so that the same unknown title is counted once. */
+  sym: string;
+  /** Fields known without a lookup; `all` for a looked-up record. */
+  known: 'all' | ReadonlySet<string>;
+  record?: TitleRecord;
+  type?: string;
+  seriesId?: string | null;
+}
+
+const SEARCH_ITEM = new Set<string>(SEARCH_ITEM_FIELDS);
+const SEASON_EPISODE = new Set<string>(SEASON_EPISODE_FIELDS);
+const SERIES_REF = new Set(['imdbId']);
+
+class Estimate {
+  /** Distinct uncached requests: real query keys, or symbolic names for requests about titles not known yet. */
+  readonly requests = new Set<string>();
+
+  constructor(
+    private readonly info: GraphQLResolveInfo,
+    private readonly client: OmdbClient,
+  ) {}
+
+  operation(op: OperationDefinitionNode): number {
+    const query = this.info.schema.getQueryType();
+    if (op.operation !== 'query' || !query) return 0;
+    for (const field of this.fields(op.selectionSet)) {
+      const def = query.getFields()[field.name.value];
+      if (field.name.value === 'title' && def) {
+        let q: OmdbQuery;
+        try {
+          q = titleQuery(getArgumentValues(def, field, this.info.variableValues) as TitleArgs);
+        } catch {
+          continue; // refused as bad input before any request
+        }
+        const answer = this.request(q);
+        if (answer && answer.kind !== 'title') continue;
+        const record = answer?.kind === 'title' ? recordOf(answer.title) : undefined;
+        const id = record?.imdbId ?? (q.kind === 'byId' ? q.imdbId : undefined);
+        this.title(field.selectionSet, { id, sym: omdbQueryKey(q), known: 'all', record, type: record?.type, seriesId: record?.seriesId });
+      } else if (field.name.value === 'searchTitles' && def) {
+        let q: OmdbQuery;
+        try {
+          q = searchQuery(getArgumentValues(def, field, this.info.variableValues) as unknown as SearchArgs);
+        } catch {
+          continue;
+        }
+        const answer = this.request(q);
+        if (answer && answer.kind !== 'search') continue;
+        for (const items of this.fields(field.selectionSet).filter((f) => f.name.value === 'items')) {
+          if (answer?.kind === 'search') {
+            for (const item of answer.search.Search) this.title(items.selectionSet, { id: item.imdbID, sym: item.imdbID, known: SEARCH_ITEM, type: item.Type?.toUpperCase() });
+          } else {
+            for (let i = 0; i < SEARCH_PAGE_SIZE; i++) this.title(items.selectionSet, { sym: `${omdbQueryKey(q)}#${i}`, known: SEARCH_ITEM });
+          }
+        }
+      }
+    }
+    return this.requests.size;
+  }
+
+  private title(set: SelectionSetNode | undefined, subject: Subject): void {
+    const fields = this.fields(set);
+    let { record } = subject;
+    const known = subject.known;
+    if (known !== 'all' && fields.some((f) => needsLookup(f.name.value, known))) {
+      if (subject.id) {
+        const answer = this.request({ kind: 'byId', imdbId: subject.id, plot: 'short' });
+        if (answer?.kind === 'title') record = recordOf(answer.title);
+      } else this.requests.add(`details of ${subject.sym}`);
+    }
+    const type = record?.type ?? subject.type;
+    for (const field of fields) {
+      switch (field.name.value) {
+        case 'series': {
+          if (type && type !== 'EPISODE') break;
+          const seriesId = record?.seriesId ?? subject.seriesId ?? undefined;
+          this.title(field.selectionSet, { id: seriesId, sym: seriesId ?? `series of ${subject.sym}`, known: SERIES_REF });
+          break;
+        }
+        case 'seasons': {
+          if (type && type !== 'SERIES') break;
+          const count = record?.totalSeasons ?? TYPICAL_SEASONS;
+          for (const episodes of this.fields(field.selectionSet).filter((f) => f.name.value === 'episodes')) {
+            for (let n = 1; n <= count; n++) this.season(subject, n, episodes.selectionSet);
+          }
+          break;
+        }
+        case 'episodes': {
+          if (type && type !== 'SERIES') break;
+          const def = this.info.schema.getType('Title');
+          const args = def && 'getFields' in def ? getArgumentValues((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues) : {};
+          const n = Number(args.season);
+          if (n >= 1) this.season(subject, n, field.selectionSet);
+          break;
+        }
+      }
+    }
+  }
+
+  private season(series: Subject, n: number, set: SelectionSetNode | undefined): void {
+    if (series.id) {
+      const answer = this.request({ kind: 'season', imdbId: series.id, season: n });
+      if (answer?.kind === 'season') {
+        for (const e of toSeasonEpisodes(answer.season, series.id)) {
+          this.title(set, { id: e.imdbId, sym: e.imdbId, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id });
+        }
+        return;
+      }
+      if (answer) return;
+    } else this.requests.add(`season ${n} of ${series.sym}`);
+    for (let i = 0; i < TYPICAL_EPISODES; i++) {
+      this.title(set, { sym: `${series.sym}/${n}#${i}`, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id });
+    }
+  }
+
+  /** A request the operation will make: counted unless the cache answers it; gives the cached answer. */
+  private request(q: OmdbQuery): OmdbAnswer | undefined {
+    const answer = this.client.peek(q);
+    if (!answer) this.requests.add(omdbQueryKey(q));
+    return answer;
+  }
+
+  /** The fields of a selection set, fragments flattened, `@skip`/`@include` applied. */
+  private fields(set: SelectionSetNode | undefined): FieldNode[] {
+    const out: FieldNode[] = [];
+    for (const selection of set?.selections ?? []) {
+      if (!this.included(selection)) continue;
+      if (selection.kind === 'Field') out.push(selection);
+      else if (selection.kind === 'InlineFragment') out.push(...this.fields(selection.selectionSet));
+      else {
+        const fragment = this.info.fragments[selection.name.value];
+        if (fragment) out.push(...this.fields(fragment.selectionSet));
+      }
+    }
+    return out;
+  }
+
+  private included(node: Parameters<typeof getDirectiveValues>[1]): boolean {
+    const variables = this.info.variableValues;
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+  }
+}
+
+/** Whether selecting `field` of a partial title needs the whole record. */
+function needsLookup(field: string, known: ReadonlySet<string>): boolean {
+  switch (field) {
+    case '__typename':
+    case 'episodes':
+      return false;
+    case 'seasons':
+      return !known.has('totalSeasons');
+    case 'series':
+      return !known.has('seriesId');
+    default:
+      return !known.has(field);
+  }
+}
+
+/** How many OMDb requests the operation of `info` can need, leaving out what the shared cache answers. */
+export function estimateOmdbRequests(info: GraphQLResolveInfo, client: OmdbClient): number {
+  return new Estimate(info, client).operation(info.operation);
+}
+
+const DECISIONS = {};
+
+/** Throws UPSTREAM_QUOTA_EXHAUSTED when the operation can need more OMDb requests than remain today. */
+export function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo): void {
+  const decisions = perRequest(ctx, DECISIONS, () => new WeakMap<OperationDefinitionNode, number>());
+  const client = omdbClient(ctx.services);
+  let refused = decisions.get(info.operation);
+  if (refused === undefined) {
+    const needed = estimateOmdbRequests(info, client);
+    const remaining = client.quota.remaining();
+    refused = needed > remaining ? needed : 0;
+    decisions.set(info.operation, refused);
+    if (refused) ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
+  }
+  if (refused) throw client.quotaExhausted(refused, 'this operation');
+}

@@ -1,0 +1,91 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Resolvers } from '../../generated/resolvers.js';
+import type { GatewayContext } from '../../server/context.js';
+import { searchQuery, seasonNumber, titleQuery } from './input.js';
+import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
+import type { TitleRecord, TitleRef } from './model.js';
+import { admitOmdbOperation, SEARCH_PAGE_SIZE } from './quotaGuard.js';
+
+/** A field of a title: from what the parent already knows, else from its looked-up record. */
+async function known<K extends keyof TitleRecord>(ref: TitleRef, key: K, ctx: GatewayContext): Promise<TitleRecord[K]> {
+  const value = ref.known[key];
+  return value !== undefined ? (value as TitleRecord[K]) : (await titleDetails(ctx, ref))[key];
+}
+
+const field =
+  <K extends keyof TitleRecord>(key: K) =>
+  (ref: TitleRef, _args: unknown, ctx: GatewayContext) =>
+    known(ref, key, ctx);
+
+const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
+
+/** Arguments are checked first (bad input costs no request), then the operation's quota estimate. */
+function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): T {
+  const parsed = parse();
+  admitOmdbOperation(ctx, info);
+  return parsed;
+}
+
+export const titleResolvers: Resolvers = {
+  Query: {
+    async title(_root, args, ctx, info) {
+      const record = await lookupTitle(ctx, admit(ctx, info, () => titleQuery(args)));
+      return record && asRef(record);
+    },
+    async searchTitles(_root, args, ctx, info) {
+      return searchPage(ctx, admit(ctx, info, () => searchQuery(args)));
+    },
+  },
+  TitleSearchPage: {
+    totalPages: (page) => Math.ceil(page.totalResults / SEARCH_PAGE_SIZE),
+    hasNextPage: (page) => page.page * SEARCH_PAGE_SIZE < page.totalResults,
+  },
+  Title: {
+    imdbId: (ref) => ref.imdbId,
+    title: field('title'),
+    year: field('year'),
+    type: field('type'),
+    rated: field('rated'),
+    released: field('released'),
+    runtimeMinutes: field('runtimeMinutes'),
+    genres: field('genres'),
+    directors: field('directors'),
+    writers: field('writers'),
+    cast: field('cast'),
+    plot: field('plot'),
+    languages: field('languages'),
+    countries: field('countries'),
+    awards: field('awards'),
+    posterUrl: field('posterUrl'),
+    ratings: field('ratings'),
+    imdbRating: field('imdbRating'),
+    imdbVotes: field('imdbVotes'),
+    metascore: field('metascore'),
+    boxOffice: field('boxOffice'),
+    dvd: field('dvd'),
+    production: field('production'),
+    website: field('website'),
+    totalSeasons: field('totalSeasons'),
+    season: field('season'),
+    episode: field('episode'),
+    async series(ref, _args, ctx) {
+      if ((await known(ref, 'type', ctx)) !== 'EPISODE') return null;
+      const seriesId = await known(ref, 'seriesId', ctx);
+      return seriesId ? { imdbId: seriesId, known: { imdbId: seriesId } } : null;
+    },
+    async seasons(ref, _args, ctx) {
+      if ((await known(ref, 'type', ctx)) !== 'SERIES') return [];
+      const count = (await known(ref, 'totalSeasons', ctx)) ?? 0;
+      return Array.from({ length: count }, (_, i) => ({ seriesId: ref.imdbId, number: i + 1 }));
+    },
+    async episodes(ref, args, ctx) {
+      const season = seasonNumber(args.season);
+      if ((await known(ref, 'type', ctx)) !== 'SERIES') return [];
+      return seasonEpisodes(ctx, ref.imdbId, season);
+    },
+  },
+  TitleSeason: {
+    number: (season) => season.number,
+    episodes: (season, _args, ctx) => seasonEpisodes(ctx, season.seriesId, season.number),
+  },
+};

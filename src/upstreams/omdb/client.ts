@@ -1,0 +1,204 @@
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import { ErrorCode, upstreamError } from '../../errors.js';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import { UpstreamHttp } from '../http/client.js';
+import { DailyQuota } from './dailyQuota.js';
+import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
+import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
+
+/** What OMDb answered to one {@link OmdbQuery}, errors that are answers (not found, too broad) included. */
+export type OmdbAnswer =
+  | { kind: 'title'; title: OmdbTitleJson }
+  | { kind: 'season'; season: OmdbSeasonJson }
+  | { kind: 'search'; search: OmdbSearchJson }
+  | { kind: 'notFound'; error: string }
+  | { kind: 'tooManyResults'; error: string };
+
+export interface OmdbClientOptions {
+  /** `http://www.omdbapi.com`, or the sandbox's `/omdb` base; http and https both work. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Upstream requests allowed per UTC day. @default 1000 */
+  dailyQuota: number;
+  /** How long an answer is reused. 0 turns the cache off. @default 3600000 */
+  cacheTtlMs: number;
+  /** Answers kept at most (least recently used go first). 0 turns the cache off. @default 5000 */
+  cacheMax: number;
+  metrics: GatewayMetrics;
+  log: Logger;
+  redact: (text: string) => string;
+}
+
+/**
+ * "Not found" and "Too many results." answers are cached too (they cost quota like any other), but for at most ten
+ * minutes, so a title OMDb adds today shows up soon.
+ */
+export const NEGATIVE_TTL_MS = 10 * 60_000;
+
+const NOT_FOUND = new Set(['Movie not found!', 'Incorrect IMDb ID.', 'Series or episode not found!', 'Series not found!', 'Episode not found!']);
+const TOO_MANY = 'Too many results.';
+const LIMIT = /request limit reached/i;
+
+interface Flight {
+  promise: Promise<OmdbAnswer>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * The OMDb API client: builds requests, reuses answers (a TTL-bounded LRU keyed by the normalized request, never by
+ * the key), coalesces identical requests in flight across operations, keeps within the daily quota, and maps OMDb's
+ * answers to {@link OmdbAnswer} or contract errors. It knows nothing of GraphQL.
+ */
+export class OmdbClient {
+  readonly quota: DailyQuota;
+  private readonly http: UpstreamHttp;
+  private readonly cache?: LRUCache<string, OmdbAnswer>;
+  private readonly inFlight = new Map<string, Flight>();
+
+  constructor(private readonly options: OmdbClientOptions) {
+    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact });
+    this.quota = new DailyQuota(options.dailyQuota, (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining));
+    if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
+      this.cache = new LRUCache<string, OmdbAnswer>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+    }
+  }
+
+  /** The cached answer, without a request or a change of recency. */
+  peek(query: OmdbQuery): OmdbAnswer | undefined {
+    return this.cache?.get(omdbQueryKey(query), { updateAgeOnGet: false });
+  }
+
+  /**
+   * OMDb's answer to `query`: from the cache, from an identical request already in flight, or from a new request.
+   * `signal` stops this caller's wait; the shared request is cancelled only when every caller waiting on it is gone.
+   */
+  get(query: OmdbQuery, signal?: AbortSignal): Promise<OmdbAnswer> {
+    const q = normalizeOmdbQuery(query);
+    const key = omdbQueryKey(q);
+    const cached = this.cache?.get(key);
+    if (cached) return Promise.resolve(cached);
+    let flight = this.inFlight.get(key);
+    if (!flight) {
+      const controller = new AbortController();
+      const created: Flight = {
+        controller,
+        waiters: 0,
+        promise: this.fetch(q, key, controller.signal).finally(() => {
+          if (this.inFlight.get(key) === created) this.inFlight.delete(key);
+        }),
+      };
+      // A flight every waiter left rejects with nobody listening; that is expected, not an unhandled error.
+      created.promise.catch(() => undefined);
+      this.inFlight.set(key, created);
+      flight = created;
+    }
+    return this.wait(flight, signal);
+  }
+
+  private wait(flight: Flight, signal: AbortSignal | undefined): Promise<OmdbAnswer> {
+    flight.waiters++;
+    if (!signal) return flight.promise;
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        if (--flight.waiters === 0) flight.controller.abort(signal.reason);
+        reject(signal.reason);
+      };
+      if (signal.aborted) return leave();
+      signal.addEventListener('abort', leave, { once: true });
+      flight.promise.then(
+        (answer) => {
+          signal.removeEventListener('abort', leave);
+          resolve(answer);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', leave);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private async fetch(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
+    const { apiKey, baseUrl, redact } = this.options;
+    if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
+    if (!this.quota.take()) throw this.quotaExhausted();
+    const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
+    // Retries are requests too: never more attempts than the quota still allows.
+    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(4, 1 + this.quota.remaining()) } });
+    if (res.attempts > 1) this.quota.add(res.attempts - 1);
+
+    let body: { Response?: string; Error?: string } & Record<string, unknown>;
+    try {
+      body = JSON.parse(res.text) as typeof body;
+    } catch {
+      body = {};
+    }
+    const error = typeof body.Error === 'string' ? redact(body.Error) : undefined;
+    const details = { upstream: 'omdb', status: res.status };
+    if (error && LIMIT.test(error)) {
+      this.quota.exhaust();
+      throw upstreamError(
+        ErrorCode.UpstreamQuotaExhausted,
+        `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
+        { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
+      );
+    }
+    if (res.status === 401) throw misconfigured(`OMDb rejected the configured API key ("${error ?? 'HTTP 401'}")`, res.status);
+    if (res.status === 429) {
+      throw upstreamError(ErrorCode.UpstreamRateLimited, 'OMDb is rate limiting the gateway (HTTP 429); retry shortly.', details);
+    }
+    if (res.status !== 200 || (body.Response !== 'True' && body.Response !== 'False')) {
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `OMDb answered HTTP ${res.status}${error ? ` ("${error}")` : ' without an OMDb body'}; retry later.`,
+        error ? { ...details, upstreamCode: error } : details,
+      );
+    }
+
+    let answer: OmdbAnswer;
+    if (body.Response === 'False') {
+      if (error && NOT_FOUND.has(error)) answer = { kind: 'notFound', error };
+      else if (error === TOO_MANY) answer = { kind: 'tooManyResults', error };
+      else throw upstreamError(ErrorCode.UpstreamError, `OMDb could not answer ("${error ?? 'no error text'}"); retry later.`, { ...details, upstreamCode: error });
+    } else if (q.kind === 'search') answer = { kind: 'search', search: body as unknown as OmdbSearchJson };
+    else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
+    else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
+
+    this.remember(q, key, answer);
+    return answer;
+  }
+
+  private remember(q: OmdbQuery, key: string, answer: OmdbAnswer): void {
+    if (!this.cache) return;
+    const negative = answer.kind === 'notFound' || answer.kind === 'tooManyResults';
+    this.cache.set(key, answer, negative ? { ttl: Math.min(NEGATIVE_TTL_MS, this.options.cacheTtlMs) } : undefined);
+    // A title found by name is the same record as by its ID: later lookups by that ID need no request.
+    if (answer.kind === 'title' && q.kind === 'byTitle' && answer.title.imdbID) {
+      this.cache.set(omdbQueryKey({ kind: 'byId', imdbId: answer.title.imdbID, plot: q.plot }), answer);
+    }
+  }
+
+  /** The refusal when `needed` requests (`what` needs them) would cross the daily quota. */
+  quotaExhausted(needed = 1, what = 'this lookup') {
+    const remaining = this.quota.remaining();
+    return upstreamError(
+      ErrorCode.UpstreamQuotaExhausted,
+      `The gateway's OMDb quota of ${this.quota.limit} requests per UTC day would be exceeded: ${remaining} remain today and ${what} can need ${needed}. Select fewer details or titles, or retry after 00:00 UTC; cached titles still answer.`,
+      { upstream: 'omdb', retryAfter: this.quota.secondsUntilReset() },
+    );
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
+
+function misconfigured(reason: string, status?: number) {
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The gateway is misconfigured: ${reason}. Set OMDB_API_KEY to a valid OMDb key (or unset OMDB_BASE_URL and OMDB_API_KEY to use the sandbox) and restart.`,
+    { upstream: 'omdb', status },
+  );
+}

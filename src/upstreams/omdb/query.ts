@@ -1,0 +1,61 @@
+import type { OmdbTypeParam } from './types.js';
+
+/**
+ * One OMDb request, normalized: two queries that OMDb answers alike have the same {@link omdbQueryKey}, which keys
+ * the per-request loaders, the shared cache and the in-flight map (never the API key).
+ */
+export type OmdbQuery =
+  | { kind: 'byId'; imdbId: string; plot: 'short' | 'full' }
+  | { kind: 'byTitle'; title: string; year?: number; type?: OmdbTypeParam; plot: 'short' | 'full' }
+  | { kind: 'search'; query: string; year?: number; type?: OmdbTypeParam; page: number }
+  | { kind: 'season'; imdbId: string; season: number };
+
+/** Collapses whitespace; OMDb matches titles case-insensitively, so keys compare them lower-cased. */
+const tidy = (text: string) => text.trim().replace(/\s+/g, ' ');
+
+export function normalizeOmdbQuery(q: OmdbQuery): OmdbQuery {
+  switch (q.kind) {
+    case 'byId':
+    case 'season':
+      return { ...q, imdbId: q.imdbId.trim().toLowerCase() };
+    case 'byTitle':
+      return { ...q, title: tidy(q.title) };
+    case 'search':
+      return { ...q, query: tidy(q.query) };
+  }
+}
+
+/** The query-string parameters sent upstream, apart from `apikey`. `plot=short` is OMDb's default and left out. */
+export function omdbParams(q: OmdbQuery): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const opt = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) out.push([name, String(value)]);
+  };
+  switch (q.kind) {
+    case 'byId':
+      out.push(['i', q.imdbId]);
+      if (q.plot === 'full') out.push(['plot', 'full']);
+      break;
+    case 'byTitle':
+      out.push(['t', q.title]);
+      opt('y', q.year);
+      opt('type', q.type);
+      if (q.plot === 'full') out.push(['plot', 'full']);
+      break;
+    case 'search':
+      out.push(['s', q.query]);
+      opt('y', q.year);
+      opt('type', q.type);
+      if (q.page !== 1) out.push(['page', String(q.page)]);
+      break;
+    case 'season':
+      out.push(['i', q.imdbId], ['Season', String(q.season)]);
+      break;
+  }
+  return out;
+}
+
+export function omdbQueryKey(q: OmdbQuery): string {
+  const n = normalizeOmdbQuery(q);
+  return new URLSearchParams(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v])).toString();
+}
