@@ -37,9 +37,21 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GRAPH_CLIENT_SECRET: 's3cret' }, 'GRAPH_TENANT_ID'],
     [{ CHAT_PROVIDERS: 'bad entry' }, 'CHAT_PROVIDERS'],
+    [{ GATEWAY_API_KEYS: 'short' }, 'GATEWAY_API_KEYS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
+    [{ GATEWAY_MAX_DEPTH: '0' }, 'GATEWAY_MAX_DEPTH'],
+    [{ GATEWAY_WS_MAX_OPERATIONS: 'many' }, 'GATEWAY_WS_MAX_OPERATIONS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it('reads operation limits, access control and treats API keys as secrets', () => {
+    const c = loadConfig({ GATEWAY_MAX_DEPTH: '20', GATEWAY_API_KEYS: 'aaaaaaaaaaaaaaaa1, bbbbbbbbbbbbbbbb2', CORS_ORIGINS: 'https://a.example.com,*' });
+    expect(c.limits).toMatchObject({ maxDepth: 20, maxAliases: 30, maxTokens: 1000 });
+    expect(c.apiKeys).toEqual(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']);
+    expect(c.corsOrigins).toEqual(['https://a.example.com', '*']);
+    expect(c.secrets).toEqual(expect.arrayContaining(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']));
   });
 
   it('adds OpenAI-compatible providers from CHAT_PROVIDERS alone', () => {

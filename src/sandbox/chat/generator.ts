@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChatRequest, ToolDefinition } from './request.js';
+import { mulberry32 } from '../prng.js';
 
 /** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
 export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
@@ -193,16 +194,4 @@ function sampleSchema(schema: unknown, rng: () => number, depth: number): unknow
 
 function pick<T>(rng: () => number, list: readonly T[]): T {
   return list[Math.floor(rng() * list.length)];
-}
-
-/** Small, fast, well-mixed 32-bit PRNG; good enough for believable text. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,4 +1,5 @@
 import type { Row } from './model.js';
+import { mulberry32 } from '../prng.js';
 
 /** The deterministic seed: every run and every reset starts from exactly these entities. */
 export interface Seed {
@@ -15,17 +16,7 @@ export interface Seed {
 /** Seed entities carry the first etag generation. */
 export const etagOf = (id: string, revision: number): string => `W/"${Buffer.from(`${id}:${revision}`).toString('base64')}"`;
 
-/** mulberry32: small, fast and good enough for plausible fake data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 // [id, service name, issue id prefix, number of issues]: uneven on purpose (paging, empty services).
 const SERVICES: [string, string, string, number][] = [

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../prng.js';
 /**
  * Deterministic generation of the OMDb catalog: the real titles of `knownTitles.ts` filled out with generated fields,
  * plus generated movies and series. Every title draws from its own PRNG seeded by its key, so adding a title never
@@ -44,17 +45,11 @@ const SUPERMAN: Movie = {
 
 /** mulberry32 over an FNV-1a hash of the seed text. */
 class Dice {
-  private state: number;
+  readonly next: () => number;
   constructor(seed: string) {
     let h = 0x811c9dc5;
     for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
-    this.state = h >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(h);
   }
   int(min: number, max: number): number {
     return min + Math.floor(this.next() * (max - min + 1));

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small, fast, well-mixed 32-bit PRNG. Every emulator seeds its data and text with it, so the same
+ * seed always gives the same sandbox.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
