@@ -1,6 +1,41 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphiqlExample } from '../../server/graphiql.js';
+import { resolvers } from './resolvers.js';
 
 /** Enterprise data (Microsoft Graph service communications): resolvers and GraphiQL tabs. */
-export const enterpriseResolvers: Resolvers = {};
-export const enterpriseExamples: GraphiqlExample[] = [];
+export const enterpriseResolvers: Resolvers = resolvers;
+export const enterpriseExamples: GraphiqlExample[] = [
+  {
+    title: 'Service health with recent issues (one upstream request)',
+    query: `query ServiceHealth {
+  admin {
+    serviceAnnouncement {
+      healthOverviews(first: 10, orderBy: [{ field: SERVICE, direction: ASC }]) {
+        nodes {
+          id
+          service
+          status
+          issues(first: 3, orderBy: [{ field: START_DATE_TIME, direction: DESC }]) {
+            nodes { id title status startDateTime }
+            pageInfo { hasNextPage endCursor }
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}`,
+  },
+  {
+    title: 'Several services by id (one $batch)',
+    query: `query Services {
+  admin {
+    serviceAnnouncement {
+      exchange: healthOverview(id: "Exchange") { id service status etag }
+      teams: healthOverview(id: "microsoftteams") { id service status etag }
+      sharePoint: healthOverview(id: "SharePoint") { id service status etag }
+    }
+  }
+}`,
+  },
+];

@@ -1,0 +1,100 @@
+import type {
+  BodyType,
+  OpenProperty,
+  ServiceHealthClassification,
+  ServiceHealthIssue,
+  ServiceHealthIssuePostType,
+  ServiceHealthOrigin,
+  ServiceHealthStatus,
+} from '../../generated/resolvers.js';
+import type { RawServiceHealth, RawServiceHealthIssue, RawSingleton } from '../../upstreams/msgraph/types.js';
+import { BODY_TYPE, CLASSIFICATION, fromUpstreamEnum, ORIGIN, POST_TYPE, SERVICE_HEALTH_STATUS } from './enums.js';
+
+/** One page of a connection, with the links that make its cursors. */
+export interface Page<T> {
+  nodes: T[];
+  /** Path and query below the version root that fetched this page. */
+  link: string;
+  /** The upstream's `@odata.nextLink`, made relative; absent on the last page. */
+  next?: string;
+}
+export type ServiceHealthPage = Page<ServiceHealthModel>;
+export type ServiceHealthIssuePage = Page<ServiceHealthIssueModel>;
+export type AnyPage = Page<unknown>;
+
+export interface ServiceHealthModel {
+  id: string;
+  service: string;
+  status: ServiceHealthStatus;
+  etag: string | null;
+  /** Issue pages fetched inline by `$expand`, by the argument key of the `issues` field they answer. */
+  issuePages: Map<string, ServiceHealthIssuePage>;
+}
+
+export type ServiceHealthIssueModel = Omit<ServiceHealthIssue, '__typename'>;
+
+/** `admin` or `serviceAnnouncement`; `data` is there once read (or returned by a write). */
+export interface SingletonModel {
+  path: '/admin' | '/admin/serviceAnnouncement';
+  data?: { etag: string | null; properties: OpenProperty[] };
+}
+
+/** An expanded issue page: the raw issues plus where they came from. */
+export interface ExpandedIssues {
+  key: string;
+  link: string;
+}
+
+export function toServiceHealthIssue(raw: RawServiceHealthIssue): ServiceHealthIssueModel {
+  return {
+    id: raw.id,
+    title: raw.title ?? null,
+    impactDescription: raw.impactDescription ?? null,
+    classification: fromUpstreamEnum<ServiceHealthClassification>(CLASSIFICATION, raw.classification),
+    origin: fromUpstreamEnum<ServiceHealthOrigin>(ORIGIN, raw.origin),
+    status: fromUpstreamEnum<ServiceHealthStatus>(SERVICE_HEALTH_STATUS, raw.status),
+    service: raw.service ?? null,
+    feature: raw.feature ?? null,
+    featureGroup: raw.featureGroup ?? null,
+    isResolved: raw.isResolved ?? null,
+    startDateTime: raw.startDateTime ?? null,
+    endDateTime: raw.endDateTime ?? null,
+    lastModifiedDateTime: raw.lastModifiedDateTime ?? null,
+    details: (raw.details ?? []).map((d) => ({ name: d.name, value: d.value ?? null })),
+    posts: (raw.posts ?? []).map((p) => ({
+      createdDateTime: p.createdDateTime ?? null,
+      postType: fromUpstreamEnum<ServiceHealthIssuePostType>(POST_TYPE, p.postType),
+      description: p.description
+        ? { contentType: fromUpstreamEnum<BodyType>(BODY_TYPE, p.description.contentType), content: p.description.content ?? null }
+        : null,
+    })),
+    etag: raw['@odata.etag'] ?? null,
+  };
+}
+
+/**
+ * A serviceHealth as the graph sees it. `expanded` says which `issues` field an inline `$expand` answered;
+ * `relative` turns the upstream's nextLink into a path below the version root.
+ */
+export function toServiceHealth(raw: RawServiceHealth, expanded: ExpandedIssues | undefined, relative: (link: string) => string | undefined): ServiceHealthModel {
+  const model: ServiceHealthModel = {
+    id: raw.id,
+    service: raw.service ?? '',
+    status: fromUpstreamEnum<ServiceHealthStatus>(SERVICE_HEALTH_STATUS, raw.status) ?? 'UNKNOWN_FUTURE_VALUE',
+    etag: raw['@odata.etag'] ?? null,
+    issuePages: new Map(),
+  };
+  if (expanded && Array.isArray(raw.issues)) {
+    const next = raw['issues@odata.nextLink'];
+    model.issuePages.set(expanded.key, { nodes: raw.issues.map(toServiceHealthIssue), link: expanded.link, next: next ? relative(next) : undefined });
+  }
+  return model;
+}
+
+/** An open singleton's stored primitives as name/value pairs; OData annotations are not properties. */
+export function toSingletonData(raw: RawSingleton): NonNullable<SingletonModel['data']> {
+  const properties = Object.entries(raw)
+    .filter(([name]) => !name.startsWith('@') && !name.includes('@'))
+    .map(([name, value]) => ({ name, value: value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value) }));
+  return { etag: raw['@odata.etag'] ?? null, properties };
+}

@@ -1,0 +1,81 @@
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isObjectType,
+  type FieldNode,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql';
+
+/** What walking a selection needs from the resolver's `info`. */
+export type SelectionContext = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;
+
+/** One response key selected on a type: the field, its coerced arguments, and every node that selects it. */
+export interface SelectedField {
+  name: string;
+  args: Record<string, unknown>;
+  nodes: FieldNode[];
+}
+
+function included(node: { directives?: readonly unknown[] }, sc: SelectionContext): boolean {
+  const n = node as Parameters<typeof getDirectiveValues>[1];
+  if (getDirectiveValues(GraphQLSkipDirective, n, sc.variableValues)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, n, sc.variableValues)?.if !== false;
+}
+
+function applies(typeCondition: string | undefined, typeName: string, sc: SelectionContext): boolean {
+  if (!typeCondition || typeCondition === typeName) return true;
+  const condition = sc.schema.getType(typeCondition);
+  const type = sc.schema.getType(typeName);
+  return !!condition && isAbstractType(condition) && isObjectType(type) && sc.schema.isSubType(condition, type);
+}
+
+function collect(set: SelectionSetNode | undefined, typeName: string, sc: SelectionContext, out: Map<string, FieldNode[]>, seen: Set<string>): void {
+  for (const s of set?.selections ?? []) {
+    if (!included(s, sc)) continue;
+    if (s.kind === 'Field') {
+      const key = s.alias?.value ?? s.name.value;
+      out.set(key, [...(out.get(key) ?? []), s]);
+    } else if (s.kind === 'InlineFragment') {
+      if (applies(s.typeCondition?.name.value, typeName, sc)) collect(s.selectionSet, typeName, sc, out, seen);
+    } else {
+      const name = s.name.value;
+      const fragment = sc.fragments[name];
+      if (!fragment || seen.has(name) || !applies(fragment.typeCondition.name.value, typeName, sc)) continue;
+      seen.add(name);
+      collect(fragment.selectionSet, typeName, sc, out, seen);
+      seen.delete(name);
+    }
+  }
+}
+
+/**
+ * The fields the given nodes select on an object of `typeName`, by response key, as graphql-js would execute them:
+ * aliases apart, inline and named fragments merged, `@skip`/`@include` applied with the operation's variables.
+ */
+export function selectedFields(nodes: readonly FieldNode[], typeName: string, sc: SelectionContext): SelectedField[] {
+  const byKey = new Map<string, FieldNode[]>();
+  for (const node of nodes) collect(node.selectionSet, typeName, sc, byKey, new Set());
+  const type = sc.schema.getType(typeName);
+  const defs = isObjectType(type) ? type.getFields() : {};
+  const out: SelectedField[] = [];
+  for (const fieldNodes of byKey.values()) {
+    const name = fieldNodes[0].name.value;
+    const def = defs[name];
+    out.push({ name, args: def ? getArgumentValues(def, fieldNodes[0], sc.variableValues) : {}, nodes: fieldNodes });
+  }
+  return out;
+}
+
+/** The node-level field nodes under a connection selection: `nodes { … }` and `edges { node { … } }`. */
+export function connectionNodes(nodes: readonly FieldNode[], connectionType: string, edgeType: string, sc: SelectionContext): FieldNode[] {
+  const out: FieldNode[] = [];
+  for (const f of selectedFields(nodes, connectionType, sc)) {
+    if (f.name === 'nodes') out.push(...f.nodes);
+    if (f.name === 'edges') for (const e of selectedFields(f.nodes, edgeType, sc)) if (e.name === 'node') out.push(...e.nodes);
+  }
+  return out;
+}

@@ -1,0 +1,180 @@
+import type { GraphConfig } from '../../config/env.js';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import type { GatewayServices } from '../../server/context.js';
+import { shared } from '../../server/context.js';
+import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, sleep } from '../http/retry.js';
+import { ApplicationToken } from './auth.js';
+import { graphError, malformedResponse, UPSTREAM } from './errors.js';
+
+/** Graph accepts at most this many requests in one JSON batch (upstreams.md 1.8). */
+export const MAX_BATCH_SIZE = 20;
+
+/** What one upstream call needs from its caller. */
+export interface GraphCall {
+  /** The `Authorization` header to send, from {@link GraphClient.authorization}. */
+  authorization: string;
+  signal?: AbortSignal;
+  /** Echoed by Graph as `client-request-id`, so one id traces a request through both logs. */
+  requestId?: string;
+}
+
+/** One answer: the parsed body of a 2xx, or the contract error for anything else (404 included). */
+export type GraphResult = { ok: true; status: number; body: unknown } | { ok: false; status: number; error: GatewayError };
+
+type Headers = Record<string, string | string[] | undefined>;
+
+interface BatchItemResponse {
+  id: string;
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const RETRY_ITEM_STATUSES = new Set(DEFAULT_RETRY_POLICY.retryStatuses);
+
+function resultOf(status: number, text: string | unknown, headers: Headers, method: string): GraphResult {
+  let body: unknown = text;
+  if (typeof text === 'string') {
+    if (text === '') body = undefined;
+    else {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return { ok: false, status, error: malformedResponse(status, headers) };
+      }
+    }
+  }
+  if (status >= 200 && status < 300) return { ok: true, status, body };
+  return { ok: false, status, error: graphError(status, body, headers, WRITE_METHODS.has(method)) };
+}
+
+/**
+ * Microsoft Graph v1.0 over the shared HTTP layer: paths relative to the version root, JSON batching in chunks of
+ * {@link MAX_BATCH_SIZE} with per-item retries, the caller's or the gateway's token. It knows nothing of GraphQL.
+ */
+export class GraphClient {
+  /** `https://graph.microsoft.com/v1.0` (or the sandbox's). */
+  readonly root: string;
+  private readonly appToken: ApplicationToken | undefined;
+
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly config: GraphConfig,
+  ) {
+    this.root = `${config.baseUrl}/${config.apiVersion}`;
+    this.appToken = config.clientSecret ? new ApplicationToken(http, config) : undefined;
+  }
+
+  /**
+   * The `Authorization` header for one caller. Application mode (a client secret) always uses the gateway's token;
+   * delegated mode forwards the caller's header; in sandbox mode a caller without one gets the sandbox app token.
+   */
+  async authorization(callerAuthorization: string | undefined): Promise<string> {
+    const application = this.config.mode === 'live' && this.appToken;
+    if (!application && callerAuthorization) return callerAuthorization;
+    if (this.appToken) return this.appToken.authorization();
+    throw upstreamError(
+      ErrorCode.Unauthenticated,
+      'Microsoft Graph needs a token: send `Authorization: Bearer <token>` (delegated permissions), or configure GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET (application permissions).',
+      { upstream: UPSTREAM },
+    );
+  }
+
+  /** The path and query below {@link root} of an upstream link, or undefined when it points anywhere else. */
+  relative(link: string): string | undefined {
+    if (link.startsWith('/')) return link.startsWith('//') ? undefined : link;
+    return link.startsWith(`${this.root}/`) ? link.slice(this.root.length) : undefined;
+  }
+
+  async get(path: string, call: GraphCall): Promise<GraphResult> {
+    return this.send('GET', path, undefined, call);
+  }
+
+  /** Sends a write; `ifMatch` becomes `If-Match`. PATCH asks for the stored entity back. */
+  async write(method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall & { ifMatch?: string }): Promise<GraphResult> {
+    const headers: Record<string, string> = {};
+    if (call.ifMatch) headers['if-match'] = call.ifMatch;
+    if (method === 'PATCH') headers.prefer = 'return=representation';
+    return this.send(method, path, body, call, headers);
+  }
+
+  /**
+   * GETs every path, answers in the same order: one path as a plain GET, more as `$batch` requests of at most
+   * {@link MAX_BATCH_SIZE}, sent concurrently. Items answered 429/503/504 are sent again, only they, in a follow-up
+   * batch after the longest `Retry-After` they carried.
+   */
+  async getMany(paths: readonly string[], call: GraphCall): Promise<GraphResult[]> {
+    const results: GraphResult[] = new Array(paths.length);
+    let pending = paths.map((_, i) => i);
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      const chunks: number[][] = [];
+      for (let i = 0; i < pending.length; i += MAX_BATCH_SIZE) chunks.push(pending.slice(i, i + MAX_BATCH_SIZE));
+      const answers = await Promise.all(
+        chunks.map((chunk) => (chunk.length === 1 ? this.get(paths[chunk[0]], call).then((r) => [r]) : this.batch(chunk.map((i) => paths[i]), call))),
+      );
+      const retry: number[] = [];
+      let retryAfter: number | undefined;
+      chunks.forEach((chunk, c) =>
+        chunk.forEach((index, k) => {
+          const r = answers[c][k];
+          results[index] = r;
+          // Plain GETs were already retried by the HTTP layer; only batch items come back for another round.
+          if (chunk.length > 1 && !r.ok && RETRY_ITEM_STATUSES.has(r.status)) {
+            retry.push(index);
+            const after = r.error.extensions.retryAfter as number | undefined;
+            if (after !== undefined) retryAfter = Math.max(retryAfter ?? 0, after);
+          }
+        }),
+      );
+      if (retry.length === 0 || attempt >= DEFAULT_RETRY_POLICY.maxAttempts) return results;
+      const delay = backoffDelay(DEFAULT_RETRY_POLICY, attempt, retryAfter);
+      if (waited + delay > DEFAULT_RETRY_POLICY.budgetMs) return results;
+      await sleep(delay, call.signal);
+      waited += delay;
+      pending = retry;
+    }
+  }
+
+  private async batch(paths: string[], call: GraphCall): Promise<GraphResult[]> {
+    const requests = paths.map((url, i) => ({ id: String(i + 1), method: 'GET', url }));
+    const res = await this.send('POST', '/$batch', { requests }, call);
+    if (!res.ok) return paths.map(() => res);
+    const responses = (res.body as { responses?: BatchItemResponse[] } | undefined)?.responses;
+    const byId = new Map((Array.isArray(responses) ? responses : []).map((r) => [String(r.id), r]));
+    return requests.map(({ id }) => {
+      const item = byId.get(id);
+      if (!item) return { ok: false, status: 502, error: malformedResponse(res.status, {}) };
+      return resultOf(item.status, item.body, lowerCase(item.headers ?? {}), 'GET');
+    });
+  }
+
+  private async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall, extra: Record<string, string> = {}): Promise<GraphResult> {
+    const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json', ...extra };
+    if (call.requestId) headers['client-request-id'] = call.requestId;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: BufferedResponse;
+    try {
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal });
+    } catch (error) {
+      if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
+      throw error;
+    }
+    return resultOf(res.status, res.text, res.headers, method);
+  }
+}
+
+function lowerCase(headers: Record<string, string>): Headers {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** The gateway-wide Graph client (one connection pool and one application token per gateway). */
+export function graphClient(services: GatewayServices): GraphClient {
+  return shared(services, GraphClient, (s) => {
+    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact });
+    s.onClose.push(() => http.close());
+    return new GraphClient(http, s.config.graph);
+  });
+}
