@@ -56,6 +56,12 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly upstreamBreakerState = new Gauge({
+    name: 'gateway_upstream_circuit_state',
+    help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
   readonly upstreamQuotaRemaining = new Gauge({
     name: 'gateway_upstream_quota_remaining',
     help: 'Upstream requests the gateway may still send this UTC day (OMDb daily quota)',

@@ -113,6 +113,58 @@ describe('shared upstream HTTP layer', () => {
     await http.close();
   });
 
+  it('opens the circuit after consecutive failures, answers at once while open, and closes after a good probe', async () => {
+    const http = make({ breaker: { threshold: 2, cooldownMs: 300 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 503 }, { status: 500 }];
+    expect((await http.send({ method: 'GET', url: `${base}/a` })).status).toBe(503);
+    expect((await http.send({ method: 'GET', url: `${base}/a` })).status).toBe(500);
+    expect(http.breaker.state).toBe('open');
+    await expect(http.send({ method: 'GET', url: `${base}/a` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_ERROR', upstreamCode: 'CIRCUIT_OPEN', upstream: 'test' },
+    });
+    expect(seen).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 350));
+    plan = [{ status: 200, body: 'back' }];
+    expect((await http.send({ method: 'GET', url: `${base}/a` })).text).toBe('back');
+    expect(http.breaker.state).toBe('closed');
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('reopens the circuit when the half-open probe fails', async () => {
+    const http = make({ breaker: { threshold: 1, cooldownMs: 100 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 502 }];
+    await http.send({ method: 'GET', url: `${base}/a` });
+    await new Promise((r) => setTimeout(r, 150));
+    plan = [{ status: 503 }];
+    await http.send({ method: 'GET', url: `${base}/a` });
+    expect(http.breaker.state).toBe('open');
+    expect(seen).toHaveLength(2);
+    await http.close();
+  });
+
+  it('does not count 4xx answers or callers who left as upstream failures', async () => {
+    const http = make({ breaker: { threshold: 1, cooldownMs: 10_000 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 404 }, { status: 400 }];
+    await http.send({ method: 'GET', url: `${base}/a` });
+    await http.send({ method: 'GET', url: `${base}/a` });
+    plan = [{ status: 0, hang: true }];
+    const controller = new AbortController();
+    const pending = http.send({ method: 'GET', url: `${base}/a`, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('left')), 50);
+    await expect(pending).rejects.toThrow('left');
+    expect(http.breaker.state).toBe('closed');
+    await http.close();
+  });
+
+  it('bounds a whole buffered request, retries included, by the total timeout', async () => {
+    plan = [{ status: 503, headers: { 'retry-after': '5' } }, { status: 200 }];
+    const http = make({ totalTimeoutMs: 300 });
+    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
   it('reads Retry-After as seconds or an HTTP date, and backs off exponentially with jitter otherwise', () => {
     expect(parseRetryAfter('5')).toBe(5);
     expect(parseRetryAfter(new Date(Date.now() + 3000).toUTCString())).toBeGreaterThan(1);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Readable } from 'node:stream';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
@@ -20,7 +21,10 @@ export interface UpstreamHttpOptions {
   headersTimeoutMs?: number;
   /** Time between two body chunks (a stalled stream). @default 60000 */
   bodyTimeoutMs?: number;
+  /** Whole buffered request, retries and their waits included. @default 30000 */
+  totalTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
+  breaker?: Partial<BreakerOptions>;
 }
 
 export interface UpstreamRequest {
@@ -62,10 +66,17 @@ export class UpstreamHttp {
   readonly upstream: string;
   private readonly dispatcher: Dispatcher;
   private readonly policy: RetryPolicy;
+  readonly breaker: CircuitBreaker;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.upstream = options.upstream;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const states = { closed: 0, 'half-open': 1, open: 2 } as const;
+    this.breaker = new CircuitBreaker({ ...DEFAULT_BREAKER, ...options.breaker }, (state) => {
+      options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, states[state]);
+      options.log.warn({ upstream: this.upstream, state }, `circuit ${state} for ${this.upstream}`);
+    });
+    options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, 0);
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       connectTimeout: options.connectTimeoutMs ?? 5_000,
@@ -75,16 +86,49 @@ export class UpstreamHttp {
     });
   }
 
-  /** Sends the request (retrying as the policy allows) and reads the whole body. */
+  /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
   async send(req: UpstreamRequest): Promise<BufferedResponse> {
-    const { response, body } = await this.attempt({ ...req, stream: false });
-    return { ...response, text: await body.text() };
+    const deadline = AbortSignal.timeout(this.options.totalTimeoutMs ?? 30_000);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    try {
+      const { response, body } = await this.guarded({ ...req, signal, stream: false }, req.signal);
+      return { ...response, text: await body.text() };
+    } catch (error) {
+      if (deadline.aborted && !req.signal?.aborted) {
+        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${this.options.totalTimeoutMs ?? 30_000} ms.`, { upstream: this.upstream });
+      }
+      throw error;
+    }
   }
 
   /** Sends the request and hands back the body stream as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
-    const { response, body } = await this.attempt({ ...req, stream: true });
+    const { response, body } = await this.guarded({ ...req, stream: true }, req.signal);
     return { ...response, body: body as unknown as Readable };
+  }
+
+  /** The circuit breaker around one request with its retries: the final outcome counts, not each attempt. */
+  private async guarded(req: UpstreamRequest, callerSignal: AbortSignal | undefined): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
+    const admitted = this.breaker.admit();
+    if (!admitted.ok) {
+      const seconds = Math.ceil(admitted.retryInMs / 1000);
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `The ${this.upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`,
+        { upstream: this.upstream, retryAfter: seconds, upstreamCode: 'CIRCUIT_OPEN' },
+      );
+    }
+    try {
+      const result = await this.attempt(req);
+      if (result.response.status >= 500) this.breaker.failure();
+      else this.breaker.success();
+      return result;
+    } catch (error) {
+      // A caller who left says nothing about the upstream's health; a timeout does.
+      if (callerSignal?.aborted) this.breaker.release();
+      else this.breaker.failure();
+      throw error;
+    }
   }
 
   private async attempt(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
