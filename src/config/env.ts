@@ -55,6 +55,8 @@ export interface GatewayConfig {
   graph: GraphConfig;
   omdb: OmdbConfig;
   chat: ChatProviderConfig[];
+  /** Longest a chat request waits in the client-side `*_RPM` limiter before UPSTREAM_RATE_LIMITED. @default 2000 */
+  chatRateLimitWaitMs: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -233,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   });
   chat.push(...parseExtraProviders(env));
 
+  const chatRateLimitWaitMs = get('CHAT_RATE_LIMIT_WAIT_MS') ? parseWith(nonNegativeInt('CHAT_RATE_LIMIT_WAIT_MS'), 'CHAT_RATE_LIMIT_WAIT_MS', get('CHAT_RATE_LIMIT_WAIT_MS')!) : 2_000;
   const shutdownGraceMs = get('SHUTDOWN_GRACE_MS') ? parseWith(nonNegativeInt('SHUTDOWN_GRACE_MS'), 'SHUTDOWN_GRACE_MS', get('SHUTDOWN_GRACE_MS')!) : 10_000;
 
   const int = (variable: string, fallback: number, positive = true) => {
@@ -275,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     graph,
     omdb,
     chat,
+    chatRateLimitWaitMs,
     secrets,
   };
 }

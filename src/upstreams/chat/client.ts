@@ -1,0 +1,198 @@
+import type { Readable } from 'node:stream';
+import type { ChatProviderConfig } from '../../config/env.js';
+import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
+import { shared, type GatewayServices } from '../../server/context.js';
+import { UpstreamHttp } from '../http/client.js';
+import { providerError, streamError, unreadableAnswer } from './errors.js';
+import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
+import { RateLimiter } from './rateLimit.js';
+import { providerSpec } from './registry.js';
+import { SseParser } from './sse.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
+import { chunk, completion, requestBody } from './wire.js';
+
+/** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
+export interface ChatStream extends AsyncIterable<ChatChunk> {
+  cancel(): void;
+}
+
+/**
+ * One chat provider: request translation, the call through the shared HTTP layer, and the normalized answer or
+ * stream. Knows nothing of GraphQL; errors are contract errors from `errors.ts`.
+ */
+export class ChatClient {
+  private readonly url: string;
+
+  constructor(
+    readonly spec: ChatProviderSpec,
+    readonly config: ChatProviderConfig,
+    private readonly http: UpstreamHttp,
+    private readonly limiter: RateLimiter | undefined,
+  ) {
+    this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
+  }
+
+  /** A whole completion (`stream: false`). */
+  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal): Promise<ChatCompletion> {
+    await this.admit(signal);
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal });
+      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text);
+      ({ status, text } = res);
+    } catch (error) {
+      throw this.failure(error, signal, 'the answer broke off');
+    }
+    try {
+      // DeepSeek's keep-alive blank lines before the body are whitespace to JSON.parse.
+      return completion(this.spec, JSON.parse(text));
+    } catch (error) {
+      throw unreadableAnswer(this.spec, status, (error as Error).message);
+    }
+  }
+
+  /**
+   * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
+   * `Retry-After` by the HTTP layer, nothing after. Aborting `signal` or calling `cancel()` destroys the connection.
+   */
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal): Promise<ChatStream> {
+    await this.admit(signal);
+    let body: Readable;
+    try {
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal });
+      body = res.body;
+      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await readText(body));
+      const type = String(res.headers['content-type'] ?? '');
+      if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
+    } catch (error) {
+      throw this.failure(error, signal, 'the answer broke off');
+    }
+    const cancel = () => body.destroy();
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    body.once('close', () => signal.removeEventListener('abort', cancel));
+    return { cancel, [Symbol.asyncIterator]: () => this.chunks(body, signal) };
+  }
+
+  /**
+   * The chunks the subscriber sees, each as soon as its event arrived. Only the finish chunk is held back, until
+   * the events after it (a `choices: []` usage chunk, `[DONE]`), so that the last chunk carries the usage.
+   */
+  private async *chunks(body: Readable, signal: AbortSignal): AsyncGenerator<ChatChunk> {
+    const parser = new SseParser();
+    let held: ChatChunk | undefined;
+    let usage: ChatUsage | null = null;
+    let id = '';
+    let sent = 0;
+    let done = false;
+    try {
+      for await (const bytes of body) {
+        for (const event of parser.push(bytes as Buffer)) {
+          if (done) continue;
+          if (event.data === '[DONE]') {
+            done = true;
+            continue;
+          }
+          let json: unknown;
+          try {
+            json = JSON.parse(event.data);
+          } catch {
+            throw streamError(this.spec, `sent an event that is not JSON after ${sent} chunks`);
+          }
+          const wire = chunk(this.spec, json);
+          if (wire.error) throw streamError(this.spec, `broke off with an error after ${sent} chunks`, wire.error);
+          id ||= wire.id;
+          if (wire.usage) {
+            usage = wire.usage;
+            if (held) held.usage = usage;
+          }
+          for (const c of wire.choices) {
+            if (held) {
+              // Another choice's finish came before: it was not the last chunk after all.
+              yield held;
+              held = undefined;
+            }
+            const out: ChatChunk = { id: wire.id || id, index: c.index, delta: c.delta, finishReason: c.finishReason, usage: null };
+            if (c.finishReason) {
+              out.usage = wire.usage;
+              held = out;
+            } else {
+              sent += 1;
+              yield out;
+            }
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof GatewayError) throw error;
+      // A cut after the finish and its usage lost nothing the subscriber needs.
+      if (!(held && (held.usage ?? usage))) throw streamError(this.spec, `broke off after ${sent} chunks (${(error as Error).message || 'connection closed'})`);
+    }
+    if (signal.aborted) return;
+    if (!held) throw streamError(this.spec, done ? `ended after ${sent} chunks without a finish reason` : `ended after ${sent} chunks without a finish reason or [DONE]`);
+    held.usage ??= usage;
+    yield held;
+  }
+
+  private headers(stream: boolean): Record<string, string> {
+    return {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
+    };
+  }
+
+  /** The client-side rate limit: a short wait in line, else UPSTREAM_RATE_LIMITED saying when to retry. */
+  private async admit(signal: AbortSignal): Promise<void> {
+    if (!this.limiter) return;
+    const verdict = await this.limiter.acquire(signal);
+    if (verdict.ok) return;
+    const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+    const variable = `${this.spec.id.toUpperCase().replace(/-/g, '_')}_RPM`;
+    throw upstreamError(
+      ErrorCode.UpstreamRateLimited,
+      `The gateway sends at most ${this.config.rpm} requests per minute to ${this.spec.id} (${variable}) and that many are under way; retry in ${seconds} s.`,
+      { upstream: this.spec.id, retryAfter: seconds },
+    );
+  }
+
+  private failure(error: unknown, signal: AbortSignal, what: string): unknown {
+    if (error instanceof GatewayError || signal.aborted) return error;
+    return upstreamError(ErrorCode.UpstreamError, `The ${this.spec.id} service failed: ${what} (${(error as Error)?.message ?? 'unknown error'}).`, { upstream: this.spec.id });
+  }
+}
+
+async function readText(body: Readable): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of body) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+const CLIENTS = { key: 'chat clients' };
+
+/** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
+export function chatClients(services: GatewayServices): ReadonlyMap<string, ChatClient> {
+  return shared(services, CLIENTS, (s) => {
+    const clients = new Map<string, ChatClient>();
+    for (const config of s.config.chat) {
+      const http = new UpstreamHttp({
+        upstream: config.id,
+        metrics: s.metrics,
+        log: s.log,
+        redact: s.redact,
+        // Streams hold their connection for the whole answer: room for many at once.
+        connections: 256,
+        // A long non-streaming answer sends its headers only when it is done.
+        headersTimeoutMs: 300_000,
+        // Retries happen only on 429/503 before the answer starts; past 10 s the caller hears it instead.
+        retry: { maxAttempts: 3, budgetMs: 10_000 },
+      });
+      s.onClose.push(() => http.close());
+      const limiter = config.rpm ? new RateLimiter({ perMinute: config.rpm, maxWaitMs: s.config.chatRateLimitWaitMs }) : undefined;
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, limiter));
+    }
+    return clients;
+  });
+}

@@ -1,0 +1,65 @@
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import { parseRetryAfter } from '../http/retry.js';
+import type { ChatProviderSpec, UpstreamErrorBody } from './provider.js';
+import { errorBody } from './wire.js';
+
+/** When the provider's own code says nothing we know, the HTTP status decides. */
+function byStatus(status: number): ErrorCode {
+  if (status === 400 || status === 404 || status === 413 || status === 422) return ErrorCode.BadUserInput;
+  if (status === 402) return ErrorCode.UpstreamQuotaExhausted;
+  if (status === 408 || status === 504) return ErrorCode.UpstreamTimeout;
+  if (status === 429) return ErrorCode.UpstreamRateLimited;
+  return ErrorCode.UpstreamError;
+}
+
+const header = (headers: Record<string, string | string[] | undefined>, name: string) => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * A provider's error answer as a contract error: its own code in `upstreamCode`, the provider id in `upstream`.
+ * A rejected key is the gateway's problem, never the caller's: UPSTREAM_ERROR, and the message names the variable
+ * to fix without repeating what the provider said (DeepSeek echoes part of the key).
+ */
+export function providerError(p: ChatProviderSpec, status: number, headers: Record<string, string | string[] | undefined>, text: string): GatewayError {
+  let parsed: UpstreamErrorBody = {};
+  try {
+    parsed = errorBody(JSON.parse(text));
+  } catch {
+    parsed = { message: text.trim().slice(0, 200) || undefined };
+  }
+  const upstreamCode = parsed.code ?? parsed.type;
+  const requestId = p.requestIdFrom?.(parsed) ?? header(headers, 'x-request-id') ?? header(headers, 'x-tt-logid');
+  const retryAfter = parseRetryAfter(headers['retry-after']);
+  const details = { upstream: p.id, status, upstreamCode, requestId, retryAfter };
+  const said = upstreamCode ? ` (${upstreamCode})` : '';
+  if (status === 401 || (status === 403 && /auth/i.test(`${parsed.type} ${parsed.code}`))) {
+    const variable = `${p.id.toUpperCase().replace(/-/g, '_')}_API_KEY`;
+    return upstreamError(ErrorCode.UpstreamError, `The ${p.id} service rejected the gateway's API key${said}: ${variable} is missing or wrong in the gateway's configuration.`, details);
+  }
+  const code = p.classifyError?.(status, parsed) ?? byStatus(status);
+  const message = parsed.message ? `: ${parsed.message}` : '.';
+  switch (code) {
+    case ErrorCode.UpstreamRateLimited:
+      return upstreamError(code, `The ${p.id} service is rate limiting the gateway${said}${retryAfter !== undefined ? `; retry in ${Math.ceil(retryAfter)} s` : '; retry in a few seconds'}.`, details);
+    case ErrorCode.UpstreamQuotaExhausted:
+      return upstreamError(code, `The ${p.id} account of this gateway has run out of quota or balance${said}${message}`, details);
+    case ErrorCode.BadUserInput:
+      return upstreamError(code, `The ${p.id} service refused the request${said}${message}`, details);
+    default:
+      return upstreamError(code, `The ${p.id} service failed with HTTP ${status}${said}${message}`, details);
+  }
+}
+
+/** A stream that broke off: an in-band error event, a cut connection, or an end without a finish reason. */
+export function streamError(p: ChatProviderSpec, what: string, error?: UpstreamErrorBody): GatewayError {
+  const upstreamCode = error?.code ?? error?.type;
+  const said = error?.message ? `: ${error.message}` : '';
+  return upstreamError(ErrorCode.UpstreamError, `The ${p.id} stream ${what}${upstreamCode ? ` (${upstreamCode})` : ''}${said}.`, { upstream: p.id, upstreamCode });
+}
+
+/** A 2xx body the gateway cannot read. */
+export function unreadableAnswer(p: ChatProviderSpec, status: number, reason: string): GatewayError {
+  return upstreamError(ErrorCode.UpstreamError, `The ${p.id} service sent an answer the gateway cannot read (${reason}).`, { upstream: p.id, status });
+}

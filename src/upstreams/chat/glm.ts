@@ -1,0 +1,58 @@
+import { ErrorCode } from '../../errors.js';
+import type { ChatProviderSpec } from './provider.js';
+
+/** GLM business codes by meaning (upstreams.md 3.1); the HTTP status alone would call arrears a rate limit. */
+function classify(code: number): ErrorCode | undefined {
+  if (code >= 1000 && code <= 1005) return ErrorCode.UpstreamError; // the gateway's key
+  if (code === 1113) return ErrorCode.UpstreamQuotaExhausted; // arrears, no balance
+  if (code >= 1110 && code <= 1121) return ErrorCode.UpstreamError; // account inactive, locked
+  if (code >= 1210 && code <= 1215) return ErrorCode.BadUserInput; // parameters, unknown model
+  if (code === 1261 || code === 1301) return ErrorCode.BadUserInput; // prompt too long, unsafe content
+  if (code === 1302 || code === 1303 || code === 1305) return ErrorCode.UpstreamRateLimited; // concurrency, frequency, traffic
+  if (code === 1304 || (code >= 1308 && code <= 1313)) return ErrorCode.UpstreamQuotaExhausted; // daily quota, usage caps
+  return undefined;
+}
+
+/** (P) Zhipu AI / BigModel GLM. */
+export const glm: ChatProviderSpec = {
+  id: 'glm',
+  variant: 'P',
+  models: [
+    { id: 'glm-4-flash', contextWindow: 128_000, maxOutputTokens: 4_095 },
+    { id: 'glm-4-plus', contextWindow: 128_000, maxOutputTokens: 4_095 },
+    { id: 'glm-4v-plus', contextWindow: 8_000, maxOutputTokens: 1_024, vision: true },
+    { id: 'glm-4.5-air', contextWindow: 128_000, maxOutputTokens: 98_304 },
+    { id: 'glm-4.6', contextWindow: 200_000, maxOutputTokens: 131_072 },
+    { id: 'glm-4.7', contextWindow: 200_000, maxOutputTokens: 131_072, toolStream: true },
+    { id: 'glm-5', contextWindow: 200_000, maxOutputTokens: 131_072, toolStream: true },
+  ],
+  temperature: { min: 0, max: 1 },
+  // The docs: "one stop word supported", although the schema takes 4.
+  maxStop: 1,
+  userLength: { min: 6, max: 128 },
+  // NONE is honoured by not offering the tools at all (see adjustBody).
+  toolChoices: ['none', 'auto'],
+  // Usage comes on the last chunk on its own; GLM refuses `stream_options`.
+  streamUsageOption: false,
+  adjustBody(body, req, stream, model) {
+    if (req.toolChoice === 'none') {
+      delete body.tools;
+      delete body.tool_choice;
+    }
+    if (body.user !== undefined) {
+      body.user_id = body.user;
+      delete body.user;
+    }
+    // Without it GLM sends each tool call whole at the end; with it, arguments stream like text.
+    if (stream && body.tools && model?.toolStream) body.tool_stream = true;
+  },
+  finishReasons: {
+    sensitive: 'CONTENT_FILTER',
+    network_error: 'UPSTREAM_ERROR',
+    model_context_window_exceeded: 'CONTEXT_WINDOW_EXCEEDED',
+  },
+  classifyError(_status, error) {
+    const code = Number(error.code);
+    return Number.isInteger(code) ? classify(code) : undefined;
+  },
+};

@@ -1,0 +1,58 @@
+import type { ErrorCode } from '../../errors.js';
+import type { ChatRequest, FinishReason } from './types.js';
+
+/** One model a provider offers, with the limits the gateway checks before calling it. */
+export interface ChatModelSpec {
+  /** The name callers use. */
+  id: string;
+  /** What goes upstream as `model` (Ark: the inference endpoint id). @default id */
+  upstreamModel?: string;
+  /** Accepts image parts. @default false */
+  vision?: boolean;
+  /** Prompt plus answer, in tokens. */
+  contextWindow?: number;
+  /** The largest `max_tokens` the provider accepts for it. */
+  maxOutputTokens?: number;
+  /** GLM: streams tool-call arguments in fragments when asked (`tool_stream`). @default false */
+  toolStream?: boolean;
+}
+
+/** The provider's error body, whatever its envelope, reduced to what the mapping needs. */
+export interface UpstreamErrorBody {
+  /** Its own code: GLM business code, Ark `code`, DeepSeek `code` or `type`, Moonshot `type`. */
+  code?: string;
+  type?: string;
+  message?: string;
+}
+
+/**
+ * Everything in which one provider differs from the OpenAI-compatible baseline: its catalog, its limits, how the
+ * request body is adjusted, which finish reasons it has and how its error codes read.
+ */
+export interface ChatProviderSpec {
+  id: string;
+  /** P, Q, R, S for the four built in; undefined for providers added by configuration. */
+  variant?: string;
+  /** Appended to the base URL. @default '/chat/completions' */
+  path?: string;
+  models: ChatModelSpec[];
+  /** Also accept model names outside `models`, as they are (Ark `ep-…` endpoint ids and dated model ids). */
+  acceptsRawModel?(model: string): boolean;
+  temperature: { min: number; max: number };
+  /** Most `stop` sequences. @default 4 */
+  maxStop?: number;
+  /** Length bounds of `user` (GLM's `user_id`: 6..128). */
+  userLength?: { min: number; max: number };
+  /** Tool-choice forms the provider understands. */
+  toolChoices: ReadonlyArray<'none' | 'auto' | 'required' | 'named'>;
+  /** Adjusts the OpenAI-style body built from `req` (rename, drop or add fields). */
+  adjustBody?(body: Record<string, unknown>, req: ChatRequest, stream: boolean, model: ChatModelSpec | undefined): void;
+  /** Asks for usage in streams with `stream_options.include_usage`. */
+  streamUsageOption: boolean;
+  /** Its `finish_reason` spellings beyond the OpenAI ones (`stop`, `length`, `tool_calls`, `content_filter`). */
+  finishReasons?: Readonly<Record<string, FinishReason>>;
+  /** The contract code for one of its errors; undefined falls back to the HTTP status. */
+  classifyError?(status: number, error: UpstreamErrorBody): ErrorCode | undefined;
+  /** Its request id, when the error carries one in the message (Ark). */
+  requestIdFrom?(error: UpstreamErrorBody): string | undefined;
+}

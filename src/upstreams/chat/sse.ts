@@ -1,0 +1,74 @@
+/**
+ * An incremental server-sent-events parser (the WHATWG "event stream interpretation", minus `retry`/`id` which chat
+ * providers do not use). Feed it bytes as they arrive; it returns the events completed so far. Events split across
+ * TCP chunks are reassembled, CRLF / CR / LF line ends are all accepted, `:` comments (DeepSeek's `: keep-alive`)
+ * are dropped, and several `data:` lines of one event are joined with `\n`.
+ */
+export interface SseEvent {
+  /** The `event:` field, `message` when absent. */
+  event: string;
+  data: string;
+}
+
+export class SseParser {
+  private readonly decoder = new TextDecoder('utf-8');
+  private buffer = '';
+  private data: string[] = [];
+  private event = '';
+  /** A chunk ended on `\r`: a `\n` starting the next one belongs to the same line end. */
+  private pendingCr = false;
+
+  /** Parses one body chunk; returns the events it completed, in order. */
+  push(chunk: Uint8Array | string): SseEvent[] {
+    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
+    this.pendingCr = false;
+    this.buffer += text;
+    const events: SseEvent[] = [];
+    let start = 0;
+    for (;;) {
+      const cr = this.buffer.indexOf('\r', start);
+      const lf = this.buffer.indexOf('\n', start);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (end === -1) break;
+      const line = this.buffer.slice(start, end);
+      if (this.buffer[end] === '\r') {
+        if (end + 1 === this.buffer.length) this.pendingCr = true;
+        start = this.buffer[end + 1] === '\n' ? end + 2 : end + 1;
+      } else start = end + 1;
+      const event = this.line(line);
+      if (event) events.push(event);
+    }
+    this.buffer = this.buffer.slice(start);
+    return events;
+  }
+
+  /** The end of the body: an event without its closing blank line is dropped, as the spec says. */
+  end(): { incomplete: boolean } {
+    const incomplete = this.buffer.trim() !== '' || this.data.length > 0;
+    this.buffer = '';
+    this.data = [];
+    return { incomplete };
+  }
+
+  private line(line: string): SseEvent | undefined {
+    if (line === '') {
+      if (this.data.length === 0) {
+        this.event = '';
+        return undefined;
+      }
+      const event = { event: this.event || 'message', data: this.data.join('\n') };
+      this.data = [];
+      this.event = '';
+      return event;
+    }
+    if (line.startsWith(':')) return undefined;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    return undefined;
+  }
+}

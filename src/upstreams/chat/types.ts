@@ -1,0 +1,92 @@
+/**
+ * Provider-neutral chat-completion shapes: what the domain hands an adapter, and what every adapter gives back,
+ * whatever its wire format (upstreams.md section 3).
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
+
+export type ChatContentPart = { type: 'text'; text: string } | { type: 'image'; url: string };
+
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  /** JSON text. */
+  arguments: string;
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  /** Plain text; `parts` instead when the message has images. */
+  content?: string;
+  parts?: ChatContentPart[];
+  name?: string;
+  toolCallId?: string;
+  toolCalls?: ChatToolCall[];
+}
+
+export interface ChatTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: Record<string, unknown>;
+}
+
+export type ChatToolChoice = 'none' | 'auto' | 'required' | { name: string };
+
+/** A validated request; `model` is already the upstream's model id (Ark: the endpoint id). */
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  tools?: ChatTool[];
+  toolChoice?: ChatToolChoice;
+  user?: string;
+}
+
+/** The graph's `ChatFinishReason`, named once here for every adapter. */
+export type FinishReason = 'STOP' | 'LENGTH' | 'TOOL_CALLS' | 'CONTENT_FILTER' | 'CONTEXT_WINDOW_EXCEEDED' | 'UPSTREAM_ERROR' | 'OTHER';
+
+export interface ChatUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ChatChoice {
+  index: number;
+  message: { role: ChatRole; content: string | null; reasoningContent: string | null; toolCalls: ChatToolCall[] | null };
+  finishReason: FinishReason | null;
+}
+
+export interface ChatCompletion {
+  id: string;
+  created: number;
+  choices: ChatChoice[];
+  usage: ChatUsage;
+}
+
+export interface ChatToolCallDelta {
+  index: number;
+  id: string | null;
+  name: string | null;
+  arguments: string | null;
+}
+
+export interface ChatDelta {
+  role: ChatRole | null;
+  content: string | null;
+  reasoningContent: string | null;
+  toolCalls: ChatToolCallDelta[] | null;
+}
+
+/** One streamed piece, as the subscriber sees it. */
+export interface ChatChunk {
+  id: string;
+  index: number;
+  delta: ChatDelta;
+  finishReason: FinishReason | null;
+  usage: ChatUsage | null;
+}
