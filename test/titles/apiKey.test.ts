@@ -51,8 +51,8 @@ describe('a configured OMDb key', () => {
       expect(responses[0].data.upstreams.length).toBeGreaterThan(0);
       expect(responses[0].data.title).toBeNull();
       for (const body of responses) {
-        expect(body.errors[0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 401 });
-        expect(body.errors[0].message).toMatch(/misconfigured.*Set OMDB_API_KEY/);
+        expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 401 });
+        expect(body.errors![0].message).toMatch(/misconfigured.*Set OMDB_API_KEY/);
       }
       // Sent with the key (the upstream saw it), answered 401 and not retried.
       expect(omdbQueries(omdb.record.list())).toEqual(['i=tt0078346', 's=batman']);

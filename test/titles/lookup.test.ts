@@ -116,7 +116,7 @@ describe('title lookup', () => {
   });
 
   it('keeps other fields when OMDb fails, reporting UPSTREAM_ERROR with the status', async () => {
-    t.sandbox.faults.push({ upstream: 'omdb', status: 500, match: 'tt0080684' });
+    t.sandbox.faults.push({ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' });
     const { body } = await t.query('{ bad: title(imdbId: "tt0080684") { title } good: title(imdbId: "tt0076759") { title } }');
     expect(body.data).toEqual({ bad: null, good: { title: 'Star Wars: Episode IV - A New Hope' } });
     expect(body.errors![0]).toMatchObject({ path: ['bad'], extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 500 } });

@@ -1,7 +1,7 @@
 import type { RecordedRequest } from '../../src/sandbox/record.js';
 
 /** The OMDb requests a sandbox received, as decoded query strings without the key: `i=tt0078346&plot=full`. */
-export function omdbQueries(record: RecordedRequest[]): string[] {
+export function omdbQueries(record: readonly RecordedRequest[]): string[] {
   return record
     .filter((r) => r.upstream === 'omdb')
     .map((r) => {
