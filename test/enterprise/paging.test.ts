@@ -25,8 +25,9 @@ describe('connections over @odata.nextLink', () => {
     for (let page = 0; page < 10; page++) {
       const r = await gw.query(ISSUES_OF_EXCHANGE, { after });
       expect(r.body.errors).toBeUndefined();
-      const conn = r.body.data.admin.serviceAnnouncement.healthOverview.issues;
-      seen.push(...conn.edges.map((e: { node: { id: string } }) => e.node.id));
+      const conn: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } =
+        r.body.data.admin.serviceAnnouncement.healthOverview.issues;
+      seen.push(...conn.edges.map((e) => e.node.id));
       if (!conn.pageInfo.hasNextPage) break;
       after = conn.pageInfo.endCursor;
     }
