@@ -1,0 +1,80 @@
+import type { Client } from 'graphql-ws';
+import { collect } from '../support/ws.js';
+
+/** The four built-in providers with a text model and a vision model each. */
+export const PROVIDERS = [
+  { id: 'glm', model: 'glm-4-flash', toolModel: 'glm-4.7' },
+  { id: 'ark', model: 'doubao-pro', toolModel: 'doubao-pro' },
+  { id: 'deepseek', model: 'deepseek-chat', toolModel: 'deepseek-chat' },
+  { id: 'moonshot', model: 'moonshot-v1-8k', toolModel: 'moonshot-v1-8k' },
+] as const;
+
+export const COMPLETION = `mutation Complete($input: ChatCompletionInput!) {
+  createChatCompletion(input: $input) {
+    id provider model created content
+    choices { index finishReason message { role content reasoningContent toolCalls { id name arguments } } }
+    usage { promptTokens completionTokens totalTokens }
+  }
+}`;
+
+export const STREAM = `subscription Stream($input: ChatCompletionInput!) {
+  chatCompletionStream(input: $input) {
+    id provider model index
+    delta { role content reasoningContent toolCalls { index id name arguments } }
+    finishReason
+    usage { promptTokens completionTokens totalTokens }
+  }
+}`;
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface Chunk {
+  id: string;
+  provider: string;
+  model: string;
+  index: number;
+  delta: { role: string | null; content: string | null; reasoningContent: string | null; toolCalls: Array<{ index: number; id: string | null; name: string | null; arguments: string | null }> | null };
+  finishReason: string | null;
+  usage: Usage | null;
+}
+
+export interface GraphError {
+  message: string;
+  extensions: Record<string, any>;
+}
+
+/** Runs one subscription to its end: the chunks, and the errors it ended with (if any). */
+export async function streamAll(client: Client, input: Record<string, unknown>): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
+  const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input });
+  const chunks = results.filter((r) => r.data?.chatCompletionStream).map((r) => r.data!.chatCompletionStream);
+  const errors = (results.find((r) => r.errors?.length)?.errors ?? (error as GraphError[] | undefined)) as GraphError[] | undefined;
+  return { chunks, errors };
+}
+
+export const text = (chunks: Chunk[]) => chunks.map((c) => c.delta.content ?? '').join('');
+
+/** Polls `check` every 20 ms until it holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 2_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const user = (content: string) => ({ role: 'USER', content });
+
+export const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Current weather in a city',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+    required: ['city'],
+  },
+};
