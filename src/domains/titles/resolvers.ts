@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../server/context.js';
-import { searchQuery, seasonNumber, titleQuery } from './input.js';
+import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
 import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';
 import { admitOmdbOperation, SEARCH_PAGE_SIZE } from './quotaGuard.js';
@@ -38,7 +38,7 @@ export const titleResolvers: Resolvers = {
   },
   TitleSearchPage: {
     totalPages: (page) => Math.ceil(page.totalResults / SEARCH_PAGE_SIZE),
-    hasNextPage: (page) => page.page * SEARCH_PAGE_SIZE < page.totalResults,
+    hasNextPage: (page) => page.page < PAGES.max && page.page * SEARCH_PAGE_SIZE < page.totalResults,
   },
   Title: {
     imdbId: (ref) => ref.imdbId,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { UpstreamHttp } from '../http/client.js';
+import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { DailyQuota } from './dailyQuota.js';
 import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
@@ -126,7 +127,7 @@ export class OmdbClient {
     if (!this.quota.take()) throw this.quotaExhausted();
     const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows.
-    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(4, 1 + this.quota.remaining()) } });
+    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + this.quota.remaining()) } });
     if (res.attempts > 1) this.quota.add(res.attempts - 1);
 
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
