@@ -44,11 +44,16 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('tells a client that sends a subscription over HTTP to use the WebSocket', async () => {
-    const { status, body } = await t.query('subscription { serverTime(count: 1) }');
+    const { status, body } = await t.query('subscription { serverTime(count: 1) }', undefined, { accept: 'application/graphql-response+json' });
     expect(status).toBe(400);
     expect(body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
     expect(body.errors![0].message).toMatch(/graphql-ws.*ws:\/\//);
     expect(body.errors![0].extensions).not.toHaveProperty('http');
+  });
+
+  it('answers request errors with 200 to application/json clients and 400 to graphql-response+json ones', async () => {
+    expect((await t.query('{ nope }')).status).toBe(200);
+    expect((await t.query('{ nope }', undefined, { accept: 'application/graphql-response+json' })).status).toBe(400);
   });
 
   it('maps parse and validation failures onto contract codes, keeping the original as reason', async () => {
