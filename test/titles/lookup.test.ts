@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { titlesExamples } from '../../src/domains/titles/index.js';
 import { omdbQueries } from './omdbRequests.js';
 
 let t: TestGateway;
@@ -213,5 +214,14 @@ describe('series and episodes', () => {
   it('refuses a season below 1 before any request', async () => {
     const { body } = await t.query('{ title(imdbId: "tt0944947") { episodes(season: 0) { title } } }');
     expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'season' });
+  });
+});
+
+describe('GraphiQL examples', () => {
+  it('run without errors', async () => {
+    for (const example of titlesExamples) {
+      const { body } = await t.query(example.query, example.variables ? JSON.parse(example.variables) : undefined);
+      expect(body.errors, example.title).toBeUndefined();
+    }
   });
 });
