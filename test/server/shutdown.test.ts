@@ -29,4 +29,23 @@ describe('graceful shutdown', () => {
     expect(p.stdout.some((l) => l.includes('received SIGTERM, draining'))).toBe(true);
     expect(p.stdout.some((l) => l.includes('gateway stopped'))).toBe(true);
   });
+
+  it('lets an in-flight HTTP operation finish before exiting, and refuses new connections meanwhile', async () => {
+    const p = spawnGateway({});
+    const origin = await p.origin;
+    const post = (query: string) =>
+      fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const upstreams = (await (await post('{ upstreams { id baseUrl } }')).json()) as { data: { upstreams: Array<{ id: string; baseUrl: string }> } };
+    const sandbox = new URL(upstreams.data.upstreams.find((u) => u.id === 'omdb')!.baseUrl).origin;
+    // The next OMDb request takes a second: the operation is in flight when SIGTERM arrives.
+    await fetch(`${sandbox}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ upstream: 'omdb', delayMs: 1000 }) });
+    const inFlight = post('{ title(imdbId: "tt0078346") { title year } }');
+    await new Promise((r) => setTimeout(r, 300));
+    p.child.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data.title).toEqual({ title: 'Superman', year: '1978' });
+    expect(await p.exited).toBe(0);
+    await expect(post('{ upstreams { id } }')).rejects.toThrow();
+  });
 });
