@@ -69,6 +69,16 @@ describe('selection → OData', () => {
     expect(graphCalls(gw)).toEqual([`GET ${LIST}?$select=id&$expand=issues($select=id,title,status;$top=2)&$top=2`]);
   });
 
+  it("reads serviceAnnouncement's issue list in one request", async () => {
+    const r = await gw.query(`{ admin { serviceAnnouncement { issues(first: 3, orderBy: [{ field: LAST_MODIFIED_DATE_TIME, direction: DESC }]) {
+      nodes { id title lastModifiedDateTime } pageInfo { hasNextPage } } } } }`);
+    expect(r.body.errors).toBeUndefined();
+    const nodes = r.body.data.admin.serviceAnnouncement.issues.nodes;
+    expect(nodes).toHaveLength(3);
+    expect(Date.parse(nodes[0].lastModifiedDateTime)).toBeGreaterThanOrEqual(Date.parse(nodes[2].lastModifiedDateTime));
+    expect(graphCalls(gw)).toEqual(['GET /admin/serviceAnnouncement/issues?$select=id,title,lastModifiedDateTime&$top=3&$orderby=lastModifiedDateTime desc']);
+  });
+
   it('maps upstream enums case-insensitively onto the graph enums', async () => {
     const r = await gw.query(`{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status issues(first: 3) {
       nodes { classification origin status posts { postType description { contentType } } } } } } } }`);
