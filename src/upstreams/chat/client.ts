@@ -153,7 +153,7 @@ export class ChatClient {
     const variable = `${this.spec.id.toUpperCase().replace(/-/g, '_')}_RPM`;
     throw upstreamError(
       ErrorCode.UpstreamRateLimited,
-      `The gateway sends at most ${this.config.rpm} requests per minute to ${this.spec.id} (${variable}) and that many are under way; retry in ${seconds} s.`,
+      `The gateway sends at most ${this.config.rpm} requests per minute to ${this.spec.id} (${variable}) and has sent that many in the last minute; retry in ${seconds} s.`,
       { upstream: this.spec.id, retryAfter: seconds },
     );
   }

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { wsClient } from '../support/ws.js';
+import { COMPLETION, WEATHER_TOOL, streamAll, user } from './support.js';
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway({ DEEPSEEK_RPM: '2', CHAT_RATE_LIMIT_WAIT_MS: '100' }, { chatTokenDelayMs: 1 });
+});
+afterAll(() => t.close());
+beforeEach(() => t.clearUpstreamRequests());
+
+const base = { provider: 'glm', model: 'glm-4-flash', messages: [user('Hi')] };
+
+describe('bad input is refused with BAD_USER_INPUT before any upstream call', () => {
+  it.each([
+    ['an unknown provider, listing the known ones', { provider: 'openai' }, /Unknown chat provider "openai"; use one of glm, ark, deepseek, moonshot\./],
+    ['a model the provider does not offer, listing its models', { model: 'gpt-4o' }, /Provider glm has no model "gpt-4o"; use one of glm-4-flash, glm-4-plus, glm-4v-plus, .*glm-5\./],
+    ['an Ark name that is neither configured nor an endpoint id', { provider: 'ark', model: 'doubao-max' }, /Provider ark has no model "doubao-max"; use one of doubao-pro, doubao-lite, doubao-vision \(or an inference endpoint id ep-…\)/],
+    ['empty messages', { messages: [] }, /messages is empty/],
+    ['a tool message without toolCallId', { messages: [user('Hi'), { role: 'TOOL', content: '42' }] }, /messages\[1\] is a TOOL message without toolCallId/],
+    ['a message without content', { messages: [{ role: 'USER' }] }, /messages\[0\] has no content/],
+    ['content and parts together', { messages: [{ role: 'USER', content: 'a', parts: [{ type: 'TEXT', text: 'b' }] }] }, /has both content and parts/],
+    [
+      'an image for a model without vision',
+      { messages: [{ role: 'USER', parts: [{ type: 'IMAGE_URL', imageUrl: 'https://example.com/cat.png' }] }] },
+      /messages\[0\]\.parts\[0\] is an image, but glm model glm-4-flash does not accept images; pick a vision model\./,
+    ],
+    ['an image URL that is not one', { model: 'glm-4v-plus', messages: [{ role: 'USER', parts: [{ type: 'IMAGE_URL', imageUrl: 'ftp://x' }] }] }, /imageUrl must be an http\(s\) URL/],
+    ['temperature above GLM 1', { temperature: 1.5 }, /temperature 1\.5 is outside glm's range 0\.\.1\./],
+    ['temperature above Moonshot 1', { provider: 'moonshot', model: 'moonshot-v1-8k', temperature: 1.2 }, /temperature 1\.2 is outside moonshot's range 0\.\.1\./],
+    ['temperature above DeepSeek 2', { provider: 'deepseek', model: 'deepseek-chat', temperature: 2.5 }, /temperature 2\.5 is outside deepseek's range 0\.\.2\./],
+    ['temperature below 0 on Ark', { provider: 'ark', model: 'doubao-pro', temperature: -0.1 }, /temperature -0\.1 is outside ark's range 0\.\.2\./],
+    ['topP above 1', { topP: 1.1 }, /topP 1\.1 is outside 0\.\.1\./],
+    ['maxTokens below 1', { maxTokens: 0 }, /maxTokens 0 must be at least 1\./],
+    ['maxTokens above the model limit', { provider: 'deepseek', model: 'deepseek-coder', maxTokens: 5000 }, /maxTokens 5000 is above deepseek-coder's limit of 4096\./],
+    ['two stop words on GLM', { stop: ['a', 'b'] }, /stop has 2 sequences; glm takes at most 1\./],
+    ['a tool choice GLM does not know', { tools: [WEATHER_TOOL], toolChoice: { mode: 'REQUIRED' } }, /toolChoice REQUIRED is not supported by glm; it takes NONE, AUTO\./],
+    ['a tool choice naming a missing tool', { provider: 'deepseek', model: 'deepseek-chat', tools: [WEATHER_TOOL], toolChoice: { name: 'nope' } }, /toolChoice names "nope", which is not one of tools \(get_weather\)/],
+    ['a tool choice without tools', { provider: 'deepseek', model: 'deepseek-chat', toolChoice: { mode: 'AUTO' } }, /toolChoice AUTO needs tools/],
+    ['a tool with a bad name', { tools: [{ name: 'get weather' }] }, /tools\[0\]\.name "get weather" must be 1\.\.64 letters/],
+    ['a GLM user id under 6 characters', { user: 'bob' }, /user "bob" must be 6\.\.128 characters for glm\./],
+  ])('%s', async (_what, patch, message) => {
+    const input = { ...base, ...patch };
+    const { body } = await t.query(COMPLETION, { input });
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
+    expect(body.errors![0].message).toMatch(message);
+
+    const client = wsClient(t.gateway.wsUrl);
+    const streamed = await streamAll(client, input);
+    await client.dispose();
+    expect(streamed.chunks).toHaveLength(0);
+    expect(streamed.errors![0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+});
+
+describe('the client-side rate limiter', () => {
+  it('refuses past DEEPSEEK_RPM with UPSTREAM_RATE_LIMITED saying when to retry, without calling upstream', async () => {
+    const input = { provider: 'deepseek', model: 'deepseek-chat', messages: [user('Count me')] };
+    const first = await t.query(COMPLETION, { input });
+    const client = wsClient(t.gateway.wsUrl);
+    const second = await streamAll(client, input);
+    const third = await streamAll(client, input);
+    await client.dispose();
+    const fourth = await t.query(COMPLETION, { input });
+
+    expect(first.body.errors).toBeUndefined();
+    expect(second.errors).toBeUndefined();
+    for (const errors of [third.errors!, fourth.body.errors!]) {
+      expect(errors[0].extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: 'deepseek' });
+      expect(errors[0].extensions!.retryAfter).toBeGreaterThan(50);
+      expect(errors[0].message).toMatch(/^The gateway sends at most 2 requests per minute to deepseek \(DEEPSEEK_RPM\) and has sent that many in the last minute; retry in \d+ s\.$/);
+    }
+    expect(t.upstreamRequests('deepseek')).toHaveLength(2);
+  });
+});
