@@ -65,7 +65,7 @@ describe('provider errors mapped to contract codes, with the provider id and its
   it('ark: an endpoint that does not exist is BAD_USER_INPUT with Ark code and request id', async () => {
     const body = await complete({ provider: 'ark', model: 'ep-20990101-missing', messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'ark', status: 404, upstreamCode: 'InvalidEndpointOrModel.NotFound' });
-    expect(body.errors![0].extensions.upstreamRequestId).toMatch(/^0217\d+[0-9a-f]+$/);
+    expect(body.errors![0].extensions!.upstreamRequestId).toMatch(/^0217\d+[0-9a-f]+$/);
   });
 
   it('glm: a prompt over the context window (1261) is BAD_USER_INPUT', async () => {
