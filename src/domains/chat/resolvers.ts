@@ -30,12 +30,23 @@ export const resolvers: Resolvers = {
         return eventStream<StreamEvent>((sink) => {
           sink.signal.addEventListener('abort', () => stream.cancel(), { once: true });
           return (async () => {
+            let chunks = 0;
+            let last: ChatCompletionChunk | undefined;
             try {
-              for await (const c of stream) sink.push({ chunk: chunkOf(client.spec.id, model.id, c) });
+              for await (const c of stream) {
+                last = chunkOf(client.spec.id, model.id, c);
+                chunks += 1;
+                sink.push({ chunk: last });
+              }
             } catch (error) {
               sink.push({ error });
             }
             sink.end();
+            // What was generated (and billed), also when the client left early.
+            ctx.log.info(
+              { provider: client.spec.id, model: model.id, chunks, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
+              'chat stream',
+            );
           })();
         }, ctx.signal);
       },
