@@ -83,3 +83,20 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
     expect(t.upstreamRequests(id).map((r) => r.status)).toEqual([429, 200]);
   });
 });
+
+describe('reasoning models', () => {
+  it('deepseek-reasoner streams reasoningContent before content, both equal to the mutation', async () => {
+    const input = { provider: 'deepseek', model: 'deepseek-reasoner', messages: [user('Think first, then answer.')] };
+    const answer = (await t.query(COMPLETION, { input })).body.data!.createChatCompletion;
+    const client = wsClient(t.gateway.wsUrl);
+    const { chunks } = await streamAll(client, input);
+    await client.dispose();
+
+    const reasoning = chunks.map((c) => c.delta.reasoningContent ?? '').join('');
+    expect(reasoning.length).toBeGreaterThan(10);
+    expect(reasoning).toBe(answer.choices[0].message.reasoningContent);
+    expect(text(chunks)).toBe(answer.content);
+    const firstContent = chunks.findIndex((c) => c.delta.content);
+    expect(chunks.slice(firstContent).every((c) => !c.delta.reasoningContent)).toBe(true);
+  });
+});
