@@ -34,6 +34,7 @@ export async function startTestGateway(env: Record<string, string> = {}, sandbox
   const logs = new LogCapture();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
   const gateway = await startGateway({ config, sandbox, logDestination: logs });
+  const responses: string[] = [];
   return {
     gateway,
     sandbox,
@@ -44,13 +45,37 @@ export async function startTestGateway(env: Record<string, string> = {}, sandbox
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+      const text = await res.text();
+      responses.push(text);
+      return { status: res.status, body: JSON.parse(text) as never, headers: res.headers };
     },
     upstreamRequests: (upstream) => sandbox.record.list().filter((r) => !upstream || r.upstream === upstream),
     clearUpstreamRequests: () => sandbox.record.clear(),
     async close() {
       await gateway.close();
       await sandbox.close();
+      assertNoSecretLeaked(config.secrets, sandbox, [...logs.lines, ...responses]);
     },
   };
+}
+
+/**
+ * Run at every test gateway's close, so the whole suite proves it: no configured key or secret, and no bearer token a
+ * caller or the gateway sent upstream, appears in any response body or log line the gateway produced.
+ */
+export function assertNoSecretLeaked(configured: readonly string[], sandbox: Sandbox, texts: readonly string[]): void {
+  const tokens = new Set<string>(configured);
+  for (const r of sandbox.record.list()) {
+    const auth = r.headers.authorization;
+    const token = typeof auth === 'string' ? auth.replace(/^Bearer\s+/i, '') : '';
+    if (token.length >= 12) tokens.add(token);
+    const key = /[?&]apikey=([^&]+)/.exec(r.url)?.[1];
+    if (key && key.length >= 8) tokens.add(decodeURIComponent(key));
+    const form = /client_secret=([^&]+)/.exec(r.body)?.[1];
+    if (form && form.length >= 8) tokens.add(decodeURIComponent(form));
+  }
+  for (const token of tokens) {
+    const leak = texts.find((t) => t.includes(token));
+    if (leak) throw new Error(`a secret (${token.slice(0, 3)}…, ${token.length} chars) leaked into gateway output: ${leak.slice(0, 200).replaceAll(token, '[LEAK]')}`);
+  }
 }

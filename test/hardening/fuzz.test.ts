@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSchema } from '../../src/server/schema.js';
+import { OperationFuzzer } from '../support/fuzz.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const CODES = new Set([
+  'BAD_USER_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UPSTREAM_RATE_LIMITED',
+  'UPSTREAM_QUOTA_EXHAUSTED', 'UPSTREAM_TIMEOUT', 'UPSTREAM_ERROR', 'QUERY_TOO_COMPLEX', 'INTERNAL_SERVER_ERROR',
+]);
+const CASES = Number(process.env.FUZZ_CASES ?? 10_000);
+
+/**
+ * graphql-js may answer before every sibling resolver of an executed operation settled (a non-null error cuts the
+ * response short), so its upstream requests can land after the response: wait until the sandbox has been quiet for a
+ * moment before attributing requests to the next operation. Bounded at 2 s.
+ */
+async function upstreamsQuiet(t: TestGateway): Promise<void> {
+  const deadline = Date.now() + 2000;
+  let last = -1;
+  while (Date.now() < deadline) {
+    const list = t.sandbox.record.list();
+    const busy = list.length !== last || list.some((r) => r.status === null && !r.aborted);
+    if (!busy) return;
+    last = list.length;
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
+describe('fuzzing the gateway with generated operations', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ OMDB_DAILY_QUOTA: '1000000', DEEPSEEK_RPM: '100000' }, { omdbDailyQuota: 1_000_000, chatRpm: { deepseek: 0 } });
+  });
+  afterAll(() => t.close());
+
+  it(`answers ${CASES} valid and mutated operations with GraphQL-shaped responses, never crashing, never calling an upstream for a refused one`, async () => {
+    const fuzzer = new OperationFuzzer(await buildSchema(), 20261122);
+    const tally = { sent: 0, executed: 0, refused: 0, byKind: {} as Record<string, number> };
+    const problems: string[] = [];
+    for (let i = 0; i < CASES && problems.length < 5; i++) {
+      const { query, kind } = i % 3 === 0 ? fuzzer.valid() : fuzzer.abusive();
+      tally.byKind[kind] = (tally.byKind[kind] ?? 0) + 1;
+      const before = t.sandbox.record.list().length;
+      const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      tally.sent++;
+      const text = await res.text();
+      let body: { data?: unknown; errors?: Array<{ message?: unknown; extensions?: { code?: unknown } }> };
+      try {
+        body = JSON.parse(text);
+      } catch {
+        problems.push(`#${i} ${kind}: status ${res.status}, not JSON: ${text.slice(0, 200)}`);
+        continue;
+      }
+      if (res.status >= 500) problems.push(`#${i} ${kind}: status ${res.status}: ${text.slice(0, 300)}`);
+      if (!('data' in body) && !Array.isArray(body.errors)) problems.push(`#${i} ${kind}: neither data nor errors: ${text.slice(0, 200)}`);
+      for (const e of body.errors ?? []) {
+        if (typeof e.message !== 'string' || !CODES.has(String(e.extensions?.code))) problems.push(`#${i} ${kind}: bad error shape ${JSON.stringify(e).slice(0, 200)}`);
+        if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') problems.push(`#${i} ${kind}: INTERNAL_SERVER_ERROR for ${query.slice(0, 300)}: ${String(e.message).slice(0, 200)}`);
+      }
+      // No `data` key: the request was refused before execution, so nothing may have reached an upstream.
+      if (!('data' in body)) {
+        tally.refused++;
+        const after = t.sandbox.record.list().length;
+        if (after !== before) problems.push(`#${i} ${kind}: refused but sent ${after - before} upstream requests: ${query.slice(0, 200)}`);
+      } else {
+        tally.executed++;
+        await upstreamsQuiet(t);
+      }
+    }
+    console.log(`fuzz: ${JSON.stringify(tally)}`);
+    expect(problems).toEqual([]);
+    expect(tally.sent).toBe(CASES);
+    expect(tally.refused).toBeGreaterThan(CASES / 3);
+    expect(tally.executed).toBeGreaterThan(CASES / 10);
+    expect((await fetch(`${t.gateway.origin}/healthz`)).status).toBe(200);
+  }, 600_000);
+});
