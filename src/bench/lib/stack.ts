@@ -1,0 +1,107 @@
+import { freePort, spawnProc, waitReady, type Proc } from './proc.js';
+
+/** The sandbox as its own process, reached only over loopback HTTP. */
+export interface SandboxProc {
+  proc: Proc;
+  origin: string;
+  /** GET/DELETE/POST on the control API. */
+  control(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown>;
+}
+
+export interface RecordedRequest {
+  upstream: string;
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  at: string;
+  aborted: boolean;
+  status: number | null;
+}
+
+export async function startSandboxProc(): Promise<SandboxProc> {
+  const port = await freePort();
+  const proc = spawnProc('sandbox', process.execPath, ['dist/sandbox/main.js'], { SANDBOX_PORT: String(port) });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitReady(proc, `${origin}/_sandbox/config`);
+  const control = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => {
+    const res = await fetch(`${origin}/_sandbox/${path}`, {
+      method,
+      headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as unknown;
+    if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  // Benchmarks send far more than a day's real OMDb quota; chat limits are opened per scenario.
+  await control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
+  return { proc, origin, control };
+}
+
+/** Environment that points the gateway (or any client of it) at an external sandbox, every upstream "live". */
+export function upstreamEnv(sandboxOrigin: string): Record<string, string> {
+  return {
+    GRAPH_BASE_URL: `${sandboxOrigin}/graph`,
+    GRAPH_TENANT_ID: 'sandbox',
+    GRAPH_CLIENT_ID: 'sandbox',
+    GRAPH_CLIENT_SECRET: 'sandbox',
+    GRAPH_AUTHORITY_URL: `${sandboxOrigin}/login`,
+    OMDB_BASE_URL: `${sandboxOrigin}/omdb`,
+    OMDB_API_KEY: 'sandbox',
+    GLM_BASE_URL: `${sandboxOrigin}/glm/api/paas/v4`,
+    GLM_API_KEY: 'sandbox',
+    ARK_BASE_URL: `${sandboxOrigin}/ark/api/v3`,
+    ARK_API_KEY: 'sandbox',
+    DEEPSEEK_BASE_URL: `${sandboxOrigin}/deepseek/v1`,
+    DEEPSEEK_API_KEY: 'sandbox',
+    MOONSHOT_BASE_URL: `${sandboxOrigin}/moonshot/v1`,
+    MOONSHOT_API_KEY: 'sandbox',
+  };
+}
+
+export interface GraphQLProc {
+  proc: Proc;
+  /** `http://127.0.0.1:port/graphql` */
+  url: string;
+  wsUrl: string;
+}
+
+/**
+ * `node dist/main.js` against the sandbox. Logs at warn: per-operation info lines would be measured too, and a
+ * deployment ships them to a collector rather than a pipe nobody reads.
+ */
+export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}): Promise<GraphQLProc> {
+  const port = await freePort();
+  const proc = spawnProc('gateway', process.execPath, ['dist/main.js'], {
+    ...upstreamEnv(sandboxOrigin),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    OMDB_DAILY_QUOTA: '1000000000',
+    GLM_RPM: '1000000',
+    ...extraEnv,
+  });
+  await waitReady(proc, `http://127.0.0.1:${port}/readyz`);
+  return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
+}
+
+/** The naive Apollo baseline, `node dist/bench/naive/main.js`, against the same sandbox. */
+export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc> {
+  const port = await freePort();
+  const proc = spawnProc('naive', process.execPath, ['dist/bench/naive/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
+  return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
+}
+
+/** POSTs one GraphQL operation and returns the parsed body; throws on transport errors or GraphQL errors. */
+export async function gql(url: string, query: string, variables?: Record<string, unknown>, allowErrors = false): Promise<{ data?: unknown; errors?: unknown[] }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
+  if (!allowErrors && (body.errors?.length || !res.ok)) throw new Error(`${url}: ${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 600)}`);
+  return body;
+}

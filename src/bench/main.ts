@@ -1,0 +1,82 @@
+import { join, resolve } from 'node:path';
+import { root, stopAll } from './lib/proc.js';
+import { writeReport, type RunInfo } from './lib/report.js';
+import { Results, type Sizes } from './lib/results.js';
+import { startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
+import { runCache } from './scenarios/cache.js';
+import { runPeer } from './scenarios/peer.js';
+import { runRequests } from './scenarios/requests.js';
+import { runStreaming } from './scenarios/streaming.js';
+import { runThroughput } from './scenarios/throughput.js';
+
+/**
+ * `npm run bench [-- --quick | --tiny] [--out DIR] [--only 1,2,...]`: the coordinator and load generator. It spawns
+ * the sandbox, the gateway, the naive baseline and the peer as separate processes on loopback, runs the scenarios
+ * and writes results.json and RESULTS.md (default: bench/).
+ */
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(`--${name}`);
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? undefined : args[i + 1];
+};
+const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 'full';
+const SIZES: Record<RunInfo['mode'], Sizes> = {
+  tiny: { rounds: 1, loadSeconds: 1, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, concurrentSubscriptions: 50 },
+  quick: { rounds: 3, loadSeconds: 3, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, concurrentSubscriptions: 1000 },
+  full: { rounds: 5, loadSeconds: 10, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, concurrentSubscriptions: 1000 },
+};
+const sizes = SIZES[mode];
+const outDir = resolve(option('out') ?? join(root, 'bench'));
+const only = option('only')?.split(',').map(Number);
+const wants = (n: number) => !only || only.includes(n);
+
+const results = new Results();
+const startedAt = new Date();
+const log = (text: string) => console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(4)} s] ${text}`);
+
+process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
+process.on('SIGTERM', () => void stopAll().then(() => process.exit(143)));
+
+async function scenario(n: number, label: string, sb: SandboxProc, run: () => Promise<void>): Promise<void> {
+  if (!wants(n)) return;
+  log(`scenario ${n}: ${label}`);
+  try {
+    await sb.control('POST', 'reset');
+    await sb.control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
+    await run();
+  } catch (error) {
+    // One broken scenario must not hide the others' figures; the report says what failed.
+    results.note(`${n}. ${label}`, `FAILED: ${String((error as Error)?.stack ?? error).slice(0, 1500)}`);
+    log(`scenario ${n} failed: ${String(error)}`);
+    process.exitCode = 1;
+  }
+}
+
+try {
+  log(`mode ${mode}, writing to ${outDir}`);
+  const sb = await startSandboxProc();
+  const [gateway, cachedGateway, naive] = await Promise.all([
+    startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+    startGatewayProc(sb.origin),
+    startNaiveProc(sb.origin),
+  ]);
+  await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
+  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway.url, naive.url, sizes));
+  await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway.url, gateway.url, sizes));
+  await Promise.all([cachedGateway.proc.stop(), naive.proc.stop()]);
+  await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway.url, sizes, log));
+  await gateway.proc.stop();
+  // Streaming gets a gateway of its own so its peak RSS is about subscriptions, not the load runs before.
+  await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));
+  const files = writeReport(outDir, results, { mode, sizes, startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000 });
+  log(`wrote ${files.json} and ${files.md}`);
+  for (const f of results.figures) {
+    console.log(`  ${f.met === false ? '✗' : f.met ? '✓' : ' '} ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`);
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+}

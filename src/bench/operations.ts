@@ -1,0 +1,75 @@
+/** The operations every scenario sends, written once so the gateway, the naive baseline and the peer get the same work. */
+
+export const SERVICE_IDS = [
+  'Exchange', 'OrgLiveID', 'OSDPPlatform', 'microsoftteams', 'SharePoint',
+  'OneDriveForBusiness', 'Intune', 'O365Client', 'PowerBIcom', 'DynamicsCRM',
+] as const;
+
+export const TITLE_IDS = ['tt0078346', 'tt0133093', 'tt0372784'] as const;
+
+export interface Operation {
+  name: string;
+  /** Our graph's document (gateway and naive baseline share the schema). */
+  query: string;
+  /** Distinct upstream resources the operation needs: the request-count goal. */
+  distinctKeys: number;
+  /** How the goal reads in results.json. */
+  goal: string;
+  /** True when the goal is HTTP requests == distinctKeys; false when it is 1 request (nested expand / one batch). */
+  oneRequest: boolean;
+}
+
+/** Admin → ServiceHealth → Issue: one `$expand` can fetch it all. */
+export const nestedQuery = `query Nested {
+  admin { serviceAnnouncement { healthOverviews(first: 10) { nodes { id service status
+    issues(first: 5) { nodes { id title status classification startDateTime } } } } } }
+}`;
+
+/** 20 aliases over 10 distinct services, selections differing per alias (the batch must union them). */
+export const aliasedHealthQuery = `query Aliased {
+  admin { serviceAnnouncement {
+${Array.from({ length: 20 }, (_, i) => `    h${i}: healthOverview(id: "${SERVICE_IDS[i % 10]}") { id ${i < 10 ? 'service' : 'status'} }`).join('\n')}
+  } }
+}`;
+
+/** 10 aliases over 3 title ids. */
+export const aliasedTitlesQuery = `query Titles {
+${Array.from({ length: 10 }, (_, i) => `  t${i}: title(imdbId: "${TITLE_IDS[i % 3]}") { imdbId title ${i % 2 ? 'year' : 'runtimeMinutes'} }`).join('\n')}
+}`;
+
+/** A search page whose items need fields only the by-id lookup has. */
+export const searchQuery = `query Search {
+  searchTitles(query: "batman") { totalResults items { imdbId title year plot imdbRating } }
+}`;
+
+export const requestOperations: Operation[] = [
+  { name: 'nested Admin→ServiceHealth→Issue', query: nestedQuery, distinctKeys: 1, goal: '== 1', oneRequest: true },
+  { name: '20 aliased healthOverview (10 ids)', query: aliasedHealthQuery, distinctKeys: 10, goal: '== 1 ($batch)', oneRequest: true },
+  { name: '10 aliased title (3 ids)', query: aliasedTitlesQuery, distinctKeys: 3, goal: '== 3', oneRequest: false },
+  { name: 'search + details (1 page, 10 items)', query: searchQuery, distinctKeys: 11, goal: '== 11', oneRequest: false },
+];
+
+/** One-upstream operations for throughput. */
+export const singleHealthQuery = `query One { admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service status } } } }`;
+export const singleTitleQuery = `query OneTitle { title(imdbId: "tt0133093") { imdbId title year runtimeMinutes genres imdbRating } }`;
+/** What the gateway sends upstream for them (checked against the record), for the direct-REST baseline. */
+export const singleHealthRest = '/graph/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id,service,status';
+export const singleTitleRest = '/omdb/?apikey=sandbox&i=tt0133093';
+
+/** The chat input streamed in the streaming scenario (glm: no client-side limiter by default). */
+export const chatInput = (maxTokens: number) => ({
+  provider: 'glm',
+  model: 'glm-4-flash',
+  maxTokens,
+  messages: [{ role: 'USER', content: 'Tell me a story about a gateway.' }],
+});
+export const chatSubscription = `subscription Stream($input: ChatCompletionInput!) {
+  chatCompletionStream(input: $input) { id index delta { content } finishReason usage { completionTokens } }
+}`;
+/** The same request in the provider's own wire format. */
+export const chatUpstreamBody = (maxTokens: number) => ({
+  model: 'glm-4-flash',
+  stream: true,
+  max_tokens: maxTokens,
+  messages: [{ role: 'user', content: 'Tell me a story about a gateway.' }],
+});

@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { interleaved } from '../lib/load.js';
+import { freePort, root, spawnProc, waitReady } from '../lib/proc.js';
+import type { Results, Sizes } from '../lib/results.js';
+import type { SandboxProc } from '../lib/stack.js';
+import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
+import { sandboxOpenApi } from '../peer/openapi.js';
+import { medianCost } from './requests.js';
+import { graphqlTarget } from './throughput.js';
+
+export const SCENARIO_PEER = '3. Peer: Hive Gateway + GraphQL Mesh (OpenAPI)';
+const PEER = 'Hive Gateway 2.15 + Mesh OpenAPI';
+
+/** The same work in the peer's schema, which mirrors the REST shapes (raw OMDb/Graph field names and values). */
+const peerQueries: Record<string, string> = {
+  [requestOperations[0].name]: `{ healthOverviews(_DOLLAR_top: 10) { value { id service status
+    issues(top: 5) { value { id title status classification startDateTime } } } } }`,
+  [requestOperations[1].name]: `{
+${Array.from({ length: 20 }, (_, i) => `  h${i}: healthOverview(id: "${SERVICE_IDS[i % 10]}") { id ${i < 10 ? 'service' : 'status'} }`).join('\n')}
+}`,
+  [requestOperations[2].name]: `{
+${Array.from({ length: 10 }, (_, i) => `  t${i}: title(i: "${TITLE_IDS[i % 3]}") { imdbID Title ${i % 2 ? 'Year' : 'Runtime'} }`).join('\n')}
+}`,
+  [requestOperations[3].name]: `{ searchTitles(s: "batman") { totalResults Search { imdbID Title Year details { Plot imdbRating } } } }`,
+};
+const peerSingleHealth = `{ healthOverview(id: "Exchange") { id service status } }`;
+const peerSingleTitle = `{ title(i: "tt0133093") { imdbID Title Year Runtime Genre imdbRating } }`;
+
+/** Composes the supergraph for this run's sandbox and serves it with `hive-gateway supergraph`. */
+async function startPeer(sandboxOrigin: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-peer-'));
+  const spec = join(dir, 'sandbox.openapi.json');
+  writeFileSync(spec, JSON.stringify(sandboxOpenApi(sandboxOrigin), null, 2));
+  const supergraph = join(dir, 'supergraph.graphql');
+  await promisify(execFile)(join(root, 'node_modules/.bin/mesh-compose'), ['-c', join(root, 'dist/bench/peer/mesh.config.js'), '-o', supergraph], {
+    cwd: dir,
+    env: { ...process.env, PEER_OPENAPI_FILE: spec },
+    timeout: 120_000,
+  });
+  const port = await freePort();
+  const proc = spawnProc('peer', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
+  await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    async stop() {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function runPeer(results: Results, sb: SandboxProc, gatewayUrl: string, sizes: Sizes, log: (s: string) => void): Promise<void> {
+  const peer = await startPeer(sb.origin);
+  log('peer composed and listening');
+  try {
+    for (const op of requestOperations) {
+      const ours = await medianCost(sb, gatewayUrl, op.query, sizes.rounds);
+      const theirs = await medianCost(sb, peer.url, peerQueries[op.name], sizes.rounds);
+      const name = `${SCENARIO_PEER}: ${op.name}`;
+      results.add({ name, metric: 'upstream HTTP requests', unit: 'requests', gateway: ours.requests, baseline: theirs.requests, baselineName: PEER });
+      results.add({ name, metric: 'upstream bytes (request URL+body, response body)', unit: 'bytes', gateway: ours.bytes, baseline: theirs.bytes, baselineName: PEER });
+    }
+    const cases = [
+      { label: 'single healthOverview', ours: singleHealthQuery, theirs: peerSingleHealth },
+      { label: 'single title (cache off)', ours: singleTitleQuery, theirs: peerSingleTitle },
+    ];
+    for (const c of cases) {
+      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours), peer: graphqlTarget(peer.url, c.theirs) }, sizes.rounds, sizes.loadSeconds, sizes.connections);
+      await sb.control('DELETE', 'requests');
+      const name = `${SCENARIO_PEER}: ${c.label}`;
+      results.add({ name, metric: 'throughput', unit: 'req/s', gateway: f.gateway.rps, baseline: f.peer.rps, baselineName: PEER });
+      results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.gateway.p50, baseline: f.peer.p50, baselineName: PEER });
+      results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.gateway.p99, baseline: f.peer.p99, baselineName: PEER });
+      if (f.gateway.failures || f.peer.failures) results.note(SCENARIO_PEER, `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}.`);
+    }
+  } finally {
+    await peer.stop();
+  }
+  results.note(
+    SCENARIO_PEER,
+    `The peer is \`mesh-compose\` (@graphql-mesh/compose-cli) over an OpenAPI 3 description of the sandbox's Graph service-health and OMDb endpoints (src/bench/peer/openapi.ts), with a service's issues and a search item's details joined by \`@resolveTo\` (src/bench/peer/mesh.config.ts), served by \`hive-gateway supergraph\` with NODE_ENV=production and LOG_LEVEL=warn. Same sandbox, same gateway process (cache off) as scenarios 1–2.`,
+  );
+  results.note(
+    SCENARIO_PEER,
+    'Where the peer does less or different work: its schema is the REST shape (raw field names, PascalCase enum strings, OMDb "N/A" and numbers as strings, no connections or cursors); it sends no `$select`/`$expand` (whole entities, and the nested query is one request per service for issues), no `$batch` for aliased lookups, and no shared cache. It authenticates with the static sandbox bearer token rather than a client-credentials token. It does not serve the chat subscription, so it has no streaming figures.',
+  );
+}

@@ -1,0 +1,172 @@
+import { createClient, type Client } from 'graphql-ws';
+import { execFileSync } from 'node:child_process';
+import { WebSocket } from 'ws';
+import { memoryOf } from '../lib/proc.js';
+import type { Results, Sizes } from '../lib/results.js';
+import { startGatewayProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
+import { median, percentile } from '../lib/stats.js';
+import { chatInput, chatSubscription, chatUpstreamBody } from '../operations.js';
+
+export const SCENARIO_STREAMING = '4. Streaming chatCompletionStream';
+
+interface StreamTiming {
+  firstMs: number;
+  lastMs: number;
+  pieces: string[];
+  finished: boolean;
+}
+
+/** Reads the provider's SSE straight from the sandbox: the baseline a client without the gateway would see. */
+async function directStream(origin: string, maxTokens: number): Promise<StreamTiming> {
+  const t0 = performance.now();
+  const res = await fetch(`${origin}/glm/api/paas/v4/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(chatUpstreamBody(maxTokens)),
+  });
+  if (!res.ok || !res.body) throw new Error(`direct stream: ${res.status} ${await res.text()}`);
+  const pieces: string[] = [];
+  let firstMs = NaN;
+  let finished = false;
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') continue;
+      const event = JSON.parse(data) as { choices?: { delta?: { content?: string }; finish_reason?: string }[] };
+      const choice = event.choices?.[0];
+      if (choice?.delta?.content) {
+        if (pieces.length === 0) firstMs = performance.now() - t0;
+        pieces.push(choice.delta.content);
+      }
+      if (choice?.finish_reason) finished = true;
+    }
+  }
+  return { firstMs, lastMs: performance.now() - t0, pieces, finished };
+}
+
+interface Chunk {
+  delta: { content: string | null };
+  finishReason: string | null;
+  usage: { completionTokens: number } | null;
+}
+
+/** One subscription through the gateway on an open graphql-ws client. */
+function gatewayStream(client: Client, maxTokens: number): Promise<StreamTiming> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const pieces: string[] = [];
+    let firstMs = NaN;
+    let finished = false;
+    client.subscribe<{ chatCompletionStream: Chunk }>(
+      { query: chatSubscription, variables: { input: chatInput(maxTokens) } },
+      {
+        next(msg) {
+          if (msg.errors?.length) return reject(new Error(JSON.stringify(msg.errors)));
+          const chunk = msg.data?.chatCompletionStream;
+          if (chunk?.delta.content) {
+            if (pieces.length === 0) firstMs = performance.now() - t0;
+            pieces.push(chunk.delta.content);
+          }
+          if (chunk?.finishReason && chunk.usage) finished = true;
+        },
+        error: (e) => reject(e instanceof Error ? e : new Error(JSON.stringify(e))),
+        complete: () => resolve({ firstMs, lastMs: performance.now() - t0, pieces, finished }),
+      },
+    );
+  });
+}
+
+/** A connected graphql-ws client (the connection is not part of the measured time). */
+function openClient(url: string): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const client = createClient({ url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, on: { connected: () => resolve(client), error: reject } });
+  });
+}
+
+/** Established TCP connections the process `pid` holds to `port` (from `ss`, which reads the kernel's tables). */
+function socketsTo(pid: number, port: number): number {
+  const out = execFileSync('ss', ['-tnpH', 'state', 'established', `( dport = :${port} )`], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.includes(`pid=${pid},`)).length;
+}
+
+export async function runStreaming(results: Results, sb: SandboxProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
+  const gateway = await startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' });
+  const sandboxPort = Number(new URL(sb.origin).port);
+  try {
+    await sb.control('POST', 'config', { chatRpm: { glm: 1_000_000_000 } });
+    const tokens = sizes.streamTokens;
+    const expected = await directStream(sb.origin, tokens);
+    const expectedText = expected.pieces.join('');
+
+    // Time to first and last token, gateway and direct interleaved, one stream at a time.
+    const client = await openClient(gateway.wsUrl);
+    await gatewayStream(client, tokens);
+    const gw: StreamTiming[] = [];
+    const direct: StreamTiming[] = [];
+    for (let i = 0; i < sizes.streamRuns; i++) {
+      gw.push(await gatewayStream(client, tokens));
+      direct.push(await directStream(sb.origin, tokens));
+    }
+    await client.dispose();
+    const name = `${SCENARIO_STREAMING}: one stream of ${expected.pieces.length} tokens, ${(await sb.control('GET', 'config') as { chatTokenDelayMs: number }).chatTokenDelayMs} ms apart`;
+    for (const [metric, key] of [['time to first token', 'firstMs'], ['time to last token', 'lastMs']] as const) {
+      const g = median(gw.map((t) => t[key]));
+      const d = median(direct.map((t) => t[key]));
+      results.add({ name, metric: `${metric} p50`, unit: 'ms', gateway: g, baseline: d, baselineName: 'sandbox SSE read directly', goal: 'added <= 2 ms', met: g - d <= 2 });
+      results.add({ name, metric: `${metric} p90`, unit: 'ms', gateway: percentile(gw.map((t) => t[key]), 90), baseline: percentile(direct.map((t) => t[key]), 90), baselineName: 'sandbox SSE read directly' });
+    }
+    const intact = gw.filter((t) => t.finished && t.pieces.join('') === expectedText).length;
+    if (intact !== gw.length) results.note(SCENARIO_STREAMING, `${gw.length - intact} of ${gw.length} single streams differed from the direct stream's text.`);
+
+    // Many concurrent subscriptions, one per WebSocket connection (as browsers do), small token delay.
+    const n = sizes.concurrentSubscriptions;
+    const delayMs = 5;
+    await sb.control('POST', 'config', { chatTokenDelayMs: delayMs });
+    await sb.control('DELETE', 'requests');
+    const idle = memoryOf(gateway.proc.pid).rssMb;
+    const clients: Client[] = [];
+    for (let i = 0; i < n; i += 100) clients.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => openClient(gateway.wsUrl)))));
+    log(`${n} clients connected; streaming`);
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, memoryOf(gateway.proc.pid).rssMb);
+    }, 50);
+    const t0 = performance.now();
+    const settled = await Promise.allSettled(clients.map((c) => gatewayStream(c, tokens)));
+    const wallMs = performance.now() - t0;
+    clearInterval(sampler);
+    const { peakMb: hwm } = memoryOf(gateway.proc.pid);
+    peakRss = Math.max(peakRss, memoryOf(gateway.proc.pid).rssMb);
+    const ok = settled.filter((s) => s.status === 'fulfilled' && s.value.finished && s.value.pieces.join('') === expectedText).length;
+    const failed = settled.filter((s) => s.status === 'rejected') as PromiseRejectedResult[];
+    const fulfilled = settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<StreamTiming>).value);
+    await Promise.all(clients.map((c) => c.dispose()));
+
+    const cname = `${SCENARIO_STREAMING}: ${n} concurrent subscriptions, ${tokens} tokens, ${delayMs} ms apart`;
+    results.add({ name: cname, metric: 'subscriptions with every token, in order, and the final usage chunk', unit: 'subscriptions', gateway: ok, baseline: n, baselineName: 'subscriptions started', goal: `== ${n}`, met: ok === n });
+    results.add({ name: cname, metric: 'gateway peak RSS (VmHWM)', unit: 'MB', gateway: Math.max(peakRss, hwm), baseline: idle, baselineName: 'gateway RSS idle before', goal: '< 150 MB', met: Math.max(peakRss, hwm) < 150 });
+
+    // After the end: upstream responses still open (the sandbox's own view), and the gateway's sockets to the sandbox.
+    await new Promise((r) => setTimeout(r, 500));
+    const record = (await sb.control('GET', 'requests')) as RecordedRequest[];
+    const chat = record.filter((r) => r.upstream === 'glm');
+    const open = chat.filter((r) => r.status === null && !r.aborted).length;
+    results.add({ name: cname, metric: 'upstream streams still open 0.5 s after the last subscription ended', unit: 'streams', gateway: open, baseline: chat.length, baselineName: 'upstream streams opened', ratio: chat.length ? open / chat.length : null, goal: '== 0', met: open === 0 });
+    const sockets = socketsTo(gateway.proc.pid, sandboxPort);
+    results.add({ name: cname, metric: 'gateway TCP connections to the sandbox 0.5 s after the end (idle keep-alive pool)', unit: 'sockets', gateway: sockets, baseline: 256, baselineName: 'chat pool size (connections per origin)', goal: '<= pool size', met: sockets <= 256 });
+    const ttft = fulfilled.map((t) => t.firstMs);
+    results.note(
+      SCENARIO_STREAMING,
+      `Concurrent run: ${n} graphql-ws connections opened 100 at a time before timing; all streams done in ${Math.round(wallMs)} ms; time to first token under this load p50 ${Math.round(median(ttft))} ms, p99 ${Math.round(percentile(ttft, 99))} ms (the gateway's chat pool holds 256 connections per origin, so later streams wait for a connection). ${failed.length ? `${failed.length} subscriptions failed, first: ${String(failed[0].reason).slice(0, 300)}.` : 'No subscription failed.'} Peak RSS: the larger of VmHWM and RSS sampled every 50 ms from /proc/<gateway pid>/status. Open upstream streams: sandbox record entries for glm whose response had not finished and were not aborted. Sockets: \`ss -tnp state established\` to the sandbox port, owned by the gateway pid; what remains is the idle keep-alive pool, which the sandbox's Keep-Alive hint (30 s) lets undici keep.`,
+    );
+    results.note(SCENARIO_STREAMING, `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (fetch, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`);
+  } finally {
+    await gateway.proc.stop();
+  }
+}
