@@ -57,6 +57,12 @@ export interface GatewayConfig {
   chat: ChatProviderConfig[];
   /** Longest a chat request waits in the client-side `*_RPM` limiter before UPSTREAM_RATE_LIMITED. @default 2000 */
   chatRateLimitWaitMs: number;
+  /**
+   * UPSTREAM_TIMEOUT_MS: longest one buffered upstream call (a Graph or OMDb request, a whole chat completion) may
+   * take, retries and their waits included, before UPSTREAM_TIMEOUT. Streams are bounded by their idle time instead.
+   * @default 30000
+   */
+  upstreamTimeoutMs: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -243,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     if (!raw) return fallback;
     return positive ? parseWith(positiveInt(variable), variable, raw) : parseWith(nonNegativeInt(variable), variable, raw);
   };
+  const upstreamTimeoutMs = int('UPSTREAM_TIMEOUT_MS', 30_000);
   const limits = Object.fromEntries(
     (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, int(LIMIT_VARIABLES[k], DEFAULT_LIMITS[k])]),
   ) as unknown as OperationLimits;
@@ -279,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     omdb,
     chat,
     chatRateLimitWaitMs,
+    upstreamTimeoutMs,
     secrets,
   };
 }

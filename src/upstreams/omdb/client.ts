@@ -26,6 +26,8 @@ export interface OmdbClientOptions {
   cacheTtlMs: number;
   /** Answers kept at most (least recently used go first). 0 turns the cache off. @default 5000 */
   cacheMax: number;
+  /** Longest one lookup may take, retries included, before UPSTREAM_TIMEOUT. @default 30000 */
+  timeoutMs?: number;
   metrics: GatewayMetrics;
   log: Logger;
   redact: (text: string) => string;
@@ -59,7 +61,7 @@ export class OmdbClient {
   private readonly inFlight = new Map<string, Flight>();
 
   constructor(private readonly options: OmdbClientOptions) {
-    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact });
+    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs });
     this.quota = new DailyQuota(options.dailyQuota, (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining));
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
       this.cache = new LRUCache<string, OmdbAnswer>({ max: options.cacheMax, ttl: options.cacheTtlMs });
