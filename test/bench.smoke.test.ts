@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The benchmark harness at its tiniest: proves every scenario runs end to end (separate processes, loopback only)
+// and writes results in the documented shape. Figures are not judged here except the request counts, which are exact.
+const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+interface Figure {
+  name: string;
+  metric: string;
+  unit: string;
+  gateway: number | null;
+  baseline: number | null;
+  baselineName: string;
+  ratio: number | null;
+  goal: string | null;
+  met: boolean | null;
+}
+
+describe('npm run bench -- --tiny', () => {
+  it('runs every scenario and writes results.json and RESULTS.md', async () => {
+    await promisify(execFile)(process.execPath, ['src/build/if-needed.mjs'], { timeout: 120_000 });
+    const run = await promisify(execFile)(process.execPath, ['dist/bench/main.js', '--tiny', '--out', out], { timeout: 110_000 }).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`bench failed:\n${error.stdout}\n${error.stderr}`);
+      },
+    );
+    expect(run.stdout).toContain('wrote');
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { date: string; machine: { cpus: number; node: string }; scenarios: Figure[]; notes: Record<string, string[]> };
+    expect(Number.isNaN(Date.parse(json.date))).toBe(false);
+    expect(json.machine.cpus).toBeGreaterThan(0);
+    expect(json.machine.node).toMatch(/^v\d+/);
+    for (const f of json.scenarios) {
+      expect(Object.keys(f).sort()).toEqual(['baseline', 'baselineName', 'gateway', 'goal', 'met', 'metric', 'name', 'ratio', 'unit']);
+      expect(typeof f.name).toBe('string');
+      expect(typeof f.gateway === 'number' || f.gateway === null).toBe(true);
+      expect(typeof f.met === 'boolean' || f.met === null).toBe(true);
+    }
+    for (const n of ['1.', '2.', '3.', '4.', '5.']) expect(json.scenarios.some((f) => f.name.startsWith(n))).toBe(true);
+    expect(Object.values(json.notes).flat().filter((n) => n.startsWith('FAILED'))).toEqual([]);
+
+    const counts = json.scenarios.filter((f) => f.name.startsWith('1.') && f.metric.startsWith('upstream') && f.unit === 'requests');
+    expect(counts.length).toBeGreaterThanOrEqual(4);
+    expect(counts.filter((f) => f.met !== true)).toEqual([]);
+    expect(readFileSync(join(out, 'RESULTS.md'), 'utf8')).toContain('| scenario | metric | gateway | baseline | ratio | goal |');
+  }, 240_000);
+});
