@@ -1,8 +1,12 @@
 import type { Resolvers } from './generated/resolvers.js';
-import { chatResolvers } from './domains/chat/index.js';
-import { enterpriseResolvers } from './domains/enterprise/index.js';
+import { chatResolvers, estimateChatRequests } from './domains/chat/index.js';
+import { enterpriseResolvers, estimateGraphRequests } from './domains/enterprise/index.js';
 import { gatewayResolvers } from './domains/gateway/resolvers.js';
-import { titlesResolvers } from './domains/titles/index.js';
+import { estimateOmdbBeforeRun, titlesResolvers } from './domains/titles/index.js';
+import type { UpstreamEstimator } from './server/upstreamBudget.js';
 
 /** Every domain's resolvers; `makeExecutableSchema` merges them onto the SDL of `schema/`. */
 export const resolvers: Resolvers[] = [gatewayResolvers, enterpriseResolvers, chatResolvers, titlesResolvers];
+
+/** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */
+export const upstreamEstimators: UpstreamEstimator[] = [estimateGraphRequests, estimateOmdbBeforeRun, estimateChatRequests];

@@ -1,6 +1,29 @@
 import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { GatewayContext } from './context.js';
+import { checkUpstreamBudget, operationShape, type UpstreamEstimator } from './upstreamBudget.js';
+
+/** Refuses, before execution, an operation whose planned upstream requests exceed the budget. */
+export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, document, request, contextValue, schema }) {
+          if (!operation) return;
+          const refusal = checkUpstreamBudget(
+            operationShape(schema, document, operation, request.variables),
+            contextValue.services,
+            estimators,
+            contextValue.services.config.limits.maxUpstreamRequests,
+          );
+          // A refusal is the client's operation, not a server fault: without a status Apollo would answer 500.
+          if (refusal) throw new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, http: { status: 400 } } });
+        },
+      };
+    },
+  };
+}
 
 /**
  * A subscription sent over plain HTTP would otherwise fail with a confusing non-null error from Apollo; tell the

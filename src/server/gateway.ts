@@ -11,13 +11,14 @@ import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
-import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin } from './apolloPlugins.js';
+import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
 import { graphiqlExamples } from './examples.js';
 import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
 import { createGraphiqlHandler } from './graphiql.js';
 import { checkDocumentSize, limitRules } from './limits.js';
 import { PersistedOperations } from './persistedOperations.js';
+import { upstreamEstimators } from '../resolvers.js';
 import { buildSchema } from './schema.js';
 import { resolveUpstreams } from './upstreams.js';
 import { attachWebSocket } from './websocket.js';
@@ -75,7 +76,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const server = createServer();
   server.keepAliveTimeout = 65_000;
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', validationRules, apiKeyCheck, persisted });
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', validationRules, apiKeyCheck, persisted, estimators: upstreamEstimators });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -94,6 +95,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
       { async serverWillStart() { return { async drainServer() { await websocket.dispose(); } }; } },
       subscriptionsOverHttpPlugin,
+      upstreamBudgetPlugin(upstreamEstimators),
       operationLogPlugin,
     ],
   });

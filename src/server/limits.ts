@@ -23,6 +23,8 @@ export interface OperationLimits {
   maxDirectives: number;
   /** graphql-armor's cost (objects 2, scalars 1, ×1.5 per level). @default 5000 */
   maxCost: number;
+  /** Upstream requests one operation may cause per upstream, by the planners' estimate. @default 50 */
+  maxUpstreamRequests: number;
 }
 
 export const DEFAULT_LIMITS: OperationLimits = {
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITS: OperationLimits = {
   maxFields: 1000,
   maxDirectives: 50,
   maxCost: 5000,
+  maxUpstreamRequests: 50,
 };
 
 /** Environment variable of each limit (GATEWAY_MAX_DEPTH, …). */
@@ -45,6 +48,7 @@ export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', st
   maxFields: 'GATEWAY_MAX_FIELDS',
   maxDirectives: 'GATEWAY_MAX_DIRECTIVES',
   maxCost: 'GATEWAY_MAX_COST',
+  maxUpstreamRequests: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
 };
 
 /** Marks a validation error as a limit so `formatError` gives it QUERY_TOO_COMPLEX even after Apollo re-codes it. */

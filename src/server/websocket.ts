@@ -7,6 +7,7 @@ import { presentedApiKey } from './access.js';
 import { createContext, requestIdFrom, type GatewayServices } from './context.js';
 import { checkDocumentSize, limitError } from './limits.js';
 import type { PersistedOperations } from './persistedOperations.js';
+import { checkUpstreamBudget, operationShape, type UpstreamEstimator } from './upstreamBudget.js';
 
 interface Operation {
   controller: AbortController;
@@ -35,6 +36,7 @@ export function attachWebSocket(options: {
   validationRules: ValidationRule[];
   apiKeyCheck?: (presented: string | undefined) => boolean;
   persisted?: PersistedOperations;
+  estimators: readonly UpstreamEstimator[];
 }): {
   dispose(): Promise<void>;
 } {
@@ -137,6 +139,12 @@ export function attachWebSocket(options: {
         }
         const invalid = validate(options.schema, document, rules);
         if (invalid.length) return invalid.map((e) => (e.extensions.limit ? e : requestError(e, 'GRAPHQL_VALIDATION_FAILED')));
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation) {
+          const shape = operationShape(options.schema, document, operation, payload.variables ?? undefined);
+          const refusal = checkUpstreamBudget(shape, services, options.estimators, limits.maxUpstreamRequests);
+          if (refusal) return [refusal];
+        }
         conn.operations.set(id, {
           controller: new AbortController(),
           started: performance.now(),

@@ -60,3 +60,4 @@ export const chatExamples: GraphiqlExample[] = [
     ),
   },
 ];
+export { estimateChatRequests } from './estimate.js';

@@ -39,3 +39,4 @@ export const enterpriseExamples: GraphiqlExample[] = [
 }`,
   },
 ];
+export { estimateGraphRequests } from './estimate.js';

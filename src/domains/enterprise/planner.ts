@@ -3,7 +3,7 @@ import { badInput } from '../../errors.js';
 import { decodeCursor } from './cursor.js';
 import { toUpstreamName } from './enums.js';
 import { toQueryString, withOptions, type ODataOptions } from './odata.js';
-import { connectionNodes, selectedFields, type SelectionContext } from './selection.js';
+import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
 
 /**
  * Selection → OData. Each planner reads what the operation selects below a field and returns the one upstream

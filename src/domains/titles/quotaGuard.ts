@@ -13,6 +13,7 @@
  */
 import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { perRequest, type GatewayContext } from '../../server/context.js';
+import type { UpstreamEstimator } from '../../server/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
@@ -187,6 +188,11 @@ function needsLookup(field: string, known: ReadonlySet<string>): boolean {
       return !known.has(field);
   }
 }
+
+/** The same estimate before execution, for the per-operation upstream-request budget. */
+export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
+  omdb: new Estimate(op as unknown as GraphQLResolveInfo, omdbClient(services)).operation(op.operation),
+});
 
 /** How many OMDb requests the operation of `info` can need, leaving out what the shared cache answers. */
 export function estimateOmdbRequests(info: GraphQLResolveInfo, client: OmdbClient): number {

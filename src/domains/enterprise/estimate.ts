@@ -1,0 +1,47 @@
+import type { FieldNode } from 'graphql';
+import type { UpstreamEstimator } from '../../server/upstreamBudget.js';
+import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
+
+const BATCH = 20;
+const DEFAULT_PAGE = 100;
+const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServiceAnnouncement', 'createServiceHealth', 'updateServiceHealth', 'deleteServiceHealth', 'createServiceHealthIssue']);
+
+/**
+ * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list,
+ * `healthOverview` lookups deduplicated and batched by 20, the first `issues` argument set of a service list expanded
+ * inline and every further set loaded per service in batches, one request per write.
+ */
+export const estimateGraphRequests: UpstreamEstimator = (op) => {
+  const sc: SelectionContext = op;
+  const root = op.operation.operation === 'mutation' ? 'Mutation' : 'Query';
+  let count = 0;
+  const ids = new Set<string>();
+  const top = selectedFields([{ selectionSet: op.operation.selectionSet } as FieldNode], root, sc);
+  if (root === 'Mutation') return { graph: top.filter((f) => WRITES.has(f.name)).length };
+  for (const admin of top.filter((f) => f.name === 'admin')) {
+    for (const sa of selectedFields(admin.nodes, 'Admin', sc).filter((f) => f.name === 'serviceAnnouncement')) {
+      const lists = new Set<string>();
+      for (const f of selectedFields(sa.nodes, 'ServiceAnnouncement', sc)) {
+        if (f.name === 'healthOverview' && typeof f.args.id === 'string') {
+          ids.add(f.args.id);
+          count += extraIssueSets(f.nodes, sc, 1);
+        } else if (f.name === 'healthOverviews' || f.name === 'issues') {
+          const key = `${f.name}${JSON.stringify(f.args)}`;
+          if (!lists.has(key)) count++;
+          lists.add(key);
+          if (f.name === 'healthOverviews') {
+            const services = Number(f.args.first ?? DEFAULT_PAGE);
+            count += extraIssueSets(connectionNodes(f.nodes, 'ServiceHealthConnection', 'ServiceHealthEdge', sc), sc, services);
+          }
+        }
+      }
+    }
+  }
+  return { graph: count + Math.ceil(ids.size / BATCH) };
+};
+
+/** `issues` argument sets beyond the first on `services` services: each loads per service, batched. */
+function extraIssueSets(serviceNodes: FieldNode[], sc: SelectionContext, services: number): number {
+  const sets = new Set(selectedFields(serviceNodes, 'ServiceHealth', sc).filter((f) => f.name === 'issues').map((f) => JSON.stringify(f.args)));
+  return Math.max(0, sets.size - 1) * Math.ceil(services / BATCH);
+}

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
+
+const lookups = (n: number) =>
+  `{ admin { serviceAnnouncement { ${Array.from({ length: n }, (_, i) => `s${i}: healthOverview(id: "svc-${i}") { id }`).join(' ')} } } }`;
+
+describe('upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS)', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '1' });
+  });
+  afterAll(() => t.close());
+
+  it('refuses 25 Graph lookups (two $batch requests) before any upstream call, naming upstream, estimate and limit', async () => {
+    t.clearUpstreamRequests();
+    const { status, body } = await t.query(lookups(25), undefined, { accept: 'application/graphql-response+json' });
+    expect(status).toBe(400);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max: 1, found: 2, upstream: 'graph' });
+    expect(body.errors![0].message).toMatch(/can cause 2 requests to graph/);
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('lets 20 lookups (one $batch) through', async () => {
+    t.clearUpstreamRequests();
+    const { body } = await t.query(lookups(20));
+    expect(body.errors?.filter((e) => e.extensions?.code === 'QUERY_TOO_COMPLEX') ?? []).toEqual([]);
+    expect(t.upstreamRequests('graph').filter((r) => r.url.includes('$batch'))).toHaveLength(1);
+  });
+
+  it('counts a search whose items need details as 1 + 10 OMDb requests', async () => {
+    t.clearUpstreamRequests();
+    const { body } = await t.query('{ searchTitles(query: "Batman") { items { title cast } } }');
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 11 });
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('counts each chat completion as one request to its provider', async () => {
+    const input = (p: string) => `{ provider: "${p}", model: "glm-4-flash", messages: [{ role: USER, content: "hi" }] }`;
+    const { body } = await t.query(`mutation { a: createChatCompletion(input: ${input('glm')}) { id } b: createChatCompletion(input: ${input('glm')}) { id } }`);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'glm', found: 2 });
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('applies over the WebSocket too', async () => {
+    const client = wsClient(t.gateway.wsUrl);
+    const { error } = await collect(client, '{ searchTitles(query: "Batman") { items { cast } } }');
+    await client.dispose();
+    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb' });
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+});
