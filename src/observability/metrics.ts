@@ -62,6 +62,12 @@ export class GatewayMetrics {
     labelNames: ['upstream'] as const,
     registers: [this.registry],
   });
+  readonly upstreamCache = new Counter({
+    name: 'gateway_upstream_cache_lookups_total',
+    help: 'Shared upstream cache lookups: hit, coalesced (joined an identical request in flight) or miss',
+    labelNames: ['upstream', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly upstreamQuotaRemaining = new Gauge({
     name: 'gateway_upstream_quota_remaining',
     help: 'Upstream requests the gateway may still send this UTC day (OMDb daily quota)',

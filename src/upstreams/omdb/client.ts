@@ -81,8 +81,13 @@ export class OmdbClient {
     const q = normalizeOmdbQuery(query);
     const key = omdbQueryKey(q);
     const cached = this.cache?.get(key);
-    if (cached) return Promise.resolve(cached);
+    const cacheMetric = this.options.metrics.upstreamCache;
+    if (cached) {
+      cacheMetric.inc({ upstream: 'omdb', result: 'hit' });
+      return Promise.resolve(cached);
+    }
     let flight = this.inFlight.get(key);
+    cacheMetric.inc({ upstream: 'omdb', result: flight ? 'coalesced' : 'miss' });
     if (!flight) {
       const controller = new AbortController();
       const created: Flight = {

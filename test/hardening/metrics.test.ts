@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+describe('per-upstream metrics', () => {
+  let t: TestGateway;
+  let text: string;
+  beforeAll(async () => {
+    t = await startTestGateway();
+    t.sandbox.faults.push({ upstream: 'omdb', times: 1, status: 503, retryAfter: 0 });
+    await t.query('{ title(imdbId: "tt0078346") { title } }');
+    await t.query('{ title(imdbId: "tt0078346") { title } }');
+    await t.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status } } } }');
+    text = await (await fetch(`${t.gateway.origin}/metrics`)).text();
+  });
+  afterAll(() => t.close());
+
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+
+  it('counts upstream requests by status, and retries by reason', () => {
+    expect(value(/gateway_upstream_requests_total\{upstream="omdb",status="503"\} (\d+)/)).toBe(1);
+    expect(value(/gateway_upstream_requests_total\{upstream="omdb",status="200"\} (\d+)/)).toBe(1);
+    expect(value(/gateway_upstream_retries_total\{upstream="omdb",reason="503"\} (\d+)/)).toBe(1);
+    expect(value(/gateway_upstream_requests_total\{upstream="graph",status="200"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('has an upstream latency histogram, the circuit state, the OMDb quota left and cache hits', () => {
+    expect(value(/gateway_upstream_request_duration_seconds_count\{upstream="omdb"\} (\d+)/)).toBe(2);
+    expect(value(/gateway_upstream_circuit_state\{upstream="omdb"\} (\d+)/)).toBe(0);
+    expect(value(/gateway_upstream_quota_remaining\{upstream="omdb"\} (\d+)/)).toBeLessThan(1000);
+    expect(value(/gateway_upstream_cache_lookups_total\{upstream="omdb",result="miss"\} (\d+)/)).toBe(1);
+    expect(value(/gateway_upstream_cache_lookups_total\{upstream="omdb",result="hit"\} (\d+)/)).toBe(1);
+  });
+
+  it('never puts the OMDb key or a URL into a label', () => {
+    expect(text).not.toMatch(/apikey|sandbox@|http:\/\/127/);
+  });
+});
