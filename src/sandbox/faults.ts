@@ -34,6 +34,7 @@ export class FaultQueue {
       reset: f.reset === true,
       cutAfterChunks: f.cutAfterChunks as number | undefined,
       match: f.match as string | undefined,
+      body: f.body,
     };
   }
 

@@ -130,7 +130,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (fault?.status) {
-      const { body: errBody, headers } = emulator.faultResponse(fault.status, ctx);
+      const { body: errBody, headers } = fault.body !== undefined ? { body: fault.body, headers: {} } : emulator.faultResponse(fault.status, ctx);
       const extra: Record<string, string> = { ...headers };
       if (fault.retryAfter !== undefined) extra['retry-after'] = String(fault.retryAfter);
       return sendJson(res, fault.status, errBody, extra);

@@ -36,6 +36,8 @@ export interface Fault {
   cutAfterChunks?: number;
   /** Only requests whose path and query contain this text get the fault (also `$batch` items, by their relative url). */
   match?: string;
+  /** With `status`: this JSON body instead of the emulator's own error envelope (e.g. a specific vendor error code). */
+  body?: unknown;
 }
 
 /** What the core hands an emulator for one request. */

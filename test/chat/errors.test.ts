@@ -55,6 +55,16 @@ describe('provider errors mapped to contract codes, with the provider id and its
     expect(t.upstreamRequests(id)).toHaveLength(3);
   });
 
+  it.each([
+    ['glm', { error: { code: '1113', message: '您的账户已欠费，请充值后重试。' } }, '1113'],
+    ['moonshot', { error: { type: 'exceeded_current_quota_error', message: 'You exceeded your current token quota' } }, 'exceeded_current_quota_error'],
+  ])('%s: a 429 that means "no balance" is UPSTREAM_QUOTA_EXHAUSTED at once, without retries', async (id, body, upstreamCode) => {
+    t.sandbox.faults.push({ upstream: id as never, times: 3, status: 429, retryAfter: 0, body });
+    const answer = await complete({ provider: id, model: MODEL[id], messages: [user('Hi')] });
+    expect(answer.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: id, status: 429, upstreamCode });
+    expect(t.upstreamRequests(id)).toHaveLength(1);
+  });
+
   it('deepseek: 402 Insufficient Balance is UPSTREAM_QUOTA_EXHAUSTED', async () => {
     t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 402 });
     const body = await complete({ provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] });

@@ -165,6 +165,17 @@ describe('shared upstream HTTP layer', () => {
     await http.close();
   });
 
+  it('answers at once when the caller says a retryable error body is final', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1113"}}' }, { status: 200 }];
+    const http = make();
+    const res = await http.send({ method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    expect(res).toMatchObject({ status: 429, text: '{"error":{"code":"1113"}}', attempts: 1 });
+    plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1302"}}' }, { status: 200, body: 'ok' }];
+    const again = await http.send({ method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    expect(again).toMatchObject({ status: 200, attempts: 2 });
+    await http.close();
+  });
+
   it('reads Retry-After as seconds or an HTTP date, and backs off exponentially with jitter otherwise', () => {
     expect(parseRetryAfter('5')).toBe(5);
     expect(parseRetryAfter(new Date(Date.now() + 3000).toUTCString())).toBeGreaterThan(1);

@@ -38,7 +38,7 @@ export class ChatClient {
     let status: number;
     let text: string;
     try {
-      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal });
+      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, isFinal: this.quotaSpent });
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text);
       ({ status, text } = res);
     } catch (error) {
@@ -60,7 +60,7 @@ export class ChatClient {
     await this.admit(signal);
     let body: Readable;
     try {
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal });
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, isFinal: this.quotaSpent });
       body = res.body;
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await readText(body));
       const type = String(res.headers['content-type'] ?? '');
@@ -157,6 +157,10 @@ export class ChatClient {
       { upstream: this.spec.id, retryAfter: seconds },
     );
   }
+
+  /** A 429 that means "no balance / quota used up" (GLM 1113, Moonshot exceeded_current_quota_error, …): retrying only wastes time. */
+  private readonly quotaSpent = (status: number, body: string): boolean =>
+    status === 429 && providerError(this.spec, status, {}, body).extensions.code === ErrorCode.UpstreamQuotaExhausted;
 
   private failure(error: unknown, signal: AbortSignal, what: string): unknown {
     if (error instanceof GatewayError || signal.aborted) return error;

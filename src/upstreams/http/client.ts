@@ -1,6 +1,6 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
@@ -40,6 +40,11 @@ export interface UpstreamRequest {
   stream?: boolean;
   /** Statuses answered to the caller instead of retried even when the policy lists them. */
   noRetryStatuses?: readonly number[];
+  /**
+   * For a retryable status, reads the (small) error body and says whether retrying is pointless: a 429 that means
+   * "no balance" or "daily quota used up" rather than "slow down". Then that answer goes back to the caller at once.
+   */
+  isFinal?: (status: number, body: string) => boolean;
 }
 
 export interface UpstreamResponse {
@@ -166,8 +171,15 @@ export class UpstreamHttp {
         if (result) return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: result.body };
         throw this.networkError(failure, attempt);
       }
-      // Drain the refused body so the connection goes back to the pool.
-      await result?.body.dump().catch(() => undefined);
+      if (result && req.isFinal) {
+        const text = await result.body.text().catch(() => '');
+        if (req.isFinal(result.statusCode, text)) {
+          return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: replayBody(text) };
+        }
+      } else {
+        // Drain the refused body so the connection goes back to the pool.
+        await result?.body.dump().catch(() => undefined);
+      }
       metrics.upstreamRetries.inc({ upstream: this.upstream, reason: String(status) });
       log.info({ upstream: this.upstream, status, attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
       await sleep(delay, req.signal);
@@ -191,4 +203,12 @@ export class UpstreamHttp {
   close(): Promise<void> {
     return this.dispatcher.close();
   }
+}
+
+/** An already-read body handed on in the shape undici gives: readable, with `text()` and `dump()`. */
+function replayBody(text: string): Dispatcher.ResponseData['body'] {
+  const stream = Readable.from([Buffer.from(text)]) as Readable & { text(): Promise<string>; dump(): Promise<void> };
+  stream.text = async () => text;
+  stream.dump = async () => void stream.destroy();
+  return stream as unknown as Dispatcher.ResponseData['body'];
 }
