@@ -63,6 +63,11 @@ export interface GatewayConfig {
    * @default 30000
    */
   upstreamTimeoutMs: number;
+  /**
+   * CHAT_TIMEOUT_MS: the same bound for a whole (non-streamed) chat completion, which a reasoning model may take
+   * minutes to write. @default 300000
+   */
+  chatTimeoutMs: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -287,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chat,
     chatRateLimitWaitMs,
     upstreamTimeoutMs,
+    chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),
     secrets,
   };
 }

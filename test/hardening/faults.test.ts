@@ -340,8 +340,8 @@ describe('UPSTREAM_TIMEOUT_MS=1000 against 5 s of upstream latency', () => {
     });
   });
 
-  it(`${CHAT.id} completions get UPSTREAM_TIMEOUT while ${N} concurrent queries resolve`, async () => {
-    await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+  it(`${CHAT.id} completions get UPSTREAM_TIMEOUT (CHAT_TIMEOUT_MS=1000) while ${N} concurrent queries resolve`, async () => {
+    await start({ UPSTREAM_TIMEOUT_MS: '1000', CHAT_TIMEOUT_MS: '1000' });
     t!.sandbox.faults.push({ upstream: CHAT.id, times: N, delayMs: 5_000 });
     const [completions, queries] = await Promise.all([times(N, complete), times(N, mixed)]);
 

@@ -190,7 +190,7 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         connections: 256,
         // A long non-streaming answer sends its headers only when it is done.
         headersTimeoutMs: 300_000,
-        totalTimeoutMs: s.config.upstreamTimeoutMs,
+        totalTimeoutMs: s.config.chatTimeoutMs,
         // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
