@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_HEALTH_STATUS } from '../../src/sandbox/graph/model.js';
 import { ODATA_JSON } from '../../src/sandbox/graph/response.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const env = useSandbox();
+const { control } = env;
 let root: string;
 const SA = '/admin/serviceAnnouncement';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  root = `${sandbox.baseUrls.graph}/v1.0`;
+beforeAll(() => {
+  root = `${env.sandbox.baseUrls.graph}/v1.0`;
 });
-afterAll(() => sandbox.close());
-beforeEach(async () => {
-  await control('reset', {});
-});
-
-async function control(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-}
 
 interface Reply {
   status: number;
@@ -89,14 +80,14 @@ describe('responses look like Graph', () => {
 
   it('serves /beta from the same data', async () => {
     const v1 = await ok(`${SA}/healthOverviews/Exchange`);
-    const beta = await ok(`${sandbox.baseUrls.graph}/beta${SA}/healthOverviews/Exchange`);
-    expect(beta['@odata.context']).toBe(`${sandbox.baseUrls.graph}/beta/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`);
+    const beta = await ok(`${env.sandbox.baseUrls.graph}/beta${SA}/healthOverviews/Exchange`);
+    expect(beta['@odata.context']).toBe(`${env.sandbox.baseUrls.graph}/beta/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`);
     expect({ ...beta, '@odata.context': 0 }).toEqual({ ...v1, '@odata.context': 0 });
   });
 
   it('answers an unknown segment with 400 and an unknown version with 400', async () => {
     expect(expectError(await graph(`${SA}/outages`), 400, 'BadRequest')).toBe("Resource not found for the segment 'outages'.");
-    expectError(await graph(`${sandbox.baseUrls.graph}/v2.0/admin`), 400, 'BadRequest');
+    expectError(await graph(`${env.sandbox.baseUrls.graph}/v2.0/admin`), 400, 'BadRequest');
   });
 
   it('answers an unsupported method with 405', async () => {
@@ -119,10 +110,10 @@ describe('responses look like Graph', () => {
   });
 
   it('records the requests it served', async () => {
-    await fetch(`${sandbox.origin}/_sandbox/requests`, { method: 'DELETE' });
+    await fetch(`${env.sandbox.origin}/_sandbox/requests`, { method: 'DELETE' });
     await graph(`${SA}/healthOverviews?$top=2`);
     await graph('/admin', { method: 'PATCH', body: { a: 1 } });
-    const log = (await (await fetch(`${sandbox.origin}/_sandbox/requests`)).json()) as any[];
+    const log = (await (await fetch(`${env.sandbox.origin}/_sandbox/requests`)).json()) as any[];
     expect(log.map((e) => [e.upstream, e.method, e.url, e.status])).toEqual([
       ['graph', 'GET', `/graph/v1.0${SA}/healthOverviews?$top=2`, 200],
       ['graph', 'PATCH', '/graph/v1.0/admin', 204],

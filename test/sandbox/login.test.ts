@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(async () => {
-  await control('reset', {});
-});
-
-async function control(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-}
+const env = useSandbox();
+const { control } = env;
 
 const GOOD = { grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default' };
 
 async function token(form: Record<string, string>, tenant = 'sandbox'): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${sandbox.baseUrls.login}/${tenant}/oauth2/v2.0/token`, {
+  const res = await fetch(`${env.sandbox.baseUrls.login}/${tenant}/oauth2/v2.0/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
@@ -28,7 +16,7 @@ async function token(form: Record<string, string>, tenant = 'sandbox'): Promise<
 }
 
 const callGraph = (accessToken: string) =>
-  fetch(`${sandbox.baseUrls.graph}/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange`, { headers: { authorization: `Bearer ${accessToken}` } });
+  fetch(`${env.sandbox.baseUrls.graph}/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange`, { headers: { authorization: `Bearer ${accessToken}` } });
 
 /** Asserts the identity platform's error body (upstreams.md 1.12) and returns it. */
 function expectAad(r: { status: number; body: any }, status: number, error: string, code: number): any {
@@ -75,7 +63,7 @@ describe('client-credentials token endpoint', () => {
   });
 
   it('uses the client-request-id as correlation id', async () => {
-    const res = await fetch(`${sandbox.baseUrls.login}/sandbox/oauth2/v2.0/token`, {
+    const res = await fetch(`${env.sandbox.baseUrls.login}/sandbox/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'client-request-id': 'corr-1' },
       body: new URLSearchParams({ ...GOOD, client_secret: 'wrong' }).toString(),
@@ -103,7 +91,7 @@ describe('client-credentials token endpoint', () => {
   });
 
   it('only accepts POST', async () => {
-    const res = await fetch(`${sandbox.baseUrls.login}/sandbox/oauth2/v2.0/token`);
+    const res = await fetch(`${env.sandbox.baseUrls.login}/sandbox/oauth2/v2.0/token`);
     expect(expectAad({ status: res.status, body: await res.json() }, 400, 'invalid_request', 900561).error_description).toContain('Received a GET request');
   });
 

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { omdbCatalog } from '../../src/sandbox/omdb/index.js';
 import { seedTitles } from '../../src/sandbox/omdb/seed.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(async () => {
-  await control('reset', {});
-});
-
-async function control(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.status).toBe(200);
-}
+const env = useSandbox();
+const { control } = env;
 
 function fetchOmdb(params: Record<string, string>, path = '/'): Promise<Response> {
-  return fetch(`${sandbox.baseUrls.omdb}${path}?${new URLSearchParams(params)}`);
+  return fetch(`${env.sandbox.baseUrls.omdb}${path}?${new URLSearchParams(params)}`);
 }
 
 /** A request with the sandbox key; returns status and parsed JSON body. */
@@ -376,7 +364,7 @@ describe('wire forms', () => {
   });
 
   it('serves the API at /omdb and /omdb/, and nothing below', async () => {
-    const bare = await fetch(`${sandbox.origin}/omdb?apikey=sandbox&i=tt0078346`);
+    const bare = await fetch(`${env.sandbox.origin}/omdb?apikey=sandbox&i=tt0078346`);
     expect((await bare.json()).Title).toBe('Superman');
     expect((await fetchOmdb({ apikey: 'sandbox', i: 'tt0078346' }, '/other')).status).toBe(404);
   });
@@ -386,7 +374,7 @@ describe('sandbox integration', () => {
   it('records each request with its URL and status', async () => {
     await omdb({ i: 'tt0078346' });
     await fetchOmdb({ apikey: 'wrong', s: 'love' });
-    const list = (await (await fetch(`${sandbox.origin}/_sandbox/requests`)).json()) as { upstream: string; method: string; url: string; status: number }[];
+    const list = (await (await fetch(`${env.sandbox.origin}/_sandbox/requests`)).json()) as { upstream: string; method: string; url: string; status: number }[];
     expect(list.map(({ upstream, method, url, status }) => ({ upstream, method, url, status }))).toEqual([
       { upstream: 'omdb', method: 'GET', url: '/omdb/?apikey=sandbox&i=tt0078346', status: 200 },
       { upstream: 'omdb', method: 'GET', url: '/omdb/?apikey=wrong&s=love', status: 401 },
