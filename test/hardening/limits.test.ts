@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import WebSocket from 'ws';
 import { collect, wsClient } from '../support/ws.js';
 
 
@@ -56,7 +57,7 @@ describe('operation limits', () => {
 describe('WebSocket connection limits', () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000' });
+    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000', GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '200' });
   });
   afterAll(() => t.close());
 
@@ -69,6 +70,18 @@ describe('WebSocket connection limits', () => {
     stops.forEach((s) => s());
     await client.dispose();
     expect((third.error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_WS_MAX_OPERATIONS', max: 2 });
+  });
+
+  it('closes a socket that never sends connection_init within GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS with 4408', async () => {
+    const ws = new WebSocket(t.gateway.wsUrl, 'graphql-transport-ws');
+    const code = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('socket not closed within 5 s')), 5000);
+      ws.on('close', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(4408);
   });
 
   it('closes the socket on a message larger than GATEWAY_WS_MAX_MESSAGE_BYTES', async () => {
