@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
-import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, AnyPage } from '../domains/enterprise/model.js';
+import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
 import type { GatewayContext } from '../server/context.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -416,6 +416,10 @@ export type ServiceAnnouncement = {
   healthOverviews: ServiceHealthConnection;
   /** Every service's issues in one list. */
   issues: ServiceHealthIssueConnection;
+  /** Null when the upstream says 404. `id` looks like `MC172851`. */
+  message?: Maybe<ServiceUpdateMessage>;
+  /** Message center posts (service update messages) in one list. With `after`, the cursor's order and filter apply. */
+  messages: ServiceUpdateMessageConnection;
   properties: Array<OpenProperty>;
 };
 
@@ -436,6 +440,19 @@ export type ServiceAnnouncementIssuesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
+};
+
+
+export type ServiceAnnouncementMessageArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type ServiceAnnouncementMessagesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ServiceUpdateMessageFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<Array<ServiceUpdateMessageOrder>>;
 };
 
 export type ServiceAnnouncementInput = {
@@ -612,6 +629,94 @@ export type ServiceHealthStatus =
   /** A value this gateway does not know yet. */
   | 'UNKNOWN_FUTURE_VALUE'
   | 'VERIFYING_SERVICE';
+
+export type ServiceUpdateCategory =
+  | 'PLAN_FOR_CHANGE'
+  | 'PREVENT_OR_FIX_ISSUE'
+  | 'STAY_INFORMED'
+  | 'UNKNOWN_FUTURE_VALUE';
+
+/**
+ * A Message center post. Read-only. Its attachments (`attachments`, `attachmentsArchive`) are not served by this
+ * gateway; `hasAttachments` says whether there are any.
+ */
+export type ServiceUpdateMessage = {
+  __typename?: 'ServiceUpdateMessage';
+  /** When the change needs the tenant's action by, if it does. */
+  actionRequiredByDateTime?: Maybe<Scalars['DateTime']['output']>;
+  body?: Maybe<ItemBody>;
+  category?: Maybe<ServiceUpdateCategory>;
+  details: Array<KeyValuePair>;
+  endDateTime?: Maybe<Scalars['DateTime']['output']>;
+  /** Not in Graph's property table, but its example carries it. */
+  expiryDateTime?: Maybe<Scalars['DateTime']['output']>;
+  hasAttachments?: Maybe<Scalars['Boolean']['output']>;
+  id: Scalars['ID']['output'];
+  isMajorChange?: Maybe<Scalars['Boolean']['output']>;
+  lastModifiedDateTime?: Maybe<Scalars['DateTime']['output']>;
+  /** Names of the services concerned, e.g. `Exchange Online`. */
+  services: Array<Scalars['String']['output']>;
+  severity?: Maybe<ServiceUpdateSeverity>;
+  startDateTime?: Maybe<Scalars['DateTime']['output']>;
+  tags: Array<Scalars['String']['output']>;
+  title?: Maybe<Scalars['String']['output']>;
+  /** The signed-in user's view of the message; null under application permissions. */
+  viewPoint?: Maybe<ServiceUpdateMessageViewpoint>;
+};
+
+export type ServiceUpdateMessageConnection = {
+  __typename?: 'ServiceUpdateMessageConnection';
+  edges: Array<ServiceUpdateMessageEdge>;
+  nodes: Array<ServiceUpdateMessage>;
+  pageInfo: PageInfo;
+};
+
+export type ServiceUpdateMessageEdge = {
+  __typename?: 'ServiceUpdateMessageEdge';
+  cursor: Scalars['String']['output'];
+  node: ServiceUpdateMessage;
+};
+
+/** Every given condition must hold (`and`). */
+export type ServiceUpdateMessageFilter = {
+  category?: InputMaybe<ServiceUpdateCategory>;
+  isMajorChange?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Messages that name this service among their `services`, e.g. `Exchange Online` (exact, as Graph compares). */
+  service?: InputMaybe<Scalars['String']['input']>;
+  severity?: InputMaybe<ServiceUpdateSeverity>;
+  /** Messages carrying this tag, e.g. `Admin impact`. */
+  tag?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ServiceUpdateMessageOrder = {
+  direction?: InputMaybe<OrderDirection>;
+  field: ServiceUpdateMessageOrderField;
+};
+
+export type ServiceUpdateMessageOrderField =
+  | 'ACTION_REQUIRED_BY_DATE_TIME'
+  | 'CATEGORY'
+  | 'END_DATE_TIME'
+  | 'HAS_ATTACHMENTS'
+  | 'ID'
+  | 'IS_MAJOR_CHANGE'
+  | 'LAST_MODIFIED_DATE_TIME'
+  | 'SEVERITY'
+  | 'START_DATE_TIME'
+  | 'TITLE';
+
+export type ServiceUpdateMessageViewpoint = {
+  __typename?: 'ServiceUpdateMessageViewpoint';
+  isArchived?: Maybe<Scalars['Boolean']['output']>;
+  isFavorited?: Maybe<Scalars['Boolean']['output']>;
+  isRead?: Maybe<Scalars['Boolean']['output']>;
+};
+
+export type ServiceUpdateSeverity =
+  | 'CRITICAL'
+  | 'HIGH'
+  | 'NORMAL'
+  | 'UNKNOWN_FUTURE_VALUE';
 
 export type Subscription = {
   __typename?: 'Subscription';
@@ -877,6 +982,15 @@ export type ResolversTypes = {
   ServiceHealthOrigin: ServiceHealthOrigin;
   ServiceHealthPatch: ServiceHealthPatch;
   ServiceHealthStatus: ServiceHealthStatus;
+  ServiceUpdateCategory: ServiceUpdateCategory;
+  ServiceUpdateMessage: ResolverTypeWrapper<ServiceUpdateMessage>;
+  ServiceUpdateMessageConnection: ResolverTypeWrapper<ServiceUpdateMessagePage>;
+  ServiceUpdateMessageEdge: ResolverTypeWrapper<ServiceUpdateMessageEdge>;
+  ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
+  ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
+  ServiceUpdateMessageOrderField: ServiceUpdateMessageOrderField;
+  ServiceUpdateMessageViewpoint: ResolverTypeWrapper<ServiceUpdateMessageViewpoint>;
+  ServiceUpdateSeverity: ServiceUpdateSeverity;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Title: ResolverTypeWrapper<TitleRef>;
@@ -939,6 +1053,12 @@ export type ResolversParentTypes = {
   ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
   ServiceHealthOrder: ServiceHealthOrder;
   ServiceHealthPatch: ServiceHealthPatch;
+  ServiceUpdateMessage: ServiceUpdateMessage;
+  ServiceUpdateMessageConnection: ServiceUpdateMessagePage;
+  ServiceUpdateMessageEdge: ServiceUpdateMessageEdge;
+  ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
+  ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
+  ServiceUpdateMessageViewpoint: ServiceUpdateMessageViewpoint;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Title: TitleRef;
@@ -1092,6 +1212,8 @@ export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentTyp
   healthOverview?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<ServiceAnnouncementHealthOverviewArgs, 'id'>>;
   healthOverviews?: Resolver<ResolversTypes['ServiceHealthConnection'], ParentType, ContextType, Partial<ServiceAnnouncementHealthOverviewsArgs>>;
   issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceAnnouncementIssuesArgs>>;
+  message?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessage']>, ParentType, ContextType, RequireFields<ServiceAnnouncementMessageArgs, 'id'>>;
+  messages?: Resolver<ResolversTypes['ServiceUpdateMessageConnection'], ParentType, ContextType, Partial<ServiceAnnouncementMessagesArgs>>;
   properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
 };
 
@@ -1148,6 +1270,42 @@ export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, Parent
   createdDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
   postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
+};
+
+export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage']> = {
+  actionRequiredByDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  body?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
+  category?: Resolver<Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
+  details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
+  endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  expiryDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  hasAttachments?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isMajorChange?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  lastModifiedDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  services?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  severity?: Resolver<Maybe<ResolversTypes['ServiceUpdateSeverity']>, ParentType, ContextType>;
+  startDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  viewPoint?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessageViewpoint']>, ParentType, ContextType>;
+};
+
+export type ServiceUpdateMessageConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessageConnection'] = ResolversParentTypes['ServiceUpdateMessageConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ServiceUpdateMessageEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['ServiceUpdateMessage']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ServiceUpdateMessageEdgeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessageEdge'] = ResolversParentTypes['ServiceUpdateMessageEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ServiceUpdateMessage'], ParentType, ContextType>;
+};
+
+export type ServiceUpdateMessageViewpointResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessageViewpoint'] = ResolversParentTypes['ServiceUpdateMessageViewpoint']> = {
+  isArchived?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isFavorited?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isRead?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
@@ -1241,6 +1399,10 @@ export type Resolvers<ContextType = GatewayContext> = {
   ServiceHealthIssueConnection?: ServiceHealthIssueConnectionResolvers<ContextType>;
   ServiceHealthIssueEdge?: ServiceHealthIssueEdgeResolvers<ContextType>;
   ServiceHealthIssuePost?: ServiceHealthIssuePostResolvers<ContextType>;
+  ServiceUpdateMessage?: ServiceUpdateMessageResolvers<ContextType>;
+  ServiceUpdateMessageConnection?: ServiceUpdateMessageConnectionResolvers<ContextType>;
+  ServiceUpdateMessageEdge?: ServiceUpdateMessageEdgeResolvers<ContextType>;
+  ServiceUpdateMessageViewpoint?: ServiceUpdateMessageViewpointResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Title?: TitleResolvers<ContextType>;
   TitleRating?: TitleRatingResolvers<ContextType>;

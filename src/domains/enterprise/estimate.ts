@@ -7,15 +7,17 @@ const DEFAULT_PAGE = 100;
 const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServiceAnnouncement', 'createServiceHealth', 'updateServiceHealth', 'deleteServiceHealth', 'createServiceHealthIssue']);
 
 /**
- * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list,
- * `healthOverview` lookups deduplicated and batched by 20, the first `issues` argument set of a service list expanded
- * inline and every further set loaded per service in batches, one request per write.
+ * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list
+ * (`healthOverviews`, `issues`, `messages`), `healthOverview` and `message` lookups deduplicated and batched by 20
+ * (each kind in its own batches), the first `issues` argument set of a service list expanded inline and every further
+ * set loaded per service in batches, one request per write.
  */
 export const estimateGraphRequests: UpstreamEstimator = (op) => {
   const sc: SelectionContext = op;
   const root = op.operation.operation === 'mutation' ? 'Mutation' : 'Query';
   let count = 0;
   const ids = new Set<string>();
+  const messageIds = new Set<string>();
   const top = selectedFields([{ selectionSet: op.operation.selectionSet } as FieldNode], root, sc);
   if (root === 'Mutation') return { graph: top.filter((f) => WRITES.has(f.name)).length };
   for (const admin of top.filter((f) => f.name === 'admin')) {
@@ -25,7 +27,9 @@ export const estimateGraphRequests: UpstreamEstimator = (op) => {
         if (f.name === 'healthOverview' && typeof f.args.id === 'string') {
           ids.add(f.args.id);
           count += extraIssueSets(f.nodes, sc, 1);
-        } else if (f.name === 'healthOverviews' || f.name === 'issues') {
+        } else if (f.name === 'message' && typeof f.args.id === 'string') {
+          messageIds.add(f.args.id);
+        } else if (f.name === 'healthOverviews' || f.name === 'issues' || f.name === 'messages') {
           const key = `${f.name}${JSON.stringify(f.args)}`;
           if (!lists.has(key)) count++;
           lists.add(key);
@@ -37,7 +41,7 @@ export const estimateGraphRequests: UpstreamEstimator = (op) => {
       }
     }
   }
-  return { graph: count + Math.ceil(ids.size / BATCH) };
+  return { graph: count + Math.ceil(ids.size / BATCH) + Math.ceil(messageIds.size / BATCH) };
 };
 
 /** `issues` argument sets beyond the first on `services` services: each loads per service, batched. */

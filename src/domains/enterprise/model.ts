@@ -1,14 +1,26 @@
 import type {
   BodyType,
+  ItemBody,
+  KeyValuePair,
   OpenProperty,
   ServiceHealthClassification,
   ServiceHealthIssue,
   ServiceHealthIssuePostType,
   ServiceHealthOrigin,
   ServiceHealthStatus,
+  ServiceUpdateCategory,
+  ServiceUpdateMessage,
+  ServiceUpdateSeverity,
 } from '../../generated/resolvers.js';
-import type { RawServiceHealth, RawServiceHealthIssue, RawSingleton } from '../../upstreams/msgraph/types.js';
-import { BODY_TYPE, CLASSIFICATION, fromUpstreamEnum, ORIGIN, POST_TYPE, SERVICE_HEALTH_STATUS } from './enums.js';
+import type {
+  RawItemBody,
+  RawServiceAnnouncementBase,
+  RawServiceHealth,
+  RawServiceHealthIssue,
+  RawServiceUpdateMessage,
+  RawSingleton,
+} from '../../upstreams/msgraph/types.js';
+import { BODY_TYPE, CLASSIFICATION, fromUpstreamEnum, MESSAGE_CATEGORY, MESSAGE_SEVERITY, ORIGIN, POST_TYPE, SERVICE_HEALTH_STATUS } from './enums.js';
 
 /** One page of a connection, with the links that make its cursors. */
 export interface Page<T> {
@@ -20,6 +32,7 @@ export interface Page<T> {
 }
 export type ServiceHealthPage = Page<ServiceHealthModel>;
 export type ServiceHealthIssuePage = Page<ServiceHealthIssueModel>;
+export type ServiceUpdateMessagePage = Page<ServiceUpdateMessageModel>;
 export type AnyPage = Page<unknown>;
 
 export interface ServiceHealthModel {
@@ -32,6 +45,7 @@ export interface ServiceHealthModel {
 }
 
 export type ServiceHealthIssueModel = Omit<ServiceHealthIssue, '__typename'>;
+export type ServiceUpdateMessageModel = Omit<ServiceUpdateMessage, '__typename'>;
 
 /** `admin` or `serviceAnnouncement`; `data` is there once read (or returned by a write). */
 export interface SingletonModel {
@@ -45,10 +59,25 @@ export interface ExpandedIssues {
   link: string;
 }
 
-export function toServiceHealthIssue(raw: RawServiceHealthIssue): ServiceHealthIssueModel {
+/** The serviceAnnouncementBase properties, which issues and messages share. */
+function toAnnouncementBase(raw: RawServiceAnnouncementBase): Pick<ServiceHealthIssueModel, 'id' | 'title' | 'startDateTime' | 'endDateTime' | 'lastModifiedDateTime' | 'details'> {
   return {
     id: raw.id,
     title: raw.title ?? null,
+    startDateTime: raw.startDateTime ?? null,
+    endDateTime: raw.endDateTime ?? null,
+    lastModifiedDateTime: raw.lastModifiedDateTime ?? null,
+    details: (raw.details ?? []).map((d): KeyValuePair => ({ name: d.name, value: d.value ?? null })),
+  };
+}
+
+function toItemBody(raw: RawItemBody | null | undefined): ItemBody | null {
+  return raw ? { contentType: fromUpstreamEnum<BodyType>(BODY_TYPE, raw.contentType), content: raw.content ?? null } : null;
+}
+
+export function toServiceHealthIssue(raw: RawServiceHealthIssue): ServiceHealthIssueModel {
+  return {
+    ...toAnnouncementBase(raw),
     impactDescription: raw.impactDescription ?? null,
     classification: fromUpstreamEnum<ServiceHealthClassification>(CLASSIFICATION, raw.classification),
     origin: fromUpstreamEnum<ServiceHealthOrigin>(ORIGIN, raw.origin),
@@ -57,18 +86,29 @@ export function toServiceHealthIssue(raw: RawServiceHealthIssue): ServiceHealthI
     feature: raw.feature ?? null,
     featureGroup: raw.featureGroup ?? null,
     isResolved: raw.isResolved ?? null,
-    startDateTime: raw.startDateTime ?? null,
-    endDateTime: raw.endDateTime ?? null,
-    lastModifiedDateTime: raw.lastModifiedDateTime ?? null,
-    details: (raw.details ?? []).map((d) => ({ name: d.name, value: d.value ?? null })),
     posts: (raw.posts ?? []).map((p) => ({
       createdDateTime: p.createdDateTime ?? null,
       postType: fromUpstreamEnum<ServiceHealthIssuePostType>(POST_TYPE, p.postType),
-      description: p.description
-        ? { contentType: fromUpstreamEnum<BodyType>(BODY_TYPE, p.description.contentType), content: p.description.content ?? null }
-        : null,
+      description: toItemBody(p.description),
     })),
     etag: raw['@odata.etag'] ?? null,
+  };
+}
+
+export function toServiceUpdateMessage(raw: RawServiceUpdateMessage): ServiceUpdateMessageModel {
+  const viewPoint = raw.viewPoint;
+  return {
+    ...toAnnouncementBase(raw),
+    actionRequiredByDateTime: raw.actionRequiredByDateTime ?? null,
+    expiryDateTime: raw.expiryDateTime ?? null,
+    body: toItemBody(raw.body),
+    category: fromUpstreamEnum<ServiceUpdateCategory>(MESSAGE_CATEGORY, raw.category),
+    severity: fromUpstreamEnum<ServiceUpdateSeverity>(MESSAGE_SEVERITY, raw.severity),
+    hasAttachments: raw.hasAttachments ?? null,
+    isMajorChange: raw.isMajorChange ?? null,
+    services: raw.services ?? [],
+    tags: raw.tags ?? [],
+    viewPoint: viewPoint ? { isRead: viewPoint.isRead ?? null, isArchived: viewPoint.isArchived ?? null, isFavorited: viewPoint.isFavorited ?? null } : null,
   };
 }
 

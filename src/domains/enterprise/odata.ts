@@ -1,10 +1,14 @@
-/** OData system query options of one level, in the order they are sent: $select, $expand, $top, $orderby. */
+/** OData system query options of one level, in the order they are sent: $select, $expand, $top, $orderby, $filter. */
 export interface ODataOptions {
   select?: readonly string[];
   expand?: { nav: string; options: ODataOptions };
   top?: number;
   orderby?: string;
+  filter?: string;
 }
+
+/** A string literal for `$filter`: single quotes, a quote inside doubled (upstreams.md 1.6). */
+export const odataString = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** `$select=id,title;$top=5` style pairs of one level. */
 function pairs(options: ODataOptions): Array<[string, string]> {
@@ -16,6 +20,7 @@ function pairs(options: ODataOptions): Array<[string, string]> {
   }
   if (options.top !== undefined) out.push(['$top', String(options.top)]);
   if (options.orderby) out.push(['$orderby', options.orderby]);
+  if (options.filter) out.push(['$filter', options.filter]);
   return out;
 }
 

@@ -4,10 +4,21 @@ import type { GatewayContext } from '../../server/context.js';
 import type { GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawCollection, RawServiceHealth, RawServiceHealthIssue, RawSingleton } from '../../upstreams/msgraph/types.js';
 import { cursorAt, pageInfo } from './cursor.js';
-import { toServiceHealth, toServiceHealthIssue, toSingletonData, type Page, type ServiceHealthIssueModel, type ServiceHealthModel, type SingletonModel } from './model.js';
+import {
+  toServiceHealth,
+  toServiceHealthIssue,
+  toServiceUpdateMessage,
+  toSingletonData,
+  type Page,
+  type ServiceHealthIssueModel,
+  type ServiceHealthModel,
+  type ServiceUpdateMessageModel,
+  type SingletonModel,
+} from './model.js';
 import {
   ALL_ISSUES,
   argsKey,
+  entitySelect,
   expandedIssuesLink,
   HEALTH_OVERVIEWS,
   healthOverviewPath,
@@ -15,6 +26,8 @@ import {
   issuesOfPath,
   issuesRequest,
   listOptions,
+  MESSAGE,
+  messagesRequest,
   serviceHealthPlan,
   type ListArgs,
 } from './planner.js';
@@ -86,12 +99,21 @@ export const resolvers: Resolvers = {
       const path = issuesRequest(ALL_ISSUES, args, info.fieldNodes, info);
       return toPage(await enterpriseSession(ctx).get(path), path, ctx, toServiceHealthIssue);
     },
+    async messages(_, args, ctx, info) {
+      const path = messagesRequest(args, info.fieldNodes, info);
+      return toPage(await enterpriseSession(ctx).get(path), path, ctx, toServiceUpdateMessage);
+    },
+    async message(_, { id }, ctx, info) {
+      checkId(id, 'id', 'a message id such as "MC172851"');
+      return enterpriseSession(ctx).messages.load({ id, select: entitySelect(MESSAGE, info.fieldNodes, info) });
+    },
   },
   ServiceHealth: {
     issues: (parent, args, ctx, info) => issuesOf(parent, args, ctx, info),
   },
   ServiceHealthConnection: connection<ServiceHealthModel>(),
   ServiceHealthIssueConnection: connection<ServiceHealthIssueModel>(),
+  ServiceUpdateMessageConnection: connection<ServiceUpdateMessageModel>(),
   PageInfo: {
     hasNextPage: (page) => pageInfo(page).hasNextPage,
     endCursor: (page) => pageInfo(page).endCursor,

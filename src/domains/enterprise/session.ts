@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 import { perRequest, type GatewayContext } from '../../server/context.js';
 import { graphClient, type GraphCall, type GraphClient, type GraphResult } from '../../upstreams/msgraph/client.js';
-import type { RawServiceHealth } from '../../upstreams/msgraph/types.js';
-import { toServiceHealth, type ServiceHealthModel } from './model.js';
-import { expandedIssuesLink, healthOverviewPath, serviceHealthOptions, type ServiceHealthPlan } from './planner.js';
+import type { RawServiceHealth, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
+import { toServiceHealth, toServiceUpdateMessage, type ServiceHealthModel, type ServiceUpdateMessageModel } from './model.js';
+import { expandedIssuesLink, healthOverviewPath, messagePath, serviceHealthOptions, type ServiceHealthPlan } from './planner.js';
 import { toQueryString } from './odata.js';
 
 /** One `healthOverview(id:)` occurrence: the id and what that occurrence selects. */
@@ -12,7 +12,21 @@ export interface ServiceHealthKey {
   plan: ServiceHealthPlan;
 }
 
-const planKey = (plan: ServiceHealthPlan) => `${plan.select.join(',')}|${plan.expand?.key ?? ''}`;
+/** One `message(id:)` occurrence: the id and the properties it selects. */
+export interface MessageKey {
+  id: string;
+  select: readonly string[];
+}
+
+/** How one kind of item is looked up by id; occurrences in the same `group` become one upstream item. */
+interface ItemLookup<K extends { id: string }, T> {
+  select(key: K): readonly string[];
+  /** What besides the id must match for two occurrences to share a request (e.g. the inline issue page). */
+  group(key: K): string;
+  /** The item's path and query for the union `select` of its group. */
+  path(key: K, select: string[]): string;
+  map(body: unknown, key: K, select: string[]): T;
+}
 
 /**
  * Everything enterprise keeps for one GraphQL request: the caller's authorization (resolved once), identical GETs
@@ -26,12 +40,30 @@ export class EnterpriseSession {
 
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
   readonly serviceHealth: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
+  /** `message(id:)` lookups of the whole operation, batched the same way. */
+  readonly messages: DataLoader<MessageKey, ServiceUpdateMessageModel | null, string>;
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
   readonly pages: DataLoader<string, GraphResult>;
 
   constructor(private readonly ctx: GatewayContext) {
     this.client = graphClient(ctx.services);
-    this.serviceHealth = new DataLoader((keys) => this.loadServiceHealth(keys), { cacheKeyFn: (k) => `${k.id}\u0000${planKey(k.plan)}` });
+    this.serviceHealth = this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
+      select: (k) => k.plan.select,
+      group: (k) => k.plan.expand?.key ?? '',
+      path: (k, select) => healthOverviewPath(k.id) + toQueryString(serviceHealthOptions({ ...k.plan, select })),
+      map: (body, k, select) => {
+        const raw = body as RawServiceHealth;
+        const plan = { ...k.plan, select };
+        const link = expandedIssuesLink(raw.id, plan);
+        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) => this.client.relative(l));
+      },
+    });
+    this.messages = this.itemLoader<MessageKey, ServiceUpdateMessageModel>({
+      select: (k) => k.select,
+      group: () => '',
+      path: (k, select) => messagePath(k.id) + toQueryString({ select }),
+      map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
+    });
     this.pages = new DataLoader(async (paths) => this.client.getMany(paths, await this.call()));
   }
 
@@ -52,35 +84,33 @@ export class EnterpriseSession {
   }
 
   /**
-   * Occurrences of the same id with the same inline issue page become one item whose `$select` is the union of
-   * theirs; 404 answers null, other failures become that field's error.
+   * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
+   * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
    */
-  private async loadServiceHealth(keys: readonly ServiceHealthKey[]): Promise<Array<ServiceHealthModel | null | Error>> {
-    const groups = new Map<string, { id: string; select: Set<string>; plan: ServiceHealthPlan; indexes: number[] }>();
-    keys.forEach((k, i) => {
-      const gk = `${k.id}\u0000${k.plan.expand?.key ?? ''}`;
-      const g = groups.get(gk) ?? { id: k.id, select: new Set<string>(), plan: k.plan, indexes: [] };
-      k.plan.select.forEach((s) => g.select.add(s));
-      g.indexes.push(i);
-      groups.set(gk, g);
-    });
-    const list = [...groups.values()].map((g) => ({ ...g, plan: { ...g.plan, select: [...g.select] } }));
-    const results = await this.client.getMany(
-      list.map((g) => healthOverviewPath(g.id) + toQueryString(serviceHealthOptions(g.plan))),
-      await this.call(),
-    );
-    const out: Array<ServiceHealthModel | null | Error> = new Array(keys.length);
-    list.forEach((g, i) => {
-      const r = results[i];
-      let value: ServiceHealthModel | null | Error;
-      if (r.ok) {
-        const raw = r.body as RawServiceHealth;
-        const link = expandedIssuesLink(raw.id, g.plan);
-        value = toServiceHealth(raw, link && g.plan.expand ? { key: g.plan.expand.key, link } : undefined, (l) => this.client.relative(l));
-      } else value = r.status === 404 ? null : r.error;
-      for (const index of g.indexes) out[index] = value;
-    });
-    return out;
+  private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): DataLoader<K, T | null, string> {
+    const load = async (keys: readonly K[]): Promise<Array<T | null | Error>> => {
+      const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
+      keys.forEach((k, i) => {
+        const gk = `${k.id}\u0000${lookup.group(k)}`;
+        const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
+        lookup.select(k).forEach((s) => g.select.add(s));
+        g.indexes.push(i);
+        groups.set(gk, g);
+      });
+      const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
+      const results = await this.client.getMany(
+        list.map((g) => lookup.path(g.key, g.select)),
+        await this.call(),
+      );
+      const out: Array<T | null | Error> = new Array(keys.length);
+      list.forEach((g, i) => {
+        const r = results[i];
+        const value = r.ok ? lookup.map(r.body, g.key, g.select) : r.status === 404 ? null : r.error;
+        for (const index of g.indexes) out[index] = value;
+      });
+      return out;
+    };
+    return new DataLoader(load, { cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}` });
   }
 }
 

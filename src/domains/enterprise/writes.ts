@@ -23,8 +23,8 @@ export function checkIfMatch(ifMatch: string | null | undefined): string | undef
   return ifMatch.trim();
 }
 
-export function checkId(id: string, argument = 'id'): string {
-  if (!id.trim()) throw badInput(`${argument}: the id is empty; pass a service id such as "Exchange".`, argument);
+export function checkId(id: string, argument = 'id', example = 'a service id such as "Exchange"'): string {
+  if (!id.trim()) throw badInput(`${argument}: the id is empty; pass ${example}.`, argument);
   return id;
 }
 

@@ -16,10 +16,18 @@ export interface RawServiceHealthIssuePost {
   description?: RawItemBody | null;
 }
 
-export interface RawServiceHealthIssue {
-  '@odata.etag'?: string;
+/** serviceAnnouncementBase: the properties issues and messages share. */
+export interface RawServiceAnnouncementBase {
   id: string;
   title?: string | null;
+  startDateTime?: string | null;
+  endDateTime?: string | null;
+  lastModifiedDateTime?: string | null;
+  details?: RawKeyValuePair[] | null;
+}
+
+export interface RawServiceHealthIssue extends RawServiceAnnouncementBase {
+  '@odata.etag'?: string;
   impactDescription?: string | null;
   classification?: string | null;
   origin?: string | null;
@@ -28,11 +36,26 @@ export interface RawServiceHealthIssue {
   feature?: string | null;
   featureGroup?: string | null;
   isResolved?: boolean | null;
-  startDateTime?: string | null;
-  endDateTime?: string | null;
-  lastModifiedDateTime?: string | null;
-  details?: RawKeyValuePair[] | null;
   posts?: RawServiceHealthIssuePost[] | null;
+}
+
+export interface RawServiceUpdateMessageViewpoint {
+  isRead?: boolean | null;
+  isArchived?: boolean | null;
+  isFavorited?: boolean | null;
+}
+
+export interface RawServiceUpdateMessage extends RawServiceAnnouncementBase {
+  actionRequiredByDateTime?: string | null;
+  expiryDateTime?: string | null;
+  body?: RawItemBody | null;
+  category?: string | null;
+  severity?: string | null;
+  hasAttachments?: boolean | null;
+  isMajorChange?: boolean | null;
+  services?: string[] | null;
+  tags?: string[] | null;
+  viewPoint?: RawServiceUpdateMessageViewpoint | null;
 }
 
 export interface RawServiceHealth {
