@@ -38,5 +38,22 @@ export const enterpriseExamples: GraphiqlExample[] = [
   }
 }`,
   },
+  {
+    title: 'Message center: major changes for one service (one upstream request)',
+    query: `query MajorChanges {
+  admin {
+    serviceAnnouncement {
+      messages(
+        first: 5
+        orderBy: [{ field: LAST_MODIFIED_DATE_TIME, direction: DESC }]
+        filter: { service: "Microsoft Teams", isMajorChange: true }
+      ) {
+        nodes { id title category severity actionRequiredByDateTime services tags }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}`,
+  },
 ];
 export { estimateGraphRequests } from './estimate.js';
