@@ -62,10 +62,10 @@ try {
     startNaiveProc(sb.origin),
   ]);
   await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
-  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway.url, naive.url, sizes));
-  await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway.url, gateway.url, sizes));
+  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, sizes));
+  await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
   await Promise.all([cachedGateway.proc.stop(), naive.proc.stop()]);
-  await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway.url, sizes, log));
+  await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
   await gateway.proc.stop();
   // Streaming gets a gateway of its own so its peak RSS is about subscriptions, not the load runs before.
   await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));

@@ -56,6 +56,7 @@ export function writeReport(dir: string, results: Results, run: RunInfo): { json
     '- Processes on loopback: the sandbox (`node dist/sandbox/main.js`), the gateway (`node dist/main.js`, every upstream pointed at that sandbox with `sandbox` credentials, `LOG_LEVEL=warn`), the naive baseline (`node dist/bench/naive/main.js`), the peer (`hive-gateway supergraph`) and this coordinator, which is also the load generator.',
     `- Sizes: ${run.sizes.rounds} measured rounds per figure (the figure is their median), load runs of ${run.sizes.loadSeconds} s with ${run.sizes.connections} connections, ${run.sizes.cacheOperations} cache lookups, ${run.sizes.streamRuns} streams of ${run.sizes.streamTokens} tokens for time-to-token, ${run.sizes.concurrentSubscriptions} concurrent subscriptions.`,
     '- Naive baseline: Apollo Server 5 on node:http (the gateway\'s serving path) over the project\'s own `schema/gateway.graphql`, `enterprise.graphql` and `titles.graphql` merged unchanged (chat left out), with resolvers that fetch per field: no DataLoader, no `$select`/`$expand`/`$batch`, no cache; a search item field the search did not return fetches the whole title again, once per such field.',
+    '- Where a goal is missed, `bench/PROFILE.md` (written by hand from `node --cpu-prof` runs of the gateway under the same load) says where the time goes.',
     '',
     '## Figures',
     '',

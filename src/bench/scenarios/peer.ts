@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { interleaved } from '../lib/load.js';
 import { freePort, root, spawnProc, waitReady } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
-import type { SandboxProc } from '../lib/stack.js';
+import type { GraphQLProc, SandboxProc } from '../lib/stack.js';
 import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
 import { sandboxOpenApi } from '../peer/openapi.js';
 import { medianCost } from './requests.js';
@@ -46,6 +46,7 @@ async function startPeer(sandboxOrigin: string) {
   await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
+    pid: proc.pid,
     async stop() {
       await proc.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -53,7 +54,8 @@ async function startPeer(sandboxOrigin: string) {
   };
 }
 
-export async function runPeer(results: Results, sb: SandboxProc, gatewayUrl: string, sizes: Sizes, log: (s: string) => void): Promise<void> {
+export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQLProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
+  const gatewayUrl = gateway.url;
   const peer = await startPeer(sb.origin);
   log('peer composed and listening');
   try {
@@ -69,12 +71,13 @@ export async function runPeer(results: Results, sb: SandboxProc, gatewayUrl: str
       { label: 'single title (cache off)', ours: singleTitleQuery, theirs: peerSingleTitle },
     ];
     for (const c of cases) {
-      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours), peer: graphqlTarget(peer.url, c.theirs) }, sizes.rounds, sizes.loadSeconds, sizes.connections);
+      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours, [gateway.proc.pid, sb.proc.pid]), peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections);
       await sb.control('DELETE', 'requests');
       const name = `${SCENARIO_PEER}: ${c.label}`;
       results.add({ name, metric: 'throughput', unit: 'req/s', gateway: f.gateway.rps, baseline: f.peer.rps, baselineName: PEER });
       results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.gateway.p50, baseline: f.peer.p50, baselineName: PEER });
       results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.gateway.p99, baseline: f.peer.p99, baselineName: PEER });
+      results.add({ name, metric: 'server CPU per operation (serving process + sandbox)', unit: 'µs', gateway: f.gateway.cpuUs, baseline: f.peer.cpuUs, baselineName: PEER });
       if (f.gateway.failures || f.peer.failures) results.note(SCENARIO_PEER, `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}.`);
     }
   } finally {

@@ -1,12 +1,13 @@
 import { interleaved, type Target } from '../lib/load.js';
 import type { Results, Sizes } from '../lib/results.js';
-import { gql, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
+import { gql, type GraphQLProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import { singleHealthQuery, singleHealthRest, singleTitleQuery, singleTitleRest } from '../operations.js';
 
 export const SCENARIO_THROUGHPUT = '2. Throughput and latency, one-upstream query';
 
-export const graphqlTarget = (url: string, query: string): Target => ({
+export const graphqlTarget = (url: string, query: string, pids?: number[]): Target => ({
   url,
+  pids,
   method: 'POST',
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ query }),
@@ -24,7 +25,10 @@ async function checkSameWork(sb: SandboxProc, gatewayUrl: string, query: string,
 }
 
 /** Gateway vs the same load straight to the sandbox's REST endpoint, and vs the naive baseline. */
-export async function runThroughput(results: Results, sb: SandboxProc, gatewayUrl: string, naiveUrl: string, sizes: Sizes): Promise<void> {
+export async function runThroughput(results: Results, sb: SandboxProc, gateway: GraphQLProc, naive: GraphQLProc, sizes: Sizes): Promise<void> {
+  const gatewayUrl = gateway.url;
+  const naiveUrl = naive.url;
+  const sandboxPid = sb.proc.pid;
   const cases: { label: string; query: string; rest: string; headers: Record<string, string> }[] = [
     { label: 'single healthOverview', query: singleHealthQuery, rest: singleHealthRest, headers: { authorization: 'Bearer sandbox' } },
     { label: 'single title (cache off)', query: singleTitleQuery, rest: singleTitleRest, headers: {} },
@@ -34,9 +38,9 @@ export async function runThroughput(results: Results, sb: SandboxProc, gatewayUr
     if (mismatch) results.note(SCENARIO_THROUGHPUT, `${c.label}: ${mismatch}`);
     const figures = await interleaved(
       {
-        gateway: graphqlTarget(gatewayUrl, c.query),
-        direct: { url: sb.origin + c.rest, headers: c.headers },
-        naive: graphqlTarget(naiveUrl, c.query),
+        gateway: graphqlTarget(gatewayUrl, c.query, [gateway.proc.pid, sandboxPid]),
+        direct: { url: sb.origin + c.rest, headers: c.headers, pids: [sandboxPid] },
+        naive: graphqlTarget(naiveUrl, c.query, [naive.proc.pid, sandboxPid]),
       },
       sizes.rounds,
       sizes.loadSeconds,
@@ -50,12 +54,13 @@ export async function runThroughput(results: Results, sb: SandboxProc, gatewayUr
       results.add({ name, metric: 'throughput', unit: 'req/s', gateway: g.rps, baseline: b.rps, baselineName, goal: direct ? 'ratio >= 0.9' : null, met: direct ? g.rps / b.rps >= 0.9 : null });
       results.add({ name, metric: 'latency p50', unit: 'ms', gateway: g.p50, baseline: b.p50, baselineName });
       results.add({ name, metric: 'latency p99', unit: 'ms', gateway: g.p99, baseline: b.p99, baselineName });
+      results.add({ name, metric: 'server CPU per operation (serving process + sandbox)', unit: 'µs', gateway: g.cpuUs, baseline: b.cpuUs, baselineName });
     }
     const failures = g.failures + figures.direct.failures + figures.naive.failures;
     if (failures) results.note(SCENARIO_THROUGHPUT, `${c.label}: ${failures} failed/non-2xx responses during the load runs (gateway ${g.failures}).`);
   }
   results.note(
     SCENARIO_THROUGHPUT,
-    `closed-loop load from the coordinator process (undici Pool, keep-alive, latency per request in µs; autocannon 9 rounds latency to whole ms, and on this machine both reach similar req/s against the sandbox), ${sizes.connections} connections, ${sizes.loadSeconds} s per run, ${sizes.rounds} interleaved rounds after a warm-up (median of rounds). The sandbox serves both the gateway's upstream calls and the direct baseline, so the gateway case runs three processes on two cores where the direct case runs two.`,
+    `closed-loop load from the coordinator process (undici Pool, keep-alive, latency per request in µs; autocannon 9 rounds latency to whole ms, and on this machine both reach similar req/s against the sandbox), ${sizes.connections} connections, ${sizes.loadSeconds} s per run, ${sizes.rounds} interleaved rounds after a warm-up (median of rounds). The sandbox serves both the gateway's upstream calls and the direct baseline, so the gateway case runs three processes on two cores where the direct case runs two. req/s ratios move with whatever else the shared machine runs; the CPU figure (utime+stime from /proc of the serving process plus the sandbox, per successful request) barely does: baseline/gateway CPU is the throughput ratio the gateway would reach if CPU were the only limit.`,
   );
 }
