@@ -10,7 +10,7 @@ import { formatError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
-import { startSandbox, type Sandbox } from '../sandbox/server.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
 import { graphiqlExamples } from './examples.js';
@@ -63,7 +63,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const metrics = new GatewayMetrics();
 
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
-  const ownSandbox = needsSandbox && !options.sandbox ? await startSandbox() : undefined;
+  // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
+  const ownSandbox = needsSandbox && !options.sandbox ? await (await import('../sandbox/server.js')).startSandbox() : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 
