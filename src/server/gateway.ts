@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,6 +93,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     formatError: (formatted) => stripHttpExtension(formatError(formatted, { production: config.production, redact })),
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // No @cacheControl in this schema; the plugin would otherwise hook every field resolve.
+      ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
       { async serverWillStart() { return { async drainServer() { await websocket.dispose(); } }; } },
       subscriptionsOverHttpPlugin,

@@ -93,16 +93,28 @@ export class UpstreamHttp {
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
   async send(req: UpstreamRequest): Promise<BufferedResponse> {
-    const deadline = AbortSignal.timeout(this.options.totalTimeoutMs ?? 30_000);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    // One controller and one timer per call: AbortSignal.timeout/any cost several times more on Node 20's hot path.
+    const totalMs = this.options.totalTimeoutMs ?? 30_000;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`total timeout of ${totalMs} ms`));
+    }, totalMs);
+    const onCallerAbort = () => controller.abort(req.signal!.reason);
+    if (req.signal?.aborted) onCallerAbort();
+    else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const { response, body } = await this.guarded({ ...req, signal, stream: false }, req.signal);
+      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, req.signal);
       return { ...response, text: await body.text() };
     } catch (error) {
-      if (deadline.aborted && !req.signal?.aborted) {
-        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${this.options.totalTimeoutMs ?? 30_000} ms.`, { upstream: this.upstream });
+      if (timedOut && !req.signal?.aborted) {
+        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
       }
       throw error;
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
