@@ -67,11 +67,26 @@ export async function load(target: Target, seconds: number, connections: number)
  * Runs each target `rounds` times, interleaved (A B C, A B C, …) so drift on a shared machine hits all alike,
  * after one warm-up run each; returns the median of each figure per target.
  */
-export async function interleaved(targets: Record<string, Target>, rounds: number, seconds: number, connections: number, warmupSeconds = Math.min(1, seconds)): Promise<Record<string, LoadFigures>> {
+export async function interleaved(
+  targets: Record<string, Target>,
+  rounds: number,
+  seconds: number,
+  connections: number,
+  beforeEach: () => Promise<unknown> = async () => undefined,
+  warmupSeconds = Math.min(1, seconds),
+): Promise<Record<string, LoadFigures>> {
   const names = Object.keys(targets);
-  for (const n of names) await load(targets[n], warmupSeconds, connections);
+  for (const n of names) {
+    await beforeEach();
+    await load(targets[n], warmupSeconds, connections);
+  }
   const runs: Record<string, LoadFigures[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let i = 0; i < rounds; i++) for (const n of names) runs[n].push(await load(targets[n], seconds, connections));
+  for (let i = 0; i < rounds; i++) {
+    for (const n of names) {
+      await beforeEach();
+      runs[n].push(await load(targets[n], seconds, connections));
+    }
+  }
   return Object.fromEntries(
     names.map((n) => [
       n,

@@ -2,7 +2,7 @@ import { interleaved } from '../lib/load.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { gql, type GraphQLProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import { singleTitleQuery } from '../operations.js';
-import { graphqlTarget } from './throughput.js';
+import { forgetRecord, graphqlTarget } from './throughput.js';
 
 export const SCENARIO_CACHE = '5. Shared title cache';
 
@@ -42,7 +42,7 @@ export async function runCache(results: Results, sb: SandboxProc, cached: GraphQ
   });
   // Latency of a hit: the cache-on gateway after a warm lookup, vs a miss on the cache-off gateway, same query.
   await gql(cachedUrl, singleTitleQuery);
-  const f = await interleaved({ hit: graphqlTarget(cachedUrl, singleTitleQuery, [cached.proc.pid, sb.proc.pid]), miss: graphqlTarget(uncachedUrl, singleTitleQuery, [uncached.proc.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections);
+  const f = await interleaved({ hit: graphqlTarget(cachedUrl, singleTitleQuery, [cached.proc.pid, sb.proc.pid]), miss: graphqlTarget(uncachedUrl, singleTitleQuery, [uncached.proc.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
   await sb.control('DELETE', 'requests');
   const name = `${SCENARIO_CACHE}: single title, hit vs miss`;
   results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.hit.p50, baseline: f.miss.p50, baselineName: 'cache miss (cache off)', goal: 'ratio <= 1', met: f.hit.p50 <= f.miss.p50 });

@@ -10,7 +10,7 @@ import type { GraphQLProc, SandboxProc } from '../lib/stack.js';
 import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
 import { sandboxOpenApi } from '../peer/openapi.js';
 import { medianCost } from './requests.js';
-import { graphqlTarget } from './throughput.js';
+import { forgetRecord, graphqlTarget } from './throughput.js';
 
 export const SCENARIO_PEER = '3. Peer: Hive Gateway + GraphQL Mesh (OpenAPI)';
 const PEER = 'Hive Gateway 2.15 + Mesh OpenAPI';
@@ -71,7 +71,7 @@ export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQ
       { label: 'single title (cache off)', ours: singleTitleQuery, theirs: peerSingleTitle },
     ];
     for (const c of cases) {
-      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours, [gateway.proc.pid, sb.proc.pid]), peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections);
+      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours, [gateway.proc.pid, sb.proc.pid]), peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
       await sb.control('DELETE', 'requests');
       const name = `${SCENARIO_PEER}: ${c.label}`;
       results.add({ name, metric: 'throughput', unit: 'req/s', gateway: f.gateway.rps, baseline: f.peer.rps, baselineName: PEER });
