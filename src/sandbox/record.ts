@@ -25,11 +25,13 @@ export class RequestRecord {
 
   add(entry: RecordedRequest): RecordedRequest {
     this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    // Trim a tenth at a time: dropping one entry per request would shift the whole array on every request at capacity.
+    if (this.entries.length > this.capacity + Math.ceil(this.capacity / 10)) this.entries.splice(0, this.entries.length - this.capacity);
     return entry;
   }
+  /** The newest `capacity` requests, oldest first. */
   list(): readonly RecordedRequest[] {
-    return this.entries;
+    return this.entries.length > this.capacity ? this.entries.slice(-this.capacity) : this.entries;
   }
   clear(): void {
     this.entries = [];
