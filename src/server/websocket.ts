@@ -1,6 +1,7 @@
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { formatError } from '../errors.js';
 import { presentedApiKey } from './access.js';
@@ -101,6 +102,26 @@ export function attachWebSocket(options: {
       return formatted;
     });
 
+  /**
+   * Parsed and validated documents by text, as Apollo's document store does for HTTP: a chat UI subscribes with the
+   * same document again and again, and parsing plus the limit rules would otherwise sit before every first token.
+   */
+  const documents = new LRUCache<string, DocumentNode | GraphQLError[]>({ max: 1000, maxSize: 50 * 1024 * 1024, sizeCalculation: (_v, key) => key.length + 1 });
+  const checkedDocument = (query: string): DocumentNode | GraphQLError[] => {
+    const cached = documents.get(query);
+    if (cached) return cached;
+    let result: DocumentNode | GraphQLError[];
+    try {
+      const document = parse(query, { maxTokens: limits.maxTokens });
+      const invalid = validate(options.schema, document, rules);
+      result = invalid.length ? invalid.map((e) => (e.extensions.limit ? e : requestError(e, 'GRAPHQL_VALIDATION_FAILED'))) : document;
+    } catch (error) {
+      result = [requestError(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+    }
+    documents.set(query, result);
+    return result;
+  };
+
   const server = useServer(
     {
       schema: options.schema,
@@ -131,14 +152,9 @@ export function attachWebSocket(options: {
         const tooLarge = checkDocumentSize(query, limits);
         if (tooLarge) return [tooLarge];
         // Parse and validate here rather than in graphql-ws, so that request errors carry contract codes like HTTP's.
-        let document: DocumentNode;
-        try {
-          document = parse(query, { maxTokens: limits.maxTokens });
-        } catch (error) {
-          return [requestError(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
-        }
-        const invalid = validate(options.schema, document, rules);
-        if (invalid.length) return invalid.map((e) => (e.extensions.limit ? e : requestError(e, 'GRAPHQL_VALIDATION_FAILED')));
+        const checked = checkedDocument(query);
+        if (Array.isArray(checked)) return checked;
+        const document = checked as DocumentNode;
         const operation = getOperationAST(document, payload.operationName);
         if (operation) {
           const shape = operationShape(options.schema, document, operation, payload.variables ?? undefined);
