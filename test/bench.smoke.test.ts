@@ -4,23 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Figure } from '../src/bench/lib/results.js';
 
 // The benchmark harness at its tiniest: proves every scenario runs end to end (separate processes, loopback only)
 // and writes results in the documented shape. Figures are not judged here except the request counts, which are exact.
 const out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-interface Figure {
-  name: string;
-  metric: string;
-  unit: string;
-  gateway: number | null;
-  baseline: number | null;
-  baselineName: string;
-  ratio: number | null;
-  goal: string | null;
-  met: boolean | null;
-}
 
 describe('npm run bench -- --tiny', () => {
   it('runs every scenario and writes results.json and RESULTS.md', async () => {

@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
 import { wsClient } from '../support/ws.js';
-import { COMPLETION, PROVIDERS, streamAll, user } from './support.js';
+import { COMPLETION, PROVIDERS, streamAll, user, useChatGateway } from './support.js';
 
-let t: TestGateway;
-beforeAll(async () => {
-  t = await startTestGateway({}, { chatTokenDelayMs: 1 });
-});
-afterAll(() => t.close());
-beforeEach(() => {
-  t.clearUpstreamRequests();
-  t.sandbox.faults.clear();
-});
+const env = useChatGateway();
 
 const complete = async (input: Record<string, unknown>) => {
-  const { body } = await t.query(COMPLETION, { input });
+  const { body } = await env.t.query(COMPLETION, { input });
   return body;
 };
 const stream = async (input: Record<string, unknown>) => {
-  const client = wsClient(t.gateway.wsUrl);
+  const client = wsClient(env.t.gateway.wsUrl);
   try {
     return await streamAll(client, input);
   } finally {
@@ -35,7 +26,7 @@ describe('provider errors mapped to contract codes, with the provider id and its
     ['deepseek', 'invalid_request_error'],
     ['moonshot', 'invalid_authentication_error'],
   ])('%s: a rejected key is UPSTREAM_ERROR naming the gateway variable, never UNAUTHENTICATED', async (id, upstreamCode) => {
-    t.sandbox.faults.push({ upstream: id as never, times: 1, status: 401 });
+    env.t.sandbox.faults.push({ upstream: id as never, times: 1, status: 401 });
     const body = await complete({ provider: id, model: MODEL[id], messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: id, status: 401, upstreamCode });
     expect(body.errors![0].message).toContain(`${id.toUpperCase()}_API_KEY is missing or wrong in the gateway's configuration`);
@@ -48,25 +39,25 @@ describe('provider errors mapped to contract codes, with the provider id and its
     ['deepseek', 'rate_limit_exceeded'],
     ['moonshot', 'rate_limit_reached_error'],
   ])('%s: a 429 that persists through the retries is UPSTREAM_RATE_LIMITED', async (id, upstreamCode) => {
-    t.sandbox.faults.push({ upstream: id as never, times: 3, status: 429, retryAfter: 0 });
+    env.t.sandbox.faults.push({ upstream: id as never, times: 3, status: 429, retryAfter: 0 });
     const body = await complete({ provider: id, model: MODEL[id], messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: id, status: 429, upstreamCode, retryAfter: 0 });
     expect(body.errors![0].message).toMatch(/retry in 0 s/);
-    expect(t.upstreamRequests(id)).toHaveLength(3);
+    expect(env.t.upstreamRequests(id)).toHaveLength(3);
   });
 
   it.each([
     ['glm', { error: { code: '1113', message: '您的账户已欠费，请充值后重试。' } }, '1113'],
     ['moonshot', { error: { type: 'exceeded_current_quota_error', message: 'You exceeded your current token quota' } }, 'exceeded_current_quota_error'],
   ])('%s: a 429 that means "no balance" is UPSTREAM_QUOTA_EXHAUSTED at once, without retries', async (id, body, upstreamCode) => {
-    t.sandbox.faults.push({ upstream: id as never, times: 3, status: 429, retryAfter: 0, body });
+    env.t.sandbox.faults.push({ upstream: id as never, times: 3, status: 429, retryAfter: 0, body });
     const answer = await complete({ provider: id, model: MODEL[id], messages: [user('Hi')] });
     expect(answer.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: id, status: 429, upstreamCode });
-    expect(t.upstreamRequests(id)).toHaveLength(1);
+    expect(env.t.upstreamRequests(id)).toHaveLength(1);
   });
 
   it('deepseek: 402 Insufficient Balance is UPSTREAM_QUOTA_EXHAUSTED', async () => {
-    t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 402 });
+    env.t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 402 });
     const body = await complete({ provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'deepseek', status: 402, upstreamCode: 'unknown_error' });
     expect(body.errors![0].message).toContain('Insufficient Balance');
@@ -85,14 +76,14 @@ describe('provider errors mapped to contract codes, with the provider id and its
   });
 
   it('moonshot: a 500 is not retried (a write may have run) and is UPSTREAM_ERROR with its type', async () => {
-    t.sandbox.faults.push({ upstream: 'moonshot', times: 1, status: 500 });
+    env.t.sandbox.faults.push({ upstream: 'moonshot', times: 1, status: 500 });
     const body = await complete({ provider: 'moonshot', model: 'moonshot-v1-8k', messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'moonshot', status: 500, upstreamCode: 'server_error' });
-    expect(t.upstreamRequests('moonshot')).toHaveLength(1);
+    expect(env.t.upstreamRequests('moonshot')).toHaveLength(1);
   });
 
   it('glm: a 429 before a stream starts is answered as one result with errors, not a broken socket', async () => {
-    t.sandbox.faults.push({ upstream: 'glm', times: 3, status: 429, retryAfter: 0 });
+    env.t.sandbox.faults.push({ upstream: 'glm', times: 3, status: 429, retryAfter: 0 });
     const { chunks, errors } = await stream({ provider: 'glm', model: 'glm-4-flash', messages: [user('Hi')] });
     expect(chunks).toHaveLength(0);
     expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: 'glm', upstreamCode: '1302' });

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, it } from 'vitest';
 import { wsClient } from '../support/ws.js';
-import { COMPLETION, PROVIDERS, WEATHER_TOOL, streamAll, text, user } from './support.js';
+import { COMPLETION, PROVIDERS, WEATHER_TOOL, streamAll, text, user, useChatGateway } from './support.js';
 
-let t: TestGateway;
-beforeAll(async () => {
-  t = await startTestGateway({}, { chatTokenDelayMs: 1 });
-});
-afterAll(() => t.close());
-beforeEach(() => {
-  t.clearUpstreamRequests();
-  t.sandbox.faults.clear();
-});
+const env = useChatGateway();
 
 describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel }) => {
   it('streams delta by delta the same text the mutation returns, with finishReason and usage on the last chunk only', async () => {
     const input = { provider: id, model, messages: [{ role: 'SYSTEM', content: 'Be brief.' }, user(`Tell me about ${id} streaming.`)] };
-    const answer = (await t.query(COMPLETION, { input })).body.data!.createChatCompletion;
-    const client = wsClient(t.gateway.wsUrl);
+    const answer = (await env.t.query(COMPLETION, { input })).body.data!.createChatCompletion;
+    const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, input);
     await client.dispose();
 
@@ -32,13 +23,13 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
     expect(chunks.slice(0, -1).every((c) => c.usage === null && c.finishReason === null)).toBe(true);
     expect(new Set(chunks.map((c) => c.provider))).toEqual(new Set([id]));
     expect(new Set(chunks.map((c) => c.model))).toEqual(new Set([model]));
-    expect(t.upstreamRequests(id).map((r) => JSON.parse(r.body).stream)).toEqual([false, true]);
+    expect(env.t.upstreamRequests(id).map((r) => JSON.parse(r.body).stream)).toEqual([false, true]);
   });
 
   it('passes tool-call fragments with their index, which reassemble to the JSON arguments the mutation returns assembled', async () => {
     const input = { provider: id, model: toolModel, messages: [user('What is the weather in Hangzhou?')], tools: [WEATHER_TOOL] };
-    const answer = (await t.query(COMPLETION, { input })).body.data!.createChatCompletion;
-    const client = wsClient(t.gateway.wsUrl);
+    const answer = (await env.t.query(COMPLETION, { input })).body.data!.createChatCompletion;
+    const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, input);
     await client.dispose();
 
@@ -59,8 +50,8 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
   });
 
   it('ends a stream whose connection is cut mid-way with UPSTREAM_ERROR', async () => {
-    t.sandbox.faults.push({ upstream: id, times: 1, cutAfterChunks: 5 });
-    const client = wsClient(t.gateway.wsUrl);
+    env.t.sandbox.faults.push({ upstream: id, times: 1, cutAfterChunks: 5 });
+    const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, { provider: id, model, messages: [user('This one breaks off.')] });
     await client.dispose();
 
@@ -73,22 +64,22 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
   });
 
   it('retries a 429 with Retry-After: 1 that came before the first byte, then streams', async () => {
-    t.sandbox.faults.push({ upstream: id, times: 1, status: 429, retryAfter: 1 });
-    const client = wsClient(t.gateway.wsUrl);
+    env.t.sandbox.faults.push({ upstream: id, times: 1, status: 429, retryAfter: 1 });
+    const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, { provider: id, model, messages: [user('Retry me.')] });
     await client.dispose();
 
     expect(errors).toBeUndefined();
     expect(chunks.at(-1)!.finishReason).toBe('STOP');
-    expect(t.upstreamRequests(id).map((r) => r.status)).toEqual([429, 200]);
+    expect(env.t.upstreamRequests(id).map((r) => r.status)).toEqual([429, 200]);
   });
 });
 
 describe('reasoning models', () => {
   it('deepseek-reasoner streams reasoningContent before content, both equal to the mutation', async () => {
     const input = { provider: 'deepseek', model: 'deepseek-reasoner', messages: [user('Think first, then answer.')] };
-    const answer = (await t.query(COMPLETION, { input })).body.data!.createChatCompletion;
-    const client = wsClient(t.gateway.wsUrl);
+    const answer = (await env.t.query(COMPLETION, { input })).body.data!.createChatCompletion;
+    const client = wsClient(env.t.gateway.wsUrl);
     const { chunks } = await streamAll(client, input);
     await client.dispose();
 

@@ -1,3 +1,5 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { Client } from 'graphql-ws';
 import { collect } from '../support/ws.js';
 
@@ -78,3 +80,21 @@ export const WEATHER_TOOL = {
     required: ['city'],
   },
 };
+
+/** A gateway on the sandbox for one chat test file: 1 ms between tokens, record and faults cleared before each test. */
+export function useChatGateway(): { readonly t: TestGateway } {
+  let t: TestGateway | undefined;
+  beforeAll(async () => {
+    t = await startTestGateway({}, { chatTokenDelayMs: 1 });
+  });
+  afterAll(() => t?.close());
+  beforeEach(() => {
+    t!.clearUpstreamRequests();
+    t!.sandbox.faults.clear();
+  });
+  return {
+    get t() {
+      return t!;
+    },
+  };
+}
