@@ -82,3 +82,25 @@ export function stripHttpExtension<T extends { extensions?: Record<string, unkno
   }
   return error;
 }
+
+/** Codes of requests refused before execution; BAD_REQUEST (malformed HTTP, CSRF) is not a well-formed request. */
+const REQUEST_ERROR = (e: { extensions?: Record<string, unknown> }) =>
+  (e.extensions?.code === 'BAD_USER_INPUT' || e.extensions?.code === 'QUERY_TOO_COMPLEX') && e.extensions?.reason !== 'BAD_REQUEST';
+
+/**
+ * GraphQL-over-HTTP: a client that accepts only `application/json` SHOULD get 200 for a well-formed request whose
+ * document fails to parse, validate or coerce its variables, so legacy clients read the errors as GraphQL errors.
+ * Apollo answers 400; with `application/graphql-response+json` the 4xx stays, as that media type asks.
+ */
+export const legacyJsonStatusPlugin: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, request }) {
+        if (response.http.status !== 400 || response.body.kind !== 'single') return;
+        if (request.http?.headers.get('accept')?.includes('application/graphql-response+json')) return;
+        const errors = response.body.singleResult.errors ?? [];
+        if (errors.length > 0 && errors.every(REQUEST_ERROR)) response.http.status = 200;
+      },
+    };
+  },
+};

@@ -11,7 +11,7 @@ import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
+import { legacyJsonStatusPlugin, operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
 import { graphiqlExamples } from './examples.js';
 import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
@@ -99,6 +99,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       { async serverWillStart() { return { async drainServer() { await websocket.dispose(); } }; } },
       subscriptionsOverHttpPlugin,
       upstreamBudgetPlugin(upstreamEstimators),
+      legacyJsonStatusPlugin,
       operationLogPlugin,
     ],
   });
@@ -206,7 +207,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     for (const [key, value] of result.headers) res.setHeader(key, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
-      if (res.statusCode === 400 && isLegacyJsonRequestError(result.headers.get('content-type'), result.body.string)) res.statusCode = 200;
       res.end(result.body.string);
       return;
     }
@@ -245,16 +245,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return closing;
     },
   };
-}
-
-/**
- * GraphQL-over-HTTP: with `application/json` a well-formed request whose document fails to parse, validate or coerce
- * its variables SHOULD get 200, so legacy clients read the errors as GraphQL errors. Apollo answers 400; with
- * `application/graphql-response+json` the 4xx stays, as that media type asks.
- */
-function isLegacyJsonRequestError(contentType: string | undefined, body: string): boolean {
-  if (!contentType?.startsWith('application/json')) return false;
-  return /"reason":"(GRAPHQL_PARSE_FAILED|GRAPHQL_VALIDATION_FAILED)"|"code":"(BAD_USER_INPUT|QUERY_TOO_COMPLEX)"/.test(body) && !/"reason":"BAD_REQUEST"/.test(body);
 }
 
 function sendGraphQLError(res: ServerResponse, status: number, message: string, extensions: Record<string, unknown>): void {
