@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { GatewayContext } from './context.js';
-import { checkUpstreamBudget, operationShape, type UpstreamEstimator } from './upstreamBudget.js';
+import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from './upstreamBudget.js';
 
 /** Refuses, before execution, an operation whose planned upstream requests exceed the budget. */
 export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): ApolloServerPlugin<GatewayContext> {
@@ -11,12 +11,9 @@ export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): 
       return {
         async didResolveOperation({ operation, document, request, contextValue, schema }) {
           if (!operation) return;
-          const refusal = checkUpstreamBudget(
-            operationShape(schema, document, operation, request.variables),
-            contextValue.services,
-            estimators,
-            contextValue.services.config.limits.maxUpstreamRequests,
-          );
+          const totals = estimateUpstreamRequests(operationShape(schema, document, operation, request.variables), contextValue.services, estimators);
+          rememberEstimates(contextValue, operation, totals);
+          const refusal = budgetRefusal(totals, contextValue.services.config.limits.maxUpstreamRequests);
           // A refusal is the client's operation, not a server fault: without a status Apollo would answer 500.
           if (refusal) throw new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, http: { status: 400 } } });
         },

@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { LRUCache } from 'lru-cache';
@@ -8,7 +8,7 @@ import { presentedApiKey } from './access.js';
 import { createContext, requestIdFrom, type GatewayServices } from './context.js';
 import { checkDocumentSize, limitError } from './limits.js';
 import type { PersistedOperations } from './persistedOperations.js';
-import { checkUpstreamBudget, operationShape, type UpstreamEstimator } from './upstreamBudget.js';
+import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from './upstreamBudget.js';
 
 interface Operation {
   controller: AbortController;
@@ -17,6 +17,9 @@ interface Operation {
   name: string | null;
   type: string;
   errorCodes: Set<string>;
+  /** The parsed operation and the upstream-request estimate made for it, handed to the context. */
+  operation?: OperationDefinitionNode;
+  estimates?: Record<string, number>;
 }
 
 interface Connection {
@@ -156,28 +159,30 @@ export function attachWebSocket(options: {
         if (Array.isArray(checked)) return checked;
         const document = checked as DocumentNode;
         const operation = getOperationAST(document, payload.operationName);
+        let estimates: Record<string, number> | undefined;
         if (operation) {
-          const shape = operationShape(options.schema, document, operation, payload.variables ?? undefined);
-          const refusal = checkUpstreamBudget(shape, services, options.estimators, limits.maxUpstreamRequests);
+          estimates = estimateUpstreamRequests(operationShape(options.schema, document, operation, payload.variables ?? undefined), services, options.estimators);
+          const refusal = budgetRefusal(estimates, limits.maxUpstreamRequests);
           if (refusal) return [refusal];
         }
         conn.operations.set(id, {
           controller: new AbortController(),
           started: performance.now(),
           requestId: `${conn.id}:${id}`,
-          name: payload.operationName ?? null,
-          // Known once graphql-ws has parsed the document (see `context`).
-          type: 'unknown',
+          name: payload.operationName ?? operation?.name?.value ?? null,
+          type: operation?.operation ?? 'unknown',
           errorCodes: new Set(),
+          operation: operation ?? undefined,
+          estimates,
         });
         return { schema: options.schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
-      context(ctx, id, _payload, args) {
+      context(ctx, id) {
         const conn = connections.get(ctx.extra.socket)!;
         const op = conn.operations.get(id)!;
-        op.type = getOperationAST(args.document, args.operationName)?.operation ?? op.type;
-        op.name = op.name ?? getOperationAST(args.document, args.operationName)?.name?.value ?? null;
-        return createContext(services, { requestId: op.requestId, signal: op.controller.signal, authorization: conn.authorization });
+        const context = createContext(services, { requestId: op.requestId, signal: op.controller.signal, authorization: conn.authorization });
+        if (op.operation && op.estimates) rememberEstimates(context, op.operation, op.estimates);
+        return context;
       },
       onNext(ctx, id, _payload, _args, result) {
         if (!result.errors?.length) return;

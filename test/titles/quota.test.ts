@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
 import { omdbQueries } from './omdbRequests.js';
 
 let t: TestGateway | undefined;
@@ -51,6 +52,19 @@ describe('daily quota guard', () => {
     expect(t.upstreamRequests()).toEqual([]);
     // The upstream never had to say no.
     expect(t.logs.lines.some((l) => l.includes('Request limit reached'))).toBe(false);
+  });
+
+  it('guards operations over the WebSocket the same way, with the estimate made before execution', async () => {
+    t = await startTestGateway({ OMDB_DAILY_QUOTA: '5' });
+    await sandboxQuota(t, 5);
+    const client = wsClient(t.gateway.wsUrl);
+    const refused = await collect<{ searchTitles: unknown }>(client, '{ searchTitles(query: "batman") { items { title cast } } }');
+    const allowed = await collect<{ title: { title: string } }>(client, '{ title(imdbId: "tt0078346") { title } }');
+    await client.dispose();
+    expect(refused.results[0].errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' });
+    expect(refused.results[0].errors![0].message).toContain('5 remain today and this operation can need 11');
+    expect(allowed.results[0].data!.title.title).toBe('Superman');
+    expect(omdbQueries(t.upstreamRequests())).toEqual(['i=tt0078346']);
   });
 
   it('counts a search with only item fields as one request, honouring @include and fragments', async () => {

@@ -13,7 +13,7 @@
  */
 import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { perRequest, type GatewayContext } from '../../server/context.js';
-import type { UpstreamEstimator } from '../../server/upstreamBudget.js';
+import { rememberedEstimate, type UpstreamEstimator } from '../../server/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
@@ -207,7 +207,8 @@ export function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo
   const client = omdbClient(ctx.services);
   let refused = decisions.get(info.operation);
   if (refused === undefined) {
-    const needed = estimateOmdbRequests(info, client);
+    // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
+    const needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
     const remaining = client.quota.remaining();
     refused = needed > remaining ? needed : 0;
     decisions.set(info.operation, refused);
