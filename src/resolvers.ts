@@ -3,7 +3,7 @@ import { chatResolvers, estimateChatRequests } from './domains/chat/index.js';
 import { enterpriseResolvers, estimateGraphRequests } from './domains/enterprise/index.js';
 import { gatewayResolvers } from './domains/gateway/resolvers.js';
 import { estimateOmdbBeforeRun, titlesResolvers } from './domains/titles/index.js';
-import type { UpstreamEstimator } from './server/upstreamBudget.js';
+import type { UpstreamEstimator } from './runtime/upstreamBudget.js';
 
 /** Every domain's resolvers; `makeExecutableSchema` merges them onto the SDL of `schema/`. */
 export const resolvers: Resolvers[] = [gatewayResolvers, enterpriseResolvers, chatResolvers, titlesResolvers];

@@ -1,5 +1,5 @@
 import type { GraphiQLProps } from 'graphiql';
-import type { GraphiqlExample } from '../server/graphiql.js';
+import type { GraphiqlExample } from '../runtime/graphiqlExample.js';
 
 type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
 

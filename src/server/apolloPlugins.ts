@@ -1,8 +1,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.js';
-import type { GatewayContext } from './context.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from './upstreamBudget.js';
+import type { GatewayContext } from '../runtime/context.js';
+import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 
 /** Refuses, before execution, an operation whose planned upstream requests exceed the budget. */
 export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): ApolloServerPlugin<GatewayContext> {

@@ -1,7 +1,7 @@
 import { chatExamples } from '../domains/chat/index.js';
 import { enterpriseExamples } from '../domains/enterprise/index.js';
 import { titlesExamples } from '../domains/titles/index.js';
-import type { GraphiqlExample } from './graphiql.js';
+import type { GraphiqlExample } from '../runtime/graphiqlExample.js';
 
 /** The tabs GraphiQL opens with on a first visit: useful operations of every domain. */
 export function graphiqlExamples(): GraphiqlExample[] {

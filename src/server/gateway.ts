@@ -12,7 +12,7 @@ import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { legacyJsonStatusPlugin, operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
-import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from './context.js';
+import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
 import { graphiqlExamples } from './examples.js';
 import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
 import { createGraphiqlHandler } from './graphiql.js';

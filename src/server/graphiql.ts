@@ -3,15 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** One operation GraphiQL opens as a tab on a first visit. */
-export interface GraphiqlExample {
-  /** Shown as a comment on the tab's first line. */
-  title: string;
-  query: string;
-  /** The variables editor's content, JSON text. */
-  variables?: string;
-}
+import type { GraphiqlExample } from '../runtime/graphiqlExample.js';
 
 export interface GraphiqlHandlerOptions {
   /**

@@ -5,10 +5,10 @@ import { LRUCache } from 'lru-cache';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { formatError } from '../errors.js';
 import { presentedApiKey } from './access.js';
-import { createContext, requestIdFrom, type GatewayServices } from './context.js';
+import { createContext, requestIdFrom, type GatewayServices } from '../runtime/context.js';
 import { checkDocumentSize, limitError } from './limits.js';
 import type { PersistedOperations } from './persistedOperations.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from './upstreamBudget.js';
+import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 
 interface Operation {
   controller: AbortController;

@@ -1,5 +1,5 @@
 import { getArgumentValues, type FieldNode } from 'graphql';
-import type { UpstreamEstimator } from '../../server/upstreamBudget.js';
+import type { UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import { selectedFields } from '../../planning/selection.js';
 
 /** Each completion field is one request to its provider (retries aside). */

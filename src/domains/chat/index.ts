@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphiqlExample } from '../../server/graphiql.js';
+import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
 import { resolvers } from './resolvers.js';
 
 /** Chat completions over four providers: resolvers and GraphiQL tabs. */

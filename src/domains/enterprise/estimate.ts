@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import type { UpstreamEstimator } from '../../server/upstreamBudget.js';
+import type { UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
 
 const BATCH = 20;

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { perRequest, type GatewayContext } from '../../server/context.js';
+import { perRequest, type GatewayContext } from '../../runtime/context.js';
 import { graphClient, type GraphCall, type GraphClient, type GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawServiceHealth, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
 import { toServiceHealth, toServiceUpdateMessage, type ServiceHealthModel, type ServiceUpdateMessageModel } from './model.js';

@@ -5,7 +5,7 @@
  */
 import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors.js';
-import { perRequest, shared, type GatewayContext, type GatewayServices } from '../../server/context.js';
+import { perRequest, shared, type GatewayContext, type GatewayServices } from '../../runtime/context.js';
 import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';

@@ -12,8 +12,8 @@
  * quota unit taken before each request, still keeps the day's total within the quota.
  */
 import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import { perRequest, type GatewayContext } from '../../server/context.js';
-import { rememberedEstimate, type UpstreamEstimator } from '../../server/upstreamBudget.js';
+import { perRequest, type GatewayContext } from '../../runtime/context.js';
+import { rememberedEstimate, type UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';

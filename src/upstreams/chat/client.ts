@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
-import { shared, type GatewayServices } from '../../server/context.js';
+import { shared, type GatewayServices } from '../../runtime/context.js';
 import { UpstreamHttp } from '../http/client.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';

@@ -1,7 +1,7 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
-import type { GatewayServices } from '../../server/context.js';
-import { shared } from '../../server/context.js';
+import type { GatewayServices } from '../../runtime/context.js';
+import { shared } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep } from '../http/retry.js';
 import { ApplicationToken } from './auth.js';
