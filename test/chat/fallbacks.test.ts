@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { wsClient } from '../support/ws.js';
-import { COMPLETION, streamAll, text, user } from './support.js';
+import { COMPLETION, streamOnce, text, user } from './support.js';
 
 const COMPLETION_WITH_ATTEMPTS = COMPLETION.replace('usage {', 'attempts { provider model outcome code } usage {');
 
@@ -20,14 +19,7 @@ beforeEach(() => {
 });
 
 const complete = async (input: Record<string, unknown>) => (await t.query(COMPLETION_WITH_ATTEMPTS, { input })).body;
-const stream = async (input: Record<string, unknown>) => {
-  const client = wsClient(t.gateway.wsUrl);
-  try {
-    return await streamAll(client, input);
-  } finally {
-    await client.dispose();
-  }
-};
+const stream = (input: Record<string, unknown>) => streamOnce(t, input);
 const counts = () => Object.fromEntries(['glm', 'deepseek', 'moonshot'].map((id) => [id, t.upstreamRequests(id).length]));
 const GLM_THEN_DEEPSEEK = { provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'deepseek-chat' }], messages: [user('Hi')] };
 

@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { wsClient } from '../support/ws.js';
-import { COMPLETION, streamAll, user } from './support.js';
+import { COMPLETION, streamOnce, user } from './support.js';
 
 const USAGE = `query Usage($day: Date) { chatUsage(day: $day) { day provider model promptTokens completionTokens totalTokens reasoningTokens requests } }`;
 const today = () => new Date().toISOString().slice(0, 10);
 
-async function stream(t: TestGateway, input: Record<string, unknown>) {
-  const client = wsClient(t.gateway.wsUrl);
-  try {
-    return await streamAll(client, input);
-  } finally {
-    await client.dispose();
-  }
-}
+const stream = streamOnce;
 
 describe('token accounting per provider, model and UTC day', () => {
   let t: TestGateway;
