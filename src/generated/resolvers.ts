@@ -851,6 +851,17 @@ export type UpstreamMode =
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
 
+export type ReferenceResolver<TResult, TReference, TContext> = (
+      reference: TReference,
+      context: TContext,
+      info: GraphQLResolveInfo
+    ) => Promise<TResult> | TResult;
+
+      type ScalarCheck<T, S> = S extends true ? T : NullableCheck<T, S>;
+      type NullableCheck<T, S> = Maybe<T> extends T ? Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
+      type ListCheck<T, S> = T extends (infer U)[] ? NullableCheck<U, S>[] : GraphQLRecursivePick<T, S>;
+      export type GraphQLRecursivePick<T, S> = { [K in keyof T & keyof S]: ScalarCheck<T[K], S[K]> };
+    
 
 export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
   resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
@@ -914,19 +925,45 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
   info: GraphQLResolveInfo
 ) => TResult | Promise<TResult>;
 
+/** Mapping of federation types */
+export type FederationTypes = {
+  ServiceHealth: ServiceHealth;
+  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceUpdateMessage: ServiceUpdateMessage;
+  Title: Title;
+};
 
+/** Mapping of federation reference types */
+export type FederationReferenceTypes = {
+  ServiceHealth:
+    ( { __typename: 'ServiceHealth' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealth'], {"id":true}> );
+  ServiceHealthIssue:
+    ( { __typename: 'ServiceHealthIssue' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealthIssue'], {"id":true}> );
+  ServiceUpdateMessage:
+    ( { __typename: 'ServiceUpdateMessage' }
+    & GraphQLRecursivePick<FederationTypes['ServiceUpdateMessage'], {"id":true}> );
+  Title:
+    ( { __typename: 'Title' }
+    & GraphQLRecursivePick<FederationTypes['Title'], {"imdbId":true}> );
+};
 
 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Admin: ResolverTypeWrapper<SingletonModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
   AdminInput: AdminInput;
   BodyType: BodyType;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ChatChoice: ResolverTypeWrapper<ChatChoice>;
   ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ChatCompletionChunk: ResolverTypeWrapper<ChatCompletionChunk>;
   ChatCompletionInput: ChatCompletionInput;
   ChatContentPartInput: ChatContentPartInput;
@@ -946,9 +983,6 @@ export type ResolversTypes = {
   ChatToolInput: ChatToolInput;
   ChatUsage: ResolverTypeWrapper<ChatUsage>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ItemBody: ResolverTypeWrapper<ItemBody>;
   ItemBodyInput: ItemBodyInput;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
@@ -991,7 +1025,6 @@ export type ResolversTypes = {
   ServiceUpdateMessageOrderField: ServiceUpdateMessageOrderField;
   ServiceUpdateMessageViewpoint: ResolverTypeWrapper<ServiceUpdateMessageViewpoint>;
   ServiceUpdateSeverity: ServiceUpdateSeverity;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Title: ResolverTypeWrapper<TitleRef>;
   TitleRating: ResolverTypeWrapper<TitleRating>;
@@ -1005,11 +1038,15 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Admin: SingletonModel;
+  String: Scalars['String']['output'];
   AdminInput: AdminInput;
-  Boolean: Scalars['Boolean']['output'];
   ChatCapabilities: ChatCapabilities;
+  Int: Scalars['Int']['output'];
+  Boolean: Scalars['Boolean']['output'];
+  Float: Scalars['Float']['output'];
   ChatChoice: ChatChoice;
   ChatCompletion: ChatCompletion;
+  ID: Scalars['ID']['output'];
   ChatCompletionChunk: ChatCompletionChunk;
   ChatCompletionInput: ChatCompletionInput;
   ChatContentPartInput: ChatContentPartInput;
@@ -1025,9 +1062,6 @@ export type ResolversParentTypes = {
   ChatToolInput: ChatToolInput;
   ChatUsage: ChatUsage;
   DateTime: Scalars['DateTime']['output'];
-  Float: Scalars['Float']['output'];
-  ID: Scalars['ID']['output'];
-  Int: Scalars['Int']['output'];
   ItemBody: ItemBody;
   ItemBodyInput: ItemBodyInput;
   JSONObject: Scalars['JSONObject']['output'];
@@ -1044,7 +1078,7 @@ export type ResolversParentTypes = {
   ServiceHealthConnection: ServiceHealthPage;
   ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
   ServiceHealthInput: ServiceHealthInput;
-  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceHealthIssue: ServiceHealthIssue | FederationReferenceTypes['ServiceHealthIssue'];
   ServiceHealthIssueConnection: ServiceHealthIssuePage;
   ServiceHealthIssueEdge: ServiceHealthIssueEdge;
   ServiceHealthIssueInput: ServiceHealthIssueInput;
@@ -1053,13 +1087,12 @@ export type ResolversParentTypes = {
   ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
   ServiceHealthOrder: ServiceHealthOrder;
   ServiceHealthPatch: ServiceHealthPatch;
-  ServiceUpdateMessage: ServiceUpdateMessage;
+  ServiceUpdateMessage: ServiceUpdateMessage | FederationReferenceTypes['ServiceUpdateMessage'];
   ServiceUpdateMessageConnection: ServiceUpdateMessagePage;
   ServiceUpdateMessageEdge: ServiceUpdateMessageEdge;
   ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
   ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
   ServiceUpdateMessageViewpoint: ServiceUpdateMessageViewpoint;
-  String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Title: TitleRef;
   TitleRating: TitleRating;
@@ -1217,7 +1250,8 @@ export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentTyp
   properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
 };
 
-export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth']> = {
+export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth'], FederationReferenceType extends FederationReferenceTypes['ServiceHealth'] = FederationReferenceTypes['ServiceHealth']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
@@ -1236,7 +1270,8 @@ export type ServiceHealthEdgeResolvers<ContextType = GatewayContext, ParentType 
   node?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
 };
 
-export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue']> = {
+export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue'], FederationReferenceType extends FederationReferenceTypes['ServiceHealthIssue'] = FederationReferenceTypes['ServiceHealthIssue']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealthIssue']> | FederationReferenceType, FederationReferenceType, ContextType>;
   classification?: Resolver<Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
   details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
   endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1272,7 +1307,8 @@ export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, Parent
   postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
 };
 
-export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage']> = {
+export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage'], FederationReferenceType extends FederationReferenceTypes['ServiceUpdateMessage'] = FederationReferenceTypes['ServiceUpdateMessage']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceUpdateMessage']> | FederationReferenceType, FederationReferenceType, ContextType>;
   actionRequiredByDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   body?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
   category?: Resolver<Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
@@ -1313,7 +1349,8 @@ export type SubscriptionResolvers<ContextType = GatewayContext, ParentType exten
   serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
 };
 
-export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title']> = {
+export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title'], FederationReferenceType extends FederationReferenceTypes['Title'] = FederationReferenceTypes['Title']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Title']> | FederationReferenceType, FederationReferenceType, ContextType>;
   awards?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   boxOffice?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cast?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
