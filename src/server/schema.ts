@@ -4,6 +4,7 @@ import {
   concatAST,
   isObjectType,
   isScalarType,
+  isUnionType,
   Kind,
   lexicographicSortSchema,
   parse,
@@ -15,6 +16,7 @@ import {
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { badInput } from '../errors.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
 
@@ -41,7 +43,32 @@ export async function buildSchema(): Promise<GraphQLSchema> {
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
+  checkRepresentations(schema);
   return schema;
+}
+
+/**
+ * `_entities` checks its representations before @apollo/subgraph reads them: a representation that is not an object
+ * or names no entity of this subgraph is BAD_USER_INPUT naming it, where the library would fail with an internal error.
+ */
+function checkRepresentations(schema: GraphQLSchema): void {
+  const field = schema.getQueryType()?.getFields()._entities;
+  const entity = schema.getType('_Entity');
+  if (!field?.resolve || !isUnionType(entity)) return;
+  const resolve = field.resolve;
+  const entities = entity.getTypes().map((t) => t.name);
+  field.resolve = (source, args: { representations: unknown[] }, ctx, info) => {
+    args.representations.forEach((r, i) => {
+      const typename = r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
+      if (typeof typename !== 'string' || !entities.includes(typename)) {
+        throw badInput(
+          `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "Title", "imdbId": "tt0078346"}.`,
+          'representations',
+        );
+      }
+    });
+    return resolve(source, args, ctx, info);
+  };
 }
 
 /** The domains' resolver maps as one; only the root types are shared between domains. */

@@ -114,6 +114,17 @@ describe('ServiceHealthIssue and ServiceUpdateMessage references', () => {
     ]);
   });
 
+  it('refuses a representation that is not an object or names no entity of this subgraph, naming it, before any request', async () => {
+    for (const bad of ['Exchange', { __typename: 'Review', id: '1' }, { id: 'Exchange' }]) {
+      const r = await entities([{ __typename: 'ServiceHealth', id: 'Exchange' }, bad as Representation], '... on ServiceHealth { id }');
+      expect(r.body.data).toBeNull();
+      expect(r.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'representations' });
+      expect(r.body.errors![0].message).toContain(`representations[1]: ${JSON.stringify(bad)} is not a reference to an entity of this subgraph`);
+      expect(r.body.errors![0].message).toContain('ServiceHealth, ServiceHealthIssue, ServiceUpdateMessage, Title');
+    }
+    expect(gw.upstreamRequests()).toEqual([]);
+  });
+
   it('refuses a reference without its key on that entry only, before any request for it', async () => {
     const [issue] = await ids('issues', 1);
     const r = await entities([{ __typename: 'ServiceHealthIssue', id: issue }, { __typename: 'ServiceHealthIssue' }], '... on ServiceHealthIssue { id }');
