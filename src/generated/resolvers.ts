@@ -1025,6 +1025,17 @@ export type UpstreamMode =
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
 
+export type ReferenceResolver<TResult, TReference, TContext> = (
+      reference: TReference,
+      context: TContext,
+      info: GraphQLResolveInfo
+    ) => Promise<TResult> | TResult;
+
+      type ScalarCheck<T, S> = S extends true ? T : NullableCheck<T, S>;
+      type NullableCheck<T, S> = Maybe<T> extends T ? Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
+      type ListCheck<T, S> = T extends (infer U)[] ? NullableCheck<U, S>[] : GraphQLRecursivePick<T, S>;
+      export type GraphQLRecursivePick<T, S> = { [K in keyof T & keyof S]: ScalarCheck<T[K], S[K]> };
+    
 
 export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
   resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
@@ -1088,19 +1099,45 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
   info: GraphQLResolveInfo
 ) => TResult | Promise<TResult>;
 
+/** Mapping of federation types */
+export type FederationTypes = {
+  ServiceHealth: ServiceHealth;
+  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceUpdateMessage: ServiceUpdateMessage;
+  Title: Title;
+};
 
+/** Mapping of federation reference types */
+export type FederationReferenceTypes = {
+  ServiceHealth:
+    ( { __typename: 'ServiceHealth' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealth'], {"id":true}> );
+  ServiceHealthIssue:
+    ( { __typename: 'ServiceHealthIssue' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealthIssue'], {"id":true}> );
+  ServiceUpdateMessage:
+    ( { __typename: 'ServiceUpdateMessage' }
+    & GraphQLRecursivePick<FederationTypes['ServiceUpdateMessage'], {"id":true}> );
+  Title:
+    ( { __typename: 'Title' }
+    & GraphQLRecursivePick<FederationTypes['Title'], {"imdbId":true}> );
+};
 
 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Admin: ResolverTypeWrapper<SingletonModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
   AdminInput: AdminInput;
   BodyType: BodyType;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ChatAttempt: ResolverTypeWrapper<ChatAttempt>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ChatAttemptOutcome: ChatAttemptOutcome;
   ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ChatChoice: ResolverTypeWrapper<ChatChoice>;
   ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
   ChatCompletionChunk: ResolverTypeWrapper<ChatCompletionChunk>;
@@ -1129,15 +1166,12 @@ export type ResolversTypes = {
   Embedding: ResolverTypeWrapper<Embedding>;
   EmbeddingResult: ResolverTypeWrapper<EmbeddingResult>;
   EmbeddingUsage: ResolverTypeWrapper<EmbeddingUsage>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   GenerateImageInput: GenerateImageInput;
   GeneratedImage: ResolverTypeWrapper<GeneratedImage>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ImageContentFilter: ResolverTypeWrapper<ImageContentFilter>;
   ImageGeneration: ResolverTypeWrapper<ImageGeneration>;
   ImageResponseFormat: ImageResponseFormat;
   ImageUsage: ResolverTypeWrapper<ImageUsage>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ItemBody: ResolverTypeWrapper<ItemBody>;
   ItemBodyInput: ItemBodyInput;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
@@ -1180,7 +1214,6 @@ export type ResolversTypes = {
   ServiceUpdateMessageOrderField: ServiceUpdateMessageOrderField;
   ServiceUpdateMessageViewpoint: ResolverTypeWrapper<ServiceUpdateMessageViewpoint>;
   ServiceUpdateSeverity: ServiceUpdateSeverity;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Title: ResolverTypeWrapper<TitleRef>;
   TitleRating: ResolverTypeWrapper<TitleRating>;
@@ -1194,10 +1227,14 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Admin: SingletonModel;
+  String: Scalars['String']['output'];
   AdminInput: AdminInput;
-  Boolean: Scalars['Boolean']['output'];
   ChatAttempt: ChatAttempt;
+  ID: Scalars['ID']['output'];
   ChatCapabilities: ChatCapabilities;
+  Int: Scalars['Int']['output'];
+  Boolean: Scalars['Boolean']['output'];
+  Float: Scalars['Float']['output'];
   ChatChoice: ChatChoice;
   ChatCompletion: ChatCompletion;
   ChatCompletionChunk: ChatCompletionChunk;
@@ -1222,14 +1259,11 @@ export type ResolversParentTypes = {
   Embedding: Embedding;
   EmbeddingResult: EmbeddingResult;
   EmbeddingUsage: EmbeddingUsage;
-  Float: Scalars['Float']['output'];
   GenerateImageInput: GenerateImageInput;
   GeneratedImage: GeneratedImage;
-  ID: Scalars['ID']['output'];
   ImageContentFilter: ImageContentFilter;
   ImageGeneration: ImageGeneration;
   ImageUsage: ImageUsage;
-  Int: Scalars['Int']['output'];
   ItemBody: ItemBody;
   ItemBodyInput: ItemBodyInput;
   JSONObject: Scalars['JSONObject']['output'];
@@ -1246,7 +1280,7 @@ export type ResolversParentTypes = {
   ServiceHealthConnection: ServiceHealthPage;
   ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
   ServiceHealthInput: ServiceHealthInput;
-  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceHealthIssue: ServiceHealthIssue | FederationReferenceTypes['ServiceHealthIssue'];
   ServiceHealthIssueConnection: ServiceHealthIssuePage;
   ServiceHealthIssueEdge: ServiceHealthIssueEdge;
   ServiceHealthIssueInput: ServiceHealthIssueInput;
@@ -1255,13 +1289,12 @@ export type ResolversParentTypes = {
   ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
   ServiceHealthOrder: ServiceHealthOrder;
   ServiceHealthPatch: ServiceHealthPatch;
-  ServiceUpdateMessage: ServiceUpdateMessage;
+  ServiceUpdateMessage: ServiceUpdateMessage | FederationReferenceTypes['ServiceUpdateMessage'];
   ServiceUpdateMessageConnection: ServiceUpdateMessagePage;
   ServiceUpdateMessageEdge: ServiceUpdateMessageEdge;
   ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
   ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
   ServiceUpdateMessageViewpoint: ServiceUpdateMessageViewpoint;
-  String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Title: TitleRef;
   TitleRating: TitleRating;
@@ -1490,7 +1523,8 @@ export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentTyp
   properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
 };
 
-export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth']> = {
+export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth'], FederationReferenceType extends FederationReferenceTypes['ServiceHealth'] = FederationReferenceTypes['ServiceHealth']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
@@ -1509,7 +1543,8 @@ export type ServiceHealthEdgeResolvers<ContextType = GatewayContext, ParentType 
   node?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
 };
 
-export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue']> = {
+export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue'], FederationReferenceType extends FederationReferenceTypes['ServiceHealthIssue'] = FederationReferenceTypes['ServiceHealthIssue']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealthIssue']> | FederationReferenceType, FederationReferenceType, ContextType>;
   classification?: Resolver<Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
   details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
   endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1545,7 +1580,8 @@ export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, Parent
   postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
 };
 
-export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage']> = {
+export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage'], FederationReferenceType extends FederationReferenceTypes['ServiceUpdateMessage'] = FederationReferenceTypes['ServiceUpdateMessage']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceUpdateMessage']> | FederationReferenceType, FederationReferenceType, ContextType>;
   actionRequiredByDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   body?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
   category?: Resolver<Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
@@ -1586,7 +1622,8 @@ export type SubscriptionResolvers<ContextType = GatewayContext, ParentType exten
   serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
 };
 
-export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title']> = {
+export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title'], FederationReferenceType extends FederationReferenceTypes['Title'] = FederationReferenceTypes['Title']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Title']> | FederationReferenceType, FederationReferenceType, ContextType>;
   awards?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   boxOffice?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cast?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
