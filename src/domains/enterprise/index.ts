@@ -1,9 +1,10 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
+import { liveResolvers } from './live/resolvers.js';
 import { resolvers } from './resolvers.js';
 
-/** Enterprise data (Microsoft Graph service communications): resolvers and GraphiQL tabs. */
-export const enterpriseResolvers: Resolvers = resolvers;
+/** Enterprise data (Microsoft Graph service communications), live health included: resolvers and GraphiQL tabs. */
+export const enterpriseResolvers: Resolvers = { ...resolvers, ...liveResolvers };
 export const enterpriseExamples: GraphiqlExample[] = [
   {
     title: 'Service health with recent issues (one upstream request)',
