@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { loadConfig } from '../../src/config/env.js';
 import type { ChangeBatch } from '../../src/domains/enterprise/live/changes.js';
 import { InProcessChangeBus, type LeaderLease } from '../../src/domains/enterprise/live/cluster.js';
+import { enterpriseExamples } from '../../src/domains/enterprise/index.js';
 import { liveHealth, type LiveHealth } from '../../src/domains/enterprise/live/feed.js';
 import { startGateway } from '../../src/server/gateway.js';
 import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
@@ -269,6 +270,16 @@ describe('serviceHealthChanged', () => {
     await until(() => expect(early.events).toHaveLength(2));
     await until(() => expect(late.events).toHaveLength(1));
     expect(late.events[0].serviceHealthChanged).toMatchObject({ previousStatus: 'VERIFYING_SERVICE', serviceHealth: { status: 'POST_INCIDENT_REVIEW_PUBLISHED' } });
+  });
+
+  it('runs its GraphiQL tabs: the mutation tab\'s change reaches the subscription tab', async () => {
+    const [subscription, mutation] = ['subscription LiveServiceHealth', 'mutation DegradeExchange'].map((name) => enterpriseExamples.find((e) => e.query.startsWith(name))!.query);
+    const sub = new Subscription(client(), subscription);
+    await joined(1);
+    await mutate(mutation);
+    await pollOnce();
+    await until(() => expect(sub.events).toHaveLength(1));
+    expect(sub.events[0].serviceHealthChanged).toMatchObject({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', status: 'SERVICE_DEGRADATION' }, issue: null });
   });
 
   it('refuses a bad services filter before any upstream request', async () => {

@@ -56,5 +56,23 @@ export const enterpriseExamples: GraphiqlExample[] = [
   }
 }`,
   },
+  {
+    title: 'Live service health: run it, then run the next tab (changes arrive at the next poll, GRAPH_POLL_INTERVAL_MS)',
+    query: `subscription LiveServiceHealth {
+  serviceHealthChanged(services: ["Exchange", "microsoftteams"]) {
+    kind
+    detectedAt
+    previousStatus
+    serviceHealth { id service status }
+    issue { id title status isResolved lastModifiedDateTime }
+  }
+}`,
+  },
+  {
+    title: 'Change a service status: the live service health tab hears of it',
+    query: `mutation DegradeExchange {
+  updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id service status }
+}`,
+  },
 ];
 export { estimateGraphRequests } from './estimate.js';
