@@ -15,6 +15,8 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** A calendar day, `YYYY-MM-DD` (chat usage is counted per UTC day). */
+  Date: { input: string; output: string; }
   /** An ISO-8601 date and time with offset, e.g. `2021-03-04T05:06:07Z`. */
   DateTime: { input: string; output: string; }
   /** A JSON object, given and returned as a JSON value (not as text). */
@@ -39,6 +41,30 @@ export type BodyType =
   | 'TEXT'
   | 'UNKNOWN_FUTURE_VALUE';
 
+/** One target tried for a completion, in order. */
+export type ChatAttempt = {
+  __typename?: 'ChatAttempt';
+  /** The error code it failed with; null for the target that served. */
+  code?: Maybe<Scalars['String']['output']>;
+  model: Scalars['String']['output'];
+  outcome: ChatAttemptOutcome;
+  provider: Scalars['ID']['output'];
+};
+
+export type ChatAttemptOutcome =
+  /** The gateway's `<ID>_DAILY_TOKEN_BUDGET`. */
+  | 'BUDGET_EXHAUSTED'
+  | 'CANCELLED'
+  | 'CIRCUIT_OPEN'
+  /** The provider's own quota or balance. */
+  | 'QUOTA_EXHAUSTED'
+  | 'RATE_LIMITED'
+  /** Refused for a reason another target would not fix (not tried further). */
+  | 'REFUSED'
+  | 'SERVED'
+  | 'TIMEOUT'
+  | 'UPSTREAM_ERROR';
+
 export type ChatCapabilities = {
   __typename?: 'ChatCapabilities';
   /** The largest context window of its models, in tokens; null when unknown. */
@@ -61,6 +87,8 @@ export type ChatChoice = {
 
 export type ChatCompletion = {
   __typename?: 'ChatCompletion';
+  /** Every target tried, the serving one last. */
+  attempts: Array<ChatAttempt>;
   choices: Array<ChatChoice>;
   /** The first choice's text (null when it only calls tools). */
   content?: Maybe<Scalars['String']['output']>;
@@ -68,10 +96,11 @@ export type ChatCompletion = {
   created: Scalars['Int']['output'];
   /** The provider's completion id. */
   id: Scalars['ID']['output'];
-  /** The model as asked for. */
+  /** The model that served it, by the name the caller uses (Ark: not the endpoint id). */
   model: Scalars['String']['output'];
+  /** The provider that served it (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
-  usage: ChatUsage;
+  usage: ChatTokenUsage;
 };
 
 export type ChatCompletionChunk = {
@@ -82,20 +111,27 @@ export type ChatCompletionChunk = {
   id: Scalars['ID']['output'];
   /** The choice this delta belongs to. */
   index: Scalars['Int']['output'];
+  /** The model serving it, by the caller's name. */
   model: Scalars['String']['output'];
+  /** The provider serving this stream (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
   /** Set on the last chunk only. */
-  usage?: Maybe<ChatUsage>;
+  usage?: Maybe<ChatTokenUsage>;
 };
 
 export type ChatCompletionInput = {
+  /**
+   * Targets to try in order when the one before fails before its first token with a rate limit, exhausted quota or
+   * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
+   */
+  fallbacks?: InputMaybe<Array<ChatTarget>>;
   /** 1 up to the model's `maxOutputTokens`. */
   maxTokens?: InputMaybe<Scalars['Int']['input']>;
   /** At least one message, oldest first. */
   messages: Array<ChatMessageInput>;
   /** One of the provider's `models`. */
   model: Scalars['String']['input'];
-  /** A `ChatProvider.id`. */
+  /** A `ChatProvider.id`, or `route:<name>` for a route of `CHAT_ROUTES` (then `model` is `"auto"`). */
   provider: Scalars['ID']['input'];
   /** Up to 4 sequences (GLM: 1) that end the answer. */
   stop?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -204,6 +240,21 @@ export type ChatRole =
   | 'TOOL'
   | 'USER';
 
+/** One provider and model (or `route:<name>` and `"auto"`). */
+export type ChatTarget = {
+  model: Scalars['String']['input'];
+  provider: Scalars['ID']['input'];
+};
+
+export type ChatTokenUsage = {
+  __typename?: 'ChatTokenUsage';
+  completionTokens: Scalars['Int']['output'];
+  promptTokens: Scalars['Int']['output'];
+  /** Of `completionTokens`, the reasoning ones, where the provider reports them. */
+  reasoningTokens?: Maybe<Scalars['Int']['output']>;
+  totalTokens: Scalars['Int']['output'];
+};
+
 export type ChatToolCall = {
   __typename?: 'ChatToolCall';
   /** The arguments as JSON text, as the model wrote them. */
@@ -250,10 +301,106 @@ export type ChatToolInput = {
   parameters?: InputMaybe<Scalars['JSONObject']['input']>;
 };
 
+/** One provider and model on one UTC day. */
 export type ChatUsage = {
   __typename?: 'ChatUsage';
   completionTokens: Scalars['Int']['output'];
+  day: Scalars['Date']['output'];
+  model: Scalars['String']['output'];
   promptTokens: Scalars['Int']['output'];
+  provider: Scalars['ID']['output'];
+  reasoningTokens: Scalars['Int']['output'];
+  /** Calls counted: completions, embedding batches, images. */
+  requests: Scalars['Int']['output'];
+  totalTokens: Scalars['Int']['output'];
+};
+
+export type CreateEmbeddingsInput = {
+  /** Vector size, where the model offers a choice (embedding-3: 256, 512, 1024, 2048). */
+  dimensions?: InputMaybe<Scalars['Int']['input']>;
+  /** 1 to 2048 non-empty texts. */
+  input: Array<Scalars['String']['input']>;
+  /** GLM: `embedding-3`, `embedding-2`; Ark: an embedding endpoint of `ARK_ENDPOINTS` (a name containing `embedding`) or its id. */
+  model: Scalars['String']['input'];
+  /** `glm` or `ark`. */
+  provider: Scalars['ID']['input'];
+};
+
+export type Embedding = {
+  __typename?: 'Embedding';
+  embedding: Array<Scalars['Float']['output']>;
+  /** Position of the text in `input`. */
+  index: Scalars['Int']['output'];
+};
+
+export type EmbeddingResult = {
+  __typename?: 'EmbeddingResult';
+  data: Array<Embedding>;
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  /** Upstream calls it took. */
+  requests: Scalars['Int']['output'];
+  usage: EmbeddingUsage;
+};
+
+export type EmbeddingUsage = {
+  __typename?: 'EmbeddingUsage';
+  promptTokens: Scalars['Int']['output'];
+  totalTokens: Scalars['Int']['output'];
+};
+
+export type GenerateImageInput = {
+  /** GLM: `cogview-4`, `cogview-4-250304`, `cogview-3-flash`; Ark: a Seedream endpoint of `ARK_ENDPOINTS` (a name containing `seedream`) or its id. */
+  model: Scalars['String']['input'];
+  /** 1..4 images, one upstream call each. */
+  n?: InputMaybe<Scalars['Int']['input']>;
+  prompt: Scalars['String']['input'];
+  /** `glm` or `ark`. */
+  provider: Scalars['ID']['input'];
+  responseFormat?: InputMaybe<ImageResponseFormat>;
+  /** `WIDTHxHEIGHT` (GLM: 512..2048, multiples of 16), Ark also `1K`, `2K`, `4K`. Default: the provider's. */
+  size?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type GeneratedImage = {
+  __typename?: 'GeneratedImage';
+  b64Json?: Maybe<Scalars['String']['output']>;
+  /** `WIDTHxHEIGHT` as made, where the provider says (Ark). */
+  size?: Maybe<Scalars['String']['output']>;
+  /** A link that the provider keeps for a limited time (GLM 30 days, Ark 24 hours). */
+  url?: Maybe<Scalars['String']['output']>;
+};
+
+export type ImageContentFilter = {
+  __typename?: 'ImageContentFilter';
+  /** 0 (most severe) .. 3. */
+  level: Scalars['Int']['output'];
+  /** Where moderation looked: `user` (the prompt), `assistant` (the image), `history`. */
+  role: Scalars['String']['output'];
+};
+
+export type ImageGeneration = {
+  __typename?: 'ImageGeneration';
+  /** GLM's moderation notes on the prompt or image; empty when there are none. */
+  contentFilter: Array<ImageContentFilter>;
+  /** Unix time in seconds, as the provider stamped it. */
+  created: Scalars['Int']['output'];
+  images: Array<GeneratedImage>;
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  /** Ark: tokens billed for the images. */
+  usage?: Maybe<ImageUsage>;
+};
+
+export type ImageResponseFormat =
+  /** The image itself, base64 (Ark only). */
+  | 'B64_JSON'
+  | 'URL';
+
+export type ImageUsage = {
+  __typename?: 'ImageUsage';
+  generatedImages: Scalars['Int']['output'];
+  outputTokens: Scalars['Int']['output'];
   totalTokens: Scalars['Int']['output'];
 };
 
@@ -283,12 +430,19 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** One chat completion, answered whole. Tool calls come back assembled, with their arguments as one JSON text. */
   createChatCompletion: ChatCompletion;
+  /**
+   * Vectors for each text (GLM `embedding-3`/`embedding-2`, Ark `doubao-embedding` endpoints). More texts than the
+   * model takes per call are sent in batches, in order.
+   */
+  createEmbeddings: EmbeddingResult;
   createServiceHealth: ServiceHealth;
   createServiceHealthIssue: ServiceHealthIssue;
   /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
   deleteServiceAnnouncement: Scalars['Boolean']['output'];
   /** True when deleted, false when there was no such service. */
   deleteServiceHealth: Scalars['Boolean']['output'];
+  /** Images from a prompt (GLM CogView, Ark Seedream endpoints): URLs, or base64 where the provider can (Ark). */
+  generateImage: ImageGeneration;
   /** Sets primitive properties on the admin singleton (an open type upstream). */
   updateAdmin: Admin;
   /** Sets primitive properties on the serviceAnnouncement singleton (an open type upstream). */
@@ -300,6 +454,11 @@ export type Mutation = {
 
 export type MutationCreateChatCompletionArgs = {
   input: ChatCompletionInput;
+};
+
+
+export type MutationCreateEmbeddingsArgs = {
+  input: CreateEmbeddingsInput;
 };
 
 
@@ -322,6 +481,11 @@ export type MutationDeleteServiceAnnouncementArgs = {
 export type MutationDeleteServiceHealthArgs = {
   id: Scalars['ID']['input'];
   ifMatch?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationGenerateImageArgs = {
+  input: GenerateImageInput;
 };
 
 
@@ -379,6 +543,11 @@ export type Query = {
    */
   chatProviders: Array<ChatProvider>;
   /**
+   * Tokens used per provider and model on one UTC day (default: today), streamed or not, embeddings and images
+   * included: what `<ID>_DAILY_TOKEN_BUDGET` is checked against. Shared by all replicas when `REDIS_URL` is set.
+   */
+  chatUsage: Array<ChatUsage>;
+  /**
    * One page (10 items) of OMDb's title search. Items carry `title`, `year`, `imdbId`, `type` and `posterUrl`
    * at no extra cost; any other field looks the title up (one upstream request per distinct title, then cached).
    */
@@ -390,6 +559,11 @@ export type Query = {
   title?: Maybe<Title>;
   /** The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. */
   upstreams: Array<Upstream>;
+};
+
+
+export type QueryChatUsageArgs = {
+  day?: InputMaybe<Scalars['Date']['input']>;
 };
 
 
@@ -969,6 +1143,8 @@ export type ResolversTypes = {
   AdminInput: AdminInput;
   BodyType: BodyType;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ChatAttempt: ResolverTypeWrapper<ChatAttempt>;
+  ChatAttemptOutcome: ChatAttemptOutcome;
   ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
   ChatChoice: ResolverTypeWrapper<ChatChoice>;
   ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
@@ -983,6 +1159,8 @@ export type ResolversTypes = {
   ChatModel: ResolverTypeWrapper<ChatModel>;
   ChatProvider: ResolverTypeWrapper<ChatProvider>;
   ChatRole: ChatRole;
+  ChatTarget: ChatTarget;
+  ChatTokenUsage: ResolverTypeWrapper<ChatTokenUsage>;
   ChatToolCall: ResolverTypeWrapper<ChatToolCall>;
   ChatToolCallDelta: ResolverTypeWrapper<ChatToolCallDelta>;
   ChatToolCallInput: ChatToolCallInput;
@@ -990,9 +1168,20 @@ export type ResolversTypes = {
   ChatToolChoiceMode: ChatToolChoiceMode;
   ChatToolInput: ChatToolInput;
   ChatUsage: ResolverTypeWrapper<ChatUsage>;
+  CreateEmbeddingsInput: CreateEmbeddingsInput;
+  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Embedding: ResolverTypeWrapper<Embedding>;
+  EmbeddingResult: ResolverTypeWrapper<EmbeddingResult>;
+  EmbeddingUsage: ResolverTypeWrapper<EmbeddingUsage>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  GenerateImageInput: GenerateImageInput;
+  GeneratedImage: ResolverTypeWrapper<GeneratedImage>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  ImageContentFilter: ResolverTypeWrapper<ImageContentFilter>;
+  ImageGeneration: ResolverTypeWrapper<ImageGeneration>;
+  ImageResponseFormat: ImageResponseFormat;
+  ImageUsage: ResolverTypeWrapper<ImageUsage>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ItemBody: ResolverTypeWrapper<ItemBody>;
   ItemBodyInput: ItemBodyInput;
@@ -1054,6 +1243,7 @@ export type ResolversParentTypes = {
   Admin: SingletonModel;
   AdminInput: AdminInput;
   Boolean: Scalars['Boolean']['output'];
+  ChatAttempt: ChatAttempt;
   ChatCapabilities: ChatCapabilities;
   ChatChoice: ChatChoice;
   ChatCompletion: ChatCompletion;
@@ -1065,15 +1255,27 @@ export type ResolversParentTypes = {
   ChatMessageInput: ChatMessageInput;
   ChatModel: ChatModel;
   ChatProvider: ChatProvider;
+  ChatTarget: ChatTarget;
+  ChatTokenUsage: ChatTokenUsage;
   ChatToolCall: ChatToolCall;
   ChatToolCallDelta: ChatToolCallDelta;
   ChatToolCallInput: ChatToolCallInput;
   ChatToolChoiceInput: ChatToolChoiceInput;
   ChatToolInput: ChatToolInput;
   ChatUsage: ChatUsage;
+  CreateEmbeddingsInput: CreateEmbeddingsInput;
+  Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
+  Embedding: Embedding;
+  EmbeddingResult: EmbeddingResult;
+  EmbeddingUsage: EmbeddingUsage;
   Float: Scalars['Float']['output'];
+  GenerateImageInput: GenerateImageInput;
+  GeneratedImage: GeneratedImage;
   ID: Scalars['ID']['output'];
+  ImageContentFilter: ImageContentFilter;
+  ImageGeneration: ImageGeneration;
+  ImageUsage: ImageUsage;
   Int: Scalars['Int']['output'];
   ItemBody: ItemBody;
   ItemBodyInput: ItemBodyInput;
@@ -1122,6 +1324,13 @@ export type AdminResolvers<ContextType = GatewayContext, ParentType extends Reso
   serviceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType>;
 };
 
+export type ChatAttemptResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatAttempt'] = ResolversParentTypes['ChatAttempt']> = {
+  code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['ChatAttemptOutcome'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type ChatCapabilitiesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCapabilities'] = ResolversParentTypes['ChatCapabilities']> = {
   contextWindow?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   streaming?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1138,13 +1347,14 @@ export type ChatChoiceResolvers<ContextType = GatewayContext, ParentType extends
 };
 
 export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletion'] = ResolversParentTypes['ChatCompletion']> = {
+  attempts?: Resolver<Array<ResolversTypes['ChatAttempt']>, ParentType, ContextType>;
   choices?: Resolver<Array<ResolversTypes['ChatChoice']>, ParentType, ContextType>;
   content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<ResolversTypes['ChatUsage'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['ChatTokenUsage'], ParentType, ContextType>;
 };
 
 export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletionChunk'] = ResolversParentTypes['ChatCompletionChunk']> = {
@@ -1154,7 +1364,7 @@ export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentTyp
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<Maybe<ResolversTypes['ChatUsage']>, ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['ChatTokenUsage']>, ParentType, ContextType>;
 };
 
 export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatDelta'] = ResolversParentTypes['ChatDelta']> = {
@@ -1189,6 +1399,13 @@ export type ChatProviderResolvers<ContextType = GatewayContext, ParentType exten
   variant?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type ChatTokenUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatTokenUsage'] = ResolversParentTypes['ChatTokenUsage']> = {
+  completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reasoningTokens?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type ChatToolCallResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatToolCall'] = ResolversParentTypes['ChatToolCall']> = {
   arguments?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1204,13 +1421,66 @@ export type ChatToolCallDeltaResolvers<ContextType = GatewayContext, ParentType 
 
 export type ChatUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatUsage'] = ResolversParentTypes['ChatUsage']> = {
   completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  day?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reasoningTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  requests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
+
+export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
+  name: 'Date';
+}
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type EmbeddingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Embedding'] = ResolversParentTypes['Embedding']> = {
+  embedding?: Resolver<Array<ResolversTypes['Float']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type EmbeddingResultResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['EmbeddingResult'] = ResolversParentTypes['EmbeddingResult']> = {
+  data?: Resolver<Array<ResolversTypes['Embedding']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['EmbeddingUsage'], ParentType, ContextType>;
+};
+
+export type EmbeddingUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['EmbeddingUsage'] = ResolversParentTypes['EmbeddingUsage']> = {
+  promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type GeneratedImageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['GeneratedImage'] = ResolversParentTypes['GeneratedImage']> = {
+  b64Json?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  size?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ImageContentFilterResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageContentFilter'] = ResolversParentTypes['ImageContentFilter']> = {
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ImageGenerationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageGeneration'] = ResolversParentTypes['ImageGeneration']> = {
+  contentFilter?: Resolver<Array<ResolversTypes['ImageContentFilter']>, ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['GeneratedImage']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['ImageUsage']>, ParentType, ContextType>;
+};
+
+export type ImageUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageUsage'] = ResolversParentTypes['ImageUsage']> = {
+  generatedImages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
 
 export type ItemBodyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ItemBody'] = ResolversParentTypes['ItemBody']> = {
   content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1228,10 +1498,12 @@ export type KeyValuePairResolvers<ContextType = GatewayContext, ParentType exten
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createChatCompletion?: Resolver<ResolversTypes['ChatCompletion'], ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
+  createEmbeddings?: Resolver<ResolversTypes['EmbeddingResult'], ParentType, ContextType, RequireFields<MutationCreateEmbeddingsArgs, 'input'>>;
   createServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
   createServiceHealthIssue?: Resolver<ResolversTypes['ServiceHealthIssue'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
   deleteServiceAnnouncement?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
   deleteServiceHealth?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
+  generateImage?: Resolver<ResolversTypes['ImageGeneration'], ParentType, ContextType, RequireFields<MutationGenerateImageArgs, 'input'>>;
   updateAdmin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
   updateServiceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
   updateServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
@@ -1250,6 +1522,7 @@ export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends R
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
   chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
+  chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<QueryChatUsageArgs>>;
   searchTitles?: Resolver<ResolversTypes['TitleSearchPage'], ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
   title?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<QueryTitleArgs, 'plot'>>;
   upstreams?: Resolver<Array<ResolversTypes['Upstream']>, ParentType, ContextType>;
@@ -1430,6 +1703,7 @@ export type UpstreamResolvers<ContextType = GatewayContext, ParentType extends R
 
 export type Resolvers<ContextType = GatewayContext> = {
   Admin?: AdminResolvers<ContextType>;
+  ChatAttempt?: ChatAttemptResolvers<ContextType>;
   ChatCapabilities?: ChatCapabilitiesResolvers<ContextType>;
   ChatChoice?: ChatChoiceResolvers<ContextType>;
   ChatCompletion?: ChatCompletionResolvers<ContextType>;
@@ -1438,10 +1712,19 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChatMessage?: ChatMessageResolvers<ContextType>;
   ChatModel?: ChatModelResolvers<ContextType>;
   ChatProvider?: ChatProviderResolvers<ContextType>;
+  ChatTokenUsage?: ChatTokenUsageResolvers<ContextType>;
   ChatToolCall?: ChatToolCallResolvers<ContextType>;
   ChatToolCallDelta?: ChatToolCallDeltaResolvers<ContextType>;
   ChatUsage?: ChatUsageResolvers<ContextType>;
+  Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
+  Embedding?: EmbeddingResolvers<ContextType>;
+  EmbeddingResult?: EmbeddingResultResolvers<ContextType>;
+  EmbeddingUsage?: EmbeddingUsageResolvers<ContextType>;
+  GeneratedImage?: GeneratedImageResolvers<ContextType>;
+  ImageContentFilter?: ImageContentFilterResolvers<ContextType>;
+  ImageGeneration?: ImageGenerationResolvers<ContextType>;
+  ImageUsage?: ImageUsageResolvers<ContextType>;
   ItemBody?: ItemBodyResolvers<ContextType>;
   JSONObject?: GraphQLScalarType;
   KeyValuePair?: KeyValuePairResolvers<ContextType>;
