@@ -17,7 +17,16 @@ export interface GraphConfig {
   tenantId?: string;
   clientId?: string;
   clientSecret?: string;
+  /**
+   * GRAPH_POLL_INTERVAL_MS: how often live service-health subscriptions poll Graph (once per interval for all
+   * subscribers). At least {@link MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph; lower only against the sandbox.
+   * @default 60000
+   */
+  pollIntervalMs: number;
 }
+
+/** Polling Microsoft Graph more often than this gains little (its data changes in minutes) and invites throttling. */
+export const MIN_LIVE_POLL_INTERVAL_MS = 5_000;
 
 export interface OmdbConfig {
   mode: UpstreamMode;
@@ -237,6 +246,21 @@ function parseExtraProviders(env: NodeJS.ProcessEnv): ChatProviderConfig[] {
 
 const set = (v: string | undefined): v is string => v !== undefined && v !== '';
 
+/** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
+function pollInterval(raw: string | undefined, graph: GraphConfig): number {
+  if (!raw) return graph.pollIntervalMs;
+  const ms = parseWith(positiveInt('GRAPH_POLL_INTERVAL_MS'), 'GRAPH_POLL_INTERVAL_MS', raw);
+  const host = new URL(graph.baseUrl).hostname;
+  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  if (ms < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
+    throw new ConfigError(
+      'GRAPH_POLL_INTERVAL_MS',
+      `must be at least ${MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph (${graph.baseUrl}), got ${ms}; lower values are for the sandbox only`,
+    );
+  }
+  return ms;
+}
+
 /** Parses and validates the environment; throws {@link ConfigError} naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const get = (name: string) => (set(env[name]) ? env[name] : undefined);
@@ -266,7 +290,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     tenantId: get('GRAPH_TENANT_ID'),
     clientId: get('GRAPH_CLIENT_ID'),
     clientSecret: get('GRAPH_CLIENT_SECRET'),
+    pollIntervalMs: 60_000,
   };
+  graph.pollIntervalMs = pollInterval(get('GRAPH_POLL_INTERVAL_MS'), graph);
   if (graph.clientSecret && (!graph.tenantId || !graph.clientId)) {
     throw new ConfigError(!graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', 'is required with GRAPH_CLIENT_SECRET (application permissions)');
   }

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
 import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
+import type { HealthEvent } from '../domains/enterprise/live/feed.js';
 import type { GatewayContext } from '../runtime/context.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -649,6 +650,29 @@ export type ServiceHealthIssuesArgs = {
   orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
 };
 
+export type ServiceHealthChange = {
+  __typename?: 'ServiceHealthChange';
+  /** When the gateway's poll saw the change. */
+  detectedAt: Scalars['DateTime']['output'];
+  /** The issue, for the ISSUE_* kinds; null for STATUS_CHANGED. */
+  issue?: Maybe<ServiceHealthIssue>;
+  kind: ServiceHealthChangeKind;
+  /** The service's status before (STATUS_CHANGED) or the issue's status before (ISSUE_UPDATED, ISSUE_RESOLVED). */
+  previousStatus?: Maybe<ServiceHealthStatus>;
+  /** The service as it is now; its fields resolve like any other ServiceHealth. */
+  serviceHealth: ServiceHealth;
+};
+
+export type ServiceHealthChangeKind =
+  /** A new issue appeared on the service. */
+  | 'ISSUE_OPENED'
+  /** An issue became resolved. */
+  | 'ISSUE_RESOLVED'
+  /** An issue changed (a new post, a new status) and is not resolved. */
+  | 'ISSUE_UPDATED'
+  /** The service's status changed (or a new service appeared: then `previousStatus` is null). */
+  | 'STATUS_CHANGED';
+
 export type ServiceHealthClassification =
   | 'ADVISORY'
   | 'INCIDENT'
@@ -904,6 +928,17 @@ export type Subscription = {
    * Handy to check that a WebSocket connection works end to end.
    */
   serverTime: Scalars['DateTime']['output'];
+  /**
+   * Service health changes as they are detected: a service's status changed, or one of its issues was opened, updated
+   * or resolved. `services` (ids such as `Exchange`, or names such as `Exchange Online`) limits it to those services;
+   * leave it out for every service. Only changes detected after subscribing are sent.
+   */
+  serviceHealthChanged: ServiceHealthChange;
+  /**
+   * Message center posts as they are posted or updated. `services` (ids such as `Exchange`, or names such as
+   * `Exchange Online`) limits it to posts about those services; leave it out for every post.
+   */
+  serviceMessagePosted: ServiceUpdateMessage;
 };
 
 
@@ -915,6 +950,16 @@ export type SubscriptionChatCompletionStreamArgs = {
 export type SubscriptionServerTimeArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   intervalMs?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type SubscriptionServiceHealthChangedArgs = {
+  services?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+
+export type SubscriptionServiceMessagePostedArgs = {
+  services?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 /** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
@@ -1187,6 +1232,8 @@ export type ResolversTypes = {
   ServiceAnnouncement: ResolverTypeWrapper<SingletonModel>;
   ServiceAnnouncementInput: ServiceAnnouncementInput;
   ServiceHealth: ResolverTypeWrapper<ServiceHealthModel>;
+  ServiceHealthChange: ResolverTypeWrapper<HealthEvent>;
+  ServiceHealthChangeKind: ServiceHealthChangeKind;
   ServiceHealthClassification: ServiceHealthClassification;
   ServiceHealthConnection: ResolverTypeWrapper<ServiceHealthPage>;
   ServiceHealthEdge: ResolverTypeWrapper<Omit<ServiceHealthEdge, 'node'> & { node: ResolversTypes['ServiceHealth'] }>;
@@ -1277,6 +1324,7 @@ export type ResolversParentTypes = {
   ServiceAnnouncement: SingletonModel;
   ServiceAnnouncementInput: ServiceAnnouncementInput;
   ServiceHealth: ServiceHealthModel;
+  ServiceHealthChange: HealthEvent;
   ServiceHealthConnection: ServiceHealthPage;
   ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
   ServiceHealthInput: ServiceHealthInput;
@@ -1532,6 +1580,14 @@ export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType exte
   status?: Resolver<ResolversTypes['ServiceHealthStatus'], ParentType, ContextType>;
 };
 
+export type ServiceHealthChangeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthChange'] = ResolversParentTypes['ServiceHealthChange']> = {
+  detectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  issue?: Resolver<Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['ServiceHealthChangeKind'], ParentType, ContextType>;
+  previousStatus?: Resolver<Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
+  serviceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
+};
+
 export type ServiceHealthConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthConnection'] = ResolversParentTypes['ServiceHealthConnection']> = {
   edges?: Resolver<Array<ResolversTypes['ServiceHealthEdge']>, ParentType, ContextType>;
   nodes?: Resolver<Array<ResolversTypes['ServiceHealth']>, ParentType, ContextType>;
@@ -1620,6 +1676,8 @@ export type ServiceUpdateMessageViewpointResolvers<ContextType = GatewayContext,
 export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   chatCompletionStream?: SubscriptionResolver<ResolversTypes['ChatCompletionChunk'], "chatCompletionStream", ParentType, ContextType, RequireFields<SubscriptionChatCompletionStreamArgs, 'input'>>;
   serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
+  serviceHealthChanged?: SubscriptionResolver<ResolversTypes['ServiceHealthChange'], "serviceHealthChanged", ParentType, ContextType, Partial<SubscriptionServiceHealthChangedArgs>>;
+  serviceMessagePosted?: SubscriptionResolver<ResolversTypes['ServiceUpdateMessage'], "serviceMessagePosted", ParentType, ContextType, Partial<SubscriptionServiceMessagePostedArgs>>;
 };
 
 export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title'], FederationReferenceType extends FederationReferenceTypes['Title'] = FederationReferenceTypes['Title']> = {
@@ -1713,6 +1771,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   Query?: QueryResolvers<ContextType>;
   ServiceAnnouncement?: ServiceAnnouncementResolvers<ContextType>;
   ServiceHealth?: ServiceHealthResolvers<ContextType>;
+  ServiceHealthChange?: ServiceHealthChangeResolvers<ContextType>;
   ServiceHealthConnection?: ServiceHealthConnectionResolvers<ContextType>;
   ServiceHealthEdge?: ServiceHealthEdgeResolvers<ContextType>;
   ServiceHealthIssue?: ServiceHealthIssueResolvers<ContextType>;
