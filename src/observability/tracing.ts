@@ -144,14 +144,15 @@ export function startUpstreamSpan(upstream: string, method: string, url: string,
   };
 }
 
-const traces = new WeakMap<object, OperationTrace>();
+/** A symbol property rather than a WeakMap: Apollo hands plugins a shallow copy of the context, which keeps it. */
+const TRACE = Symbol('operation trace');
 
-/** Remembers the operation's span for its request context (Apollo plugins see only the context). */
+/** Remembers the operation's span on its request context (Apollo plugins see only the context). */
 export function bindTrace<T extends object>(requestContext: T, op: OperationTrace | undefined): T {
-  if (op) traces.set(requestContext, op);
+  if (op) (requestContext as { [TRACE]?: OperationTrace })[TRACE] = op;
   return requestContext;
 }
 
 export function traceOf(requestContext: object): OperationTrace | undefined {
-  return traces.get(requestContext);
+  return (requestContext as { [TRACE]?: OperationTrace })[TRACE];
 }
