@@ -27,8 +27,8 @@ async function mutationContent(): Promise<string> {
 }
 
 /** Every `next` event's payload of a distinct-connections SSE stream, read with the graphql-sse client. */
-function sseResults(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const client = createSseClient({ url, headers, retryAttempts: 0 });
+function sseResults(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}, singleConnection = false) {
+  const client = createSseClient({ url, headers, retryAttempts: 0, singleConnection });
   return new Promise<Array<{ data?: any; errors?: any[] }>>((resolve, reject) => {
     const results: Array<{ data?: any; errors?: any[] }> = [];
     client.subscribe({ query, variables }, { next: (r) => void results.push(r as never), error: reject, complete: () => resolve(results) });
@@ -47,6 +47,12 @@ describe('GraphQL over SSE (graphql-sse) on /graphql', () => {
     const upstream = t.upstreamRequests('deepseek');
     expect(upstream).toHaveLength(1);
     expect(JSON.parse(upstream[0].body).stream).toBe(true);
+  });
+
+  it('serves the single-connection mode too (PUT reservation, operations with the stream token)', async () => {
+    const expected = await mutationContent();
+    const results = await sseResults(t.gateway.url, STREAM, { input }, {}, true);
+    expect(text(results.map((r) => r.data.chatCompletionStream as Chunk))).toBe(expected);
   });
 
   it('runs queries too, and refuses an operation over the limits with QUERY_TOO_COMPLEX before any upstream call', async () => {
