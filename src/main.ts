@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config/env.js';
-import { startGateway } from './server/gateway.js';
+import { startGateway, type Gateway } from './server/gateway.js';
 
 /** `npm start`: validate the configuration, serve the graph, stop cleanly on SIGTERM/SIGINT. */
 let config;
@@ -12,7 +12,15 @@ try {
   }
   throw error;
 }
-const gateway = await startGateway({ config });
+let gateway: Gateway;
+try {
+  gateway = await startGateway({ config });
+} catch (error) {
+  const problem = listenProblem((error as NodeJS.ErrnoException).code, config.host, config.port);
+  if (!problem) throw error;
+  console.error(`configuration error: ${problem}`);
+  process.exit(2);
+}
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
@@ -30,3 +38,11 @@ const stop = (signal: string) => {
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+
+/** One line naming the variable to change when the listen address cannot be used, instead of a stack trace. */
+function listenProblem(code: string | undefined, host: string, port: number): string | undefined {
+  if (code === 'EADDRINUSE') return `PORT: ${host}:${port} is already in use by another process; stop it or choose another PORT (or HOST).`;
+  if (code === 'EACCES') return `PORT: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); choose another PORT.`;
+  if (code === 'EADDRNOTAVAIL') return `HOST: ${host} is not an address of this machine; set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`;
+  return undefined;
+}

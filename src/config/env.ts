@@ -67,6 +67,10 @@ export interface GatewayConfig {
   port: number;
   host: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** LOG_FORMAT: `json` lines, or `pretty` for people. @default pretty when stdout is a terminal, else json */
+  logFormat?: 'json' | 'pretty';
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: OTLP/HTTP base URL traces are exported to; unset, tracing is off. */
+  otlpEndpoint?: string;
   production: boolean;
   introspection: boolean;
   /** Milliseconds the server waits for in-flight operations on SIGTERM before closing them. @default 10000 */
@@ -271,6 +275,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const logLevel = (get('LOG_LEVEL') ?? 'info') as GatewayConfig['logLevel'];
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${levels.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  const logFormat = get('LOG_FORMAT') as GatewayConfig['logFormat'];
+  if (logFormat && logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got ${JSON.stringify(logFormat)}`);
+  const otlpEndpoint = get('OTEL_EXPORTER_OTLP_ENDPOINT') ? parseWith(url('OTEL_EXPORTER_OTLP_ENDPOINT'), 'OTEL_EXPORTER_OTLP_ENDPOINT', get('OTEL_EXPORTER_OTLP_ENDPOINT')!) : undefined;
   const production = env.NODE_ENV === 'production';
   const introspectionRaw = get('INTROSPECTION');
   if (introspectionRaw && !['true', 'false'].includes(introspectionRaw)) {
@@ -356,6 +363,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port,
     host,
     logLevel,
+    logFormat,
+    otlpEndpoint,
     production,
     introspection: introspectionRaw ? introspectionRaw === 'true' : !production,
     shutdownGraceMs,

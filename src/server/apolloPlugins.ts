@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.js';
+import { endOperationSpan, nameOperationSpan, traceOf } from '../observability/tracing.js';
 import type { GatewayContext } from '../runtime/context.js';
 import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 
@@ -23,8 +24,9 @@ export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): 
 }
 
 /**
- * A subscription sent over plain HTTP would otherwise fail with a confusing non-null error from Apollo; tell the
- * client where subscriptions are served instead.
+ * Subscriptions over HTTP are served by the streaming protocols (server/httpStreams) before Apollo sees them; one
+ * that still arrives here is a plain JSON request, which would otherwise fail with a confusing non-null error from
+ * Apollo: tell the client which protocols stream.
  */
 export const subscriptionsOverHttpPlugin: ApolloServerPlugin<GatewayContext> = {
   async requestDidStart() {
@@ -33,7 +35,7 @@ export const subscriptionsOverHttpPlugin: ApolloServerPlugin<GatewayContext> = {
         if (operation?.operation === 'subscription') {
           throw new GatewayError(
             ErrorCode.BadUserInput,
-            'Subscriptions are not served over HTTP: connect a graphql-ws client (protocol graphql-transport-ws) to ws://<this host>/graphql and subscribe there.',
+            'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',
             { reason: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
           );
         }
@@ -52,6 +54,7 @@ export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
       async didResolveOperation({ operation, operationName }) {
         type = operation?.operation ?? 'unknown';
         name = operationName;
+        nameOperationSpan(traceOf(contextValue), type, name);
       },
       async willSendResponse({ response, request }) {
         const durationMs = performance.now() - started;
@@ -61,6 +64,7 @@ export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
         const label = metrics.operationLabel(name ?? request.operationName);
         const outcome = codes.length === 0 ? 'ok' : 'error';
         metrics.operations.inc({ type, name: label, outcome });
+        endOperationSpan(traceOf(contextValue), codes);
         metrics.operationDuration.observe({ type, name: label }, durationMs / 1000);
         contextValue.log.info(
           { operation: name ?? request.operationName ?? null, type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: codes.length ? codes : undefined, transport: 'http' },

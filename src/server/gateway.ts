@@ -10,6 +10,7 @@ import { formatError } from '../errors.js';
 import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
+import { bindTrace, endOperationSpan, runInTrace, startOperationSpan, startTracing } from '../observability/tracing.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { legacyJsonStatusPlugin, operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
@@ -18,10 +19,13 @@ import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
 import { createGraphiqlHandler } from './graphiql.js';
 import { checkDocumentSize, limitRules } from './limits.js';
 import { PersistedOperations } from './persistedOperations.js';
+import { MAX_BODY_BYTES, readBody } from './requestBody.js';
 import { upstreamEstimators } from '../resolvers.js';
 import { buildSchema } from './schema.js';
 import { resolveUpstreams } from './upstreams.js';
 import { attachWebSocket } from './websocket.js';
+import { createHttpStreams } from './httpStreams/index.js';
+import { OperationGate } from './operationGate.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (CONTRACT.md section 2). */
 export interface StartGatewayOptions {
@@ -32,6 +36,8 @@ export interface StartGatewayOptions {
   sandbox?: Sandbox;
   /** Where log lines go (tests capture them). @default process.stdout */
   logDestination?: NodeJS.WritableStream;
+  /** Interval of the multipart subscription protocol's heartbeat parts (tests shorten it). @default 5000 */
+  multipartHeartbeatMs?: number;
 }
 
 export interface Gateway {
@@ -49,8 +55,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
-
 /** Starts the whole gateway on one port: GraphQL over HTTP and WebSocket, GraphiQL, health and metrics. */
 export async function startGateway(options: StartGatewayOptions = {}): Promise<Gateway> {
   const config = options.config ?? loadConfig(options.env ?? process.env);
@@ -59,7 +63,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     level: config.logLevel,
     redact,
     destination: options.logDestination as (NodeJS.WritableStream & { write(s: string): boolean }) | undefined,
+    format: config.logFormat,
   });
+  // Undefined (and nothing of the SDK loaded) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = await startTracing(config.otlpEndpoint);
   const metrics = new GatewayMetrics();
 
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
@@ -69,6 +76,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const upstreams = resolveUpstreams(config, sandbox);
 
   const services: GatewayServices = { config, metrics, log, redact, upstreams, shared: new Map(), onClose: [] };
+  if (tracing) services.onClose.push(() => tracing.shutdown());
   const schema: GraphQLSchema = await buildSchema();
 
   const validationRules = limitRules(config.limits);
@@ -77,7 +85,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const server = createServer();
   server.keepAliveTimeout = 65_000;
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', validationRules, apiKeyCheck, persisted, estimators: upstreamEstimators });
+  const gate = new OperationGate({ schema, services, validationRules, persisted, estimators: upstreamEstimators, tracing });
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', gate, apiKeyCheck });
+  const httpStreams = createHttpStreams({ schema, gate, heartbeatMs: options.multipartHeartbeatMs });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
@@ -147,6 +157,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       if (apiKeyCheck && !apiKeyCheck(presentedApiKey(req.headers))) {
         return sendGraphQLError(res, 401, 'Missing or unknown API key: send one of the gateway keys in the x-api-key header.', { code: 'UNAUTHENTICATED' });
       }
+      if (httpStreams.handles(req)) return httpStreams.serve(req, res, requestId);
       return graphqlOverHttp(req, res, requestId);
     }
     sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
@@ -202,18 +213,25 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       if (tooLarge) return sendGraphQLError(res, 400, tooLarge.message, tooLarge.extensions);
     }
     const httpGraphQLRequest: HTTPGraphQLRequest = { method: (req.method ?? 'GET').toUpperCase(), headers, search, body };
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest,
-      context: async () => createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization }),
-    });
-    for (const [key, value] of result.headers) res.setHeader(key, value);
-    res.statusCode = result.status ?? 200;
-    if (result.body.kind === 'complete') {
-      res.end(result.body.string);
-      return;
+    const trace = startOperationSpan(tracing, req.headers, 'http');
+    try {
+      const result = await runInTrace(trace, () =>
+        apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest,
+          context: async () => bindTrace(createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization }), trace),
+        }),
+      );
+      for (const [key, value] of result.headers) res.setHeader(key, value);
+      res.statusCode = result.status ?? 200;
+      if (result.body.kind === 'complete') {
+        res.end(result.body.string);
+        return;
+      }
+      for await (const chunk of result.body.asyncIterator) res.write(chunk);
+      res.end();
+    } finally {
+      endOperationSpan(trace, []);
     }
-    for await (const chunk of result.body.asyncIterator) res.write(chunk);
-    res.end();
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -265,17 +283,4 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-/** Reads the body, or `undefined` when it exceeds `limit` (the rest is discarded). */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) tooLarge = true;
-    else chunks.push(chunk as Buffer);
-  }
-  return tooLarge ? undefined : Buffer.concat(chunks);
 }

@@ -1,33 +1,21 @@
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
+import { execute, subscribe, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { formatError } from '../errors.js';
+import { runInTrace, traceOf, type TraceCarrier } from '../observability/tracing.js';
 import { presentedApiKey } from './access.js';
-import { createContext, requestIdFrom, type GatewayServices } from '../runtime/context.js';
-import { checkDocumentSize, limitError } from './limits.js';
-import type { PersistedOperations } from './persistedOperations.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
-
-interface Operation {
-  controller: AbortController;
-  started: number;
-  requestId: string;
-  name: string | null;
-  type: string;
-  errorCodes: Set<string>;
-  /** The parsed operation and the upstream-request estimate made for it, handed to the context. */
-  operation?: OperationDefinitionNode;
-  estimates?: Record<string, number>;
-}
+import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
+import { limitError } from './limits.js';
+import type { GatedOperation, OperationGate } from './operationGate.js';
 
 interface Connection {
   id: string;
   authorization?: string;
   /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
   apiKey?: string;
-  operations: Map<string, Operation>;
+  /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
+  trace: TraceCarrier;
+  operations: Map<string, GatedOperation>;
 }
 
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
@@ -36,17 +24,14 @@ export function attachWebSocket(options: {
   schema: GraphQLSchema;
   services: GatewayServices;
   path: string;
-  /** Operation limits, applied as on HTTP. */
-  validationRules: ValidationRule[];
+  /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
+  gate: OperationGate;
   apiKeyCheck?: (presented: string | undefined) => boolean;
-  persisted?: PersistedOperations;
-  estimators: readonly UpstreamEstimator[];
 }): {
   dispose(): Promise<void>;
 } {
-  const { services } = options;
-  const { limits, websocket: wsLimits } = services.config;
-  const rules = [...specifiedRules, ...options.validationRules];
+  const { services, gate } = options;
+  const { websocket: wsLimits } = services.config;
   // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
   const connections = new WeakMap<WebSocket, Connection>();
@@ -61,6 +46,7 @@ export function attachWebSocket(options: {
         id: requestIdFrom(req.headers['x-request-id']),
         authorization: req.headers.authorization,
         apiKey: presentedApiKey(req.headers),
+        trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
         operations: new Map(),
       };
       connections.set(ws, connection);
@@ -87,47 +73,15 @@ export function attachWebSocket(options: {
     const op = conn.operations.get(id);
     if (!op) return;
     conn.operations.delete(id);
-    op.controller.abort();
-    const durationMs = performance.now() - op.started;
-    const label = services.metrics.operationLabel(op.name);
-    const outcome = op.errorCodes.size ? 'error' : 'ok';
-    services.metrics.operations.inc({ type: op.type, name: label, outcome });
-    services.metrics.operationDuration.observe({ type: op.type, name: label }, durationMs / 1000);
-    services.log.info(
-      { requestId: op.requestId, operation: op.name, type: op.type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined, transport: 'ws' },
-      'operation',
-    );
-  };
-  const format = (conn: Connection, id: string, errors: readonly { extensions?: Record<string, unknown>; message: string }[]) =>
-    errors.map((e) => {
-      const formatted = formatError(e as never, { production: services.config.production, redact: services.redact });
-      conn.operations.get(id)?.errorCodes.add(String(formatted.extensions?.code));
-      return formatted;
-    });
-
-  /**
-   * Parsed and validated documents by text, as Apollo's document store does for HTTP: a chat UI subscribes with the
-   * same document again and again, and parsing plus the limit rules would otherwise sit before every first token.
-   */
-  const documents = new LRUCache<string, DocumentNode | GraphQLError[]>({ max: 1000, maxSize: 50 * 1024 * 1024, sizeCalculation: (_v, key) => key.length + 1 });
-  const checkedDocument = (query: string): DocumentNode | GraphQLError[] => {
-    const cached = documents.get(query);
-    if (cached) return cached;
-    let result: DocumentNode | GraphQLError[];
-    try {
-      const document = parse(query, { maxTokens: limits.maxTokens });
-      const invalid = validate(options.schema, document, rules);
-      result = invalid.length ? invalid.map((e) => (e.extensions.limit ? e : requestError(e, 'GRAPHQL_VALIDATION_FAILED'))) : document;
-    } catch (error) {
-      result = [requestError(error as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
-    }
-    documents.set(query, result);
-    return result;
+    gate.finish(op);
   };
 
   const server = useServer(
     {
       schema: options.schema,
+      // Resolvers run with the operation's span active, so upstream requests become its children.
+      execute: (args) => runInTrace(traceOf(args.contextValue as object), () => execute(args)),
+      subscribe: (args) => runInTrace(traceOf(args.contextValue as object), () => subscribe(args)),
       connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
       onConnect(ctx) {
         const conn = connections.get(ctx.extra.socket);
@@ -137,6 +91,7 @@ export function attachWebSocket(options: {
         if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
         const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
         if (conn && typeof key === 'string') conn.apiKey = key;
+        if (conn && typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return !options.apiKeyCheck || options.apiKeyCheck(conn?.apiKey);
       },
@@ -146,52 +101,28 @@ export function attachWebSocket(options: {
         if (conn.operations.size >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
-        let query = payload.query;
-        if (options.persisted) {
-          const resolved = options.persisted.resolve(payload as never);
-          if (typeof resolved !== 'string') return [resolved];
-          query = resolved;
-        }
-        const tooLarge = checkDocumentSize(query, limits);
-        if (tooLarge) return [tooLarge];
-        // Parse and validate here rather than in graphql-ws, so that request errors carry contract codes like HTTP's.
-        const checked = checkedDocument(query);
-        if (Array.isArray(checked)) return checked;
-        const document = checked as DocumentNode;
-        const operation = getOperationAST(document, payload.operationName);
-        let estimates: Record<string, number> | undefined;
-        if (operation) {
-          estimates = estimateUpstreamRequests(operationShape(options.schema, document, operation, payload.variables ?? undefined), services, options.estimators);
-          const refusal = budgetRefusal(estimates, limits.maxUpstreamRequests);
-          if (refusal) return [refusal];
-        }
-        conn.operations.set(id, {
-          controller: new AbortController(),
-          started: performance.now(),
+        const extensions = (payload.extensions ?? {}) as TraceCarrier;
+        const admitted = gate.admit(payload, {
           requestId: `${conn.id}:${id}`,
-          name: payload.operationName ?? operation?.name?.value ?? null,
-          type: operation?.operation ?? 'unknown',
-          errorCodes: new Set(),
-          operation: operation ?? undefined,
-          estimates,
+          transport: 'ws',
+          authorization: conn.authorization,
+          trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
         });
-        return { schema: options.schema, document, operationName: payload.operationName, variableValues: payload.variables };
+        if (Array.isArray(admitted)) return admitted;
+        conn.operations.set(id, admitted);
+        return { schema: options.schema, document: admitted.document, operationName: payload.operationName, variableValues: payload.variables };
       },
       context(ctx, id) {
-        const conn = connections.get(ctx.extra.socket)!;
-        const op = conn.operations.get(id)!;
-        const context = createContext(services, { requestId: op.requestId, signal: op.controller.signal, authorization: conn.authorization });
-        if (op.operation && op.estimates) rememberEstimates(context, op.operation, op.estimates);
-        return context;
+        return connections.get(ctx.extra.socket)!.operations.get(id)!.context;
       },
       onNext(ctx, id, _payload, _args, result) {
         if (!result.errors?.length) return;
         const conn = connections.get(ctx.extra.socket)!;
-        return { ...result, errors: format(conn, id, result.errors) };
+        return { ...result, errors: gate.format(conn.operations.get(id), result.errors) };
       },
       onError(ctx, id, _payload, errors) {
         const conn = connections.get(ctx.extra.socket)!;
-        return format(conn, id, errors);
+        return gate.format(conn.operations.get(id), errors);
       },
       onComplete(ctx, id) {
         const conn = connections.get(ctx.extra.socket);
@@ -211,8 +142,4 @@ export function attachWebSocket(options: {
       await server.dispose();
     },
   };
-}
-
-function requestError(error: GraphQLError, reason: string): GraphQLError {
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: reason } });
 }

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config/env.js';
-import { startGateway, type Gateway } from '../../src/server/gateway.js';
+import { startGateway, type Gateway, type StartGatewayOptions } from '../../src/server/gateway.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { RecordedRequest } from '../../src/sandbox/record.js';
 
@@ -29,11 +29,15 @@ export interface TestGateway {
 }
 
 /** Starts a sandbox and a gateway on free loopback ports, with `env` on top of a clean environment. */
-export async function startTestGateway(env: Record<string, string> = {}, sandboxSettings = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  env: Record<string, string> = {},
+  sandboxSettings = {},
+  options: Pick<StartGatewayOptions, 'multipartHeartbeatMs'> = {},
+): Promise<TestGateway> {
   const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
   const logs = new LogCapture();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
-  const gateway = await startGateway({ config, sandbox, logDestination: logs });
+  const gateway = await startGateway({ ...options, config, sandbox, logDestination: logs });
   const responses: string[] = [];
   return {
     gateway,

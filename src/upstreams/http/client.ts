@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import { startUpstreamSpan } from '../../observability/tracing.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 
@@ -45,6 +46,8 @@ export interface UpstreamRequest {
    * "no balance" or "daily quota used up" rather than "slow down". Then that answer goes back to the caller at once.
    */
   isFinal?: (status: number, body: string) => boolean;
+  /** Describes the request on its trace span (e.g. `graph.batch.size`); never a key, token or full URL. */
+  traceAttributes?: Record<string, string | number>;
 }
 
 export interface UpstreamResponse {
@@ -135,12 +138,16 @@ export class UpstreamHttp {
         { upstream: this.upstream, retryAfter: seconds, upstreamCode: 'CIRCUIT_OPEN' },
       );
     }
+    const span = startUpstreamSpan(this.upstream, req.method, req.url, req.traceAttributes);
+    if (span) req = { ...req, headers: { ...req.headers, ...span.headers } };
     try {
       const result = await this.attempt(req);
       if (result.response.status >= 500) this.breaker.failure();
       else this.breaker.success();
+      span?.end(result.response, req.stream ? result.body : undefined);
       return result;
     } catch (error) {
+      span?.fail(error);
       // A caller who left says nothing about the upstream's health; a timeout does.
       if (callerSignal?.aborted) this.breaker.release();
       else this.breaker.failure();

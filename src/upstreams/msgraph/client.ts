@@ -142,7 +142,7 @@ export class GraphClient {
 
   private async batch(paths: string[], call: GraphCall): Promise<GraphResult[]> {
     const requests = paths.map((url, i) => ({ id: String(i + 1), method: 'GET', url }));
-    const res = await this.send('POST', '/$batch', { requests }, call);
+    const res = await this.send('POST', '/$batch', { requests }, call, {}, { 'graph.batch.size': requests.length });
     if (!res.ok) return paths.map(() => res);
     const responses = (res.body as { responses?: BatchItemResponse[] } | undefined)?.responses;
     const byId = new Map((Array.isArray(responses) ? responses : []).map((r) => [String(r.id), r]));
@@ -153,13 +153,13 @@ export class GraphClient {
     });
   }
 
-  private async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall, extra: Record<string, string> = {}): Promise<GraphResult> {
+  private async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall, extra: Record<string, string> = {}, traceAttributes?: Record<string, number>): Promise<GraphResult> {
     const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json', ...extra };
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, retry: call.retry });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, retry: call.retry, traceAttributes });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;

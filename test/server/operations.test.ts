@@ -1,0 +1,97 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { spawnGateway } from '../support/process.js';
+
+/** A destination that says it is a terminal, as process.stdout does in one. */
+class FakeTerminal extends Writable {
+  readonly isTTY = true;
+  text = '';
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: () => void): void {
+    this.text += chunk.toString('utf8');
+    cb();
+  }
+}
+
+const stop = async (p: ReturnType<typeof spawnGateway>) => {
+  p.child.kill('SIGTERM');
+  await p.exited;
+};
+
+describe('log format', () => {
+  it('is human-readable on a terminal, with secrets still redacted', () => {
+    const out = new FakeTerminal();
+    const log = createLogger({ level: 'info', redact: (s) => s.replaceAll('s3cret-key', '[REDACTED]'), destination: out as never });
+    log.info({ upstream: 'omdb', url: '/?apikey=s3cret-key' }, 'upstream omdb: live');
+    expect(out.text).toMatch(/INFO.*upstream omdb: live/);
+    expect(out.text).toContain('[REDACTED]');
+    expect(out.text).not.toContain('s3cret-key');
+    expect(() => JSON.parse(out.text)).toThrow();
+  });
+
+  it('is JSON lines when the destination is not a terminal, even for a terminal when LOG_FORMAT=json', () => {
+    const out = new FakeTerminal();
+    createLogger({ level: 'info', redact: (s) => s, destination: out as never, format: 'json' }).info('hello');
+    expect(JSON.parse(out.text)).toMatchObject({ level: 'info', msg: 'hello' });
+  });
+
+  it('LOG_FORMAT=pretty makes `npm start` log readable lines to a pipe', async () => {
+    const p = spawnGateway({ LOG_FORMAT: 'pretty' });
+    const origin = await p.origin;
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const line = p.stdout.find((l) => l.includes('gateway listening on'))!;
+    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: gateway listening on/);
+    await stop(p);
+  });
+
+  it('a pipe gets JSON by default', async () => {
+    const p = spawnGateway({});
+    await p.origin;
+    expect(JSON.parse(p.stdout.find((l) => l.includes('gateway listening on'))!)).toMatchObject({ level: 'info' });
+    await stop(p);
+  });
+});
+
+describe('listen address', () => {
+  it('a port already in use exits 2 with one line naming PORT, no stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const p = spawnGateway({ PORT: String(port), HOST: '127.0.0.1' });
+      p.origin.catch(() => undefined);
+      expect(await p.exited).toBe(2);
+      expect(p.stderr).toEqual([`configuration error: PORT: 127.0.0.1:${port} is already in use by another process; stop it or choose another PORT (or HOST).`]);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a HOST that is not an address of this machine exits 2 naming HOST', async () => {
+    const p = spawnGateway({ HOST: '192.0.2.1' });
+    p.origin.catch(() => undefined);
+    expect(await p.exited).toBe(2);
+    expect(p.stderr).toHaveLength(1);
+    expect(p.stderr[0]).toMatch(/^configuration error: HOST: 192\.0\.2\.1 is not an address of this machine/);
+  });
+
+});
+
+describe('configuration of the operations variables', () => {
+  it('refuses a LOG_FORMAT other than json or pretty, naming it', () => {
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(new ConfigError('LOG_FORMAT', 'must be json or pretty, got "xml"'));
+  });
+
+  it('refuses an OTEL_EXPORTER_OTLP_ENDPOINT that is not an http(s) URL, naming it', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: .*absolute http\(s\) URL, got "collector:4318"/);
+  });
+
+  it('leaves tracing off and the log format automatic when unset', () => {
+    const config = loadConfig({});
+    expect(config.otlpEndpoint).toBeUndefined();
+    expect(config.logFormat).toBeUndefined();
+  });
+});
