@@ -20,20 +20,20 @@ const field =
 const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
 
 /** Arguments are checked first (bad input costs no request), then the operation's quota estimate. */
-function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): T {
+async function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): Promise<T> {
   const parsed = parse();
-  admitOmdbOperation(ctx, info);
+  await admitOmdbOperation(ctx, info);
   return parsed;
 }
 
 export const titleResolvers: Resolvers = {
   Query: {
     async title(_root, args, ctx, info) {
-      const record = await lookupTitle(ctx, admit(ctx, info, () => titleQuery(args)));
+      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery(args)));
       return record && asRef(record);
     },
     async searchTitles(_root, args, ctx, info) {
-      return searchPage(ctx, admit(ctx, info, () => searchQuery(args)));
+      return searchPage(ctx, await admit(ctx, info, () => searchQuery(args)));
     },
   },
   TitleSearchPage: {

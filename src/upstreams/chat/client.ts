@@ -5,7 +5,7 @@ import { shared, type GatewayServices } from '../../runtime/context.js';
 import { UpstreamHttp } from '../http/client.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
-import { RateLimiter } from './rateLimit.js';
+import { chatRateLimiter, type RateLimiter } from './rateLimit.js';
 import { providerSpec } from './registry.js';
 import { SseParser } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
@@ -195,8 +195,7 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
       s.onClose.push(() => http.close());
-      const limiter = config.rpm ? new RateLimiter({ perMinute: config.rpm, maxWaitMs: s.config.chatRateLimitWaitMs }) : undefined;
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, limiter));
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config)));
     }
     return clients;
   });
