@@ -90,6 +90,9 @@ export class RedisSharedValue<T> extends MemorySharedValue<T> {
       return this.keep(await create());
     }
     try {
+      // Another replica may have stored it between our read and our lock.
+      const meanwhile = this.parse(await this.redis.run('value.get', (r) => r.get(key)).catch(() => null));
+      if (meanwhile) return this.keep(meanwhile);
       const made = await create();
       const stored = JSON.stringify({ e: this.now() + made.ttlMs, v: made.value });
       await this.redis.run('value.set', (r) => r.set(key, stored, 'PX', Math.max(1, made.ttlMs))).catch(() => this.fallback.used('token'));
