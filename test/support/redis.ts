@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { freePort } from '../../src/bench/lib/proc.js';
+import { REDIS_SERVER, redisAnswers, redisArgs } from '../../src/bench/lib/redis.js';
 
 /** A real `redis-server` (Debian's, installed by .ci/run) on a free loopback port, with no persistence. */
 export interface TestRedis {
@@ -14,25 +15,13 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Starts a Redis server; call `close()` in `afterAll`. */
 export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
-    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(REDIS_SERVER, redisArgs(port, tmpdir()), { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     const output: string[] = [];
     proc.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
@@ -42,7 +31,7 @@ export async function startRedis(): Promise<TestRedis> {
     // Ready once it accepts connections: poll with a PING over a plain socket.
     const deadline = Date.now() + 10_000;
     for (;;) {
-      if (await ping(port)) return;
+      if (await redisAnswers(port)) return;
       if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port} within 10 s: ${output.join('')}`);
       await Promise.race([new Promise((r) => setTimeout(r, 50)), exited]);
     }
@@ -59,18 +48,4 @@ export async function startRedis(): Promise<TestRedis> {
 
   await start();
   return { port, url: `redis://127.0.0.1:${port}/0`, start, stop, close: stop };
-}
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('error', () => done(false));
-    socket.setTimeout(500, () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { upstreamEnv } from '../../src/bench/lib/stack.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { RecordedRequest } from '../../src/sandbox/record.js';
 import type { SandboxSettings, UpstreamName } from '../../src/sandbox/types.js';
@@ -51,19 +52,11 @@ export async function startReplicas(options: ReplicaClusterOptions = {}): Promis
     await sandbox.close();
     throw error;
   });
-  const urls = sandbox.baseUrls;
   const env: Record<string, string> = {
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: `replicas-${randomUUID()}:`,
     GATEWAY_REPLICAS: String(count),
-    GRAPH_BASE_URL: urls.graph,
-    GRAPH_AUTHORITY_URL: urls.login,
-    GRAPH_TENANT_ID: 'sandbox',
-    GRAPH_CLIENT_ID: 'sandbox',
-    GRAPH_CLIENT_SECRET: 'sandbox',
-    OMDB_BASE_URL: urls.omdb,
-    OMDB_API_KEY: 'sandbox',
-    ...Object.fromEntries((['glm', 'ark', 'deepseek', 'moonshot'] as const).flatMap((p) => [[`${p.toUpperCase()}_BASE_URL`, urls[p]], [`${p.toUpperCase()}_API_KEY`, 'sandbox']])),
+    ...upstreamEnv(sandbox.origin),
     ...options.env,
   };
   const replicas = Array.from({ length: count }, () => spawnGateway(env, 90_000));

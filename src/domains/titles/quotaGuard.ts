@@ -251,6 +251,8 @@ export async function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResol
 async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient): Promise<Decision> {
   // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
   let needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
+  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
+  if (needed === 0) return { refused: 0, remaining: 0 };
   const remaining = await client.quota.remaining();
   // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
   if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
