@@ -260,6 +260,26 @@ describe('redis outage', () => {
   });
 });
 
+describe('redis not there at start-up', () => {
+  it('starts at once on the per-replica share, and uses Redis once it comes up', async () => {
+    const late = await startRedis();
+    await late.stop();
+    try {
+      const state = await createSharedState({ redis: { url: late.url, keyPrefix: `test:${randomUUID()}:`, commandTimeoutMs: 500 }, replicas: 2, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) });
+      opened.push(state);
+      expect(state.status()).toEqual({ store: 'redis', status: 'down' });
+      const quota = state.dailyQuota('omdb', { limit: 10 });
+      expect(await quota.reserve()).toEqual({ granted: true, remaining: 4 });
+      await late.start();
+      await until(() => state.status().status === 'ready', 15_000);
+      // The unit taken on the fallback joins the shared count.
+      expect(await quota.reserve()).toEqual({ granted: true, remaining: 8 });
+    } finally {
+      await late.close();
+    }
+  });
+});
+
 /** Polls until `check` holds, failing after `ms`. */
 async function until(check: () => boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
