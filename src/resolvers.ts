@@ -5,7 +5,7 @@ import { gatewayResolvers } from './domains/gateway/resolvers.js';
 import { estimateOmdbBeforeRun, titlesResolvers } from './domains/titles/index.js';
 import type { UpstreamEstimator } from './runtime/upstreamBudget.js';
 
-/** Every domain's resolvers; `makeExecutableSchema` merges them onto the SDL of `schema/`. */
+/** Every domain's resolvers; `buildSchema` (src/server/schema.ts) merges them onto the SDL of `schema/`. */
 export const resolvers: Resolvers[] = [gatewayResolvers, enterpriseResolvers, chatResolvers, titlesResolvers];
 
 /** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */

@@ -17,7 +17,16 @@ export interface GraphConfig {
   tenantId?: string;
   clientId?: string;
   clientSecret?: string;
+  /**
+   * GRAPH_POLL_INTERVAL_MS: how often live service-health subscriptions poll Graph (once per interval for all
+   * subscribers). At least {@link MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph; lower only against the sandbox.
+   * @default 60000
+   */
+  pollIntervalMs: number;
 }
+
+/** Polling Microsoft Graph more often than this gains little (its data changes in minutes) and invites throttling. */
+export const MIN_LIVE_POLL_INTERVAL_MS = 5_000;
 
 export interface OmdbConfig {
   mode: UpstreamMode;
@@ -42,6 +51,16 @@ export interface ChatProviderConfig {
   endpoints: Record<string, string>;
   /** Extra providers from CHAT_PROVIDERS only: their model names. */
   models?: string[];
+  /** `<ID>_DAILY_TOKEN_BUDGET`: tokens per UTC day; undefined = no budget. */
+  dailyTokenBudget?: number;
+  /** `<ID>_CONTEXT_WINDOWS`: model → context window in tokens, for models the gateway has no table for. */
+  contextWindows: Record<string, number>;
+}
+
+/** One `provider/model` target of a fallback list or a named route. */
+export interface ChatTarget {
+  provider: string;
+  model: string;
 }
 
 /** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
@@ -65,6 +84,8 @@ export interface GatewayConfig {
   graph: GraphConfig;
   omdb: OmdbConfig;
   chat: ChatProviderConfig[];
+  /** CHAT_ROUTES: named target lists, used as `provider: "route:<name>"`. */
+  chatRoutes: Record<string, ChatTarget[]>;
   /** Longest a chat request waits in the client-side `*_RPM` limiter before UPSTREAM_RATE_LIMITED. @default 2000 */
   chatRateLimitWaitMs: number;
   /**
@@ -156,17 +177,53 @@ function parseWith<T>(schema: z.ZodType<T>, variable: string, value: string): T 
   return r.data;
 }
 
-function parseEndpoints(variable: string, value: string | undefined): Record<string, string> {
+function parseEndpoints(variable: string, value: string | undefined, shape = 'model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde'): Record<string, string> {
   const out: Record<string, string> = {};
   if (!value?.trim()) return out;
   for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
     const eq = entry.indexOf('=');
     if (eq <= 0 || eq === entry.length - 1) {
-      throw new ConfigError(variable, `entry ${JSON.stringify(entry)} must be model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde`);
+      throw new ConfigError(variable, `entry ${JSON.stringify(entry)} must be ${shape}`);
     }
     out[entry.slice(0, eq).trim()] = entry.slice(eq + 1).trim();
   }
   return out;
+}
+
+/** `model=tokens,…`: context windows of models the gateway has no table for (config-added providers, raw `ep-` ids). */
+function parseWindows(variable: string, value: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [model, tokens] of Object.entries(parseEndpoints(variable, value, 'model=tokens, e.g. ep-20240101-abcde=32768'))) {
+    out[model] = parseWith(positiveInt(variable), variable, tokens);
+  }
+  return out;
+}
+
+/** CHAT_ROUTES: `name=provider/model,provider/model;name2=…`, each provider one that is configured. */
+function parseRoutes(value: string | undefined, providers: readonly string[]): Record<string, ChatTarget[]> {
+  const routes: Record<string, ChatTarget[]> = {};
+  for (const entry of (value ?? '').split(';').map((e) => e.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9_-]+)=(.+)$/.exec(entry);
+    if (!m) throw new ConfigError('CHAT_ROUTES', `entry ${JSON.stringify(entry)} must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-chat`);
+    const [, name, list] = m;
+    routes[name] = list.split(',').map((t) => t.trim()).filter(Boolean).map((target) => {
+      const slash = target.indexOf('/');
+      const provider = target.slice(0, slash);
+      if (slash <= 0 || slash === target.length - 1) throw new ConfigError('CHAT_ROUTES', `target ${JSON.stringify(target)} of route ${name} must be provider/model, e.g. glm/glm-4-flash`);
+      if (!providers.includes(provider)) throw new ConfigError('CHAT_ROUTES', `route ${name} names provider ${JSON.stringify(provider)}; configured providers are ${providers.join(', ')}`);
+      return { provider, model: target.slice(slash + 1) };
+    });
+  }
+  return routes;
+}
+
+/** The per-provider variables every chat provider has, built in or configured. */
+function providerLimits(env: NodeJS.ProcessEnv, prefix: string): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows'> {
+  const budget = env[`${prefix}_DAILY_TOKEN_BUDGET`];
+  return {
+    dailyTokenBudget: budget ? parseWith(nonNegativeInt(`${prefix}_DAILY_TOKEN_BUDGET`), `${prefix}_DAILY_TOKEN_BUDGET`, budget) : undefined,
+    contextWindows: parseWindows(`${prefix}_CONTEXT_WINDOWS`, env[`${prefix}_CONTEXT_WINDOWS`] || undefined),
+  };
 }
 
 /**
@@ -199,6 +256,7 @@ function parseExtraProviders(env: NodeJS.ProcessEnv): ChatProviderConfig[] {
         rpm: rpmRaw ? parseWith(positiveInt(`${prefix}_RPM`), `${prefix}_RPM`, rpmRaw) : undefined,
         endpoints: {},
         models: models.split(/[\s,]+/).filter(Boolean),
+        ...providerLimits(env, prefix),
       };
     });
 }
@@ -229,6 +287,21 @@ function parseRedis(get: (name: string) => string | undefined): (RedisConfig & {
 
 const set = (v: string | undefined): v is string => v !== undefined && v !== '';
 
+/** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
+function pollInterval(raw: string | undefined, graph: GraphConfig): number {
+  if (!raw) return graph.pollIntervalMs;
+  const ms = parseWith(positiveInt('GRAPH_POLL_INTERVAL_MS'), 'GRAPH_POLL_INTERVAL_MS', raw);
+  const host = new URL(graph.baseUrl).hostname;
+  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  if (ms < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
+    throw new ConfigError(
+      'GRAPH_POLL_INTERVAL_MS',
+      `must be at least ${MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph (${graph.baseUrl}), got ${ms}; lower values are for the sandbox only`,
+    );
+  }
+  return ms;
+}
+
 /** Parses and validates the environment; throws {@link ConfigError} naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const get = (name: string) => (set(env[name]) ? env[name] : undefined);
@@ -258,7 +331,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     tenantId: get('GRAPH_TENANT_ID'),
     clientId: get('GRAPH_CLIENT_ID'),
     clientSecret: get('GRAPH_CLIENT_SECRET'),
+    pollIntervalMs: 60_000,
   };
+  graph.pollIntervalMs = pollInterval(get('GRAPH_POLL_INTERVAL_MS'), graph);
   if (graph.clientSecret && (!graph.tenantId || !graph.clientId)) {
     throw new ConfigError(!graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', 'is required with GRAPH_CLIENT_SECRET (application permissions)');
   }
@@ -283,9 +358,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       apiKey: get(`${p.prefix}_API_KEY`),
       rpm: get(rpmVar) ? parseWith(positiveInt(rpmVar), rpmVar, get(rpmVar)!) : p.rpm,
       endpoints: p.id === 'ark' ? parseEndpoints('ARK_ENDPOINTS', get('ARK_ENDPOINTS')) : {},
+      ...providerLimits(env, p.prefix),
     };
   });
   chat.push(...parseExtraProviders(env));
+  const chatRoutes = parseRoutes(get('CHAT_ROUTES'), chat.map((c) => c.id));
 
   const chatRateLimitWaitMs = get('CHAT_RATE_LIMIT_WAIT_MS') ? parseWith(nonNegativeInt('CHAT_RATE_LIMIT_WAIT_MS'), 'CHAT_RATE_LIMIT_WAIT_MS', get('CHAT_RATE_LIMIT_WAIT_MS')!) : 2_000;
   const shutdownGraceMs = get('SHUTDOWN_GRACE_MS') ? parseWith(nonNegativeInt('SHUTDOWN_GRACE_MS'), 'SHUTDOWN_GRACE_MS', get('SHUTDOWN_GRACE_MS')!) : 10_000;
@@ -332,6 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     graph,
     omdb,
     chat,
+    chatRoutes,
     chatRateLimitWaitMs,
     upstreamTimeoutMs,
     chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
 import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
+import type { HealthEvent } from '../domains/enterprise/live/feed.js';
 import type { GatewayContext } from '../runtime/context.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
@@ -14,6 +15,8 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** A calendar day, `YYYY-MM-DD` (chat usage is counted per UTC day). */
+  Date: { input: string; output: string; }
   /** An ISO-8601 date and time with offset, e.g. `2021-03-04T05:06:07Z`. */
   DateTime: { input: string; output: string; }
   /** A JSON object, given and returned as a JSON value (not as text). */
@@ -38,6 +41,30 @@ export type BodyType =
   | 'TEXT'
   | 'UNKNOWN_FUTURE_VALUE';
 
+/** One target tried for a completion, in order. */
+export type ChatAttempt = {
+  __typename?: 'ChatAttempt';
+  /** The error code it failed with; null for the target that served. */
+  code?: Maybe<Scalars['String']['output']>;
+  model: Scalars['String']['output'];
+  outcome: ChatAttemptOutcome;
+  provider: Scalars['ID']['output'];
+};
+
+export type ChatAttemptOutcome =
+  /** The gateway's `<ID>_DAILY_TOKEN_BUDGET`. */
+  | 'BUDGET_EXHAUSTED'
+  | 'CANCELLED'
+  | 'CIRCUIT_OPEN'
+  /** The provider's own quota or balance. */
+  | 'QUOTA_EXHAUSTED'
+  | 'RATE_LIMITED'
+  /** Refused for a reason another target would not fix (not tried further). */
+  | 'REFUSED'
+  | 'SERVED'
+  | 'TIMEOUT'
+  | 'UPSTREAM_ERROR';
+
 export type ChatCapabilities = {
   __typename?: 'ChatCapabilities';
   /** The largest context window of its models, in tokens; null when unknown. */
@@ -60,6 +87,8 @@ export type ChatChoice = {
 
 export type ChatCompletion = {
   __typename?: 'ChatCompletion';
+  /** Every target tried, the serving one last. */
+  attempts: Array<ChatAttempt>;
   choices: Array<ChatChoice>;
   /** The first choice's text (null when it only calls tools). */
   content?: Maybe<Scalars['String']['output']>;
@@ -67,10 +96,11 @@ export type ChatCompletion = {
   created: Scalars['Int']['output'];
   /** The provider's completion id. */
   id: Scalars['ID']['output'];
-  /** The model as asked for. */
+  /** The model that served it, by the name the caller uses (Ark: not the endpoint id). */
   model: Scalars['String']['output'];
+  /** The provider that served it (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
-  usage: ChatUsage;
+  usage: ChatTokenUsage;
 };
 
 export type ChatCompletionChunk = {
@@ -81,20 +111,27 @@ export type ChatCompletionChunk = {
   id: Scalars['ID']['output'];
   /** The choice this delta belongs to. */
   index: Scalars['Int']['output'];
+  /** The model serving it, by the caller's name. */
   model: Scalars['String']['output'];
+  /** The provider serving this stream (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
   /** Set on the last chunk only. */
-  usage?: Maybe<ChatUsage>;
+  usage?: Maybe<ChatTokenUsage>;
 };
 
 export type ChatCompletionInput = {
+  /**
+   * Targets to try in order when the one before fails before its first token with a rate limit, exhausted quota or
+   * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
+   */
+  fallbacks?: InputMaybe<Array<ChatTarget>>;
   /** 1 up to the model's `maxOutputTokens`. */
   maxTokens?: InputMaybe<Scalars['Int']['input']>;
   /** At least one message, oldest first. */
   messages: Array<ChatMessageInput>;
   /** One of the provider's `models`. */
   model: Scalars['String']['input'];
-  /** A `ChatProvider.id`. */
+  /** A `ChatProvider.id`, or `route:<name>` for a route of `CHAT_ROUTES` (then `model` is `"auto"`). */
   provider: Scalars['ID']['input'];
   /** Up to 4 sequences (GLM: 1) that end the answer. */
   stop?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -203,6 +240,21 @@ export type ChatRole =
   | 'TOOL'
   | 'USER';
 
+/** One provider and model (or `route:<name>` and `"auto"`). */
+export type ChatTarget = {
+  model: Scalars['String']['input'];
+  provider: Scalars['ID']['input'];
+};
+
+export type ChatTokenUsage = {
+  __typename?: 'ChatTokenUsage';
+  completionTokens: Scalars['Int']['output'];
+  promptTokens: Scalars['Int']['output'];
+  /** Of `completionTokens`, the reasoning ones, where the provider reports them. */
+  reasoningTokens?: Maybe<Scalars['Int']['output']>;
+  totalTokens: Scalars['Int']['output'];
+};
+
 export type ChatToolCall = {
   __typename?: 'ChatToolCall';
   /** The arguments as JSON text, as the model wrote them. */
@@ -249,10 +301,106 @@ export type ChatToolInput = {
   parameters?: InputMaybe<Scalars['JSONObject']['input']>;
 };
 
+/** One provider and model on one UTC day. */
 export type ChatUsage = {
   __typename?: 'ChatUsage';
   completionTokens: Scalars['Int']['output'];
+  day: Scalars['Date']['output'];
+  model: Scalars['String']['output'];
   promptTokens: Scalars['Int']['output'];
+  provider: Scalars['ID']['output'];
+  reasoningTokens: Scalars['Int']['output'];
+  /** Calls counted: completions, embedding batches, images. */
+  requests: Scalars['Int']['output'];
+  totalTokens: Scalars['Int']['output'];
+};
+
+export type CreateEmbeddingsInput = {
+  /** Vector size, where the model offers a choice (embedding-3: 256, 512, 1024, 2048). */
+  dimensions?: InputMaybe<Scalars['Int']['input']>;
+  /** 1 to 2048 non-empty texts. */
+  input: Array<Scalars['String']['input']>;
+  /** GLM: `embedding-3`, `embedding-2`; Ark: an embedding endpoint of `ARK_ENDPOINTS` (a name containing `embedding`) or its id. */
+  model: Scalars['String']['input'];
+  /** `glm` or `ark`. */
+  provider: Scalars['ID']['input'];
+};
+
+export type Embedding = {
+  __typename?: 'Embedding';
+  embedding: Array<Scalars['Float']['output']>;
+  /** Position of the text in `input`. */
+  index: Scalars['Int']['output'];
+};
+
+export type EmbeddingResult = {
+  __typename?: 'EmbeddingResult';
+  data: Array<Embedding>;
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  /** Upstream calls it took. */
+  requests: Scalars['Int']['output'];
+  usage: EmbeddingUsage;
+};
+
+export type EmbeddingUsage = {
+  __typename?: 'EmbeddingUsage';
+  promptTokens: Scalars['Int']['output'];
+  totalTokens: Scalars['Int']['output'];
+};
+
+export type GenerateImageInput = {
+  /** GLM: `cogview-4`, `cogview-4-250304`, `cogview-3-flash`; Ark: a Seedream endpoint of `ARK_ENDPOINTS` (a name containing `seedream`) or its id. */
+  model: Scalars['String']['input'];
+  /** 1..4 images, one upstream call each. */
+  n?: InputMaybe<Scalars['Int']['input']>;
+  prompt: Scalars['String']['input'];
+  /** `glm` or `ark`. */
+  provider: Scalars['ID']['input'];
+  responseFormat?: InputMaybe<ImageResponseFormat>;
+  /** `WIDTHxHEIGHT` (GLM: 512..2048, multiples of 16), Ark also `1K`, `2K`, `4K`. Default: the provider's. */
+  size?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type GeneratedImage = {
+  __typename?: 'GeneratedImage';
+  b64Json?: Maybe<Scalars['String']['output']>;
+  /** `WIDTHxHEIGHT` as made, where the provider says (Ark). */
+  size?: Maybe<Scalars['String']['output']>;
+  /** A link that the provider keeps for a limited time (GLM 30 days, Ark 24 hours). */
+  url?: Maybe<Scalars['String']['output']>;
+};
+
+export type ImageContentFilter = {
+  __typename?: 'ImageContentFilter';
+  /** 0 (most severe) .. 3. */
+  level: Scalars['Int']['output'];
+  /** Where moderation looked: `user` (the prompt), `assistant` (the image), `history`. */
+  role: Scalars['String']['output'];
+};
+
+export type ImageGeneration = {
+  __typename?: 'ImageGeneration';
+  /** GLM's moderation notes on the prompt or image; empty when there are none. */
+  contentFilter: Array<ImageContentFilter>;
+  /** Unix time in seconds, as the provider stamped it. */
+  created: Scalars['Int']['output'];
+  images: Array<GeneratedImage>;
+  model: Scalars['String']['output'];
+  provider: Scalars['ID']['output'];
+  /** Ark: tokens billed for the images. */
+  usage?: Maybe<ImageUsage>;
+};
+
+export type ImageResponseFormat =
+  /** The image itself, base64 (Ark only). */
+  | 'B64_JSON'
+  | 'URL';
+
+export type ImageUsage = {
+  __typename?: 'ImageUsage';
+  generatedImages: Scalars['Int']['output'];
+  outputTokens: Scalars['Int']['output'];
   totalTokens: Scalars['Int']['output'];
 };
 
@@ -282,12 +430,19 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** One chat completion, answered whole. Tool calls come back assembled, with their arguments as one JSON text. */
   createChatCompletion: ChatCompletion;
+  /**
+   * Vectors for each text (GLM `embedding-3`/`embedding-2`, Ark `doubao-embedding` endpoints). More texts than the
+   * model takes per call are sent in batches, in order.
+   */
+  createEmbeddings: EmbeddingResult;
   createServiceHealth: ServiceHealth;
   createServiceHealthIssue: ServiceHealthIssue;
   /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
   deleteServiceAnnouncement: Scalars['Boolean']['output'];
   /** True when deleted, false when there was no such service. */
   deleteServiceHealth: Scalars['Boolean']['output'];
+  /** Images from a prompt (GLM CogView, Ark Seedream endpoints): URLs, or base64 where the provider can (Ark). */
+  generateImage: ImageGeneration;
   /** Sets primitive properties on the admin singleton (an open type upstream). */
   updateAdmin: Admin;
   /** Sets primitive properties on the serviceAnnouncement singleton (an open type upstream). */
@@ -299,6 +454,11 @@ export type Mutation = {
 
 export type MutationCreateChatCompletionArgs = {
   input: ChatCompletionInput;
+};
+
+
+export type MutationCreateEmbeddingsArgs = {
+  input: CreateEmbeddingsInput;
 };
 
 
@@ -321,6 +481,11 @@ export type MutationDeleteServiceAnnouncementArgs = {
 export type MutationDeleteServiceHealthArgs = {
   id: Scalars['ID']['input'];
   ifMatch?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationGenerateImageArgs = {
+  input: GenerateImageInput;
 };
 
 
@@ -378,6 +543,11 @@ export type Query = {
    */
   chatProviders: Array<ChatProvider>;
   /**
+   * Tokens used per provider and model on one UTC day (default: today), streamed or not, embeddings and images
+   * included: what `<ID>_DAILY_TOKEN_BUDGET` is checked against. Shared by all replicas when `REDIS_URL` is set.
+   */
+  chatUsage: Array<ChatUsage>;
+  /**
    * One page (10 items) of OMDb's title search. Items carry `title`, `year`, `imdbId`, `type` and `posterUrl`
    * at no extra cost; any other field looks the title up (one upstream request per distinct title, then cached).
    */
@@ -389,6 +559,11 @@ export type Query = {
   title?: Maybe<Title>;
   /** The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. */
   upstreams: Array<Upstream>;
+};
+
+
+export type QueryChatUsageArgs = {
+  day?: InputMaybe<Scalars['Date']['input']>;
 };
 
 
@@ -474,6 +649,29 @@ export type ServiceHealthIssuesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
 };
+
+export type ServiceHealthChange = {
+  __typename?: 'ServiceHealthChange';
+  /** When the gateway's poll saw the change. */
+  detectedAt: Scalars['DateTime']['output'];
+  /** The issue, for the ISSUE_* kinds; null for STATUS_CHANGED. */
+  issue?: Maybe<ServiceHealthIssue>;
+  kind: ServiceHealthChangeKind;
+  /** The service's status before (STATUS_CHANGED) or the issue's status before (ISSUE_UPDATED, ISSUE_RESOLVED). */
+  previousStatus?: Maybe<ServiceHealthStatus>;
+  /** The service as it is now; its fields resolve like any other ServiceHealth. */
+  serviceHealth: ServiceHealth;
+};
+
+export type ServiceHealthChangeKind =
+  /** A new issue appeared on the service. */
+  | 'ISSUE_OPENED'
+  /** An issue became resolved. */
+  | 'ISSUE_RESOLVED'
+  /** An issue changed (a new post, a new status) and is not resolved. */
+  | 'ISSUE_UPDATED'
+  /** The service's status changed (or a new service appeared: then `previousStatus` is null). */
+  | 'STATUS_CHANGED';
 
 export type ServiceHealthClassification =
   | 'ADVISORY'
@@ -730,6 +928,17 @@ export type Subscription = {
    * Handy to check that a WebSocket connection works end to end.
    */
   serverTime: Scalars['DateTime']['output'];
+  /**
+   * Service health changes as they are detected: a service's status changed, or one of its issues was opened, updated
+   * or resolved. `services` (ids such as `Exchange`, or names such as `Exchange Online`) limits it to those services;
+   * leave it out for every service. Only changes detected after subscribing are sent.
+   */
+  serviceHealthChanged: ServiceHealthChange;
+  /**
+   * Message center posts as they are posted or updated. `services` (ids such as `Exchange`, or names such as
+   * `Exchange Online`) limits it to posts about those services; leave it out for every post.
+   */
+  serviceMessagePosted: ServiceUpdateMessage;
 };
 
 
@@ -741,6 +950,16 @@ export type SubscriptionChatCompletionStreamArgs = {
 export type SubscriptionServerTimeArgs = {
   count?: InputMaybe<Scalars['Int']['input']>;
   intervalMs?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type SubscriptionServiceHealthChangedArgs = {
+  services?: InputMaybe<Array<Scalars['ID']['input']>>;
+};
+
+
+export type SubscriptionServiceMessagePostedArgs = {
+  services?: InputMaybe<Array<Scalars['ID']['input']>>;
 };
 
 /** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
@@ -851,6 +1070,17 @@ export type UpstreamMode =
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
 
+export type ReferenceResolver<TResult, TReference, TContext> = (
+      reference: TReference,
+      context: TContext,
+      info: GraphQLResolveInfo
+    ) => Promise<TResult> | TResult;
+
+      type ScalarCheck<T, S> = S extends true ? T : NullableCheck<T, S>;
+      type NullableCheck<T, S> = Maybe<T> extends T ? Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
+      type ListCheck<T, S> = T extends (infer U)[] ? NullableCheck<U, S>[] : GraphQLRecursivePick<T, S>;
+      export type GraphQLRecursivePick<T, S> = { [K in keyof T & keyof S]: ScalarCheck<T[K], S[K]> };
+    
 
 export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
   resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
@@ -914,17 +1144,45 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
   info: GraphQLResolveInfo
 ) => TResult | Promise<TResult>;
 
+/** Mapping of federation types */
+export type FederationTypes = {
+  ServiceHealth: ServiceHealth;
+  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceUpdateMessage: ServiceUpdateMessage;
+  Title: Title;
+};
 
+/** Mapping of federation reference types */
+export type FederationReferenceTypes = {
+  ServiceHealth:
+    ( { __typename: 'ServiceHealth' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealth'], {"id":true}> );
+  ServiceHealthIssue:
+    ( { __typename: 'ServiceHealthIssue' }
+    & GraphQLRecursivePick<FederationTypes['ServiceHealthIssue'], {"id":true}> );
+  ServiceUpdateMessage:
+    ( { __typename: 'ServiceUpdateMessage' }
+    & GraphQLRecursivePick<FederationTypes['ServiceUpdateMessage'], {"id":true}> );
+  Title:
+    ( { __typename: 'Title' }
+    & GraphQLRecursivePick<FederationTypes['Title'], {"imdbId":true}> );
+};
 
 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Admin: ResolverTypeWrapper<SingletonModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
   AdminInput: AdminInput;
   BodyType: BodyType;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ChatAttempt: ResolverTypeWrapper<ChatAttempt>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  ChatAttemptOutcome: ChatAttemptOutcome;
   ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ChatChoice: ResolverTypeWrapper<ChatChoice>;
   ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
   ChatCompletionChunk: ResolverTypeWrapper<ChatCompletionChunk>;
@@ -938,6 +1196,8 @@ export type ResolversTypes = {
   ChatModel: ResolverTypeWrapper<ChatModel>;
   ChatProvider: ResolverTypeWrapper<ChatProvider>;
   ChatRole: ChatRole;
+  ChatTarget: ChatTarget;
+  ChatTokenUsage: ResolverTypeWrapper<ChatTokenUsage>;
   ChatToolCall: ResolverTypeWrapper<ChatToolCall>;
   ChatToolCallDelta: ResolverTypeWrapper<ChatToolCallDelta>;
   ChatToolCallInput: ChatToolCallInput;
@@ -945,10 +1205,18 @@ export type ResolversTypes = {
   ChatToolChoiceMode: ChatToolChoiceMode;
   ChatToolInput: ChatToolInput;
   ChatUsage: ResolverTypeWrapper<ChatUsage>;
+  CreateEmbeddingsInput: CreateEmbeddingsInput;
+  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Embedding: ResolverTypeWrapper<Embedding>;
+  EmbeddingResult: ResolverTypeWrapper<EmbeddingResult>;
+  EmbeddingUsage: ResolverTypeWrapper<EmbeddingUsage>;
+  GenerateImageInput: GenerateImageInput;
+  GeneratedImage: ResolverTypeWrapper<GeneratedImage>;
+  ImageContentFilter: ResolverTypeWrapper<ImageContentFilter>;
+  ImageGeneration: ResolverTypeWrapper<ImageGeneration>;
+  ImageResponseFormat: ImageResponseFormat;
+  ImageUsage: ResolverTypeWrapper<ImageUsage>;
   ItemBody: ResolverTypeWrapper<ItemBody>;
   ItemBodyInput: ItemBodyInput;
   JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
@@ -964,6 +1232,8 @@ export type ResolversTypes = {
   ServiceAnnouncement: ResolverTypeWrapper<SingletonModel>;
   ServiceAnnouncementInput: ServiceAnnouncementInput;
   ServiceHealth: ResolverTypeWrapper<ServiceHealthModel>;
+  ServiceHealthChange: ResolverTypeWrapper<HealthEvent>;
+  ServiceHealthChangeKind: ServiceHealthChangeKind;
   ServiceHealthClassification: ServiceHealthClassification;
   ServiceHealthConnection: ResolverTypeWrapper<ServiceHealthPage>;
   ServiceHealthEdge: ResolverTypeWrapper<Omit<ServiceHealthEdge, 'node'> & { node: ResolversTypes['ServiceHealth'] }>;
@@ -991,7 +1261,6 @@ export type ResolversTypes = {
   ServiceUpdateMessageOrderField: ServiceUpdateMessageOrderField;
   ServiceUpdateMessageViewpoint: ResolverTypeWrapper<ServiceUpdateMessageViewpoint>;
   ServiceUpdateSeverity: ServiceUpdateSeverity;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Title: ResolverTypeWrapper<TitleRef>;
   TitleRating: ResolverTypeWrapper<TitleRating>;
@@ -1005,9 +1274,14 @@ export type ResolversTypes = {
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Admin: SingletonModel;
+  String: Scalars['String']['output'];
   AdminInput: AdminInput;
-  Boolean: Scalars['Boolean']['output'];
+  ChatAttempt: ChatAttempt;
+  ID: Scalars['ID']['output'];
   ChatCapabilities: ChatCapabilities;
+  Int: Scalars['Int']['output'];
+  Boolean: Scalars['Boolean']['output'];
+  Float: Scalars['Float']['output'];
   ChatChoice: ChatChoice;
   ChatCompletion: ChatCompletion;
   ChatCompletionChunk: ChatCompletionChunk;
@@ -1018,16 +1292,25 @@ export type ResolversParentTypes = {
   ChatMessageInput: ChatMessageInput;
   ChatModel: ChatModel;
   ChatProvider: ChatProvider;
+  ChatTarget: ChatTarget;
+  ChatTokenUsage: ChatTokenUsage;
   ChatToolCall: ChatToolCall;
   ChatToolCallDelta: ChatToolCallDelta;
   ChatToolCallInput: ChatToolCallInput;
   ChatToolChoiceInput: ChatToolChoiceInput;
   ChatToolInput: ChatToolInput;
   ChatUsage: ChatUsage;
+  CreateEmbeddingsInput: CreateEmbeddingsInput;
+  Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
-  Float: Scalars['Float']['output'];
-  ID: Scalars['ID']['output'];
-  Int: Scalars['Int']['output'];
+  Embedding: Embedding;
+  EmbeddingResult: EmbeddingResult;
+  EmbeddingUsage: EmbeddingUsage;
+  GenerateImageInput: GenerateImageInput;
+  GeneratedImage: GeneratedImage;
+  ImageContentFilter: ImageContentFilter;
+  ImageGeneration: ImageGeneration;
+  ImageUsage: ImageUsage;
   ItemBody: ItemBody;
   ItemBodyInput: ItemBodyInput;
   JSONObject: Scalars['JSONObject']['output'];
@@ -1041,10 +1324,11 @@ export type ResolversParentTypes = {
   ServiceAnnouncement: SingletonModel;
   ServiceAnnouncementInput: ServiceAnnouncementInput;
   ServiceHealth: ServiceHealthModel;
+  ServiceHealthChange: HealthEvent;
   ServiceHealthConnection: ServiceHealthPage;
   ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
   ServiceHealthInput: ServiceHealthInput;
-  ServiceHealthIssue: ServiceHealthIssue;
+  ServiceHealthIssue: ServiceHealthIssue | FederationReferenceTypes['ServiceHealthIssue'];
   ServiceHealthIssueConnection: ServiceHealthIssuePage;
   ServiceHealthIssueEdge: ServiceHealthIssueEdge;
   ServiceHealthIssueInput: ServiceHealthIssueInput;
@@ -1053,13 +1337,12 @@ export type ResolversParentTypes = {
   ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
   ServiceHealthOrder: ServiceHealthOrder;
   ServiceHealthPatch: ServiceHealthPatch;
-  ServiceUpdateMessage: ServiceUpdateMessage;
+  ServiceUpdateMessage: ServiceUpdateMessage | FederationReferenceTypes['ServiceUpdateMessage'];
   ServiceUpdateMessageConnection: ServiceUpdateMessagePage;
   ServiceUpdateMessageEdge: ServiceUpdateMessageEdge;
   ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
   ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
   ServiceUpdateMessageViewpoint: ServiceUpdateMessageViewpoint;
-  String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Title: TitleRef;
   TitleRating: TitleRating;
@@ -1072,6 +1355,13 @@ export type AdminResolvers<ContextType = GatewayContext, ParentType extends Reso
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
   serviceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType>;
+};
+
+export type ChatAttemptResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatAttempt'] = ResolversParentTypes['ChatAttempt']> = {
+  code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['ChatAttemptOutcome'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type ChatCapabilitiesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCapabilities'] = ResolversParentTypes['ChatCapabilities']> = {
@@ -1090,13 +1380,14 @@ export type ChatChoiceResolvers<ContextType = GatewayContext, ParentType extends
 };
 
 export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletion'] = ResolversParentTypes['ChatCompletion']> = {
+  attempts?: Resolver<Array<ResolversTypes['ChatAttempt']>, ParentType, ContextType>;
   choices?: Resolver<Array<ResolversTypes['ChatChoice']>, ParentType, ContextType>;
   content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<ResolversTypes['ChatUsage'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['ChatTokenUsage'], ParentType, ContextType>;
 };
 
 export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletionChunk'] = ResolversParentTypes['ChatCompletionChunk']> = {
@@ -1106,7 +1397,7 @@ export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentTyp
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<Maybe<ResolversTypes['ChatUsage']>, ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['ChatTokenUsage']>, ParentType, ContextType>;
 };
 
 export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatDelta'] = ResolversParentTypes['ChatDelta']> = {
@@ -1141,6 +1432,13 @@ export type ChatProviderResolvers<ContextType = GatewayContext, ParentType exten
   variant?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type ChatTokenUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatTokenUsage'] = ResolversParentTypes['ChatTokenUsage']> = {
+  completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reasoningTokens?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type ChatToolCallResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatToolCall'] = ResolversParentTypes['ChatToolCall']> = {
   arguments?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1156,13 +1454,66 @@ export type ChatToolCallDeltaResolvers<ContextType = GatewayContext, ParentType 
 
 export type ChatUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatUsage'] = ResolversParentTypes['ChatUsage']> = {
   completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  day?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reasoningTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  requests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
+
+export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
+  name: 'Date';
+}
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type EmbeddingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Embedding'] = ResolversParentTypes['Embedding']> = {
+  embedding?: Resolver<Array<ResolversTypes['Float']>, ParentType, ContextType>;
+  index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type EmbeddingResultResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['EmbeddingResult'] = ResolversParentTypes['EmbeddingResult']> = {
+  data?: Resolver<Array<ResolversTypes['Embedding']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  requests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['EmbeddingUsage'], ParentType, ContextType>;
+};
+
+export type EmbeddingUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['EmbeddingUsage'] = ResolversParentTypes['EmbeddingUsage']> = {
+  promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type GeneratedImageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['GeneratedImage'] = ResolversParentTypes['GeneratedImage']> = {
+  b64Json?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  size?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ImageContentFilterResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageContentFilter'] = ResolversParentTypes['ImageContentFilter']> = {
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ImageGenerationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageGeneration'] = ResolversParentTypes['ImageGeneration']> = {
+  contentFilter?: Resolver<Array<ResolversTypes['ImageContentFilter']>, ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['GeneratedImage']>, ParentType, ContextType>;
+  model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  usage?: Resolver<Maybe<ResolversTypes['ImageUsage']>, ParentType, ContextType>;
+};
+
+export type ImageUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageUsage'] = ResolversParentTypes['ImageUsage']> = {
+  generatedImages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outputTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
 
 export type ItemBodyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ItemBody'] = ResolversParentTypes['ItemBody']> = {
   content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1180,10 +1531,12 @@ export type KeyValuePairResolvers<ContextType = GatewayContext, ParentType exten
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createChatCompletion?: Resolver<ResolversTypes['ChatCompletion'], ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
+  createEmbeddings?: Resolver<ResolversTypes['EmbeddingResult'], ParentType, ContextType, RequireFields<MutationCreateEmbeddingsArgs, 'input'>>;
   createServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
   createServiceHealthIssue?: Resolver<ResolversTypes['ServiceHealthIssue'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
   deleteServiceAnnouncement?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
   deleteServiceHealth?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
+  generateImage?: Resolver<ResolversTypes['ImageGeneration'], ParentType, ContextType, RequireFields<MutationGenerateImageArgs, 'input'>>;
   updateAdmin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
   updateServiceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
   updateServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
@@ -1202,6 +1555,7 @@ export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends R
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
   chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
+  chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<QueryChatUsageArgs>>;
   searchTitles?: Resolver<ResolversTypes['TitleSearchPage'], ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
   title?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<QueryTitleArgs, 'plot'>>;
   upstreams?: Resolver<Array<ResolversTypes['Upstream']>, ParentType, ContextType>;
@@ -1217,12 +1571,21 @@ export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentTyp
   properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
 };
 
-export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth']> = {
+export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth'], FederationReferenceType extends FederationReferenceTypes['ServiceHealth'] = FederationReferenceTypes['ServiceHealth']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ServiceHealthStatus'], ParentType, ContextType>;
+};
+
+export type ServiceHealthChangeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthChange'] = ResolversParentTypes['ServiceHealthChange']> = {
+  detectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  issue?: Resolver<Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['ServiceHealthChangeKind'], ParentType, ContextType>;
+  previousStatus?: Resolver<Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
+  serviceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
 };
 
 export type ServiceHealthConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthConnection'] = ResolversParentTypes['ServiceHealthConnection']> = {
@@ -1236,7 +1599,8 @@ export type ServiceHealthEdgeResolvers<ContextType = GatewayContext, ParentType 
   node?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
 };
 
-export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue']> = {
+export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue'], FederationReferenceType extends FederationReferenceTypes['ServiceHealthIssue'] = FederationReferenceTypes['ServiceHealthIssue']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealthIssue']> | FederationReferenceType, FederationReferenceType, ContextType>;
   classification?: Resolver<Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
   details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
   endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1272,7 +1636,8 @@ export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, Parent
   postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
 };
 
-export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage']> = {
+export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage'], FederationReferenceType extends FederationReferenceTypes['ServiceUpdateMessage'] = FederationReferenceTypes['ServiceUpdateMessage']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceUpdateMessage']> | FederationReferenceType, FederationReferenceType, ContextType>;
   actionRequiredByDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   body?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
   category?: Resolver<Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
@@ -1311,9 +1676,12 @@ export type ServiceUpdateMessageViewpointResolvers<ContextType = GatewayContext,
 export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   chatCompletionStream?: SubscriptionResolver<ResolversTypes['ChatCompletionChunk'], "chatCompletionStream", ParentType, ContextType, RequireFields<SubscriptionChatCompletionStreamArgs, 'input'>>;
   serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
+  serviceHealthChanged?: SubscriptionResolver<ResolversTypes['ServiceHealthChange'], "serviceHealthChanged", ParentType, ContextType, Partial<SubscriptionServiceHealthChangedArgs>>;
+  serviceMessagePosted?: SubscriptionResolver<ResolversTypes['ServiceUpdateMessage'], "serviceMessagePosted", ParentType, ContextType, Partial<SubscriptionServiceMessagePostedArgs>>;
 };
 
-export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title']> = {
+export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title'], FederationReferenceType extends FederationReferenceTypes['Title'] = FederationReferenceTypes['Title']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Title']> | FederationReferenceType, FederationReferenceType, ContextType>;
   awards?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   boxOffice?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cast?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1372,6 +1740,7 @@ export type UpstreamResolvers<ContextType = GatewayContext, ParentType extends R
 
 export type Resolvers<ContextType = GatewayContext> = {
   Admin?: AdminResolvers<ContextType>;
+  ChatAttempt?: ChatAttemptResolvers<ContextType>;
   ChatCapabilities?: ChatCapabilitiesResolvers<ContextType>;
   ChatChoice?: ChatChoiceResolvers<ContextType>;
   ChatCompletion?: ChatCompletionResolvers<ContextType>;
@@ -1380,10 +1749,19 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChatMessage?: ChatMessageResolvers<ContextType>;
   ChatModel?: ChatModelResolvers<ContextType>;
   ChatProvider?: ChatProviderResolvers<ContextType>;
+  ChatTokenUsage?: ChatTokenUsageResolvers<ContextType>;
   ChatToolCall?: ChatToolCallResolvers<ContextType>;
   ChatToolCallDelta?: ChatToolCallDeltaResolvers<ContextType>;
   ChatUsage?: ChatUsageResolvers<ContextType>;
+  Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
+  Embedding?: EmbeddingResolvers<ContextType>;
+  EmbeddingResult?: EmbeddingResultResolvers<ContextType>;
+  EmbeddingUsage?: EmbeddingUsageResolvers<ContextType>;
+  GeneratedImage?: GeneratedImageResolvers<ContextType>;
+  ImageContentFilter?: ImageContentFilterResolvers<ContextType>;
+  ImageGeneration?: ImageGenerationResolvers<ContextType>;
+  ImageUsage?: ImageUsageResolvers<ContextType>;
   ItemBody?: ItemBodyResolvers<ContextType>;
   JSONObject?: GraphQLScalarType;
   KeyValuePair?: KeyValuePairResolvers<ContextType>;
@@ -1393,6 +1771,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   Query?: QueryResolvers<ContextType>;
   ServiceAnnouncement?: ServiceAnnouncementResolvers<ContextType>;
   ServiceHealth?: ServiceHealthResolvers<ContextType>;
+  ServiceHealthChange?: ServiceHealthChangeResolvers<ContextType>;
   ServiceHealthConnection?: ServiceHealthConnectionResolvers<ContextType>;
   ServiceHealthEdge?: ServiceHealthEdgeResolvers<ContextType>;
   ServiceHealthIssue?: ServiceHealthIssueResolvers<ContextType>;

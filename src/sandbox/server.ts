@@ -206,8 +206,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         clockOffset = offset;
         return sendJson(res, 200, { offsetMs: clockOffset });
       }
-      default:
+      default: {
+        // `/_sandbox/<upstream>/...`: the emulator's own control routes (e.g. Graph's scripted incidents).
+        const [, , name, ...rest] = pathname.split('/');
+        const own = emulators.get(name as UpstreamName)?.control?.({ method: req.method ?? 'GET', path: `/${rest.join('/')}`, body: json, now: () => Date.now() + clockOffset });
+        if (own) return sendJson(res, own.status, own.body);
         return sendJson(res, 404, { error: `no control route ${route}` });
+      }
     }
   }
 

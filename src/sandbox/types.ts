@@ -75,8 +75,25 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
   tokenLifetimeSeconds: 3599,
 };
 
+/** A control call below `/_sandbox/<upstream>`, e.g. `POST /incident` for `POST /_sandbox/graph/incident`. */
+export interface ControlRequest {
+  method: string;
+  path: string;
+  /** The parsed JSON body, undefined when there was none. */
+  body: unknown;
+  /** The sandbox clock (see `POST /_sandbox/clock`). */
+  now(): number;
+}
+
+export interface ControlResponse {
+  status: number;
+  body: unknown;
+}
+
 export interface Emulator {
   name: UpstreamName;
+  /** The emulator's own control routes under `/_sandbox/<name>/`; undefined when the route is not one of them. */
+  control?(req: ControlRequest): ControlResponse | undefined;
   handle(req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext): Promise<void> | void;
   /** The upstream's own error response for an injected `status` (body and extra headers). */
   faultResponse(status: number, ctx: EmulatorContext): { body: unknown; headers?: Record<string, string> };

@@ -83,6 +83,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
+    // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
+    logger: log,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: !config.production,
     // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.

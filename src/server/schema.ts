@@ -1,16 +1,123 @@
-import { makeExecutableSchema } from '@graphql-tools/schema';
-import type { GraphQLSchema } from 'graphql';
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import {
+  buildASTSchema,
+  concatAST,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+  Kind,
+  lexicographicSortSchema,
+  parse,
+  printSchema,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { badInput } from '../errors.js';
+import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
 
 /** `schema/` at the project root; the same relative path from `src/server` and `dist/server`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
 
-/** Reads every `schema/*.graphql` (one file per domain) and binds the resolvers. */
-export async function buildSchema(): Promise<GraphQLSchema> {
+/** The generated public schema at the project root (`npm run schema`), for frontends' code generators. */
+export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
+
+/** Every `schema/*.graphql` (one file per domain, plus the federation `@link`) as one document. */
+export async function subgraphTypeDefs(): Promise<DocumentNode> {
   const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
-  const typeDefs = await Promise.all(files.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  return makeExecutableSchema({ typeDefs, resolvers, resolverValidationOptions: { requireResolversToMatchSchema: 'error' } });
+  const texts = await Promise.all(files.map((f) => readFile(join(schemaDir, f), 'utf8')));
+  return concatAST(texts.map((text) => parse(text)));
+}
+
+/**
+ * The executable schema: a Federation v2 subgraph (`_service`, `_entities`, `__resolveReference` per entity) over the
+ * SDL of `schema/` and every domain's resolvers. Served standalone it answers exactly as a plain schema would.
+ */
+export async function buildSchema(): Promise<GraphQLSchema> {
+  const typeDefs = await subgraphTypeDefs();
+  const merged = mergeResolvers(resolvers);
+  // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
+  const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
+  assertResolversMatchSchema(schema, merged);
+  checkRepresentations(schema);
+  return schema;
+}
+
+/**
+ * `_entities` checks its representations before @apollo/subgraph reads them: a representation that is not an object
+ * or names no entity of this subgraph is BAD_USER_INPUT naming it, where the library would fail with an internal error.
+ */
+function checkRepresentations(schema: GraphQLSchema): void {
+  const field = schema.getQueryType()?.getFields()._entities;
+  const entity = schema.getType('_Entity');
+  if (!field?.resolve || !isUnionType(entity)) return;
+  const resolve = field.resolve;
+  const entities = entity.getTypes().map((t) => t.name);
+  field.resolve = (source, args: { representations: unknown[] }, ctx, info) => {
+    args.representations.forEach((r, i) => {
+      const typename = r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
+      if (typeof typename !== 'string' || !entities.includes(typename)) {
+        throw badInput(
+          `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "Title", "imdbId": "tt0078346"}.`,
+          'representations',
+        );
+      }
+    });
+    return resolve(source, args, ctx, info);
+  };
+}
+
+/** The domains' resolver maps as one; only the root types are shared between domains. */
+function mergeResolvers(list: readonly Resolvers[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const domain of list) {
+    for (const [type, value] of Object.entries(domain)) {
+      out[type] = isScalarType(value) ? value : { ...(out[type] as object | undefined), ...(value as object) };
+    }
+  }
+  return out;
+}
+
+/** `buildSubgraphSchema` skips resolvers of unknown fields silently; a typo must fail at start-up instead. */
+function assertResolversMatchSchema(schema: GraphQLSchema, map: Record<string, unknown>): void {
+  for (const [typeName, value] of Object.entries(map)) {
+    const type = schema.getType(typeName);
+    if (!type) throw new Error(`Resolvers are defined for ${typeName}, which schema/*.graphql does not define.`);
+    if (!isObjectType(type)) continue;
+    const fields = type.getFields();
+    for (const field of Object.keys(value as object)) {
+      if (!field.startsWith('__') && !fields[field]) throw new Error(`Resolver ${typeName}.${field} is defined, but ${typeName} has no field ${field} in schema/*.graphql.`);
+    }
+  }
+}
+
+/** This subgraph's SDL as a router reads it from `_service { sdl }` (federation directives included). */
+export async function subgraphSdl(): Promise<string> {
+  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: await subgraphTypeDefs() }));
+}
+
+/** `_entities`, `_service`, `_Any`, `link__Import`, `federation__FieldSet`: the federation machinery. */
+const isFederationInternal = (name: string) => name.startsWith('_') || name.includes('__');
+
+/**
+ * The public API schema, printed and sorted, with descriptions: what a client may query, without the federation
+ * machinery (`_entities`, `_service`, their types, the federation directives), so frontends can feed it to GraphQL
+ * Code Generator's client preset instead of introspecting.
+ */
+export async function printPublicSchema(): Promise<string> {
+  const typeDefs = await subgraphTypeDefs();
+  const ownDirectives = new Set(typeDefs.definitions.flatMap((d) => (d.kind === Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [])));
+  const printed = parse(printSchema(buildSubgraphSchema({ typeDefs })));
+  const definitions = printed.definitions.flatMap((d): DefinitionNode[] => {
+    if (d.kind === Kind.DIRECTIVE_DEFINITION) return ownDirectives.has(d.name.value) ? [d] : [];
+    if (!('name' in d) || !d.name) return [d];
+    if (isFederationInternal(d.name.value)) return [];
+    if (d.kind === Kind.OBJECT_TYPE_DEFINITION) return [{ ...d, fields: d.fields?.filter((f) => !isFederationInternal(f.name.value)) }];
+    return [d];
+  });
+  return printSchema(lexicographicSortSchema(buildASTSchema({ kind: Kind.DOCUMENT, definitions }))) + '\n';
 }

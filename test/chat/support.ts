@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { Client } from 'graphql-ws';
-import { collect } from '../support/ws.js';
+import { collect, wsClient } from '../support/ws.js';
 
 /** The four built-in providers with a text model and a vision model each. */
 export const PROVIDERS = [
@@ -55,6 +55,16 @@ export async function streamAll(client: Client, input: Record<string, unknown>):
   const chunks = results.filter((r) => r.data?.chatCompletionStream).map((r) => r.data!.chatCompletionStream);
   const errors = (results.find((r) => r.errors?.length)?.errors ?? (error as GraphError[] | undefined)) as GraphError[] | undefined;
   return { chunks, errors };
+}
+
+/** One subscription on its own short-lived WebSocket client. */
+export async function streamOnce(t: TestGateway, input: Record<string, unknown>): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
+  const client = wsClient(t.gateway.wsUrl);
+  try {
+    return await streamAll(client, input);
+  } finally {
+    await client.dispose();
+  }
 }
 
 export const text = (chunks: Chunk[]) => chunks.map((c) => c.delta.content ?? '').join('');

@@ -1,7 +1,7 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { graphql, type GraphQLSchema } from 'graphql';
-import { readdir, readFile } from 'node:fs/promises';
-import { schemaDir } from '../../src/server/schema.js';
+import { readFile } from 'node:fs/promises';
+import { publicSchemaFile } from '../../src/server/schema.js';
 
 /**
  * The comparison baseline: plain resolvers over the same SDL that fetch per field and per level, the way a
@@ -45,8 +45,8 @@ export async function naiveBaseline(graphRoot: string, token = 'sandbox'): Promi
         connection(await get(`/admin/serviceAnnouncement/healthOverviews/${encodeURIComponent(parent.id)}/issues${listQuery(args)}`), issue),
     },
   };
-  const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
-  const schema: GraphQLSchema = makeExecutableSchema({ typeDefs: await Promise.all(files.map((f) => readFile(`${schemaDir}/${f}`, 'utf8'))), resolvers });
+  // The public schema: the same types without the federation machinery, which plain makeExecutableSchema rejects.
+  const schema: GraphQLSchema = makeExecutableSchema({ typeDefs: await readFile(publicSchemaFile, 'utf8'), resolvers });
   return (source, variableValues) => graphql({ schema, source, variableValues });
 }
 

@@ -56,7 +56,7 @@ describe('configuration', () => {
 
   it('adds OpenAI-compatible providers from CHAT_PROVIDERS alone', () => {
     const c = loadConfig({ CHAT_PROVIDERS: 'local=http://127.0.0.1:9999/v1|llama-3 qwen-2', LOCAL_API_KEY: 'abcd1234', LOCAL_RPM: '30' });
-    expect(c.chat.at(-1)).toEqual({ id: 'local', mode: 'live', baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'abcd1234', rpm: 30, endpoints: {}, models: ['llama-3', 'qwen-2'] });
+    expect(c.chat.at(-1)).toEqual({ id: 'local', mode: 'live', baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'abcd1234', rpm: 30, endpoints: {}, models: ['llama-3', 'qwen-2'], contextWindows: {} });
   });
 
   it('keeps shared state in process unless REDIS_URL is set, and treats the Redis password as a secret', () => {

@@ -9,12 +9,13 @@ import { naiveResolvers } from './resolvers.js';
 
 /**
  * The naive baseline server: Apollo Server 5 on node:http (the same serving path as the gateway, so only the
- * resolvers differ) over the project's enterprise, titles and gateway SDL, merged unchanged. Chat is left out.
+ * resolvers differ) over the project's public schema (`schema.graphql`: the same SDL without the federation machinery).
+ * Chat fields have no resolvers here.
  * Env: SANDBOX_ORIGIN, PORT.
  */
 const sandboxOrigin = process.env.SANDBOX_ORIGIN ?? 'http://127.0.0.1:4010';
 const port = Number(process.env.PORT ?? 4030);
-const typeDefs = ['gateway', 'enterprise', 'titles'].map((f) => readFileSync(join(root, 'schema', `${f}.graphql`), 'utf8'));
+const typeDefs = readFileSync(join(root, 'schema.graphql'), 'utf8');
 const schema = makeExecutableSchema({ typeDefs, resolvers: naiveResolvers({ sandboxOrigin }) as never });
 const apollo = new ApolloServer({ schema, plugins: [ApolloServerPluginLandingPageDisabled()], includeStacktraceInErrorResponses: false });
 await apollo.start();

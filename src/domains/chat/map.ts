@@ -3,9 +3,11 @@ import type {
   ChatCompletionChunk as GraphChunk,
   ChatProvider as GraphProvider,
   ChatRole as GraphRole,
+  ChatAttemptOutcome as GraphOutcome,
 } from '../../generated/resolvers.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
-import type { ChatChunk, ChatCompletion, ChatRole } from '../../upstreams/chat/types.js';
+import type { ChatChunk, ChatCompletion, ChatRole, ChatUsage } from '../../upstreams/chat/types.js';
+import type { Attempt } from './fallback.js';
 
 /** Neutral shapes to graph shapes: the one place where upstream names become graph names. */
 
@@ -38,8 +40,10 @@ export function providerOf(client: ChatClient): GraphProvider {
   };
 }
 
-/** `model` is the name the caller asked for, not Ark's endpoint id. */
-export function completionOf(provider: string, model: string, c: ChatCompletion): GraphCompletion {
+const usageOf = (u: ChatUsage) => ({ ...u, reasoningTokens: u.reasoningTokens ?? null });
+
+/** `provider` and `model` are the target that served it, `model` by the caller's name (not Ark's endpoint id). */
+export function completionOf(provider: string, model: string, c: ChatCompletion, attempts: readonly Attempt[]): GraphCompletion {
   return {
     id: c.id,
     provider,
@@ -51,7 +55,8 @@ export function completionOf(provider: string, model: string, c: ChatCompletion)
       message: { ...choice.message, role: ROLE[choice.message.role] },
       finishReason: choice.finishReason,
     })),
-    usage: c.usage,
+    usage: usageOf(c.usage),
+    attempts: attempts.map((a) => ({ ...a, outcome: a.outcome.toUpperCase() as GraphOutcome })),
   };
 }
 
@@ -63,6 +68,6 @@ export function chunkOf(provider: string, model: string, c: ChatChunk): GraphChu
     index: c.index,
     delta: { ...c.delta, role: c.delta.role ? ROLE[c.delta.role] : null },
     finishReason: c.finishReason,
-    usage: c.usage,
+    usage: c.usage && usageOf(c.usage),
   };
 }

@@ -8,9 +8,9 @@ const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServi
 
 /**
  * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list
- * (`healthOverviews`, `issues`, `messages`), `healthOverview` and `message` lookups deduplicated and batched by 20
- * (each kind in its own batches), the first `issues` argument set of a service list expanded inline and every further
- * set loaded per service in batches, one request per write.
+ * (`healthOverviews`, `issues`, `messages`), `healthOverview` and `message` lookups and `_entities` representations
+ * deduplicated and batched by 20 (each kind in its own batches), the first `issues` argument set of a service list
+ * expanded inline and every further set loaded per service in batches, one request per write.
  */
 export const estimateGraphRequests: UpstreamEstimator = (op) => {
   const sc: SelectionContext = op;
@@ -18,6 +18,7 @@ export const estimateGraphRequests: UpstreamEstimator = (op) => {
   let count = 0;
   const ids = new Set<string>();
   const messageIds = new Set<string>();
+  const issueIds = new Set<string>();
   const top = selectedFields([{ selectionSet: op.operation.selectionSet } as FieldNode], root, sc);
   if (root === 'Mutation') return { graph: top.filter((f) => WRITES.has(f.name)).length };
   for (const admin of top.filter((f) => f.name === 'admin')) {
@@ -41,8 +42,24 @@ export const estimateGraphRequests: UpstreamEstimator = (op) => {
       }
     }
   }
-  return { graph: count + Math.ceil(ids.size / BATCH) + Math.ceil(messageIds.size / BATCH) };
+  for (const entities of top.filter((f) => f.name === '_entities')) {
+    const services = new Set<string>();
+    for (const { __typename, id } of representations(entities.args)) {
+      if (__typename === 'ServiceHealth') services.add(id);
+      if (__typename === 'ServiceUpdateMessage') messageIds.add(id);
+      if (__typename === 'ServiceHealthIssue') issueIds.add(id);
+    }
+    services.forEach((id) => ids.add(id));
+    count += extraIssueSets(entities.nodes, sc, services.size);
+  }
+  return { graph: count + [ids, messageIds, issueIds].reduce((n, set) => n + Math.ceil(set.size / BATCH), 0) };
 };
+
+/** The `_entities(representations:)` of a subgraph query, as type name and `id` key. */
+function representations(args: Record<string, unknown>): Array<{ __typename: unknown; id: string }> {
+  const list = Array.isArray(args.representations) ? (args.representations as unknown[]) : [];
+  return list.flatMap((r) => (r && typeof r === 'object' ? [{ __typename: (r as Record<string, unknown>).__typename, id: String((r as Record<string, unknown>).id) }] : []));
+}
 
 /** `issues` argument sets beyond the first on `services` services: each loads per service, batched. */
 function extraIssueSets(serviceNodes: FieldNode[], sc: SelectionContext, services: number): number {

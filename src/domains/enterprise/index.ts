@@ -1,9 +1,10 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
+import { liveResolvers } from './live/resolvers.js';
 import { resolvers } from './resolvers.js';
 
-/** Enterprise data (Microsoft Graph service communications): resolvers and GraphiQL tabs. */
-export const enterpriseResolvers: Resolvers = resolvers;
+/** Enterprise data (Microsoft Graph service communications), live health included: resolvers and GraphiQL tabs. */
+export const enterpriseResolvers: Resolvers = { ...resolvers, ...liveResolvers };
 export const enterpriseExamples: GraphiqlExample[] = [
   {
     title: 'Service health with recent issues (one upstream request)',
@@ -53,6 +54,24 @@ export const enterpriseExamples: GraphiqlExample[] = [
       }
     }
   }
+}`,
+  },
+  {
+    title: 'Live service health: run it, then run the next tab (changes arrive at the next poll, GRAPH_POLL_INTERVAL_MS)',
+    query: `subscription LiveServiceHealth {
+  serviceHealthChanged(services: ["Exchange", "microsoftteams"]) {
+    kind
+    detectedAt
+    previousStatus
+    serviceHealth { id service status }
+    issue { id title status isResolved lastModifiedDateTime }
+  }
+}`,
+  },
+  {
+    title: 'Change a service status: the live service health tab hears of it',
+    query: `mutation DegradeExchange {
+  updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id service status }
 }`,
   },
 ];

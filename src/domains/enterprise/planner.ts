@@ -16,6 +16,7 @@ export const HEALTH_OVERVIEWS = `${ANNOUNCEMENT}/healthOverviews`;
 export const ALL_ISSUES = `${ANNOUNCEMENT}/issues`;
 export const MESSAGES = `${ANNOUNCEMENT}/messages`;
 export const messagePath = (id: string) => `${MESSAGES}/${encodeURIComponent(id)}`;
+export const issuePath = (id: string) => `${ALL_ISSUES}/${encodeURIComponent(id)}`;
 export const healthOverviewPath = (id: string) => `${HEALTH_OVERVIEWS}/${encodeURIComponent(id)}`;
 export const issuesOfPath = (serviceId: string) => `${healthOverviewPath(serviceId)}/issues`;
 

@@ -25,6 +25,7 @@ import {
   healthOverviewsRequest,
   issuesOfPath,
   issuesRequest,
+  ISSUE,
   listOptions,
   MESSAGE,
   messagesRequest,
@@ -108,8 +109,21 @@ export const resolvers: Resolvers = {
       return enterpriseSession(ctx).messages.load({ id, select: entitySelect(MESSAGE, info.fieldNodes, info) });
     },
   },
+  // Entity references (`_entities`) go through the same loaders as `healthOverview(id:)` and `message(id:)`: every
+  // representation of one `_entities` call is one lookup batch per kind, and an id Graph does not know is null.
+  // Async, so a bad representation fails its own entry, not the whole list.
   ServiceHealth: {
+    __resolveReference: async (ref, ctx, info) =>
+      enterpriseSession(ctx).serviceHealth.load({ id: checkId(String(ref.id ?? '')), plan: serviceHealthPlan(info.fieldNodes, info) }),
     issues: (parent, args, ctx, info) => issuesOf(parent, args, ctx, info),
+  },
+  ServiceHealthIssue: {
+    __resolveReference: async (ref, ctx, info) =>
+      enterpriseSession(ctx).issues.load({ id: checkId(String(ref.id ?? ''), 'id', 'an issue id such as "EX123456"'), select: entitySelect(ISSUE, info.fieldNodes, info) }),
+  },
+  ServiceUpdateMessage: {
+    __resolveReference: async (ref, ctx, info) =>
+      enterpriseSession(ctx).messages.load({ id: checkId(String(ref.id ?? ''), 'id', 'a message id such as "MC172851"'), select: entitySelect(MESSAGE, info.fieldNodes, info) }),
   },
   ServiceHealthConnection: connection<ServiceHealthModel>(),
   ServiceHealthIssueConnection: connection<ServiceHealthIssueModel>(),

@@ -1,9 +1,16 @@
 import DataLoader from 'dataloader';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
 import { graphClient, type GraphCall, type GraphClient, type GraphResult } from '../../upstreams/msgraph/client.js';
-import type { RawServiceHealth, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
-import { toServiceHealth, toServiceUpdateMessage, type ServiceHealthModel, type ServiceUpdateMessageModel } from './model.js';
-import { expandedIssuesLink, healthOverviewPath, messagePath, serviceHealthOptions, type ServiceHealthPlan } from './planner.js';
+import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
+import {
+  toServiceHealth,
+  toServiceHealthIssue,
+  toServiceUpdateMessage,
+  type ServiceHealthIssueModel,
+  type ServiceHealthModel,
+  type ServiceUpdateMessageModel,
+} from './model.js';
+import { expandedIssuesLink, healthOverviewPath, issuePath, messagePath, serviceHealthOptions, type ServiceHealthPlan } from './planner.js';
 import { toQueryString } from './odata.js';
 
 /** One `healthOverview(id:)` occurrence: the id and what that occurrence selects. */
@@ -12,8 +19,8 @@ export interface ServiceHealthKey {
   plan: ServiceHealthPlan;
 }
 
-/** One `message(id:)` occurrence: the id and the properties it selects. */
-export interface MessageKey {
+/** One `message(id:)` occurrence (or issue by id): the id and the properties it selects. */
+export interface ItemKey {
   id: string;
   select: readonly string[];
 }
@@ -41,7 +48,9 @@ export class EnterpriseSession {
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
   readonly serviceHealth: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
   /** `message(id:)` lookups of the whole operation, batched the same way. */
-  readonly messages: DataLoader<MessageKey, ServiceUpdateMessageModel | null, string>;
+  readonly messages: DataLoader<ItemKey, ServiceUpdateMessageModel | null, string>;
+  /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
+  readonly issues: DataLoader<ItemKey, ServiceHealthIssueModel | null, string>;
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
   readonly pages: DataLoader<string, GraphResult>;
 
@@ -58,11 +67,17 @@ export class EnterpriseSession {
         return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) => this.client.relative(l));
       },
     });
-    this.messages = this.itemLoader<MessageKey, ServiceUpdateMessageModel>({
+    this.messages = this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
       select: (k) => k.select,
       group: () => '',
       path: (k, select) => messagePath(k.id) + toQueryString({ select }),
       map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
+    });
+    this.issues = this.itemLoader<ItemKey, ServiceHealthIssueModel>({
+      select: (k) => k.select,
+      group: () => '',
+      path: (k, select) => issuePath(k.id) + toQueryString({ select }),
+      map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
     });
     this.pages = new DataLoader(async (paths) => this.client.getMany(paths, await this.call()));
   }

@@ -1,11 +1,13 @@
 import { badInput } from '../../errors.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { eventStream } from '../../subscriptions/eventStream.js';
+import { DateScalar } from './date.js';
 import { DateTimeScalar } from './dateTime.js';
 
 /** Fields about the gateway itself. */
 export const gatewayResolvers: Resolvers = {
   DateTime: DateTimeScalar,
+  Date: DateScalar,
   Query: {
     upstreams: (_root, _args, ctx) =>
       ctx.services.upstreams.map((u) => ({ id: u.id, mode: u.mode === 'live' ? 'LIVE' : 'SANDBOX', baseUrl: u.baseUrl })),

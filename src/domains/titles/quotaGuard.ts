@@ -12,7 +12,7 @@
  * quota unit taken before each request, still keeps the day's total within the quota. With Redis, a refusal is
  * checked again against the shared cache, since the walk sees only this replica's copy.
  */
-import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
 import { rememberedEstimate, type UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
@@ -61,17 +61,15 @@ class Estimate {
     for (const field of this.fields(op.selectionSet)) {
       const def = query.getFields()[field.name.value];
       if (field.name.value === 'title' && def) {
-        let q: OmdbQuery;
-        try {
-          q = titleQuery(getArgumentValues(def, field, this.info.variableValues) as TitleArgs);
-        } catch {
-          continue; // refused as bad input before any request
+        this.lookup(getArgumentValues(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
+      } else if (field.name.value === '_entities' && def) {
+        // Subgraph entity references: each Title representation is a lookup by id, like `title(imdbId:)`.
+        const { representations } = getArgumentValues(def, field, this.info.variableValues) as { representations?: unknown[] };
+        const set = onType(field.selectionSet, 'Title', this.info);
+        for (const r of representations ?? []) {
+          const ref = (r ?? {}) as Record<string, unknown>;
+          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, set);
         }
-        const answer = this.request(q);
-        if (answer && answer.kind !== 'title') continue;
-        const record = answer?.kind === 'title' ? recordOf(answer.title) : undefined;
-        const id = record?.imdbId ?? (q.kind === 'byId' ? q.imdbId : undefined);
-        this.title(field.selectionSet, { id, sym: omdbQueryKey(q), known: 'all', record, type: record?.type, seriesId: record?.seriesId });
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
         try {
@@ -91,6 +89,21 @@ class Estimate {
       }
     }
     return this.requests.size;
+  }
+
+  /** A lookup by id or title, then what is selected below it. */
+  private lookup(args: TitleArgs, set: SelectionSetNode | undefined): void {
+    let q: OmdbQuery;
+    try {
+      q = titleQuery(args);
+    } catch {
+      return; // refused as bad input before any request
+    }
+    const answer = this.request(q);
+    if (answer && answer.kind !== 'title') return;
+    const record = answer?.kind === 'title' ? recordOf(answer.title) : undefined;
+    const id = record?.imdbId ?? (q.kind === 'byId' ? q.imdbId : undefined);
+    this.title(set, { id, sym: omdbQueryKey(q), known: 'all', record, type: record?.type, seriesId: record?.seriesId });
   }
 
   private title(set: SelectionSetNode | undefined, subject: Subject): void {
@@ -179,6 +192,16 @@ class Estimate {
     if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
     return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
   }
+}
+
+/** The part of `_entities { … }` that applies to `typeName`: its own fields and fragments on that type. */
+function onType(set: SelectionSetNode | undefined, typeName: string, info: GraphQLResolveInfo): SelectionSetNode {
+  const selections = (set?.selections ?? []).filter((s) => {
+    if (s.kind === Kind.INLINE_FRAGMENT) return !s.typeCondition || s.typeCondition.name.value === typeName;
+    if (s.kind === Kind.FRAGMENT_SPREAD) return info.fragments[s.name.value]?.typeCondition.name.value === typeName;
+    return true;
+  });
+  return { kind: Kind.SELECTION_SET, selections };
 }
 
 /** Whether selecting `field` of a partial title needs the whole record. */

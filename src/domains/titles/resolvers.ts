@@ -41,6 +41,12 @@ export const titleResolvers: Resolvers = {
     hasNextPage: (page) => page.page < PAGES.max && page.page * SEARCH_PAGE_SIZE < page.totalResults,
   },
   Title: {
+    // An entity reference is looked up like `title(imdbId:)`: one request per distinct id, cached, inside the quota
+    // guard; an id OMDb does not know is null.
+    async __resolveReference(ref, ctx, info) {
+      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
+      return record && asRef(record);
+    },
     imdbId: (ref) => ref.imdbId,
     title: field('title'),
     year: field('year'),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SANDBOX_MODELS } from './models.js';
+import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
 import { describe, type Problem } from './request.js';
 
@@ -89,5 +89,17 @@ export const ark: ChatProvider = {
       const everyChunk = options.chunk_include_usage === true;
       return { extraChunk, everyChunk, nullElsewhere: extraChunk && !everyChunk };
     },
+  },
+  media: {
+    embeddingModels: SANDBOX_MEDIA_MODELS.ark.embeddings,
+    imageModels: SANDBOX_MEDIA_MODELS.ark.images,
+    base64: true,
+    sensitive: (requestId) => arkError(ArkType.BadRequest, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information.', requestId, 'prompt'),
+    imageBody: (made) => ({
+      model: made.model,
+      created: made.created,
+      data: [{ ...(made.b64 ? { b64_json: made.b64 } : { url: made.url }), size: made.size }],
+      usage: { generated_images: 1, output_tokens: made.tokens, total_tokens: made.tokens },
+    }),
   },
 };

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../http.js';
 import type { Emulator, EmulatorContext, SandboxRequest } from '../types.js';
 import { generate } from './generator.js';
+import { handleMedia, serveFile } from './media.js';
 import type { ChatProvider } from './provider.js';
 import { RateWindow } from './rateWindow.js';
 import { checkModel, countPromptTokens, isProblem, parseChatRequest, type Problem } from './request.js';
@@ -23,9 +24,12 @@ export function createChatEmulator(p: ChatProvider): Emulator {
       sendJson(res, reply.status, reply.body, { ...reply.headers, ...headers });
     };
     const route = `${req.method} ${req.path}`;
-    if (route !== 'POST /chat/completions' && route !== 'GET /models') return fail({ kind: 'path', method: req.method, path: req.path });
+    if (p.media && serveFile(route, res)) return;
+    const media = p.media !== undefined && (route === 'POST /embeddings' || route === 'POST /images/generations');
+    if (route !== 'POST /chat/completions' && route !== 'GET /models' && !media) return fail({ kind: 'path', method: req.method, path: req.path });
     const key = bearerKey(req.headers.authorization);
     if (key !== 'sandbox') return fail({ kind: 'auth', key });
+    if (media && handleMedia(p.media!, route, req, res, ctx, fail, requestId)) return;
     if (route === 'GET /models') {
       return sendJson(res, 200, { object: 'list', data: p.models.map((m) => ({ id: m.id, object: 'model', created: MODELS_CREATED, owned_by: p.name })) });
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import { SANDBOX_MODELS } from './models.js';
+import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
 import { describe, type Problem } from './request.js';
 
@@ -13,6 +13,7 @@ enum GlmCode {
   BadMessages = '1214',
   NetworkError = '1234',
   PromptTooLong = '1261',
+  Unsafe = '1301',
   RateLimited = '1302',
 }
 
@@ -90,5 +91,16 @@ export const glm: ChatProvider = {
     // Without `tool_stream: true` GLM sends each tool call whole, in one delta.
     streamsToolArguments: (req) => req.raw.tool_stream === true,
     inBandError: (requestId) => ({ error: { code: GlmCode.NetworkError, message: `网络错误，错误id：${requestId}，请联系客服` } }),
+  },
+  media: {
+    embeddingModels: SANDBOX_MEDIA_MODELS.glm.embeddings,
+    imageModels: SANDBOX_MEDIA_MODELS.glm.images,
+    base64: false,
+    sensitive: () => glmError(400, GlmCode.Unsafe, '系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。'),
+    imageBody: (made) => ({
+      created: made.created,
+      data: [{ url: made.url }],
+      ...(made.borderline ? { content_filter: [{ role: 'user', level: 2 }] } : {}),
+    }),
   },
 };

@@ -26,6 +26,9 @@
  *   streams start with `: keep-alive` and repeat it after every 10 data events: real clients must tolerate both.
  * - Prompt tokens: each word, number, punctuation mark or CJK character of all messages, plus 3 per message and 256
  *   per image; over the model's context window → the provider's "too long" 400.
+ * - GLM and Ark also serve `POST …/embeddings` and `POST …/images/generations` in their formats (see media.ts):
+ *   GLM `embedding-3` (64 texts per call), `embedding-2` (16), `cogview-*`; Ark the endpoints
+ *   `ep-20250101-doubao-embedding` (256 texts per call) and `ep-20250101-doubao-seedream`.
  * - Rate limit: a sliding 60 s window per provider over the sandbox clock, `chatRpm[provider]` requests (absent or 0:
  *   unlimited; DeepSeek 60 by default). Authenticated chat calls count, valid or not.
  */

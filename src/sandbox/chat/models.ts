@@ -48,3 +48,21 @@ export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxM
     { id: 'moonshot-v1-8k-vision-preview', contextWindow: 8_192, vision: true },
   ],
 };
+
+/** Embedding and image models of the two providers that serve them (Ark: the sandbox account's endpoints). */
+export const SANDBOX_MEDIA_MODELS = {
+  glm: {
+    embeddings: [
+      { id: 'embedding-3', maxInputs: 64, dimensions: [256, 512, 1024, 2048], defaultDimensions: 2048 },
+      { id: 'embedding-2', maxInputs: 16, dimensions: [1024], defaultDimensions: 1024, fixedDimensions: true },
+    ],
+    images: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({ id, sizes: /^\d{3,4}x\d{3,4}$/, defaultSize: '1024x1024' })),
+  },
+  ark: {
+    embeddings: [
+      { id: 'ep-20250101-doubao-embedding', maxInputs: 256, dimensions: [512, 1024, 2048, 2560], defaultDimensions: 2560 },
+      { id: 'doubao-embedding-text-240715', maxInputs: 256, dimensions: [512, 1024, 2048, 2560], defaultDimensions: 2560 },
+    ],
+    images: ['ep-20250101-doubao-seedream', 'doubao-seedream-3-0-t2i-250415'].map((id) => ({ id, sizes: /^([1-4]K|\d{3,4}x\d{3,4})$/, defaultSize: '2048x2048' })),
+  },
+} as const;

@@ -1,5 +1,6 @@
 import type { ChatProviderName, SandboxModel } from './models.js';
 import type { FinishCause } from './generator.js';
+import type { MediaProvider } from './media.js';
 import type { ChatRequest, Problem, RequestLimits } from './request.js';
 
 /** A provider's error answer: status, JSON body, extra headers. */
@@ -70,4 +71,6 @@ export interface ChatProvider {
   };
   /** Moonshot: `X-RateLimit-*` headers on answers while a limit is set. */
   rateLimitHeaders?: boolean;
+  /** GLM and Ark: embeddings and image generation (see media.ts). */
+  media?: MediaProvider;
 }

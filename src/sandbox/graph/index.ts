@@ -5,6 +5,7 @@ import { runBatch } from './batch.js';
 import { badRequest, errorEnvelope, errorResponse, GraphError, GraphErrorCode, statusError } from './errors.js';
 import { createLoginEmulator } from './login.js';
 import { serve, type GraphRequest } from './resources.js';
+import { ScriptedChanges } from './scripted.js';
 import { graphHeaders, requestIds, writeGraph, type GraphResponse, type RequestIds } from './response.js';
 import { GraphStore } from './store.js';
 
@@ -28,6 +29,7 @@ function headersOf(req: SandboxRequest): Record<string, string | undefined> {
 /** Microsoft Graph v1.0 (and beta) service communications, JSON batching included. */
 function createGraphEmulator(tokens: TokenStore): Emulator {
   const store = new GraphStore();
+  const scripted = new ScriptedChanges(store);
 
   async function respond(req: SandboxRequest, ctx: EmulatorContext, ids: RequestIds): Promise<GraphResponse> {
     tokens.authenticate(req.headers.authorization, ctx.now());
@@ -66,7 +68,9 @@ function createGraphEmulator(tokens: TokenStore): Emulator {
       const err = statusError(status);
       return { body: errorEnvelope(err.code, err.message, ids, ctx.now()), headers: graphHeaders(ids) };
     },
+    control: (req) => scripted.control(req),
     reset() {
+      scripted.reset();
       store.reset();
     },
   };

@@ -17,6 +17,8 @@ export class GraphStore {
   private byService: Map<string, Row[]> | undefined;
   private revision = 0;
   private issueNumber = 0;
+  private messageNumber = 0;
+  private lastStamp = 0;
 
   constructor() {
     this.reset();
@@ -36,6 +38,17 @@ export class GraphStore {
     this.byService = undefined;
     this.revision = 0;
     this.issueNumber = 900_000;
+    this.messageNumber = 900_000;
+    this.lastStamp = 0;
+  }
+
+  /**
+   * A `lastModifiedDateTime` for a write at `now`, in Graph's two-fraction-digit form and strictly later than the
+   * previous one, so that two writes in the same 10 ms still read as two changes to a client comparing timestamps.
+   */
+  stamp(now: number): string {
+    this.lastStamp = Math.max(Math.floor(now / 10) * 10, this.lastStamp + 10);
+    return new Date(this.lastStamp).toISOString().replace(/(\.\d\d)\dZ$/, '$1Z');
   }
 
   /** A service by id, else by id or service name ignoring case (the docs address it by name). */
@@ -98,6 +111,15 @@ export class GraphStore {
     this.issues.unshift(row);
     this.issuesById.set(id, row);
     this.owner.set(id, service.id);
+    return row;
+  }
+
+  /** Adds a message center post with the next id, e.g. `MC900001`. */
+  addMessage(value: Record<string, unknown>): Row {
+    const id = `MC${++this.messageNumber}`;
+    const row: Row = { id, etag: etagOf(id, ++this.revision), value: { ...value, id } };
+    this.messages.unshift(row);
+    this.messagesById.set(id, row);
     return row;
   }
 }

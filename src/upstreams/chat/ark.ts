@@ -1,12 +1,36 @@
 import { ErrorCode } from '../../errors.js';
-import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
+import type { ChatModelSpec, ChatProviderSpec, EmbeddingModelSpec, ImageModelSpec } from './provider.js';
 
 /** The sandbox account's inference endpoints, under the friendly names a newcomer would use. */
 export const SANDBOX_ARK_ENDPOINTS: Readonly<Record<string, string>> = {
   'doubao-pro': 'ep-20250101-doubao-pro',
   'doubao-lite': 'ep-20250101-doubao-lite',
   'doubao-vision': 'ep-20250101-doubao-vision',
+  'doubao-embedding': 'ep-20250101-doubao-embedding',
+  'doubao-seedream': 'ep-20250101-doubao-seedream',
 };
+
+const RAW_ENDPOINT = /^ep-[A-Za-z0-9-]+$/;
+
+/** Endpoints whose name says what they serve; everything else is a chat endpoint. */
+const EMBEDDING_NAME = /embedding/i;
+const IMAGE_NAME = /seedream|seededit/i;
+
+/** Seedream: a preset (1K, 2K, 4K) or WIDTHxHEIGHT. */
+const SEEDREAM_SIZE = {
+  test: (size: string) => /^[1-4]K$/.test(size) || /^\d{3,4}x\d{3,4}$/.test(size),
+  hint: '1K, 2K, 4K or WIDTHxHEIGHT, e.g. 2048x2048',
+};
+// "Up to 256 texts per call" [?]: Ark documents the per-text token limit, not the count; 256 is what its SDK sends.
+const arkEmbedding = (id: string, upstreamModel: string): EmbeddingModelSpec => ({ id, upstreamModel, maxInputs: 256 });
+const arkImage = (id: string, upstreamModel: string): ImageModelSpec => ({ id, upstreamModel, size: SEEDREAM_SIZE, formats: ['url', 'b64_json'] });
+
+/** A window in the endpoint's name (`doubao-pro-128k`), else the sandbox account's 32K, else unknown. */
+function windowOf(name: string, endpoint: string): number | undefined {
+  const k = /(\d+)k\b/i.exec(name);
+  if (k) return Number(k[1]) * 1024;
+  return Object.values(SANDBOX_ARK_ENDPOINTS).includes(endpoint) ? 32_768 : undefined;
+}
 
 const RATE_LIMITED = /^(RateLimitExceeded|Model(Account)?[A-Za-z]*RateLimitExceeded|APIAccount[A-Za-z]*RateLimitExceeded|AccountRateLimitExceeded|InflightBatchsizeExceeded|RequestBurstTooFast|ServerOverloaded)/;
 const QUOTA = /^(QuotaExceeded|SetLimitExceeded|AccountQuotaExceeded|AccountOverdueError|OperationDenied\.ServiceOverdue)/;
@@ -17,19 +41,16 @@ const CALLER = /^(MissingParameter|InvalidParameter|InvalidArgumentError|Invalid
  * endpoints' limits depend on the model behind them, so the table guesses from the name (vision models say so).
  */
 export function arkProvider(endpoints: Readonly<Record<string, string>>): ChatProviderSpec {
-  const models: ChatModelSpec[] = Object.entries(endpoints).map(([id, upstreamModel]) => ({
-    id,
-    upstreamModel,
-    vision: /vision/i.test(id),
-    contextWindow: 32_768,
-    maxOutputTokens: 4_096,
-  }));
+  const all = Object.entries(endpoints);
+  const models: ChatModelSpec[] = all
+    .filter(([id]) => !EMBEDDING_NAME.test(id) && !IMAGE_NAME.test(id))
+    .map(([id, upstreamModel]) => ({ id, upstreamModel, vision: /vision/i.test(id), contextWindow: windowOf(id, upstreamModel), maxOutputTokens: 4_096 }));
   return {
     id: 'ark',
     variant: 'Q',
     models,
     // A raw endpoint id (`ep-…`) or a dated model id (`doubao-seed-1-6-251015`) goes through as it is.
-    acceptsRawModel: (model) => /^ep-[A-Za-z0-9-]+$/.test(model) || /^doubao-[a-z0-9-]+-\d{6}$/.test(model),
+    acceptsRawModel: (model) => RAW_ENDPOINT.test(model) || /^doubao-[a-z0-9-]+-\d{6}$/.test(model),
     temperature: { min: 0, max: 2 },
     toolChoices: ['none', 'auto', 'named'],
     streamUsageOption: true,
@@ -43,5 +64,13 @@ export function arkProvider(endpoints: Readonly<Record<string, string>>): ChatPr
       return undefined;
     },
     requestIdFrom: (error) => /Request id:\s*([0-9a-z]+)/i.exec(error.message ?? '')?.[1],
+    embeddings: {
+      models: all.filter(([id]) => EMBEDDING_NAME.test(id)).map(([id, ep]) => arkEmbedding(id, ep)),
+      raw: (model) => (RAW_ENDPOINT.test(model) || /^doubao-embedding[a-z0-9-]*-\d{6}$/.test(model) ? arkEmbedding(model, model) : undefined),
+    },
+    images: {
+      models: all.filter(([id]) => IMAGE_NAME.test(id)).map(([id, ep]) => arkImage(id, ep)),
+      raw: (model) => (RAW_ENDPOINT.test(model) || /^doubao-(seedream|seededit)[a-z0-9-]*-\d{6}$/.test(model) ? arkImage(model, model) : undefined),
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
 import { shared, type GatewayServices } from '../../runtime/context.js';
 import { UpstreamHttp } from '../http/client.js';
+import type { RetryPolicy } from '../http/retry.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
 import { chatRateLimiter, type RateLimiter } from './rateLimit.js';
@@ -26,19 +27,19 @@ export class ChatClient {
   constructor(
     readonly spec: ChatProviderSpec,
     readonly config: ChatProviderConfig,
-    private readonly http: UpstreamHttp,
+    readonly http: UpstreamHttp,
     private readonly limiter: RateLimiter | undefined,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
   }
 
-  /** A whole completion (`stream: false`). */
-  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal): Promise<ChatCompletion> {
+  /** A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once). */
+  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
     await this.admit(signal);
     let status: number;
     let text: string;
     try {
-      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, isFinal: this.quotaSpent });
+      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, retry, isFinal: this.quotaSpent });
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text);
       ({ status, text } = res);
     } catch (error) {
@@ -56,11 +57,11 @@ export class ChatClient {
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting `signal` or calling `cancel()` destroys the connection.
    */
-  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal): Promise<ChatStream> {
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
     await this.admit(signal);
     let body: Readable;
     try {
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, isFinal: this.quotaSpent });
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent });
       body = res.body;
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await readText(body));
       const type = String(res.headers['content-type'] ?? '');
@@ -136,7 +137,7 @@ export class ChatClient {
     yield held;
   }
 
-  private headers(stream: boolean): Record<string, string> {
+  headers(stream: boolean): Record<string, string> {
     return {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
@@ -145,7 +146,7 @@ export class ChatClient {
   }
 
   /** The client-side rate limit: a short wait in line, else UPSTREAM_RATE_LIMITED saying when to retry. */
-  private async admit(signal: AbortSignal): Promise<void> {
+  async admit(signal: AbortSignal): Promise<void> {
     if (!this.limiter) return;
     const verdict = await this.limiter.acquire(signal);
     if (verdict.ok) return;
@@ -159,10 +160,10 @@ export class ChatClient {
   }
 
   /** A 429 that means "no balance / quota used up" (GLM 1113, Moonshot exceeded_current_quota_error, …): retrying only wastes time. */
-  private readonly quotaSpent = (status: number, body: string): boolean =>
+  readonly quotaSpent = (status: number, body: string): boolean =>
     status === 429 && providerError(this.spec, status, {}, body).extensions.code === ErrorCode.UpstreamQuotaExhausted;
 
-  private failure(error: unknown, signal: AbortSignal, what: string): unknown {
+  failure(error: unknown, signal: AbortSignal, what: string): unknown {
     if (error instanceof GatewayError || signal.aborted) return error;
     return upstreamError(ErrorCode.UpstreamError, `The ${this.spec.id} service failed: ${what} (${(error as Error)?.message ?? 'unknown error'}).`, { upstream: this.spec.id });
   }

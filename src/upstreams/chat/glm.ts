@@ -13,6 +13,15 @@ function classify(code: number): ErrorCode | undefined {
   return undefined;
 }
 
+/** CogView 4 takes 512..2048 px per side in steps of 16 (CogView 3 Flash: the same presets). */
+const COGVIEW_SIZE = {
+  test: (size: string) => {
+    const m = /^(\d+)x(\d+)$/.exec(size);
+    return !!m && [m[1], m[2]].every((v) => Number(v) >= 512 && Number(v) <= 2048 && Number(v) % 16 === 0);
+  },
+  hint: 'WIDTHxHEIGHT with each side 512..2048 and a multiple of 16, e.g. 1024x1024 or 768x1344',
+};
+
 /** (P) Zhipu AI / BigModel GLM. */
 export const glm: ChatProviderSpec = {
   id: 'glm',
@@ -54,5 +63,16 @@ export const glm: ChatProviderSpec = {
   classifyError(_status, error) {
     const code = Number(error.code);
     return Number.isInteger(code) ? classify(code) : undefined;
+  },
+  embeddings: {
+    models: [
+      // "embedding-3: an array of at most 64 texts, 3072 tokens each; 256, 512, 1024 or 2048 dimensions (default 2048)".
+      { id: 'embedding-3', maxInputs: 64, dimensions: [256, 512, 1024, 2048] },
+      // embedding-2: 512 tokens per text and 8K per call, so at most 16 full-length texts; always 1024 dimensions.
+      { id: 'embedding-2', maxInputs: 16, dimensions: [1024], acceptsDimensions: false },
+    ],
+  },
+  images: {
+    models: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({ id, size: COGVIEW_SIZE, formats: ['url'] as const })),
   },
 };

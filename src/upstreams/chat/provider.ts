@@ -17,6 +17,29 @@ export interface ChatModelSpec {
   toolStream?: boolean;
 }
 
+/** An embedding model: how many texts one call takes, and the output sizes it offers. */
+export interface EmbeddingModelSpec {
+  id: string;
+  /** What goes upstream as `model` (Ark: the endpoint id). @default id */
+  upstreamModel?: string;
+  /** Texts per call; longer inputs are sent in batches of this many. */
+  maxInputs: number;
+  /** Vector sizes `dimensions` may ask for; undefined = not adjustable (embedding-2) or left to the provider. */
+  dimensions?: readonly number[];
+  /** Whether `dimensions` goes upstream at all. @default true when `dimensions` lists more than one size */
+  acceptsDimensions?: boolean;
+}
+
+/** An image model: the sizes and answer formats it takes. Each call makes one image. */
+export interface ImageModelSpec {
+  id: string;
+  upstreamModel?: string;
+  /** A check of `size` (e.g. `1024x1024`), with what to say when it fails. */
+  size: { test(size: string): boolean; hint: string };
+  /** `url`, and `b64_json` where the provider can answer with the image itself. */
+  formats: ReadonlyArray<'url' | 'b64_json'>;
+}
+
 /** The provider's error body, whatever its envelope, reduced to what the mapping needs. */
 export interface UpstreamErrorBody {
   /** Its own code: GLM business code, Ark `code`, DeepSeek `code` or `type`, Moonshot `type`. */
@@ -55,4 +78,8 @@ export interface ChatProviderSpec {
   classifyError?(status: number, error: UpstreamErrorBody): ErrorCode | undefined;
   /** Its request id, when the error carries one in the message (Ark). */
   requestIdFrom?(error: UpstreamErrorBody): string | undefined;
+  /** `POST {base}/embeddings`, where the provider serves it. */
+  embeddings?: { models: EmbeddingModelSpec[]; raw?(model: string): EmbeddingModelSpec | undefined };
+  /** `POST {base}/images/generations`, where the provider serves it. */
+  images?: { models: ImageModelSpec[]; raw?(model: string): ImageModelSpec | undefined };
 }

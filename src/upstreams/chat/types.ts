@@ -53,6 +53,8 @@ export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of `completionTokens`, the reasoning ones, where the provider reports them (`completion_tokens_details`). */
+  reasoningTokens?: number | null;
 }
 
 export interface ChatChoice {

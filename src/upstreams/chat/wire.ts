@@ -64,7 +64,13 @@ export function usage(raw: unknown): ChatUsage | null {
   if (!u) return null;
   const promptTokens = Number(u.prompt_tokens ?? 0);
   const completionTokens = Number(u.completion_tokens ?? 0);
-  return { promptTokens, completionTokens, totalTokens: Number(u.total_tokens ?? promptTokens + completionTokens) };
+  const reasoning = obj(u.completion_tokens_details)?.reasoning_tokens;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: Number(u.total_tokens ?? promptTokens + completionTokens),
+    reasoningTokens: typeof reasoning === 'number' ? reasoning : null,
+  };
 }
 
 /** A non-streaming body. Throws when it is not one (the caller maps that to UPSTREAM_ERROR). */

@@ -3,7 +3,7 @@ import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
 import type { GatewayServices } from '../../runtime/context.js';
 import { shared } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, sleep } from '../http/retry.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
 import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
@@ -18,6 +18,8 @@ export interface GraphCall {
   signal?: AbortSignal;
   /** Echoed by Graph as `client-request-id`, so one id traces a request through both logs. */
   requestId?: string;
+  /** Overrides the shared retry policy, e.g. `{ maxAttempts: 1 }` for a caller that schedules its own retries. */
+  retry?: Partial<RetryPolicy>;
 }
 
 /** One answer: the parsed body of a 2xx, or the contract error for anything else (404 included). */
@@ -160,7 +162,7 @@ export class GraphClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, retry: call.retry });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;

@@ -1,0 +1,35 @@
+/**
+ * Token accounting per provider, model and UTC day: what `chatUsage` lists, what `<ID>_DAILY_TOKEN_BUDGET` is checked
+ * against, and what replicas share. Every implementation (in-process; Redis when `REDIS_URL` is set) passes the one
+ * suite in test/chat/usageStore.test.ts.
+ */
+
+/** Tokens of one completion (or one embeddings / image call), as the provider reported them. */
+export interface TokenCounts {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Of `completionTokens`, the reasoning ones; 0 where the provider does not say. */
+  reasoningTokens: number;
+}
+
+/** One provider and model on one day: summed tokens and the number of calls counted. */
+export interface ChatUsageRow extends TokenCounts {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  provider: string;
+  model: string;
+  requests: number;
+}
+
+export interface ChatUsageStore {
+  /** Adds one call's tokens (and one request) to the day's row of `provider` and `model`. */
+  add(day: string, provider: string, model: string, usage: TokenCounts): Promise<void>;
+  /** The day's rows, ordered by provider then model. */
+  list(day: string): Promise<ChatUsageRow[]>;
+  /** The day's total tokens of `provider`, all models: what its daily budget is checked against. */
+  totalFor(day: string, provider: string): Promise<number>;
+}
+
+/** The UTC day of `ms` as `YYYY-MM-DD`. */
+export const utcDay = (ms: number = Date.now()): string => new Date(ms).toISOString().slice(0, 10);

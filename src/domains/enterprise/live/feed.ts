@@ -1,0 +1,157 @@
+import { createContext, shared, type GatewayContext, type GatewayServices } from '../../../runtime/context.js';
+import { eventStream, type EventSink } from '../../../subscriptions/eventStream.js';
+import { graphClient } from '../../../upstreams/msgraph/client.js';
+import { EnterpriseSession } from '../session.js';
+import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
+import { InProcessChangeBus, InProcessLeaderLease, type ChangeBus, type LeaderLease, type Unsubscribe } from './cluster.js';
+import { LiveMetrics } from './metrics.js';
+import { LivePoller, type PollClock } from './poller.js';
+import { LiveSource } from './source.js';
+
+/**
+ * Everything the subscribers of one published batch share: one enterprise session (its loaders and its GET cache),
+ * so a payload selection that needs more than the poll read costs one upstream request per batch, not one per
+ * subscriber. It uses the gateway's own credentials, as the poll does.
+ */
+export class BatchScope {
+  private session: EnterpriseSession | undefined;
+
+  constructor(
+    private readonly services: GatewayServices,
+    readonly poll: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  get enterprise(): EnterpriseSession {
+    this.session ??= new EnterpriseSession(createContext(this.services, { requestId: `live-poll-${this.poll}`, signal: this.signal }));
+    return this.session;
+  }
+
+  /**
+   * Makes a subscriber's resolvers use this batch's session for the rest of this event. A subscription keeps one
+   * context for its whole life; without this, its own session would serve every later event from its GET cache.
+   */
+  adopt(ctx: GatewayContext): void {
+    ctx.loaders.set(EnterpriseSession, this.enterprise);
+  }
+}
+
+export type HealthEvent = HealthChange & { scope: BatchScope };
+export interface MessageEvent {
+  post: MessagePost;
+  scope: BatchScope;
+}
+
+interface Subscriber<T> {
+  filter: ServiceFilter | undefined;
+  sink: EventSink<T>;
+}
+
+/** What a test or a cluster set-up may replace; the defaults are one process on real timers. */
+export interface LiveHealthOptions {
+  /** @default InProcessLeaderLease (a Redis lease in a cluster) */
+  lease?: LeaderLease;
+  /** @default InProcessChangeBus (Redis pub/sub in a cluster) */
+  bus?: ChangeBus<ChangeBatch>;
+  clock?: PollClock;
+}
+
+/**
+ * Live service health of one replica: its subscribers, filtered fan-out of every batch the bus delivers, and the
+ * poller, which runs while this replica has subscribers.
+ */
+export class LiveHealth {
+  readonly poller: LivePoller;
+  private readonly health = new Set<Subscriber<HealthEvent>>();
+  private readonly messages = new Set<Subscriber<MessageEvent>>();
+  private readonly metrics: LiveMetrics;
+  private readonly bus: ChangeBus<ChangeBatch>;
+  private listening: Promise<Unsubscribe> | undefined;
+  private readonly closed = new AbortController();
+
+  constructor(
+    private readonly services: GatewayServices,
+    options: LiveHealthOptions = {},
+  ) {
+    this.metrics = new LiveMetrics(services.metrics.registry);
+    this.bus = options.bus ?? new InProcessChangeBus<ChangeBatch>();
+    const client = graphClient(services);
+    const source = new LiveSource(client, async (signal) => ({ authorization: await client.authorization(undefined), signal, requestId: 'live-health-poll' }));
+    this.poller = new LivePoller({
+      intervalMs: services.config.graph.pollIntervalMs,
+      source,
+      lease: options.lease ?? new InProcessLeaderLease(),
+      bus: this.bus,
+      metrics: this.metrics,
+      log: services.log.child({ component: 'live-health' }),
+      clock: options.clock,
+    });
+  }
+
+  /** Open live subscriptions on this replica. */
+  get subscriberCount(): number {
+    return this.health.size + this.messages.size;
+  }
+
+  healthChanges(filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<HealthEvent> {
+    return this.join(this.health, filter, signal);
+  }
+
+  messagePosts(filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<MessageEvent> {
+    return this.join(this.messages, filter, signal);
+  }
+
+  async close(): Promise<void> {
+    this.closed.abort();
+    for (const s of [...this.health, ...this.messages]) s.sink.end();
+    await this.poller.close();
+    await (await this.listening)?.();
+  }
+
+  private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<T> {
+    return eventStream<T>((sink) => {
+      const subscriber = { filter, sink };
+      set.add(subscriber);
+      this.listening ??= this.bus.subscribe((batch) => this.deliver(batch));
+      this.demandChanged();
+      sink.signal.addEventListener(
+        'abort',
+        () => {
+          set.delete(subscriber);
+          this.demandChanged();
+        },
+        { once: true },
+      );
+    }, signal);
+  }
+
+  private demandChanged(): void {
+    this.metrics.subscriptions.set({ subscription: 'serviceHealthChanged' }, this.health.size);
+    this.metrics.subscriptions.set({ subscription: 'serviceMessagePosted' }, this.messages.size);
+    this.poller.setDemand({ health: this.health.size, messages: this.messages.size });
+  }
+
+  /** Hands each change to the subscribers whose filter it passes; nothing outside a filter is ever sent. */
+  private deliver(batch: ChangeBatch): void {
+    const scope = new BatchScope(this.services, batch.poll, this.closed.signal);
+    for (const change of batch.health) {
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink.push({ ...change, scope });
+    }
+    for (const post of batch.messages) {
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink.push({ post, scope });
+    }
+  }
+}
+
+/**
+ * The replica's live health, created on first use. A test may pass options (a hand-driven clock) before any
+ * subscription; in a cluster, this is where a Redis lease and bus go.
+ */
+export function liveHealth(services: GatewayServices, options?: LiveHealthOptions): LiveHealth {
+  if (options && services.shared.has(LiveHealth)) throw new Error('live health already started: pass its options before the first subscription');
+  return shared(services, LiveHealth, (s) => {
+    const live = new LiveHealth(s, options);
+    s.onClose.push(() => live.close());
+    return live;
+  });
+}

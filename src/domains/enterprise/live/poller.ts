@@ -1,0 +1,220 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { GatewayError } from '../../../errors.js';
+import type { RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
+import { diffHealth, diffMessages, healthSnapshot, type ChangeBatch, type HealthSnapshot, type MessageWindow } from './changes.js';
+import type { ChangeBus, LeaderLease } from './cluster.js';
+import type { LiveMetrics } from './metrics.js';
+import type { LiveSource } from './source.js';
+
+/** Where the poller's waits come from; tests drive it by hand. */
+export interface PollClock {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: PollClock = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export type PollOutcome = 'ok' | 'rate_limited' | 'error';
+
+/** Emitted as `poll` after every poll this replica made. */
+export interface PollReport {
+  poll: number;
+  outcome: PollOutcome;
+  /** Changes published (0 on a baseline poll and on failure). */
+  changes: number;
+  /** Wait before the next poll: the interval, or longer after a failure. */
+  nextDelayMs: number;
+}
+
+/** How many subscribers of each kind this replica has. */
+export interface Demand {
+  health: number;
+  messages: number;
+}
+
+export interface LivePollerOptions {
+  /** @default GRAPH_POLL_INTERVAL_MS */
+  intervalMs: number;
+  source: Pick<LiveSource, 'health' | 'messages'>;
+  lease: LeaderLease;
+  bus: ChangeBus<ChangeBatch>;
+  metrics: LiveMetrics;
+  log: Logger;
+  /** @default real timers */
+  clock?: PollClock;
+}
+
+/** Longest backoff after repeated failures without `Retry-After`, in intervals. */
+const MAX_BACKOFF_INTERVALS = 8;
+
+/**
+ * One poller per replica, polling only while this replica has live subscribers and holds the leader lease. Each poll
+ * reads services with their issues (and the newest messages while anyone wants them), diffs them against the
+ * previous poll and publishes the changes on the bus. The first poll of a run is the baseline: it reports nothing, so
+ * subscribers only hear of changes after they joined. A failed poll keeps the snapshot and the subscribers and waits
+ * at least `Retry-After` (else backs off exponentially); the next successful poll reports what changed meanwhile.
+ */
+export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
+  private demand: Demand = { health: 0, messages: 0 };
+  private run: AbortController | undefined;
+  private timer: unknown;
+  private leader = false;
+  private health: HealthSnapshot | undefined;
+  private messages: MessageWindow | undefined;
+  private failures = 0;
+  private polls = 0;
+  private readonly clock: PollClock;
+
+  constructor(private readonly options: LivePollerOptions) {
+    super();
+    this.clock = options.clock ?? realClock;
+  }
+
+  /** Polls made by this replica since it started. */
+  get pollCount(): number {
+    return this.polls;
+  }
+
+  /** Whether a next poll is scheduled; false once the last subscriber left. */
+  get scheduled(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** This replica's subscriber counts: polling starts with the first and stops with the last. */
+  setDemand(demand: Demand): void {
+    const wasActive = this.active;
+    this.demand = { ...demand };
+    // A messages feed that nobody reads goes stale; whoever subscribes next starts from a new baseline.
+    if (demand.messages === 0) this.messages = undefined;
+    if (!wasActive && this.active) this.start();
+    else if (wasActive && !this.active) void this.stop();
+  }
+
+  async close(): Promise<void> {
+    this.demand = { health: 0, messages: 0 };
+    await this.stop();
+  }
+
+  private get active(): boolean {
+    return this.demand.health + this.demand.messages > 0;
+  }
+
+  private start(): void {
+    const run = new AbortController();
+    this.run = run;
+    void this.tick(run);
+  }
+
+  private async stop(): Promise<void> {
+    this.run?.abort();
+    this.run = undefined;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.forget();
+    if (this.leader) {
+      this.leader = false;
+      await this.options.lease.release().catch((error: unknown) => this.options.log.warn({ err: String(error) }, 'live health: releasing the leader lease failed'));
+    }
+  }
+
+  private forget(): void {
+    this.health = undefined;
+    this.messages = undefined;
+    this.failures = 0;
+  }
+
+  private async tick(run: AbortController): Promise<void> {
+    const { intervalMs, lease, log } = this.options;
+    let delay = intervalMs;
+    try {
+      // The lease outlives a few intervals, so one slow poll does not hand leadership over.
+      const ttl = intervalMs * 3;
+      const held = this.leader ? await lease.renew(ttl) : await lease.acquire(ttl);
+      if (run.signal.aborted) {
+        if (held && !this.run) await lease.release();
+        return;
+      }
+      // Another replica polls: what this one saw may be stale by the time it leads again.
+      if (!held) this.forget();
+      this.leader = held;
+      if (held) delay = await this.poll(run.signal);
+    } catch (error) {
+      log.error({ err: String(error) }, 'live health: poll failed unexpectedly');
+    } finally {
+      if (!run.signal.aborted) {
+        this.timer = this.clock.setTimeout(() => {
+          this.timer = undefined;
+          void this.tick(run);
+        }, delay);
+      }
+    }
+  }
+
+  /** One poll; answers the wait before the next one. */
+  private async poll(signal: AbortSignal): Promise<number> {
+    const { intervalMs, source, metrics, log } = this.options;
+    const poll = ++this.polls;
+    const detectedAt = new Date().toISOString();
+    const batch: ChangeBatch = { poll, health: [], messages: [] };
+    let feed: 'health' | 'messages' = 'health';
+    try {
+      const services = await source.health(signal);
+      if (signal.aborted) return intervalMs;
+      const snapshot = healthSnapshot(services);
+      if (this.health) batch.health = diffHealth(this.health, snapshot, detectedAt);
+      this.health = snapshot;
+      metrics.polls.inc({ feed, outcome: 'ok' });
+      if (this.demand.messages > 0) {
+        feed = 'messages';
+        const window = this.messages;
+        const newestFirst = await source.messages(window, signal);
+        if (signal.aborted) return intervalMs;
+        const diff = diffMessages(window, newestFirst);
+        this.messages = diff.window;
+        batch.messages = diff.posts.map((message) => ({ message, serviceIds: this.serviceIds(message), detectedAt }));
+        metrics.polls.inc({ feed, outcome: 'ok' });
+      }
+    } catch (error) {
+      if (signal.aborted) return intervalMs;
+      const status = (error as GatewayError).extensions?.status;
+      const outcome: PollOutcome = status === 429 ? 'rate_limited' : 'error';
+      metrics.polls.inc({ feed, outcome });
+      this.failures++;
+      const retryAfterMs = Number((error as GatewayError).extensions?.retryAfter ?? 0) * 1000;
+      const nextDelayMs = Math.max(intervalMs * 2 ** Math.min(this.failures - 1, Math.log2(MAX_BACKOFF_INTERVALS)), retryAfterMs);
+      log.warn({ poll, feed, status, failures: this.failures, nextDelayMs, err: (error as Error).message }, 'live health: poll failed; subscribers stay, retrying later');
+      // Health changes found before the messages read failed are still news.
+      await this.publish(batch);
+      this.emit('poll', { poll, outcome, changes: batch.health.length, nextDelayMs });
+      return nextDelayMs;
+    }
+    if (this.failures) log.info({ poll, failures: this.failures }, 'live health: polling recovered');
+    this.failures = 0;
+    const changes = await this.publish(batch);
+    this.emit('poll', { poll, outcome: 'ok', changes, nextDelayMs: intervalMs });
+    return intervalMs;
+  }
+
+  private async publish(batch: ChangeBatch): Promise<number> {
+    const count = batch.health.length + batch.messages.length;
+    if (count === 0) return 0;
+    for (const change of batch.health) this.options.metrics.changes.inc({ kind: change.kind });
+    if (batch.messages.length) this.options.metrics.changes.inc({ kind: 'MESSAGE_POSTED' }, batch.messages.length);
+    try {
+      await this.options.bus.publish(batch);
+    } catch (error) {
+      this.options.log.error({ poll: batch.poll, err: String(error) }, 'live health: publishing changes failed');
+    }
+    return count;
+  }
+
+  /** Ids of the services a post names, from the latest health snapshot. */
+  private serviceIds(message: RawServiceUpdateMessage): string[] {
+    const names = new Set((message.services ?? []).map((s) => s.toLowerCase()));
+    return [...(this.health?.services.values() ?? [])].filter((s) => names.has((s.raw.service ?? '').toLowerCase())).map((s) => s.raw.id);
+  }
+}

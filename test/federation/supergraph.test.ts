@@ -1,0 +1,204 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
+import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../chat/support.js';
+import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
+import { omdbQueries } from '../titles/omdbRequests.js';
+import { REVIEWS, reviewsSdlFile, startReviewsSubgraph, WATCHED } from './reviewsSubgraph.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+/** `npm run supergraph -- …` as a child process (what a user runs). */
+function supergraph(args: string[]) {
+  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], { cwd: root, timeout: 60_000 });
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'supergraph-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm run supergraph', () => {
+  it('composes this subgraph with the given SDL files into supergraph.graphql, naming each subgraph after its file', async () => {
+    const out = join(dir, 'composed.graphql');
+    const { stdout } = await supergraph(['--out', out, '--url', 'http://127.0.0.1:4999/graphql', `${reviewsSdlFile}=http://127.0.0.1:4002/graphql`]);
+    expect(stdout).toContain('gateway (http://127.0.0.1:4999/graphql), reviews (http://127.0.0.1:4002/graphql)');
+    const sdl = readFileSync(out, 'utf8');
+    expect(sdl).toContain('GATEWAY @join__graph(name: "gateway", url: "http://127.0.0.1:4999/graphql")');
+    expect(sdl).toContain('REVIEWS @join__graph(name: "reviews", url: "http://127.0.0.1:4002/graphql")');
+    expect(sdl).toMatch(/type Title\s+@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/);
+    expect(sdl).toMatch(/reviews: \[Review!\]! @join__field\(graph: REVIEWS\)/);
+  }, 60_000);
+
+  it('prints every composition error as one numbered list and exits non-zero', async () => {
+    const bad = join(dir, 'clash.graphql');
+    writeFileSync(
+      bad,
+      `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+       type Title @key(fields: "imdbId") { imdbId: ID! title: Int }
+       type Query { admin: String }`,
+    );
+    const failed = await supergraph(['--out', join(dir, 'never.graphql'), bad]).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    const lines = failed!.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^Composition failed with \d+ errors:$/);
+    expect(lines.slice(1).every((line, i) => line.startsWith(`  ${i + 1}. `))).toBe(true);
+    expect(failed!.stderr).toContain('"Title.title"');
+    expect(failed!.stderr).toContain('"Query.admin"');
+    expect(() => readFileSync(join(dir, 'never.graphql'))).toThrow();
+  }, 60_000);
+});
+
+describe('behind Hive Gateway', () => {
+  let gw: TestGateway;
+  let reviews: Awaited<ReturnType<typeof startReviewsSubgraph>>;
+  let hive: Proc;
+  let hiveUrl: string;
+
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    reviews = await startReviewsSubgraph();
+    const file = join(dir, 'supergraph.graphql');
+    await supergraph(['--out', file, '--url', gw.gateway.url, `${reviewsSdlFile}=${reviews.url}`]);
+    // Subscriptions to this subgraph over graphql-ws, on the same /graphql path as queries.
+    writeFileSync(
+      join(dir, 'gateway.config.mjs'),
+      `export const gatewayConfig = {
+        supergraph: ${JSON.stringify(file)},
+        transportEntries: { gateway: { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
+      };\n`,
+    );
+    const port = await freePort();
+    hive = spawnProc('hive-gateway', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn' }, dir);
+    await waitReady(hive, `http://127.0.0.1:${port}/healthcheck`, 60_000);
+    hiveUrl = `http://127.0.0.1:${port}/graphql`;
+  }, 120_000);
+  afterAll(async () => {
+    await hive?.stop();
+    await reviews?.stop();
+    await gw?.close();
+  });
+  beforeEach(() => {
+    gw.clearUpstreamRequests();
+    reviews.received.length = 0;
+  });
+
+  async function viaHive(query: string): Promise<{ data?: any; errors?: unknown[] }> {
+    const res = await fetch(hiveUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    return res.json() as never;
+  }
+
+  it('answers a query from this subgraph extended by the other, with one upstream request per domain', async () => {
+    const r = await viaHive(`{
+      title(imdbId: "tt0078346") { title year reviews { rating text } }
+      admin { serviceAnnouncement { healthOverviews(first: 3, orderBy: [{ field: SERVICE }]) { nodes { id service runbookUrl } } } }
+    }`);
+    expect(r.errors).toBeUndefined();
+    expect(r.data.title).toEqual({ title: 'Superman', year: '1978', reviews: [{ rating: 5, text: 'Still flies.' }, { rating: 3, text: 'Sequel please.' }] });
+    const services = r.data.admin.serviceAnnouncement.healthOverviews.nodes;
+    expect(services).toHaveLength(3);
+    for (const s of services) expect(s.runbookUrl).toBe(`https://runbooks.example/${s.id.toLowerCase()}`);
+
+    expect(omdbQueries(gw.upstreamRequests())).toEqual(['i=tt0078346']);
+    expect(graphCalls(gw)).toEqual(['GET /admin/serviceAnnouncement/healthOverviews?$select=id,service&$top=3&$orderby=service']);
+    // The other subgraph is asked once, for the title and the three services by reference.
+    expect(reviews.received).toHaveLength(1);
+    expect(Object.values(reviews.received[0].variables ?? {}).flat()).toEqual([
+      { __typename: 'Title', imdbId: 'tt0078346' },
+      ...services.map((s: { id: string }) => ({ __typename: 'ServiceHealth', id: s.id })),
+    ]);
+  });
+
+  it('resolves the other subgraph\'s references through this one\'s loaders: one OMDb request per distinct uncached title, one $batch for the services', async () => {
+    // One of the four titles is in the shared cache already: it costs no request.
+    await gw.query('{ title(imdbId: "tt0078346") { title } }');
+    gw.clearUpstreamRequests();
+    const r = await viaHive(`{
+      recentReviews { rating title { title year } }
+      watchedServices { id service status }
+    }`);
+    expect(r.data.recentReviews.map((review: { title: { title: string } }) => review.title.title)).toEqual(['Superman', 'The Matrix', 'Superman', 'The Dark Knight']);
+    expect(r.data.recentReviews.map((review: { rating: number }) => review.rating)).toEqual(REVIEWS.map((review) => review.rating));
+    const watched = r.data.watchedServices as Array<{ id: string; service: string } | null>;
+    expect(watched.map((s) => s?.id ?? null)).toEqual(WATCHED.map((id) => (id === 'NoSuchService' ? null : id)));
+    expect(watched[0]!.service).toBe('Exchange Online');
+
+    expect(omdbQueries(gw.upstreamRequests()).sort()).toEqual(['i=tt0133093', 'i=tt0468569']);
+    const calls = gw.upstreamRequests('graph');
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch']);
+    expect(batchItems(calls[0])).toEqual(WATCHED.map((id) => `GET /admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`));
+  });
+
+  it('streams chatCompletionStream to a graphql-ws client through Hive Gateway, every token in order', async () => {
+    const { id, model } = PROVIDERS[0];
+    const client = wsClient(hiveUrl.replace('http', 'ws'));
+    const input = { provider: id, model, messages: [user('What does a GraphQL gateway do?')] };
+    const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input });
+    await client.dispose();
+    expect(error).toBeUndefined();
+    const chunks = results.map((r) => r.data!.chatCompletionStream);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.at(-1)!.finishReason).toBe('STOP');
+    expect(chunks.at(-1)!.usage!.completionTokens).toBeGreaterThan(0);
+
+    // Hive Gateway reached this subgraph over graphql-ws, not over HTTP.
+    const subscriptions = () => gw.logs.json().filter((l) => l.msg === 'operation' && l.type === 'subscription');
+    expect(await eventually(() => subscriptions().length === 1, 5_000)).toBe(true);
+    expect(subscriptions()[0]).toMatchObject({ transport: 'ws', outcome: 'ok' });
+
+    // The same request straight to this gateway gives the same tokens in the same order (the sandbox is deterministic).
+    const direct = wsClient(gw.gateway.wsUrl);
+    const straight = await collect<{ chatCompletionStream: Chunk }>(direct, STREAM, { input });
+    await direct.dispose();
+    const text = (list: Array<{ data?: { chatCompletionStream: Chunk } | null }>) => list.map((r) => r.data!.chatCompletionStream.delta.content ?? '').join('');
+    expect(text(results)).toBe(text(straight.results));
+    expect(text(results).length).toBeGreaterThan(10);
+    expect(gw.upstreamRequests(id).map((r) => r.aborted)).toEqual([false, false]);
+  }, 60_000);
+
+  it('aborts the upstream stream when the client unsubscribes through Hive Gateway', async () => {
+    await fetch(`${gw.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: 50 }) });
+    try {
+      const { id, model } = PROVIDERS[2];
+      const client = wsClient(hiveUrl.replace('http', 'ws'));
+      const received: Chunk[] = [];
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('fewer than 3 chunks within 20 s')), 20_000);
+        const stop = client.subscribe<{ chatCompletionStream: Chunk }>(
+          { query: STREAM, variables: { input: { provider: id, model, messages: [user('Talk at length about federation.')] } } },
+          {
+            next: (r) => {
+              received.push(r.data!.chatCompletionStream);
+              if (received.length === 3) {
+                clearTimeout(timer);
+                stop();
+                resolve();
+              }
+            },
+            error: reject,
+            complete: () => reject(new Error('the stream completed before the client left')),
+          },
+        );
+      });
+      expect(await eventually(() => gw.upstreamRequests(id)[0]?.aborted === true, 10_000)).toBe(true);
+      await client.dispose();
+      const [request] = gw.upstreamRequests(id);
+      expect(request.aborted).toBe(true);
+      expect(gw.upstreamRequests(id)).toHaveLength(1);
+    } finally {
+      await fetch(`${gw.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: 0 }) });
+    }
+  }, 60_000);
+});
