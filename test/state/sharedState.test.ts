@@ -179,12 +179,12 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       const create = async () => {
         created++;
         await sleep(100);
-        return { value: `token-${created}`, ttlMs: 300 };
+        return { value: `token-${created}`, ttlMs: 1_500 };
       };
       const got = await Promise.all(Array.from({ length: 9 }, (_, i) => values[i % 3].get(create)));
       expect(created).toBe(1);
       expect(new Set(got)).toEqual(new Set(['token-1']));
-      await sleep(400);
+      await sleep(1_700);
       expect(await values[2].get(create)).toBe('token-2');
       expect(await values[0].get(create)).toBe('token-2');
       expect(created).toBe(2);
@@ -199,7 +199,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
 
   describe('leader lease', () => {
     it('has one holder at a time; another takes it after release or when it lapses', async () => {
-      const leases = (await replicas(3)).map((s) => s.leaderLease('health-poller', { ttlMs: 200 }));
+      const leases = (await replicas(3)).map((s) => s.leaderLease('health-poller', { ttlMs: 1_000 }));
       const first = await Promise.all(leases.map((l) => l.acquire()));
       expect(first.filter(Boolean)).toHaveLength(1);
       const leader = first.indexOf(true);
@@ -210,7 +210,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await leases[x].acquire()).toBe(true);
       expect(await leases[y].acquire()).toBe(false);
       // x stops renewing: after the TTL y takes over, and x learns it lost the lease.
-      await sleep(300);
+      await sleep(1_300);
       expect(await leases[y].acquire()).toBe(true);
       expect(await leases[x].renew()).toBe(false);
     });
