@@ -32,7 +32,7 @@ describe('npm run bench -- --tiny', () => {
       expect(typeof f.gateway === 'number' || f.gateway === null).toBe(true);
       expect(typeof f.met === 'boolean' || f.met === null).toBe(true);
     }
-    for (const n of ['1.', '2.', '3.', '4.', '5.']) expect(json.scenarios.some((f) => f.name.startsWith(n))).toBe(true);
+    for (const n of ['1.', '2.', '3.', '4.', '5.', '6.']) expect(json.scenarios.some((f) => f.name.startsWith(n))).toBe(true);
     expect(Object.values(json.notes).flat().filter((n) => n.startsWith('FAILED'))).toEqual([]);
 
     const counts = json.scenarios.filter((f) => f.name.startsWith('1.') && f.metric.startsWith('upstream') && f.unit === 'requests');

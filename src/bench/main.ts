@@ -6,6 +6,7 @@ import { startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } 
 import { runCache } from './scenarios/cache.js';
 import { runPeer } from './scenarios/peer.js';
 import { runRequests } from './scenarios/requests.js';
+import { runSharedState } from './scenarios/sharedState.js';
 import { runStreaming } from './scenarios/streaming.js';
 import { runThroughput } from './scenarios/throughput.js';
 
@@ -69,6 +70,7 @@ try {
   await gateway.proc.stop();
   // Streaming gets a gateway of its own so its peak RSS is about subscriptions, not the load runs before.
   await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));
+  await scenario(6, 'shared state', sb, () => runSharedState(results, sb, sizes));
   const files = writeReport(outDir, results, { mode, sizes, startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000 });
   log(`wrote ${files.json} and ${files.md}`);
   for (const f of results.figures) {

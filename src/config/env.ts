@@ -63,6 +63,16 @@ export interface ChatTarget {
   model: string;
 }
 
+/** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
+export interface RedisConfig {
+  /** REDIS_URL: `redis://[user:password@]host:port/db`, or `rediss://…` for TLS. */
+  url: string;
+  /** REDIS_KEY_PREFIX: put before every key and channel. @default 'gateway:' */
+  keyPrefix: string;
+  /** REDIS_COMMAND_TIMEOUT_MS: longest one command may take before the replica falls back. @default 500 */
+  commandTimeoutMs: number;
+}
+
 export interface GatewayConfig {
   port: number;
   host: string;
@@ -110,6 +120,13 @@ export interface GatewayConfig {
   corsOrigins: string[];
   /** PERSISTED_OPERATIONS_FILE: when set, only the operations in this manifest are accepted. */
   persistedOperationsFile?: string;
+  /** REDIS_URL and friends; undefined: shared state stays in this process. */
+  redis?: RedisConfig;
+  /**
+   * GATEWAY_REPLICAS: how many replicas share the limits. While Redis fails, each replica keeps to
+   * `limit / GATEWAY_REPLICAS` of the OMDb quota and of every `*_RPM`. @default 1
+   */
+  replicas: number;
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
 }
@@ -248,6 +265,30 @@ function parseExtraProviders(env: NodeJS.ProcessEnv): ChatProviderConfig[] {
     });
 }
 
+function parseRedis(get: (name: string) => string | undefined): (RedisConfig & { password?: string }) | undefined {
+  const raw = get('REDIS_URL');
+  if (!raw) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    u = new URL('invalid:');
+  }
+  if ((u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname) {
+    // The value may hold a password: name the shape, not the value.
+    throw new ConfigError('REDIS_URL', 'must be redis://[user:password@]host:port[/db] or rediss://… for TLS');
+  }
+  const db = u.pathname.replace(/^\//, '');
+  if (db && !/^\d+$/.test(db)) throw new ConfigError('REDIS_URL', `the path must be a database number such as /0, got /${db}`);
+  const timeout = get('REDIS_COMMAND_TIMEOUT_MS');
+  return {
+    url: raw,
+    keyPrefix: get('REDIS_KEY_PREFIX') ?? 'gateway:',
+    commandTimeoutMs: timeout ? parseWith(positiveInt('REDIS_COMMAND_TIMEOUT_MS'), 'REDIS_COMMAND_TIMEOUT_MS', timeout) : 500,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+  };
+}
+
 const set = (v: string | undefined): v is string => v !== undefined && v !== '';
 
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
@@ -358,7 +399,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     if (!ok) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`);
   }
 
-  const secrets = [graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
+  const redis = parseRedis(get);
+  const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
     port,
     host,
@@ -380,6 +422,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRateLimitWaitMs,
     upstreamTimeoutMs,
     chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),
+    redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
+    replicas: int('GATEWAY_REPLICAS', 1),
     secrets,
   };
 }

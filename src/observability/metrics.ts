@@ -75,6 +75,31 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly redisUp = new Gauge({
+    name: 'gateway_redis_up',
+    help: 'Whether the shared-state Redis (REDIS_URL) is connected: 1 yes, 0 no (per-replica fallback in force)',
+    registers: [this.registry],
+  });
+  readonly redisCommandDuration = new Histogram({
+    name: 'gateway_redis_command_duration_seconds',
+    help: 'Shared-state Redis command latency by use (quota.reserve, ratelimit.acquire, cache.get, …)',
+    labelNames: ['command'] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+  readonly redisCommandErrors = new Counter({
+    name: 'gateway_redis_command_errors_total',
+    help: 'Shared-state Redis commands that failed, by use and reason (timeout, unavailable, error)',
+    labelNames: ['command', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly sharedStateFallbacks = new Counter({
+    name: 'gateway_shared_state_fallbacks_total',
+    help: 'Decisions taken by the per-replica fallback because Redis failed, by use (quota, ratelimit, cache, token, lease, channel)',
+    labelNames: ['use'] as const,
+    registers: [this.registry],
+  });
+
   private readonly names = new Set<string>();
 
   constructor() {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import type { SharedState } from '../state/index.js';
 
 /** Long-lived parts shared by every request of one gateway instance. */
 export interface GatewayServices {
@@ -10,6 +11,8 @@ export interface GatewayServices {
   redact: (text: string) => string;
   /** Each upstream as resolved at start-up: live base URL, or the in-process sandbox's. */
   upstreams: ResolvedUpstream[];
+  /** What replicas share (quota, rate limits, cache, tokens): in this process, or in Redis with REDIS_URL. */
+  state: SharedState;
   /** Long-lived per-domain state (clients, caches, token stores), created on first use by {@link shared}. */
   shared: Map<object, unknown>;
   /** Run on shutdown, after in-flight operations finished (close pools, flush). */

@@ -11,6 +11,7 @@ import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
 import { bindTrace, endOperationSpan, runInTrace, startOperationSpan, startTracing } from '../observability/tracing.js';
+import { createSharedState } from '../state/index.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { legacyJsonStatusPlugin, operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
@@ -75,7 +76,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 
-  const services: GatewayServices = { config, metrics, log, redact, upstreams, shared: new Map(), onClose: [] };
+  const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
+  const services: GatewayServices = { config, metrics, log, redact, upstreams, state, shared: new Map(), onClose: [] };
   if (tracing) services.onClose.push(() => tracing.shutdown());
   const schema: GraphQLSchema = await buildSchema();
 
@@ -143,6 +145,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return sendJson(res, ready ? 200 : 503, {
         status: ready ? 'ready' : 'not ready',
         upstreams: upstreams.map((u) => ({ id: u.id, mode: u.mode })),
+        // Redis down is degraded, not unready: the replica still serves, on its per-replica limits.
+        sharedState: state.status(),
       });
     }
     if (path === '/metrics' && req.method === 'GET') {
@@ -243,6 +247,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const origin = `http://${host}:${addr.port}`;
   ready = true;
   for (const u of upstreams) log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}`);
+  const shared = state.status();
+  log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');
   log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
 
   let closing: Promise<void> | undefined;
@@ -259,6 +265,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         ready = false;
         await apollo.stop();
         await Promise.allSettled(services.onClose.map((fn) => fn()));
+        await state.close();
         await ownSandbox?.close();
         log.info('gateway stopped');
       })();

@@ -59,6 +59,29 @@ describe('configuration', () => {
     expect(c.chat.at(-1)).toEqual({ id: 'local', mode: 'live', baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'abcd1234', rpm: 30, endpoints: {}, models: ['llama-3', 'qwen-2'], contextWindows: {} });
   });
 
+  it('keeps shared state in process unless REDIS_URL is set, and treats the Redis password as a secret', () => {
+    expect(loadConfig({})).toMatchObject({ redis: undefined, replicas: 1 });
+    const c = loadConfig({ REDIS_URL: 'rediss://gw:s3cret-pass@redis.internal:6380/2', GATEWAY_REPLICAS: '3' });
+    expect(c.redis).toEqual({ url: 'rediss://gw:s3cret-pass@redis.internal:6380/2', keyPrefix: 'gateway:', commandTimeoutMs: 500 });
+    expect(c.replicas).toBe(3);
+    expect(c.secrets).toContain('s3cret-pass');
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'gw-blue:', REDIS_COMMAND_TIMEOUT_MS: '200' }).redis).toMatchObject({ keyPrefix: 'gw-blue:', commandTimeoutMs: 200 });
+  });
+
+  it('refuses a REDIS_URL that is not redis:// or rediss:// without echoing it (it may hold a password), and GATEWAY_REPLICAS below 1', () => {
+    const bad = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigError).message;
+      }
+      return 'accepted';
+    };
+    expect(bad({ REDIS_URL: 'http://user:hunter22@cache:6379' })).toBe('REDIS_URL: must be redis://[user:password@]host:port[/db] or rediss://… for TLS');
+    expect(bad({ REDIS_URL: 'redis://cache:6379/zero' })).toBe('REDIS_URL: the path must be a database number such as /0, got /zero');
+    expect(bad({ GATEWAY_REPLICAS: '0' })).toMatch(/^GATEWAY_REPLICAS: /);
+  });
+
   it('stops start-up with one line naming the bad variable', async () => {
     const p = spawnGateway({ OMDB_DAILY_QUOTA: '-5' });
     const code = await p.exited;

@@ -67,7 +67,7 @@ describe('GraphQL over HTTP', () => {
     expect((await fetch(`${t.gateway.origin}/healthz`)).status).toBe(200);
     const ready = await fetch(`${t.gateway.origin}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as any).status).toBe('ready');
+    expect(await ready.json()).toMatchObject({ status: 'ready', sharedState: { store: 'memory', status: 'ready' } });
     await t.query('query MetricsProbe { upstreams { id } }');
     const text = await (await fetch(`${t.gateway.origin}/metrics`)).text();
     expect(text).toMatch(/gateway_graphql_operations_total\{type="query",name="MetricsProbe",outcome="ok"\} 1/);

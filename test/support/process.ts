@@ -13,7 +13,7 @@ export interface GatewayProcess {
 }
 
 /** Runs `src/main.ts` (what `npm start` runs, compiled) as a real child process with `env` on a clean environment. */
-export function spawnGateway(env: Record<string, string>): GatewayProcess {
+export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000): GatewayProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -37,7 +37,7 @@ export function spawnGateway(env: Record<string, string>): GatewayProcess {
   child.stderr!.on('data', (d: Buffer) => stderr.push(...d.toString().split('\n').filter(Boolean)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   exited.then((code) => onFail(new Error(`gateway exited with ${code} before listening: ${stderr.join('\n')}`)));
-  const timer = setTimeout(() => onFail(new Error('gateway did not start within 30 s')), 30_000);
+  const timer = setTimeout(() => onFail(new Error(`gateway did not start within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
   origin.finally(() => clearTimeout(timer)).catch(() => undefined);
   return { child, stdout, stderr, exited, origin };
 }

@@ -1,7 +1,7 @@
 /**
  * Every OMDb answer a resolver needs goes through one per-request DataLoader (identical requests of one operation,
- * whatever their aliases, fragments or nesting, become one), then the shared client (TTL cache, in-flight
- * coalescing across operations, daily quota).
+ * whatever their aliases, fragments or nesting, become one), then the shared client (in-flight coalescing across
+ * operations, TTL cache and daily quota, both shared by the replicas with Redis).
  */
 import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors.js';
@@ -15,7 +15,7 @@ import type { TitleRecord, TitleRef } from './model.js';
 /** The gateway-wide OMDb client. */
 export function omdbClient(services: GatewayServices): OmdbClient {
   return shared(services, OmdbClient, (s) => {
-    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, metrics: s.metrics, log: s.log, redact: s.redact });
+    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
     s.onClose.push(() => client.close());
     return client;
   });

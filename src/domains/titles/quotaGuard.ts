@@ -9,7 +9,8 @@
  * beyond a search item's own are selected, a request per season list, and so on. Requests the shared cache answers
  * are left out; where a count is unknown before fetching (seasons of an uncached series, episodes of a season) a
  * typical figure stands in. Concurrent operations are not reserved against each other: the client's hard cap, one
- * quota unit taken before each request, still keeps the day's total within the quota.
+ * quota unit taken before each request, still keeps the day's total within the quota. With Redis, a refusal is
+ * checked again against the shared cache, since the walk sees only this replica's copy.
  */
 import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
@@ -46,6 +47,8 @@ const SERIES_REF = new Set(['imdbId']);
 class Estimate {
   /** Distinct uncached requests: real query keys, or symbolic names for requests about titles not known yet. */
   readonly requests = new Set<string>();
+  /** Cache keys this replica had no answer for (another replica may have cached them). */
+  readonly missed: string[] = [];
 
   constructor(
     private readonly info: GraphQLResolveInfo,
@@ -161,7 +164,11 @@ class Estimate {
   /** A request the operation will make: counted unless the cache answers it; gives the cached answer. */
   private request(q: OmdbQuery): OmdbAnswer | undefined {
     const answer = this.client.peek(q);
-    if (!answer) this.requests.add(omdbQueryKey(q));
+    if (!answer) {
+      const key = omdbQueryKey(q);
+      this.requests.add(key);
+      this.missed.push(key);
+    }
     return answer;
   }
 
@@ -217,25 +224,62 @@ export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
   omdb: new Estimate(op as unknown as GraphQLResolveInfo, omdbClient(services)).operation(op.operation),
 });
 
-/** How many OMDb requests the operation of `info` can need, leaving out what the shared cache answers. */
+/** How many OMDb requests the operation of `info` can need, leaving out what this replica's cache answers. */
 export function estimateOmdbRequests(info: GraphQLResolveInfo, client: OmdbClient): number {
   return new Estimate(info, client).operation(info.operation);
+}
+
+/** Rounds of copying shared cache entries before estimating again: each round can reveal the next level's keys. */
+const PREFETCH_ROUNDS = 4;
+
+/**
+ * The estimate once this replica's cache holds what the shared cache (other replicas) has for the operation: copy
+ * the entries it missed, walk again (cached answers reveal the next level's requests), until nothing new turns up.
+ */
+async function estimateWithSharedCache(info: GraphQLResolveInfo, client: OmdbClient): Promise<number> {
+  let estimate = new Estimate(info, client);
+  let needed = estimate.operation(info.operation);
+  const fetched = new Set<string>();
+  for (let round = 0; round < PREFETCH_ROUNDS && client.cache?.shared; round++) {
+    const keys = estimate.missed.filter((k) => !fetched.has(k));
+    if (!keys.length) break;
+    keys.forEach((k) => fetched.add(k));
+    await client.cache.prefetch(keys);
+    estimate = new Estimate(info, client);
+    needed = estimate.operation(info.operation);
+  }
+  return needed;
+}
+
+interface Decision {
+  refused: number;
+  remaining: number;
 }
 
 const DECISIONS = {};
 
 /** Throws UPSTREAM_QUOTA_EXHAUSTED when the operation can need more OMDb requests than remain today. */
-export function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo): void {
-  const decisions = perRequest(ctx, DECISIONS, () => new WeakMap<OperationDefinitionNode, number>());
+export async function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo): Promise<void> {
+  const decisions = perRequest(ctx, DECISIONS, () => new WeakMap<OperationDefinitionNode, Promise<Decision>>());
   const client = omdbClient(ctx.services);
-  let refused = decisions.get(info.operation);
-  if (refused === undefined) {
-    // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
-    const needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
-    const remaining = client.quota.remaining();
-    refused = needed > remaining ? needed : 0;
-    decisions.set(info.operation, refused);
-    if (refused) ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
+  let decision = decisions.get(info.operation);
+  if (!decision) {
+    decision = decide(ctx, info, client);
+    decisions.set(info.operation, decision);
   }
-  if (refused) throw client.quotaExhausted(refused, 'this operation');
+  const { refused, remaining } = await decision;
+  if (refused) throw client.quotaExhausted(remaining, refused, 'this operation');
+}
+
+async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient): Promise<Decision> {
+  // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
+  let needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
+  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
+  if (needed === 0) return { refused: 0, remaining: 0 };
+  const remaining = await client.quota.remaining();
+  // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
+  if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
+  const refused = needed > remaining ? needed : 0;
+  if (refused) ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
+  return { refused, remaining };
 }

@@ -20,20 +20,20 @@ const field =
 const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
 
 /** Arguments are checked first (bad input costs no request), then the operation's quota estimate. */
-function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): T {
+async function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): Promise<T> {
   const parsed = parse();
-  admitOmdbOperation(ctx, info);
+  await admitOmdbOperation(ctx, info);
   return parsed;
 }
 
 export const titleResolvers: Resolvers = {
   Query: {
     async title(_root, args, ctx, info) {
-      const record = await lookupTitle(ctx, admit(ctx, info, () => titleQuery(args)));
+      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery(args)));
       return record && asRef(record);
     },
     async searchTitles(_root, args, ctx, info) {
-      return searchPage(ctx, admit(ctx, info, () => searchQuery(args)));
+      return searchPage(ctx, await admit(ctx, info, () => searchQuery(args)));
     },
   },
   TitleSearchPage: {
@@ -44,7 +44,7 @@ export const titleResolvers: Resolvers = {
     // An entity reference is looked up like `title(imdbId:)`: one request per distinct id, cached, inside the quota
     // guard; an id OMDb does not know is null.
     async __resolveReference(ref, ctx, info) {
-      const record = await lookupTitle(ctx, admit(ctx, info, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
+      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
       return record && asRef(record);
     },
     imdbId: (ref) => ref.imdbId,

@@ -6,7 +6,7 @@ import { UpstreamHttp } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
-import { RateLimiter } from './rateLimit.js';
+import { chatRateLimiter, type RateLimiter } from './rateLimit.js';
 import { providerSpec } from './registry.js';
 import { SseParser } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
@@ -196,8 +196,7 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
       s.onClose.push(() => http.close());
-      const limiter = config.rpm ? new RateLimiter({ perMinute: config.rpm, maxWaitMs: s.config.chatRateLimitWaitMs }) : undefined;
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, limiter));
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config)));
     }
     return clients;
   });

@@ -1,5 +1,6 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError } from '../../errors.js';
+import { MemorySharedValue, type Expiring, type SharedValue } from '../../state/sharedValue.js';
 import type { UpstreamHttp } from '../http/client.js';
 import { UPSTREAM } from './errors.js';
 
@@ -7,36 +8,25 @@ const SCOPE = 'https://graph.microsoft.com/.default';
 /** Refresh this long before expiry (or at 90 % of a shorter lifetime), so no request carries a token about to lapse. */
 const REFRESH_MARGIN_SECONDS = 300;
 
-interface CachedToken {
-  authorization: string;
-  refreshAt: number;
-}
-
 /**
- * The gateway's own token (client-credentials flow, application permissions), cached until shortly before
- * `expires_in`. Concurrent callers share one in-flight token request.
+ * The gateway's own token (client-credentials flow, application permissions), kept until shortly before
+ * `expires_in` in a {@link SharedValue}: concurrent callers share one in-flight token request, and with Redis the
+ * replicas share one token (one token request per cluster while it is valid).
  */
 export class ApplicationToken {
-  private cached: CachedToken | undefined;
-  private pending: Promise<string> | undefined;
-
   constructor(
     private readonly http: UpstreamHttp,
     private readonly config: GraphConfig,
-    private readonly now: () => number = Date.now,
+    private readonly token: SharedValue<string> = new MemorySharedValue<string>(),
   ) {}
 
   /** `Bearer …` for the next request. */
   authorization(): Promise<string> {
-    if (this.cached && this.now() < this.cached.refreshAt) return Promise.resolve(this.cached.authorization);
     // No caller signal here: one caller going away must not fail the token every other caller waits for.
-    this.pending ??= this.request().finally(() => {
-      this.pending = undefined;
-    });
-    return this.pending;
+    return this.token.get(() => this.request());
   }
 
-  private async request(): Promise<string> {
+  private async request(): Promise<Expiring<string>> {
     const { authorityUrl, tenantId, clientId, clientSecret } = this.config;
     const form = new URLSearchParams({ client_id: clientId!, scope: SCOPE, client_secret: clientSecret!, grant_type: 'client_credentials' });
     const res = await this.http.send({
@@ -62,8 +52,6 @@ export class ApplicationToken {
     }
     const lifetime = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3599;
     const margin = Math.min(REFRESH_MARGIN_SECONDS, lifetime * 0.1);
-    const authorization = `Bearer ${body.access_token}`;
-    this.cached = { authorization, refreshAt: this.now() + (lifetime - margin) * 1000 };
-    return authorization;
+    return { value: `Bearer ${body.access_token}`, ttlMs: (lifetime - margin) * 1000 };
   }
 }

@@ -4,6 +4,7 @@ import type { GatewayServices } from '../../runtime/context.js';
 import { shared } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
+import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
 
@@ -64,9 +65,11 @@ export class GraphClient {
   constructor(
     private readonly http: UpstreamHttp,
     private readonly config: GraphConfig,
+    state: SharedState = new MemoryState(),
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
-    this.appToken = config.clientSecret ? new ApplicationToken(http, config) : undefined;
+    // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
+    this.appToken = config.clientSecret ? new ApplicationToken(http, config, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
   }
 
   /**
@@ -177,6 +180,6 @@ export function graphClient(services: GatewayServices): GraphClient {
   return shared(services, GraphClient, (s) => {
     const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs });
     s.onClose.push(() => http.close());
-    return new GraphClient(http, s.config.graph);
+    return new GraphClient(http, s.config.graph, s.state);
   });
 }

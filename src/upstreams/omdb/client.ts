@@ -1,10 +1,9 @@
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { UpstreamHttp } from '../http/client.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
-import { DailyQuota } from './dailyQuota.js';
+import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
 import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
 
@@ -31,6 +30,8 @@ export interface OmdbClientOptions {
   metrics: GatewayMetrics;
   log: Logger;
   redact: (text: string) => string;
+  /** Where the quota and the cache live: this process, or Redis shared by every replica. @default a new MemoryState */
+  state?: SharedState;
 }
 
 /**
@@ -50,27 +51,30 @@ interface Flight {
 }
 
 /**
- * The OMDb API client: builds requests, reuses answers (a TTL-bounded LRU keyed by the normalized request, never by
- * the key), coalesces identical requests in flight across operations, keeps within the daily quota, and maps OMDb's
- * answers to {@link OmdbAnswer} or contract errors. It knows nothing of GraphQL.
+ * The OMDb API client: builds requests, reuses answers (a TTL cache keyed by the normalized request, never by the key,
+ * shared by the replicas with Redis), coalesces identical requests in flight across operations in front of it, keeps
+ * within the daily quota (one count for all replicas with Redis), and maps OMDb's answers to {@link OmdbAnswer} or
+ * contract errors. It knows nothing of GraphQL.
  */
 export class OmdbClient {
   readonly quota: DailyQuota;
   private readonly http: UpstreamHttp;
-  private readonly cache?: LRUCache<string, OmdbAnswer>;
+  /** Undefined when caching is off (OMDB_CACHE_TTL_MS or OMDB_CACHE_MAX 0). */
+  readonly cache?: SharedCache<OmdbAnswer>;
   private readonly inFlight = new Map<string, Flight>();
 
   constructor(private readonly options: OmdbClientOptions) {
     this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs });
-    this.quota = new DailyQuota(options.dailyQuota, (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining));
+    const state = options.state ?? new MemoryState();
+    this.quota = state.dailyQuota('omdb', { limit: options.dailyQuota, onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining) });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
-      this.cache = new LRUCache<string, OmdbAnswer>({ max: options.cacheMax, ttl: options.cacheTtlMs });
+      this.cache = state.cache<OmdbAnswer>('omdb', { max: options.cacheMax, ttlMs: options.cacheTtlMs });
     }
   }
 
-  /** The cached answer, without a request or a change of recency. */
+  /** This replica's cached answer, without a request or a change of recency. */
   peek(query: OmdbQuery): OmdbAnswer | undefined {
-    return this.cache?.get(omdbQueryKey(query), { updateAgeOnGet: false });
+    return this.cache?.local(omdbQueryKey(query), false);
   }
 
   /**
@@ -80,20 +84,19 @@ export class OmdbClient {
   get(query: OmdbQuery, signal?: AbortSignal): Promise<OmdbAnswer> {
     const q = normalizeOmdbQuery(query);
     const key = omdbQueryKey(q);
-    const cached = this.cache?.get(key);
-    const cacheMetric = this.options.metrics.upstreamCache;
+    const cached = this.cache?.local(key);
     if (cached) {
-      cacheMetric.inc({ upstream: 'omdb', result: 'hit' });
+      this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
     let flight = this.inFlight.get(key);
-    cacheMetric.inc({ upstream: 'omdb', result: flight ? 'coalesced' : 'miss' });
-    if (!flight) {
+    if (flight) this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' });
+    else {
       const controller = new AbortController();
       const created: Flight = {
         controller,
         waiters: 0,
-        promise: this.fetch(q, key, controller.signal).finally(() => {
+        promise: this.lookup(q, key, controller.signal).finally(() => {
           if (this.inFlight.get(key) === created) this.inFlight.delete(key);
         }),
       };
@@ -128,14 +131,23 @@ export class OmdbClient {
     });
   }
 
+  /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
+  private async lookup(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
+    const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
+    this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
+    return shared ?? this.fetch(q, key, signal);
+  }
+
   private async fetch(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
-    if (!this.quota.take()) throw this.quotaExhausted();
+    const reservation = await this.quota.reserve();
+    if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
     const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
-    // Retries are requests too: never more attempts than the quota still allows.
-    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + this.quota.remaining()) } });
-    if (res.attempts > 1) this.quota.add(res.attempts - 1);
+    // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
+    // counted afterwards, so another replica may see the count briefly short by the retries in flight).
+    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
+    if (res.attempts > 1) await this.quota.add(res.attempts - 1);
 
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
     try {
@@ -146,7 +158,7 @@ export class OmdbClient {
     const error = typeof body.Error === 'string' ? redact(body.Error) : undefined;
     const details = { upstream: 'omdb', status: res.status };
     if (error && LIMIT.test(error)) {
-      this.quota.exhaust();
+      await this.quota.exhaust();
       throw upstreamError(
         ErrorCode.UpstreamQuotaExhausted,
         `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
@@ -174,23 +186,24 @@ export class OmdbClient {
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
 
-    this.remember(q, key, answer);
+    await this.remember(q, key, answer);
     return answer;
   }
 
-  private remember(q: OmdbQuery, key: string, answer: OmdbAnswer): void {
+  /** Cached before the flight ends, so another replica asking next finds it. */
+  private async remember(q: OmdbQuery, key: string, answer: OmdbAnswer): Promise<void> {
     if (!this.cache) return;
     const negative = answer.kind === 'notFound' || answer.kind === 'tooManyResults';
-    this.cache.set(key, answer, negative ? { ttl: Math.min(NEGATIVE_TTL_MS, this.options.cacheTtlMs) } : undefined);
+    const writes = [this.cache.set(key, answer, negative ? Math.min(NEGATIVE_TTL_MS, this.options.cacheTtlMs) : undefined)];
     // A title found by name is the same record as by its ID: later lookups by that ID need no request.
     if (answer.kind === 'title' && q.kind === 'byTitle' && answer.title.imdbID) {
-      this.cache.set(omdbQueryKey({ kind: 'byId', imdbId: answer.title.imdbID, plot: q.plot }), answer);
+      writes.push(this.cache.set(omdbQueryKey({ kind: 'byId', imdbId: answer.title.imdbID, plot: q.plot }), answer));
     }
+    await Promise.all(writes);
   }
 
-  /** The refusal when `needed` requests (`what` needs them) would cross the daily quota. */
-  quotaExhausted(needed = 1, what = 'this lookup') {
-    const remaining = this.quota.remaining();
+  /** The refusal when `needed` requests (`what` needs them) would cross the daily quota, `remaining` being left. */
+  quotaExhausted(remaining: number, needed = 1, what = 'this lookup') {
     return upstreamError(
       ErrorCode.UpstreamQuotaExhausted,
       `The gateway's OMDb quota of ${this.quota.limit} requests per UTC day would be exceeded: ${remaining} remain today and ${what} can need ${needed}. Select fewer details or titles, or retry after 00:00 UTC; cached titles still answer.`,

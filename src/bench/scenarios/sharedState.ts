@@ -1,0 +1,64 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { interleaved } from '../lib/load.js';
+import { REDIS_SERVER, startRedisProc } from '../lib/redis.js';
+import type { Results, Sizes } from '../lib/results.js';
+import { startGatewayProc, type SandboxProc } from '../lib/stack.js';
+import { singleTitleQuery } from '../operations.js';
+import { forgetRecord, graphqlTarget } from './throughput.js';
+
+export const SCENARIO_SHARED_STATE = '6. Shared state in Redis';
+
+/**
+ * What Redis adds to a title lookup: the same gateway build with shared state in process and in a local Redis
+ * (REDIS_URL), measured interleaved in one run. Uncached (OMDB_CACHE_MAX=0): every lookup reserves a quota unit
+ * (the guard's read and the reservation script: two round trips). Cached: a hit in the replica's own copy, no round trip.
+ */
+export async function runSharedState(results: Results, sb: SandboxProc, sizes: Sizes): Promise<void> {
+  if (!existsSync(REDIS_SERVER)) {
+    results.note(SCENARIO_SHARED_STATE, `skipped: no ${REDIS_SERVER} (apt-get install redis-server)`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
+  const redis = await startRedisProc(dir);
+  try {
+    const shared = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bench:' };
+    const [memory, viaRedis, memoryCached, viaRedisCached] = await Promise.all([
+      startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+      startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0', ...shared }),
+      startGatewayProc(sb.origin),
+      startGatewayProc(sb.origin, shared),
+    ]);
+    const pids = (g: typeof memory) => [g.proc.pid, sb.proc.pid];
+    const pairs = [
+      { label: 'uncached title lookup (quota reserved per lookup)', a: memory, b: viaRedis },
+      { label: 'cached title lookup', a: memoryCached, b: viaRedisCached },
+    ];
+    for (const { label, a, b } of pairs) {
+      const f = await interleaved(
+        { memory: graphqlTarget(a.url, singleTitleQuery, pids(a)), redis: graphqlTarget(b.url, singleTitleQuery, pids(b)) },
+        sizes.rounds,
+        sizes.loadSeconds,
+        sizes.connections,
+        forgetRecord(sb),
+      );
+      const name = `${SCENARIO_SHARED_STATE}: ${label}`;
+      const baselineName = 'same gateway, shared state in process';
+      results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.redis.p50, baseline: f.memory.p50, baselineName });
+      results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.redis.p99, baseline: f.memory.p99, baselineName });
+      results.add({ name, metric: 'added latency p50 (Redis − in process)', unit: 'ms', gateway: round(f.redis.p50 - f.memory.p50), baseline: 0, baselineName });
+      results.add({ name, metric: 'added latency p99 (Redis − in process)', unit: 'ms', gateway: round(f.redis.p99 - f.memory.p99), baseline: 0, baselineName });
+    }
+    await Promise.all([memory, viaRedis, memoryCached, viaRedisCached].map((g) => g.proc.stop()));
+    results.note(
+      SCENARIO_SHARED_STATE,
+      `Four gateway processes on one sandbox and one local redis-server (${REDIS_SERVER}, no persistence): in process vs REDIS_URL, with the cache off (every lookup reserves a unit of the shared OMDb quota) and on (hits served from the replica's own copy). ${sizes.connections} connections.`,
+    );
+  } finally {
+    await redis.proc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;

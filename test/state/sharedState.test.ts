@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../src/observability/metrics.js';
+import { createSharedState, MemoryState, type SharedState } from '../../src/state/index.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
+
+/**
+ * One suite, two implementations: every behaviour of shared state holds in process (one replica) and in Redis (any
+ * number of replicas). "Replicas" of the in-process state are the one state object of this process, as in a gateway.
+ */
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.close());
+
+const opened: SharedState[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+async function redisReplicas(n: number, prefix = `test:${randomUUID()}:`): Promise<SharedState[]> {
+  const states = await Promise.all(
+    Array.from({ length: n }, () =>
+      createSharedState({ redis: { url: redis.url, keyPrefix: prefix, commandTimeoutMs: 500 }, replicas: n, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }),
+    ),
+  );
+  opened.push(...states);
+  return states;
+}
+
+const backends: Array<{ name: string; replicas: (n: number) => Promise<SharedState[]> }> = [
+  {
+    name: 'in process',
+    replicas: async (n) => {
+      const state = new MemoryState();
+      return Array.from({ length: n }, () => state);
+    },
+  },
+  { name: 'redis', replicas: (n) => redisReplicas(n) },
+];
+
+const DAY = 86_400_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(backends)('shared state ($name)', ({ replicas }) => {
+  describe('daily quota', () => {
+    it('grants exactly the limit when 3 replicas race 30 reservations against a limit of 10', async () => {
+      const quotas = (await replicas(3)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => quotas[i % 3].reserve()));
+      expect(results.filter((r) => r.granted)).toHaveLength(10);
+      expect(await quotas[1].remaining()).toBe(0);
+      expect(results.filter((r) => !r.granted).every((r) => r.remaining === 0)).toBe(true);
+    });
+
+    it('refuses a reservation larger than what remains and takes nothing', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 5 }));
+      expect(await a.reserve(3)).toEqual({ granted: true, remaining: 2 });
+      expect(await b.reserve(3)).toEqual({ granted: false, remaining: 2 });
+      expect(await b.reserve(2)).toEqual({ granted: true, remaining: 0 });
+    });
+
+    it('counts retries beyond the reservation, and an upstream "limit reached" exhausts the day for every replica', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
+      await a.reserve();
+      await a.add(2);
+      expect(await b.remaining()).toBe(7);
+      await b.exhaust();
+      expect(await a.remaining()).toBe(0);
+      expect((await a.reserve()).granted).toBe(false);
+    });
+
+    it('starts afresh at 00:00 UTC and tells the seconds until then', async () => {
+      let now = Date.UTC(2025, 0, 1, 23, 59, 0);
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 1, now: () => now }));
+      expect(a.secondsUntilReset()).toBe(60);
+      expect((await a.reserve()).granted).toBe(true);
+      expect((await b.reserve()).granted).toBe(false);
+      now += 60_000;
+      expect((await b.reserve()).granted).toBe(true);
+      expect(await a.remaining()).toBe(0);
+      now += DAY;
+      expect(await a.remaining()).toBe(1);
+    });
+
+    it('reports every change of the remaining units', async () => {
+      const seen: number[] = [];
+      const [state] = await replicas(1);
+      const quota = state.dailyQuota('omdb', { limit: 3, onChange: (n) => seen.push(n) });
+      await quota.reserve();
+      await quota.reserve();
+      expect(seen).toEqual([3, 2, 1]);
+    });
+  });
+
+  describe('rate limiter', () => {
+    it('grants perMinute requests in any 60 s, then refuses with the time until the oldest leaves the window', async () => {
+      let now = 1_000_000;
+      const [state] = await replicas(1);
+      const limiter = state.rateLimiter('deepseek', { perMinute: 2, maxWaitMs: 0, now: () => now });
+      expect(await limiter.acquire()).toEqual({ ok: true });
+      now += 10_000;
+      expect(await limiter.acquire()).toEqual({ ok: true });
+      expect(await limiter.acquire()).toEqual({ ok: false, retryAfterMs: 50_000 });
+      now += 50_000;
+      expect(await limiter.acquire()).toEqual({ ok: true });
+      expect(await limiter.acquire()).toEqual({ ok: false, retryAfterMs: 10_000 });
+    });
+
+    it('holds perMinute for all replicas together', async () => {
+      const now = 5_000_000;
+      const limiters = (await replicas(3)).map((s) => s.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0, now: () => now }));
+      const verdicts = await Promise.all(Array.from({ length: 18 }, (_, i) => limiters[i % 3].acquire()));
+      expect(verdicts.filter((v) => v.ok)).toHaveLength(6);
+      expect(verdicts.filter((v) => !v.ok).every((v) => !v.ok && v.retryAfterMs === 60_000)).toBe(true);
+    });
+
+    it('lets a request wait in line when its slot frees within maxWaitMs, and counts the waiting one', async () => {
+      let now = 0;
+      const [a, b] = (await replicas(2)).map((s) => s.rateLimiter('deepseek', { perMinute: 1, maxWaitMs: 60_000, now: () => now }));
+      await a.acquire();
+      now = 59_990;
+      // Its slot frees in 10 ms: it waits instead of being refused; the one after it would wait 60 s more.
+      const waiting = b.acquire();
+      await sleep(5);
+      expect(await a.acquire()).toEqual({ ok: false, retryAfterMs: 60_010 });
+      expect(await waiting).toEqual({ ok: true });
+    });
+
+    it('gives the slot back when a waiting caller goes away', async () => {
+      let now = 0;
+      const [state] = await replicas(1);
+      const limiter = state.rateLimiter('deepseek', { perMinute: 1, maxWaitMs: 60_000, now: () => now });
+      await limiter.acquire();
+      now = 30_000;
+      const controller = new AbortController();
+      const waiting = limiter.acquire(controller.signal);
+      await sleep(5);
+      controller.abort(new Error('client left'));
+      await expect(waiting).rejects.toThrow('client left');
+      now = 60_000;
+      expect(await limiter.acquire()).toEqual({ ok: true });
+    });
+  });
+
+  describe('cache', () => {
+    it('serves an entry one replica stored to the others, and to their synchronous copy once fetched', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.cache<{ title: string }>('omdb', { max: 10, ttlMs: 60_000 }));
+      expect(await b.get('tt1')).toBeUndefined();
+      await a.set('tt1', { title: 'Alien' });
+      expect(await b.get('tt1')).toEqual({ title: 'Alien' });
+      expect(b.local('tt1')).toEqual({ title: 'Alien' });
+    });
+
+    it('copies entries into the local copy with prefetch, so estimates can read them synchronously', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.cache<{ n: number }>('omdb', { max: 10, ttlMs: 60_000 }));
+      await a.set('k1', { n: 1 });
+      await a.set('k2', { n: 2 });
+      await b.prefetch(['k1', 'k2', 'k3']);
+      expect([b.local('k1'), b.local('k2'), b.local('k3')]).toEqual([{ n: 1 }, { n: 2 }, undefined]);
+    });
+
+    it('forgets an entry after its time to live, on every replica', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.cache<{ n: number }>('omdb', { max: 10, ttlMs: 60_000 }));
+      // Long enough that the read right after the write is inside it even on a loaded machine.
+      await a.set('short', { n: 1 }, 1_500);
+      expect(await b.get('short')).toEqual({ n: 1 });
+      await sleep(2_000);
+      expect(await a.get('short')).toBeUndefined();
+      expect(await b.get('short')).toBeUndefined();
+    });
+  });
+
+  describe('shared value (the Graph token)', () => {
+    it('is created once for 3 replicas asking at once, and again once it expired', async () => {
+      const values = (await replicas(3)).map((s) => s.sharedValue<string>('graph-token'));
+      let created = 0;
+      const create = async () => {
+        created++;
+        await sleep(100);
+        return { value: `token-${created}`, ttlMs: 1_500 };
+      };
+      const got = await Promise.all(Array.from({ length: 9 }, (_, i) => values[i % 3].get(create)));
+      expect(created).toBe(1);
+      expect(new Set(got)).toEqual(new Set(['token-1']));
+      await sleep(1_700);
+      expect(await values[2].get(create)).toBe('token-2');
+      expect(await values[0].get(create)).toBe('token-2');
+      expect(created).toBe(2);
+    });
+
+    it('hands a failed creation to its callers and tries again on the next call', async () => {
+      const [value] = (await replicas(1)).map((s) => s.sharedValue<string>('graph-token'));
+      await expect(value.get(() => Promise.reject(new Error('AADSTS7000215')))).rejects.toThrow('AADSTS7000215');
+      expect(await value.get(async () => ({ value: 'ok', ttlMs: 1_000 }))).toBe('ok');
+    });
+  });
+
+  describe('leader lease', () => {
+    it('has one holder at a time; another takes it after release or when it lapses', async () => {
+      const leases = (await replicas(3)).map((s) => s.leaderLease('health-poller', { ttlMs: 1_000 }));
+      const first = await Promise.all(leases.map((l) => l.acquire()));
+      expect(first.filter(Boolean)).toHaveLength(1);
+      const leader = first.indexOf(true);
+      const [x, y] = [0, 1, 2].filter((i) => i !== leader);
+      expect(await leases[leader].renew()).toBe(true);
+      expect(await leases[x].renew()).toBe(false);
+      await leases[leader].release();
+      expect(await leases[x].acquire()).toBe(true);
+      expect(await leases[y].acquire()).toBe(false);
+      // x stops renewing: after the TTL y takes over, and x learns it lost the lease.
+      await sleep(1_300);
+      expect(await leases[y].acquire()).toBe(true);
+      expect(await leases[x].renew()).toBe(false);
+    });
+  });
+
+  describe('fan-out channel', () => {
+    it('delivers a message published on one replica to the subscribers of every replica, once each', async () => {
+      const channels = (await replicas(3)).map((s) => s.channel<{ service: string }>('health'));
+      const received: Array<[number, string]> = [];
+      const stops = await Promise.all(channels.map((c, i) => c.subscribe((m) => received.push([i, m.service]))));
+      await channels[1].publish({ service: 'Exchange Online' });
+      await until(() => received.length >= 3);
+      expect(received.sort()).toEqual([[0, 'Exchange Online'], [1, 'Exchange Online'], [2, 'Exchange Online']]);
+      stops.forEach((stop) => stop());
+      await channels[0].publish({ service: 'Teams' });
+      await sleep(100);
+      expect(received).toHaveLength(3);
+    });
+  });
+});
+
+describe('redis outage', () => {
+  it('falls back to per-replica shares without hanging, and adds what was taken meanwhile once Redis is back', async () => {
+    const [a, b] = await redisReplicas(2);
+    const quota = a.dailyQuota('omdb', { limit: 10 });
+    const limiter = a.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 });
+    const cache = a.cache<{ n: number }>('omdb', { max: 10, ttlMs: 60_000 });
+    expect((await quota.reserve(2)).granted).toBe(true);
+    await cache.set('kept', { n: 1 });
+    expect(a.status()).toEqual({ store: 'redis', status: 'ready' });
+
+    await redis.stop();
+    // 8 remained: this replica's share is 8 / 2 = 4; the limiter's 6 / 2 = 3; the cache answers from this replica.
+    const reservations = await Promise.all(Array.from({ length: 6 }, () => quota.reserve()));
+    expect(reservations.filter((r) => r.granted)).toHaveLength(4);
+    const verdicts = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire()));
+    expect(verdicts.filter((v) => v.ok)).toHaveLength(3);
+    expect(await cache.get('kept')).toEqual({ n: 1 });
+    expect(await cache.get('other')).toBeUndefined();
+    await cache.set('during', { n: 2 });
+    expect(a.status().status).toBe('down');
+
+    await redis.start();
+    await until(() => a.status().status === 'ready' && b.status().status === 'ready', 15_000);
+    // The restarted Redis is empty: the shared count holds the 4 units taken during the outage.
+    expect((await quota.reserve()).granted).toBe(true);
+    expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(5);
+  });
+});
+
+describe('redis not there at start-up', () => {
+  it('starts at once on the per-replica share, and uses Redis once it comes up', async () => {
+    const late = await startRedis();
+    await late.stop();
+    try {
+      const state = await createSharedState({ redis: { url: late.url, keyPrefix: `test:${randomUUID()}:`, commandTimeoutMs: 500 }, replicas: 2, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) });
+      opened.push(state);
+      expect(state.status()).toEqual({ store: 'redis', status: 'down' });
+      const quota = state.dailyQuota('omdb', { limit: 10 });
+      expect(await quota.reserve()).toEqual({ granted: true, remaining: 4 });
+      await late.start();
+      await until(() => state.status().status === 'ready', 15_000);
+      // The unit taken on the fallback joins the shared count.
+      expect(await quota.reserve()).toEqual({ granted: true, remaining: 8 });
+    } finally {
+      await late.close();
+    }
+  });
+});
+
+/** Polls until `check` holds, failing after `ms`. */
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
