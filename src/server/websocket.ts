@@ -7,6 +7,7 @@ import { formatError } from '../errors.js';
 import { presentedApiKey } from './access.js';
 import { createContext, requestIdFrom, type GatewayServices } from '../runtime/context.js';
 import { checkDocumentSize, limitError } from './limits.js';
+import { OutboundBuffer, pacedBy } from './outboundBuffer.js';
 import type { PersistedOperations } from './persistedOperations.js';
 import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 
@@ -28,6 +29,8 @@ interface Connection {
   /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
   apiKey?: string;
   operations: Map<string, Operation>;
+  /** Its unsent bytes: pauses its subscriptions' sources, closes it past WS_MAX_BUFFERED_BYTES. */
+  outbound: OutboundBuffer;
 }
 
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
@@ -57,12 +60,14 @@ export function attachWebSocket(options: {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection: Connection = {
-        id: requestIdFrom(req.headers['x-request-id']),
-        authorization: req.headers.authorization,
-        apiKey: presentedApiKey(req.headers),
-        operations: new Map(),
-      };
+      const id = requestIdFrom(req.headers['x-request-id']);
+      const operations = new Map<string, Operation>();
+      const outbound = new OutboundBuffer(ws, socket, wsLimits.maxBufferedBytes, (unsent) => {
+        services.log.warn({ connection: id, unsent, limit: wsLimits.maxBufferedBytes, operations: operations.size }, 'closing a WebSocket that reads too slowly (WS_MAX_BUFFERED_BYTES)');
+        services.metrics.wsSlowConsumerCloses.inc();
+        for (const op of operations.values()) op.controller.abort();
+      });
+      const connection: Connection = { id, authorization: req.headers.authorization, apiKey: presentedApiKey(req.headers), operations, outbound };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
       // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws#653).
@@ -184,9 +189,16 @@ export function attachWebSocket(options: {
         if (op.operation && op.estimates) rememberEstimates(context, op.operation, op.estimates);
         return context;
       },
+      onOperation(ctx, id, _payload, _args, result) {
+        const conn = connections.get(ctx.extra.socket);
+        const op = conn?.operations.get(id);
+        if (!conn || !op || !isAsyncIterator(result)) return;
+        return pacedBy(result, conn.outbound, op.controller.signal);
+      },
       onNext(ctx, id, _payload, _args, result) {
-        if (!result.errors?.length) return;
         const conn = connections.get(ctx.extra.socket)!;
+        // Past the limit the connection closes; graphql-ws then sends nothing more.
+        if (conn.outbound.overflowed() || !result.errors?.length) return;
         return { ...result, errors: format(conn, id, result.errors) };
       },
       onError(ctx, id, _payload, errors) {
@@ -211,6 +223,10 @@ export function attachWebSocket(options: {
       await server.dispose();
     },
   };
+}
+
+function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
+  return typeof (value as AsyncIterableIterator<T>)?.[Symbol.asyncIterator] === 'function' && typeof (value as AsyncIterator<T>).next === 'function';
 }
 
 function requestError(error: GraphQLError, reason: string): GraphQLError {

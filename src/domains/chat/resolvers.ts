@@ -36,7 +36,8 @@ export const resolvers: Resolvers = {
               for await (const c of stream) {
                 last = chunkOf(client.spec.id, model.id, c);
                 chunks += 1;
-                sink.push({ chunk: last });
+                // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
+                await sink.push({ chunk: last });
               }
             } catch (error) {
               sink.push({ error });

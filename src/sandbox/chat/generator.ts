@@ -5,6 +5,10 @@ import { mulberry32 } from '../prng.js';
 /** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
 export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
 
+/** `[[long:N]]` in a user message: an answer of N content tokens (at most {@link MAX_LONG_ANSWER}), for load tests. */
+const LONG = /\[\[long:(\d+)\]\]/;
+export const MAX_LONG_ANSWER = 1_000_000;
+
 /** Markers in a user message that force the rarer endings, so gateway tests can reach them. */
 export const TRIGGERS: Readonly<Record<string, FinishCause>> = {
   '[[error]]': 'error',
@@ -55,10 +59,12 @@ export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoi
 function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, index: number): GeneratedChoice {
   const rng = mulberry32(seed.readUInt32BE(0) ^ Math.imul(index + 1, 0x9e3779b9));
   const reasoning = opts.reasoning ? sentences(rng, 10 + Math.floor(rng() * 21), REASONING_OPENERS) : [];
-  const content = sentences(rng, 20 + Math.floor(rng() * 61), OPENERS);
+  const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
+  const long = LONG.exec(userText);
+  const length = long ? Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER) : 20 + Math.floor(rng() * 61);
+  const content = sentences(rng, length, OPENERS);
   const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
 
-  const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
   const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
   const tool = trigger ? undefined : toolToCall(req);
   if (trigger) {
