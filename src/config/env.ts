@@ -95,6 +95,11 @@ export interface GatewayConfig {
      * is due is closed with 4413. @default 8388608
      */
     maxBufferedBytes: number;
+    /**
+     * GATEWAY_WS_KEEP_ALIVE_MS: a ping this often; a connection whose pong is not back one interval later is cut
+     * (a client that stopped reading answers no ping either). @default 12000
+     */
+    keepAliveMs: number;
   };
   /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
   apiKeys: string[];
@@ -280,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     maxMessageBytes: int('GATEWAY_WS_MAX_MESSAGE_BYTES', 4 * 1024 * 1024),
     connectionInitTimeoutMs: int('GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
     maxBufferedBytes: int('WS_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
+    keepAliveMs: int('GATEWAY_WS_KEEP_ALIVE_MS', 12_000),
   };
   const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   const apiKeys = list(get('GATEWAY_API_KEYS'));

@@ -215,6 +215,7 @@ export function attachWebSocket(options: {
       },
     },
     wss,
+    wsLimits.keepAliveMs,
   );
 
   return {

@@ -103,7 +103,7 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
     }
     for (const t of c.content) {
       token('completion');
-      chunk(delta(index, { content: t }));
+      chunk(delta(index, { content: c.tokenLength ? t.padEnd(c.tokenLength, '~') : t }));
       yield* made();
     }
     if (c.cause === 'error' && shape.inBandError) {
