@@ -14,6 +14,12 @@ const event = (res: ServerResponse, body: unknown) => res.write(`data: ${typeof 
 const token = (content: string) => ({ id: 'fake-1', created: 1, model: 'glm-4-flash', choices: [{ index: 0, delta: { role: 'assistant', content } }] });
 const finish = { id: 'fake-1', created: 1, model: 'glm-4-flash', choices: [{ index: 0, finish_reason: 'stop', delta: { role: 'assistant', content: '' } }], usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 } };
 const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' });
+/** The finish chunk with usage, `[DONE]`, and the end of the body: a stream that ends well. */
+const endWell = (res: ServerResponse) => {
+  event(res, finish);
+  event(res, '[DONE]');
+  res.end();
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let fake: FakeUpstream;
@@ -45,9 +51,7 @@ describe('chat streams that end badly', () => {
     plan((res) => {
       sse(res);
       for (const t of ['Hel', 'lo', '!']) event(res, token(t));
-      event(res, finish);
-      event(res, '[DONE]');
-      res.end();
+      endWell(res);
     });
     const { chunks, errors } = await streamAll(client, INPUT);
     expect(errors).toBeUndefined();
@@ -97,9 +101,7 @@ describe('chat streams that end badly', () => {
         await sleep(IDLE_MS / 3);
       }
       event(res, token('late'));
-      event(res, finish);
-      event(res, '[DONE]');
-      res.end();
+      endWell(res);
     });
     const { chunks, errors } = await streamAll(client, INPUT);
     expect(errors).toBeUndefined();
