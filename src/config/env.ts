@@ -103,6 +103,17 @@ export interface GatewayConfig {
    * minutes to write. @default 300000
    */
   chatTimeoutMs: number;
+  /**
+   * CHAT_STREAM_IDLE_TIMEOUT_MS: longest a chat stream may stay silent (no byte, keep-alive comments included) while
+   * the gateway is reading it, before the subscription ends with UPSTREAM_TIMEOUT. Time a stream spends paused
+   * because its subscriber reads slowly does not count. @default 60000
+   */
+  chatStreamIdleTimeoutMs: number;
+  /**
+   * UPSTREAM_MAX_RESPONSE_BYTES: largest upstream body the gateway buffers (after decompression), and largest single
+   * event of a stream; past it the request is aborted and the field fails with UPSTREAM_ERROR. @default 16777216
+   */
+  upstreamMaxResponseBytes: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -113,6 +124,17 @@ export interface GatewayConfig {
     maxMessageBytes: number;
     /** Time a client has to send `connection_init`. @default 3000 */
     connectionInitTimeoutMs: number;
+    /**
+     * WS_MAX_BUFFERED_BYTES: unsent bytes one connection may hold. Above a quarter of it the connection's
+     * subscriptions stop reading their upstreams until it drains; a connection still above it when the next message
+     * is due is closed with 4413. @default 8388608
+     */
+    maxBufferedBytes: number;
+    /**
+     * GATEWAY_WS_KEEP_ALIVE_MS: a ping this often; a connection whose pong is not back one interval later is cut
+     * (a client that stopped reading answers no ping either). @default 12000
+     */
+    keepAliveMs: number;
   };
   /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
   apiKeys: string[];
@@ -387,6 +409,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     maxOperations: int('GATEWAY_WS_MAX_OPERATIONS', 50),
     maxMessageBytes: int('GATEWAY_WS_MAX_MESSAGE_BYTES', 4 * 1024 * 1024),
     connectionInitTimeoutMs: int('GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
+    maxBufferedBytes: int('WS_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
+    keepAliveMs: int('GATEWAY_WS_KEEP_ALIVE_MS', 12_000),
   };
   const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   const apiKeys = list(get('GATEWAY_API_KEYS'));
@@ -424,6 +448,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
     replicas: int('GATEWAY_REPLICAS', 1),
+    chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
+    upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
     secrets,
   };
 }

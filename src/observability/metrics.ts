@@ -36,6 +36,11 @@ export class GatewayMetrics {
     help: 'Subscriptions started over graphql-ws',
     registers: [this.registry],
   });
+  readonly wsSlowConsumerCloses = new Counter({
+    name: 'gateway_ws_slow_consumer_closes_total',
+    help: 'WebSocket connections closed with 4413 because more than WS_MAX_BUFFERED_BYTES waited unsent',
+    registers: [this.registry],
+  });
   readonly upstreamRequests = new Counter({
     name: 'gateway_upstream_requests_total',
     help: 'Requests sent to upstreams, by upstream and status (0 = no response)',

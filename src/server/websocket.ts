@@ -7,6 +7,7 @@ import { presentedApiKey } from './access.js';
 import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
 import { limitError } from './limits.js';
 import type { GatedOperation, OperationGate } from './operationGate.js';
+import { OutboundBuffer, pacedBy } from './outboundBuffer.js';
 
 interface Connection {
   id: string;
@@ -16,6 +17,8 @@ interface Connection {
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
   operations: Map<string, GatedOperation>;
+  /** Its unsent bytes: pauses its subscriptions' sources, closes it past WS_MAX_BUFFERED_BYTES. */
+  outbound: OutboundBuffer;
 }
 
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
@@ -42,12 +45,20 @@ export function attachWebSocket(options: {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      const id = requestIdFrom(req.headers['x-request-id']);
+      const operations = new Map<string, GatedOperation>();
+      const outbound = new OutboundBuffer(ws, socket, wsLimits.maxBufferedBytes, (unsent) => {
+        services.log.warn({ connection: id, unsent, limit: wsLimits.maxBufferedBytes, operations: operations.size }, 'closing a WebSocket that reads too slowly (WS_MAX_BUFFERED_BYTES)');
+        services.metrics.wsSlowConsumerCloses.inc();
+        for (const op of operations.values()) op.controller.abort();
+      });
       const connection: Connection = {
-        id: requestIdFrom(req.headers['x-request-id']),
+        id,
         authorization: req.headers.authorization,
         apiKey: presentedApiKey(req.headers),
         trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
-        operations: new Map(),
+        operations,
+        outbound,
       };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
@@ -115,9 +126,16 @@ export function attachWebSocket(options: {
       context(ctx, id) {
         return connections.get(ctx.extra.socket)!.operations.get(id)!.context;
       },
+      onOperation(ctx, id, _payload, _args, result) {
+        const conn = connections.get(ctx.extra.socket);
+        const op = conn?.operations.get(id);
+        if (!conn || !op || !isAsyncIterator(result)) return;
+        return pacedBy(result, conn.outbound, op.controller.signal);
+      },
       onNext(ctx, id, _payload, _args, result) {
-        if (!result.errors?.length) return;
         const conn = connections.get(ctx.extra.socket)!;
+        // Past the limit the connection closes; graphql-ws then sends nothing more.
+        if (conn.outbound.overflowed() || !result.errors?.length) return;
         return { ...result, errors: gate.format(conn.operations.get(id), result.errors) };
       },
       onError(ctx, id, _payload, errors) {
@@ -134,6 +152,7 @@ export function attachWebSocket(options: {
       },
     },
     wss,
+    wsLimits.keepAliveMs,
   );
 
   return {
@@ -142,4 +161,8 @@ export function attachWebSocket(options: {
       await server.dispose();
     },
   };
+}
+
+function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
+  return typeof (value as AsyncIterableIterator<T>)?.[Symbol.asyncIterator] === 'function' && typeof (value as AsyncIterator<T>).next === 'function';
 }

@@ -4,18 +4,40 @@
  * Why not an async generator: a generator's `return()` waits for a pending `next()` to settle, so a client that
  * unsubscribes while the generator awaits an upstream chunk would keep the upstream open (graphql-ws#653). Here
  * `return()` aborts the producer at once and settles any pending `next()` with `done`.
+ *
+ * Backpressure: at most {@link HIGH_WATER_MARK} values wait for the consumer. `push` resolves once there is room
+ * again, so a producer that awaits it reads its source (an upstream stream) no faster than the subscriber takes
+ * the values; one that does not await keeps working but buffers without bound.
  */
 export interface EventSink<T> {
-  push(value: T): void;
+  /** Queues `value`; resolves when the buffer has room again (at once while it has), or the stream ended. */
+  push(value: T): Promise<void>;
   /** Ends the stream; with an error, the consumer's next `next()` rejects with it. */
   end(error?: unknown): void;
   /** Fires when the consumer stops listening (return/throw) or the stream ended. */
   signal: AbortSignal;
 }
 
+/** Values buffered before `push` makes the producer wait. */
+export const HIGH_WATER_MARK = 16;
+
+const READY = Promise.resolve();
+
 export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<void>, parentSignal?: AbortSignal): AsyncIterableIterator<T> {
   const controller = new AbortController();
   const buffer: T[] = [];
+  /** Producers waiting for room. */
+  let room: Array<() => void> = [];
+  const releaseRoom = () => {
+    const waiting = room;
+    room = [];
+    for (const resolve of waiting) resolve();
+  };
+  const take = (): T => {
+    const value = buffer.shift()!;
+    if (buffer.length < HIGH_WATER_MARK && room.length) releaseRoom();
+    return value;
+  };
   const waiting: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }> = [];
   let finished = false;
   let failure: { error: unknown } | undefined;
@@ -25,6 +47,7 @@ export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<voi
     finished = true;
     if (error !== undefined) failure = { error };
     controller.abort();
+    releaseRoom();
     parentSignal?.removeEventListener('abort', onParentAbort);
     while (waiting.length) {
       const w = waiting.shift()!;
@@ -40,10 +63,11 @@ export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<voi
 
   const sink: EventSink<T> = {
     push(value) {
-      if (finished) return;
+      if (finished) return READY;
       const w = waiting.shift();
       if (w) w.resolve({ value, done: false });
       else buffer.push(value);
+      return buffer.length < HIGH_WATER_MARK ? READY : new Promise<void>((resolve) => room.push(resolve));
     },
     end: (error) => finish(error),
     signal: controller.signal,
@@ -56,7 +80,7 @@ export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<voi
 
   return {
     next() {
-      if (buffer.length) return Promise.resolve({ value: buffer.shift()!, done: false });
+      if (buffer.length) return Promise.resolve({ value: take(), done: false });
       if (failure) {
         const { error } = failure;
         failure = undefined;

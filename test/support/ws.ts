@@ -32,3 +32,68 @@ export function collect<T = unknown>(
     );
   });
 }
+
+/**
+ * A bare graphql-transport-ws connection over `ws`, for clients the graphql-ws client cannot play: one that stops
+ * reading its socket (`pause()`), one that counts raw messages.
+ */
+export interface RawSubscriber {
+  ws: WebSocket;
+  /** `next` messages received, by operation id. */
+  received: Map<string, unknown[]>;
+  /** Resolves with the close code and reason once the socket closed. */
+  closed: Promise<{ code: number; reason: string }>;
+  subscribe(id: string, query: string, variables?: Record<string, unknown>): void;
+  /** Resolves once operation `id` has `count` results. */
+  results(id: string, count: number, timeoutMs?: number): Promise<unknown[]>;
+  /** Stops reading the socket: the gateway's writes pile up in the kernel and then in its own buffer. */
+  pause(): void;
+  resume(): void;
+}
+
+export async function rawSubscriber(url: string): Promise<RawSubscriber> {
+  const ws = new WebSocket(url, 'graphql-transport-ws');
+  const received = new Map<string, unknown[]>();
+  const listeners = new Set<() => void>();
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  await new Promise<void>((resolve, reject) => {
+    ws.once('error', reject);
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
+      if (msg.type === 'connection_ack') resolve();
+      else if (msg.type === 'ping') ws.send(JSON.stringify({ type: 'pong' }));
+      else if (msg.type === 'next' && msg.id) {
+        const list = received.get(msg.id) ?? [];
+        list.push(msg.payload);
+        received.set(msg.id, list);
+        for (const l of listeners) l();
+      }
+    });
+  });
+  const socket = () => (ws as unknown as { _socket: import('node:net').Socket })._socket;
+  return {
+    ws,
+    received,
+    closed,
+    subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    results: (id, count, timeoutMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const list = received.get(id) ?? [];
+          if (list.length < count) return false;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(list);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`operation ${id}: ${received.get(id)?.length ?? 0} of ${count} results within ${timeoutMs} ms`));
+        }, timeoutMs);
+        if (!check()) listeners.add(check);
+      }),
+    pause: () => socket().pause(),
+    resume: () => socket().resume(),
+  };
+}

@@ -69,7 +69,8 @@ export const resolvers: Resolvers = {
               for (let next = first; !next.done; next = await chunks.next()) {
                 last = chunkOf(provider, model, next.value);
                 count += 1;
-                sink.push({ chunk: last });
+                // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
+                await sink.push({ chunk: last });
               }
             } catch (error) {
               sink.push({ error });

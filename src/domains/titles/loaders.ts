@@ -15,7 +15,7 @@ import type { TitleRecord, TitleRef } from './model.js';
 /** The gateway-wide OMDb client. */
 export function omdbClient(services: GatewayServices): OmdbClient {
   return shared(services, OmdbClient, (s) => {
-    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
+    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
     s.onClose.push(() => client.close());
     return client;
   });

@@ -5,6 +5,14 @@ import { mulberry32 } from '../prng.js';
 /** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
 export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
 
+/**
+ * `[[long:N]]` in a user message: an answer of N content tokens (at most {@link MAX_LONG_ANSWER}), for load tests;
+ * `[[long:N:B]]` also pads each streamed token to B characters (at most 65536), so that a test fills socket buffers
+ * with fewer events.
+ */
+const LONG = /\[\[long:(\d+)(?::(\d+))?\]\]/;
+export const MAX_LONG_ANSWER = 1_000_000;
+
 /** Markers in a user message that force the rarer endings, so gateway tests can reach them. */
 export const TRIGGERS: Readonly<Record<string, FinishCause>> = {
   '[[error]]': 'error',
@@ -27,6 +35,8 @@ export interface GeneratedChoice {
   content: string[];
   toolCall?: GeneratedToolCall;
   cause: FinishCause;
+  /** `[[long:N:B]]`: each streamed content token is padded to this many characters. */
+  tokenLength?: number;
 }
 
 export interface GenerateOptions {
@@ -55,10 +65,13 @@ export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoi
 function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, index: number): GeneratedChoice {
   const rng = mulberry32(seed.readUInt32BE(0) ^ Math.imul(index + 1, 0x9e3779b9));
   const reasoning = opts.reasoning ? sentences(rng, 10 + Math.floor(rng() * 21), REASONING_OPENERS) : [];
-  const content = sentences(rng, 20 + Math.floor(rng() * 61), OPENERS);
-  const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
-
   const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
+  const long = LONG.exec(userText);
+  const length = long ? Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER) : 20 + Math.floor(rng() * 61);
+  const content = sentences(rng, length, OPENERS);
+  const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
+  if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
+
   const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
   const tool = trigger ? undefined : toolToCall(req);
   if (trigger) {

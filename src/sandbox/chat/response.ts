@@ -51,15 +51,24 @@ export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: reado
   };
 }
 
-/** The whole stream as events, in order; the writer paces them. One token per event. */
-export function streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): SseEvent[] {
+/**
+ * The whole stream as events, in order; the writer paces them. One token per event. Made as the writer asks for
+ * them, so a `[[long:N]]` answer never sits in memory as N serialized events.
+ */
+export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): Generator<SseEvent> {
   const { shape } = p;
   const placement = shape.usagePlacement(req);
   const total = totalUsage(choices, promptTokens);
-  const events: SseEvent[] = [];
+  let events: SseEvent[] = [];
   const sofar: UsageCounts = { prompt: promptTokens, completion: 0, reasoning: 0 };
   let dataEvents = 0;
   if (shape.keepAliveEvery) events.push({ comment: 'keep-alive' });
+  /** The events made since the last call. */
+  const made = () => {
+    const out = events;
+    events = [];
+    return out;
+  };
 
   const push = (body: unknown) => {
     events.push({ data: JSON.stringify(body) });
@@ -90,14 +99,17 @@ export function streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta
     for (const t of c.reasoning) {
       token('reasoning');
       chunk(delta(index, { reasoning_content: t }));
+      yield* made();
     }
     for (const t of c.content) {
       token('completion');
-      chunk(delta(index, { content: t }));
+      chunk(delta(index, { content: c.tokenLength ? t.padEnd(c.tokenLength, '~') : t }));
+      yield* made();
     }
     if (c.cause === 'error' && shape.inBandError) {
       push(shape.inBandError(meta.id));
-      return events; // the provider gives up mid-stream: no finish chunk, no [DONE]
+      yield* made();
+      return; // the provider gives up mid-stream: no finish chunk, no [DONE]
     }
     if (c.toolCall) {
       const { id, name, fragments } = c.toolCall;
@@ -117,5 +129,5 @@ export function streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta
     push({ ...head(p, meta, 'chat.completion.chunk'), choices: [], usage: p.usage(total) });
   }
   events.push({ data: '[DONE]' });
-  return events;
+  yield* made();
 }

@@ -13,14 +13,23 @@ export interface PacedWrite {
 }
 
 let running = 0;
+let written = 0;
 
 /** Writers still running; lets tests prove that a client that went away stops the generator. */
 export function runningChatWriters(): number {
   return running;
 }
 
-/** Writes the events one per TCP write, `delayMs` apart, and stops at once when the client goes away. */
-export async function writeSse(res: ServerResponse, events: readonly SseEvent[], o: PacedWrite): Promise<void> {
+/** Data events written by every stream so far; lets tests prove that a stream waits while its reader does. */
+export function writtenChatEvents(): number {
+  return written;
+}
+
+/**
+ * Writes the events one per TCP write, `delayMs` apart, and stops at once when the client goes away. While the
+ * socket's buffer is full it waits for `drain`, as a real server does: a client that stops reading stalls it.
+ */
+export async function writeSse(res: ServerResponse, events: Iterable<SseEvent>, o: PacedWrite): Promise<void> {
   running += 1;
   try {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -39,8 +48,10 @@ export async function writeSse(res: ServerResponse, events: readonly SseEvent[],
         res.socket?.destroy();
         return;
       }
-      res.write(`data: ${event.data}\n\n`);
+      const room = res.write(`data: ${event.data}\n\n`);
       sent += 1;
+      written += 1;
+      if (!room) await drained(res, o.signal);
     }
     res.end();
   } finally {
@@ -83,6 +94,20 @@ export async function writeJsonAfterGeneration(
   } finally {
     running -= 1;
   }
+}
+
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

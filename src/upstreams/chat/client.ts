@@ -2,13 +2,15 @@ import type { Readable } from 'node:stream';
 import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
 import { shared, type GatewayServices } from '../../runtime/context.js';
+import { errors as undiciErrors } from 'undici';
+import { tooLarge } from '../http/body.js';
 import { UpstreamHttp } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
 import { chatRateLimiter, type RateLimiter } from './rateLimit.js';
 import { providerSpec } from './registry.js';
-import { SseParser } from './sse.js';
+import { SseParser, SseStreamError } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
 
@@ -61,9 +63,9 @@ export class ChatClient {
     await this.admit(signal);
     let body: Readable;
     try {
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent });
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
-      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await readText(body));
+      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res));
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
@@ -81,7 +83,7 @@ export class ChatClient {
    * the events after it (a `choices: []` usage chunk, `[DONE]`), so that the last chunk carries the usage.
    */
   private async *chunks(body: Readable, signal: AbortSignal): AsyncGenerator<ChatChunk> {
-    const parser = new SseParser();
+    const parser = new SseParser(this.http.maxResponseBytes);
     let held: ChatChunk | undefined;
     let usage: ChatUsage | null = null;
     let id = '';
@@ -128,6 +130,15 @@ export class ChatClient {
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof GatewayError) throw error;
+      if (error instanceof SseStreamError) {
+        throw error.kind === 'size'
+          ? tooLarge(this.spec.id, this.http.maxResponseBytes, { what: 'one stream event', detail: ` after ${sent} chunks` })
+          : streamError(this.spec, `sent ${error.message} after ${sent} chunks`);
+      }
+      if (error instanceof undiciErrors.BodyTimeoutError) {
+        const ms = this.http.bodyTimeoutMs;
+        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.spec.id} stream sent nothing for ${ms} ms after ${sent} chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`, { upstream: this.spec.id });
+      }
       // A cut after the finish and its usage lost nothing the subscriber needs.
       if (!(held && (held.usage ?? usage))) throw streamError(this.spec, `broke off after ${sent} chunks (${(error as Error).message || 'connection closed'})`);
     }
@@ -169,12 +180,6 @@ export class ChatClient {
   }
 }
 
-async function readText(body: Readable): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of body) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
-}
-
 const CLIENTS = { key: 'chat clients' };
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
@@ -192,6 +197,9 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         // A long non-streaming answer sends its headers only when it is done.
         headersTimeoutMs: 300_000,
         totalTimeoutMs: s.config.chatTimeoutMs,
+        // A stream's silence while it is read; a paused (backpressured) stream does not count.
+        bodyTimeoutMs: s.config.chatStreamIdleTimeoutMs,
+        maxResponseBytes: s.config.upstreamMaxResponseBytes,
         // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });

@@ -2,7 +2,8 @@
  * An incremental server-sent-events parser (the WHATWG "event stream interpretation", minus `retry`/`id` which chat
  * providers do not use). Feed it bytes as they arrive; it returns the events completed so far. Events split across
  * TCP chunks are reassembled, CRLF / CR / LF line ends are all accepted, `:` comments (DeepSeek's `: keep-alive`)
- * are dropped, and several `data:` lines of one event are joined with `\n`.
+ * are dropped, and several `data:` lines of one event are joined with `\n`. Bytes that are not UTF-8, and one event
+ * longer than `maxEventLength`, throw {@link SseStreamError}: the parser holds at most one event, never a stream.
  */
 export interface SseEvent {
   /** The `event:` field, `message` when absent. */
@@ -10,9 +11,25 @@ export interface SseEvent {
   data: string;
 }
 
+/** The stream cannot be read on: the message says what it sent, e.g. `bytes that are not UTF-8`. */
+export class SseStreamError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'encoding' | 'size',
+  ) {
+    super(message);
+    this.name = 'SseStreamError';
+  }
+}
+
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private buffer = '';
+  /** Characters of the event being read, its data lines and its unfinished line. */
+  private pending = 0;
+
+  /** @param maxEventLength characters one event (its lines up to the blank line) may have. @default Infinity */
+  constructor(private readonly maxEventLength = Number.POSITIVE_INFINITY) {}
   private data: string[] = [];
   private event = '';
   /** A chunk ended on `\r`: a `\n` starting the next one belongs to the same line end. */
@@ -20,7 +37,12 @@ export class SseParser {
 
   /** Parses one body chunk; returns the events it completed, in order. */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text: string;
+    try {
+      text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new SseStreamError('bytes that are not UTF-8', 'encoding');
+    }
     if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
     this.pendingCr = false;
     this.buffer += text;
@@ -40,6 +62,9 @@ export class SseParser {
       if (event) events.push(event);
     }
     this.buffer = this.buffer.slice(start);
+    if (this.pending + this.buffer.length > this.maxEventLength) {
+      throw new SseStreamError(`an event longer than ${this.maxEventLength} characters`, 'size');
+    }
     return events;
   }
 
@@ -48,6 +73,7 @@ export class SseParser {
     const incomplete = this.buffer.trim() !== '' || this.data.length > 0;
     this.buffer = '';
     this.data = [];
+    this.pending = 0;
     return { incomplete };
   }
 
@@ -59,6 +85,7 @@ export class SseParser {
       }
       const event = { event: this.event || 'message', data: this.data.join('\n') };
       this.data = [];
+      this.pending = 0;
       this.event = '';
       return event;
     }
@@ -67,7 +94,10 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      this.data.push(value);
+      this.pending += value.length + 1;
+    }
     else if (field === 'event') this.event = value;
     return undefined;
   }

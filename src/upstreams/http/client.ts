@@ -1,9 +1,10 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
-import { ErrorCode, upstreamError } from '../../errors.js';
+import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { startUpstreamSpan } from '../../observability/tracing.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 
@@ -24,6 +25,11 @@ export interface UpstreamHttpOptions {
   bodyTimeoutMs?: number;
   /** Whole buffered request, retries and their waits included. @default 30000 */
   totalTimeoutMs?: number;
+  /**
+   * Largest buffered body, after decompression (UPSTREAM_MAX_RESPONSE_BYTES); also the largest single event of a
+   * stream, for readers that buffer one. @default 16777216
+   */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   breaker?: Partial<BreakerOptions>;
 }
@@ -39,6 +45,8 @@ export interface UpstreamRequest {
   retry?: Partial<RetryPolicy>;
   /** Return the body unread, for streams; retries then happen only on statuses, before any body byte is read. */
   stream?: boolean;
+  /** Time to the response headers for this request, when it differs from the instance's (a stream's idle limit). */
+  headersTimeoutMs?: number;
   /** Statuses answered to the caller instead of retried even when the policy lists them. */
   noRetryStatuses?: readonly number[];
   /**
@@ -75,9 +83,14 @@ export class UpstreamHttp {
   private readonly dispatcher: Dispatcher;
   private readonly policy: RetryPolicy;
   readonly breaker: CircuitBreaker;
+  readonly maxResponseBytes: number;
+  /** Longest silence between two body chunks while the body is read (a paused body does not time out). */
+  readonly bodyTimeoutMs: number;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.upstream = options.upstream;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
     this.breaker = new CircuitBreaker({ ...DEFAULT_BREAKER, ...options.breaker }, (state) => {
@@ -89,7 +102,7 @@ export class UpstreamHttp {
       connections: options.connections ?? 64,
       connectTimeout: options.connectTimeoutMs ?? 5_000,
       headersTimeout: options.headersTimeoutMs ?? 30_000,
-      bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+      bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
     });
   }
@@ -109,22 +122,34 @@ export class UpstreamHttp {
     else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, req.signal);
-      return { ...response, text: await body.text() };
+      return { ...response, text: await this.read(body as unknown as Readable, response) };
     } catch (error) {
       if (timedOut && !req.signal?.aborted) {
         throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
       }
-      throw error;
+      if (req.signal?.aborted || error instanceof GatewayError) throw error;
+      // The body broke off after the headers: a reset, a Content-Length the body never reached.
+      throw upstreamError(ErrorCode.UpstreamError, `The ${this.upstream} service broke off its answer (${(error as Error)?.message || describeError(error)}).`, { upstream: this.upstream });
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
-  /** Sends the request and hands back the body stream as soon as the headers arrived. */
+  /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
     const { response, body } = await this.guarded({ ...req, stream: true }, req.signal);
-    return { ...response, body: body as unknown as Readable };
+    return { ...response, body: decodedBody(body as unknown as Readable, response.headers['content-encoding'], this.upstream, response.status) };
+  }
+
+  /** The whole body of an opened response (an error answer to a stream request), within {@link maxResponseBytes}. */
+  text(res: StreamedResponse): Promise<string> {
+    return this.read(res.body, res, false);
+  }
+
+  private read(body: Readable, response: UpstreamResponse, decode = true): Promise<string> {
+    const headers = decode ? response.headers : { ...response.headers, 'content-encoding': undefined };
+    return readBoundedText(body, headers, { upstream: this.upstream, status: response.status, limit: this.maxResponseBytes });
   }
 
   /** The circuit breaker around one request with its retries: the final outcome counts, not each attempt. */
@@ -171,6 +196,7 @@ export class UpstreamHttp {
           body: req.body,
           signal: req.signal,
           dispatcher: this.dispatcher,
+          ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
         });
         status = result.statusCode;
       } catch (error) {
@@ -191,9 +217,11 @@ export class UpstreamHttp {
         throw this.networkError(failure, attempt);
       }
       if (result && req.isFinal) {
-        const text = await result.body.text().catch(() => '');
+        const text = await this.read(result.body as unknown as Readable, { status: result.statusCode, headers: result.headers, attempts: attempt }).catch(() => '');
         if (req.isFinal(result.statusCode, text)) {
-          return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: replayBody(text) };
+          // The replayed text is decoded already.
+          const headers = { ...result.headers, 'content-encoding': undefined };
+          return { response: { status: result.statusCode, headers, attempts: attempt }, body: replayBody(text) };
         }
       } else {
         // Drain the refused body so the connection goes back to the pool.
@@ -211,7 +239,7 @@ export class UpstreamHttp {
       error instanceof undiciErrors.HeadersTimeoutError ||
       error instanceof undiciErrors.BodyTimeoutError ||
       error instanceof undiciErrors.ConnectTimeoutError;
-    const what = timeout ? 'did not answer in time' : `could not be reached (${(error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error'})`;
+    const what = timeout ? 'did not answer in time' : `could not be reached (${describeError(error)})`;
     return upstreamError(
       timeout ? ErrorCode.UpstreamTimeout : ErrorCode.UpstreamError,
       `The ${this.upstream} service ${what} after ${attempts} attempt${attempts === 1 ? '' : 's'}.`,
@@ -222,6 +250,10 @@ export class UpstreamHttp {
   close(): Promise<void> {
     return this.dispatcher.close();
   }
+}
+
+function describeError(error: unknown): string {
+  return (error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error';
 }
 
 /** An already-read body handed on in the shape undici gives: readable, with `text()` and `dump()`. */

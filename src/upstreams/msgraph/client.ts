@@ -178,7 +178,7 @@ function lowerCase(headers: Record<string, string>): Headers {
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
 export function graphClient(services: GatewayServices): GraphClient {
   return shared(services, GraphClient, (s) => {
-    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs });
+    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
     s.onClose.push(() => http.close());
     return new GraphClient(http, s.config.graph, s.state);
   });

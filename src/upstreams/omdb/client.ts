@@ -27,6 +27,8 @@ export interface OmdbClientOptions {
   cacheMax: number;
   /** Longest one lookup may take, retries included, before UPSTREAM_TIMEOUT. @default 30000 */
   timeoutMs?: number;
+  /** Largest answer read, after decompression. @default 16777216 */
+  maxResponseBytes?: number;
   metrics: GatewayMetrics;
   log: Logger;
   redact: (text: string) => string;
@@ -64,7 +66,7 @@ export class OmdbClient {
   private readonly inFlight = new Map<string, Flight>();
 
   constructor(private readonly options: OmdbClientOptions) {
-    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs });
+    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
     const state = options.state ?? new MemoryState();
     this.quota = state.dailyQuota('omdb', { limit: options.dailyQuota, onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining) });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {

@@ -1,0 +1,96 @@
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+
+/** The default of UPSTREAM_MAX_RESPONSE_BYTES: room for the largest Graph page with `$expand`, 16 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/** `16 MiB (16777216 bytes)`: the limit as people read it, and as they write it in the variable. */
+export function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  const readable = mib >= 1 ? `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+  return `${readable} (${bytes} bytes)`;
+}
+
+/** `what`: `a response`, `one stream event`; `detail` says how it was measured, e.g. ` after gzip decompression`. */
+export function tooLarge(upstream: string, limit: number, options: { what?: string; detail?: string; status?: number } = {}): GatewayError {
+  const { what = 'a response', detail = '', status } = options;
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The ${upstream} service sent ${what} larger than ${describeBytes(limit)}${detail}, the limit UPSTREAM_MAX_RESPONSE_BYTES sets; the gateway stopped reading it.`,
+    { upstream, status, upstreamCode: 'RESPONSE_TOO_LARGE' },
+  );
+}
+
+/**
+ * The body decoded as its `Content-Encoding` says (gzip, deflate, br, or a list of them), so every limit counts the
+ * bytes the gateway would actually hold. An unknown encoding is refused rather than handed on as garbage.
+ */
+export function decodedBody(body: Readable, contentEncoding: string | string[] | undefined, upstream: string, status: number): Readable {
+  const raw = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '')).toLowerCase();
+  const codings = raw.split(',').map((c) => c.trim()).filter((c) => c && c !== 'identity');
+  let stream = body;
+  // Applied in the order listed, so undone in reverse.
+  for (const coding of codings.reverse()) {
+    const decoder = DECODERS[coding];
+    if (!decoder) {
+      body.destroy();
+      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service sent a body in an encoding the gateway cannot read (Content-Encoding: ${raw}).`, { upstream, status });
+    }
+    const next = decoder() as unknown as Readable;
+    const source = stream;
+    // Destroying the outer stream (a cancel, a limit) must reach the socket; an error in any stage reaches the reader.
+    source.on('error', (error) => next.destroy(error));
+    next.on('close', () => source.destroy());
+    source.pipe(next as unknown as NodeJS.WritableStream);
+    stream = next;
+  }
+  return stream;
+}
+
+/**
+ * Reads a whole buffered body, at most `limit` bytes after decoding: past it the body is destroyed (which aborts the
+ * upstream request) and the caller gets UPSTREAM_ERROR naming the upstream and the limit. A `Content-Length` above
+ * the limit is refused before reading anything. Bodies of 2xx answers must be valid UTF-8 (JSON is); error bodies
+ * are only quoted in messages, so there a bad byte becomes U+FFFD instead.
+ */
+export async function readBoundedText(
+  body: Readable,
+  headers: Record<string, string | string[] | undefined>,
+  options: { upstream: string; status: number; limit: number },
+): Promise<string> {
+  const { upstream, status, limit } = options;
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    throw tooLarge(upstream, limit, { detail: ` (Content-Length: ${declared})`, status });
+  }
+  const decoded = decodedBody(body, headers['content-encoding'], upstream, status);
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const part of decoded) {
+      size += (part as Buffer).length;
+      if (size > limit) throw tooLarge(upstream, limit, { detail: decoded === body ? '' : ` after decompression (Content-Encoding: ${headers['content-encoding']})`, status });
+      parts.push(part as Buffer);
+    }
+  } catch (error) {
+    decoded.destroy();
+    body.destroy();
+    throw error;
+  }
+  const bytes = Buffer.concat(parts, size);
+  if (status < 200 || status >= 300) return bytes.toString('utf8');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: 'INVALID_UTF8' });
+  }
+}
