@@ -214,6 +214,22 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await leases[y].acquire()).toBe(true);
       expect(await leases[x].renew()).toBe(false);
     });
+
+    it('hands the holder\'s checkpoint to the next holder, and takes none from a replica that does not hold it', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.leaderLease('health-poller', { ttlMs: 5_000, checkpointTtlMs: 1_000 }));
+      expect(await a.lastCheckpoint()).toBeUndefined();
+      expect(await a.acquire()).toBe(true);
+      await a.checkpoint({ poll: 1, services: ['Exchange'] });
+      await b.checkpoint({ poll: 99 });
+      await a.release();
+      expect(await b.acquire()).toBe(true);
+      expect(await b.lastCheckpoint()).toEqual({ poll: 1, services: ['Exchange'] });
+      await b.checkpoint({ poll: 2 });
+      expect(await a.lastCheckpoint()).toEqual({ poll: 2 });
+      // A checkpoint nobody renews is forgotten: a holder long after starts afresh.
+      await sleep(1_300);
+      expect(await a.lastCheckpoint()).toBeUndefined();
+    });
   });
 
   describe('fan-out channel', () => {
