@@ -1,12 +1,34 @@
-import { describe, expect, it } from 'vitest';
-import { InProcessChatUsageStore } from '../../src/domains/chat/usage/inProcessStore.js';
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CountersChatUsageStore } from '../../src/domains/chat/usage/countersStore.js';
 import { utcDay, type ChatUsageStore } from '../../src/domains/chat/usage/store.js';
+import { GatewayMetrics } from '../../src/observability/metrics.js';
+import { createSharedState, MemoryState, type SharedState } from '../../src/state/index.js';
+import { startRedis, type TestRedis } from '../support/redis.js';
 
-/**
- * One suite for every ChatUsageStore implementation. The Redis implementation joins this list (with a fresh key
- * prefix per test) so that both keep the same books.
- */
-const IMPLEMENTATIONS: Array<[string, () => Promise<ChatUsageStore>]> = [['in-process', async () => new InProcessChatUsageStore()]];
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.close());
+const opened: SharedState[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+/** The chat books on a Redis shared state under a fresh key prefix (a fresh Redis for each test, in effect). */
+async function inRedis(): Promise<ChatUsageStore> {
+  const state = await createSharedState({ redis: { url: redis.url, keyPrefix: `usage:${randomUUID()}:`, commandTimeoutMs: 500 }, replicas: 1, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) });
+  opened.push(state);
+  return new CountersChatUsageStore(state.dailyCounters('chat-usage'));
+}
+
+/** One suite for the books in process and in Redis: both keep the same books. */
+const IMPLEMENTATIONS: Array<[string, () => Promise<ChatUsageStore>]> = [
+  ['in process', async () => new CountersChatUsageStore(new MemoryState().dailyCounters('chat-usage'))],
+  ['redis', inRedis],
+];
 
 const usage = (prompt: number, completion: number, reasoning = 0) => ({ promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion, reasoningTokens: reasoning });
 
@@ -40,6 +62,15 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
     expect(await store.totalFor('2025-03-01', 'moonshot')).toBe(0);
   });
 
+  it('keeps models whose ids hold slashes and hashes apart from their provider', async () => {
+    const store = await create();
+    await store.add('2025-03-01', 'ark', 'ep-2024/abc#1', usage(2, 3));
+    expect(await store.list('2025-03-01')).toEqual([
+      { day: '2025-03-01', provider: 'ark', model: 'ep-2024/abc#1', promptTokens: 2, completionTokens: 3, totalTokens: 5, reasoningTokens: 0, requests: 1 },
+    ]);
+    expect(await store.totalFor('2025-03-01', 'ark')).toBe(5);
+  });
+
   it('counts concurrent additions exactly', async () => {
     const store = await create();
     await Promise.all(Array.from({ length: 200 }, () => store.add('2025-03-01', 'glm', 'glm-4-flash', usage(1, 1))));
@@ -47,14 +78,7 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
   });
 });
 
-describe('InProcessChatUsageStore', () => {
-  it('forgets the oldest days past the ones it keeps', async () => {
-    const store = new InProcessChatUsageStore(2);
-    for (const day of ['2025-03-01', '2025-03-02', '2025-03-03']) await store.add(day, 'glm', 'glm-4-flash', usage(1, 1));
-    expect(await store.list('2025-03-01')).toEqual([]);
-    expect(await store.totalFor('2025-03-03', 'glm')).toBe(2);
-  });
-
+describe('utcDay', () => {
   it('names UTC days, not local ones', () => {
     expect(utcDay(Date.parse('2025-03-01T23:59:59.999Z'))).toBe('2025-03-01');
     expect(utcDay(Date.parse('2025-03-02T00:00:00+08:00'))).toBe('2025-03-01');

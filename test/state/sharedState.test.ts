@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { createSharedState, MemoryState, type SharedState } from '../../src/state/index.js';
+import { createSharedState, MemoryState, type RedisState, type SharedState } from '../../src/state/index.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 
 /**
@@ -232,6 +232,26 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
     });
   });
 
+  describe('daily counters', () => {
+    it('sums the counters of each entry of a day, across replicas, exactly under concurrent additions', async () => {
+      const [a, b, c] = (await replicas(3)).map((s) => s.dailyCounters('usage'));
+      await Promise.all(Array.from({ length: 90 }, (_, i) => [a, b, c][i % 3].add('2025-03-01', 'glm/glm-4-flash', { total: 3, requests: 1 })));
+      await a.add('2025-03-01', 'ark/ep-1#x', { total: 5, requests: 1 });
+      await b.add('2025-03-02', 'glm/glm-4-flash', { total: 1, requests: 1 });
+      expect(await c.read('2025-03-01')).toEqual(new Map([
+        ['glm/glm-4-flash', { total: 270, requests: 90 }],
+        ['ark/ep-1#x', { total: 5, requests: 1 }],
+      ]));
+      expect(await a.read('2025-03-02')).toEqual(new Map([['glm/glm-4-flash', { total: 1, requests: 1 }]]));
+      expect(await a.read('2025-03-03')).toEqual(new Map());
+    });
+
+    it('refuses a counter name holding the field separator', async () => {
+      const [state] = await replicas(1);
+      await expect(state.dailyCounters('usage').add('2025-03-01', 'glm', { 'a#b': 1 })).rejects.toThrow('counter name "a#b" holds "#"');
+    });
+  });
+
   describe('fan-out channel', () => {
     it('delivers a message published on one replica to the subscribers of every replica, once each', async () => {
       const channels = (await replicas(3)).map((s) => s.channel<{ service: string }>('health'));
@@ -245,6 +265,23 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await sleep(100);
       expect(received).toHaveLength(3);
     });
+  });
+});
+
+describe('daily counters retention', () => {
+  it('keeps the newest keepDays days that saw additions in process', async () => {
+    const counters = new MemoryState().dailyCounters('usage', { keepDays: 2 });
+    for (const day of ['2025-03-01', '2025-03-02', '2025-03-03']) await counters.add(day, 'glm/m', { total: 1 });
+    expect(await counters.read('2025-03-01')).toEqual(new Map());
+    expect(await counters.read('2025-03-03')).toEqual(new Map([['glm/m', { total: 1 }]]));
+  });
+
+  it('lets Redis expire a day keepDays after its last addition', async () => {
+    const [state] = await redisReplicas(1);
+    await state.dailyCounters('usage', { keepDays: 2 }).add('2025-03-01', 'glm/m', { total: 1 });
+    const ttl = await (state as RedisState).connection.client.pttl('counters:usage:2025-03-01');
+    expect(ttl).toBeGreaterThan(2 * DAY - 60_000);
+    expect(ttl).toBeLessThanOrEqual(2 * DAY);
   });
 });
 
@@ -274,6 +311,26 @@ describe('redis outage', () => {
     // The restarted Redis is empty: the shared count holds the 4 units taken during the outage.
     expect((await quota.reserve()).granted).toBe(true);
     expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(5);
+  });
+
+  it('keeps daily counts made while Redis is down and adds them once it is back; limits count them once per replica', async () => {
+    const [a, b] = await redisReplicas(2);
+    const [ca, cb] = [a, b].map((s) => s.dailyCounters('usage'));
+    await cb.add('2025-03-01', 'glm/m', { total: 100 });
+    expect(await ca.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 100 }]]));
+
+    await redis.stop();
+    await ca.add('2025-03-01', 'glm/m', { total: 10 });
+    await ca.add('2025-03-01', 'ark/m', { total: 1 });
+    // The last counts read plus this replica's own; for a limit, its own as if both replicas had spent them.
+    expect(await ca.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 110 }], ['ark/m', { total: 1 }]]));
+    expect(await ca.read('2025-03-01', { forLimit: true })).toEqual(new Map([['glm/m', { total: 120 }], ['ark/m', { total: 2 }]]));
+
+    await redis.start();
+    await until(() => a.status().status === 'ready', 15_000);
+    // The restarted Redis is empty: it holds what a counted during the outage, handed over by a's next command.
+    await ca.add('2025-03-01', 'glm/m', { total: 1 });
+    expect(await cb.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 11 }], ['ark/m', { total: 1 }]]));
   });
 });
 
