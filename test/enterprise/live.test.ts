@@ -409,6 +409,44 @@ describe('two replicas sharing a leader lease and a change bus', () => {
   });
 });
 
+describe('two replicas: message posts wanted by a follower only', () => {
+  it('has the leader poll messages for the follower\'s subscribers, which get each new post once', async () => {
+    const state = new MemoryState();
+    const clocks = [new ManualClock(), new ManualClock()];
+    const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
+    const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
+    const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
+    const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
+    try {
+      await resetSandbox(first);
+      new Subscription(sockets[0], HEALTH);
+      await until(() => expect(replicas[0].poller.pollCount).toBe(1));
+      expect(graphCalls(first).filter(isMessagesPoll)).toHaveLength(0);
+      const posts = new Subscription(sockets[1], MESSAGES);
+      await until(() => expect(clocks[1].waiting).toBe(1));
+      const tick = async () => {
+        const report = once(replicas[0].poller, 'poll');
+        clocks[0].fire();
+        await report;
+      };
+      await tick();
+      expect(graphCalls(first).filter(isMessagesPoll)).toHaveLength(1);
+      const res = await fetch(`${first.sandbox.origin}/_sandbox/graph/messages`, { method: 'POST', body: JSON.stringify({ title: 'Teams: new meeting defaults', services: ['Microsoft Teams'] }) });
+      const posted = (await res.json()) as { id: string };
+      await tick();
+      await until(() => expect(posts.events).toHaveLength(1));
+      expect(posts.events[0].serviceMessagePosted.id).toBe(posted.id);
+      await tick();
+      expect(posts.events).toHaveLength(1);
+      expect(replicas[1].poller.pollCount).toBe(0);
+    } finally {
+      for (const s of sockets) await s.dispose();
+      await second.close();
+      await first.close();
+    }
+  });
+});
+
 describe('a gateway with delegated permissions only', () => {
   it('refuses live subscriptions, which poll with the gateway\'s own token, naming the variables to set', async () => {
     const delegated = await startTestGateway({ GRAPH_BASE_URL: 'http://127.0.0.1:9/graph' });

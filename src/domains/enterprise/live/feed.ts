@@ -88,7 +88,6 @@ export class LiveHealth {
       lease: state.leaderLease('live-health', { ttlMs: intervalMs * LEASE_INTERVALS, whenUnavailable: 'lead' }),
       bus: this.bus,
       wants: state.channel<MessagesWanted>('live-health:wants'),
-      replica: state.replicaId,
       metrics: this.metrics,
       log: services.log.child({ component: 'live-health' }),
       clock: options.clock,

@@ -38,6 +38,7 @@ export interface Demand {
 
 /** A replica without the lease whose subscribers want message posts, told to the leader every interval. */
 export interface MessagesWanted {
+  /** The follower's lease holder id. */
   replica: string;
 }
 
@@ -51,8 +52,6 @@ export interface LivePollerOptions {
   bus: FanOut<ChangeBatch>;
   /** Where followers say they want message posts polled too (the leader may have no such subscriber itself). */
   wants: FanOut<MessagesWanted>;
-  /** This replica's identity among the replicas. */
-  replica: string;
   metrics: LiveMetrics;
   log: Logger;
   /** @default real timers */
@@ -130,7 +129,7 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
     this.run = run;
     this.runStartedAt = Date.now();
     this.listening ??= this.options.wants.subscribe((w) => {
-      if (w.replica !== this.options.replica) this.followersWanting.set(w.replica, Date.now() + this.leaseTtl);
+      if (w.replica !== this.options.lease.holder) this.followersWanting.set(w.replica, Date.now() + this.leaseTtl);
     });
     void this.tick(run);
   }
@@ -150,7 +149,7 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
   }
 
   private async tellLeader(): Promise<void> {
-    await this.options.wants.publish({ replica: this.options.replica }).catch(() => undefined);
+    await this.options.wants.publish({ replica: this.options.lease.holder }).catch(() => undefined);
   }
 
   private async stop(): Promise<void> {
