@@ -1,26 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CountersChatUsageStore } from '../../src/domains/chat/usage/countersStore.js';
 import { utcDay, type ChatUsageStore } from '../../src/domains/chat/usage/store.js';
-import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { createSharedState, MemoryState, type SharedState } from '../../src/state/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { MemoryState } from '../../src/state/index.js';
+import { useRedisStates } from '../support/sharedState.js';
 
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(() => redis?.close());
-const opened: SharedState[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
+const redis = useRedisStates();
 
-/** The chat books on a Redis shared state under a fresh key prefix (a fresh Redis for each test, in effect). */
+/** The chat books on a Redis shared state under a fresh key prefix (an empty Redis, in effect). */
 async function inRedis(): Promise<ChatUsageStore> {
-  const state = await createSharedState({ redis: { url: redis.url, keyPrefix: `usage:${randomUUID()}:`, commandTimeoutMs: 500 }, replicas: 1, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) });
-  opened.push(state);
+  const [state] = await redis.states(1);
   return new CountersChatUsageStore(state.dailyCounters('chat-usage'));
 }
 

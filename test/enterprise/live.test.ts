@@ -353,16 +353,26 @@ describe('live service health with real timers', () => {
   });
 });
 
+/** Two gateways in this process over one `MemoryState`, as Redis is for replicas in several (liveReplicas.test.ts). */
+async function withTwoReplicas(run: (pair: { first: TestGateway; replicas: LiveHealth[]; clocks: ManualClock[]; sockets: Client[] }) => Promise<void>): Promise<void> {
+  const state = new MemoryState();
+  const clocks = [new ManualClock(), new ManualClock()];
+  const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
+  const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
+  const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
+  const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
+  try {
+    await run({ first, replicas, clocks, sockets });
+  } finally {
+    for (const s of sockets) await s.dispose();
+    await second.close();
+    await first.close();
+  }
+}
+
 describe('two replicas sharing a leader lease and a change bus', () => {
   it('poll once per interval in total, every subscriber on either replica gets each change once, and a new leader misses no change', async () => {
-    // One state for both gateways of this process, as Redis is for replicas in several (test/enterprise/liveReplicas.test.ts).
-    const state = new MemoryState();
-    const clocks = [new ManualClock(), new ManualClock()];
-    const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
-    const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
-    const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
-    const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
-    try {
+    await withTwoReplicas(async ({ first, replicas, clocks, sockets }) => {
       // The first replica's subscribers come first, so it takes the lease.
       const onFirst = [1, 2].map(() => new Subscription(sockets[0], HEALTH, { services: ['Yammer'] }));
       await until(() => expect(replicas[0].poller.pollCount).toBe(1));
@@ -401,23 +411,13 @@ describe('two replicas sharing a leader lease and a change bus', () => {
       expect(subs[3].events).toEqual(subs[1].events);
       expect(subs[0].events).toHaveLength(1);
       expect(graphCalls(first).filter(isHealthPoll)).toHaveLength(4);
-    } finally {
-      for (const s of sockets) await s.dispose();
-      await second.close();
-      await first.close();
-    }
+    });
   });
 });
 
 describe('two replicas: message posts wanted by a follower only', () => {
   it('has the leader poll messages for the follower\'s subscribers, which get each new post once', async () => {
-    const state = new MemoryState();
-    const clocks = [new ManualClock(), new ManualClock()];
-    const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
-    const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
-    const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
-    const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
-    try {
+    await withTwoReplicas(async ({ first, replicas, clocks, sockets }) => {
       await resetSandbox(first);
       new Subscription(sockets[0], HEALTH);
       await until(() => expect(replicas[0].poller.pollCount).toBe(1));
@@ -439,11 +439,7 @@ describe('two replicas: message posts wanted by a follower only', () => {
       await tick();
       expect(posts.events).toHaveLength(1);
       expect(replicas[1].poller.pollCount).toBe(0);
-    } finally {
-      for (const s of sockets) await s.dispose();
-      await second.close();
-      await first.close();
-    }
+    });
   });
 });
 

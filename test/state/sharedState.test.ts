@@ -1,34 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { createSharedState, MemoryState, type RedisState, type SharedState } from '../../src/state/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { startRedis } from '../support/redis.js';
+import { useRedisStates } from '../support/sharedState.js';
 
 /**
  * One suite, two implementations: every behaviour of shared state holds in process (one replica) and in Redis (any
  * number of replicas). "Replicas" of the in-process state are the one state object of this process, as in a gateway.
  */
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(() => redis?.close());
-
+const shared = useRedisStates();
+const redisReplicas = shared.states;
+const redis = { stop: () => shared.redis().stop(), start: () => shared.redis().start() };
 const opened: SharedState[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()));
 });
-
-async function redisReplicas(n: number, prefix = `test:${randomUUID()}:`): Promise<SharedState[]> {
-  const states = await Promise.all(
-    Array.from({ length: n }, () =>
-      createSharedState({ redis: { url: redis.url, keyPrefix: prefix, commandTimeoutMs: 500 }, replicas: n, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }),
-    ),
-  );
-  opened.push(...states);
-  return states;
-}
 
 const backends: Array<{ name: string; replicas: (n: number) => Promise<SharedState[]> }> = [
   {
