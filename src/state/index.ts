@@ -1,6 +1,6 @@
 /**
  * Shared state: what several replicas of the gateway must agree on (the OMDb daily quota, chat requests per minute,
- * the title cache, the Graph application token, a leader lease, a fan-out channel). One interface per concern, each
+ * the title cache, the Graph application token, a leader lease, a fan-out channel, daily counters). One interface per concern, each
  * with an in-process implementation (the default: one replica, zero configuration) and a Redis one (`REDIS_URL`),
  * both run through the same test suite (test/state/sharedState.test.ts). Server, domains and upstream clients import
  * this module; it imports none of them.
@@ -11,6 +11,7 @@ import type { RedisConfig } from '../config/env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import { MemoryCache, RedisCache, type SharedCache, type SharedCacheOptions } from './cache.js';
 import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
+import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
 import { RedisConnection, type SharedStateStatus } from './connection.js';
 import { FallbackPolicy } from './fallback.js';
 import { MemoryLeases, RedisLeaderLease, type LeaderLease, type LeaderLeaseOptions } from './lease.js';
@@ -20,6 +21,7 @@ import { MemorySharedValue, RedisSharedValue, type SharedValue } from './sharedV
 
 export type { SharedCache, SharedCacheOptions } from './cache.js';
 export type { FanOut } from './channel.js';
+export type { Counts, DailyCounters, DailyCountersOptions } from './counters.js';
 export type { SharedStateStatus } from './connection.js';
 export type { LeaderLease, LeaderLeaseOptions } from './lease.js';
 export type { DailyQuota, DailyQuotaOptions, QuotaReservation } from './quota.js';
@@ -42,6 +44,7 @@ export interface SharedState {
   /** A new holder of the lease `name` (each call is a distinct candidate). */
   leaderLease(name: string, options: LeaderLeaseOptions): LeaderLease;
   channel<M>(name: string): FanOut<M>;
+  dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters;
   close(): Promise<void>;
 }
 
@@ -82,6 +85,9 @@ export class MemoryState implements SharedState {
   }
   channel<M>(name: string): FanOut<M> {
     return this.channels.channel<M>(name);
+  }
+  dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
+    return this.registry.once('counters', name, () => new MemoryDailyCounters(options));
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -129,6 +135,9 @@ export class RedisState implements SharedState {
   }
   channel<M>(name: string): FanOut<M> {
     return this.registry.once('channel', name, () => this.channels.channel<M>(name));
+  }
+  dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
+    return this.registry.once('counters', name, () => new RedisDailyCounters(this.connection, name, this.fallback, options));
   }
   close(): Promise<void> {
     return this.connection.close();

@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { InProcessChatUsageStore } from '../../src/domains/chat/usage/inProcessStore.js';
+import { CountersChatUsageStore } from '../../src/domains/chat/usage/countersStore.js';
 import { utcDay, type ChatUsageStore } from '../../src/domains/chat/usage/store.js';
+import { MemoryState } from '../../src/state/index.js';
+import { useRedisStates } from '../support/sharedState.js';
 
-/**
- * One suite for every ChatUsageStore implementation. The Redis implementation joins this list (with a fresh key
- * prefix per test) so that both keep the same books.
- */
-const IMPLEMENTATIONS: Array<[string, () => Promise<ChatUsageStore>]> = [['in-process', async () => new InProcessChatUsageStore()]];
+const redis = useRedisStates();
+
+/** The chat books on a Redis shared state under a fresh key prefix (an empty Redis, in effect). */
+async function inRedis(): Promise<ChatUsageStore> {
+  const [state] = await redis.states(1);
+  return new CountersChatUsageStore(state.dailyCounters('chat-usage'));
+}
+
+/** One suite for the books in process and in Redis: both keep the same books. */
+const IMPLEMENTATIONS: Array<[string, () => Promise<ChatUsageStore>]> = [
+  ['in process', async () => new CountersChatUsageStore(new MemoryState().dailyCounters('chat-usage'))],
+  ['redis', inRedis],
+];
 
 const usage = (prompt: number, completion: number, reasoning = 0) => ({ promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion, reasoningTokens: reasoning });
 
@@ -40,6 +50,15 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
     expect(await store.totalFor('2025-03-01', 'moonshot')).toBe(0);
   });
 
+  it('keeps models whose ids hold slashes and hashes apart from their provider', async () => {
+    const store = await create();
+    await store.add('2025-03-01', 'ark', 'ep-2024/abc#1', usage(2, 3));
+    expect(await store.list('2025-03-01')).toEqual([
+      { day: '2025-03-01', provider: 'ark', model: 'ep-2024/abc#1', promptTokens: 2, completionTokens: 3, totalTokens: 5, reasoningTokens: 0, requests: 1 },
+    ]);
+    expect(await store.totalFor('2025-03-01', 'ark')).toBe(5);
+  });
+
   it('counts concurrent additions exactly', async () => {
     const store = await create();
     await Promise.all(Array.from({ length: 200 }, () => store.add('2025-03-01', 'glm', 'glm-4-flash', usage(1, 1))));
@@ -47,14 +66,7 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
   });
 });
 
-describe('InProcessChatUsageStore', () => {
-  it('forgets the oldest days past the ones it keeps', async () => {
-    const store = new InProcessChatUsageStore(2);
-    for (const day of ['2025-03-01', '2025-03-02', '2025-03-03']) await store.add(day, 'glm', 'glm-4-flash', usage(1, 1));
-    expect(await store.list('2025-03-01')).toEqual([]);
-    expect(await store.totalFor('2025-03-03', 'glm')).toBe(2);
-  });
-
+describe('utcDay', () => {
   it('names UTC days, not local ones', () => {
     expect(utcDay(Date.parse('2025-03-01T23:59:59.999Z'))).toBe('2025-03-01');
     expect(utcDay(Date.parse('2025-03-02T00:00:00+08:00'))).toBe('2025-03-01');

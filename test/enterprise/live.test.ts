@@ -2,11 +2,10 @@ import { once } from 'node:events';
 import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
-import type { ChangeBatch } from '../../src/domains/enterprise/live/changes.js';
-import { InProcessChangeBus, type LeaderLease } from '../../src/domains/enterprise/live/cluster.js';
 import { enterpriseExamples } from '../../src/domains/enterprise/index.js';
 import { liveHealth, type LiveHealth } from '../../src/domains/enterprise/live/feed.js';
 import { startGateway } from '../../src/server/gateway.js';
+import { MemoryState } from '../../src/state/index.js';
 import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { LogCapture, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { wsClient } from '../support/ws.js';
@@ -354,33 +353,26 @@ describe('live service health with real timers', () => {
   });
 });
 
-/** One lease for several replicas in this process, as a Redis lease would be for several processes. */
-class SharedLease {
-  private holder: object | undefined;
-  for(replica: object): LeaderLease {
-    return {
-      acquire: async () => {
-        this.holder ??= replica;
-        return this.holder === replica;
-      },
-      renew: async () => this.holder === replica,
-      release: async () => {
-        if (this.holder === replica) this.holder = undefined;
-      },
-    };
+/** Two gateways in this process over one `MemoryState`, as Redis is for replicas in several (liveReplicas.test.ts). */
+async function withTwoReplicas(run: (pair: { first: TestGateway; replicas: LiveHealth[]; clocks: ManualClock[]; sockets: Client[] }) => Promise<void>): Promise<void> {
+  const state = new MemoryState();
+  const clocks = [new ManualClock(), new ManualClock()];
+  const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
+  const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
+  const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
+  const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
+  try {
+    await run({ first, replicas, clocks, sockets });
+  } finally {
+    for (const s of sockets) await s.dispose();
+    await second.close();
+    await first.close();
   }
 }
 
 describe('two replicas sharing a leader lease and a change bus', () => {
-  it('poll once per interval in total, and every subscriber on either replica gets each change once', async () => {
-    const lease = new SharedLease();
-    const bus = new InProcessChangeBus<ChangeBatch>();
-    const clocks = [new ManualClock(), new ManualClock()];
-    const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
-    const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
-    const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { lease: lease.for(g), bus, clock: clocks[i] }));
-    const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
-    try {
+  it('poll once per interval in total, every subscriber on either replica gets each change once, and a new leader misses no change', async () => {
+    await withTwoReplicas(async ({ first, replicas, clocks, sockets }) => {
       // The first replica's subscribers come first, so it takes the lease.
       const onFirst = [1, 2].map(() => new Subscription(sockets[0], HEALTH, { services: ['Yammer'] }));
       await until(() => expect(replicas[0].poller.pollCount).toBe(1));
@@ -401,7 +393,8 @@ describe('two replicas sharing a leader lease and a change bus', () => {
       expect(graphCalls(first).filter(isHealthPoll)).toHaveLength(2);
       expect([replicas[0].poller.pollCount, replicas[1].poller.pollCount]).toEqual([2, 0]);
 
-      // The leader's subscribers leave: the other replica takes the lease over with a baseline, then reports changes.
+      // The leader's subscribers leave: the other replica takes the lease over and carries on from the leader's last
+      // poll (the lease's checkpoint), so the change made between the two leaders' polls is reported too.
       subs[0].close();
       subs[2].close();
       await until(() => expect(replicas[0].poller.scheduled).toBe(false));
@@ -410,16 +403,43 @@ describe('two replicas sharing a leader lease and a change bus', () => {
       await until(() => expect(replicas[1].poller.pollCount).toBe(1));
       await first.query('mutation { updateServiceHealth(id: "Yammer", input: { status: SERVICE_OPERATIONAL }) { id } }');
       await tick(1);
-      await until(() => expect(subs[1].events).toHaveLength(2));
-      expect(subs[1].events[1].serviceHealthChanged).toMatchObject({ previousStatus: 'INVESTIGATION_SUSPENDED', serviceHealth: { status: 'SERVICE_OPERATIONAL' } });
+      await until(() => expect(subs[1].events).toHaveLength(3));
+      expect(subs[1].events.slice(1).map((e) => [e.serviceHealthChanged.previousStatus, e.serviceHealthChanged.serviceHealth.status])).toEqual([
+        ['FALSE_POSITIVE', 'INVESTIGATION_SUSPENDED'],
+        ['INVESTIGATION_SUSPENDED', 'SERVICE_OPERATIONAL'],
+      ]);
       expect(subs[3].events).toEqual(subs[1].events);
       expect(subs[0].events).toHaveLength(1);
       expect(graphCalls(first).filter(isHealthPoll)).toHaveLength(4);
-    } finally {
-      for (const s of sockets) await s.dispose();
-      await second.close();
-      await first.close();
-    }
+    });
+  });
+});
+
+describe('two replicas: message posts wanted by a follower only', () => {
+  it('has the leader poll messages for the follower\'s subscribers, which get each new post once', async () => {
+    await withTwoReplicas(async ({ first, replicas, clocks, sockets }) => {
+      await resetSandbox(first);
+      new Subscription(sockets[0], HEALTH);
+      await until(() => expect(replicas[0].poller.pollCount).toBe(1));
+      expect(graphCalls(first).filter(isMessagesPoll)).toHaveLength(0);
+      const posts = new Subscription(sockets[1], MESSAGES);
+      await until(() => expect(clocks[1].waiting).toBe(1));
+      const tick = async () => {
+        const report = once(replicas[0].poller, 'poll');
+        clocks[0].fire();
+        await report;
+      };
+      await tick();
+      expect(graphCalls(first).filter(isMessagesPoll)).toHaveLength(1);
+      const res = await fetch(`${first.sandbox.origin}/_sandbox/graph/messages`, { method: 'POST', body: JSON.stringify({ title: 'Teams: new meeting defaults', services: ['Microsoft Teams'] }) });
+      const posted = (await res.json()) as { id: string };
+      await tick();
+      await until(() => expect(posts.events).toHaveLength(1));
+      expect(posts.events[0].serviceMessagePosted.id).toBe(posted.id);
+      await tick();
+      expect(posts.events).toHaveLength(1);
+      expect(replicas[1].poller.pollCount).toBe(0);
+    });
   });
 });
 

@@ -1,34 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { createSharedState, MemoryState, type SharedState } from '../../src/state/index.js';
-import { startRedis, type TestRedis } from '../support/redis.js';
+import { createSharedState, MemoryState, type RedisState, type SharedState } from '../../src/state/index.js';
+import { startRedis } from '../support/redis.js';
+import { useRedisStates } from '../support/sharedState.js';
 
 /**
  * One suite, two implementations: every behaviour of shared state holds in process (one replica) and in Redis (any
  * number of replicas). "Replicas" of the in-process state are the one state object of this process, as in a gateway.
  */
-let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(() => redis?.close());
-
+const shared = useRedisStates();
+const redisReplicas = shared.states;
+const redis = { stop: () => shared.redis().stop(), start: () => shared.redis().start() };
 const opened: SharedState[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()));
 });
-
-async function redisReplicas(n: number, prefix = `test:${randomUUID()}:`): Promise<SharedState[]> {
-  const states = await Promise.all(
-    Array.from({ length: n }, () =>
-      createSharedState({ redis: { url: redis.url, keyPrefix: prefix, commandTimeoutMs: 500 }, replicas: n, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }),
-    ),
-  );
-  opened.push(...states);
-  return states;
-}
 
 const backends: Array<{ name: string; replicas: (n: number) => Promise<SharedState[]> }> = [
   {
@@ -214,6 +202,42 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await leases[y].acquire()).toBe(true);
       expect(await leases[x].renew()).toBe(false);
     });
+
+    it('hands the holder\'s checkpoint to the next holder, and takes none from a replica that does not hold it', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.leaderLease('health-poller', { ttlMs: 5_000, checkpointTtlMs: 1_000 }));
+      expect(await a.lastCheckpoint()).toBeUndefined();
+      expect(await a.acquire()).toBe(true);
+      await a.checkpoint({ poll: 1, services: ['Exchange'] });
+      await b.checkpoint({ poll: 99 });
+      await a.release();
+      expect(await b.acquire()).toBe(true);
+      expect(await b.lastCheckpoint()).toEqual({ poll: 1, services: ['Exchange'] });
+      await b.checkpoint({ poll: 2 });
+      expect(await a.lastCheckpoint()).toEqual({ poll: 2 });
+      // A checkpoint nobody renews is forgotten: a holder long after starts afresh.
+      await sleep(1_300);
+      expect(await a.lastCheckpoint()).toBeUndefined();
+    });
+  });
+
+  describe('daily counters', () => {
+    it('sums the counters of each entry of a day, across replicas, exactly under concurrent additions', async () => {
+      const [a, b, c] = (await replicas(3)).map((s) => s.dailyCounters('usage'));
+      await Promise.all(Array.from({ length: 90 }, (_, i) => [a, b, c][i % 3].add('2025-03-01', 'glm/glm-4-flash', { total: 3, requests: 1 })));
+      await a.add('2025-03-01', 'ark/ep-1#x', { total: 5, requests: 1 });
+      await b.add('2025-03-02', 'glm/glm-4-flash', { total: 1, requests: 1 });
+      expect(await c.read('2025-03-01')).toEqual(new Map([
+        ['glm/glm-4-flash', { total: 270, requests: 90 }],
+        ['ark/ep-1#x', { total: 5, requests: 1 }],
+      ]));
+      expect(await a.read('2025-03-02')).toEqual(new Map([['glm/glm-4-flash', { total: 1, requests: 1 }]]));
+      expect(await a.read('2025-03-03')).toEqual(new Map());
+    });
+
+    it('refuses a counter name holding the field separator', async () => {
+      const [state] = await replicas(1);
+      await expect(state.dailyCounters('usage').add('2025-03-01', 'glm', { 'a#b': 1 })).rejects.toThrow('counter name "a#b" holds "#"');
+    });
   });
 
   describe('fan-out channel', () => {
@@ -229,6 +253,23 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await sleep(100);
       expect(received).toHaveLength(3);
     });
+  });
+});
+
+describe('daily counters retention', () => {
+  it('keeps the newest keepDays days that saw additions in process', async () => {
+    const counters = new MemoryState().dailyCounters('usage', { keepDays: 2 });
+    for (const day of ['2025-03-01', '2025-03-02', '2025-03-03']) await counters.add(day, 'glm/m', { total: 1 });
+    expect(await counters.read('2025-03-01')).toEqual(new Map());
+    expect(await counters.read('2025-03-03')).toEqual(new Map([['glm/m', { total: 1 }]]));
+  });
+
+  it('lets Redis expire a day keepDays after its last addition', async () => {
+    const [state] = await redisReplicas(1);
+    await state.dailyCounters('usage', { keepDays: 2 }).add('2025-03-01', 'glm/m', { total: 1 });
+    const ttl = await (state as RedisState).connection.client.pttl('counters:usage:2025-03-01');
+    expect(ttl).toBeGreaterThan(2 * DAY - 60_000);
+    expect(ttl).toBeLessThanOrEqual(2 * DAY);
   });
 });
 
@@ -258,6 +299,26 @@ describe('redis outage', () => {
     // The restarted Redis is empty: the shared count holds the 4 units taken during the outage.
     expect((await quota.reserve()).granted).toBe(true);
     expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(5);
+  });
+
+  it('keeps daily counts made while Redis is down and adds them once it is back; limits count them once per replica', async () => {
+    const [a, b] = await redisReplicas(2);
+    const [ca, cb] = [a, b].map((s) => s.dailyCounters('usage'));
+    await cb.add('2025-03-01', 'glm/m', { total: 100 });
+    expect(await ca.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 100 }]]));
+
+    await redis.stop();
+    await ca.add('2025-03-01', 'glm/m', { total: 10 });
+    await ca.add('2025-03-01', 'ark/m', { total: 1 });
+    // The last counts read plus this replica's own; for a limit, its own as if both replicas had spent them.
+    expect(await ca.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 110 }], ['ark/m', { total: 1 }]]));
+    expect(await ca.read('2025-03-01', { forLimit: true })).toEqual(new Map([['glm/m', { total: 120 }], ['ark/m', { total: 2 }]]));
+
+    await redis.start();
+    await until(() => a.status().status === 'ready', 15_000);
+    // The restarted Redis is empty: it holds what a counted during the outage, handed over by a's next command.
+    await ca.add('2025-03-01', 'glm/m', { total: 1 });
+    expect(await cb.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 11 }], ['ark/m', { total: 1 }]]));
   });
 });
 

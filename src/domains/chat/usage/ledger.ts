@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client';
 import { ErrorCode, upstreamError } from '../../../errors.js';
 import { shared, type GatewayServices } from '../../../runtime/context.js';
-import { InProcessChatUsageStore } from './inProcessStore.js';
+import { CountersChatUsageStore } from './countersStore.js';
 import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from './store.js';
 
 /** How one attempt at one target ended: the `outcome` label of `gateway_chat_attempts_total`. */
@@ -90,8 +90,8 @@ export class ChatLedger {
 const LEDGER = { key: 'chat ledger' };
 
 /**
- * The gateway's ledger. The store is chosen here: in-process today; with `REDIS_URL` set, the Redis implementation
- * of {@link ChatUsageStore} goes in its place so that replicas share one day's books and one budget.
+ * The gateway's ledger, on the shared state's daily counters: in this process, or in Redis with `REDIS_URL`, so that
+ * replicas share one day's books and one budget.
  */
 export function chatLedger(services: GatewayServices): ChatLedger {
   return shared(services, LEDGER, (s) => {
@@ -110,6 +110,6 @@ export function chatLedger(services: GatewayServices): ChatLedger {
     });
     const budgets = new Map<string, number>();
     for (const c of s.config.chat) if (c.dailyTokenBudget !== undefined) budgets.set(c.id, c.dailyTokenBudget);
-    return new ChatLedger(new InProcessChatUsageStore(), budgets, { tokens, attempts }, s.log);
+    return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log);
   });
 }

@@ -52,6 +52,32 @@ export function healthSnapshot(services: readonly RawServiceHealth[]): HealthSna
   return { services: new Map(entries) };
 }
 
+/**
+ * What a leader leaves on the lease after each poll, so the next leader (its subscribers left, or it died) diffs
+ * against it instead of starting from a new baseline: nothing changed between two leaders' polls goes unreported.
+ */
+export interface PollCheckpoint {
+  /** When the poll started (ms since the epoch). */
+  polledAt: number;
+  health: RawServiceHealth[];
+  messages?: { watermark: number; seen: Array<[string, string]> };
+}
+
+export function pollCheckpoint(polledAt: number, health: HealthSnapshot, messages: MessageWindow | undefined): PollCheckpoint {
+  return {
+    polledAt,
+    health: [...health.services.values()].map((s) => ({ ...s.raw, issues: [...s.issues.values()] })),
+    messages: messages && { watermark: messages.watermark, seen: [...messages.seen] },
+  };
+}
+
+export function fromCheckpoint(saved: PollCheckpoint): { health: HealthSnapshot; messages: MessageWindow | undefined } {
+  return {
+    health: healthSnapshot(saved.health),
+    messages: saved.messages && { watermark: saved.messages.watermark, seen: new Map(saved.messages.seen) },
+  };
+}
+
 // Graph's enum casing is uncertain (upstreams.md 1.3): a change of case alone is no change.
 const same = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
 

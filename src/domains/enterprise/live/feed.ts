@@ -2,10 +2,10 @@ import { createContext, shared, type GatewayContext, type GatewayServices } from
 import { eventStream, type EventSink } from '../../../subscriptions/eventStream.js';
 import { graphClient } from '../../../upstreams/msgraph/client.js';
 import { EnterpriseSession } from '../session.js';
+import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
-import { InProcessChangeBus, InProcessLeaderLease, type ChangeBus, type LeaderLease, type Unsubscribe } from './cluster.js';
 import { LiveMetrics } from './metrics.js';
-import { LivePoller, type PollClock } from './poller.js';
+import { LEASE_INTERVALS, LivePoller, type MessagesWanted, type PollClock } from './poller.js';
 import { LiveSource } from './source.js';
 
 /**
@@ -47,12 +47,14 @@ interface Subscriber<T> {
   sink: EventSink<T>;
 }
 
-/** What a test or a cluster set-up may replace; the defaults are one process on real timers. */
+/** What a test may replace; the defaults are the gateway's shared state on real timers. */
 export interface LiveHealthOptions {
-  /** @default InProcessLeaderLease (a Redis lease in a cluster) */
-  lease?: LeaderLease;
-  /** @default InProcessChangeBus (Redis pub/sub in a cluster) */
-  bus?: ChangeBus<ChangeBatch>;
+  /**
+   * Where the leader lease (`live-health`) and the channels (`live-health`, `live-health:wants`) live: in process, or
+   * Redis with `REDIS_URL`, so one replica polls for the cluster and its changes reach every replica.
+   * @default services.state
+   */
+  state?: SharedState;
   clock?: PollClock;
 }
 
@@ -65,8 +67,8 @@ export class LiveHealth {
   private readonly health = new Set<Subscriber<HealthEvent>>();
   private readonly messages = new Set<Subscriber<MessageEvent>>();
   private readonly metrics: LiveMetrics;
-  private readonly bus: ChangeBus<ChangeBatch>;
-  private listening: Promise<Unsubscribe> | undefined;
+  private readonly bus: FanOut<ChangeBatch>;
+  private listening: Promise<() => void> | undefined;
   private readonly closed = new AbortController();
 
   constructor(
@@ -74,14 +76,18 @@ export class LiveHealth {
     options: LiveHealthOptions = {},
   ) {
     this.metrics = new LiveMetrics(services.metrics.registry);
-    this.bus = options.bus ?? new InProcessChangeBus<ChangeBatch>();
+    const state = options.state ?? services.state;
+    const intervalMs = services.config.graph.pollIntervalMs;
+    this.bus = state.channel<ChangeBatch>('live-health');
     const client = graphClient(services);
     const source = new LiveSource(client, async (signal) => ({ authorization: await client.authorization(undefined), signal, requestId: 'live-health-poll' }));
     this.poller = new LivePoller({
-      intervalMs: services.config.graph.pollIntervalMs,
+      intervalMs,
       source,
-      lease: options.lease ?? new InProcessLeaderLease(),
+      // While Redis fails every replica polls on its own: subscribers keep hearing of changes, at a replica's cost.
+      lease: state.leaderLease('live-health', { ttlMs: intervalMs * LEASE_INTERVALS, whenUnavailable: 'lead' }),
       bus: this.bus,
+      wants: state.channel<MessagesWanted>('live-health:wants'),
       metrics: this.metrics,
       log: services.log.child({ component: 'live-health' }),
       clock: options.clock,
@@ -105,7 +111,7 @@ export class LiveHealth {
     this.closed.abort();
     for (const s of [...this.health, ...this.messages]) s.sink.end();
     await this.poller.close();
-    await (await this.listening)?.();
+    (await this.listening)?.();
   }
 
   private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<T> {
@@ -144,8 +150,8 @@ export class LiveHealth {
 }
 
 /**
- * The replica's live health, created on first use. A test may pass options (a hand-driven clock) before any
- * subscription; in a cluster, this is where a Redis lease and bus go.
+ * The replica's live health, created on first use. A test may pass options (a hand-driven clock, a state shared by
+ * two gateways in one process) before any subscription.
  */
 export function liveHealth(services: GatewayServices, options?: LiveHealthOptions): LiveHealth {
   if (options && services.shared.has(LiveHealth)) throw new Error('live health already started: pass its options before the first subscription');
