@@ -100,7 +100,7 @@ export class GatewayMetrics {
   });
   readonly sharedStateFallbacks = new Counter({
     name: 'gateway_shared_state_fallbacks_total',
-    help: 'Decisions taken by the per-replica fallback because Redis failed, by use (quota, ratelimit, cache, token, lease, channel)',
+    help: 'Decisions taken by the per-replica fallback because Redis failed, by use (quota, ratelimit, cache, token, lease, channel, counters)',
     labelNames: ['use'] as const,
     registers: [this.registry],
   });
