@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -8,7 +8,7 @@ import { startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { singleHealthQuery, singleTitleQuery } from './operations.js';
 
 /**
- * `npm run bench:instructions -- [--requests 400] [--floor]`: instructions per operation of the gateway (or with
+ * `npm run bench:instructions -- [--requests 400] [--floor] [--keep DIR]`: instructions per operation of the gateway (or with
  * `--floor`, of the floor proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a
  * warm-up. Unlike CPU time, an instruction count barely moves with other load on the machine, so one run compares
  * two builds. Needs valgrind (`apt-get install -y valgrind`); slow (minutes), so not part of `npm run bench`.
@@ -44,7 +44,9 @@ function totalIr(file: string): number {
 const USER = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || process.env.USER || 'bench' };
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-callgrind-'));
+  // --keep DIR leaves the dumps (cg.<pid>.<n>, one per query in order) for callgrind_annotate.
+  const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-callgrind-'));
+  mkdirSync(dir, { recursive: true });
   const sb = await startSandboxProc();
   const port = await freePort();
   const vg = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', process.execPath];
@@ -65,15 +67,16 @@ async function main(): Promise<void> {
     await send(pool, path, query, requests);
     control('-d', name, String(proc.pid));
     control('-i', 'off', String(proc.pid));
-    const dumps = readdirSync(dir).filter((f) => f.includes(name)).map((f) => join(dir, f));
-    const ir = totalIr(dumps[dumps.length - 1]);
+    // Dumps are cg.<pid>.<n>: the highest n is the one just written.
+    const dumps = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+    const ir = totalIr(join(dir, dumps[dumps.length - 1]));
     lines.push(`${name}: ${(ir / requests / 1e6).toFixed(3)} M instructions per operation (${requests} operations, ${floorMode ? 'floor' : 'gateway'})`);
   }
   await pool.close();
   console.log(lines.join('\n'));
   await proc.stop();
   await sb.proc.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (!option('keep')) rmSync(dir, { recursive: true, force: true });
 }
 
 main()

@@ -62,6 +62,7 @@ export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
         const outcome = codes.length === 0 ? 'ok' : 'error';
         metrics.operations.inc({ type, name: label, outcome });
         metrics.operationDuration.observe({ type, name: label }, durationMs / 1000);
+        if (!contextValue.services.log.isLevelEnabled('info')) return;
         contextValue.log.info(
           { operation: name ?? request.operationName ?? null, type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: codes.length ? codes : undefined, transport: 'http' },
           'operation',
