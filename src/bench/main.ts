@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { root, stopAll } from './lib/proc.js';
 import { writeReport, type RunInfo } from './lib/report.js';
 import { Results, type Sizes } from './lib/results.js';
-import { startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
+import { startFloorProc, startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
 import { runCache } from './scenarios/cache.js';
 import { runPeer } from './scenarios/peer.js';
 import { runRequests } from './scenarios/requests.js';
@@ -57,15 +57,16 @@ async function scenario(n: number, label: string, sb: SandboxProc, run: () => Pr
 try {
   log(`mode ${mode}, writing to ${outDir}`);
   const sb = await startSandboxProc();
-  const [gateway, cachedGateway, naive] = await Promise.all([
+  const [gateway, cachedGateway, naive, floor] = await Promise.all([
     startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
     startGatewayProc(sb.origin),
     startNaiveProc(sb.origin),
+    startFloorProc(sb.origin),
   ]);
   await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
-  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, sizes));
+  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
   await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
-  await Promise.all([cachedGateway.proc.stop(), naive.proc.stop()]);
+  await Promise.all([cachedGateway.proc.stop(), naive.proc.stop(), floor.proc.stop()]);
   await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
   await gateway.proc.stop();
   // Streaming gets a gateway of its own so its peak RSS is about subscriptions, not the load runs before.

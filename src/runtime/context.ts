@@ -81,11 +81,16 @@ export function createContext(
   services: GatewayServices,
   init: { requestId: string; signal: AbortSignal; authorization?: string },
 ): GatewayContext {
+  let log: Logger | undefined;
   return {
     requestId: init.requestId,
     signal: init.signal,
     credentials: { authorization: init.authorization },
-    log: services.log.child({ requestId: init.requestId }),
+    // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in
+    // the gateway's CPU per operation.
+    get log() {
+      return (log ??= services.log.child({ requestId: init.requestId }));
+    },
     services,
     loaders: new Map(),
   };

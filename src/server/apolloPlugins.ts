@@ -66,6 +66,7 @@ export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
         metrics.operations.inc({ type, name: label, outcome });
         endOperationSpan(traceOf(contextValue), codes);
         metrics.operationDuration.observe({ type, name: label }, durationMs / 1000);
+        if (!contextValue.services.log.isLevelEnabled('info')) return;
         contextValue.log.info(
           { operation: name ?? request.operationName ?? null, type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: codes.length ? codes : undefined, transport: 'http' },
           'operation',

@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +27,7 @@ import { resolveUpstreams } from './upstreams.js';
 import { attachWebSocket } from './websocket.js';
 import { createHttpStreams } from './httpStreams/index.js';
 import { OperationGate } from './operationGate.js';
+import { compiledExecution } from './execution.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (CONTRACT.md section 2). */
 export interface StartGatewayOptions {
@@ -92,7 +93,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const httpStreams = createHttpStreams({ schema, gate, heartbeatMs: options.multipartHeartbeatMs });
 
   const apollo = new ApolloServer<GatewayContext>({
-    schema,
+    // Apollo parses, validates and runs the plugins; execution is compiled per cached document (execution.ts).
+    gateway: compiledExecution(schema),
     // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
     logger: log,
     introspection: config.introspection,
@@ -109,6 +111,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       ApolloServerPluginLandingPageDisabled(),
       // No @cacheControl in this schema; the plugin would otherwise hook every field resolve.
       ApolloServerPluginCacheControlDisabled(),
+      // Federated inline traces (ftv1) are built from field hooks that compiled execution does not call.
+      ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: config.shutdownGraceMs }),
       { async serverWillStart() { return { async drainServer() { await websocket.dispose(); } }; } },
       subscriptionsOverHttpPlugin,

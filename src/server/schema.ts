@@ -67,7 +67,10 @@ function checkRepresentations(schema: GraphQLSchema): void {
         );
       }
     });
-    return resolve(source, args, ctx, info);
+    // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
+    // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
+    const list = resolve(source, args, ctx, info) as unknown[];
+    return Promise.all(list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
   };
 }
 

@@ -71,9 +71,9 @@ export interface GraphQLProc {
  * `node dist/main.js` against the sandbox. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
-export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}): Promise<GraphQLProc> {
+export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('gateway', process.execPath, ['dist/main.js'], {
+  const proc = spawnProc('gateway', process.execPath, [...nodeArgs, 'dist/main.js'], {
     ...upstreamEnv(sandboxOrigin),
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -92,6 +92,14 @@ export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc
   const proc = spawnProc('naive', process.execPath, ['dist/bench/naive/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
   await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
+}
+
+/** The floor, `node dist/bench/floor/main.js`: a bare node:http + undici proxy doing the same upstream work. */
+export async function startFloorProc(sandboxOrigin: string): Promise<{ proc: Proc; origin: string }> {
+  const port = await freePort();
+  const proc = spawnProc('floor', process.execPath, ['dist/bench/floor/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
+  return { proc, origin: `http://127.0.0.1:${port}` };
 }
 
 /** POSTs one GraphQL operation and returns the parsed body; throws on transport errors or GraphQL errors. */

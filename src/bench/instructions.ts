@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { freePort, spawnProc, stopAll, waitReady } from './lib/proc.js';
+import { startSandboxProc, upstreamEnv } from './lib/stack.js';
+import { singleHealthQuery, singleTitleQuery } from './operations.js';
+
+/**
+ * `npm run bench:instructions -- [--requests 400] [--floor] [--keep DIR]`: instructions per operation of the gateway (or with
+ * `--floor`, of the floor proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a
+ * warm-up. Unlike CPU time, an instruction count barely moves with other load on the machine, so one run compares
+ * two builds. Needs valgrind (`apt-get install -y valgrind`); slow (minutes), so not part of `npm run bench`.
+ */
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? undefined : args[i + 1];
+};
+const requests = Number(option('requests') ?? 400);
+const floorMode = args.includes('--floor');
+
+async function send(pool: Pool, path: string, query: string, n: number): Promise<void> {
+  let left = n;
+  const worker = async () => {
+    while (left-- > 0) {
+      const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || text.includes('"errors"')) throw new Error(`${res.statusCode} ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+}
+
+/** Total instructions (Ir) in a callgrind dump. */
+function totalIr(file: string): number {
+  const m = /^(?:summary|totals):\s+(\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (!m) throw new Error(`no totals in ${file}`);
+  return Number(m[1]);
+}
+
+// vgdb (behind callgrind_control) names its pipes after $USER and $HOST; both sides must see the same ones.
+const USER = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || process.env.USER || 'bench' };
+
+async function main(): Promise<void> {
+  // --keep DIR leaves the dumps (cg.<pid>.<n>, one per query in order) for callgrind_annotate.
+  const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-callgrind-'));
+  mkdirSync(dir, { recursive: true });
+  const sb = await startSandboxProc();
+  const port = await freePort();
+  const vg = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', process.execPath];
+  const target = floorMode ? ['dist/bench/floor/main.js'] : ['dist/main.js'];
+  const env: Record<string, string> = floorMode
+    ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
+    : { ...upstreamEnv(sb.origin), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', OMDB_CACHE_MAX: '0', OMDB_DAILY_QUOTA: '1000000000' };
+  const proc = spawnProc('callgrind', 'valgrind', [...vg, ...target], { ...env, ...USER });
+  const control = (...a: string[]) => execFileSync('callgrind_control', a, { env: { ...process.env, ...USER, HOST: env.HOST } });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitReady(proc, `${origin}/${floorMode ? 'healthz' : 'readyz'}`, 600_000);
+  const pool = new Pool(origin, { connections: 4 });
+  const lines: string[] = [];
+  for (const [name, query, path] of [['healthOverview', singleHealthQuery, floorMode ? '/health' : '/graphql'], ['title', singleTitleQuery, floorMode ? '/title' : '/graphql']] as const) {
+    await send(pool, path, query, 200); // warm-up: JIT tiers and caches settle
+    control('-i', 'on', String(proc.pid));
+    control('-z', String(proc.pid));
+    await send(pool, path, query, requests);
+    control('-d', name, String(proc.pid));
+    control('-i', 'off', String(proc.pid));
+    // Dumps are cg.<pid>.<n>: the highest n is the one just written.
+    const dumps = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+    const ir = totalIr(join(dir, dumps[dumps.length - 1]));
+    lines.push(`${name}: ${(ir / requests / 1e6).toFixed(3)} M instructions per operation (${requests} operations, ${floorMode ? 'floor' : 'gateway'})`);
+  }
+  await pool.close();
+  console.log(lines.join('\n'));
+  await proc.stop();
+  await sb.proc.stop();
+  if (!option('keep')) rmSync(dir, { recursive: true, force: true });
+}
+
+main()
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll());

@@ -1,0 +1,167 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { load } from './lib/load.js';
+import { stopAll } from './lib/proc.js';
+import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
+import { singleHealthQuery, singleTitleQuery } from './operations.js';
+import { graphqlTarget } from './scenarios/throughput.js';
+
+/**
+ * `npm run bench:profile -- [--query health|title] [--seconds 8] [--connections 10] [--out FILE.md] [--keep DIR]`:
+ * runs the gateway under `node --cpu-prof` against the sandbox (both separate processes, as in `npm run bench`),
+ * sends closed-loop load of one query, and prints the profile grouped by module (Apollo pipeline, graphql-js
+ * parse/validate/execute, our planner/limits/context, undici, JSON, logging, metrics, node core, GC) as a Markdown
+ * table, with each group's CPU per operation from the gateway's /proc accounting during the same run.
+ */
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Ordered: the first rule whose pattern matches a frame's URL (or, for natives, its function name) names its group. */
+const RULES: Array<[RegExp, string]> = [
+  [/node_modules\/@apollo\/server\//, 'Apollo Server pipeline and plugins'],
+  [/node_modules\/@apollo\//, 'Apollo subgraph and utils'],
+  [/node_modules\/graphql\/language\//, 'graphql-js parse (language)'],
+  [/node_modules\/graphql\/validation\//, 'graphql-js validate'],
+  [/node_modules\/graphql\/execution\//, 'graphql-js execute'],
+  [/node_modules\/graphql\//, 'graphql-js types and utilities'],
+  [/node_modules\/graphql-jit\/|node_modules\/fast-json-stringify\//, 'graphql-jit (compiled execution)'],
+  [/node_modules\/@escape\.tech\//, 'graphql-armor limit rules'],
+  [/dist\/(planning|runtime)\/|dist\/domains\/[^/]+\/(estimate|planner|odata)\.js|dist\/server\/(limits|apolloPlugins|execution|documentCache)\.js/, 'ours: planner, estimate, limits, context, plugins'],
+  [/dist\/domains\//, 'ours: resolvers, sessions, models'],
+  [/dist\/upstreams\/http\//, 'ours: upstream HTTP layer'],
+  [/dist\/upstreams\//, 'ours: upstream clients (Graph, OMDb)'],
+  [/dist\/observability\/(logger|redact)|node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//, 'logging (pino)'],
+  [/dist\/observability\/|node_modules\/(prom-client|tdigest|bintrees)\//, 'metrics (prom-client)'],
+  [/dist\/server\/|dist\/main\.js/, 'ours: HTTP serving (gateway.ts)'],
+  [/node_modules\/undici\//, 'undici (upstream client)'],
+  [/node_modules\/dataloader\//, 'dataloader'],
+  [/node_modules\//, 'other libraries'],
+  [/^node:(_http|http)|^node:internal\/http/, 'node: http server/client'],
+  [/^node:(net|stream|internal\/(streams|stream_base|net))/, 'node: net and streams'],
+  [/^node:/, 'node: other core'],
+];
+const NATIVE: Array<[RegExp, string]> = [
+  [/^\(garbage collector\)$/, 'GC'],
+  [/^\(program\)$/, 'V8 and native (program)'],
+  [/^(parse|stringify)$/, 'JSON parse/stringify'],
+  [/^(writev|writeUtf8String|writeLatin1String|writeBuffer|writeAsciiString)$/, 'socket writes (native)'],
+];
+
+export function groupOf(frame: CallFrame): string | undefined {
+  if (frame.url) {
+    for (const [re, group] of RULES) if (re.test(frame.url)) return group;
+    return 'other JS';
+  }
+  for (const [re, group] of NATIVE) if (re.test(frame.functionName)) return group;
+  return undefined;
+}
+
+const IS_REQUEST = /^(executeHTTPGraphQLRequest|processGraphQLRequest)$/;
+
+/**
+ * Self time by group (a native frame without its own group is charged to its caller's group), counting only the
+ * samples between the first and last one inside a GraphQL request: start-up and shutdown are left out; idle is not CPU.
+ */
+export function groupProfile(profile: CpuProfile): { totalMs: number; groups: Map<string, number> } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const group = new Map<number, string>();
+  const inRequest = new Map<number, boolean>();
+  const resolve = (id: number): void => {
+    if (group.has(id)) return;
+    const n = byId.get(id)!;
+    const p = parent.get(id);
+    if (p !== undefined) resolve(p);
+    group.set(id, groupOf(n.callFrame) ?? (p === undefined ? 'V8 and native (program)' : group.get(p)!));
+    inRequest.set(id, IS_REQUEST.test(n.callFrame.functionName) || (p !== undefined && inRequest.get(p)!));
+  };
+  profile.nodes.forEach((n) => resolve(n.id));
+  const first = profile.samples.findIndex((id) => inRequest.get(id));
+  const last = profile.samples.findLastIndex((id) => inRequest.get(id));
+  const groups = new Map<string, number>();
+  let total = 0;
+  for (let i = Math.max(first, 0); i <= last; i++) {
+    const n = byId.get(profile.samples[i])!;
+    if (n.callFrame.functionName === '(idle)') continue;
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const g = group.get(n.id)!;
+    groups.set(g, (groups.get(g) ?? 0) + ms);
+    total += ms;
+  }
+  return { totalMs: total, groups };
+}
+
+/** The grouped profile as Markdown: share of sampled CPU and, scaled by the measured CPU per operation, µs per op. */
+export function groupTable(grouped: { totalMs: number; groups: Map<string, number> }, cpuUsPerOp: number): string {
+  const rows = [...grouped.groups].sort((a, b) => b[1] - a[1]);
+  const lines = ['| group | share of gateway CPU | µs per operation |', '|---|---|---|'];
+  for (const [g, ms] of rows) {
+    const share = ms / grouped.totalMs;
+    lines.push(`| ${g} | ${(share * 100).toFixed(1)} % | ${(share * cpuUsPerOp).toFixed(1)} |`);
+  }
+  lines.push(`| **total** | 100 % | ${cpuUsPerOp.toFixed(1)} |`);
+  return lines.join('\n');
+}
+
+const QUERIES = { health: singleHealthQuery, title: singleTitleQuery } as const;
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const option = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i === -1 ? undefined : args[i + 1];
+  };
+  const which = (option('query') ?? 'health') as keyof typeof QUERIES;
+  const query = QUERIES[which];
+  if (!query) throw new Error(`--query must be one of ${Object.keys(QUERIES).join(', ')}`);
+  const seconds = Number(option('seconds') ?? 8);
+  const connections = Number(option('connections') ?? 10);
+  const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-prof-'));
+
+  const sb = await startSandboxProc();
+  const gateway = await startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  await gql(gateway.url, query);
+  const target = graphqlTarget(gateway.url, query, [gateway.proc.pid]);
+  await load(target, 1, connections); // warm-up
+  await sb.control('DELETE', 'requests');
+  const run = await load(target, seconds, connections);
+  await gateway.proc.stop();
+  await sb.proc.stop();
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile written to ${dir}`);
+  const grouped = groupProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile);
+  const text = [
+    `${which}: ${run.rps.toFixed(0)} req/s under profiling, ${connections} connections, ${seconds} s; gateway CPU ${run.cpuUs.toFixed(0)} µs per operation (/proc, profiler on); ${grouped.totalMs.toFixed(0)} ms sampled; load average ${(await import('node:os')).loadavg()[0].toFixed(1)}.`,
+    '',
+    groupTable(grouped, run.cpuUs),
+    '',
+  ].join('\n');
+  console.log(text);
+  const out = option('out');
+  if (out) writeFileSync(out, text);
+  if (!option('keep')) rmSync(dir, { recursive: true, force: true });
+}
+
+if (process.argv[1]?.endsWith('profile.js')) {
+  main()
+    .catch((error) => {
+      console.error(error);
+      process.exitCode = 1;
+    })
+    .finally(() => stopAll());
+}
