@@ -43,6 +43,11 @@ export class RedisConnection {
   private warnedAt = 0;
   private failures = 0;
   private closing = false;
+  /**
+   * How many times the connection became ready: a new session may be a Redis that restarted and lost its data, so
+   * users that can restore what they know (the rate limiters' own slots) do so once per session.
+   */
+  session = 0;
 
   constructor(private readonly options: RedisConnectionOptions) {
     this.keyPrefix = options.keyPrefix;
@@ -58,7 +63,10 @@ export class RedisConnection {
       lazyConnect: true,
     });
     options.metrics.redisUp.set(0);
-    this.client.on('ready', () => this.markUp());
+    this.client.on('ready', () => {
+      this.session++;
+      this.markUp();
+    });
     this.client.on('error', (error: Error) => this.markDown('unavailable', error));
     this.client.on('close', () => this.markDown('unavailable', new Error('connection closed')));
   }

@@ -99,50 +99,64 @@ export class MemoryDailyQuota implements DailyQuota {
   }
 }
 
-/** Takes n units when used + n <= limit; answers { granted 0/1, remaining }. The key lives a day past its own. */
+/**
+ * The day's count is a hash of per-replica counts (`<replica id>` → units it took), summed on every call, so that
+ * each replica can restore its own part idempotently: it sends the count it knows it took today (through Redis, or
+ * on its own while Redis failed), and a smaller count in Redis (units taken during an outage, or everything lost
+ * when Redis restarted empty) is raised to it first. ARGV: n, limit, ttl, replica, own count, force (retries already
+ * sent: taken even past the limit). n = 0 only restores and reads. Answers { granted 0/1, remaining, own count }.
+ */
 const RESERVE = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local n, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-if used + n > limit then return {0, math.max(0, limit - used)} end
-used = redis.call('INCRBY', KEYS[1], n)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {1, math.max(0, limit - used)}`;
+local key, replica = KEYS[1], ARGV[4]
+local n, limit, own = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
+if tonumber(redis.call('HGET', key, replica) or '0') < own then redis.call('HSET', key, replica, own) end
+local used = 0
+for _, v in ipairs(redis.call('HVALS', key)) do used = used + tonumber(v) end
+if used + n > limit and ARGV[6] ~= '1' then
+  redis.call('PEXPIRE', key, ARGV[3])
+  return {0, math.max(0, limit - used), own}
+end
+own = redis.call('HINCRBY', key, replica, n)
+redis.call('PEXPIRE', key, ARGV[3])
+return {1, math.max(0, limit - used - n), own}`;
 
-const ADD = `
-local used = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return used`;
-
-/** Raises the count to at least the limit. */
+/** The upstream said its limit is reached: a field that fills what the replicas left of the limit. */
 const EXHAUST = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+local used = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do used = used + tonumber(v) end
+if used < tonumber(ARGV[1]) then redis.call('HINCRBY', KEYS[1], '!upstream', tonumber(ARGV[1]) - used) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0`;
 
 /** The count of the day outlives it by this much, so a replica whose clock runs late still finds it. */
 const KEY_GRACE_MS = 3_600_000;
 
 /**
- * The shared quota: one Redis counter per quota per UTC day (`<prefix>quota:<name>:<yyyy-mm-dd>`), reserved by
- * one Lua script, so concurrent replicas cannot both take the last unit.
+ * The shared quota: one Redis hash per quota per UTC day (`<prefix>quota:<name>:<yyyy-mm-dd>`, a count per
+ * replica), reserved by one Lua script, so concurrent replicas cannot both take the last unit.
  *
  * When Redis fails, each replica may take only its share of what was left (`remaining / GATEWAY_REPLICAS`, the
- * configured limit when nothing was seen yet), so the replicas together still stay within the limit; what it took
- * meanwhile is added to the shared count once Redis answers again.
+ * configured limit when nothing was seen yet), so the replicas together still stay within the limit. Each replica
+ * keeps its own count of the day and sends it with every call: what it took meanwhile joins the shared count once
+ * Redis answers again, and a Redis that comes back empty gets every live replica's count back. A unit whose reply
+ * was lost (a timeout after Redis counted it) is not counted twice: the replica's count, not a sum of events, is
+ * what Redis is raised to.
  */
 export class RedisDailyQuota implements DailyQuota {
   readonly limit: number;
   private readonly now: () => number;
   private readonly onChange: (remaining: number) => void;
   private lastRemaining: number | undefined;
-  private readonly reserveScript: ScriptCall<[number, number]>;
-  private readonly addScript: ScriptCall<number>;
+  private readonly reserveScript: ScriptCall<[number, number, number]>;
   private readonly exhaustScript: ScriptCall<number>;
-  private outage: { day: string; quota: MemoryDailyQuota; taken: number } | undefined;
+  /** Units this replica took on `day`, through Redis or on its own. */
+  private own = { day: '', count: 0 };
+  private outage: { day: string; quota: MemoryDailyQuota } | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly name: string,
+    private readonly replicaId: string,
     private readonly fallback: FallbackPolicy,
     options: DailyQuotaOptions,
   ) {
@@ -150,21 +164,18 @@ export class RedisDailyQuota implements DailyQuota {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => undefined);
     this.onChange(this.limit);
-    this.reserveScript = redis.script<[number, number]>('quota.reserve', RESERVE, 1);
-    this.addScript = redis.script<number>('quota.add', ADD, 1);
+    this.reserveScript = redis.script<[number, number, number]>('quota.reserve', RESERVE, 1);
     this.exhaustScript = redis.script<number>('quota.exhaust', EXHAUST, 1);
   }
 
   async reserve(n = 1): Promise<QuotaReservation> {
     const now = this.now();
     try {
-      await this.settleOutage();
-      const [granted, remaining] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now)]);
+      const [granted, remaining] = await this.call(now, n, false);
       return { granted: granted === 1, remaining: this.seen(remaining) };
     } catch {
-      const outage = this.outageQuota(now);
-      const reservation = await outage.quota.reserve(n);
-      if (reservation.granted) outage.taken += n;
+      const reservation = await this.outageQuota(now).quota.reserve(n);
+      if (reservation.granted) this.took(now, n);
       return reservation;
     }
   }
@@ -172,12 +183,11 @@ export class RedisDailyQuota implements DailyQuota {
   async add(n: number): Promise<void> {
     const now = this.now();
     try {
-      const used = await this.addScript([this.key(now)], [n, this.keyTtl(now)]);
-      this.seen(this.limit - used);
+      const [, remaining] = await this.call(now, n, true);
+      this.seen(remaining);
     } catch {
-      const outage = this.outageQuota(now);
-      await outage.quota.add(n);
-      outage.taken += n;
+      await this.outageQuota(now).quota.add(n);
+      this.took(now, n);
     }
   }
 
@@ -194,8 +204,8 @@ export class RedisDailyQuota implements DailyQuota {
   async remaining(): Promise<number> {
     const now = this.now();
     try {
-      const used = await this.redis.run('quota.remaining', (r) => r.get(this.key(now)));
-      return this.seen(this.limit - Number(used ?? 0));
+      const [, remaining] = await this.call(now, 0, false);
+      return this.seen(remaining);
     } catch {
       return this.outageQuota(now).quota.left();
     }
@@ -203,6 +213,23 @@ export class RedisDailyQuota implements DailyQuota {
 
   secondsUntilReset(): number {
     return secondsUntilMidnight(this.now());
+  }
+
+  /** One script call carrying this replica's own count; on success the outage (if any) is over. */
+  private async call(now: number, n: number, force: boolean): Promise<[number, number]> {
+    const day = utcDay(now);
+    const known = this.own.day === day ? this.own.count : 0;
+    const [granted, remaining, own] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now), this.replicaId, known, force ? '1' : '0']);
+    if (this.own.day !== day) this.own = { day, count: 0 };
+    this.own.count = Math.max(this.own.count, own);
+    this.outage = undefined;
+    return [granted, remaining];
+  }
+
+  private took(now: number, n: number): void {
+    const day = utcDay(now);
+    if (this.own.day !== day) this.own = { day, count: 0 };
+    this.own.count += n;
   }
 
   private key(now: number): string {
@@ -226,28 +253,9 @@ export class RedisDailyQuota implements DailyQuota {
     if (!this.outage || this.outage.day !== day) {
       const left = this.outage || this.lastRemaining === undefined ? this.limit : this.lastRemaining;
       const share = this.fallback.share(left);
-      this.outage = { day, taken: 0, quota: new MemoryDailyQuota({ limit: share, now: this.now, onChange: this.onChange }) };
+      this.outage = { day, quota: new MemoryDailyQuota({ limit: share, now: this.now, onChange: this.onChange }) };
     }
     this.fallback.used('quota');
     return this.outage;
-  }
-
-  /** Redis is back: what this replica took meanwhile joins the shared count (same day only). */
-  private async settleOutage(): Promise<void> {
-    const outage = this.outage;
-    if (!outage) return;
-    // Settled once: concurrent reservations must not add the same units twice.
-    this.outage = undefined;
-    const now = this.now();
-    if (outage.taken === 0 || outage.day !== utcDay(now)) return;
-    try {
-      await this.addScript([this.key(now)], [outage.taken, this.keyTtl(now)]);
-    } catch (error) {
-      // Another reservation may have started a new outage meanwhile: these units join it.
-      const current = this.outage as typeof outage | undefined;
-      if (current) current.taken += outage.taken;
-      else this.outage = outage;
-      throw error;
-    }
   }
 }
