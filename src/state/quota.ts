@@ -100,25 +100,28 @@ export class MemoryDailyQuota implements DailyQuota {
 }
 
 /**
- * The day's count is a hash of per-replica counts (`<replica id>` → units it took), summed on every call, so that
- * each replica can restore its own part idempotently: it sends the count it knows it took today (through Redis, or
- * on its own while Redis failed), and a smaller count in Redis (units taken during an outage, or everything lost
- * when Redis restarted empty) is raised to it first. ARGV: n, limit, ttl, replica, own count, force (retries already
- * sent: taken even past the limit). n = 0 only restores and reads. Answers { granted 0/1, remaining, own count }.
+ * The day's count is a hash of per-replica counts (`<replica id>` → units it took), summed on every call. With each
+ * call a replica sends the counts it knows — its own (units taken through Redis, or on its own while Redis failed)
+ * and the others' as it last saw them — and a smaller count in Redis is raised to it first: an outage's units join
+ * the shared count, and a Redis that restarted empty gets the whole day back from the first replica that calls,
+ * idempotently. ARGV: n, limit, ttl, replica, force ('1': retries already sent, taken even past the limit), then
+ * field/count pairs. n = 0 only restores and reads. Answers { granted 0/1, remaining, the hash as field/count pairs }.
  */
 const RESERVE = `
 local key, replica = KEYS[1], ARGV[4]
-local n, limit, own = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[5])
-if tonumber(redis.call('HGET', key, replica) or '0') < own then redis.call('HSET', key, replica, own) end
+local n, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+for i = 6, #ARGV, 2 do
+  if tonumber(redis.call('HGET', key, ARGV[i]) or '0') < tonumber(ARGV[i + 1]) then redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+end
 local used = 0
 for _, v in ipairs(redis.call('HVALS', key)) do used = used + tonumber(v) end
-if used + n > limit and ARGV[6] ~= '1' then
-  redis.call('PEXPIRE', key, ARGV[3])
-  return {0, math.max(0, limit - used), own}
+local granted = 0
+if used + n <= limit or ARGV[5] == '1' then
+  redis.call('HINCRBY', key, replica, n)
+  used, granted = used + n, 1
 end
-own = redis.call('HINCRBY', key, replica, n)
 redis.call('PEXPIRE', key, ARGV[3])
-return {1, math.max(0, limit - used - n), own}`;
+return {granted, math.max(0, limit - used), redis.call('HGETALL', key)}`;
 
 /** The upstream said its limit is reached: a field that fills what the replicas left of the limit. */
 const EXHAUST = `
@@ -137,20 +140,20 @@ const KEY_GRACE_MS = 3_600_000;
  *
  * When Redis fails, each replica may take only its share of what was left (`remaining / GATEWAY_REPLICAS`, the
  * configured limit when nothing was seen yet), so the replicas together still stay within the limit. Each replica
- * keeps its own count of the day and sends it with every call: what it took meanwhile joins the shared count once
- * Redis answers again, and a Redis that comes back empty gets every live replica's count back. A unit whose reply
- * was lost (a timeout after Redis counted it) is not counted twice: the replica's count, not a sum of events, is
- * what Redis is raised to.
+ * keeps the day's counts it knows and sends them with every call: what it took meanwhile joins the shared count once
+ * Redis answers again, and a Redis that comes back empty gets the day back from the first replica that calls. A unit
+ * whose reply was lost (a timeout after Redis counted it) is not counted twice: Redis is raised to a replica's
+ * count, never added to.
  */
 export class RedisDailyQuota implements DailyQuota {
   readonly limit: number;
   private readonly now: () => number;
   private readonly onChange: (remaining: number) => void;
   private lastRemaining: number | undefined;
-  private readonly reserveScript: ScriptCall<[number, number, number]>;
+  private readonly reserveScript: ScriptCall<[number, number, string[]]>;
   private readonly exhaustScript: ScriptCall<number>;
-  /** Units this replica took on `day`, through Redis or on its own. */
-  private own = { day: '', count: 0 };
+  /** The counts of `day` as this replica knows them: its own (through Redis or on its own), the others' as last seen. */
+  private counts = { day: '', byReplica: new Map<string, number>() };
   private outage: { day: string; quota: MemoryDailyQuota } | undefined;
 
   constructor(
@@ -164,7 +167,7 @@ export class RedisDailyQuota implements DailyQuota {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => undefined);
     this.onChange(this.limit);
-    this.reserveScript = redis.script<[number, number, number]>('quota.reserve', RESERVE, 1);
+    this.reserveScript = redis.script<[number, number, string[]]>('quota.reserve', RESERVE, 1);
     this.exhaustScript = redis.script<number>('quota.exhaust', EXHAUST, 1);
   }
 
@@ -215,21 +218,25 @@ export class RedisDailyQuota implements DailyQuota {
     return secondsUntilMidnight(this.now());
   }
 
-  /** One script call carrying this replica's own count; on success the outage (if any) is over. */
+  /** One script call carrying the counts this replica knows; on success the outage (if any) is over. */
   private async call(now: number, n: number, force: boolean): Promise<[number, number]> {
-    const day = utcDay(now);
-    const known = this.own.day === day ? this.own.count : 0;
-    const [granted, remaining, own] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now), this.replicaId, known, force ? '1' : '0']);
-    if (this.own.day !== day) this.own = { day, count: 0 };
-    this.own.count = Math.max(this.own.count, own);
+    const counts = this.today(now);
+    const known = [...counts].flat();
+    const [granted, remaining, hash] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now), this.replicaId, force ? '1' : '0', ...known]);
+    for (let i = 0; i < hash.length; i += 2) counts.set(hash[i], Math.max(counts.get(hash[i]) ?? 0, Number(hash[i + 1])));
     this.outage = undefined;
     return [granted, remaining];
   }
 
   private took(now: number, n: number): void {
+    const counts = this.today(now);
+    counts.set(this.replicaId, (counts.get(this.replicaId) ?? 0) + n);
+  }
+
+  private today(now: number): Map<string, number> {
     const day = utcDay(now);
-    if (this.own.day !== day) this.own = { day, count: 0 };
-    this.own.count += n;
+    if (this.counts.day !== day) this.counts = { day, byReplica: new Map() };
+    return this.counts.byReplica;
   }
 
   private key(now: number): string {
