@@ -48,6 +48,7 @@ export class RedisConnection {
    * users that can restore what they know (the rate limiters' own slots) do so once per session.
    */
   session = 0;
+  private readonly sessionListeners: Array<() => void> = [];
 
   constructor(private readonly options: RedisConnectionOptions) {
     this.keyPrefix = options.keyPrefix;
@@ -66,6 +67,7 @@ export class RedisConnection {
     this.client.on('ready', () => {
       this.session++;
       this.markUp();
+      for (const listener of this.sessionListeners) listener();
     });
     this.client.on('error', (error: Error) => this.markDown('unavailable', error));
     this.client.on('close', () => this.markDown('unavailable', new Error('connection closed')));
@@ -75,6 +77,11 @@ export class RedisConnection {
   async connect(ms: number): Promise<void> {
     const connected = this.client.connect().catch(() => undefined);
     await Promise.race([connected, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+  }
+
+  /** Calls `listener` each time the connection becomes ready (again): the moment to write back what Redis may lack. */
+  onSession(listener: () => void): void {
+    this.sessionListeners.push(listener);
   }
 
   status(): SharedStateStatus {

@@ -169,6 +169,13 @@ export class RedisDailyQuota implements DailyQuota {
     this.onChange(this.limit);
     this.reserveScript = redis.script<[number, number, string[]]>('quota.reserve', RESERVE, 1);
     this.exhaustScript = redis.script<number>('quota.exhaust', EXHAUST, 1);
+    // Back from an outage or a restart: write the day's counts back at once, not at this replica's next request,
+    // so the other replicas see the units it took on its own as soon as it can reach Redis.
+    redis.onSession(() => {
+      const now = this.now();
+      if (this.today(now).size === 0) return;
+      this.call(now, 0, false).then(([, remaining]) => this.seen(remaining), () => undefined);
+    });
   }
 
   async reserve(n = 1): Promise<QuotaReservation> {

@@ -14,8 +14,8 @@ import { COMPLETION, HEALTH_AND_TITLE, MOVIE_IDS, operate, SharedCounters, track
 
 const QUOTA = 20;
 const RPM = 9;
-/** Slow enough that 200 streams of 70 tokens (about 5.6 s each) are all in flight when the fault hits. */
-const TOKEN_DELAY_MS = 80;
+/** Slow enough that 200 streams of 70 tokens (about 10 s each) are all in flight when the fault hits. */
+const TOKEN_DELAY_MS = 150;
 const MAX_TOKENS = 70;
 /** Prompts the sandbox answers with more than MAX_TOKENS tokens, so every stream is cut at exactly MAX_TOKENS. */
 const PROMPTS = [3, 9, 12, 18, 22, 30].map((n) => `Chaos prompt ${n}: tell me about replicas.`);
@@ -30,9 +30,15 @@ const completionInput = (replica: number, phase: string, n: number) => ({
 });
 const wsUrl = (cluster: ReplicaCluster, replica: number) => `${cluster.origins[replica].replace('http', 'ws')}/graphql`;
 
-/** The text each prompt streams: the same request as a mutation (the sandbox's generator is deterministic). */
+/**
+ * The text each prompt streams: the same request as a mutation (the sandbox's generator is deterministic), asked at
+ * full speed; then the sandbox slows down to TOKEN_DELAY_MS for the load, and its record starts afresh.
+ */
 async function referenceTexts(cluster: ReplicaCluster): Promise<string[]> {
+  cluster.sandbox.settings.chatTokenDelayMs = 0;
   const answers = await Promise.all(PROMPTS.map((_, p) => operate(cluster, 0, 'reference', COMPLETION, { input: streamInput(p) })));
+  cluster.sandbox.settings.chatTokenDelayMs = TOKEN_DELAY_MS;
+  cluster.sandbox.record.clear();
   return answers.map((a) => {
     expect(a.codes).toEqual([]);
     expect(a.data.createChatCompletion.usage.completionTokens).toBe(MAX_TOKENS);
@@ -83,7 +89,6 @@ describe('kill -9 of one replica among three, under mixed load', () => {
 
   it('clients of the two others lose nothing, the killed replica’s clients see their sockets close, and the shared quota and RPM are neither exceeded nor double-spent', async () => {
     const references = await referenceTexts(cluster);
-    cluster.sandbox.record.clear();
 
     // 200 streams and the loops of lookups and completions start together; every loop waits at half-way for the kill.
     const { streams, clients } = openStreams(cluster, 200);
@@ -173,6 +178,127 @@ describe('kill -9 of one replica among three, under mixed load', () => {
         `(${survivors.length} on survivors, 0 lost; ${victims.filter((o) => o.kind !== 'answered').length} refused connections on the killed one); ` +
         `OMDb: ${omdb.length} sent, ${used}/${QUOTA} counted in Redis, ${served} served, ${refusedByQuota} refused by quota; ` +
         `deepseek: ${deepseek.length} sent, ${slots}/${RPM} slots in Redis, ${completed} completed`,
+    );
+  }, 120_000);
+});
+
+describe('Redis stopped for 10 s under load, then restarted empty', () => {
+  const prefix = `chaos-redis-${randomUUID()}:`;
+  const OUTAGE_MS = 10_000;
+  const OUTAGE_QUOTA = 30;
+  const OUTAGE_RPM = 12;
+  /** Per replica: lookups of new titles and completions before, during and after the outage. */
+  const PLAN = { up: { lookups: 4, completions: 2 }, down: { lookups: 8, completions: 6 }, recovered: { lookups: 6, completions: 3 } };
+  let cluster: ReplicaCluster;
+  let counters: SharedCounters;
+
+  beforeAll(async () => {
+    cluster = await startReplicas({
+      count: 3,
+      env: { OMDB_DAILY_QUOTA: String(OUTAGE_QUOTA), DEEPSEEK_RPM: String(OUTAGE_RPM), REDIS_KEY_PREFIX: prefix },
+      // The sandbox keeps OMDb's real quota check; its own deepseek limit stays out of the way of the gateway's.
+      sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: OUTAGE_QUOTA, chatRpm: { deepseek: 1_000 } },
+    });
+    counters = new SharedCounters(cluster.redis.url, prefix);
+  }, 120_000);
+  afterAll(async () => {
+    counters?.close();
+    await cluster?.close();
+  }, 60_000);
+
+  it('answers every operation, keeps each replica to its share (limit / GATEWAY_REPLICAS) while Redis is down, and restores the shared counts after', async () => {
+    const references = await referenceTexts(cluster);
+    const outcomes: Outcome[] = [];
+    /** Which replica looked up each title id, in which phase. */
+    const lookedUp = new Map<string, { replica: number; phase: string }>();
+    let next = 0;
+    const phase = (name: keyof typeof PLAN, extra: (r: number) => Promise<void> = async () => undefined) =>
+      Promise.all(
+        [0, 1, 2].flatMap((r) => [
+          (async () => {
+            for (let n = 0; n < PLAN[name].lookups; n++) {
+              const id = MOVIE_IDS[next++];
+              lookedUp.set(id, { replica: r, phase: name });
+              outcomes.push(await operate(cluster, r, name, HEALTH_AND_TITLE, { id }));
+            }
+          })(),
+          (async () => {
+            for (let n = 0; n < PLAN[name].completions; n++) outcomes.push(await operate(cluster, r, name, COMPLETION, { input: completionInput(r, name, n) }));
+          })(),
+          extra(r),
+        ]),
+      );
+
+    await phase('up');
+    const upOmdb = sent(cluster, 'omdb').length;
+
+    // Redis goes away (SIGKILL: no goodbye to its clients) with 30 streams in flight.
+    const { streams, clients } = openStreams(cluster, 30);
+    await Promise.all(streams.map((s) => s.started));
+    const stoppedAt = Date.now();
+    await cluster.redis.stop();
+    await until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'down'), 20_000, 'replicas see Redis down');
+    // What each replica last saw remaining: its share during the outage is a third of it.
+    const lastSeen = await Promise.all(cluster.origins.map(async (o) => Number(/gateway_upstream_quota_remaining\{upstream="omdb"\} (\d+)/.exec(await (await fetch(`${o}/metrics`)).text())![1])));
+    // While it is down: new lookups and completions on every replica, and cached lookups until Redis is back.
+    let restarted = false;
+    const cachedDuringOutage = async (r: number) => {
+      const cached = [...lookedUp].filter(([, l]) => l.replica === r && l.phase === 'up').map(([id]) => id);
+      for (let n = 0; n < 200 && !restarted; n++) {
+        outcomes.push(await operate(cluster, r, 'down', HEALTH_AND_TITLE, { id: cached[n % cached.length] }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const down = phase('down', cachedDuringOutage);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, stoppedAt + OUTAGE_MS - Date.now())));
+    await cluster.redis.start();
+    restarted = true;
+    await down;
+    await until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'ready'), 30_000, 'replicas see Redis back');
+    await phase('recovered');
+    await Promise.all(streams.map((s) => s.done));
+    await Promise.all(clients.flat().map((c) => c.dispose()));
+
+    // No hang, nothing lost: every operation answered, with data or a policy refusal; every stream complete.
+    expect(outcomes.filter((o) => o.kind !== 'answered')).toEqual([]);
+    expectAnsweredWithinPolicy(outcomes);
+    for (const o of outcomes.filter((o) => o.data && 'admin' in o.data)) expect(o.data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(3);
+    for (const s of streams) expect({ ended: s.ended, text: s.tokens.join(''), finishReason: s.finishReason }).toEqual({ ended: 'complete', text: references[s.prompt], finishReason: 'LENGTH' });
+    const cachedServed = outcomes.filter((o) => o.phase === 'down' && o.data?.title).length;
+
+    // OMDb while Redis was down: each replica sent at most a third of what it last saw remaining.
+    const omdb = sent(cluster, 'omdb');
+    expect(new Set(omdb.map((r) => titleIdOf(r.url))).size).toBe(omdb.length);
+    const sentIn = (r: number, name: string) => omdb.filter((q) => lookedUp.get(titleIdOf(q.url)!)?.replica === r && lookedUp.get(titleIdOf(q.url)!)?.phase === name).length;
+    const downBy = [0, 1, 2].map((r) => sentIn(r, 'down'));
+    for (const r of [0, 1, 2]) expect(downBy[r]).toBeLessThanOrEqual(Math.floor(lastSeen[r] / 3));
+    expect(outcomes.filter((o) => o.phase === 'down' && o.codes.includes('UPSTREAM_QUOTA_EXHAUSTED')).length).toBeGreaterThan(0);
+    // The shares are thirds of what each replica last saw: a replica that saw the count a while ago (idle for OMDb)
+    // takes a third of a larger figure, so the outage can overshoot the quota by that difference, never more; OMDb
+    // then answers its own limit, which the gateway passes on as UPSTREAM_QUOTA_EXHAUSTED (checked above).
+    const overshoot = Math.max(0, upOmdb + downBy.reduce((a, b) => a + b, 0) - OUTAGE_QUOTA);
+    expect(overshoot).toBeLessThanOrEqual(Math.max(0, lastSeen.reduce((sum, seen) => sum + Math.floor(seen / 3), 0) - (OUTAGE_QUOTA - upOmdb)));
+    expect(omdb.filter((r) => r.status === 200).length).toBeLessThanOrEqual(OUTAGE_QUOTA);
+    // After: the emptied Redis got the day back from the replicas and counts every request sent, so nothing more
+    // goes out today.
+    expect([0, 1, 2].map((r) => sentIn(r, 'recovered'))).toEqual([0, 0, 0]);
+    expect(await counters.quotaUsed()).toBe(omdb.length);
+
+    // deepseek while Redis was down: at most RPM / 3 per replica; after, the window in Redis holds every request sent.
+    const deepseek = sent(cluster, 'deepseek');
+    const promptOf = (body: string) => (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0].content;
+    const share = Math.floor(OUTAGE_RPM / 3);
+    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`)).length).toBeLessThanOrEqual(share);
+    expect(deepseek.length).toBeLessThanOrEqual(OUTAGE_RPM + 3 * share);
+    expect(await counters.rateSlots()).toBe(deepseek.length);
+    const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
+    expect(completed).toBe(deepseek.length);
+
+    console.info(
+      `[chaos] Redis outage: 1 stop of ${OUTAGE_MS / 1000} s + restart (empty); ${outcomes.length} operations, 0 lost, 0 hung ` +
+        `(${cachedServed} cached lookups served during the outage); ${streams.length} streams complete; ` +
+        `OMDb: ${upOmdb} sent before, ${downBy.join('+')} during (thirds of ${lastSeen.join('/')} last seen; overshoot ${overshoot}), ${omdb.length}/${OUTAGE_QUOTA} in all = ${await counters.quotaUsed()} counted in Redis after; ` +
+        `deepseek: ${deepseek.length} sent (RPM ${OUTAGE_RPM}, share ${share} per replica while down) = ${await counters.rateSlots()} slots in Redis after`,
     );
   }, 120_000);
 });
