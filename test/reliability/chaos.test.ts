@@ -65,29 +65,35 @@ function expectAnsweredWithinPolicy(outcomes: Outcome[]): void {
 const sent = (cluster: ReplicaCluster, upstream: 'omdb' | 'deepseek') => cluster.upstreamRequests(upstream);
 const titleIdOf = (url: string) => new URL(url, 'http://x').searchParams.get('i');
 
+/** Three replicas with these limits (gateway and sandbox), on a fresh key prefix, for one describe block. */
+function useCluster(quota: number, rpm: number, sandboxRpm: number): { cluster: ReplicaCluster; counters: SharedCounters } {
+  const setup = {} as { cluster: ReplicaCluster; counters: SharedCounters };
+  beforeAll(async () => {
+    const prefix = `chaos-${randomUUID()}:`;
+    setup.cluster = await startReplicas({
+      count: 3,
+      env: { OMDB_DAILY_QUOTA: String(quota), DEEPSEEK_RPM: String(rpm), REDIS_KEY_PREFIX: prefix },
+      sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: quota, chatRpm: { deepseek: sandboxRpm } },
+    });
+    setup.counters = new SharedCounters(setup.cluster.redis.url, prefix);
+  }, 120_000);
+  afterAll(async () => {
+    setup.counters?.close();
+    await setup.cluster?.close();
+  }, 60_000);
+  return setup;
+}
+
 describe('kill -9 of one replica among three, under mixed load', () => {
-  const prefix = `chaos-kill-${randomUUID()}:`;
   const VICTIM = 2;
   /** Lookups and completions per replica loop; the survivors' loops wait at half-way for the kill. */
   const LOOKUPS = 12;
   const COMPLETIONS = 6;
-  let cluster: ReplicaCluster;
-  let counters: SharedCounters;
 
-  beforeAll(async () => {
-    cluster = await startReplicas({
-      count: 3,
-      env: { OMDB_DAILY_QUOTA: String(QUOTA), DEEPSEEK_RPM: String(RPM), REDIS_KEY_PREFIX: prefix },
-      sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: QUOTA, chatRpm: { deepseek: RPM } },
-    });
-    counters = new SharedCounters(cluster.redis.url, prefix);
-  }, 120_000);
-  afterAll(async () => {
-    counters?.close();
-    await cluster?.close();
-  }, 60_000);
+  const setup = useCluster(QUOTA, RPM, RPM);
 
   it('clients of the two others lose nothing, the killed replica’s clients see their sockets close, and the shared quota and RPM are neither exceeded nor double-spent', async () => {
+    const { cluster, counters } = setup;
     const references = await referenceTexts(cluster);
 
     // 200 streams and the loops of lookups and completions start together; every loop waits at half-way for the kill.
@@ -183,30 +189,17 @@ describe('kill -9 of one replica among three, under mixed load', () => {
 });
 
 describe('Redis stopped for 10 s under load, then restarted empty', () => {
-  const prefix = `chaos-redis-${randomUUID()}:`;
   const OUTAGE_MS = 10_000;
   const OUTAGE_QUOTA = 30;
   const OUTAGE_RPM = 12;
   /** Per replica: lookups of new titles and completions before, during and after the outage. */
   const PLAN = { up: { lookups: 4, completions: 2 }, down: { lookups: 8, completions: 6 }, recovered: { lookups: 6, completions: 3 } };
-  let cluster: ReplicaCluster;
-  let counters: SharedCounters;
 
-  beforeAll(async () => {
-    cluster = await startReplicas({
-      count: 3,
-      env: { OMDB_DAILY_QUOTA: String(OUTAGE_QUOTA), DEEPSEEK_RPM: String(OUTAGE_RPM), REDIS_KEY_PREFIX: prefix },
-      // The sandbox keeps OMDb's real quota check; its own deepseek limit stays out of the way of the gateway's.
-      sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: OUTAGE_QUOTA, chatRpm: { deepseek: 1_000 } },
-    });
-    counters = new SharedCounters(cluster.redis.url, prefix);
-  }, 120_000);
-  afterAll(async () => {
-    counters?.close();
-    await cluster?.close();
-  }, 60_000);
+  // The sandbox keeps OMDb's real quota check; its own deepseek limit stays out of the way of the gateway's.
+  const setup = useCluster(OUTAGE_QUOTA, OUTAGE_RPM, 1_000);
 
   it('answers every operation, keeps each replica to its share (limit / GATEWAY_REPLICAS) while Redis is down, and restores the shared counts after', async () => {
+    const { cluster, counters } = setup;
     const references = await referenceTexts(cluster);
     const outcomes: Outcome[] = [];
     /** Which replica looked up each title id, in which phase. */
