@@ -43,6 +43,12 @@ export class RedisConnection {
   private warnedAt = 0;
   private failures = 0;
   private closing = false;
+  /**
+   * How many times the connection became ready: a new session may be a Redis that restarted and lost its data, so
+   * users that can restore what they know (the rate limiters' own slots) do so once per session.
+   */
+  session = 0;
+  private readonly sessionListeners: Array<() => void> = [];
 
   constructor(private readonly options: RedisConnectionOptions) {
     this.keyPrefix = options.keyPrefix;
@@ -58,7 +64,11 @@ export class RedisConnection {
       lazyConnect: true,
     });
     options.metrics.redisUp.set(0);
-    this.client.on('ready', () => this.markUp());
+    this.client.on('ready', () => {
+      this.session++;
+      this.markUp();
+      for (const listener of this.sessionListeners) listener();
+    });
     this.client.on('error', (error: Error) => this.markDown('unavailable', error));
     this.client.on('close', () => this.markDown('unavailable', new Error('connection closed')));
   }
@@ -67,6 +77,11 @@ export class RedisConnection {
   async connect(ms: number): Promise<void> {
     const connected = this.client.connect().catch(() => undefined);
     await Promise.race([connected, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+  }
+
+  /** Calls `listener` each time the connection becomes ready (again): the moment to write back what Redis may lack. */
+  onSession(listener: () => void): void {
+    this.sessionListeners.push(listener);
   }
 
   status(): SharedStateStatus {

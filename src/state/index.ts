@@ -119,7 +119,7 @@ export class RedisState implements SharedState {
     return this.connection.status();
   }
   dailyQuota(name: string, options: DailyQuotaOptions): DailyQuota {
-    return this.registry.once('quota', name, () => new RedisDailyQuota(this.connection, name, this.fallback, options));
+    return this.registry.once('quota', name, () => new RedisDailyQuota(this.connection, name, this.replicaId, this.fallback, options));
   }
   rateLimiter(name: string, options: RateLimiterOptions): RateLimiter {
     return this.registry.once('ratelimit', name, () => new RedisRateLimiter(this.connection, name, this.replicaId, this.fallback, options));

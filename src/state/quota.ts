@@ -99,50 +99,67 @@ export class MemoryDailyQuota implements DailyQuota {
   }
 }
 
-/** Takes n units when used + n <= limit; answers { granted 0/1, remaining }. The key lives a day past its own. */
+/**
+ * The day's count is a hash of per-replica counts (`<replica id>` → units it took), summed on every call. With each
+ * call a replica sends the counts it knows — its own (units taken through Redis, or on its own while Redis failed)
+ * and the others' as it last saw them — and a smaller count in Redis is raised to it first: an outage's units join
+ * the shared count, and a Redis that restarted empty gets the whole day back from the first replica that calls,
+ * idempotently. ARGV: n, limit, ttl, replica, force ('1': retries already sent, taken even past the limit), then
+ * field/count pairs. n = 0 only restores and reads. Answers { granted 0/1, remaining, the hash as field/count pairs }.
+ */
 const RESERVE = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local key, replica = KEYS[1], ARGV[4]
 local n, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-if used + n > limit then return {0, math.max(0, limit - used)} end
-used = redis.call('INCRBY', KEYS[1], n)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {1, math.max(0, limit - used)}`;
+for i = 6, #ARGV, 2 do
+  if tonumber(redis.call('HGET', key, ARGV[i]) or '0') < tonumber(ARGV[i + 1]) then redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+end
+local used = 0
+for _, v in ipairs(redis.call('HVALS', key)) do used = used + tonumber(v) end
+local granted = 0
+if used + n <= limit or ARGV[5] == '1' then
+  redis.call('HINCRBY', key, replica, n)
+  used, granted = used + n, 1
+end
+redis.call('PEXPIRE', key, ARGV[3])
+return {granted, math.max(0, limit - used), redis.call('HGETALL', key)}`;
 
-const ADD = `
-local used = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return used`;
-
-/** Raises the count to at least the limit. */
+/** The upstream said its limit is reached: a field that fills what the replicas left of the limit. */
 const EXHAUST = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+local used = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do used = used + tonumber(v) end
+if used < tonumber(ARGV[1]) then redis.call('HINCRBY', KEYS[1], '!upstream', tonumber(ARGV[1]) - used) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0`;
 
 /** The count of the day outlives it by this much, so a replica whose clock runs late still finds it. */
 const KEY_GRACE_MS = 3_600_000;
 
 /**
- * The shared quota: one Redis counter per quota per UTC day (`<prefix>quota:<name>:<yyyy-mm-dd>`), reserved by
- * one Lua script, so concurrent replicas cannot both take the last unit.
+ * The shared quota: one Redis hash per quota per UTC day (`<prefix>quota:<name>:<yyyy-mm-dd>`, a count per
+ * replica), reserved by one Lua script, so concurrent replicas cannot both take the last unit.
  *
  * When Redis fails, each replica may take only its share of what was left (`remaining / GATEWAY_REPLICAS`, the
- * configured limit when nothing was seen yet), so the replicas together still stay within the limit; what it took
- * meanwhile is added to the shared count once Redis answers again.
+ * configured limit when nothing was seen yet), so the replicas together still stay within the limit. Each replica
+ * keeps the day's counts it knows and sends them with every call: what it took meanwhile joins the shared count once
+ * Redis answers again, and a Redis that comes back empty gets the day back from the first replica that calls. A unit
+ * whose reply was lost (a timeout after Redis counted it) is not counted twice: Redis is raised to a replica's
+ * count, never added to.
  */
 export class RedisDailyQuota implements DailyQuota {
   readonly limit: number;
   private readonly now: () => number;
   private readonly onChange: (remaining: number) => void;
   private lastRemaining: number | undefined;
-  private readonly reserveScript: ScriptCall<[number, number]>;
-  private readonly addScript: ScriptCall<number>;
+  private readonly reserveScript: ScriptCall<[number, number, string[]]>;
   private readonly exhaustScript: ScriptCall<number>;
-  private outage: { day: string; quota: MemoryDailyQuota; taken: number } | undefined;
+  /** The counts of `day` as this replica knows them: its own (through Redis or on its own), the others' as last seen. */
+  private counts = { day: '', byReplica: new Map<string, number>() };
+  private outage: { day: string; quota: MemoryDailyQuota } | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly name: string,
+    private readonly replicaId: string,
     private readonly fallback: FallbackPolicy,
     options: DailyQuotaOptions,
   ) {
@@ -150,21 +167,25 @@ export class RedisDailyQuota implements DailyQuota {
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => undefined);
     this.onChange(this.limit);
-    this.reserveScript = redis.script<[number, number]>('quota.reserve', RESERVE, 1);
-    this.addScript = redis.script<number>('quota.add', ADD, 1);
+    this.reserveScript = redis.script<[number, number, string[]]>('quota.reserve', RESERVE, 1);
     this.exhaustScript = redis.script<number>('quota.exhaust', EXHAUST, 1);
+    // Back from an outage or a restart: write the day's counts back at once, not at this replica's next request,
+    // so the other replicas see the units it took on its own as soon as it can reach Redis.
+    redis.onSession(() => {
+      const now = this.now();
+      if (this.today(now).size === 0) return;
+      this.call(now, 0, false).then(([, remaining]) => this.seen(remaining), () => undefined);
+    });
   }
 
   async reserve(n = 1): Promise<QuotaReservation> {
     const now = this.now();
     try {
-      await this.settleOutage();
-      const [granted, remaining] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now)]);
+      const [granted, remaining] = await this.call(now, n, false);
       return { granted: granted === 1, remaining: this.seen(remaining) };
     } catch {
-      const outage = this.outageQuota(now);
-      const reservation = await outage.quota.reserve(n);
-      if (reservation.granted) outage.taken += n;
+      const reservation = await this.outageQuota(now).quota.reserve(n);
+      if (reservation.granted) this.took(now, n);
       return reservation;
     }
   }
@@ -172,12 +193,11 @@ export class RedisDailyQuota implements DailyQuota {
   async add(n: number): Promise<void> {
     const now = this.now();
     try {
-      const used = await this.addScript([this.key(now)], [n, this.keyTtl(now)]);
-      this.seen(this.limit - used);
+      const [, remaining] = await this.call(now, n, true);
+      this.seen(remaining);
     } catch {
-      const outage = this.outageQuota(now);
-      await outage.quota.add(n);
-      outage.taken += n;
+      await this.outageQuota(now).quota.add(n);
+      this.took(now, n);
     }
   }
 
@@ -194,8 +214,8 @@ export class RedisDailyQuota implements DailyQuota {
   async remaining(): Promise<number> {
     const now = this.now();
     try {
-      const used = await this.redis.run('quota.remaining', (r) => r.get(this.key(now)));
-      return this.seen(this.limit - Number(used ?? 0));
+      const [, remaining] = await this.call(now, 0, false);
+      return this.seen(remaining);
     } catch {
       return this.outageQuota(now).quota.left();
     }
@@ -203,6 +223,27 @@ export class RedisDailyQuota implements DailyQuota {
 
   secondsUntilReset(): number {
     return secondsUntilMidnight(this.now());
+  }
+
+  /** One script call carrying the counts this replica knows; on success the outage (if any) is over. */
+  private async call(now: number, n: number, force: boolean): Promise<[number, number]> {
+    const counts = this.today(now);
+    const known = [...counts].flat();
+    const [granted, remaining, hash] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now), this.replicaId, force ? '1' : '0', ...known]);
+    for (let i = 0; i < hash.length; i += 2) counts.set(hash[i], Math.max(counts.get(hash[i]) ?? 0, Number(hash[i + 1])));
+    this.outage = undefined;
+    return [granted, remaining];
+  }
+
+  private took(now: number, n: number): void {
+    const counts = this.today(now);
+    counts.set(this.replicaId, (counts.get(this.replicaId) ?? 0) + n);
+  }
+
+  private today(now: number): Map<string, number> {
+    const day = utcDay(now);
+    if (this.counts.day !== day) this.counts = { day, byReplica: new Map() };
+    return this.counts.byReplica;
   }
 
   private key(now: number): string {
@@ -226,28 +267,9 @@ export class RedisDailyQuota implements DailyQuota {
     if (!this.outage || this.outage.day !== day) {
       const left = this.outage || this.lastRemaining === undefined ? this.limit : this.lastRemaining;
       const share = this.fallback.share(left);
-      this.outage = { day, taken: 0, quota: new MemoryDailyQuota({ limit: share, now: this.now, onChange: this.onChange }) };
+      this.outage = { day, quota: new MemoryDailyQuota({ limit: share, now: this.now, onChange: this.onChange }) };
     }
     this.fallback.used('quota');
     return this.outage;
-  }
-
-  /** Redis is back: what this replica took meanwhile joins the shared count (same day only). */
-  private async settleOutage(): Promise<void> {
-    const outage = this.outage;
-    if (!outage) return;
-    // Settled once: concurrent reservations must not add the same units twice.
-    this.outage = undefined;
-    const now = this.now();
-    if (outage.taken === 0 || outage.day !== utcDay(now)) return;
-    try {
-      await this.addScript([this.key(now)], [outage.taken, this.keyTtl(now)]);
-    } catch (error) {
-      // Another reservation may have started a new outage meanwhile: these units join it.
-      const current = this.outage as typeof outage | undefined;
-      if (current) current.taken += outage.taken;
-      else this.outage = outage;
-      throw error;
-    }
   }
 }

@@ -73,7 +73,8 @@ export class MemoryRateLimiter implements RateLimiter {
 /**
  * The same window in one Redis sorted set per limiter (`<prefix>ratelimit:<name>`, scores = slot times), decided by
  * one Lua script: drop slots older than the window, then grant now, reserve the slot that frees within `maxWait`, or
- * refuse with the wait. ARGV after the fifth are slots taken during an outage, recorded first.
+ * refuse with the wait. ARGV after the fifth are this replica's own slots of the window (time, member), written again
+ * first: slots granted during an outage, or lost when Redis restarted empty.
  */
 const ACQUIRE = `
 local key = KEYS[1]
@@ -92,8 +93,10 @@ return {1, wait}`;
 
 /**
  * The shared limiter: every replica takes its slots from one window in Redis, so `perMinute` holds for the whole
- * cluster. When Redis fails, this replica limits itself to its share (`perMinute / GATEWAY_REPLICAS`); the slots it
- * granted meanwhile are written into the shared window when Redis answers again.
+ * cluster. When Redis fails, this replica limits itself to its share (`perMinute / GATEWAY_REPLICAS`). Each replica
+ * remembers its own slots of the last minute and writes them again (ZADD of the same members: idempotent) after it
+ * granted slots on its own, or when the connection to Redis was re-established: the outage's slots join the shared
+ * window, and a Redis that came back empty gets every live replica's slots back.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly perMinute: number;
@@ -101,8 +104,13 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly now: () => number;
   private readonly script: ScriptCall<[number, number]>;
   private readonly outage: MemoryRateLimiter;
-  /** Slots granted by the fallback, not yet in Redis: time and member pairs. */
-  private unrecorded: Array<[number, string]> = [];
+  /** This replica's slots (time and member) of the last minute, granted through Redis or on its own. */
+  private own: Array<[number, string]> = [];
+  /** Slots granted on the fallback so far, and how many of them Redis has taken. */
+  private fallbackGrants = 0;
+  private recordedGrants = 0;
+  /** The connection's session when Redis last took every slot of {@link own}. */
+  private syncedSession = -1;
   private sequence = 0;
 
   constructor(
@@ -122,24 +130,35 @@ export class RedisRateLimiter implements RateLimiter {
   async acquire(signal?: AbortSignal): Promise<RateVerdict> {
     const now = this.now();
     const member = this.member();
-    const pending = this.unrecorded.filter(([at]) => at > now - WINDOW_MS);
+    this.own = this.own.filter(([at]) => at > now - WINDOW_MS);
+    const session = this.redis.session;
+    const grants = this.fallbackGrants;
+    const due = grants !== this.recordedGrants || session !== this.syncedSession;
+    const resend = due ? this.own.flat() : [];
     let granted: number;
     let wait: number;
     try {
-      [granted, wait] = await this.script([`ratelimit:${this.name}`], [now, this.perMinute, WINDOW_MS, this.maxWaitMs, member, ...pending.flat()]);
-      this.unrecorded = this.unrecorded.filter((slot) => !pending.includes(slot));
+      [granted, wait] = await this.script([`ratelimit:${this.name}`], [now, this.perMinute, WINDOW_MS, this.maxWaitMs, member, ...resend]);
+      if (due) {
+        this.recordedGrants = grants;
+        this.syncedSession = session;
+      }
     } catch {
       this.fallback.used('ratelimit');
       const verdict = await this.outage.take(signal);
       if (!verdict.ok) return verdict;
-      this.unrecorded.push([verdict.at!, this.member()]);
+      this.own.push([verdict.at!, this.member()]);
+      this.fallbackGrants++;
       return { ok: true };
     }
     if (granted !== 1) return { ok: false, retryAfterMs: wait };
+    const slot: [number, string] = [now + wait, member];
+    this.own.push(slot);
     if (wait > 0) {
       try {
         await sleep(wait, signal);
       } catch (error) {
+        this.own = this.own.filter((s) => s !== slot);
         await this.redis.run('ratelimit.release', (r) => r.zrem(`ratelimit:${this.name}`, member)).catch(() => undefined);
         throw error;
       }

@@ -274,7 +274,7 @@ describe('daily counters retention', () => {
 });
 
 describe('redis outage', () => {
-  it('falls back to per-replica shares without hanging, and adds what was taken meanwhile once Redis is back', async () => {
+  it('falls back to per-replica shares without hanging, and restores the whole day once Redis is back, even empty', async () => {
     const [a, b] = await redisReplicas(2);
     const quota = a.dailyQuota('omdb', { limit: 10 });
     const limiter = a.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 });
@@ -296,9 +296,33 @@ describe('redis outage', () => {
 
     await redis.start();
     await until(() => a.status().status === 'ready' && b.status().status === 'ready', 15_000);
-    // The restarted Redis is empty: the shared count holds the 4 units taken during the outage.
+    // The restarted Redis is empty: the replica writes back its count of the day, the 2 units taken through Redis
+    // and the 4 taken during the outage, before taking the next one.
     expect((await quota.reserve()).granted).toBe(true);
-    expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(5);
+    expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(3);
+    // The limiter writes back its 3 slots of the outage with its next one: 6 per minute leaves 2 for the cluster.
+    expect((await limiter.acquire()).ok).toBe(true);
+    const after = await Promise.all(Array.from({ length: 4 }, () => b.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 }).acquire()));
+    expect(after.filter((v) => v.ok)).toHaveLength(2);
+  });
+
+  it('gets the day’s quota count and the minute’s rate-limit slots back from the replicas when Redis restarts empty', async () => {
+    const [a, b] = await redisReplicas(2);
+    const quotas = [a, b].map((s) => s.dailyQuota('omdb', { limit: 10 }));
+    const limiters = [a, b].map((s) => s.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 }));
+    for (const [i, n] of [[0, 3], [1, 2]]) for (let k = 0; k < n; k++) expect((await quotas[i].reserve()).granted).toBe(true);
+    for (const [i, n] of [[0, 2], [1, 1]]) for (let k = 0; k < n; k++) expect((await limiters[i].acquire()).ok).toBe(true);
+
+    await redis.stop();
+    await redis.start();
+    await until(() => a.status().status === 'ready' && b.status().status === 'ready', 15_000);
+    // No command failed on the way, yet the first call writes back the day as that replica saw it: b saw a's 3 units.
+    expect(await quotas[1].remaining()).toBe(5);
+    expect(await quotas[0].reserve()).toEqual({ granted: true, remaining: 4 });
+    expect((await limiters[0].acquire()).ok).toBe(true);
+    expect((await limiters[1].acquire()).ok).toBe(true);
+    expect((await limiters[0].acquire()).ok).toBe(true);
+    expect(await limiters[1].acquire()).toMatchObject({ ok: false });
   });
 
   it('keeps daily counts made while Redis is down and adds them once it is back; limits count them once per replica', async () => {
