@@ -151,7 +151,10 @@ describe('live service health on two replicas sharing Redis', () => {
 
     // Subscribers on both again; the leader dies without releasing: after its lease lapses the survivor polls.
     const back = [new Subscription(first, { services: ['Planner'] })];
-    await settled([1, 2]);
+    const open = [0, 0];
+    open[first] = 1;
+    open[other] = 2;
+    await settled(open);
     cluster.replicas[other].child.kill('SIGKILL');
     await cluster.replicas[other].exited;
     await setStatus(first, 'Planner', 'SERVICE_OPERATIONAL');
