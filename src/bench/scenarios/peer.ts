@@ -41,8 +41,13 @@ async function startPeer(sandboxOrigin: string) {
     env: { ...process.env, PEER_OPENAPI_FILE: spec },
     timeout: 120_000,
   });
+  return serveSupergraph('peer', dir, supergraph);
+}
+
+/** `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. */
+async function serveSupergraph(name: string, dir: string, supergraph: string) {
   const port = await freePort();
-  const proc = spawnProc('peer', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
+  const proc = spawnProc(name, join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
   await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
@@ -64,17 +69,7 @@ async function startHiveOverGateway(gatewayUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-hive-'));
   const supergraph = join(dir, 'supergraph.graphql');
   await promisify(execFile)(process.execPath, [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
-  const port = await freePort();
-  const proc = spawnProc('hive-over-gateway', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
-  await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
-  return {
-    url: `http://127.0.0.1:${port}/graphql`,
-    pid: proc.pid,
-    async stop() {
-      await proc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return serveSupergraph('hive-over-gateway', dir, supergraph);
 }
 
 export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQLProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
