@@ -126,7 +126,7 @@ export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQ
   );
   results.note(
     SCENARIO_PEER,
-    `"via ${HIVE_OVER_GATEWAY}": the supergraph composed from this gateway's subgraph schema alone by dist/build/supergraph.js (\`npm run supergraph\`), served by \`hive-gateway supergraph\` (NODE_ENV=production, LOG_LEVEL=warn) in front of the same gateway process; the same query text as the gateway's rows, interleaved with them and the Mesh peer in each round.`,
+    `"via ${HIVE_OVER_GATEWAY}": the supergraph composed from this gateway's subgraph schema alone by dist/build/supergraph.js (\`npm run supergraph\`), served by \`hive-gateway supergraph\` (NODE_ENV=production, LOG_LEVEL=warn) in front of the same gateway process; the same query text as the gateway's rows, interleaved with them and the Mesh peer in each round. Hive Gateway deduplicates identical in-flight subgraph requests by default, so under 10 connections sending one query text it may execute fewer operations on this gateway than it answers (its rate can then exceed the gateway's direct one).`,
   );
   results.note(
     SCENARIO_PEER,
