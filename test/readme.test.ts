@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayNodeFlags } from '../src/bench/lib/stack.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startOtlpReceiver } from './support/otlp.js';
 
@@ -101,7 +102,9 @@ describe('README: Running in containers', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^ENV .*HOST=0\.0\.0\.0 PORT=4000/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\/healthz/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    // The same V8 memory flags as `npm start` (README "Memory"), so the image runs what the benchmark measured.
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    expect(cmd).toEqual(['node', ...gatewayNodeFlags(), 'dist/main.js']);
   });
 
   it('composes three gateway replicas sharing Redis through REDIS_URL, with GATEWAY_REPLICAS=3, behind port 4000', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { freePort, spawnProc, stopAll, waitReady } from './lib/proc.js';
-import { startSandboxProc, upstreamEnv } from './lib/stack.js';
+import { gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { singleHealthQuery, singleTitleQuery } from './operations.js';
 
 /**
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const sb = await startSandboxProc();
   const port = await freePort();
   const vg = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', process.execPath];
-  const target = floorMode ? ['dist/bench/floor/main.js'] : ['dist/main.js'];
+  const target = floorMode ? ['dist/bench/floor/main.js'] : [...gatewayNodeFlags(), 'dist/main.js'];
   const env: Record<string, string> = floorMode
     ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
     : { ...upstreamEnv(sb.origin), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', OMDB_CACHE_MAX: '0', OMDB_DAILY_QUOTA: '1000000000' };

@@ -1,10 +1,11 @@
-import { execute, subscribe, type GraphQLSchema } from 'graphql';
+import { execute, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { runInTrace, traceOf, type TraceCarrier } from '../observability/tracing.js';
 import { presentedApiKey } from './access.js';
 import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
+import { compiledSubscribe } from './execution.js';
 import { limitError } from './limits.js';
 import type { GatedOperation, OperationGate } from './operationGate.js';
 import { OutboundBuffer, pacedBy } from './outboundBuffer.js';
@@ -38,6 +39,7 @@ export function attachWebSocket(options: {
   // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
   const connections = new WeakMap<WebSocket, Connection>();
+  const subscribe = compiledSubscribe(options.schema);
 
   options.server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== options.path) {

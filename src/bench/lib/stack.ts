@@ -1,4 +1,19 @@
-import { freePort, spawnProc, waitReady, type Proc } from './proc.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, root, spawnProc, waitReady, type Proc } from './proc.js';
+
+/**
+ * The V8 flags `npm start` (and the Dockerfile's CMD) run the gateway with, read from package.json so that the
+ * benchmark measures the process as deployed. They bound memory (bench/PROFILE.md, "Memory"): a 4 MB young
+ * generation instead of up to 16 MB per semi-space, WebAssembly (undici's llhttp) compiled by Liftoff only, since
+ * TurboFan's tier-up of it costs a ~30 MB transient peak, and an old generation that grows by 20 % per GC.
+ */
+export function gatewayNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const command = /node ((?:--\S+ )*)dist\/main\.js/.exec(start);
+  if (!command) throw new Error(`package.json "start" does not run node … dist/main.js: ${start}`);
+  return command[1].split(' ').filter(Boolean);
+}
 
 /** The sandbox as its own process, reached only over loopback HTTP. */
 export interface SandboxProc {
@@ -68,12 +83,12 @@ export interface GraphQLProc {
 }
 
 /**
- * `node dist/main.js` against the sandbox. Logs at warn: per-operation info lines would be measured too, and a
+ * `node <gatewayNodeFlags> dist/main.js` against the sandbox. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
 export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('gateway', process.execPath, [...nodeArgs, 'dist/main.js'], {
+  const proc = spawnProc('gateway', process.execPath, [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'], {
     ...upstreamEnv(sandboxOrigin),
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -41,8 +41,13 @@ async function startPeer(sandboxOrigin: string) {
     env: { ...process.env, PEER_OPENAPI_FILE: spec },
     timeout: 120_000,
   });
+  return serveSupergraph('peer', dir, supergraph);
+}
+
+/** `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. */
+async function serveSupergraph(name: string, dir: string, supergraph: string) {
   const port = await freePort();
-  const proc = spawnProc('peer', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
+  const proc = spawnProc(name, join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
   await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
@@ -54,10 +59,23 @@ async function startPeer(sandboxOrigin: string) {
   };
 }
 
+const HIVE_OVER_GATEWAY = 'Hive Gateway 2.15 with this gateway as its only subgraph';
+
+/**
+ * This gateway as a subgraph behind Hive Gateway, as a federation user runs it: the supergraph of this subgraph
+ * alone (`dist/build/supergraph.js`, what `npm run supergraph` runs), served by `hive-gateway supergraph`.
+ */
+async function startHiveOverGateway(gatewayUrl: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-hive-'));
+  const supergraph = join(dir, 'supergraph.graphql');
+  await promisify(execFile)(process.execPath, [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
+  return serveSupergraph('hive-over-gateway', dir, supergraph);
+}
+
 export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQLProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
   const gatewayUrl = gateway.url;
-  const peer = await startPeer(sb.origin);
-  log('peer composed and listening');
+  const [peer, hive] = await Promise.all([startPeer(sb.origin), startHiveOverGateway(gatewayUrl)]);
+  log('peers composed and listening');
   try {
     for (const op of requestOperations) {
       const ours = await medianCost(sb, gatewayUrl, op.query, sizes.rounds);
@@ -69,23 +87,46 @@ export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQ
     const cases = [
       { label: 'single healthOverview', ours: singleHealthQuery, theirs: peerSingleHealth },
       { label: 'single title (cache off)', ours: singleTitleQuery, theirs: peerSingleTitle },
+      { label: `${requestOperations[0].name} (cache off)`, ours: requestOperations[0].query, theirs: peerQueries[requestOperations[0].name] },
     ];
     for (const c of cases) {
-      const f = await interleaved({ gateway: graphqlTarget(gatewayUrl, c.ours, [gateway.proc.pid, sb.proc.pid]), peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]) }, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
+      const f = await interleaved(
+        {
+          gateway: graphqlTarget(gatewayUrl, c.ours, [gateway.proc.pid, sb.proc.pid]),
+          peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]),
+          // The same query through Hive Gateway; its CPU includes this gateway's, which serves it as the subgraph.
+          hive: graphqlTarget(hive.url, c.ours, [hive.pid, gateway.proc.pid, sb.proc.pid]),
+        },
+        sizes.rounds,
+        sizes.loadSeconds,
+        sizes.connections,
+        forgetRecord(sb),
+      );
       await sb.control('DELETE', 'requests');
       const name = `${SCENARIO_PEER}: ${c.label}`;
       results.add({ name, metric: 'throughput', unit: 'req/s', gateway: f.gateway.rps, baseline: f.peer.rps, baselineName: PEER });
       results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.gateway.p50, baseline: f.peer.p50, baselineName: PEER });
       results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.gateway.p99, baseline: f.peer.p99, baselineName: PEER });
       results.add({ name, metric: 'server CPU per operation (serving process + sandbox)', unit: 'µs', gateway: f.gateway.cpuUs, baseline: f.peer.cpuUs, baselineName: PEER });
-      if (f.gateway.failures || f.peer.failures) results.note(SCENARIO_PEER, `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}.`);
+      const via = `via ${HIVE_OVER_GATEWAY}`;
+      results.add({ name, metric: `throughput ${via}`, unit: 'req/s', gateway: f.hive.rps, baseline: f.peer.rps, baselineName: PEER });
+      results.add({ name, metric: `latency p50 ${via}`, unit: 'ms', gateway: f.hive.p50, baseline: f.peer.p50, baselineName: PEER });
+      results.add({ name, metric: `server CPU per operation ${via} (Hive + this gateway + sandbox)`, unit: 'µs', gateway: f.hive.cpuUs, baseline: f.peer.cpuUs, baselineName: PEER });
+      results.add({ name, metric: 'throughput: through Hive Gateway vs direct', unit: 'req/s', gateway: f.hive.rps, baseline: f.gateway.rps, baselineName: 'this gateway, direct' });
+      if (f.gateway.failures || f.peer.failures || f.hive.failures) {
+        results.note(SCENARIO_PEER, `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}, via Hive ${f.hive.failures}.`);
+      }
     }
   } finally {
-    await peer.stop();
+    await Promise.all([peer.stop(), hive.stop()]);
   }
   results.note(
     SCENARIO_PEER,
     `The peer is \`mesh-compose\` (@graphql-mesh/compose-cli) over an OpenAPI 3 description of the sandbox's Graph service-health and OMDb endpoints (src/bench/peer/openapi.ts), with a service's issues and a search item's details joined by \`@resolveTo\` (src/bench/peer/mesh.config.ts), served by \`hive-gateway supergraph\` with NODE_ENV=production and LOG_LEVEL=warn. Same sandbox, same gateway process (cache off) as scenarios 1–2.`,
+  );
+  results.note(
+    SCENARIO_PEER,
+    `"via ${HIVE_OVER_GATEWAY}": the supergraph composed from this gateway's subgraph schema alone by dist/build/supergraph.js (\`npm run supergraph\`), served by \`hive-gateway supergraph\` (NODE_ENV=production, LOG_LEVEL=warn) in front of the same gateway process; the same query text as the gateway's rows, interleaved with them and the Mesh peer in each round. Hive Gateway deduplicates identical in-flight subgraph requests by default, so under 10 connections sending one query text it may execute fewer operations on this gateway than it answers (its rate can then exceed the gateway's direct one).`,
   );
   results.note(
     SCENARIO_PEER,

@@ -1,6 +1,7 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runInTrace } from '../../observability/tracing.js';
+import { compiledSubscribe } from '../execution.js';
 import type { GatedOperation, OperationGate } from '../operationGate.js';
 import { acceptsMultipartSubscription, createMultipartHandler } from './multipart.js';
 import { crossSiteRefusal } from './preflight.js';
@@ -23,10 +24,11 @@ export function createHttpStreams(options: HttpStreamsOptions): {
   handles(req: IncomingMessage): boolean;
   serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
 } {
+  const compiled = compiledSubscribe(options.schema);
   const run = (op: GatedOperation, variables: Record<string, unknown> | null | undefined, operationName: string | null | undefined) =>
     runInTrace(op.trace, () => {
       const args = { schema: options.schema, document: op.document, contextValue: op.context, variableValues: variables, operationName };
-      return op.type === 'subscription' ? subscribe(args) : (execute(args) as Promise<ExecutionResult> | ExecutionResult);
+      return op.type === 'subscription' ? compiled(args) : (execute(args) as Promise<ExecutionResult> | ExecutionResult);
     });
   const sse = createSseHandler({ ...options, run });
   const multipart = createMultipartHandler({ ...options, heartbeatMs: options.heartbeatMs ?? 5000, run });
