@@ -3,6 +3,7 @@ import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
 import type { GatewayServices } from '../../runtime/context.js';
 import { shared } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
+import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
 import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
@@ -61,6 +62,7 @@ export class GraphClient {
   /** `https://graph.microsoft.com/v1.0` (or the sandbox's). */
   readonly root: string;
   private readonly appToken: ApplicationToken | undefined;
+  private readonly inFlight = new InFlight<GraphResult>();
 
   constructor(
     private readonly http: UpstreamHttp,
@@ -93,8 +95,14 @@ export class GraphClient {
     return link.startsWith(`${this.root}/`) ? link.slice(this.root.length) : undefined;
   }
 
-  async get(path: string, call: GraphCall): Promise<GraphResult> {
-    return this.send('GET', path, undefined, call);
+  /**
+   * A plain GET. Identical GETs in flight with the same `Authorization` are sent once (as OMDb lookups are): concurrent
+   * operations asking for the same entity share one upstream request and its answer. A caller with its own retry
+   * policy sends its own.
+   */
+  get(path: string, call: GraphCall): Promise<GraphResult> {
+    if (call.retry) return this.send('GET', path, undefined, call);
+    return this.inFlight.run(`${call.authorization}\n${path}`, (signal) => this.send('GET', path, undefined, { ...call, signal }), call.signal);
   }
 
   /** Sends a write; `ifMatch` becomes `If-Match`. PATCH asks for the stored entity back. */
@@ -102,7 +110,12 @@ export class GraphClient {
     const headers: Record<string, string> = {};
     if (call.ifMatch) headers['if-match'] = call.ifMatch;
     if (method === 'PATCH') headers.prefer = 'return=representation';
-    return this.send(method, path, body, call, headers);
+    try {
+      return await this.send(method, path, body, call, headers);
+    } finally {
+      // No read begun before or during the write answers an operation that comes after it.
+      this.inFlight.forget();
+    }
   }
 
   /**

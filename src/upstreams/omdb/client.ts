@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { UpstreamHttp } from '../http/client.js';
+import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
 import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
@@ -46,12 +47,6 @@ const NOT_FOUND = new Set(['Movie not found!', 'Incorrect IMDb ID.', 'Series or 
 const TOO_MANY = 'Too many results.';
 const LIMIT = /request limit reached/i;
 
-interface Flight {
-  promise: Promise<OmdbAnswer>;
-  controller: AbortController;
-  waiters: number;
-}
-
 /**
  * The OMDb API client: builds requests, reuses answers (a TTL cache keyed by the normalized request, never by the key,
  * shared by the replicas with Redis), coalesces identical requests in flight across operations in front of it, keeps
@@ -63,7 +58,7 @@ export class OmdbClient {
   private readonly http: UpstreamHttp;
   /** Undefined when caching is off (OMDB_CACHE_TTL_MS or OMDB_CACHE_MAX 0). */
   readonly cache?: SharedCache<OmdbAnswer>;
-  private readonly inFlight = new Map<string, Flight>();
+  private readonly inFlight = new InFlight<OmdbAnswer>();
 
   constructor(private readonly options: OmdbClientOptions) {
     this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
@@ -91,46 +86,9 @@ export class OmdbClient {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
-    let flight = this.inFlight.get(key);
-    if (flight) this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' });
-    else {
-      const controller = new AbortController();
-      const created: Flight = {
-        controller,
-        waiters: 0,
-        promise: this.lookup(q, key, controller.signal).finally(() => {
-          if (this.inFlight.get(key) === created) this.inFlight.delete(key);
-        }),
-      };
-      // A flight every waiter left rejects with nobody listening; that is expected, not an unhandled error.
-      created.promise.catch(() => undefined);
-      this.inFlight.set(key, created);
-      flight = created;
-    }
-    return this.wait(flight, signal);
-  }
-
-  private wait(flight: Flight, signal: AbortSignal | undefined): Promise<OmdbAnswer> {
-    flight.waiters++;
-    if (!signal) return flight.promise;
-    return new Promise((resolve, reject) => {
-      const leave = () => {
-        if (--flight.waiters === 0) flight.controller.abort(signal.reason);
-        reject(signal.reason);
-      };
-      if (signal.aborted) return leave();
-      signal.addEventListener('abort', leave, { once: true });
-      flight.promise.then(
-        (answer) => {
-          signal.removeEventListener('abort', leave);
-          resolve(answer);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', leave);
-          reject(error);
-        },
-      );
-    });
+    return this.inFlight.run(key, (shared) => this.lookup(q, key, shared), signal, () =>
+      this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
+    );
   }
 
   /** One flight: the shared cache (another replica may have fetched it), else OMDb. */

@@ -1,0 +1,64 @@
+/** One shared upstream request and how many callers still wait on it. */
+interface Flight<T> {
+  promise: Promise<T>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
+ * later callers of the same key wait on it. A caller's `signal` stops only its own wait; the shared request is
+ * cancelled when every caller waiting on it is gone. The key is held in memory only, never logged.
+ */
+export class InFlight<T> {
+  private readonly flights = new Map<string, Flight<T>>();
+
+  /** `start` runs once per key in flight; `onCoalesced` is told when a caller joins an existing flight. */
+  run(key: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal, onCoalesced?: () => void): Promise<T> {
+    let flight = this.flights.get(key);
+    if (flight) onCoalesced?.();
+    else {
+      const controller = new AbortController();
+      const created: Flight<T> = {
+        controller,
+        waiters: 0,
+        promise: start(controller.signal).finally(() => {
+          if (this.flights.get(key) === created) this.flights.delete(key);
+        }),
+      };
+      // A flight every waiter left rejects with nobody listening; that is expected, not an unhandled error.
+      created.promise.catch(() => undefined);
+      this.flights.set(key, created);
+      flight = created;
+    }
+    return wait(flight, signal);
+  }
+
+  /** Later callers start fresh requests (e.g. after a write, so no read begun before it answers one begun after). */
+  forget(): void {
+    this.flights.clear();
+  }
+}
+
+function wait<T>(flight: Flight<T>, signal: AbortSignal | undefined): Promise<T> {
+  flight.waiters++;
+  if (!signal) return flight.promise;
+  return new Promise((resolve, reject) => {
+    const leave = () => {
+      if (--flight.waiters === 0) flight.controller.abort(signal.reason);
+      reject(signal.reason);
+    };
+    if (signal.aborted) return leave();
+    signal.addEventListener('abort', leave, { once: true });
+    flight.promise.then(
+      (answer) => {
+        signal.removeEventListener('abort', leave);
+        resolve(answer);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', leave);
+        reject(error);
+      },
+    );
+  });
+}
