@@ -24,12 +24,7 @@ export interface GatewayServices {
  * `create` may register cleanup in `services.onClose`.
  */
 export function shared<T>(services: GatewayServices, key: object, create: (services: GatewayServices) => T): T {
-  let value = services.shared.get(key) as T | undefined;
-  if (value === undefined) {
-    value = create(services);
-    services.shared.set(key, value);
-  }
-  return value;
+  return memoized(services.shared, key, () => create(services));
 }
 
 export interface ResolvedUpstream {
@@ -61,10 +56,15 @@ export interface GatewayContext {
 
 /** The per-request instance of something keyed by `key` (a DataLoader, a planner cache), created on first use. */
 export function perRequest<T>(ctx: GatewayContext, key: object, create: (ctx: GatewayContext) => T): T {
-  let value = ctx.loaders.get(key) as T | undefined;
+  return memoized(ctx.loaders, key, () => create(ctx));
+}
+
+/** The value `map` holds for `key`, made by `create` the first time it is asked for. */
+function memoized<T>(map: Map<object, unknown>, key: object, create: () => T): T {
+  let value = map.get(key) as T | undefined;
   if (value === undefined) {
-    value = create(ctx);
-    ctx.loaders.set(key, value);
+    value = create();
+    map.set(key, value);
   }
   return value;
 }
