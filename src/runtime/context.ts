@@ -81,17 +81,29 @@ export function createContext(
   services: GatewayServices,
   init: { requestId: string; signal: AbortSignal; authorization?: string },
 ): GatewayContext {
-  let log: Logger | undefined;
-  return {
-    requestId: init.requestId,
-    signal: init.signal,
-    credentials: { authorization: init.authorization },
-    // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in
-    // the gateway's CPU per operation.
-    get log() {
-      return (log ??= services.log.child({ requestId: init.requestId }));
-    },
-    services,
-    loaders: new Map(),
-  };
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization });
+}
+
+/**
+ * The per-request context as a class, so that what is made on first use stays on first use: Apollo Server copies the
+ * context of every operation with `Object.assign` (its `cloneObject`), which calls an own getter but leaves the
+ * prototype's alone. An object literal with `get log()` made a pino child for every request that way.
+ */
+class RequestContext implements GatewayContext {
+  loaders = new Map<object, unknown>();
+  /** Set by the first read of {@link log}. */
+  private logger: Logger | undefined = undefined;
+
+  constructor(
+    readonly services: GatewayServices,
+    readonly requestId: string,
+    readonly signal: AbortSignal,
+    readonly credentials: CallerCredentials,
+  ) {}
+
+  // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in
+  // the gateway's CPU per operation.
+  get log(): Logger {
+    return (this.logger ??= this.services.log.child({ requestId: this.requestId }));
+  }
 }

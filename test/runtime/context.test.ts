@@ -1,0 +1,47 @@
+import { ApolloServer } from '@apollo/server';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createContext, type GatewayContext, type GatewayServices } from '../../src/runtime/context.js';
+
+/** A services object with a logger that counts the per-request children made of it. */
+function countingServices(): { services: GatewayServices; children: Array<Record<string, unknown>> } {
+  const children: Array<Record<string, unknown>> = [];
+  const log = pino({ level: 'silent' });
+  const child = log.child.bind(log);
+  log.child = ((bindings: Record<string, unknown>) => {
+    children.push(bindings);
+    return child(bindings);
+  }) as typeof log.child;
+  return { services: { log } as unknown as GatewayServices, children };
+}
+
+describe('the per-request context', () => {
+  it('makes no logger for an operation that logs nothing, though Apollo copies the context of every operation', async () => {
+    const { services, children } = countingServices();
+    let seen: GatewayContext | undefined;
+    const apollo = new ApolloServer<GatewayContext>({
+      typeDefs: 'type Query { hello(log: Boolean): String }',
+      resolvers: {
+        Query: {
+          hello: (_: unknown, args: { log?: boolean }, ctx: GatewayContext) => {
+            seen = ctx;
+            if (args.log) ctx.log.info('said hello');
+            return `hello ${ctx.requestId}`;
+          },
+        },
+      },
+    });
+    await apollo.start();
+    const contextValue = createContext(services, { requestId: 'r-1', signal: new AbortController().signal });
+    const quiet = await apollo.executeOperation({ query: '{ hello }' }, { contextValue });
+    expect(quiet.body).toMatchObject({ kind: 'single', singleResult: { data: { hello: 'hello r-1' } } });
+    expect(seen).not.toBe(contextValue); // Apollo's copy, not ours
+    expect(children).toEqual([]);
+
+    await apollo.executeOperation({ query: '{ a: hello(log: true) b: hello(log: true) }' }, { contextValue });
+    // One child for the operation that logged, bound to its request id, however often it logged.
+    expect(children).toEqual([{ requestId: 'r-1' }]);
+    expect(seen?.loaders).toBeInstanceOf(Map);
+    await apollo.stop();
+  });
+});
