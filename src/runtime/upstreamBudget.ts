@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { perRequest, type GatewayContext, type GatewayServices } from './context.js';
+import { perRequest, shared, type GatewayContext, type GatewayServices } from './context.js';
 
 /** What an estimator sees of an operation before it runs (the parts of `GraphQLResolveInfo` planners read). */
 export interface OperationShape {
@@ -9,8 +9,17 @@ export interface OperationShape {
   variableValues: Record<string, unknown>;
 }
 
-/** A domain's estimate of the upstream requests an operation can cause, by upstream id. */
-export type UpstreamEstimator = (op: OperationShape, services: GatewayServices) => Record<string, number>;
+/**
+ * A domain's estimate of the upstream requests an operation can cause, by upstream id. One marked `stable` depends
+ * only on the operation, its variables and the gateway's configuration (not on caches or time), so its answer is
+ * kept per operation and variables: a cached document is walked once, not once per request.
+ */
+export type UpstreamEstimator = ((op: OperationShape, services: GatewayServices) => Record<string, number>) & { stable?: boolean };
+
+/** Marks `estimate` as depending only on the operation, its variables and the configuration (see {@link UpstreamEstimator}). */
+export function stableEstimator(estimate: (op: OperationShape, services: GatewayServices) => Record<string, number>): UpstreamEstimator {
+  return Object.assign(estimate, { stable: true });
+}
 
 export function operationShape(
   schema: GraphQLSchema,
@@ -30,17 +39,44 @@ export function estimateUpstreamRequests(
   services: GatewayServices,
   estimators: readonly UpstreamEstimator[],
 ): Record<string, number> {
-  const totals: Record<string, number> = {};
-  for (const estimate of estimators) {
-    let part: Record<string, number>;
-    try {
-      part = estimate(shape, services);
-    } catch {
-      continue;
-    }
-    for (const [upstream, n] of Object.entries(part)) totals[upstream] = (totals[upstream] ?? 0) + n;
+  const totals = { ...stableTotals(shape, services, estimators) };
+  for (const estimate of estimators) if (!estimate.stable) add(totals, run(estimate, shape, services));
+  return totals;
+}
+
+/** Variable sets remembered per operation; past this the oldest half is forgotten (an operation run with ever new ids). */
+const STABLE_ENTRIES_PER_OPERATION = 64;
+const STABLE = { key: 'stable upstream estimates by operation and variables' };
+
+/** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
+function stableTotals(shape: OperationShape, services: GatewayServices, estimators: readonly UpstreamEstimator[]): Readonly<Record<string, number>> {
+  // Keyed by the estimator list too: a gateway serves one list, but tests and tools may pass others.
+  const byOperation = shared(services, STABLE, () => new WeakMap<readonly UpstreamEstimator[], WeakMap<OperationDefinitionNode, Map<string, Record<string, number>>>>());
+  let perList = byOperation.get(estimators);
+  if (!perList) byOperation.set(estimators, (perList = new WeakMap()));
+  let known = perList.get(shape.operation);
+  if (!known) perList.set(shape.operation, (known = new Map()));
+  const key = shape.operation.variableDefinitions?.length ? JSON.stringify(shape.variableValues) : '';
+  let totals = known.get(key);
+  if (!totals) {
+    totals = {};
+    for (const estimate of estimators) if (estimate.stable) add(totals, run(estimate, shape, services));
+    if (known.size >= STABLE_ENTRIES_PER_OPERATION) for (const old of [...known.keys()].slice(0, STABLE_ENTRIES_PER_OPERATION / 2)) known.delete(old);
+    known.set(key, totals);
   }
   return totals;
+}
+
+function run(estimate: UpstreamEstimator, shape: OperationShape, services: GatewayServices): Record<string, number> {
+  try {
+    return estimate(shape, services);
+  } catch {
+    return {};
+  }
+}
+
+function add(totals: Record<string, number>, part: Record<string, number>): void {
+  for (const upstream in part) totals[upstream] = (totals[upstream] ?? 0) + part[upstream];
 }
 
 /**

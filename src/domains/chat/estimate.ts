@@ -1,6 +1,6 @@
 import { getArgumentValues, type FieldNode } from 'graphql';
 import type { ChatTarget } from '../../config/env.js';
-import type { UpstreamEstimator } from '../../runtime/upstreamBudget.js';
+import { stableEstimator } from '../../runtime/upstreamBudget.js';
 import { selectedFields } from '../../planning/selection.js';
 import { chatClients } from '../../upstreams/chat/client.js';
 
@@ -10,7 +10,7 @@ type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; inpu
  * The worst case per provider: a completion may call every target of its route and fallbacks once (retries aside);
  * embeddings one call per batch of the model's per-call limit; images one call per image.
  */
-export const estimateChatRequests: UpstreamEstimator = (op, services) => {
+export const estimateChatRequests = stableEstimator((op, services) => {
   const root = op.operation.operation === 'mutation' ? 'Mutation' : op.operation.operation === 'subscription' ? 'Subscription' : undefined;
   if (!root) return {};
   const out: Record<string, number> = {};
@@ -37,4 +37,4 @@ export const estimateChatRequests: UpstreamEstimator = (op, services) => {
     }
   }
   return out;
-};
+});

@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import type { UpstreamEstimator } from '../../runtime/upstreamBudget.js';
+import { stableEstimator } from '../../runtime/upstreamBudget.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
 
 const BATCH = 20;
@@ -12,7 +12,7 @@ const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServi
  * deduplicated and batched by 20 (each kind in its own batches), the first `issues` argument set of a service list
  * expanded inline and every further set loaded per service in batches, one request per write.
  */
-export const estimateGraphRequests: UpstreamEstimator = (op) => {
+export const estimateGraphRequests = stableEstimator((op) => {
   const sc: SelectionContext = op;
   const root = op.operation.operation === 'mutation' ? 'Mutation' : 'Query';
   let count = 0;
@@ -53,7 +53,7 @@ export const estimateGraphRequests: UpstreamEstimator = (op) => {
     count += extraIssueSets(entities.nodes, sc, services.size);
   }
   return { graph: count + [ids, messageIds, issueIds].reduce((n, set) => n + Math.ceil(set.size / BATCH), 0) };
-};
+});
 
 /** The `_entities(representations:)` of a subgraph query, as type name and `id` key. */
 function representations(args: Record<string, unknown>): Array<{ __typename: unknown; id: string }> {
