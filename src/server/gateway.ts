@@ -137,6 +137,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
     });
     serve(req, res, path, requestId).catch((error: unknown) => {
+      // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
+      if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
       log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();

@@ -83,6 +83,38 @@ describe('GraphQL over HTTP', () => {
     const big = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ upstreams { id } } #${'x'.repeat(1_100_000)}` }) });
     expect(big.status).toBe(413);
   });
+
+  it('reads a body sent in many small pieces, and stays up when a client leaves half-way through one', async () => {
+    const { request } = await import('node:http');
+    const body = JSON.stringify({ query: '{ upstreams { id } }' });
+    const send = (pieces: string[], end: boolean) =>
+      new Promise<{ status?: number; text: string } | 'closed'>((resolve) => {
+        const req = request(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode, text }));
+        });
+        req.on('error', () => resolve('closed'));
+        let i = 0;
+        const next = () => {
+          if (i < pieces.length) {
+            req.write(pieces[i++]);
+            setTimeout(next, 2);
+          } else if (end) req.end();
+          else req.destroy();
+        };
+        next();
+      });
+    const whole = await send(body.match(/.{1,3}/g)!, true);
+    expect(whole).not.toBe('closed');
+    expect(JSON.parse((whole as { text: string }).text).data.upstreams).toHaveLength(6);
+    expect(await send([body.slice(0, 10)], false)).toBe('closed');
+    // The gateway answers the next request as before, and logged no failure for the one that left.
+    const after = await t.query('{ upstreams { id } }');
+    expect(after.status).toBe(200);
+    expect(t.logs.json().filter((l) => l.msg === 'request failed')).toEqual([]);
+  });
 });
 
 describe('GraphQL over HTTP in production', () => {
