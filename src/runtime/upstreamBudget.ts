@@ -84,7 +84,14 @@ function add(totals: Record<string, number>, part: Record<string, number>): void
  * upstream requests to any one upstream exceed the limit, naming the upstream, the estimate and the limit.
  */
 export function budgetRefusal(totals: Record<string, number>, max: number): GraphQLError | undefined {
-  const [upstream, found] = Object.entries(totals).sort((a, b) => b[1] - a[1])[0] ?? [];
+  let upstream: string | undefined;
+  let found = 0;
+  for (const id in totals) {
+    if (upstream === undefined || totals[id] > found) {
+      upstream = id;
+      found = totals[id];
+    }
+  }
   if (upstream === undefined || found <= max) return undefined;
   return new GraphQLError(
     `Upstream request budget of ${max} per upstream exceeded: this operation can cause ${found} requests to ${upstream}. Split it, select less, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
@@ -96,11 +103,11 @@ const ESTIMATES = { key: 'upstream estimates by operation' };
 
 /** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */
 export function rememberEstimates(ctx: GatewayContext, operation: OperationDefinitionNode, totals: Record<string, number>): void {
-  perRequest(ctx, ESTIMATES, () => new WeakMap<OperationDefinitionNode, Record<string, number>>()).set(operation, totals);
+  perRequest(ctx, ESTIMATES, () => new Map<OperationDefinitionNode, Record<string, number>>()).set(operation, totals);
 }
 
 /** The estimate made before execution for `upstream`, if one was made for this operation. */
 export function rememberedEstimate(ctx: GatewayContext, operation: OperationDefinitionNode, upstream: string): number | undefined {
-  const totals = (ctx.loaders.get(ESTIMATES) as WeakMap<OperationDefinitionNode, Record<string, number>> | undefined)?.get(operation);
+  const totals = (ctx.loaders.get(ESTIMATES) as Map<OperationDefinitionNode, Record<string, number>> | undefined)?.get(operation);
   return totals ? (totals[upstream] ?? 0) : undefined;
 }

@@ -9,6 +9,9 @@ import { freePort, root, spawnProc, waitReady, type Proc } from './proc.js';
  * TurboFan's tier-up of it costs a ~30 MB transient peak, and an old generation that grows by 20 % per GC.
  */
 export function gatewayNodeFlags(): string[] {
+  // For trying other flags without editing package.json: BENCH_GATEWAY_NODE_FLAGS="--max-semi-space-size=8 …".
+  const override = process.env.BENCH_GATEWAY_NODE_FLAGS;
+  if (override !== undefined) return override.split(' ').filter(Boolean);
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const command = /node ((?:--\S+ )*)dist\/main\.js/.exec(start);
   if (!command) throw new Error(`package.json "start" does not run node … dist/main.js: ${start}`);

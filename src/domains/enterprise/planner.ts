@@ -3,6 +3,7 @@ import { badInput } from '../../errors.js';
 import { decodeCursor } from './cursor.js';
 import { toUpstreamName, UNKNOWN } from './enums.js';
 import { odataString, toQueryString, withOptions, type ODataOptions } from './odata.js';
+import { perDocument } from '../../planning/memo.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
 
 /**
@@ -110,7 +111,7 @@ export interface ServiceHealthPlan {
  * level, so the first `issues` argument set without `after` is expanded (all aliases with the same arguments share
  * it); other argument sets are loaded per service by the `issues` resolver, batched.
  */
-export function serviceHealthPlan(nodes: readonly FieldNode[], sc: SelectionContext): ServiceHealthPlan {
+export const serviceHealthPlan = perDocument(function serviceHealthPlan(nodes: readonly FieldNode[], sc: SelectionContext): ServiceHealthPlan {
   const select = new Set(['id']);
   let expand: { key: string; args: ListArgs; nodes: FieldNode[] } | undefined;
   for (const f of selectedFields(nodes, 'ServiceHealth', sc)) {
@@ -125,7 +126,7 @@ export function serviceHealthPlan(nodes: readonly FieldNode[], sc: SelectionCont
   }
   if (!expand) return { select: [...select] };
   return { select: [...select], expand: { key: expand.key, options: { select: entitySelect(ISSUE, itemNodes(ISSUE, expand.nodes, sc), sc), ...listOptions(expand.args) } } };
-}
+});
 
 /** The OData options of a serviceHealth request under a plan (item or collection). */
 export function serviceHealthOptions(plan: ServiceHealthPlan): ODataOptions {

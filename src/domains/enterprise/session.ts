@@ -45,18 +45,23 @@ export class EnterpriseSession {
   private authorization: Promise<string> | undefined;
   private readonly gets = new Map<string, Promise<GraphResult>>();
 
-  /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
-  readonly serviceHealth: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
-  /** `message(id:)` lookups of the whole operation, batched the same way. */
-  readonly messages: DataLoader<ItemKey, ServiceUpdateMessageModel | null, string>;
-  /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
-  readonly issues: DataLoader<ItemKey, ServiceHealthIssueModel | null, string>;
-  /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
-  readonly pages: DataLoader<string, GraphResult>;
+  private loaders: {
+    serviceHealth?: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
+    messages?: DataLoader<ItemKey, ServiceUpdateMessageModel | null, string>;
+    issues?: DataLoader<ItemKey, ServiceHealthIssueModel | null, string>;
+    pages?: DataLoader<string, GraphResult>;
+  } = {};
 
   constructor(private readonly ctx: GatewayContext) {
     this.client = graphClient(ctx.services);
-    this.serviceHealth = this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
+  }
+
+  // The loaders are made on first use: an operation needs one or two of the four, and each costs its allocations
+  // on every request that builds it.
+
+  /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
+  get serviceHealth(): DataLoader<ServiceHealthKey, ServiceHealthModel | null, string> {
+    return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
       select: (k) => k.plan.select,
       group: (k) => k.plan.expand?.key ?? '',
       path: (k, select) => healthOverviewPath(k.id) + toQueryString(serviceHealthOptions({ ...k.plan, select })),
@@ -66,20 +71,32 @@ export class EnterpriseSession {
         const link = expandedIssuesLink(raw.id, plan);
         return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) => this.client.relative(l));
       },
-    });
-    this.messages = this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
+    }));
+  }
+
+  /** `message(id:)` lookups of the whole operation, batched the same way. */
+  get messages(): DataLoader<ItemKey, ServiceUpdateMessageModel | null, string> {
+    return (this.loaders.messages ??= this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
       select: (k) => k.select,
       group: () => '',
       path: (k, select) => messagePath(k.id) + toQueryString({ select }),
       map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
-    });
-    this.issues = this.itemLoader<ItemKey, ServiceHealthIssueModel>({
+    }));
+  }
+
+  /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
+  get issues(): DataLoader<ItemKey, ServiceHealthIssueModel | null, string> {
+    return (this.loaders.issues ??= this.itemLoader<ItemKey, ServiceHealthIssueModel>({
       select: (k) => k.select,
       group: () => '',
       path: (k, select) => issuePath(k.id) + toQueryString({ select }),
       map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
-    });
-    this.pages = new DataLoader(async (paths) => this.client.getMany(paths, await this.call()));
+    }));
+  }
+
+  /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
+  get pages(): DataLoader<string, GraphResult> {
+    return (this.loaders.pages ??= new DataLoader(async (paths) => this.client.getMany(paths, await this.call())));
   }
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */

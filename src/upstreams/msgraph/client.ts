@@ -124,6 +124,8 @@ export class GraphClient {
    * batch after the longest `Retry-After` they carried.
    */
   async getMany(paths: readonly string[], call: GraphCall): Promise<GraphResult[]> {
+    // The common case, one lookup, without the batching rounds' bookkeeping (a plain GET has no item retries here).
+    if (paths.length === 1) return [await this.get(paths[0], call)];
     const results: GraphResult[] = new Array(paths.length);
     let pending = paths.map((_, i) => i);
     let waited = 0;

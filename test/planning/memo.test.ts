@@ -1,0 +1,59 @@
+import { buildSchema, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { perDocument } from '../../src/planning/memo.js';
+import { selectedFields, type SelectionContext } from '../../src/planning/selection.js';
+
+const schema = buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }');
+
+function fieldOf(text: string): FieldNode {
+  const op = parse(text).definitions[0] as OperationDefinitionNode;
+  return op.selectionSet.selections[0] as FieldNode;
+}
+
+describe('perDocument', () => {
+  it('plans a field once per document and variables, and again for other variables, nodes or schema', () => {
+    let walks = 0;
+    const plan = perDocument((nodes, sc) => {
+      walks++;
+      return selectedFields(nodes, 'Item', sc).map((f) => f.name);
+    });
+    const field = fieldOf('query($big: Boolean!) { item(id: "1") { id name size @include(if: $big) } }');
+    const sc = (variableValues: Record<string, unknown>, s = schema): SelectionContext => ({ schema: s, fragments: {}, variableValues });
+
+    expect(plan([field], sc({ big: true }))).toEqual(['id', 'name', 'size']);
+    expect(plan([field], sc({ big: true }))).toEqual(['id', 'name', 'size']);
+    expect(walks).toBe(1);
+    // The variables decide @include: another set is another plan.
+    expect(plan([field], sc({ big: false }))).toEqual(['id', 'name']);
+    expect(walks).toBe(2);
+    // The same text parsed again is another document.
+    plan([fieldOf('query($big: Boolean!) { item(id: "1") { id name size @include(if: $big) } }')], sc({ big: true }));
+    expect(walks).toBe(3);
+    // More nodes for the same response key (merged fields) are another plan.
+    plan([field, fieldOf('{ item(id: "1") { size } }')], sc({ big: false }));
+    expect(walks).toBe(4);
+    // Another schema (another gateway in this process) plans for itself.
+    plan([field], sc({ big: true }, buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }')));
+    expect(walks).toBe(5);
+  });
+
+  it('keeps no plan that failed, and a bounded number of variable sets per field', () => {
+    let walks = 0;
+    const plan = perDocument((_nodes, sc) => {
+      walks++;
+      if (sc.variableValues.id === 'bad') throw new Error('bad id');
+      return String(sc.variableValues.id);
+    });
+    const field = fieldOf('query($id: ID!) { item(id: $id) { id } }');
+    const sc = (id: string): SelectionContext => ({ schema, fragments: {}, variableValues: { id } });
+    expect(() => plan([field], sc('bad'))).toThrow('bad id');
+    expect(() => plan([field], sc('bad'))).toThrow('bad id');
+    expect(walks).toBe(2);
+    for (let i = 0; i < 100; i++) plan([field], sc(String(i)));
+    expect(walks).toBe(102);
+    plan([field], sc('99'));
+    expect(walks).toBe(102);
+    plan([field], sc('0'));
+    expect(walks).toBe(103);
+  });
+});
