@@ -38,6 +38,16 @@ describe('npm run bench -- --tiny', () => {
     const counts = json.scenarios.filter((f) => f.name.startsWith('1.') && f.metric.startsWith('upstream') && f.unit === 'requests');
     expect(counts.length).toBeGreaterThanOrEqual(4);
     expect(counts.filter((f) => f.met !== true)).toEqual([]);
+    // In-flight sharing: identical concurrent lookups share upstream requests; ids in turn never do.
+    const perOp = json.scenarios.filter((f) => f.name.startsWith('2.') && f.metric.startsWith('upstream requests per operation'));
+    expect(perOp.map((f) => f.name.replace(/^.*: /, ''))).toEqual([
+      'single healthOverview',
+      'single title (cache off)',
+      'healthOverview, 16 ids in turn (nothing to share in flight)',
+      'title, 16 ids in turn (cache off, nothing to share in flight)',
+    ]);
+    for (const f of perOp.slice(0, 2)) expect(f.gateway).toBeLessThan(0.9);
+    for (const f of perOp.slice(2)) expect(f.gateway).toBeGreaterThan(0.9);
     expect(readFileSync(join(out, 'RESULTS.md'), 'utf8')).toContain('| scenario | metric | gateway | baseline | ratio | goal |');
   }, 240_000);
 });

@@ -56,6 +56,17 @@ export const singleTitleQuery = `query OneTitle { title(imdbId: "tt0133093") { i
 export const singleHealthRest = '/graph/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id,service,status';
 export const singleTitleRest = '/omdb/?apikey=sandbox&i=tt0133093';
 
+/**
+ * The same two lookups by variable, for 16 ids sent in turn (no two of 10 concurrent requests alike, so the gateway's
+ * in-flight sharing of identical upstream requests has nothing to share), and the upstream request of each id.
+ */
+export const healthByIdQuery = `query OneById($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id service status } } } }`;
+export const titleByIdQuery = `query OneTitleById($imdbId: ID!) { title(imdbId: $imdbId) { imdbId title year runtimeMinutes genres imdbRating } }`;
+export const TURN_HEALTH_IDS = ['Exchange', 'OrgLiveID', 'OSDPPlatform', 'microsoftteams', 'SharePoint', 'OneDriveForBusiness', 'Intune', 'O365Client', 'PowerBIcom', 'DynamicsCRM', 'MicrosoftFlow', 'PowerApps', 'Yammer', 'Lync', 'MicrosoftDefenderATP', 'Planner'];
+export const TURN_TITLE_IDS = ['tt0133093', 'tt0234215', 'tt0242653', 'tt0372784', 'tt0468569', 'tt1345836', 'tt0096895', 'tt0103776', 'tt0112462', 'tt0118688', 'tt1877830', 'tt2975590', 'tt0106364', 'tt4116284', 'tt0348150', 'tt0770828'];
+export const healthRestFor = (id: string) => `/graph/v1.0/admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`;
+export const titleRestFor = (id: string) => `/omdb/?apikey=sandbox&i=${id}`;
+
 /** The chat input streamed in the streaming scenario (glm: no client-side limiter by default). */
 export const chatInput = (maxTokens: number) => ({
   provider: 'glm',

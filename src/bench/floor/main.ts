@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
-import { singleHealthRest, singleTitleRest } from '../operations.js';
+import { healthRestFor, singleHealthRest, singleTitleRest, titleRestFor } from '../operations.js';
 
 /**
  * The floor: the least any Node proxy pays for the throughput scenario's operations. A bare node:http server and an
  * undici Agent, no GraphQL: it reads and parses the JSON request body, sends the very upstream GET the gateway sends
  * (`singleHealthRest` / `singleTitleRest`, with the same headers), parses the answer and writes the same response
- * body the gateway writes for `singleHealthQuery` / `singleTitleQuery`. POST /health and POST /title.
+ * body the gateway writes for `singleHealthQuery` / `singleTitleQuery`. POST /health and POST /title; POST
+ * /health-by-id and /title-by-id take the id from the request's variables (`id` / `imdbId`), as `healthByIdQuery` and
+ * `titleByIdQuery` do.
  * Env: SANDBOX_ORIGIN, PORT.
  */
 const sandboxOrigin = process.env.SANDBOX_ORIGIN ?? 'http://127.0.0.1:4010';
@@ -18,36 +20,37 @@ const enumValue = (s: string) => s.replace(SCREAMING, '$1_$2').toUpperCase();
 const minutes = (s: unknown) => (typeof s === 'string' && /^\d+/.test(s) ? Number.parseInt(s, 10) : null);
 const na = (s: unknown) => (s === 'N/A' || s === undefined ? null : s);
 
-const routes: Record<string, { path: string; headers: Record<string, string>; map(body: Record<string, unknown>): unknown }> = {
-  '/health': {
-    path: singleHealthRest,
-    headers: { authorization: 'Bearer sandbox', accept: 'application/json' },
-    map: (b) => ({ admin: { serviceAnnouncement: { healthOverview: { id: b.id, service: b.service, status: enumValue(String(b.status)) } } } }),
-  },
-  '/title': {
-    path: singleTitleRest,
-    headers: { accept: 'application/json' },
-    map: (b) => ({
-      title: {
-        imdbId: b.imdbID,
-        title: b.Title,
-        year: na(b.Year),
-        runtimeMinutes: minutes(b.Runtime),
-        genres: typeof b.Genre === 'string' ? b.Genre.split(', ') : [],
-        imdbRating: na(b.imdbRating) === null ? null : Number(b.imdbRating),
-      },
-    }),
-  },
+type Variables = Record<string, unknown> | undefined;
+const healthHeaders = { authorization: 'Bearer sandbox', accept: 'application/json' };
+const mapHealth = (b: Record<string, unknown>) => ({ admin: { serviceAnnouncement: { healthOverview: { id: b.id, service: b.service, status: enumValue(String(b.status)) } } } });
+const routes: Record<string, { path(variables: Variables): string; headers: Record<string, string>; map(body: Record<string, unknown>): unknown }> = {
+  '/health': { path: () => singleHealthRest, headers: healthHeaders, map: mapHealth },
+  '/health-by-id': { path: (v) => healthRestFor(encodeURIComponent(String(v?.id))), headers: healthHeaders, map: mapHealth },
+  '/title': { path: () => singleTitleRest, headers: { accept: 'application/json' }, map: mapTitle },
+  '/title-by-id': { path: (v) => titleRestFor(encodeURIComponent(String(v?.imdbId))), headers: { accept: 'application/json' }, map: mapTitle },
 };
+
+function mapTitle(b: Record<string, unknown>): unknown {
+  return {
+    title: {
+      imdbId: b.imdbID,
+      title: b.Title,
+      year: na(b.Year),
+      runtimeMinutes: minutes(b.Runtime),
+      genres: typeof b.Genre === 'string' ? b.Genre.split(', ') : [],
+      imdbRating: na(b.imdbRating) === null ? null : Number(b.imdbRating),
+    },
+  };
+}
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.url === '/healthz') return void res.end('ok');
   const route = routes[req.url ?? ''];
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const operation = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query?: unknown };
+  const operation = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query?: unknown; variables?: Variables };
   if (!route || typeof operation.query !== 'string') return void res.writeHead(404).end();
-  const upstream = await request(sandboxOrigin + route.path, { method: 'GET', headers: route.headers, dispatcher });
+  const upstream = await request(sandboxOrigin + route.path(operation.variables), { method: 'GET', headers: route.headers, dispatcher });
   const body = (await upstream.body.json()) as Record<string, unknown>;
   const text = JSON.stringify({ data: route.map(body) });
   res.writeHead(200, { 'content-type': 'application/graphql-response+json; charset=utf-8', 'content-length': Buffer.byteLength(text) });

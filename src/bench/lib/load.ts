@@ -10,6 +10,11 @@ export interface Target {
   body?: string;
   /** Server-side processes whose CPU time the run is charged with (e.g. gateway and sandbox). */
   pids?: number[];
+  /**
+   * Requests sent in turn instead of the one `url` path and `body` (e.g. the same query for 16 ids), so that no two
+   * concurrent requests are alike: in-flight sharing then has nothing to share.
+   */
+  variants?: Array<{ path?: string; body?: string }>;
 }
 
 /** utime + stime of a process in seconds, from /proc (clock ticks of 10 ms). */
@@ -26,6 +31,8 @@ export interface LoadFigures {
   failures: number;
   /** CPU time of `target.pids` per successful request, in µs: unlike req/s, barely moved by other load on the machine. */
   cpuUs: number;
+  /** Successful requests. */
+  ok: number;
 }
 
 /**
@@ -39,6 +46,7 @@ export async function load(target: Target, seconds: number, connections: number)
   const path = url.pathname + url.search;
   const latencies: number[] = [];
   let failures = 0;
+  let sent = 0;
   const cpu0 = (target.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -47,7 +55,8 @@ export async function load(target: Target, seconds: number, connections: number)
     while (performance.now() < deadline) {
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path, method: target.method ?? 'GET', headers: target.headers, body: target.body });
+        const variant = target.variants?.[sent++ % target.variants.length];
+        const res = await pool.request({ path: variant?.path ?? path, method: target.method ?? 'GET', headers: target.headers, body: variant?.body ?? target.body });
         await res.body.dump({ limit: Infinity });
         if (res.statusCode < 200 || res.statusCode >= 300) failures++;
         else latencies.push(performance.now() - t0);
@@ -60,7 +69,7 @@ export async function load(target: Target, seconds: number, connections: number)
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (target.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0) - cpu0;
   await pool.close();
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, cpuUs: latencies.length ? (cpu * 1e6) / latencies.length : NaN };
+  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, cpuUs: latencies.length ? (cpu * 1e6) / latencies.length : NaN, ok: latencies.length };
 }
 
 /**
@@ -96,6 +105,7 @@ export async function interleaved(
         p99: median(runs[n].map((r) => r.p99)),
         failures: runs[n].reduce((s, r) => s + r.failures, 0),
         cpuUs: median(runs[n].map((r) => r.cpuUs)),
+        ok: runs[n].reduce((sum, r) => sum + r.ok, 0),
       },
     ]),
   );

@@ -2,7 +2,8 @@ import { interleaved, type Target } from '../lib/load.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { gql, type GraphQLProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import type { Proc } from '../lib/proc.js';
-import { singleHealthQuery, singleHealthRest, singleTitleQuery, singleTitleRest } from '../operations.js';
+import { healthByIdQuery, healthRestFor, singleHealthQuery, singleHealthRest, singleTitleQuery, singleTitleRest, titleByIdQuery, titleRestFor, TURN_HEALTH_IDS, TURN_TITLE_IDS } from '../operations.js';
+import { load } from '../lib/load.js';
 
 export const SCENARIO_THROUGHPUT = '2. Throughput and latency, one-upstream query';
 
@@ -21,14 +22,34 @@ export const graphqlTarget = (url: string, query: string, pids?: number[]): Targ
 export const forgetRecord = (sb: SandboxProc) => () => sb.control('DELETE', 'requests');
 
 /** Checks the gateway sends exactly `rest` for `query`, so the direct baseline does the same upstream work. */
-async function checkSameWork(sb: SandboxProc, gatewayUrl: string, query: string, rest: string): Promise<string | undefined> {
-  await gql(gatewayUrl, query);
+async function checkSameWork(sb: SandboxProc, gatewayUrl: string, query: string, rest: string, variables?: Record<string, unknown>): Promise<string | undefined> {
+  await gql(gatewayUrl, query, variables);
   await sb.control('DELETE', 'requests');
-  await gql(gatewayUrl, query);
+  await gql(gatewayUrl, query, variables);
   const recorded = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter((r) => r.upstream !== 'login');
   await sb.control('DELETE', 'requests');
   const urls = recorded.map((r) => r.url);
   return urls.length === 1 && urls[0] === rest ? undefined : `gateway sent ${JSON.stringify(urls)}, direct baseline uses ${rest}`;
+}
+
+/** Upstream requests the sandbox received per successful operation of `target`, over a short run of its own. */
+async function upstreamPerOperation(sb: SandboxProc, target: Target, seconds: number, connections: number): Promise<number> {
+  await sb.control('DELETE', 'requests');
+  const run = await load(target, seconds, connections);
+  const sent = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter((r) => r.upstream !== 'login').length;
+  await sb.control('DELETE', 'requests');
+  return run.ok ? sent / run.ok : NaN;
+}
+
+interface ThroughputCase {
+  label: string;
+  query: string;
+  /** The direct baseline's request (the gateway's upstream GET, checked before the runs). */
+  rest: string;
+  floorPath: string;
+  headers: Record<string, string>;
+  /** For the cases that send 16 ids in turn: the variables of each request and its upstream path. */
+  turns?: Array<{ variables: Record<string, unknown>; rest: string }>;
 }
 
 /** A gateway within this factor of the floor's CPU per operation is as lean as a Node proxy gets (issue #15). */
@@ -51,20 +72,42 @@ export async function runThroughput(
   const gatewayUrl = gateway.url;
   const naiveUrl = naive.url;
   const sandboxPid = sb.proc.pid;
-  const cases: { label: string; query: string; rest: string; floorPath: string; headers: Record<string, string> }[] = [
+  const turn = (ids: readonly string[], key: string, rest: (id: string) => string) => ids.map((id) => ({ variables: { [key]: id }, rest: rest(id) }));
+  const cases: ThroughputCase[] = [
     { label: 'single healthOverview', query: singleHealthQuery, rest: singleHealthRest, floorPath: '/health', headers: { authorization: 'Bearer sandbox' } },
     { label: 'single title (cache off)', query: singleTitleQuery, rest: singleTitleRest, floorPath: '/title', headers: {} },
+    {
+      label: `healthOverview, ${TURN_HEALTH_IDS.length} ids in turn (nothing to share in flight)`,
+      query: healthByIdQuery,
+      rest: healthRestFor(TURN_HEALTH_IDS[0]),
+      floorPath: '/health-by-id',
+      headers: { authorization: 'Bearer sandbox' },
+      turns: turn(TURN_HEALTH_IDS, 'id', healthRestFor),
+    },
+    {
+      label: `title, ${TURN_TITLE_IDS.length} ids in turn (cache off, nothing to share in flight)`,
+      query: titleByIdQuery,
+      rest: titleRestFor(TURN_TITLE_IDS[0]),
+      floorPath: '/title-by-id',
+      headers: {},
+      turns: turn(TURN_TITLE_IDS, 'imdbId', titleRestFor),
+    },
   ];
   for (const c of cases) {
-    const mismatch = await checkSameWork(sb, gatewayUrl, c.query, c.rest);
+    const mismatch = await checkSameWork(sb, gatewayUrl, c.query, c.rest, c.turns?.[0].variables);
     if (mismatch) results.note(SCENARIO_THROUGHPUT, `${c.label}: ${mismatch}`);
+    const graphql = (url: string, pids: number[]): Target => ({
+      ...graphqlTarget(url, c.query, pids),
+      variants: c.turns?.map((t) => ({ body: JSON.stringify({ query: c.query, variables: t.variables }) })),
+    });
+    const targets = {
+      gateway: graphql(gatewayUrl, [gateway.proc.pid, sandboxPid]),
+      direct: { url: sb.origin + c.rest, headers: c.headers, pids: [sandboxPid], variants: c.turns?.map((t) => ({ path: t.rest })) },
+      floor: graphql(floor.origin + c.floorPath, [floor.proc.pid, sandboxPid]),
+      naive: graphql(naiveUrl, [naive.proc.pid, sandboxPid]),
+    };
     const figures = await interleaved(
-      {
-        gateway: graphqlTarget(gatewayUrl, c.query, [gateway.proc.pid, sandboxPid]),
-        direct: { url: sb.origin + c.rest, headers: c.headers, pids: [sandboxPid] },
-        floor: graphqlTarget(floor.origin + c.floorPath, c.query, [floor.proc.pid, sandboxPid]),
-        naive: graphqlTarget(naiveUrl, c.query, [naive.proc.pid, sandboxPid]),
-      },
+      targets,
       sizes.rounds,
       sizes.loadSeconds,
       sizes.connections,
@@ -96,12 +139,19 @@ export async function runThroughput(
       results.add({ name, metric: cpu, unit: 'µs', gateway: g.cpuUs, baseline: b.cpuUs, baselineName, goal, met: direct || isFloor ? cpuGoalMet : null });
     }
     results.add({ name, metric: `${cpu}: the floor itself`, unit: 'µs', gateway: figures.floor.cpuUs, baseline: figures.direct.cpuUs, baselineName: 'direct REST to the sandbox' });
+    // In-flight sharing: identical concurrent operations share one upstream request; the floor never shares.
+    const shared = await upstreamPerOperation(sb, targets.gateway, Math.min(1, sizes.loadSeconds), sizes.connections);
+    results.add({ name, metric: 'upstream requests per operation (in-flight sharing of identical requests)', unit: 'requests', gateway: shared, baseline: 1, baselineName: 'floor: bare node:http + undici proxy' });
     const failures = g.failures + figures.direct.failures + figures.floor.failures + figures.naive.failures;
     if (failures) results.note(SCENARIO_THROUGHPUT, `${c.label}: ${failures} failed/non-2xx responses during the load runs (gateway ${g.failures}).`);
   }
   results.note(
     SCENARIO_THROUGHPUT,
     `closed-loop load from the coordinator process (undici Pool, keep-alive, latency per request in µs; autocannon 9 rounds latency to whole ms, and on this machine both reach similar req/s against the sandbox), ${sizes.connections} connections, ${sizes.loadSeconds} s per run, ${sizes.rounds} interleaved rounds after a warm-up (median of rounds). The sandbox serves both the gateway's upstream calls and the direct baseline, so the gateway case runs three processes on two cores where the direct case runs two. req/s ratios move with whatever else the shared machine runs; the CPU figure (utime+stime from /proc of the serving process plus the sandbox, per successful request) barely does: baseline/gateway CPU is the throughput ratio the gateway would reach if CPU were the only limit.`,
+  );
+  results.note(
+    SCENARIO_THROUGHPUT,
+    `The single lookups send one query text on every connection, so concurrent operations ask for the same entity and the gateway sends one upstream request for all of them (in-flight sharing, per Authorization for Graph): "upstream requests per operation" says how many it sent. The "ids in turn" cases send the same lookup with a variable and ${TURN_HEALTH_IDS.length} ids in turn (direct, floor and naive alike), so no two of the ${sizes.connections} concurrent requests are alike and every operation pays its own upstream round trip: they show the gateway's cost per upstream request, which the single lookups partly hide.`,
   );
   results.note(
     SCENARIO_THROUGHPUT,
