@@ -33,7 +33,14 @@ export interface DailyQuotaOptions {
   now?: () => number;
 }
 
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+let lastDay = { index: NaN, text: '' };
+/** `2026-11-23` for a time in ms; the last day's text is kept, since every quota check asks for it. */
+const utcDay = (ms: number): string => {
+  const index = Math.floor(ms / DAY_MS);
+  if (index !== lastDay.index) lastDay = { index, text: new Date(index * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
+};
 
 function secondsUntilMidnight(now: number): number {
   const midnight = new Date(now);

@@ -181,7 +181,7 @@ export class UpstreamHttp {
   }
 
   private async attempt(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
-    const policy = { ...this.policy, ...req.retry };
+    const policy = req.retry ? { ...this.policy, ...req.retry } : this.policy;
     const { metrics, log, redact } = this.options;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
@@ -206,7 +206,8 @@ export class UpstreamHttp {
       }
       metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
       metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
-      log.debug({ upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
+      // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
+      if (log.isLevelEnabled('debug')) log.debug({ upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
 
       const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
       const canRetry =
