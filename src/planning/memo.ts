@@ -23,8 +23,8 @@ export function perDocument<T>(plan: (nodes: readonly FieldNode[], sc: Selection
   const memo = new WeakMap<FieldNode, Array<Entry<T>>>();
   return (nodes, sc) => {
     const first = nodes[0];
-    const variables = first ? JSON.stringify(sc.variableValues ?? {}) : '';
-    if (!first || variables.length > MAX_VARIABLES_KEY) return plan(nodes, sc);
+    const variables = first ? keyOf(sc.variableValues) : undefined;
+    if (!first || variables === undefined || variables.length > MAX_VARIABLES_KEY) return plan(nodes, sc);
     let entries = memo.get(first);
     const found = entries?.find((e) => e.variables === variables && e.schema === sc.schema && sameNodes(e.nodes, nodes));
     if (found) return found.value;
@@ -34,6 +34,15 @@ export function perDocument<T>(plan: (nodes: readonly FieldNode[], sc: Selection
     entries.push({ schema: sc.schema, nodes: [...nodes], variables, value });
     return value;
   };
+}
+
+/** The variables as a key, or undefined when they have no JSON form (a custom scalar's BigInt, a cycle). */
+function keyOf(variables: Record<string, unknown> | undefined): string | undefined {
+  try {
+    return JSON.stringify(variables ?? {});
+  } catch {
+    return undefined;
+  }
 }
 
 function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {

@@ -55,5 +55,9 @@ describe('perDocument', () => {
     expect(walks).toBe(102);
     plan([field], sc('0'));
     expect(walks).toBe(103);
+    // Variables without a JSON form are planned afresh rather than failing.
+    expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
+    expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
+    expect(walks).toBe(105);
   });
 });
