@@ -64,6 +64,13 @@ export const healthByIdQuery = `query OneById($id: ID!) { admin { serviceAnnounc
 export const titleByIdQuery = `query OneTitleById($imdbId: ID!) { title(imdbId: $imdbId) { imdbId title year runtimeMinutes genres imdbRating } }`;
 export const TURN_HEALTH_IDS = ['Exchange', 'OrgLiveID', 'OSDPPlatform', 'microsoftteams', 'SharePoint', 'OneDriveForBusiness', 'Intune', 'O365Client', 'PowerBIcom', 'DynamicsCRM', 'MicrosoftFlow', 'PowerApps', 'Yammer', 'Lync', 'MicrosoftDefenderATP', 'Planner'];
 export const TURN_TITLE_IDS = ['tt0133093', 'tt0234215', 'tt0242653', 'tt0372784', 'tt0468569', 'tt1345836', 'tt0096895', 'tt0103776', 'tt0112462', 'tt0118688', 'tt1877830', 'tt2975590', 'tt0106364', 'tt4116284', 'tt0348150', 'tt0770828'];
+/** The lookups `npm run bench:profile` and `bench:alloc` load the gateway with (`-turn`: by variable, ids in turn). */
+export const PROFILED_QUERIES: Record<string, { query: string; turns?: Array<Record<string, unknown>> }> = {
+  health: { query: singleHealthQuery },
+  title: { query: singleTitleQuery },
+  'health-turn': { query: healthByIdQuery, turns: TURN_HEALTH_IDS.map((id) => ({ id })) },
+  'title-turn': { query: titleByIdQuery, turns: TURN_TITLE_IDS.map((imdbId) => ({ imdbId })) },
+};
 export const healthRestFor = (id: string) => `/graph/v1.0/admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`;
 export const titleRestFor = (id: string) => `/omdb/?apikey=sandbox&i=${id}`;
 

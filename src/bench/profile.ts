@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { load } from './lib/load.js';
 import { stopAll } from './lib/proc.js';
 import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
-import { healthByIdQuery, singleHealthQuery, singleTitleQuery, titleByIdQuery, TURN_HEALTH_IDS, TURN_TITLE_IDS } from './operations.js';
-import { graphqlTarget } from './scenarios/throughput.js';
+import { profiledRun } from './lib/profiled.js';
 
 /**
  * `npm run bench:profile -- [--query health|title|health-turn|title-turn] [--seconds 8] [--connections 10] [--out FILE.md] [--keep DIR]`:
@@ -118,35 +117,14 @@ export function groupTable(grouped: { totalMs: number; groups: Map<string, numbe
   return lines.join('\n');
 }
 
-/** The throughput scenario's lookups; `-turn`: the same by variable, 16 ids in turn (every operation goes upstream). */
-const QUERIES: Record<string, { query: string; turns?: Array<Record<string, unknown>> }> = {
-  health: { query: singleHealthQuery },
-  title: { query: singleTitleQuery },
-  'health-turn': { query: healthByIdQuery, turns: TURN_HEALTH_IDS.map((id) => ({ id })) },
-  'title-turn': { query: titleByIdQuery, turns: TURN_TITLE_IDS.map((imdbId) => ({ imdbId })) },
-};
-
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const option = (name: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i === -1 ? undefined : args[i + 1];
-  };
-  const which = option('query') ?? 'health';
-  const chosen = QUERIES[which];
-  if (!chosen) throw new Error(`--query must be one of ${Object.keys(QUERIES).join(', ')}`);
-  const { query, turns } = chosen;
-  const seconds = Number(option('seconds') ?? 8);
-  const connections = Number(option('connections') ?? 10);
+  const { option, which, query, firstVariables, seconds, connections, target: targetAt } = profiledRun(process.argv.slice(2), 8);
   const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-prof-'));
 
   const sb = await startSandboxProc();
   const gateway = await startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-  await gql(gateway.url, query, turns?.[0]);
-  const target = {
-    ...graphqlTarget(gateway.url, query, [gateway.proc.pid]),
-    variants: turns?.map((variables) => ({ body: JSON.stringify({ query, variables }) })),
-  };
+  await gql(gateway.url, query, firstVariables);
+  const target = targetAt(gateway.url, [gateway.proc.pid]);
   await load(target, 1, connections); // warm-up
   await sb.control('DELETE', 'requests');
   const run = await load(target, seconds, connections);

@@ -1,0 +1,33 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { loadConfig } from '../../config/env.js';
+import { startGateway } from '../../server/gateway.js';
+
+/**
+ * The gateway as `npm start` runs it, plus V8's sampling heap profiler driven by signals, for `npm run bench:alloc`:
+ * SIGUSR2 starts sampling every allocation (objects already collected included, so garbage counts as well as what
+ * lives on), SIGTERM writes the profile to ALLOC_PROFILE_OUT and exits. Prints a line when each has happened.
+ */
+const gateway = await startGateway({ config: loadConfig(process.env) });
+const session = new Session();
+session.connect();
+process.on('SIGUSR2', () => {
+  void (async () => {
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: Number(process.env.ALLOC_SAMPLING_INTERVAL ?? 512),
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    console.log('allocation sampling started');
+  })();
+});
+process.on('SIGTERM', () => {
+  void (async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    writeFileSync(process.env.ALLOC_PROFILE_OUT ?? 'allocations.heapprofile', JSON.stringify(profile));
+    console.log('allocation profile written');
+    await gateway.close();
+    process.exit(0);
+  })();
+});
