@@ -1,52 +1,58 @@
-import type { FieldNode } from 'graphql';
+import type { FieldNode, GraphQLSchema } from 'graphql';
 import type { SelectionContext } from './selection.js';
 
-/** Variable values longer than this (as JSON) are planned afresh each time rather than kept as a key. */
+/** Variable values longer than this (as JSON) are computed afresh each time rather than kept as a key. */
 const MAX_VARIABLES_KEY = 2048;
-/** Variable sets kept per field; past this the oldest is forgotten (a field run with ever new ids). */
-const MAX_ENTRIES_PER_FIELD = 32;
-
-interface Entry<T> {
-  schema: SelectionContext['schema'];
-  nodes: readonly FieldNode[];
-  variables: string;
-  value: T;
-}
 
 /**
- * `plan` remembered per field of a cached document and variable values. A plan depends only on the field nodes
- * (which Apollo's and graphql-ws's document caches keep for as long as the document), the fragments of their
- * document, the schema and the variables, so a document run again with the same variables is not walked again.
- * Plans are shared between requests: callers must not change them. A plan that throws (bad arguments) is not kept.
+ * Values kept per AST node of a cached document and per variable values: what depends only on the document and its
+ * variables is computed once, not once per request. The node is held weakly (the entries go with the document when
+ * the document cache drops it); at most `maxPerNode` variable sets are kept per node, the oldest forgotten first. A
+ * computation that throws is not kept, nor are variables without a short JSON form. Values are shared between
+ * requests: callers must not change them.
  */
-export function perDocument<T>(plan: (nodes: readonly FieldNode[], sc: SelectionContext) => T): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
-  const memo = new WeakMap<FieldNode, Array<Entry<T>>>();
-  return (nodes, sc) => {
-    const first = nodes[0];
-    const variables = first ? keyOf(sc.variableValues) : undefined;
-    if (!first || variables === undefined || variables.length > MAX_VARIABLES_KEY) return plan(nodes, sc);
-    let entries = memo.get(first);
-    const found = entries?.find((e) => e.variables === variables && e.schema === sc.schema && sameNodes(e.nodes, nodes));
-    if (found) return found.value;
-    const value = plan(nodes, sc);
-    if (!entries) memo.set(first, (entries = []));
-    if (entries.length >= MAX_ENTRIES_PER_FIELD) entries.shift();
-    entries.push({ schema: sc.schema, nodes: [...nodes], variables, value });
+export class VariablesMemo<K extends object, T> {
+  private readonly byNode = new WeakMap<K, Map<string, T>>();
+
+  constructor(private readonly maxPerNode: number) {}
+
+  /** `compute()` for `node` and `variables`, or what it gave before; `extra` distinguishes more than the node does. */
+  get(node: K, variables: Record<string, unknown> | undefined, compute: () => T, extra = ''): T {
+    const key = variablesKey(variables);
+    if (key === undefined) return compute();
+    const full = extra + key;
+    let known = this.byNode.get(node);
+    if (known?.has(full)) return known.get(full) as T;
+    const value = compute();
+    if (!known) this.byNode.set(node, (known = new Map()));
+    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
+    known.set(full, value);
     return value;
-  };
+  }
 }
 
-/** The variables as a key, or undefined when they have no JSON form (a custom scalar's BigInt, a cycle). */
-function keyOf(variables: Record<string, unknown> | undefined): string | undefined {
+/** The variables as a key, or undefined when they are long or have no JSON form (a custom scalar's BigInt, a cycle). */
+function variablesKey(variables: Record<string, unknown> | undefined): string | undefined {
   try {
-    return JSON.stringify(variables ?? {});
+    const key = JSON.stringify(variables ?? {});
+    return key.length > MAX_VARIABLES_KEY ? undefined : key;
   } catch {
     return undefined;
   }
 }
 
-function sameNodes(a: readonly FieldNode[], b: readonly FieldNode[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/**
+ * `plan` remembered per field of a cached document and variable values. A plan depends only on the field nodes, the
+ * fragments of their document, the schema and the variables, so a document run again with the same variables is
+ * not walked again. More nodes for one response key (merged fields) are told apart by their place in the document.
+ */
+export function perDocument<T>(plan: (nodes: readonly FieldNode[], sc: SelectionContext) => T): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
+  const bySchema = new WeakMap<GraphQLSchema, VariablesMemo<FieldNode, T>>();
+  return (nodes, sc) => {
+    const others = nodes.slice(1).map((n) => n.loc?.start);
+    if (nodes.length === 0 || others.includes(undefined)) return plan(nodes, sc);
+    let memo = bySchema.get(sc.schema);
+    if (!memo) bySchema.set(sc.schema, (memo = new VariablesMemo(32)));
+    return memo.get(nodes[0], sc.variableValues, () => plan(nodes, sc), others.length ? `${others.join(',')}\n` : '');
+  };
 }

@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { VariablesMemo } from '../planning/memo.js';
 import { perRequest, shared, type GatewayContext, type GatewayServices } from './context.js';
 
 /** What an estimator sees of an operation before it runs (the parts of `GraphQLResolveInfo` planners read). */
@@ -44,27 +45,21 @@ export function estimateUpstreamRequests(
   return totals;
 }
 
-/** Variable sets remembered per operation; past this the oldest half is forgotten (an operation run with ever new ids). */
-const STABLE_ENTRIES_PER_OPERATION = 64;
 const STABLE = { key: 'stable upstream estimates by operation and variables' };
 
 /** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
 function stableTotals(shape: OperationShape, services: GatewayServices, estimators: readonly UpstreamEstimator[]): Readonly<Record<string, number>> {
   // Keyed by the estimator list too: a gateway serves one list, but tests and tools may pass others.
-  const byOperation = shared(services, STABLE, () => new WeakMap<readonly UpstreamEstimator[], WeakMap<OperationDefinitionNode, Map<string, Record<string, number>>>>());
-  let perList = byOperation.get(estimators);
-  if (!perList) byOperation.set(estimators, (perList = new WeakMap()));
-  let known = perList.get(shape.operation);
-  if (!known) perList.set(shape.operation, (known = new Map()));
-  const key = shape.operation.variableDefinitions?.length ? JSON.stringify(shape.variableValues) : '';
-  let totals = known.get(key);
-  if (!totals) {
-    totals = {};
+  const byList = shared(services, STABLE, () => new WeakMap<readonly UpstreamEstimator[], VariablesMemo<OperationDefinitionNode, Record<string, number>>>());
+  let memo = byList.get(estimators);
+  if (!memo) byList.set(estimators, (memo = new VariablesMemo(64)));
+  // Variables the operation does not declare cannot change its estimate.
+  const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
+  return memo.get(shape.operation, variables, () => {
+    const totals: Record<string, number> = {};
     for (const estimate of estimators) if (estimate.stable) add(totals, run(estimate, shape, services));
-    if (known.size >= STABLE_ENTRIES_PER_OPERATION) for (const old of [...known.keys()].slice(0, STABLE_ENTRIES_PER_OPERATION / 2)) known.delete(old);
-    known.set(key, totals);
-  }
-  return totals;
+    return totals;
+  });
 }
 
 function run(estimate: UpstreamEstimator, shape: OperationShape, services: GatewayServices): Record<string, number> {

@@ -32,9 +32,16 @@ describe('perDocument', () => {
     // More nodes for the same response key (merged fields) are another plan.
     plan([field, fieldOf('{ item(id: "1") { size } }')], sc({ big: false }));
     expect(walks).toBe(4);
+    // Merged fields of one document: the first node alone and with its twin are two plans, each kept.
+    const merged = (parse('{ item(id: "1") { id } item(id: "1") { name } }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
+    expect(plan([merged[0]], sc({}))).toEqual(['id']);
+    expect(plan(merged, sc({}))).toEqual(['id', 'name']);
+    expect(plan(merged, sc({}))).toEqual(['id', 'name']);
+    expect(plan([merged[0]], sc({}))).toEqual(['id']);
+    expect(walks).toBe(6);
     // Another schema (another gateway in this process) plans for itself.
     plan([field], sc({ big: true }, buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }')));
-    expect(walks).toBe(5);
+    expect(walks).toBe(7);
   });
 
   it('keeps no plan that failed, and a bounded number of variable sets per field', () => {
