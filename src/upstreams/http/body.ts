@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import { collect } from '../../runtime/streams.js';
 
 /** The default of UPSTREAM_MAX_RESPONSE_BYTES: room for the largest Graph page with `$expand`, 16 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -73,41 +74,16 @@ export async function readBoundedText(
     throw tooLarge(upstream, limit, { detail: ` (Content-Length: ${declared})`, status });
   }
   const decoded = decodedBody(body, headers['content-encoding'], upstream, status);
-  const { parts, size } = await new Promise<{ parts: Buffer[]; size: number }>((resolve, reject) => {
-    // Events rather than `for await`: the async iterator costs an end-of-stream watcher and a promise per chunk, on
-    // every upstream answer.
-    const parts: Buffer[] = [];
-    let size = 0;
-    const fail = (error: unknown) => {
-      done();
-      decoded.destroy();
-      body.destroy();
-      reject(error);
-    };
-    const onData = (part: Buffer) => {
-      size += part.length;
-      if (size > limit) fail(tooLarge(upstream, limit, { detail: decoded === body ? '' : ` after decompression (Content-Encoding: ${headers['content-encoding']})`, status }));
-      else parts.push(part);
-    };
-    const onEnd = () => {
-      done();
-      resolve({ parts, size });
-    };
-    // Closed before its end: a reset or a cancel; the stream's own error (if any) arrives first.
-    const onClose = () => fail(Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    const done = () => {
-      decoded.off('data', onData);
-      decoded.off('end', onEnd);
-      decoded.off('error', fail);
-      decoded.off('close', onClose);
-    };
-    // A stream already gone (cancelled while the headers were handled) would never emit again.
-    if (decoded.destroyed) return fail(decoded.errored ?? Object.assign(new Error('premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    decoded.on('data', onData);
-    decoded.on('end', onEnd);
-    decoded.on('error', fail);
-    decoded.on('close', onClose);
-  });
+  const detail = decoded === body ? '' : ` after decompression (Content-Encoding: ${headers['content-encoding']})`;
+  let parts: Buffer[];
+  let size: number;
+  try {
+    ({ chunks: parts, size } = await collect(decoded, limit, () => tooLarge(upstream, limit, { detail, status })));
+  } catch (error) {
+    // `collect` destroyed the decoder; the socket's body goes too (a cancel or a limit ends the upstream request).
+    body.destroy();
+    throw error;
+  }
   const bytes = Buffer.concat(parts, size);
   if (status < 200 || status >= 300) return bytes.toString('utf8');
   try {

@@ -1,0 +1,54 @@
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { collect } from '../../src/runtime/streams.js';
+
+const chunks = (...parts: string[]) => Readable.from(parts.map((p) => Buffer.from(p)));
+
+describe('collect', () => {
+  it('reads a stream to its end, every chunk kept within the limit', async () => {
+    const got = await collect(chunks('ab', 'cd', 'e'), 5);
+    expect(Buffer.concat(got.chunks).toString()).toBe('abcde');
+    expect(got).toMatchObject({ size: 5, overLimit: false });
+  });
+
+  it('past the limit drops the rest and reads on, or stops with the given error and destroys the stream', async () => {
+    const dropped = await collect(chunks('abc', 'def', 'gh'), 4);
+    expect(Buffer.concat(dropped.chunks).toString()).toBe('abc');
+    expect(dropped).toMatchObject({ size: 8, overLimit: true });
+
+    const stream = new PassThrough();
+    const reading = collect(stream, 4, () => new Error('too large'));
+    stream.write('abc');
+    stream.write('def');
+    await expect(reading).rejects.toThrow('too large');
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('stops a stream that errors when destroyed (as undici\'s body does) without an uncaught error', async () => {
+    let errored: unknown;
+    const body = new Readable({
+      read() {},
+      destroy(error, callback) {
+        callback(error ?? new Error('Request aborted'));
+      },
+    });
+    const reading = collect(body, 2, () => new Error('too large'));
+    body.push(Buffer.from('abc'));
+    await expect(reading).rejects.toThrow('too large');
+    body.once('close', () => (errored = body.errored));
+    await new Promise((r) => setImmediate(r));
+    expect(String(errored ?? body.errored)).toContain('Request aborted');
+  });
+
+  it('rejects a stream that closes before its end, or is gone before it is read', async () => {
+    const stream = new PassThrough();
+    const reading = collect(stream, 100);
+    stream.write('abc');
+    stream.destroy();
+    await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+    const failed = new PassThrough();
+    failed.destroy(new Error('reset'));
+    await expect(collect(failed, 100)).rejects.toThrow('reset');
+  });
+});
