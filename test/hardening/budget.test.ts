@@ -28,6 +28,24 @@ describe('upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS)', () => {
     expect(t.upstreamRequests('graph').filter((r) => r.url.includes('$batch'))).toHaveLength(1);
   });
 
+  it('estimates one document again for other variables: the estimate kept per document follows its variables', async () => {
+    const ids = Array.from({ length: 25 }, (_, i) => `id${i}`);
+    const document = `query Lookups(${ids.map((v) => `$${v}: ID!`).join(', ')}) { admin { serviceAnnouncement { ${ids.map((v) => `${v}: healthOverview(id: $${v}) { id }`).join(' ')} } } }`;
+    const same = Object.fromEntries(ids.map((v) => [v, 'Exchange']));
+    const distinct = Object.fromEntries(ids.map((v, i) => [v, `svc-${i}`]));
+    for (const [variables, refused, graphRequests] of [
+      [same, false, 1],
+      [distinct, true, 0],
+      [same, false, 1],
+      [distinct, true, 0],
+    ] as const) {
+      t.clearUpstreamRequests();
+      const { body } = await t.query(document, variables);
+      expect(body.errors?.some((e) => e.extensions?.code === 'QUERY_TOO_COMPLEX') ?? false).toBe(refused);
+      expect(t.upstreamRequests('graph')).toHaveLength(graphRequests);
+    }
+  });
+
   it('counts a search whose items need details as 1 + 10 OMDb requests', async () => {
     t.clearUpstreamRequests();
     const { body } = await t.query('{ searchTitles(query: "Batman") { items { title cast } } }');
