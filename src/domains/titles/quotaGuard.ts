@@ -1,8 +1,8 @@
 /**
  * The daily-quota guard: before the first OMDb field of an operation resolves, estimate the upstream requests the
  * whole operation can need and refuse it (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it) rather than start work
- * that would cross the quota halfway. It runs at the first OMDb field instead of in an Apollo plugin so that it
- * also guards operations over graphql-ws, which Apollo's plugins never see.
+ * that would cross the quota halfway. The decision is made before execution by the operation pipeline's titles-quota
+ * rule (src/pipeline/titlesQuota.ts), the same on every transport; the OMDb fields report it.
  *
  * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
  * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
@@ -14,7 +14,7 @@
  */
 import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
-import { rememberedEstimate, type UpstreamEstimator } from '../../runtime/upstreamBudget.js';
+import type { OperationShape, UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
@@ -256,26 +256,31 @@ interface Decision {
   remaining: number;
 }
 
-const DECISIONS = {};
+const DECISION = { key: 'the OMDb quota decision of this operation' };
 
-/** Throws UPSTREAM_QUOTA_EXHAUSTED when the operation can need more OMDb requests than remain today. */
-export async function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo): Promise<void> {
-  const decisions = perRequest(ctx, DECISIONS, () => new WeakMap<OperationDefinitionNode, Promise<Decision>>());
+/**
+ * Decides, before execution, whether the operation may spend OMDb quota (the operation pipeline's titles-quota
+ * rule calls it on every transport): `needed` is the budget's estimate when it made one. A refusal is kept in the
+ * context and reported by each OMDb field ({@link refuseIfOverQuota}), so the operation's other domains still answer.
+ * Returns a promise only when the operation needs OMDb requests at all.
+ */
+export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, needed: number | undefined): Promise<void> | undefined {
   const client = omdbClient(ctx.services);
-  let decision = decisions.get(info.operation);
-  if (!decision) {
-    decision = decide(ctx, info, client);
-    decisions.set(info.operation, decision);
-  }
-  const { refused, remaining } = await decision;
-  if (refused) throw client.quotaExhausted(remaining, refused, 'this operation');
+  const info = shape as unknown as GraphQLResolveInfo;
+  const estimate = needed ?? estimateOmdbRequests(info, client);
+  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
+  if (estimate === 0) return undefined;
+  return decide(ctx, info, client, estimate).then((decision) => void perRequest(ctx, DECISION, () => decision));
 }
 
-async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient): Promise<Decision> {
-  // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
-  let needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
-  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
-  if (needed === 0) return { refused: 0, remaining: 0 };
+/** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
+export function refuseIfOverQuota(ctx: GatewayContext): void {
+  const decision = ctx.loaders.get(DECISION) as Decision | undefined;
+  if (decision?.refused) throw omdbClient(ctx.services).quotaExhausted(decision.remaining, decision.refused, 'this operation');
+}
+
+async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
+  let needed = estimate;
   const remaining = await client.quota.remaining();
   // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
   if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
