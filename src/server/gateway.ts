@@ -9,6 +9,7 @@ import { startTracing } from '../observability/tracing.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
 import { upstreamEstimators } from '../resolvers.js';
 import type { GatewayServices } from '../runtime/context.js';
+import { createUpstreamClients } from '../runtime/upstreamClients.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { createSharedState } from '../state/index.js';
 import { graphiqlExamples } from './examples.js';
@@ -75,7 +76,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const upstreams = resolveUpstreams(config, sandbox);
 
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
-  const services: GatewayServices = { config, metrics, log, redact, upstreams, state, shared: new Map(), onClose: [] };
+  const base = { config, metrics, log, redact, upstreams, state, shared: new Map<object, unknown>(), onClose: [] as GatewayServices['onClose'] };
+  const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
   if (tracing) services.onClose.push(() => tracing.shutdown());
   const schema = await buildSchema();
   const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing });

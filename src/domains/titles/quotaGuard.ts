@@ -18,7 +18,7 @@ import type { OperationShape, UpstreamEstimator } from '../../runtime/upstreamBu
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
-import { omdbClient, recordOf } from './loaders.js';
+import { recordOf } from './loaders.js';
 import { SEARCH_ITEM_FIELDS, SEASON_EPISODE_FIELDS, toSeasonEpisodes } from './mapping.js';
 import type { TitleRecord } from './model.js';
 
@@ -221,7 +221,7 @@ function needsLookup(field: string, known: ReadonlySet<string>): boolean {
 
 /** The same estimate before execution, for the per-operation upstream-request budget. */
 export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
-  omdb: new Estimate(op as unknown as GraphQLResolveInfo, omdbClient(services)).operation(op.operation),
+  omdb: new Estimate(op as unknown as GraphQLResolveInfo, services.clients.omdb).operation(op.operation),
 });
 
 /** How many OMDb requests the operation of `info` can need, leaving out what this replica's cache answers. */
@@ -265,7 +265,7 @@ const DECISION = { key: 'the OMDb quota decision of this operation' };
  * Returns a promise only when the operation needs OMDb requests at all.
  */
 export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, needed: number | undefined): Promise<void> | undefined {
-  const client = omdbClient(ctx.services);
+  const client = ctx.services.clients.omdb;
   const info = shape as unknown as GraphQLResolveInfo;
   const estimate = needed ?? estimateOmdbRequests(info, client);
   // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
@@ -276,7 +276,7 @@ export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, need
 /** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
 export function refuseIfOverQuota(ctx: GatewayContext): void {
   const decision = ctx.loaders.get(DECISION) as Decision | undefined;
-  if (decision?.refused) throw omdbClient(ctx.services).quotaExhausted(decision.remaining, decision.refused, 'this operation');
+  if (decision?.refused) throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
 }
 
 async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
