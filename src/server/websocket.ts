@@ -63,7 +63,7 @@ export function attachWebSocket(options: {
       };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
-      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws#653).
+      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws issue 653 on GitHub).
       ws.on('message', (data) => {
         const text = data.toString();
         if (!text.includes('"complete"')) return;

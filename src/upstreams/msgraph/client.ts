@@ -8,7 +8,7 @@ import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
 
-/** Graph accepts at most this many requests in one JSON batch (upstreams.md 1.8). */
+/** Graph accepts at most this many requests in one JSON batch (docs/upstreams.md 1.8). */
 export const MAX_BATCH_SIZE = 20;
 
 /** What one upstream call needs from its caller. */
