@@ -12,7 +12,8 @@
  * quota unit taken before each request, still keeps the day's total within the quota. With Redis, a refusal is
  * checked again against the shared cache, since the walk sees only this replica's copy.
  */
-import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { selectedFields } from '../../planning/selection.js';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
 import type { OperationShape, UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
@@ -55,20 +56,20 @@ class Estimate {
     private readonly client: OmdbClient,
   ) {}
 
-  operation(op: OperationDefinitionNode): number {
+  operation(op: GraphQLResolveInfo['operation']): number {
     const query = this.info.schema.getQueryType();
     if (op.operation !== 'query' || !query) return 0;
-    for (const field of this.fields(op.selectionSet)) {
+    for (const field of this.fields(op.selectionSet, query.name)) {
       const def = query.getFields()[field.name.value];
       if (field.name.value === 'title' && def) {
         this.lookup(getArgumentValues(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
       } else if (field.name.value === '_entities' && def) {
         // Subgraph entity references: each Title representation is a lookup by id, like `title(imdbId:)`.
         const { representations } = getArgumentValues(def, field, this.info.variableValues) as { representations?: unknown[] };
-        const set = onType(field.selectionSet, 'Title', this.info);
         for (const r of representations ?? []) {
           const ref = (r ?? {}) as Record<string, unknown>;
-          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, set);
+          // Only the fields selected on Title count: fields() keeps fragments that apply to it.
+          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
         }
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
@@ -79,7 +80,7 @@ class Estimate {
         }
         const answer = this.request(q);
         if (answer && answer.kind !== 'search') continue;
-        for (const items of this.fields(field.selectionSet).filter((f) => f.name.value === 'items')) {
+        for (const items of this.fields(field.selectionSet, 'TitleSearchPage').filter((f) => f.name.value === 'items')) {
           if (answer?.kind === 'search') {
             for (const item of answer.search.Search) this.title(items.selectionSet, { id: item.imdbID, sym: item.imdbID, known: SEARCH_ITEM, type: item.Type?.toUpperCase() });
           } else {
@@ -107,7 +108,7 @@ class Estimate {
   }
 
   private title(set: SelectionSetNode | undefined, subject: Subject): void {
-    const fields = this.fields(set);
+    const fields = this.fields(set, 'Title');
     let { record } = subject;
     const known = subject.known;
     if (known !== 'all' && fields.some((f) => needsLookup(f.name.value, known))) {
@@ -128,7 +129,7 @@ class Estimate {
         case 'seasons': {
           if (type && type !== 'SERIES') break;
           const count = record?.totalSeasons ?? TYPICAL_SEASONS;
-          for (const episodes of this.fields(field.selectionSet).filter((f) => f.name.value === 'episodes')) {
+          for (const episodes of this.fields(field.selectionSet, 'TitleSeason').filter((f) => f.name.value === 'episodes')) {
             for (let n = 1; n <= count; n++) this.season(subject, n, episodes.selectionSet);
           }
           break;
@@ -172,36 +173,17 @@ class Estimate {
     return answer;
   }
 
-  /** The fields of a selection set, fragments flattened, `@skip`/`@include` applied. */
-  private fields(set: SelectionSetNode | undefined): FieldNode[] {
-    const out: FieldNode[] = [];
-    for (const selection of set?.selections ?? []) {
-      if (!this.included(selection)) continue;
-      if (selection.kind === 'Field') out.push(selection);
-      else if (selection.kind === 'InlineFragment') out.push(...this.fields(selection.selectionSet));
-      else {
-        const fragment = this.info.fragments[selection.name.value];
-        if (fragment) out.push(...this.fields(fragment.selectionSet));
-      }
-    }
-    return out;
+  /**
+   * The fields a selection set selects on `typeName`, by response key (the planners' walker, planning/selection.ts:
+   * fragments that apply merged, `@skip`/`@include` applied); a key selected twice has its sub-selections joined.
+   */
+  private fields(set: SelectionSetNode | undefined, typeName: string): FieldNode[] {
+    if (!set) return [];
+    const holder = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: typeName }, selectionSet: set } as FieldNode;
+    return selectedFields([holder], typeName, this.info).map(({ nodes }) =>
+      nodes.length === 1 ? nodes[0] : { ...nodes[0], selectionSet: { kind: Kind.SELECTION_SET, selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []) } },
+    );
   }
-
-  private included(node: Parameters<typeof getDirectiveValues>[1]): boolean {
-    const variables = this.info.variableValues;
-    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
-    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
-  }
-}
-
-/** The part of `_entities { … }` that applies to `typeName`: its own fields and fragments on that type. */
-function onType(set: SelectionSetNode | undefined, typeName: string, info: GraphQLResolveInfo): SelectionSetNode {
-  const selections = (set?.selections ?? []).filter((s) => {
-    if (s.kind === Kind.INLINE_FRAGMENT) return !s.typeCondition || s.typeCondition.name.value === typeName;
-    if (s.kind === Kind.FRAGMENT_SPREAD) return info.fragments[s.name.value]?.typeCondition.name.value === typeName;
-    return true;
-  });
-  return { kind: Kind.SELECTION_SET, selections };
 }
 
 /** Whether selecting `field` of a partial title needs the whole record. */
