@@ -90,12 +90,13 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
 
       const op = pipeline.begin({ requestId, transport: 'http', authorization: req.headers.authorization, trace: req.headers });
       abortWhenGone(op, res);
+      (op.context as HttpContext)[OPERATION] = op;
       const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
       try {
         const result = await runInTrace(op.trace, () =>
           apollo.executeHTTPGraphQLRequest({
             httpGraphQLRequest,
-            context: async () => Object.assign(op.context, { [OPERATION]: op }),
+            context: async () => op.context,
           }),
         );
         for (const [key, value] of result.headers) res.setHeader(key, value);
