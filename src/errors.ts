@@ -123,6 +123,11 @@ export function formatError(formatted: GraphQLFormattedError, options: FormatErr
   return { ...formatted, message, extensions: ext };
 }
 
+/** The HTTP status a refusal asks for in `extensions.http` (removed before a client sees it), 400 when none. */
+export function refusalStatus(error: { extensions?: Record<string, unknown> }): number {
+  return (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+}
+
 /** A request refused before it ran because it is malformed (not JSON, wrong method, CSRF), with the HTTP status. */
 export function badRequest(message: string, status = 400): GatewayError {
   return new GatewayError(ErrorCode.BadUserInput, message, { reason: ErrorReason.BadRequest, http: { status } });

@@ -6,8 +6,11 @@ import type { Operation } from './operation.js';
 /** An error as graphql-js, Apollo or a transport hands it over. */
 export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
 
-/** Formats errors for the client; `op`, when given, notes their codes for its log line and logs masked details. */
-export type ErrorFormatter = (errors: readonly ErrorLike[], op?: Operation) => GraphQLFormattedError[];
+/**
+ * Formats errors for the client; `op`, when given, notes their codes for its log line and logs masked details with
+ * its request id. `quiet` masks without logging (for a caller that logged them with their operation already).
+ */
+export type ErrorFormatter = (errors: readonly ErrorLike[], op?: Operation, quiet?: boolean) => GraphQLFormattedError[];
 
 /** Extensions of an upstream error that stay in production: the gateway's own fields, or opaque tokens. */
 const KEPT = new Set(['code', 'upstream', 'status', 'retryAfter', 'upstreamCode', 'upstreamRequestId', 'attempts', 'reason', 'argument']);
@@ -22,17 +25,17 @@ const TOKEN = /^[\w.:-]{1,64}$/;
  */
 export function createErrorFormatter(options: { production: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
   const { production, redact, log } = options;
-  const one = (error: ErrorLike, op?: Operation): GraphQLFormattedError => {
+  const one = (error: ErrorLike, op: Operation | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
     let formatted = formatError(error as GraphQLFormattedError, { production, redact });
     if (formatted.extensions && 'http' in formatted.extensions) {
       const { http: _http, ...rest } = formatted.extensions;
       formatted = { ...formatted, extensions: rest };
     }
-    if (production && carriesUpstreamText(formatted.extensions)) formatted = masked(formatted, op?.context.log ?? log);
+    if (production && carriesUpstreamText(formatted.extensions)) formatted = masked(formatted, quiet ? undefined : (op?.context.log ?? log));
     op?.errorCodes.add(String(formatted.extensions?.code));
     return formatted;
   };
-  return (errors, op) => errors.map((e) => one(e, op));
+  return (errors, op, quiet) => errors.map((e) => one(e, op, quiet));
 }
 
 /** Codes whose message may repeat an upstream's answer: failures, and refusals the upstream itself answered. */
@@ -46,11 +49,11 @@ function carriesUpstreamText(ext: Record<string, unknown> | undefined): boolean 
   return FAILURES.has(ext.code) || (ext.status !== undefined && ANSWERED.has(ext.code));
 }
 
-function masked(formatted: GraphQLFormattedError, log: Logger): GraphQLFormattedError {
+function masked(formatted: GraphQLFormattedError, log: Logger | undefined): GraphQLFormattedError {
   const ext = formatted.extensions as Record<string, unknown>;
   const upstream = String(ext.upstream).slice(0, 64);
   const status = typeof ext.status === 'number' ? ext.status : undefined;
-  log.warn({ upstream, status, code: ext.code, upstreamMessage: formatted.message.slice(0, 2000) }, 'upstream error masked for the client');
+  log?.warn({ upstream, status, code: ext.code, upstreamMessage: formatted.message.slice(0, 2000) }, 'upstream error masked for the client');
   const extensions: Record<string, unknown> = {};
   for (const key in ext) if (KEPT.has(key)) extensions[key] = ext[key];
   for (const key of ['upstreamCode', 'upstreamRequestId']) if (extensions[key] !== undefined && !TOKEN.test(String(extensions[key]))) delete extensions[key];

@@ -19,6 +19,10 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
           const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
           if (refusal) throw refusal;
         },
+        async didEncounterErrors({ errors }) {
+          // Notes the codes and, in production, logs what masking hides from the client, with the request id.
+          pipeline.format(errors, op);
+        },
         async willSendResponse({ response, request }) {
           if (op.name === null && request.operationName) op.name = request.operationName;
           const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;

@@ -2,7 +2,7 @@ import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode } from '../errors.js';
+import { badRequest, ErrorCode, refusalStatus } from '../errors.js';
 import { runInTrace } from '../observability/tracing.js';
 import { abortWhenGone } from '../pipeline/cancellation.js';
 import type { Operation, OperationPayload, OperationPipeline } from '../pipeline/index.js';
@@ -40,7 +40,8 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
     // Automatic persisted queries stay on unless only the manifest's operations may run (the pipeline resolves those).
     persistedQueries: pipeline.persistedOnly ? false : undefined,
     stopOnTerminationSignals: false,
-    formatError: (formatted) => pipeline.format([formatted])[0],
+    // Quiet: the plugin's didEncounterErrors logs masked upstream errors with the operation's request id.
+    formatError: (formatted) => pipeline.format([formatted], undefined, true)[0],
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       // No @cacheControl in this schema; the plugin would otherwise hook every field resolve.
@@ -118,8 +119,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
   };
 
   function refuse(res: ServerResponse, error: GraphQLError): void {
-    const status = (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
-    sendJson(res, status, { errors: pipeline.format([error]) });
+    sendJson(res, refusalStatus(error), { errors: pipeline.format([error]) });
   }
 }
 

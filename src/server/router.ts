@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, refusalStatus } from '../errors.js';
 import type { OperationPipeline } from '../pipeline/index.js';
 import { presentedApiKey } from '../pipeline/apiKey.js';
 import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
@@ -38,8 +38,7 @@ export function createRouter(services: GatewayServices, pipeline: OperationPipel
     if (applyCors(req, res, config.corsOrigins)) return;
     const refusal = pipeline.authenticate(presentedApiKey(req.headers)) ?? pipeline.drainingRefusal();
     if (refusal) {
-      const status = (refusal.extensions.http as { status?: number } | undefined)?.status ?? 400;
-      return sendJson(res, status, { errors: pipeline.format([refusal]) });
+      return sendJson(res, refusalStatus(refusal), { errors: pipeline.format([refusal]) });
     }
     if (routes.httpStreams.handles(req)) return routes.httpStreams.serve(req, res, requestId);
     return routes.graphql(req, res, requestId);

@@ -1,6 +1,6 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, type GatewayError } from '../../errors.js';
+import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { drained } from './drained.js';
@@ -23,9 +23,9 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
   const { pipeline } = options;
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
-    if (payload instanceof Error) return sendErrors(req, res, statusOf(payload), pipeline.format([payload]));
+    if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
     const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
-    if (Array.isArray(admitted)) return sendErrors(req, res, statusOf(admitted[0]), pipeline.format(admitted));
+    if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {
       op.errorCodes.add(ErrorCode.BadUserInput);
@@ -66,11 +66,6 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
       return pipeline.formatted(op, result);
     }
   };
-}
-
-/** The HTTP status a refusal asks for (`extensions.http`), 400 when it names none. */
-function statusOf(error: { extensions?: Record<string, unknown> }): number {
-  return (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
 }
 
 async function readPayload(req: IncomingMessage): Promise<OperationPayload | GatewayError> {
