@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 
 /**
- * Every `extensions.code` a client can see (CONTRACT.md section 5). This module is the only place that names them.
+ * Every `extensions.code` a client can see (README.md, "Errors"). This module is the only place that names them.
  */
 export enum ErrorCode {
   BadUserInput = 'BAD_USER_INPUT',
@@ -18,6 +18,20 @@ export enum ErrorCode {
 }
 
 const CODES = new Set<string>(Object.values(ErrorCode));
+
+/** `extensions.reason`: why a request was refused before it ran, finer than its code. */
+export enum ErrorReason {
+  /** Malformed HTTP: not JSON, wrong method, CSRF. */
+  BadRequest = 'BAD_REQUEST',
+  GraphqlParseFailed = 'GRAPHQL_PARSE_FAILED',
+  GraphqlValidationFailed = 'GRAPHQL_VALIDATION_FAILED',
+  OperationResolutionFailure = 'OPERATION_RESOLUTION_FAILURE',
+  PersistedQueryNotFound = 'PERSISTED_QUERY_NOT_FOUND',
+  PersistedQueryNotSupported = 'PERSISTED_QUERY_NOT_SUPPORTED',
+  SubscriptionOverHttp = 'SUBSCRIPTION_OVER_HTTP',
+  /** The gateway is draining for shutdown and takes no new operations. */
+  ShuttingDown = 'SHUTTING_DOWN',
+}
 
 /** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
 export type UpstreamId = string;
@@ -61,13 +75,13 @@ export const upstreamError = (code: ErrorCode, message: string, details: Upstrea
  * Apollo's own codes for requests that never reached execution. The contract allows only the codes above, so they
  * become BAD_USER_INPUT and the original stays in `extensions.reason` for tooling that knows Apollo's names.
  */
-const REQUEST_ERROR_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED',
-  'GRAPHQL_VALIDATION_FAILED',
-  'BAD_REQUEST',
-  'OPERATION_RESOLUTION_FAILURE',
-  'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
+const REQUEST_ERROR_CODES = new Set<string>([
+  ErrorReason.GraphqlParseFailed,
+  ErrorReason.GraphqlValidationFailed,
+  ErrorReason.BadRequest,
+  ErrorReason.OperationResolutionFailure,
+  ErrorReason.PersistedQueryNotFound,
+  ErrorReason.PersistedQueryNotSupported,
 ]);
 
 export interface FormatErrorOptions {
@@ -100,11 +114,21 @@ export function formatError(formatted: GraphQLFormattedError, options: FormatErr
     ext.code = ErrorCode.InternalServerError;
     if (original) ext.reason = original;
   }
-  if (ext.code === ErrorCode.InternalServerError && options.production) {
+  if (ext.code === ErrorCode.InternalServerError && options.production && ext.reason !== ErrorReason.ShuttingDown) {
     message = 'Internal server error. Quote the x-request-id response header when reporting it.';
     delete ext.reason;
   }
   if (options.production) delete ext.stacktrace;
   else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
   return { ...formatted, message, extensions: ext };
+}
+
+/** The HTTP status a refusal asks for in `extensions.http` (removed before a client sees it), 400 when none. */
+export function refusalStatus(error: { extensions?: Record<string, unknown> }): number {
+  return (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+}
+
+/** A request refused before it ran because it is malformed (not JSON, wrong method, CSRF), with the HTTP status. */
+export function badRequest(message: string, status = 400): GatewayError {
+  return new GatewayError(ErrorCode.BadUserInput, message, { reason: ErrorReason.BadRequest, http: { status } });
 }

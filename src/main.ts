@@ -26,7 +26,7 @@ const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
   gateway.services.log.info({ signal }, `received ${signal}, draining`);
-  // Bounded: the drain plugin force-closes connections after the grace period; this is the last resort.
+  // Bounded: the pipeline aborts what outlives SHUTDOWN_GRACE_MS and the server then closes every socket; this is the last resort.
   setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
   gateway.close().then(
     () => process.exit(0),

@@ -39,7 +39,7 @@ const RULES: Array<[RegExp, string]> = [
   [/node_modules\/graphql\//, 'graphql-js types and utilities'],
   [/node_modules\/graphql-jit\/|node_modules\/fast-json-stringify\//, 'graphql-jit (compiled execution)'],
   [/node_modules\/@escape\.tech\//, 'graphql-armor limit rules'],
-  [/dist\/(planning|runtime)\/|dist\/domains\/[^/]+\/(estimate|planner|odata)\.js|dist\/server\/(limits|apolloPlugins|execution|documentCache)\.js/, 'ours: planner, estimate, limits, context, plugins'],
+  [/dist\/(planning|runtime)\/|dist\/domains\/[^/]+\/(estimate|planner|odata)\.js|dist\/(server\/(limits|apolloPlugins|execution|documentCache)|pipeline\/[^/]+)\.js/, 'ours: planner, estimate, limits, context, plugins'],
   [/dist\/domains\//, 'ours: resolvers, sessions, models'],
   [/dist\/upstreams\/http\//, 'ours: upstream HTTP layer'],
   [/dist\/upstreams\//, 'ours: upstream clients (Graph, OMDb)'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from '../server/limits.js';
 
 /**
- * Start-up configuration, parsed once from the environment (CONTRACT.md section 2).
+ * Start-up configuration, parsed once from the environment (README.md lists every variable).
  * An upstream counts as live when any of its variables is set; otherwise the in-process sandbox serves it.
  */
 export type UpstreamMode = 'live' | 'sandbox';
@@ -189,7 +189,7 @@ const nonNegativeInt = (variable: string) =>
 const positiveInt = (variable: string) =>
   nonNegativeInt(variable).refine((n) => n > 0, { message: `${variable} must be greater than 0` });
 
-/** Built-in chat providers: id, env prefix, default base URL (CONTRACT.md section 2). */
+/** Built-in chat providers: id, env prefix, default base URL. */
 export const BUILT_IN_CHAT_PROVIDERS = [
   { id: 'glm', prefix: 'GLM', baseUrl: 'https://open.bigmodel.cn/api/paas/v4', rpm: undefined },
   { id: 'ark', prefix: 'ARK', baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', rpm: undefined },

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { SharedState } from '../state/index.js';
+import type { UpstreamClients } from './upstreamClients.js';
 
 /** Long-lived parts shared by every request of one gateway instance. */
 export interface GatewayServices {
@@ -13,11 +14,16 @@ export interface GatewayServices {
   upstreams: ResolvedUpstream[];
   /** What replicas share (quota, rate limits, cache, tokens): in this process, or in Redis with REDIS_URL. */
   state: SharedState;
-  /** Long-lived per-domain state (clients, caches, token stores), created on first use by {@link shared}. */
+  /** Every upstream client, built once at start-up (src/runtime/upstreamClients.ts). */
+  clients: UpstreamClients;
+  /** Long-lived per-domain state that is not a client (live feeds, the usage ledger, memos), made on first use by {@link shared}. */
   shared: Map<object, unknown>;
   /** Run on shutdown, after in-flight operations finished (close pools, flush). */
   onClose: Array<() => Promise<void> | void>;
 }
+
+/** What building the upstream clients needs: the services without the clients. */
+export type UpstreamClientServices = Omit<GatewayServices, 'clients'>;
 
 /**
  * The gateway-wide instance of something keyed by `key` (an upstream client, the OMDb cache), created on first use.

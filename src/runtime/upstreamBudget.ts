@@ -1,4 +1,5 @@
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { ErrorCode } from '../errors.js';
 import { VariablesMemo } from '../planning/memo.js';
 import { perRequest, shared, type GatewayContext, type GatewayServices } from './context.js';
 
@@ -90,7 +91,7 @@ export function budgetRefusal(totals: Record<string, number>, max: number): Grap
   if (upstream === undefined || found <= max) return undefined;
   return new GraphQLError(
     `Upstream request budget of ${max} per upstream exceeded: this operation can cause ${found} requests to ${upstream}. Split it, select less, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
-    { extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max, found, upstream } },
+    { extensions: { code: ErrorCode.QueryTooComplex, limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max, found, upstream } },
   );
 }
 

@@ -1,27 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/**
- * Gateway API keys (GATEWAY_API_KEYS). Keys are compared as SHA-256 digests with `timingSafeEqual`, so neither the
- * content nor the length of a key leaks through response timing.
- */
-export function createApiKeyCheck(keys: readonly string[]): ((presented: string | undefined) => boolean) | undefined {
-  if (keys.length === 0) return undefined;
-  const digests = keys.map((k) => createHash('sha256').update(k).digest());
-  return (presented) => {
-    if (!presented) return false;
-    const digest = createHash('sha256').update(presented).digest();
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, digest) || ok;
-    return ok;
-  };
-}
-
-/** The key a request presents: `x-api-key`, since `Authorization` carries the caller's own upstream token. */
-export function presentedApiKey(headers: IncomingMessage['headers']): string | undefined {
-  const v = headers['x-api-key'];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
 

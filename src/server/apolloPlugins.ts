@@ -1,22 +1,33 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
-import { ErrorCode, GatewayError } from '../errors.js';
-import { endOperationSpan, nameOperationSpan, traceOf } from '../observability/tracing.js';
+import { ErrorCode, ErrorReason, GatewayError } from '../errors.js';
+import type { Operation, OperationPipeline } from '../pipeline/index.js';
 import type { GatewayContext } from '../runtime/context.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 
-/** Refuses, before execution, an operation whose planned upstream requests exceed the budget. */
-export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): ApolloServerPlugin<GatewayContext> {
+/**
+ * Apollo Server as the HTTP protocol adapter only: Apollo parses and validates (its document store, APQ, CSRF
+ * prevention, content negotiation), and this one plugin hands the resolved operation to the operation pipeline's
+ * `admit` rules and the response's errors to its `finish` rules, so HTTP runs the rules every other transport runs.
+ */
+export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (context: GatewayContext) => Operation): ApolloServerPlugin<GatewayContext> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ contextValue }) {
+      const op = operationOf(contextValue);
       return {
-        async didResolveOperation({ operation, document, request, contextValue, schema }) {
+        async didResolveOperation({ operation, document, request }) {
           if (!operation) return;
-          const totals = estimateUpstreamRequests(operationShape(schema, document, operation, request.variables), contextValue.services, estimators);
-          rememberEstimates(contextValue, operation, totals);
-          const refusal = budgetRefusal(totals, contextValue.services.config.limits.maxUpstreamRequests);
-          // A refusal is the client's operation, not a server fault: without a status Apollo would answer 500.
-          if (refusal) throw new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, http: { status: 400 } } });
+          if (operation.operation === 'subscription') throw subscriptionOverHttp();
+          const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
+          if (refusal) throw refusal;
+        },
+        async didEncounterErrors({ errors }) {
+          // Notes the codes and, in production, logs what masking hides from the client, with the request id.
+          pipeline.format(errors, op);
+        },
+        async willSendResponse({ response, request }) {
+          if (op.name === null && request.operationName) op.name = request.operationName;
+          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
+          for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
+          pipeline.finish(op);
         },
       };
     },
@@ -28,66 +39,17 @@ export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): 
  * that still arrives here is a plain JSON request, which would otherwise fail with a confusing non-null error from
  * Apollo: tell the client which protocols stream.
  */
-export const subscriptionsOverHttpPlugin: ApolloServerPlugin<GatewayContext> = {
-  async requestDidStart() {
-    return {
-      async didResolveOperation({ operation }) {
-        if (operation?.operation === 'subscription') {
-          throw new GatewayError(
-            ErrorCode.BadUserInput,
-            'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',
-            { reason: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
-          );
-        }
-      },
-    };
-  },
-};
-
-/** One log line and the metrics of every HTTP operation, whatever its outcome. */
-export const operationLogPlugin: ApolloServerPlugin<GatewayContext> = {
-  async requestDidStart({ contextValue }) {
-    const started = performance.now();
-    let type = 'unknown';
-    let name: string | null | undefined;
-    return {
-      async didResolveOperation({ operation, operationName }) {
-        type = operation?.operation ?? 'unknown';
-        name = operationName;
-        nameOperationSpan(traceOf(contextValue), type, name);
-      },
-      async willSendResponse({ response, request }) {
-        const durationMs = performance.now() - started;
-        const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
-        const codes = [...new Set((errors ?? []).map((e) => String(e.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
-        const { metrics } = contextValue.services;
-        const label = metrics.operationLabel(name ?? request.operationName);
-        const outcome = codes.length === 0 ? 'ok' : 'error';
-        metrics.operations.inc({ type, name: label, outcome });
-        endOperationSpan(traceOf(contextValue), codes);
-        metrics.operationDuration.observe({ type, name: label }, durationMs / 1000);
-        if (!contextValue.services.log.isLevelEnabled('info')) return;
-        contextValue.log.info(
-          { operation: name ?? request.operationName ?? null, type, durationMs: Math.round(durationMs * 10) / 10, outcome, errorCodes: codes.length ? codes : undefined, transport: 'http' },
-          'operation',
-        );
-      },
-    };
-  },
-};
-
-/** `extensions.http` is how a thrown error sets the HTTP status; it must not reach the client. */
-export function stripHttpExtension<T extends { extensions?: Record<string, unknown> }>(error: T): T {
-  if (error.extensions && 'http' in error.extensions) {
-    const { http: _http, ...rest } = error.extensions;
-    return { ...error, extensions: rest };
-  }
-  return error;
+function subscriptionOverHttp(): GatewayError {
+  return new GatewayError(
+    ErrorCode.BadUserInput,
+    'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',
+    { reason: ErrorReason.SubscriptionOverHttp, http: { status: 400 } },
+  );
 }
 
 /** Codes of requests refused before execution; BAD_REQUEST (malformed HTTP, CSRF) is not a well-formed request. */
 const REQUEST_ERROR = (e: { extensions?: Record<string, unknown> }) =>
-  (e.extensions?.code === 'BAD_USER_INPUT' || e.extensions?.code === 'QUERY_TOO_COMPLEX') && e.extensions?.reason !== 'BAD_REQUEST';
+  (e.extensions?.code === ErrorCode.BadUserInput || e.extensions?.code === ErrorCode.QueryTooComplex) && e.extensions?.reason !== ErrorReason.BadRequest;
 
 /**
  * GraphQL-over-HTTP: a client that accepts only `application/json` SHOULD get 200 for a well-formed request whose

@@ -18,22 +18,13 @@ type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
  * `_entities`, settles its list in schema.ts; an Error item is an item error in both executors).
  */
 export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
-  const compiledFor = compiledQueries(schema);
-
+  const run = compiledExecute(schema);
   return {
     async load() {
       return {
         schema,
-        executor: async ({ document, operationName, context, request }) => {
-          const query = compiledFor(document, operationName);
-          const variables = request.variables ?? {};
-          const run = () => execute({ schema, document, operationName, contextValue: context, variableValues: variables });
-          if (!query) return run();
-          const result = (await query.query(undefined, context, variables)) as ExecutionResult;
-          // No data at all means the variables failed to coerce, before any resolver ran; graphql-js names the
-          // custom scalar's reason ("Date must be a calendar day …") where graphql-jit says only "Expected type".
-          return result.data === undefined && result.errors?.length ? run() : result;
-        },
+        executor: async ({ document, operationName, context, request }) =>
+          run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} }),
       };
     },
     onSchemaLoadOrUpdate(callback) {
@@ -42,6 +33,22 @@ export function compiledExecution(schema: GraphQLSchema): GatewayInterface {
       return () => undefined;
     },
     async stop() {},
+  };
+}
+
+/**
+ * Executes a query or mutation with its document's compiled form (graphql-jit), or graphql-js `execute` when
+ * graphql-jit cannot compile it: the one executor of Apollo's HTTP path and the operation pipeline's.
+ */
+export function compiledExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult {
+  const compiledFor = compiledQueries(schema);
+  return async (args) => {
+    const query = compiledFor(args.document, args.operationName ?? null);
+    if (!query) return execute(args);
+    const result = (await query.query(args.rootValue, args.contextValue, args.variableValues ?? {})) as ExecutionResult;
+    // No data at all means the variables failed to coerce, before any resolver ran; graphql-js names the custom
+    // scalar's reason ("Date must be a calendar day …") where graphql-jit says only "Expected type".
+    return result.data === undefined && result.errors?.length ? execute(args) : result;
   };
 }
 

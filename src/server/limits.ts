@@ -2,6 +2,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { ErrorCode } from '../errors.js';
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 
 /** Operation limits checked before execution; each refusal is QUERY_TOO_COMPLEX naming the limit and the value. */
@@ -55,7 +56,7 @@ export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', st
 export function limitError(limit: keyof typeof LIMIT_VARIABLES, max: number, found: number | undefined, what: string): GraphQLError {
   const value = found === undefined ? '' : `, found ${found}`;
   return new GraphQLError(`${what} limit of ${max} exceeded${value}: simplify the operation or raise ${LIMIT_VARIABLES[limit]}.`, {
-    extensions: { code: 'QUERY_TOO_COMPLEX', limit: LIMIT_VARIABLES[limit], max, ...(found === undefined ? {} : { found }) },
+    extensions: { code: ErrorCode.QueryTooComplex, limit: LIMIT_VARIABLES[limit], max, ...(found === undefined ? {} : { found }) },
   });
 }
 
@@ -105,14 +106,6 @@ export function limitRules(limits: OperationLimits): ValidationRule[] {
     costLimitRule({ maxCost: limits.maxCost, ...armor('maxCost', limits.maxCost, 'Cost') }) as unknown as ValidationRule,
     maxFieldsRule(limits.maxFields),
   ];
-}
-
-/** Size is checked before parsing, so a huge document costs nothing but a length check. */
-export function checkDocumentSize(query: unknown, limits: OperationLimits): GraphQLError | undefined {
-  if (typeof query === 'string' && query.length > limits.maxDocumentBytes) {
-    return limitError('maxDocumentBytes', limits.maxDocumentBytes, query.length, 'Document size');
-  }
-  return undefined;
 }
 
 /** graphql-js stops lexing past `maxTokens` with this message; it becomes a limit error. */

@@ -2,7 +2,7 @@ import type { GatewayConfig } from '../config/env.js';
 import type { Sandbox } from '../sandbox/server.js';
 import type { ResolvedUpstream } from '../runtime/context.js';
 
-/** The credential every sandbox emulator accepts (CONTRACT.md section 4). */
+/** The credential every sandbox emulator accepts. */
 export const SANDBOX_CREDENTIAL = 'sandbox';
 
 /**

@@ -1,13 +1,12 @@
-import { execute, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { runInTrace, traceOf, type TraceCarrier } from '../observability/tracing.js';
-import { presentedApiKey } from './access.js';
-import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
-import { compiledSubscribe } from './execution.js';
+import type { TraceCarrier } from '../observability/tracing.js';
+import { presentedApiKey } from '../pipeline/apiKey.js';
+import type { AdmittedOperation, OperationPipeline } from '../pipeline/index.js';
+import { requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
 import { limitError } from './limits.js';
-import type { GatedOperation, OperationGate } from './operationGate.js';
 import { OutboundBuffer, pacedBy } from './outboundBuffer.js';
 
 interface Connection {
@@ -17,7 +16,7 @@ interface Connection {
   apiKey?: string;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
-  operations: Map<string, GatedOperation>;
+  operations: Map<string, AdmittedOperation>;
   /** Its unsent bytes: pauses its subscriptions' sources, closes it past WS_MAX_BUFFERED_BYTES. */
   outbound: OutboundBuffer;
 }
@@ -29,17 +28,17 @@ export function attachWebSocket(options: {
   services: GatewayServices;
   path: string;
   /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
-  gate: OperationGate;
-  apiKeyCheck?: (presented: string | undefined) => boolean;
+  pipeline: OperationPipeline;
 }): {
   dispose(): Promise<void>;
 } {
-  const { services, gate } = options;
+  const { services, pipeline } = options;
   const { websocket: wsLimits } = services.config;
   // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
   const connections = new WeakMap<WebSocket, Connection>();
-  const subscribe = compiledSubscribe(options.schema);
+  const byContext = new WeakMap<GatewayContext, AdmittedOperation>();
+  const run = (args: ExecutionArgs) => pipeline.run(byContext.get(args.contextValue as GatewayContext)!);
 
   options.server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== options.path) {
@@ -48,7 +47,7 @@ export function attachWebSocket(options: {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const id = requestIdFrom(req.headers['x-request-id']);
-      const operations = new Map<string, GatedOperation>();
+      const operations = new Map<string, AdmittedOperation>();
       const outbound = new OutboundBuffer(ws, socket, wsLimits.maxBufferedBytes, (unsent) => {
         services.log.warn({ connection: id, unsent, limit: wsLimits.maxBufferedBytes, operations: operations.size }, 'closing a WebSocket that reads too slowly (WS_MAX_BUFFERED_BYTES)');
         services.metrics.wsSlowConsumerCloses.inc();
@@ -64,7 +63,7 @@ export function attachWebSocket(options: {
       };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
-      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws#653).
+      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws issue 653 on GitHub).
       ws.on('message', (data) => {
         const text = data.toString();
         if (!text.includes('"complete"')) return;
@@ -86,15 +85,15 @@ export function attachWebSocket(options: {
     const op = conn.operations.get(id);
     if (!op) return;
     conn.operations.delete(id);
-    gate.finish(op);
+    pipeline.finish(op);
   };
 
   const server = useServer(
     {
       schema: options.schema,
-      // Resolvers run with the operation's span active, so upstream requests become its children.
-      execute: (args) => runInTrace(traceOf(args.contextValue as object), () => execute(args)),
-      subscribe: (args) => runInTrace(traceOf(args.contextValue as object), () => subscribe(args)),
+      // The pipeline runs the admitted operation (compiled, its span active).
+      execute: run,
+      subscribe: run,
       connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
       onConnect(ctx) {
         const conn = connections.get(ctx.extra.socket);
@@ -106,23 +105,29 @@ export function attachWebSocket(options: {
         if (conn && typeof key === 'string') conn.apiKey = key;
         if (conn && typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
-        return !options.apiKeyCheck || options.apiKeyCheck(conn?.apiKey);
+        return pipeline.authenticate(conn?.apiKey) === undefined;
       },
-      onSubscribe(ctx, id, payload) {
+      async onSubscribe(ctx, id, payload) {
         const conn = connections.get(ctx.extra.socket);
         if (!conn) return;
         if (conn.operations.size >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
-        const admitted = gate.admit(payload, {
+        const admitted = await pipeline.admit(payload, {
           requestId: `${conn.id}:${id}`,
           transport: 'ws',
           authorization: conn.authorization,
           trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
         });
         if (Array.isArray(admitted)) return admitted;
+        // The socket closed while the operation was being admitted: nothing will complete it.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) {
+          pipeline.finish(admitted);
+          return [new GraphQLError('The connection closed before the operation started.')];
+        }
         conn.operations.set(id, admitted);
+        byContext.set(admitted.context, admitted);
         return { schema: options.schema, document: admitted.document, operationName: payload.operationName, variableValues: payload.variables };
       },
       context(ctx, id) {
@@ -138,11 +143,11 @@ export function attachWebSocket(options: {
         const conn = connections.get(ctx.extra.socket)!;
         // Past the limit the connection closes; graphql-ws then sends nothing more.
         if (conn.outbound.overflowed() || !result.errors?.length) return;
-        return { ...result, errors: gate.format(conn.operations.get(id), result.errors) };
+        return { ...result, errors: pipeline.format(result.errors, conn.operations.get(id)) };
       },
       onError(ctx, id, _payload, errors) {
         const conn = connections.get(ctx.extra.socket)!;
-        return gate.format(conn.operations.get(id), errors);
+        return pipeline.format(errors, conn.operations.get(id));
       },
       onComplete(ctx, id) {
         const conn = connections.get(ctx.extra.socket);

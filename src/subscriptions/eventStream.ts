@@ -2,7 +2,7 @@
  * An async iterator fed by pushes, for subscription resolvers.
  *
  * Why not an async generator: a generator's `return()` waits for a pending `next()` to settle, so a client that
- * unsubscribes while the generator awaits an upstream chunk would keep the upstream open (graphql-ws#653). Here
+ * unsubscribes while the generator awaits an upstream chunk would keep the upstream open (graphql-ws issue 653 on GitHub). Here
  * `return()` aborts the producer at once and settles any pending `next()` with `done`.
  *
  * Backpressure: at most {@link HIGH_WATER_MARK} values wait for the consumer. `push` resolves once there is room

@@ -3,16 +3,18 @@ import WebSocket from 'ws';
 import { spawnGateway } from '../support/process.js';
 
 describe('graceful shutdown', () => {
-  it('on SIGTERM closes live subscriptions with 1001, stops accepting and exits 0', async () => {
-    const p = spawnGateway({});
+  it('on SIGTERM ends a subscription that outlives SHUTDOWN_GRACE_MS with `complete`, then closes with 1001 and exits 0', async () => {
+    const p = spawnGateway({ SHUTDOWN_GRACE_MS: '500' });
     const origin = await p.origin;
     const ws = new WebSocket(`${origin.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
     const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
     const ticks: unknown[] = [];
+    const types: string[] = [];
     await new Promise<void>((resolve) => {
       ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
       ws.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string };
+        types.push(msg.type);
         if (msg.type === 'connection_ack') {
           ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' } }));
         }
@@ -24,6 +26,7 @@ describe('graceful shutdown', () => {
     });
     p.child.kill('SIGTERM');
     expect(await closed).toBe(1001);
+    expect(types.at(-1)).toBe('complete');
     expect(await p.exited).toBe(0);
     await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
     expect(p.stdout.some((l) => l.includes('received SIGTERM, draining'))).toBe(true);

@@ -52,7 +52,7 @@ interface ThroughputCase {
   turns?: Array<{ variables: Record<string, unknown>; rest: string }>;
 }
 
-/** A gateway within this factor of the floor's CPU per operation is as lean as a Node proxy gets (issue #15). */
+/** A gateway within this factor of the floor's CPU per operation is as lean as a Node proxy gets. */
 export const FLOOR_FACTOR = 1.25;
 /** The goal against the upstream's own cost: serving process + sandbox at most this many times the direct request. */
 export const DIRECT_FACTOR = 2;

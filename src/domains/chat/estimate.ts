@@ -2,7 +2,6 @@ import { getArgumentValues, type FieldNode } from 'graphql';
 import type { ChatTarget } from '../../config/env.js';
 import { stableEstimator } from '../../runtime/upstreamBudget.js';
 import { selectedFields } from '../../planning/selection.js';
-import { chatClients } from '../../upstreams/chat/client.js';
 
 type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; input?: unknown[]; n?: number };
 
@@ -27,7 +26,7 @@ export const estimateChatRequests = stableEstimator((op, services) => {
     const def = type?.getFields()[f.name];
     const input = def ? (getArgumentValues(def, f.nodes[0], op.variableValues).input as Input | undefined) : undefined;
     if (f.name === 'createEmbeddings') {
-      const spec = chatClients(services).get(input?.provider ?? '')?.spec.embeddings;
+      const spec = services.clients.chat.get(input?.provider ?? '')?.spec.embeddings;
       const model = spec?.models.find((m) => m.id === input?.model || m.upstreamModel === input?.model) ?? spec?.raw?.(input?.model ?? '');
       add(input?.provider, Math.ceil((input?.input?.length ?? 0) / (model?.maxInputs ?? 1)));
     } else if (f.name === 'generateImage') {

@@ -1,7 +1,7 @@
 import { badInput } from '../../errors.js';
 import type { CreateEmbeddingsInput, EmbeddingResult, GenerateImageInput, ImageGeneration } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../runtime/context.js';
-import { chatClients, type ChatClient } from '../../upstreams/chat/client.js';
+import type { ChatClient } from '../../upstreams/chat/client.js';
 import { embed, generateImages } from '../../upstreams/chat/media.js';
 import type { ChatProviderSpec } from '../../upstreams/chat/provider.js';
 import { chatLedger } from './usage/ledger.js';
@@ -15,7 +15,7 @@ type Kind = 'embeddings' | 'images';
 const WHAT: Record<Kind, string> = { embeddings: 'embeddings', images: 'image generation' };
 
 function clientFor(ctx: GatewayContext, provider: string, kind: Kind): ChatClient {
-  const clients = chatClients(ctx.services);
+  const clients = ctx.services.clients.chat;
   const serving = [...clients.values()].filter((c) => c.spec[kind]).map((c) => c.spec.id);
   const client = clients.get(provider);
   if (!client) throw badInput(`Unknown chat provider ${JSON.stringify(provider)}; ${WHAT[kind]} is served by ${serving.join(', ')}.`, 'input.provider');

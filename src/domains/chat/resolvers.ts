@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk, Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../runtime/context.js';
 import { eventStream } from '../../subscriptions/eventStream.js';
-import { chatClients, type ChatStream } from '../../upstreams/chat/client.js';
+import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';
 import { firstServing } from './fallback.js';
 import { JSONObjectScalar } from './jsonObject.js';
@@ -15,7 +15,7 @@ import { utcDay } from './usage/store.js';
 type StreamEvent = { chunk: ChatCompletionChunk } | { error: unknown };
 
 const targetsOf = (input: Parameters<typeof completionTargets>[0], ctx: GatewayContext) =>
-  completionTargets(input, chatClients(ctx.services), ctx.services.config.chatRoutes);
+  completionTargets(input, ctx.services.clients.chat, ctx.services.config.chatRoutes);
 
 /** An opened stream whose first chunk has arrived (or that ended without one): output has started. */
 interface StartedStream {
@@ -27,7 +27,7 @@ interface StartedStream {
 export const resolvers: Resolvers = {
   JSONObject: JSONObjectScalar,
   Query: {
-    chatProviders: (_root, _args, ctx) => [...chatClients(ctx.services).values()].map(providerOf),
+    chatProviders: (_root, _args, ctx) => [...ctx.services.clients.chat.values()].map(providerOf),
     chatUsage: (_root, { day }, ctx) => chatLedger(ctx.services).list(day ?? utcDay()),
   },
   Mutation: {

@@ -1,5 +1,5 @@
 /**
- * Graph enum members arrive camelCase or PascalCase (upstreams.md 1.3); the graph spells them SCREAMING_SNAKE.
+ * Graph enum members arrive camelCase or PascalCase (docs/upstreams.md 1.3); the graph spells them SCREAMING_SNAKE.
  * Matching ignores case and underscores, and a member this gateway does not know becomes UNKNOWN_FUTURE_VALUE.
  */
 const squash = (value: string) => value.replace(/_/g, '').toLowerCase();

@@ -7,7 +7,7 @@ export interface ODataOptions {
   filter?: string;
 }
 
-/** A string literal for `$filter`: single quotes, a quote inside doubled (upstreams.md 1.6). */
+/** A string literal for `$filter`: single quotes, a quote inside doubled (docs/upstreams.md 1.6). */
 export const odataString = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /** `$select=id,title;$top=5` style pairs of one level. */

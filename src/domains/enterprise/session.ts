@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
-import { graphClient, type GraphCall, type GraphClient, type GraphResult } from '../../upstreams/msgraph/client.js';
+import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
 import {
   toServiceHealth,
@@ -53,7 +53,7 @@ export class EnterpriseSession {
   } = {};
 
   constructor(private readonly ctx: GatewayContext) {
-    this.client = graphClient(ctx.services);
+    this.client = ctx.services.clients.graph;
   }
 
   // The loaders are made on first use: an operation needs one or two of the four, and each costs its allocations

@@ -23,4 +23,4 @@ export const titlesExamples: GraphiqlExample[] = [
       'query Series {\n  title(title: "Game of Thrones", type: SERIES) {\n    title\n    year\n    totalSeasons\n    episodes(season: 1) {\n      episode\n      title\n      released\n      imdbRating\n    }\n  }\n}',
   },
 ];
-export { estimateOmdbBeforeRun } from './quotaGuard.js';
+export { decideOmdbQuota, estimateOmdbBeforeRun } from './quotaGuard.js';

@@ -5,27 +5,25 @@
  */
 import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors.js';
-import { perRequest, shared, type GatewayContext, type GatewayServices } from '../../runtime/context.js';
+import { perRequest, type GatewayContext, type UpstreamClientServices } from '../../runtime/context.js';
 import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 
-/** The gateway-wide OMDb client. */
-export function omdbClient(services: GatewayServices): OmdbClient {
-  return shared(services, OmdbClient, (s) => {
-    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
-    s.onClose.push(() => client.close());
-    return client;
-  });
+/** The gateway-wide OMDb client (built once at start-up: src/runtime/upstreamClients.ts). */
+export function createOmdbClient(s: UpstreamClientServices): OmdbClient {
+  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
+  s.onClose.push(() => client.close());
+  return client;
 }
 
 const LOADER = {};
 
 function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
   return perRequest(ctx, LOADER, (c) => {
-    const client = omdbClient(c.services);
+    const client = c.services.clients.omdb;
     // OMDb has no batch endpoint: a batch is distinct requests sent side by side.
     return new DataLoader<OmdbQuery, OmdbAnswer, string>(
       (queries) => Promise.all(queries.map((q) => client.get(q, c.signal).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))))),

@@ -1,8 +1,8 @@
 /**
  * The daily-quota guard: before the first OMDb field of an operation resolves, estimate the upstream requests the
  * whole operation can need and refuse it (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it) rather than start work
- * that would cross the quota halfway. It runs at the first OMDb field instead of in an Apollo plugin so that it
- * also guards operations over graphql-ws, which Apollo's plugins never see.
+ * that would cross the quota halfway. The decision is made before execution by the operation pipeline's titles-quota
+ * rule (src/pipeline/titlesQuota.ts), the same on every transport; the OMDb fields report it.
  *
  * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
  * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
@@ -12,13 +12,14 @@
  * quota unit taken before each request, still keeps the day's total within the quota. With Redis, a refusal is
  * checked again against the shared cache, since the walk sees only this replica's copy.
  */
-import { getArgumentValues, getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { selectedFields } from '../../planning/selection.js';
 import { perRequest, type GatewayContext } from '../../runtime/context.js';
-import { rememberedEstimate, type UpstreamEstimator } from '../../runtime/upstreamBudget.js';
+import type { OperationShape, UpstreamEstimator } from '../../runtime/upstreamBudget.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
-import { omdbClient, recordOf } from './loaders.js';
+import { recordOf } from './loaders.js';
 import { SEARCH_ITEM_FIELDS, SEASON_EPISODE_FIELDS, toSeasonEpisodes } from './mapping.js';
 import type { TitleRecord } from './model.js';
 
@@ -55,20 +56,20 @@ class Estimate {
     private readonly client: OmdbClient,
   ) {}
 
-  operation(op: OperationDefinitionNode): number {
+  operation(op: GraphQLResolveInfo['operation']): number {
     const query = this.info.schema.getQueryType();
     if (op.operation !== 'query' || !query) return 0;
-    for (const field of this.fields(op.selectionSet)) {
+    for (const field of this.fields(op.selectionSet, query.name)) {
       const def = query.getFields()[field.name.value];
       if (field.name.value === 'title' && def) {
         this.lookup(getArgumentValues(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
       } else if (field.name.value === '_entities' && def) {
         // Subgraph entity references: each Title representation is a lookup by id, like `title(imdbId:)`.
         const { representations } = getArgumentValues(def, field, this.info.variableValues) as { representations?: unknown[] };
-        const set = onType(field.selectionSet, 'Title', this.info);
         for (const r of representations ?? []) {
           const ref = (r ?? {}) as Record<string, unknown>;
-          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, set);
+          // Only the fields selected on Title count: fields() keeps fragments that apply to it.
+          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
         }
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
@@ -79,7 +80,7 @@ class Estimate {
         }
         const answer = this.request(q);
         if (answer && answer.kind !== 'search') continue;
-        for (const items of this.fields(field.selectionSet).filter((f) => f.name.value === 'items')) {
+        for (const items of this.fields(field.selectionSet, 'TitleSearchPage').filter((f) => f.name.value === 'items')) {
           if (answer?.kind === 'search') {
             for (const item of answer.search.Search) this.title(items.selectionSet, { id: item.imdbID, sym: item.imdbID, known: SEARCH_ITEM, type: item.Type?.toUpperCase() });
           } else {
@@ -107,7 +108,7 @@ class Estimate {
   }
 
   private title(set: SelectionSetNode | undefined, subject: Subject): void {
-    const fields = this.fields(set);
+    const fields = this.fields(set, 'Title');
     let { record } = subject;
     const known = subject.known;
     if (known !== 'all' && fields.some((f) => needsLookup(f.name.value, known))) {
@@ -128,7 +129,7 @@ class Estimate {
         case 'seasons': {
           if (type && type !== 'SERIES') break;
           const count = record?.totalSeasons ?? TYPICAL_SEASONS;
-          for (const episodes of this.fields(field.selectionSet).filter((f) => f.name.value === 'episodes')) {
+          for (const episodes of this.fields(field.selectionSet, 'TitleSeason').filter((f) => f.name.value === 'episodes')) {
             for (let n = 1; n <= count; n++) this.season(subject, n, episodes.selectionSet);
           }
           break;
@@ -172,36 +173,17 @@ class Estimate {
     return answer;
   }
 
-  /** The fields of a selection set, fragments flattened, `@skip`/`@include` applied. */
-  private fields(set: SelectionSetNode | undefined): FieldNode[] {
-    const out: FieldNode[] = [];
-    for (const selection of set?.selections ?? []) {
-      if (!this.included(selection)) continue;
-      if (selection.kind === 'Field') out.push(selection);
-      else if (selection.kind === 'InlineFragment') out.push(...this.fields(selection.selectionSet));
-      else {
-        const fragment = this.info.fragments[selection.name.value];
-        if (fragment) out.push(...this.fields(fragment.selectionSet));
-      }
-    }
-    return out;
+  /**
+   * The fields a selection set selects on `typeName`, by response key (the planners' walker, planning/selection.ts:
+   * fragments that apply merged, `@skip`/`@include` applied); a key selected twice has its sub-selections joined.
+   */
+  private fields(set: SelectionSetNode | undefined, typeName: string): FieldNode[] {
+    if (!set) return [];
+    const holder = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: typeName }, selectionSet: set } as FieldNode;
+    return selectedFields([holder], typeName, this.info).map(({ nodes }) =>
+      nodes.length === 1 ? nodes[0] : { ...nodes[0], selectionSet: { kind: Kind.SELECTION_SET, selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []) } },
+    );
   }
-
-  private included(node: Parameters<typeof getDirectiveValues>[1]): boolean {
-    const variables = this.info.variableValues;
-    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
-    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
-  }
-}
-
-/** The part of `_entities { … }` that applies to `typeName`: its own fields and fragments on that type. */
-function onType(set: SelectionSetNode | undefined, typeName: string, info: GraphQLResolveInfo): SelectionSetNode {
-  const selections = (set?.selections ?? []).filter((s) => {
-    if (s.kind === Kind.INLINE_FRAGMENT) return !s.typeCondition || s.typeCondition.name.value === typeName;
-    if (s.kind === Kind.FRAGMENT_SPREAD) return info.fragments[s.name.value]?.typeCondition.name.value === typeName;
-    return true;
-  });
-  return { kind: Kind.SELECTION_SET, selections };
 }
 
 /** Whether selecting `field` of a partial title needs the whole record. */
@@ -221,7 +203,7 @@ function needsLookup(field: string, known: ReadonlySet<string>): boolean {
 
 /** The same estimate before execution, for the per-operation upstream-request budget. */
 export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
-  omdb: new Estimate(op as unknown as GraphQLResolveInfo, omdbClient(services)).operation(op.operation),
+  omdb: new Estimate(op as unknown as GraphQLResolveInfo, services.clients.omdb).operation(op.operation),
 });
 
 /** How many OMDb requests the operation of `info` can need, leaving out what this replica's cache answers. */
@@ -256,26 +238,31 @@ interface Decision {
   remaining: number;
 }
 
-const DECISIONS = {};
+const DECISION = { key: 'the OMDb quota decision of this operation' };
 
-/** Throws UPSTREAM_QUOTA_EXHAUSTED when the operation can need more OMDb requests than remain today. */
-export async function admitOmdbOperation(ctx: GatewayContext, info: GraphQLResolveInfo): Promise<void> {
-  const decisions = perRequest(ctx, DECISIONS, () => new WeakMap<OperationDefinitionNode, Promise<Decision>>());
-  const client = omdbClient(ctx.services);
-  let decision = decisions.get(info.operation);
-  if (!decision) {
-    decision = decide(ctx, info, client);
-    decisions.set(info.operation, decision);
-  }
-  const { refused, remaining } = await decision;
-  if (refused) throw client.quotaExhausted(remaining, refused, 'this operation');
+/**
+ * Decides, before execution, whether the operation may spend OMDb quota (the operation pipeline's titles-quota
+ * rule calls it on every transport): `needed` is the budget's estimate when it made one. A refusal is kept in the
+ * context and reported by each OMDb field ({@link refuseIfOverQuota}), so the operation's other domains still answer.
+ * Returns a promise only when the operation needs OMDb requests at all.
+ */
+export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, needed: number | undefined): Promise<void> | undefined {
+  const client = ctx.services.clients.omdb;
+  const info = shape as unknown as GraphQLResolveInfo;
+  const estimate = needed ?? estimateOmdbRequests(info, client);
+  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
+  if (estimate === 0) return undefined;
+  return decide(ctx, info, client, estimate).then((decision) => void perRequest(ctx, DECISION, () => decision));
 }
 
-async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient): Promise<Decision> {
-  // The upstream-request budget estimated this operation before execution: the same walk, so reuse it.
-  let needed = rememberedEstimate(ctx, info.operation, 'omdb') ?? estimateOmdbRequests(info, client);
-  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
-  if (needed === 0) return { refused: 0, remaining: 0 };
+/** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
+export function refuseIfOverQuota(ctx: GatewayContext): void {
+  const decision = ctx.loaders.get(DECISION) as Decision | undefined;
+  if (decision?.refused) throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
+}
+
+async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
+  let needed = estimate;
   const remaining = await client.quota.remaining();
   // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
   if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../../runtime/context.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
 import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';
-import { admitOmdbOperation, SEARCH_PAGE_SIZE } from './quotaGuard.js';
+import { refuseIfOverQuota, SEARCH_PAGE_SIZE } from './quotaGuard.js';
 
 /** A field of a title: from what the parent already knows, else from its looked-up record. */
 async function known<K extends keyof TitleRecord>(ref: TitleRef, key: K, ctx: GatewayContext): Promise<TitleRecord[K]> {
@@ -19,21 +19,21 @@ const field =
 
 const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
 
-/** Arguments are checked first (bad input costs no request), then the operation's quota estimate. */
-async function admit<T>(ctx: GatewayContext, info: GraphQLResolveInfo, parse: () => T): Promise<T> {
+/** Arguments are checked first (bad input costs no request), then the quota decision made before execution. */
+function admit<T>(ctx: GatewayContext, parse: () => T): T {
   const parsed = parse();
-  await admitOmdbOperation(ctx, info);
+  refuseIfOverQuota(ctx);
   return parsed;
 }
 
 export const titleResolvers: Resolvers = {
   Query: {
     async title(_root, args, ctx, info) {
-      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery(args)));
+      const record = await lookupTitle(ctx, admit(ctx, () => titleQuery(args)));
       return record && asRef(record);
     },
     async searchTitles(_root, args, ctx, info) {
-      return searchPage(ctx, await admit(ctx, info, () => searchQuery(args)));
+      return searchPage(ctx, admit(ctx, () => searchQuery(args)));
     },
   },
   TitleSearchPage: {
@@ -44,7 +44,7 @@ export const titleResolvers: Resolvers = {
     // An entity reference is looked up like `title(imdbId:)`: one request per distinct id, cached, inside the quota
     // guard; an id OMDb does not know is null.
     async __resolveReference(ref, ctx, info) {
-      const record = await lookupTitle(ctx, await admit(ctx, info, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
+      const record = await lookupTitle(ctx, admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
       return record && asRef(record);
     },
     imdbId: (ref) => ref.imdbId,

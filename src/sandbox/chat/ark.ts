@@ -3,7 +3,7 @@ import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
 import { describe, type Problem } from './request.js';
 
-/** Ark error types: the HTTP status family each code belongs to (upstreams.md §3.2). */
+/** Ark error types: the HTTP status family each code belongs to (docs/upstreams.md §3.2). */
 enum ArkType {
   BadRequest = 'BadRequest',
   Unauthorized = 'Unauthorized',

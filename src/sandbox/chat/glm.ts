@@ -4,7 +4,7 @@ import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
 import { describe, type Problem } from './request.js';
 
-/** Zhipu BigModel business codes (upstreams.md §3.1); the HTTP status goes with the code. */
+/** Zhipu BigModel business codes (docs/upstreams.md §3.1); the HTTP status goes with the code. */
 enum GlmCode {
   NoAuthHeader = '1001',
   BadToken = '1002',

@@ -1,5 +1,5 @@
 /**
- * The four chat-completion emulators: glm (P), ark (Q), deepseek (R), moonshot (S), as upstreams.md §3 describes them.
+ * The four chat-completion emulators: glm (P), ark (Q), deepseek (R), moonshot (S), as docs/upstreams.md §3 describes them.
  *
  * Layout: one OpenAI-style core — `request.ts` (parse and shared checks), `generator.ts` (deterministic tokens),
  * `response.ts` (bodies and chunk sequences), `wire.ts` (paced SSE and JSON writes), `rateWindow.ts`, `emulator.ts`

@@ -1,4 +1,4 @@
-/** Ids of the four chat providers the sandbox emulates (CONTRACT.md §3). */
+/** Ids of the four chat providers the sandbox emulates (README.md, "Chat"). */
 export type ChatProviderName = 'glm' | 'ark' | 'deepseek' | 'moonshot';
 
 export const CHAT_PROVIDER_NAMES: readonly ChatProviderName[] = ['glm', 'ark', 'deepseek', 'moonshot'];

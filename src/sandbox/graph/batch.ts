@@ -23,7 +23,7 @@ interface ItemResponse {
   body?: unknown;
 }
 
-/** Validates the whole batch first: any bad item fails the batch with 400 (upstreams.md 1.8). */
+/** Validates the whole batch first: any bad item fails the batch with 400 (docs/upstreams.md 1.8). */
 function parseBatch(body: unknown): BatchItem[] {
   const requests = (body as { requests?: unknown } | null)?.requests;
   if (!Array.isArray(requests)) throw badRequest('Invalid batch payload format: the body must be {"requests": [...]}.');

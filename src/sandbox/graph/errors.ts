@@ -1,6 +1,6 @@
 import type { GraphResponse, RequestIds } from './response.js';
 
-/** Error codes the emulator puts in `error.code` (upstreams.md 1.9). */
+/** Error codes the emulator puts in `error.code` (docs/upstreams.md 1.9). */
 export enum GraphErrorCode {
   BadRequest = 'BadRequest',
   InvalidAuthenticationToken = 'InvalidAuthenticationToken',

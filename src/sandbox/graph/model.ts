@@ -1,6 +1,6 @@
 import { badRequest } from './errors.js';
 
-/** Enum members, PascalCase as every v1.0 response example shows them (upstreams.md 1.3). */
+/** Enum members, PascalCase as every v1.0 response example shows them (docs/upstreams.md 1.3). */
 export const SERVICE_HEALTH_STATUS = [
   'ServiceOperational', 'Investigating', 'RestoringService', 'VerifyingService', 'ServiceRestored',
   'PostIncidentReviewPublished', 'ServiceDegradation', 'ServiceInterruption', 'ExtendedRecovery', 'FalsePositive',

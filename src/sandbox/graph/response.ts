@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
-/** The content type Graph answers JSON with (upstreams.md 1.11). */
+/** The content type Graph answers JSON with (docs/upstreams.md 1.11). */
 export const ODATA_JSON = 'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8';
 
 /** One response as the handlers produce it, written to the socket or embedded in a `$batch` answer. */

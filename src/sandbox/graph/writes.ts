@@ -1,7 +1,7 @@
 import { badRequest, GraphError, GraphErrorCode } from './errors.js';
 import { CLASSIFICATION, enumMember, ORIGIN, POST_TYPE, SERVICE_HEALTH_STATUS, type EntityType } from './model.js';
 
-/** Applies `If-Match`: absent or `*` passes; a stale tag is 412, an unquoted one 400 (upstreams.md 1.7). */
+/** Applies `If-Match`: absent or `*` passes; a stale tag is 412, an unquoted one 400 (docs/upstreams.md 1.7). */
 export function checkIfMatch(header: string | undefined, etag: string): void {
   if (header === undefined) return;
   const value = header.trim();

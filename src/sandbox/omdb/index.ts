@@ -1,5 +1,5 @@
 /**
- * The OMDb API emulator: `GET /omdb/?apikey=sandbox&...` answers as www.omdbapi.com does (upstreams.md section 2).
+ * The OMDb API emulator: `GET /omdb/?apikey=sandbox&...` answers as www.omdbapi.com does (docs/upstreams.md section 2).
  * Parameters are resolved in `query.ts`, rendered in `render.ts`; this file owns the key, the daily quota and the
  * HTTP envelope (JSON, `r=xml`, `callback=` JSONP).
  */
@@ -11,7 +11,7 @@ import { answer, OmdbError, type Answer } from './query.js';
 import { toJson, toXml } from './render.js';
 import { seedTitles } from './seed.js';
 
-/** The one key the sandbox accepts (CONTRACT.md section 4). */
+/** The one key the sandbox accepts (README.md, "Go live": the sandbox's credentials). */
 export const SANDBOX_API_KEY = 'sandbox';
 
 /** JSONP names we echo into JavaScript: dotted identifiers only, so a callback cannot inject code. */

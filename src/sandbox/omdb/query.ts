@@ -2,7 +2,7 @@
  * What OMDb answers to one query string, as data: a title, a season list, a search page or an error. Rendering to
  * JSON, XML or JSONP happens in `render.ts`; keys and quota in `index.ts`.
  *
- * Where the real service's behaviour is not documented (upstreams.md 2.1–2.4), these are the choices made:
+ * Where the real service's behaviour is not documented (docs/upstreams.md 2.1–2.4), these are the choices made:
  * - `i` wins over `t`, and `t` over `s`; with none of them OMDb answers "Incorrect IMDb ID." (as the real one does).
  *   An empty parameter (`s=`) counts as absent.
  * - `type` and `y` narrow `t` and `s`, never `i`. An unknown `type` (e.g. `game`) matches nothing; a `y` that is not a

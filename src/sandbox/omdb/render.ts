@@ -1,6 +1,6 @@
 /**
  * An {@link Answer} in OMDb's wire forms. JSON keys follow the real service's order, which clients that compare
- * bodies or print them depend on. The XML form follows captures of `r=xml` (upstreams.md 2.4 and client fixtures):
+ * bodies or print them depend on. The XML form follows captures of `r=xml` (docs/upstreams.md 2.4 and client fixtures):
  * attributes named like the JSON keys with a lower-case first letter, `Ratings`, `DVD`, `BoxOffice`, `Production`
  * and `Website` left out as in those captures. The XML of a season list is not documented anywhere [?]; it mirrors
  * the search form.

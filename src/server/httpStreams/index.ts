@@ -1,8 +1,6 @@
-import { execute, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runInTrace } from '../../observability/tracing.js';
-import { compiledSubscribe } from '../execution.js';
-import type { GatedOperation, OperationGate } from '../operationGate.js';
+import type { OperationPipeline } from '../../pipeline/index.js';
 import { acceptsMultipartSubscription, createMultipartHandler } from './multipart.js';
 import { crossSiteRefusal } from './preflight.js';
 import { createSseHandler, isSseRequest } from './sse.js';
@@ -10,7 +8,7 @@ import { createSseHandler, isSseRequest } from './sse.js';
 /** Options of {@link createHttpStreams}. */
 export interface HttpStreamsOptions {
   schema: GraphQLSchema;
-  gate: OperationGate;
+  pipeline: OperationPipeline;
   /** Interval of the multipart protocol's `{}` heartbeat parts. @default 5000 */
   heartbeatMs?: number;
 }
@@ -24,31 +22,18 @@ export function createHttpStreams(options: HttpStreamsOptions): {
   handles(req: IncomingMessage): boolean;
   serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
 } {
-  const compiled = compiledSubscribe(options.schema);
-  const run = (op: GatedOperation, variables: Record<string, unknown> | null | undefined, operationName: string | null | undefined) =>
-    runInTrace(op.trace, () => {
-      const args = { schema: options.schema, document: op.document, contextValue: op.context, variableValues: variables, operationName };
-      return op.type === 'subscription' ? compiled(args) : (execute(args) as Promise<ExecutionResult> | ExecutionResult);
-    });
-  const sse = createSseHandler({ ...options, run });
-  const multipart = createMultipartHandler({ ...options, heartbeatMs: options.heartbeatMs ?? 5000, run });
+  const sse = createSseHandler(options);
+  const multipart = createMultipartHandler({ ...options, heartbeatMs: options.heartbeatMs ?? 5000 });
   return {
     handles: (req) => isSseRequest(req) || acceptsMultipartSubscription(req),
     async serve(req, res, requestId) {
       const refusal = crossSiteRefusal(req);
       if (refusal) {
         res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ errors: [refusal] }));
+        res.end(JSON.stringify({ errors: options.pipeline.format([refusal]) }));
         return;
       }
       return isSseRequest(req) ? sse(req, res, requestId) : multipart(req, res, requestId);
     },
   };
 }
-
-/** Executes an admitted operation with its span active: a stream for a subscription, one result otherwise. */
-export type RunOperation = (
-  op: GatedOperation,
-  variables: Record<string, unknown> | null | undefined,
-  operationName: string | null | undefined,
-) => ReturnType<typeof subscribe> | Promise<ExecutionResult> | ExecutionResult;

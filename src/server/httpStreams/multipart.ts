@@ -1,9 +1,9 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OperationGate, OperationPayload } from '../operationGate.js';
+import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors.js';
+import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { drained } from './drained.js';
-import type { RunOperation } from './index.js';
 
 const BOUNDARY = 'graphql';
 
@@ -19,18 +19,18 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
  * error — closed by the final boundary. Request errors (limits, validation, budget) are answered before the stream
  * as a GraphQL-over-HTTP JSON response, as for any other operation.
  */
-export function createMultipartHandler(options: { schema: GraphQLSchema; gate: OperationGate; heartbeatMs: number; run: RunOperation }) {
-  const { gate, run } = options;
+export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; heartbeatMs: number }) {
+  const { pipeline } = options;
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
-    if ('refused' in payload) return sendErrors(req, res, payload.status, [payload.refused]);
-    const admitted = gate.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
-    if (Array.isArray(admitted)) return sendErrors(req, res, 400, gate.format(undefined, admitted));
+    if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
+    const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
+    if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {
-      op.errorCodes.add('BAD_USER_INPUT');
-      gate.finish(op);
-      return sendErrors(req, res, 405, [{ message: 'Mutations are not run over GET: send them with POST.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }]);
+      op.errorCodes.add(ErrorCode.BadUserInput);
+      pipeline.finish(op);
+      return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
     }
 
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
@@ -42,7 +42,7 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; gate: O
     res.once('close', onClose);
     const heartbeat = setInterval(() => void writePart(res, {}), options.heartbeatMs);
     try {
-      const result = await run(op, payload.variables, payload.operationName);
+      const result = await pipeline.run(op);
       if (Symbol.asyncIterator in result) {
         iterator = result[Symbol.asyncIterator]();
         for (;;) {
@@ -54,24 +54,22 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; gate: O
         await writePart(res, { payload: withFormattedErrors(result) });
       }
     } catch (error) {
-      await writePart(res, { payload: null, errors: gate.format(op, [{ message: (error as Error)?.message ?? 'stream failed' }]) });
+      await writePart(res, { payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
       if (!res.destroyed) res.end(`\r\n--${BOUNDARY}--\r\n`);
-      gate.finish(op);
+      pipeline.finish(op);
     }
 
     function withFormattedErrors(result: ExecutionResult) {
-      return result.errors?.length ? { ...result, errors: gate.format(op, result.errors) } : result;
+      return pipeline.formatted(op, result);
     }
   };
 }
 
-type Refusal = { refused: { message: string; extensions: Record<string, unknown> }; status: number };
-
-async function readPayload(req: IncomingMessage): Promise<OperationPayload | Refusal> {
-  const bad = (message: string, status = 400): Refusal => ({ refused: { message, extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }, status });
+async function readPayload(req: IncomingMessage): Promise<OperationPayload | GatewayError> {
+  const bad = badRequest;
   if (req.method === 'GET') {
     const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     try {

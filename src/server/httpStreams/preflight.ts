@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { badRequest, type GatewayError } from '../../errors.js';
 
 /** Content types a browser sends cross-site without asking first (a "simple" request). */
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
@@ -10,14 +11,12 @@ const PREFLIGHT_HEADERS = ['apollo-require-preflight', 'x-apollo-operation-name'
  * preflighted. Otherwise any page could open a costly chat stream with the visitor's cookies or network position,
  * since a simple request is sent before CORS is consulted. GET needs a preflight header, POST a JSON content type.
  */
-export function crossSiteRefusal(req: IncomingMessage): { message: string; extensions: Record<string, unknown> } | undefined {
+export function crossSiteRefusal(req: IncomingMessage): GatewayError | undefined {
   if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') return undefined;
   if (PREFLIGHT_HEADERS.some((h) => req.headers[h])) return undefined;
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type && !SIMPLE_TYPES.has(type)) return undefined;
-  return {
-    message:
-      'This request has been blocked as a potential Cross-Site Request Forgery (CSRF): send it with `content-type: application/json`, or add an `apollo-require-preflight: true` header.',
-    extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' },
-  };
+  return badRequest(
+    'This request has been blocked as a potential Cross-Site Request Forgery (CSRF): send it with `content-type: application/json`, or add an `apollo-require-preflight: true` header.',
+  );
 }

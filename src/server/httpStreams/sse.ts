@@ -1,11 +1,11 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler, type RequestParams } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest, ErrorCode } from '../../errors.js';
+import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
 import type { GatewayContext } from '../../runtime/context.js';
-import type { GatedOperation, OperationGate } from '../operationGate.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { drained } from './drained.js';
-import type { RunOperation } from './index.js';
 
 const EVENT_STREAM = 'text/event-stream';
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -24,48 +24,48 @@ interface RequestContext {
 
 /**
  * The graphql-sse handler (both its distinct-connections and single-connection modes) with the gateway's rules:
- * every operation passes the {@link OperationGate}, and a distinct stream whose client goes away aborts its upstream
+ * every operation passes the operation pipeline, and a distinct stream whose client goes away aborts its upstream
  * requests at once.
  */
-export function createSseHandler(options: { schema: GraphQLSchema; gate: OperationGate; run: RunOperation }) {
-  const { gate, run } = options;
-  const operations = new WeakMap<IncomingMessage, GatedOperation>();
+export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline }) {
+  const { pipeline } = options;
+  const operations = new WeakMap<IncomingMessage, AdmittedOperation>();
   const handler = createHandler<IncomingMessage, RequestContext, (GatewayContext & Record<PropertyKey, unknown>) | undefined>({
     schema: options.schema,
-    // The gate validated the document with the gateway's limit rules already.
+    // The pipeline validated the document with the gateway's limit rules already.
     validate: () => [],
     async onSubscribe(req, params: RequestParams) {
       const raw = req.raw;
-      const admitted = gate.admit(params, {
+      const admitted = await pipeline.admit(params, {
         requestId: req.context.requestId,
         transport: 'sse',
         authorization: raw.headers.authorization,
         trace: raw.headers,
       });
-      if (Array.isArray(admitted)) return single({ errors: gate.format(undefined, admitted) });
+      if (Array.isArray(admitted)) return single({ errors: pipeline.format(admitted) });
       operations.set(raw, admitted);
       if (admitted.type === 'mutation' && req.method === 'GET') {
-        admitted.errorCodes.add('BAD_USER_INPUT');
-        return single({ errors: [{ message: 'Mutations are not run over GET: send them with POST.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }] });
+        admitted.errorCodes.add(ErrorCode.BadUserInput);
+        return single({ errors: pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]) });
       }
       // In distinct-connections mode this response is the stream: its end is the client leaving.
       if (req.headers.get('accept') === EVENT_STREAM) {
         req.context.res.once('close', () => admitted.controller.abort());
       }
-      const result = await run(admitted, params.variables, params.operationName);
+      const result = await pipeline.run(admitted);
       return Symbol.asyncIterator in result ? result : single(result);
     },
     context: (req) => operations.get(req.raw)?.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
     onNext(_ctx, req, result) {
       const op = operations.get(req.raw);
       if (!op || !result.errors?.length) return;
-      return { ...result, errors: gate.format(op, result.errors) } as unknown as ExecutionResult;
+      return pipeline.formatted(op, result as ExecutionResult) as unknown as ExecutionResult;
     },
     onComplete(_ctx, req) {
       const op = operations.get(req.raw);
       if (!op) return;
       operations.delete(req.raw);
-      gate.finish(op);
+      pipeline.finish(op);
     },
   });
 
@@ -75,7 +75,7 @@ export function createSseHandler(options: { schema: GraphQLSchema; gate: Operati
       const raw = await readBody(req, MAX_BODY_BYTES);
       if (raw === undefined) {
         res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ errors: [{ message: `Request body larger than ${MAX_BODY_BYTES} bytes`, extensions: { code: 'BAD_USER_INPUT' } }] }));
+        res.end(JSON.stringify({ errors: pipeline.format([badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413)]) }));
         return;
       }
       body = raw.toString('utf8');

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
-import { shared, type GatewayServices } from '../../runtime/context.js';
+import type { UpstreamClientServices } from '../../runtime/context.js';
 import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
 import { UpstreamHttp } from '../http/client.js';
@@ -180,11 +180,9 @@ export class ChatClient {
   }
 }
 
-const CLIENTS = { key: 'chat clients' };
-
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
-export function chatClients(services: GatewayServices): ReadonlyMap<string, ChatClient> {
-  return shared(services, CLIENTS, (s) => {
+export function createChatClients(s: UpstreamClientServices): ReadonlyMap<string, ChatClient> {
+  {
     const clients = new Map<string, ChatClient>();
     for (const config of s.config.chat) {
       const http = new UpstreamHttp({
@@ -207,5 +205,5 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
       clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config)));
     }
     return clients;
-  });
+  }
 }

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../errors.js';
 import type { ChatProviderSpec } from './provider.js';
 
-/** GLM business codes by meaning (upstreams.md 3.1); the HTTP status alone would call arrears a rate limit. */
+/** GLM business codes by meaning (docs/upstreams.md 3.1); the HTTP status alone would call arrears a rate limit. */
 function classify(code: number): ErrorCode | undefined {
   if (code >= 1000 && code <= 1005) return ErrorCode.UpstreamError; // the gateway's key
   if (code === 1113) return ErrorCode.UpstreamQuotaExhausted; // arrears, no balance

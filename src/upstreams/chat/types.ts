@@ -1,6 +1,6 @@
 /**
  * Provider-neutral chat-completion shapes: what the domain hands an adapter, and what every adapter gives back,
- * whatever its wire format (upstreams.md section 3).
+ * whatever its wire format (docs/upstreams.md section 3).
  */
 
 export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';

@@ -2,7 +2,7 @@ import type { ChatModelSpec, ChatProviderSpec, UpstreamErrorBody } from './provi
 import type { ChatChoice, ChatCompletion, ChatDelta, ChatMessage, ChatRequest, ChatRole, ChatUsage, FinishReason } from './types.js';
 
 /**
- * The OpenAI-style wire format every provider starts from (upstreams.md 3.0): the request body, and the mapping
+ * The OpenAI-style wire format every provider starts from (docs/upstreams.md 3.0): the request body, and the mapping
  * from response bodies, stream chunks and error envelopes to the neutral shapes of `types.ts`.
  */
 

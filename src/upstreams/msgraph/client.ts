@@ -1,7 +1,6 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
-import type { GatewayServices } from '../../runtime/context.js';
-import { shared } from '../../runtime/context.js';
+import type { UpstreamClientServices } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
@@ -9,7 +8,7 @@ import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
 
-/** Graph accepts at most this many requests in one JSON batch (upstreams.md 1.8). */
+/** Graph accepts at most this many requests in one JSON batch (docs/upstreams.md 1.8). */
 export const MAX_BATCH_SIZE = 20;
 
 /** What one upstream call needs from its caller. */
@@ -191,10 +190,8 @@ function lowerCase(headers: Record<string, string>): Headers {
 }
 
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
-export function graphClient(services: GatewayServices): GraphClient {
-  return shared(services, GraphClient, (s) => {
-    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
-    s.onClose.push(() => http.close());
-    return new GraphClient(http, s.config.graph, s.state);
-  });
+export function createGraphClient(s: UpstreamClientServices): GraphClient {
+  const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
+  s.onClose.push(() => http.close());
+  return new GraphClient(http, s.config.graph, s.state);
 }

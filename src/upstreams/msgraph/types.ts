@@ -1,4 +1,4 @@
-/** Upstream shapes of Graph service communications (upstreams.md 1.2), as the JSON arrives. */
+/** Upstream shapes of Graph service communications (docs/upstreams.md 1.2), as the JSON arrives. */
 
 export interface RawKeyValuePair {
   name: string;
@@ -76,7 +76,7 @@ export interface RawCollection<T> {
 /** The open singletons (`admin`, `serviceAnnouncement`): annotations plus whatever primitives were stored. */
 export type RawSingleton = Record<string, unknown> & { '@odata.etag'?: string };
 
-/** Graph's error envelope (upstreams.md 1.9); `innerError` and `innererror` both occur. */
+/** Graph's error envelope (docs/upstreams.md 1.9); `innerError` and `innererror` both occur. */
 export interface RawGraphError {
   error?: {
     code?: string;

@@ -1,4 +1,4 @@
-/** OMDb's wire shapes (upstreams.md section 2): every value a string, "N/A" where missing, except `Ratings`. */
+/** OMDb's wire shapes (docs/upstreams.md section 2): every value a string, "N/A" where missing, except `Ratings`. */
 
 export interface OmdbRatingJson {
   Source: string;

@@ -78,7 +78,7 @@ export function fromCheckpoint(saved: PollCheckpoint): { health: HealthSnapshot;
   };
 }
 
-// Graph's enum casing is uncertain (upstreams.md 1.3): a change of case alone is no change.
+// Graph's enum casing is uncertain (docs/upstreams.md 1.3): a change of case alone is no change.
 const same = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
 
 /**

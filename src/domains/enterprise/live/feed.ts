@@ -1,6 +1,5 @@
 import { createContext, shared, type GatewayContext, type GatewayServices } from '../../../runtime/context.js';
 import { eventStream, type EventSink } from '../../../subscriptions/eventStream.js';
-import { graphClient } from '../../../upstreams/msgraph/client.js';
 import { EnterpriseSession } from '../session.js';
 import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
@@ -79,7 +78,7 @@ export class LiveHealth {
     const state = options.state ?? services.state;
     const intervalMs = services.config.graph.pollIntervalMs;
     this.bus = state.channel<ChangeBatch>('live-health');
-    const client = graphClient(services);
+    const client = services.clients.graph;
     const source = new LiveSource(client, async (signal) => ({ authorization: await client.authorization(undefined), signal, requestId: 'live-health-poll' }));
     this.poller = new LivePoller({
       intervalMs,

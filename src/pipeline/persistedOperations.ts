@@ -2,6 +2,36 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
 import { ConfigError } from '../config/env.js';
+import { ErrorCode, ErrorReason } from '../errors.js';
+import type { OperationPayload, PipelineRule } from './operation.js';
+
+/**
+ * Only the manifest's operations run: a payload's id (or full text) becomes the listed document, and the id's
+ * carriers (`documentId`, `extensions.persistedQuery`) are dropped so nothing downstream tries to resolve it again.
+ */
+export function persistedOperationsRule(manifest: PersistedOperations): PipelineRule {
+  return {
+    name: 'persistedOperations',
+    prepare(payload) {
+      const extensions = typeof payload.extensions === 'string' ? safeJson(payload.extensions) : payload.extensions;
+      const resolved = manifest.resolve({ ...payload, extensions } as never);
+      if (typeof resolved !== 'string') return resolved;
+      const { documentId: _id, extensions: _ext, ...rest } = payload;
+      const { persistedQuery: _pq, ...otherExtensions } = (extensions ?? {}) as Record<string, unknown>;
+      const result: OperationPayload = { ...rest, query: resolved };
+      if (Object.keys(otherExtensions).length) result.extensions = otherExtensions;
+      return result;
+    },
+  };
+}
+
+function safeJson(text: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Trusted documents (PERSISTED_OPERATIONS_FILE): only operations listed in the manifest run. Clients send the
@@ -55,6 +85,6 @@ function sha256(text: string): string {
 
 function notAllowed(message: string): GraphQLError {
   return new GraphQLError(`${message} Add it to the manifest at build time (PERSISTED_OPERATIONS_FILE).`, {
-    extensions: { code: 'FORBIDDEN', reason: 'PERSISTED_QUERY_NOT_FOUND' },
+    extensions: { code: ErrorCode.Forbidden, reason: ErrorReason.PersistedQueryNotFound, http: { status: 403 } },
   });
 }

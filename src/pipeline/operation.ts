@@ -1,0 +1,64 @@
+import type { DocumentNode, GraphQLError, OperationDefinitionNode } from 'graphql';
+import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
+import type { GatewayContext } from '../runtime/context.js';
+
+/** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
+export interface OperationPayload {
+  query?: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  extensions?: Record<string, unknown> | null;
+  documentId?: string;
+}
+
+/** Who sent an operation, and over what. */
+export interface OperationInit {
+  requestId: string;
+  transport: Transport;
+  /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
+  authorization?: string;
+  /** W3C trace context of the caller (headers, `connectionParams` or the operation's `extensions`). */
+  trace?: TraceCarrier;
+}
+
+/** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */
+export interface Operation {
+  readonly transport: Transport;
+  readonly context: GatewayContext;
+  /** Aborting it aborts the operation's upstream requests. */
+  readonly controller: AbortController;
+  readonly started: number;
+  /** Known once the document is parsed and validated. */
+  document?: DocumentNode;
+  operation?: OperationDefinitionNode;
+  variables?: Record<string, unknown>;
+  /** The operation's name as the client chose it (capped before it reaches a log line or a metric). */
+  name: string | null;
+  /** `query`, `mutation`, `subscription`, or `unknown` until resolved. */
+  type: string;
+  trace?: OperationTrace;
+  readonly errorCodes: Set<string>;
+  finished: boolean;
+}
+
+/** An operation whose document passed parsing, validation and every admission rule. */
+export type AdmittedOperation = Operation & { document: DocumentNode; operation: OperationDefinitionNode };
+
+/** An error refusing the operation, or nothing. */
+export type Refusal = GraphQLError | undefined;
+
+/**
+ * One concern of the pipeline. Each stage is optional; the pipeline calls the rules in their list order, so one more
+ * rule (a cap per client, a cache) is one more module in that list.
+ */
+export interface PipelineRule {
+  readonly name: string;
+  /** Before parsing, on the payload as sent: may replace it (a persisted operation's id becomes its document). */
+  prepare?(payload: OperationPayload): OperationPayload | GraphQLError;
+  /** When the operation starts, before its document is known (HTTP starts it before Apollo parses). */
+  begin?(op: Operation, init: OperationInit): void;
+  /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */
+  admit?(op: AdmittedOperation): Refusal | Promise<Refusal>;
+  /** When the operation ends, whatever its outcome: once per operation. */
+  finish?(op: Operation): void;
+}

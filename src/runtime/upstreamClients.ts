@@ -1,0 +1,21 @@
+import { createOmdbClient } from '../domains/titles/loaders.js';
+import { createChatClients, type ChatClient } from '../upstreams/chat/client.js';
+import { createGraphClient, type GraphClient } from '../upstreams/msgraph/client.js';
+import type { OmdbClient } from '../upstreams/omdb/client.js';
+import type { UpstreamClientServices } from './context.js';
+
+/** Every upstream client of one gateway: one connection pool, limiter and token store each. */
+export interface UpstreamClients {
+  graph: GraphClient;
+  omdb: OmdbClient;
+  /** By provider id, one per configured chat provider. */
+  chat: ReadonlyMap<string, ChatClient>;
+}
+
+/**
+ * Builds every upstream client once, at start-up, so a misconfiguration fails there rather than on the first request
+ * that needs the upstream, and a test can build them without a server. Each registers its cleanup in `onClose`.
+ */
+export function createUpstreamClients(services: UpstreamClientServices): UpstreamClients {
+  return { graph: createGraphClient(services), omdb: createOmdbClient(services), chat: createChatClients(services) };
+}

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import type { TestGateway } from '../support/gateway.js';
+import type { AfterFirst, ConformanceRequest, Outcome, TransportRunner } from './transports.js';
+
+/** Which transports a case runs on. */
+export type Carriers = (runner: TransportRunner) => boolean;
+/** Transports that stream subscriptions (plain HTTP does not). */
+const streaming: Carriers = (r) => r.streams;
+/** Transports that run mutations (GraphQL over HTTP refuses them over GET). */
+const mutating: Carriers = (r) => r.name !== 'http GET';
+
+/**
+ * One row of the conformance table: a gateway configuration, an operation, and what every transport's client must
+ * see, with the exact upstream requests it may cost. Adding a rule or a behaviour to check is adding a row.
+ */
+export interface ConformanceCase {
+  name: string;
+  /** Gateway environment on top of the test defaults. */
+  env?: Record<string, string>;
+  /** Sandbox settings (e.g. `chatTokenDelayMs`). */
+  sandbox?: Record<string, unknown>;
+  /** @default every transport */
+  carriers?: Carriers;
+  /** A fresh gateway for each transport (a case that closes it). @default false */
+  fresh?: boolean;
+  /** Runs before each transport's request (sandbox faults, warm-up). */
+  setup?(t: TestGateway): void | Promise<void>;
+  request: ConformanceRequest;
+  /** Called once the first result arrived (cancel, shut down); `t` is the gateway serving the request. */
+  afterFirst?(t: TestGateway): AfterFirst;
+  /** What every transport must see. */
+  expect: {
+    /** `extensions.code` of the first error, or undefined for none. */
+    code?: string;
+    /** Further fields of the first error's extensions. */
+    extensions?: Record<string, unknown>;
+    /** Text the first error's message must contain / must not contain. */
+    message?: { includes?: string; excludes?: string };
+    /** Upstream requests by upstream id, exactly (an absent upstream: none). */
+    upstreams: Record<string, number>;
+    /** Further checks on the outcome (results received, how the stream ended) and the gateway afterwards. */
+    check?(outcome: Outcome, t: TestGateway): void | Promise<void>;
+  };
+}
+
+const CHAT_STREAM = 'subscription($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
+const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
+const LISTED = '{ upstreams { id } }';
+const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
+/** A manifest of one operation, for the persisted-only rows. */
+export const MANIFEST = { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: LISTED_ID, name: 'Upstreams', type: 'query', body: LISTED }] };
+/** Three distinct OMDb lookups: three upstream requests. */
+const THREE_TITLES = '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }';
+/** What an upstream's error page may carry that must never reach a client in production. */
+const UPSTREAM_SECRET = '<html><body>internal-db-7.corp.example: stack trace</body></html>';
+
+export function conformanceCases(manifestFile: string): ConformanceCase[] {
+  return [
+    {
+      name: 'an operation within every rule runs, with no upstream request for gateway-only fields',
+      request: { query: LISTED },
+      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+    },
+    {
+      name: 'a document larger than GATEWAY_MAX_DOCUMENT_BYTES is refused before parsing',
+      env: { GATEWAY_MAX_DOCUMENT_BYTES: '200' },
+      request: { query: `{ upstreams { id } } # ${'x'.repeat(300)}` },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'GATEWAY_MAX_DOCUMENT_BYTES', max: 200 }, upstreams: {} },
+    },
+    {
+      name: 'an operation deeper than GATEWAY_MAX_DEPTH is refused',
+      env: { GATEWAY_MAX_DEPTH: '2' },
+      request: { query: '{ title(imdbId: "tt0078346") { series { series { title } } } }' },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'GATEWAY_MAX_DEPTH' }, upstreams: {} },
+    },
+    {
+      name: 'persisted-only mode refuses a document outside the manifest',
+      env: { PERSISTED_OPERATIONS_FILE: manifestFile },
+      request: { query: '{ upstreams { id mode } }' },
+      expect: { code: 'FORBIDDEN', extensions: { reason: 'PERSISTED_QUERY_NOT_FOUND' }, upstreams: {} },
+    },
+    {
+      name: 'persisted-only mode runs a listed operation sent as its text',
+      env: { PERSISTED_OPERATIONS_FILE: manifestFile },
+      request: { query: LISTED },
+      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+    },
+    {
+      // graphql-ws and graphql-sse require `query` in their messages, so only HTTP carries an id alone.
+      name: 'persisted-only mode runs a listed operation sent by its id',
+      env: { PERSISTED_OPERATIONS_FILE: manifestFile },
+      carriers: (r) => r.name.startsWith('http') || r.name === 'multipart',
+      request: { extensions: { persistedQuery: { version: 1, sha256Hash: LISTED_ID } } },
+      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+    },
+    {
+      name: 'a missing API key is refused (graphql-ws: closed 4403 at connection_init)',
+      env: { GATEWAY_API_KEYS: 'conformance-key-1' },
+      request: { query: LISTED },
+      expect: { code: 'UNAUTHENTICATED', upstreams: {} },
+    },
+    {
+      name: 'a presented API key is let in',
+      env: { GATEWAY_API_KEYS: 'conformance-key-1' },
+      request: { query: LISTED, apiKey: 'conformance-key-1' },
+      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+    },
+    {
+      name: 'an operation over the upstream-request budget is refused before any request',
+      env: { GATEWAY_MAX_UPSTREAM_REQUESTS: '2' },
+      request: { query: THREE_TITLES },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 3, upstream: 'omdb' }, upstreams: {} },
+    },
+    {
+      name: 'an operation that could cross the OMDb daily quota is refused before any request',
+      env: { OMDB_DAILY_QUOTA: '2' },
+      request: { query: THREE_TITLES },
+      expect: { code: 'UPSTREAM_QUOTA_EXHAUSTED', extensions: { upstream: 'omdb' }, message: { includes: 'this operation can need 3' }, upstreams: {} },
+    },
+    {
+      name: "in production an upstream's error text reaches no client: a generic message naming upstream and status",
+      env: { NODE_ENV: 'production' },
+      carriers: mutating,
+      setup: (t) => void t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 400, body: { error: { message: UPSTREAM_SECRET, type: 'invalid_request_error' } } }),
+      request: { query: 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', variables: { input: CHAT_INPUT } },
+      expect: {
+        code: 'BAD_USER_INPUT',
+        extensions: { upstream: 'deepseek', status: 400 },
+        message: { includes: 'The deepseek service refused the request (HTTP 400)', excludes: 'internal-db-7' },
+        upstreams: { deepseek: 1 },
+        check: (o, t) => {
+          if (JSON.stringify(o.results).includes('internal-db-7')) throw new Error('the upstream text reached the client');
+          if (!t.logs.lines.some((l) => l.includes('upstream error masked') && l.includes('internal-db-7'))) throw new Error('the upstream text is not in the log');
+        },
+      },
+    },
+    {
+      name: 'a client that cancels a stream aborts its upstream request at once',
+      carriers: streaming,
+      sandbox: { chatTokenDelayMs: 30 },
+      request: { query: CHAT_STREAM, variables: { input: CHAT_INPUT } },
+      afterFirst: () => (control) => control.cancel(),
+      expect: {
+        upstreams: { deepseek: 1 },
+        check: async (_o, t) => {
+          if (!(await eventually(() => t.upstreamRequests('deepseek')[0]?.aborted === true))) throw new Error('the upstream stream was not aborted');
+        },
+      },
+    },
+    {
+      name: "on shutdown a running stream finishes within SHUTDOWN_GRACE_MS and ends with its protocol's completion; new operations are refused",
+      carriers: streaming,
+      fresh: true,
+      env: { SHUTDOWN_GRACE_MS: '5000' },
+      request: { query: 'subscription { serverTime(intervalMs: 30, count: 8) }' },
+      afterFirst: (t) => async () => {
+        void t.gateway.close();
+        await new Promise((r) => setTimeout(r, 20));
+        const refused = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: LISTED }) });
+        shutdownRefusals.push(refused.status);
+      },
+      expect: {
+        upstreams: {},
+        check: (o) => {
+          if (o.results.length !== 8) throw new Error(`expected all 8 events within the grace, got ${o.results.length}`);
+          if (o.end !== 'complete') throw new Error(`expected the protocol's completion, got ${o.end}`);
+          if (o.closeCode !== undefined && o.closeCode !== 1001 && o.closeCode !== 1000) throw new Error(`closed with ${o.closeCode}`);
+          if (shutdownRefusals.at(-1) !== 503) throw new Error(`a new operation while draining got ${shutdownRefusals.at(-1)}, not 503`);
+        },
+      },
+    },
+    {
+      name: "on shutdown a stream that outlives SHUTDOWN_GRACE_MS is ended at the grace, still with its protocol's completion",
+      carriers: streaming,
+      fresh: true,
+      env: { SHUTDOWN_GRACE_MS: '300' },
+      request: { query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' },
+      afterFirst: (t) => () => void t.gateway.close(),
+      expect: {
+        upstreams: {},
+        check: (o) => {
+          if (o.results.length >= 10000 || o.results.length < 2) throw new Error(`expected the stream cut at the grace, got ${o.results.length} events`);
+          if (o.end !== 'complete') throw new Error(`expected the protocol's completion, got ${o.end}`);
+        },
+      },
+    },
+  ];
+}
+
+/** Statuses of operations sent while a gateway drained, in order. */
+const shutdownRefusals: number[] = [];
+
+function expectData(o: Outcome, ok: (data: any) => boolean): void {
+  const first = o.results[0];
+  if (!first?.data || first.errors?.length || !ok(first.data)) throw new Error(`expected data, got ${JSON.stringify(o.results[0])?.slice(0, 300)}`);
+}
+
+async function eventually(check: () => boolean, timeoutMs = 3000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError, ErrorCode } from '../../src/errors.js';
+import { createErrorFormatter } from '../../src/pipeline/errorFormat.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { LogCapture } from '../support/gateway.js';
+
+const HTML = '<html>db-7.internal.example token=abc</html>';
+const upstreamFailure = () => new GatewayError(ErrorCode.UpstreamError, `The ark service failed with HTTP 502: ${HTML}`, { upstream: 'ark', status: 502, upstreamCode: 'a b c <html>', http: { status: 502 } });
+
+function formatter(production: boolean) {
+  const logs = new LogCapture();
+  const log = createLogger({ level: 'info', redact: (t) => t, destination: logs as never, format: 'json' });
+  return { format: createErrorFormatter({ production, redact: (t) => t.replace('token=abc', 'token=[redacted]'), log }), logs };
+}
+
+describe('errorFormat rule', () => {
+  it('in production replaces an upstream text with a message naming the upstream and the status, and logs the text redacted', () => {
+    const { format, logs } = formatter(true);
+    const [e] = format([upstreamFailure()]);
+    expect(e.message).toBe('The ark service failed (HTTP 502). Quote the x-request-id response header when reporting it.');
+    expect(e.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: 'ark', status: 502 });
+    const line = logs.json().find((l) => l.msg === 'upstream error masked for the client')!;
+    expect(line.upstreamMessage).toContain('db-7.internal.example token=[redacted]');
+  });
+
+  it("keeps the gateway's own refusals that name an upstream (quota, budget) in production", () => {
+    const { format } = formatter(true);
+    const quota = new GatewayError(ErrorCode.UpstreamQuotaExhausted, 'The omdb daily quota has 2 requests left.', { upstream: 'omdb', retryAfter: 60 });
+    expect(format([quota])[0].message).toBe('The omdb daily quota has 2 requests left.');
+  });
+
+  it('in development keeps the upstream text and removes only extensions.http', () => {
+    const { format } = formatter(false);
+    const [e] = format([upstreamFailure()]);
+    expect(e.message).toContain('db-7.internal.example');
+    expect(e.extensions).not.toHaveProperty('http');
+  });
+
+  it('maps codes outside the contract onto it', () => {
+    const { format } = formatter(false);
+    expect(format([{ message: 'x', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }])[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
+  });
+});

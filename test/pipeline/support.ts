@@ -1,0 +1,43 @@
+import { loadConfig } from '../../src/config/env.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { GatewayMetrics } from '../../src/observability/metrics.js';
+import { createRedactor } from '../../src/observability/redact.js';
+import { createOperationPipeline, type OperationPipeline } from '../../src/pipeline/index.js';
+import { upstreamEstimators } from '../../src/resolvers.js';
+import type { GatewayServices } from '../../src/runtime/context.js';
+import { createUpstreamClients } from '../../src/runtime/upstreamClients.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { buildSchema } from '../../src/server/schema.js';
+import { resolveUpstreams } from '../../src/server/upstreams.js';
+import { MemoryState } from '../../src/state/index.js';
+import { LogCapture } from '../support/gateway.js';
+
+export interface PipelineHarness {
+  pipeline: OperationPipeline;
+  services: GatewayServices;
+  sandbox: Sandbox;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+/** The gateway's operation pipeline and upstream clients over a sandbox, without an HTTP server. */
+export async function pipelineHarness(env: Record<string, string> = {}, sandboxSettings = {}): Promise<PipelineHarness> {
+  const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'info', ...env });
+  const logs = new LogCapture();
+  const redact = createRedactor(config.secrets);
+  const log = createLogger({ level: config.logLevel, redact, destination: logs as never, format: config.logFormat });
+  const base = { config, metrics: new GatewayMetrics(), log, redact, upstreams: resolveUpstreams(config, sandbox), state: new MemoryState(), shared: new Map<object, unknown>(), onClose: [] as GatewayServices['onClose'] };
+  const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
+  const pipeline = createOperationPipeline({ schema: await buildSchema(), services, estimators: upstreamEstimators });
+  return {
+    pipeline,
+    services,
+    sandbox,
+    logs,
+    async close() {
+      await Promise.allSettled(services.onClose.map((fn) => fn()));
+      await sandbox.close();
+    },
+  };
+}
