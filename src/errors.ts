@@ -19,6 +19,12 @@ export enum ErrorCode {
 
 const CODES = new Set<string>(Object.values(ErrorCode));
 
+/** `extensions.reason` values that refine a code: whose fault an error is, where the code alone does not say. */
+export enum ErrorReason {
+  /** An upstream refused the gateway's own credentials (a client secret, an API key): the operator's to fix. */
+  GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
+}
+
 /** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
 export type UpstreamId = string;
 

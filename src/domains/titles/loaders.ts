@@ -7,6 +7,7 @@ import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors.js';
 import { perRequest, shared, type GatewayContext, type GatewayServices } from '../../runtime/context.js';
 import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
+import { gatewayCredentials } from '../../upstreams/credentials.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
@@ -15,7 +16,7 @@ import type { TitleRecord, TitleRef } from './model.js';
 /** The gateway-wide OMDb client. */
 export function omdbClient(services: GatewayServices): OmdbClient {
   return shared(services, OmdbClient, (s) => {
-    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
+    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: gatewayCredentials(s) });
     s.onClose.push(() => client.close());
     return client;
   });

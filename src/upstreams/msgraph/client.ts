@@ -5,7 +5,8 @@ import { shared } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
-import { MemoryState, type SharedState } from '../../state/index.js';
+import type { SharedState } from '../../state/index.js';
+import { gatewayCredentials, type GatewayCredentials } from '../credentials.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
 
@@ -67,11 +68,12 @@ export class GraphClient {
   constructor(
     private readonly http: UpstreamHttp,
     private readonly config: GraphConfig,
-    state: SharedState = new MemoryState(),
+    state: SharedState,
+    credentials: GatewayCredentials,
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
-    this.appToken = config.clientSecret ? new ApplicationToken(http, config, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
+    this.appToken = config.clientSecret ? new ApplicationToken(http, config, credentials, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
   }
 
   /**
@@ -195,6 +197,6 @@ export function graphClient(services: GatewayServices): GraphClient {
   return shared(services, GraphClient, (s) => {
     const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
     s.onClose.push(() => http.close());
-    return new GraphClient(http, s.config.graph, s.state);
+    return new GraphClient(http, s.config.graph, s.state, gatewayCredentials(s));
   });
 }
