@@ -23,7 +23,8 @@ import { PersistedOperations } from './persistedOperations.js';
 import { MAX_BODY_BYTES, readBody } from './requestBody.js';
 import { upstreamEstimators } from '../resolvers.js';
 import { buildSchema } from './schema.js';
-import { resolveUpstreams } from './upstreams.js';
+import { readyUpstreams, resolveUpstreams } from './upstreams.js';
+import { gatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from './websocket.js';
 import { createHttpStreams } from './httpStreams/index.js';
 import { OperationGate } from './operationGate.js';
@@ -80,7 +81,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
   const services: GatewayServices = { config, metrics, log, redact, upstreams, state, shared: new Map(), onClose: [] };
   if (tracing) services.onClose.push(() => tracing.shutdown());
-  const schema: GraphQLSchema = await buildSchema();
+  const schema: GraphQLSchema = await buildSchema(config.domains);
 
   const validationRules = limitRules(config.limits);
   const apiKeyCheck = createApiKeyCheck(config.apiKeys);
@@ -150,7 +151,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     if (path === '/readyz') {
       return sendJson(res, ready ? 200 : 503, {
         status: ready ? 'ready' : 'not ready',
-        upstreams: upstreams.map((u) => ({ id: u.id, mode: u.mode })),
+        // A refused credential of the gateway's own is named here, yet stays ready: every other domain still serves.
+        upstreams: readyUpstreams(upstreams, gatewayCredentials(services)),
         // Redis down is degraded, not unready: the replica still serves, on its per-replica limits.
         sharedState: state.status(),
       });
