@@ -44,7 +44,7 @@ export function providerError(
   const said = upstreamCode ? ` (${upstreamCode})` : '';
   if (status === 401 || (status === 403 && /auth/i.test(`${parsed.type} ${parsed.code}`))) {
     const variable = `${p.id.toUpperCase().replace(/-/g, '_')}_API_KEY`;
-    const message = `The ${p.id} service rejected the gateway's API key${said}: ${variable} is missing or wrong.`;
+    const message = `The ${p.id} service rejected the gateway's API key${said}.`;
     return credentials ? credentials.rejected(p.id, variable, message, details) : credentialsRejected(variable, message, details);
   }
   const code = p.classifyError?.(status, parsed) ?? byStatus(status);
