@@ -3,7 +3,15 @@ import { GraphQLError } from 'graphql';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { endOperationSpan, nameOperationSpan, traceOf } from '../observability/tracing.js';
 import type { GatewayContext } from '../runtime/context.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
+import {
+  budgetRefusal,
+  entitiesWithinBudget,
+  estimateUpstreamRequests,
+  operationShape,
+  rememberEntitiesWithinBudget,
+  rememberEstimates,
+  type UpstreamEstimator,
+} from '../runtime/upstreamBudget.js';
 
 /** Refuses, before execution, an operation whose planned upstream requests exceed the budget. */
 export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): ApolloServerPlugin<GatewayContext> {
@@ -12,9 +20,14 @@ export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): 
       return {
         async didResolveOperation({ operation, document, request, contextValue, schema }) {
           if (!operation) return;
-          const totals = estimateUpstreamRequests(operationShape(schema, document, operation, request.variables), contextValue.services, estimators);
+          const shape = operationShape(schema, document, operation, request.variables);
+          const totals = estimateUpstreamRequests(shape, contextValue.services, estimators);
           rememberEstimates(contextValue, operation, totals);
-          const refusal = budgetRefusal(totals, contextValue.services.config.limits.maxUpstreamRequests);
+          const max = contextValue.services.config.limits.maxUpstreamRequests;
+          const refusal = budgetRefusal(totals, max);
+          // A router's `_entities` call answers the entries the budget allows and refuses only the rest.
+          const within = refusal && entitiesWithinBudget(shape, contextValue.services, estimators, refusal, max);
+          if (within) return void (rememberEstimates(contextValue, operation, within.totals), rememberEntitiesWithinBudget(contextValue, operation, within));
           // A refusal is the client's operation, not a server fault: without a status Apollo would answer 500.
           if (refusal) throw new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, http: { status: 400 } } });
         },

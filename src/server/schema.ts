@@ -20,6 +20,8 @@ import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
 import { badInput } from '../errors.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
+import type { GatewayContext } from '../runtime/context.js';
+import { entitiesBudget, entityOverBudget } from '../runtime/upstreamBudget.js';
 
 /** `schema/` at the project root; the same relative path from `src/server` and `dist/server`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
@@ -95,8 +97,12 @@ function checkRepresentations(schema: GraphQLSchema): void {
     });
     // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
     // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
-    const list = resolve(source, args, ctx, info) as unknown[];
-    return Promise.all(list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+    // Over the upstream budget, only the first representations it allows are resolved; each other entry gets its error.
+    const within = entitiesBudget(ctx as GatewayContext, info.operation);
+    const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
+    const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
+    const refused = args.representations.slice(answered.length).map((_, i) => entityOverBudget(within!, answered.length + i));
+    return Promise.all([...list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))), ...refused]);
   };
 }
 

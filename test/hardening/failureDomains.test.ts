@@ -96,7 +96,7 @@ afterAll(async () => {
 describe.each(['graph', 'omdb', 'deepseek'] as const)('while %s fails', (upstream) => {
   it.each(KINDS)(`by %s, every other domain answers and the error names ${upstream} with its path`, async (kind) => {
     const credential = inject(upstream, kind, live);
-    const timeouts = kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '300', CHAT_TIMEOUT_MS: '300' } : {};
+    const timeouts: Record<string, string> = kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '300', CHAT_TIMEOUT_MS: '300' } : {};
     t = await startTestGateway({ ...liveEnv(upstream, live, credential), ...timeouts });
 
     const query = await t.query(EVERY_DOMAIN, { imdbId: IMDB_ID });
