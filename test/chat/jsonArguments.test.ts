@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_ARGUMENT_LIMITS } from '../../src/domains/chat/jsonObject.js';
+import { documentNesting, MAX_DOCUMENT_NESTING } from '../../src/server/limits.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const MUTATION = 'mutation Complete($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }';
@@ -66,5 +67,28 @@ describe('JSON arguments', () => {
     expect(over.body.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(over.body.errors![0].message).toContain(`at most ${JSON_ARGUMENT_LIMITS.maxDepth}`);
     expect(t.upstreamRequests()).toHaveLength(0);
+  });
+});
+
+describe('a document nested 10,000 levels deep with the token and size limits raised', () => {
+  it('is refused before parsing (graphql-js would overflow its stack), over HTTP, with 0 upstream requests', async () => {
+    const raised = await startTestGateway({ GATEWAY_MAX_TOKENS: '200000', GATEWAY_MAX_DOCUMENT_BYTES: '2000000' });
+    try {
+      const query = `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-chat", messages: [{ role: USER, content: "Hi" }],
+        tools: [{ name: "f", parameters: ${'{ p: '.repeat(10_000)}1${' }'.repeat(10_000)} }] }) { content } }`;
+      const { body: result } = await raised.query(query);
+      expect(result.errors).toHaveLength(1);
+      expect(result.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', max: MAX_DOCUMENT_NESTING });
+      expect(JSON.stringify(result)).not.toContain('Maximum call stack');
+      expect(raised.upstreamRequests()).toHaveLength(0);
+    } finally {
+      await raised.close();
+    }
+  });
+
+  it('counts nesting outside strings, block strings and comments only', () => {
+    expect(documentNesting('{ a(x: "{{{[[[((( \\" {{") { b } }', 99)).toBe(2);
+    expect(documentNesting('# {{{{{\n{ a(x: """ {{{ \\""" {{{ """) }', 99)).toBe(2);
+    expect(documentNesting('{'.repeat(10_000), 256)).toBe(257);
   });
 });
