@@ -95,6 +95,26 @@ describe("a refused credential of the gateway's own", () => {
   });
 });
 
+describe('Graph refusing a token', () => {
+  it("is the gateway's fault when the token was its own, and UNAUTHENTICATED only when it was the caller's", async () => {
+    t = await startTestGateway(graphEnv('sandbox'));
+    live.faults.push({ upstream: 'graph', times: 1, status: 401 });
+    const own = await t.query(HEALTH);
+    expectRejected(own.body.errors, 'graph');
+    expect(own.body.errors![0].extensions).toMatchObject({ status: 401, upstreamCode: 'InvalidAuthenticationToken' });
+    expect(own.body.errors![0].message).toContain("Microsoft Graph refused the gateway's own token");
+    // A caller's delegated token refused: theirs to fix.
+    const delegated = await startTestGateway({ GRAPH_BASE_URL: live.baseUrls.graph });
+    try {
+      const caller = await delegated.query(HEALTH, undefined, { authorization: 'Bearer not-a-token-of-anyone' });
+      expect(caller.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: 'graph', status: 401 });
+      expect(caller.body.errors![0].extensions!.reason).toBeUndefined();
+    } finally {
+      await delegated.close();
+    }
+  });
+});
+
 describe('an outage of the identity platform', () => {
   it('is UPSTREAM_ERROR worded as an outage, without the credentials reason, log line or readiness note', async () => {
     t = await startTestGateway(graphEnv('sandbox'));
