@@ -27,7 +27,11 @@ export function upstreamBudgetPlugin(estimators: readonly UpstreamEstimator[]): 
           const refusal = budgetRefusal(totals, max);
           // A router's `_entities` call answers the entries the budget allows and refuses only the rest.
           const within = refusal && entitiesWithinBudget(shape, contextValue.services, estimators, refusal, max);
-          if (within) return void (rememberEstimates(contextValue, operation, within.totals), rememberEntitiesWithinBudget(contextValue, operation, within));
+          if (within) {
+            rememberEstimates(contextValue, operation, within.totals);
+            rememberEntitiesWithinBudget(contextValue, operation, within);
+            return;
+          }
           // A refusal is the client's operation, not a server fault: without a status Apollo would answer 500.
           if (refusal) throw new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, http: { status: 400 } } });
         },

@@ -3,6 +3,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { ErrorCode } from '../errors.js';
 
 /** Operation limits checked before execution; each refusal is QUERY_TOO_COMPLEX naming the limit and the value. */
 export interface OperationLimits {
@@ -124,7 +125,7 @@ export function checkDocumentSize(query: unknown, limits: OperationLimits): Grap
   if (documentNesting(query, MAX_DOCUMENT_NESTING) > MAX_DOCUMENT_NESTING) {
     return new GraphQLError(
       `Document nests more than ${MAX_DOCUMENT_NESTING} levels of braces, brackets or parentheses: flatten the operation (JSON arguments may nest at most 32 levels).`,
-      { extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'document nesting', max: MAX_DOCUMENT_NESTING } },
+      { extensions: { code: ErrorCode.QueryTooComplex, limit: 'document nesting', max: MAX_DOCUMENT_NESTING } },
     );
   }
   return undefined;
