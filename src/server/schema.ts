@@ -63,7 +63,7 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
 
 /**
  * The executable schema: a Federation v2 subgraph (`_service`, `_entities`, `__resolveReference` per entity) over the
- * SDL of `schema/` and every domain's resolvers. Served standalone it answers exactly as a plain schema would.
+ * SDL and resolvers of the served domains (GATEWAY_DOMAINS). Served standalone it answers exactly as a plain schema would.
  */
 export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<GraphQLSchema> {
   const typeDefs = await subgraphTypeDefs(domains);
