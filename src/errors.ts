@@ -31,6 +31,8 @@ export enum ErrorReason {
   SubscriptionOverHttp = 'SUBSCRIPTION_OVER_HTTP',
   /** The gateway is draining for shutdown and takes no new operations. */
   ShuttingDown = 'SHUTTING_DOWN',
+  /** An upstream refused the gateway's own credentials (a client secret, an API key): the operator's to fix. */
+  GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
 }
 
 /** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */

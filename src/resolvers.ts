@@ -1,3 +1,4 @@
+import type { GatewayDomain } from './config/env.js';
 import type { Resolvers } from './generated/resolvers.js';
 import { chatResolvers, estimateChatRequests } from './domains/chat/index.js';
 import { enterpriseResolvers, estimateGraphRequests } from './domains/enterprise/index.js';
@@ -5,8 +6,16 @@ import { gatewayResolvers } from './domains/gateway/resolvers.js';
 import { estimateOmdbBeforeRun, titlesResolvers } from './domains/titles/index.js';
 import type { UpstreamEstimator } from './runtime/upstreamBudget.js';
 
-/** Every domain's resolvers; `buildSchema` (src/server/schema.ts) merges them onto the SDL of `schema/`. */
-export const resolvers: Resolvers[] = [gatewayResolvers, enterpriseResolvers, chatResolvers, titlesResolvers];
+/**
+ * Every domain's resolvers (no domain: the gateway's own, always served); `buildSchema` (src/server/schema.ts) merges
+ * those of the served domains (GATEWAY_DOMAINS) onto the SDL of `schema/`.
+ */
+export const resolvers: Array<{ domain?: GatewayDomain; resolvers: Resolvers }> = [
+  { resolvers: gatewayResolvers },
+  { domain: 'enterprise', resolvers: enterpriseResolvers },
+  { domain: 'chat', resolvers: chatResolvers },
+  { domain: 'titles', resolvers: titlesResolvers },
+];
 
 /** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */
 export const upstreamEstimators: UpstreamEstimator[] = [estimateGraphRequests, estimateOmdbBeforeRun, estimateChatRequests];

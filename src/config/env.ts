@@ -151,7 +151,13 @@ export interface GatewayConfig {
   replicas: number;
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
+  /** GATEWAY_DOMAINS: the domains this gateway serves (their root fields, types and upstreams). @default all */
+  domains: GatewayDomain[];
 }
+
+/** The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields). */
+export const GATEWAY_DOMAINS = ['enterprise', 'chat', 'titles'] as const;
+export type GatewayDomain = (typeof GATEWAY_DOMAINS)[number];
 
 /** A bad variable: the message names it and says what is wrong. */
 export class ConfigError extends Error {
@@ -423,6 +429,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     if (!ok) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`);
   }
 
+  const domains = list(get('GATEWAY_DOMAINS'));
+  const unknownDomain = domains.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
+  if (unknownDomain !== undefined) throw new ConfigError('GATEWAY_DOMAINS', `${JSON.stringify(unknownDomain)} is not a domain; list some of ${GATEWAY_DOMAINS.join(', ')}, separated by commas (unset: all)`);
+
   const redis = parseRedis(get);
   const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
@@ -451,5 +461,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
     upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
     secrets,
+    domains: domains.length ? GATEWAY_DOMAINS.filter((d) => domains.includes(d)) : [...GATEWAY_DOMAINS],
   };
 }

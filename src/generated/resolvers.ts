@@ -28,7 +28,7 @@ export type Admin = {
   /** Entity tag of the current version: pass it as `ifMatch`. */
   etag?: Maybe<Scalars['String']['output']>;
   /** Primitive properties stored on the singleton (values as strings). */
-  properties: Array<OpenProperty>;
+  properties?: Maybe<Array<OpenProperty>>;
   serviceAnnouncement: ServiceAnnouncement;
 };
 
@@ -429,26 +429,26 @@ export type KeyValuePairInput = {
 export type Mutation = {
   __typename?: 'Mutation';
   /** One chat completion, answered whole. Tool calls come back assembled, with their arguments as one JSON text. */
-  createChatCompletion: ChatCompletion;
+  createChatCompletion?: Maybe<ChatCompletion>;
   /**
    * Vectors for each text (GLM `embedding-3`/`embedding-2`, Ark `doubao-embedding` endpoints). More texts than the
    * model takes per call are sent in batches, in order.
    */
-  createEmbeddings: EmbeddingResult;
-  createServiceHealth: ServiceHealth;
-  createServiceHealthIssue: ServiceHealthIssue;
+  createEmbeddings?: Maybe<EmbeddingResult>;
+  createServiceHealth?: Maybe<ServiceHealth>;
+  createServiceHealthIssue?: Maybe<ServiceHealthIssue>;
   /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
-  deleteServiceAnnouncement: Scalars['Boolean']['output'];
+  deleteServiceAnnouncement?: Maybe<Scalars['Boolean']['output']>;
   /** True when deleted, false when there was no such service. */
-  deleteServiceHealth: Scalars['Boolean']['output'];
+  deleteServiceHealth?: Maybe<Scalars['Boolean']['output']>;
   /** Images from a prompt (GLM CogView, Ark Seedream endpoints): URLs, or base64 where the provider can (Ark). */
-  generateImage: ImageGeneration;
+  generateImage?: Maybe<ImageGeneration>;
   /** Sets primitive properties on the admin singleton (an open type upstream). */
-  updateAdmin: Admin;
+  updateAdmin?: Maybe<Admin>;
   /** Sets primitive properties on the serviceAnnouncement singleton (an open type upstream). */
-  updateServiceAnnouncement: ServiceAnnouncement;
+  updateServiceAnnouncement?: Maybe<ServiceAnnouncement>;
   /** `ifMatch` is the `etag` read before; a stale one fails with PRECONDITION_FAILED. */
-  updateServiceHealth: ServiceHealth;
+  updateServiceHealth?: Maybe<ServiceHealth>;
 };
 
 
@@ -522,11 +522,15 @@ export type OrderDirection =
   | 'ASC'
   | 'DESC';
 
+/** Relay's page info. Connections here page forward only (`first`/`after`): `hasPreviousPage` is true when the page was read with `after`. */
 export type PageInfo = {
   __typename?: 'PageInfo';
   /** Pass as `after` to read the next page. */
   endCursor?: Maybe<Scalars['String']['output']>;
   hasNextPage: Scalars['Boolean']['output'];
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the page's first node; null for an empty page. */
+  startCursor?: Maybe<Scalars['String']['output']>;
 };
 
 export type PlotLength =
@@ -551,7 +555,7 @@ export type Query = {
    * One page (10 items) of OMDb's title search. Items carry `title`, `year`, `imdbId`, `type` and `posterUrl`
    * at no extra cost; any other field looks the title up (one upstream request per distinct title, then cached).
    */
-  searchTitles: TitleSearchPage;
+  searchTitles?: Maybe<TitleSearchPage>;
   /**
    * One movie, series or episode from OMDb, by `imdbId` or by `title` (exactly one of the two); null when OMDb knows
    * no such title. `year` and `type` narrow a lookup by title.
@@ -588,14 +592,14 @@ export type ServiceAnnouncement = {
   etag?: Maybe<Scalars['String']['output']>;
   /** Null when the upstream says 404. `id` is the service id (`Exchange`) or its name (`Exchange Online`). */
   healthOverview?: Maybe<ServiceHealth>;
-  healthOverviews: ServiceHealthConnection;
+  healthOverviews?: Maybe<ServiceHealthConnection>;
   /** Every service's issues in one list. */
-  issues: ServiceHealthIssueConnection;
+  issues?: Maybe<ServiceHealthIssueConnection>;
   /** Null when the upstream says 404. `id` looks like `MC172851`. */
   message?: Maybe<ServiceUpdateMessage>;
   /** Message center posts (service update messages) in one list. With `after`, the cursor's order and filter apply. */
-  messages: ServiceUpdateMessageConnection;
-  properties: Array<OpenProperty>;
+  messages?: Maybe<ServiceUpdateMessageConnection>;
+  properties?: Maybe<Array<OpenProperty>>;
 };
 
 
@@ -638,7 +642,8 @@ export type ServiceHealth = {
   __typename?: 'ServiceHealth';
   etag?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
-  issues: ServiceHealthIssueConnection;
+  /** Null when its own request fails; read with the service's request when asked for under `healthOverviews`. */
+  issues?: Maybe<ServiceHealthIssueConnection>;
   service: Scalars['String']['output'];
   status: ServiceHealthStatus;
 };
@@ -975,8 +980,8 @@ export type Title = {
   dvd?: Maybe<Scalars['String']['output']>;
   /** Episodes only: the episode number within its season. */
   episode?: Maybe<Scalars['Int']['output']>;
-  /** Series only: the episodes of one season (empty when there is no such season). */
-  episodes: Array<Title>;
+  /** Series only: the episodes of one season (empty when there is no such season). An episode is null when its own lookup fails. */
+  episodes?: Maybe<Array<Maybe<Title>>>;
   genres: Array<Scalars['String']['output']>;
   /** `tt` followed by 7 or 8 digits. */
   imdbId: Scalars['ID']['output'];
@@ -1030,7 +1035,8 @@ export type TitleRating = {
 export type TitleSearchPage = {
   __typename?: 'TitleSearchPage';
   hasNextPage: Scalars['Boolean']['output'];
-  items: Array<Title>;
+  /** Null where the item's own lookup (a field beyond the search's) fails. */
+  items: Array<Maybe<Title>>;
   page: Scalars['Int']['output'];
   totalPages: Scalars['Int']['output'];
   totalResults: Scalars['Int']['output'];
@@ -1038,8 +1044,8 @@ export type TitleSearchPage = {
 
 export type TitleSeason = {
   __typename?: 'TitleSeason';
-  /** The season's episodes; fields beyond `title`, `imdbId`, `released`, `imdbRating`, `season` and `episode` look each episode up. */
-  episodes: Array<Title>;
+  /** The season's episodes; fields beyond `title`, `imdbId`, `released`, `imdbRating`, `season` and `episode` look each episode up (null when that lookup fails). */
+  episodes?: Maybe<Array<Maybe<Title>>>;
   number: Scalars['Int']['output'];
 };
 
@@ -1353,7 +1359,7 @@ export type ResolversParentTypes = {
 
 export type AdminResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Admin'] = ResolversParentTypes['Admin']> = {
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
+  properties?: Resolver<Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
   serviceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType>;
 };
 
@@ -1530,16 +1536,16 @@ export type KeyValuePairResolvers<ContextType = GatewayContext, ParentType exten
 };
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  createChatCompletion?: Resolver<ResolversTypes['ChatCompletion'], ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
-  createEmbeddings?: Resolver<ResolversTypes['EmbeddingResult'], ParentType, ContextType, RequireFields<MutationCreateEmbeddingsArgs, 'input'>>;
-  createServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
-  createServiceHealthIssue?: Resolver<ResolversTypes['ServiceHealthIssue'], ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
-  deleteServiceAnnouncement?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
-  deleteServiceHealth?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
-  generateImage?: Resolver<ResolversTypes['ImageGeneration'], ParentType, ContextType, RequireFields<MutationGenerateImageArgs, 'input'>>;
-  updateAdmin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
-  updateServiceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
-  updateServiceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
+  createChatCompletion?: Resolver<Maybe<ResolversTypes['ChatCompletion']>, ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
+  createEmbeddings?: Resolver<Maybe<ResolversTypes['EmbeddingResult']>, ParentType, ContextType, RequireFields<MutationCreateEmbeddingsArgs, 'input'>>;
+  createServiceHealth?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
+  createServiceHealthIssue?: Resolver<Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
+  deleteServiceAnnouncement?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
+  deleteServiceHealth?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
+  generateImage?: Resolver<Maybe<ResolversTypes['ImageGeneration']>, ParentType, ContextType, RequireFields<MutationGenerateImageArgs, 'input'>>;
+  updateAdmin?: Resolver<Maybe<ResolversTypes['Admin']>, ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
+  updateServiceAnnouncement?: Resolver<Maybe<ResolversTypes['ServiceAnnouncement']>, ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
+  updateServiceHealth?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
 };
 
 export type OpenPropertyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['OpenProperty'] = ResolversParentTypes['OpenProperty']> = {
@@ -1550,13 +1556,15 @@ export type OpenPropertyResolvers<ContextType = GatewayContext, ParentType exten
 export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
   chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
   chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<QueryChatUsageArgs>>;
-  searchTitles?: Resolver<ResolversTypes['TitleSearchPage'], ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
+  searchTitles?: Resolver<Maybe<ResolversTypes['TitleSearchPage']>, ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
   title?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<QueryTitleArgs, 'plot'>>;
   upstreams?: Resolver<Array<ResolversTypes['Upstream']>, ParentType, ContextType>;
 };
@@ -1564,18 +1572,18 @@ export type QueryResolvers<ContextType = GatewayContext, ParentType extends Reso
 export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceAnnouncement'] = ResolversParentTypes['ServiceAnnouncement']> = {
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   healthOverview?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<ServiceAnnouncementHealthOverviewArgs, 'id'>>;
-  healthOverviews?: Resolver<ResolversTypes['ServiceHealthConnection'], ParentType, ContextType, Partial<ServiceAnnouncementHealthOverviewsArgs>>;
-  issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceAnnouncementIssuesArgs>>;
+  healthOverviews?: Resolver<Maybe<ResolversTypes['ServiceHealthConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementHealthOverviewsArgs>>;
+  issues?: Resolver<Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementIssuesArgs>>;
   message?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessage']>, ParentType, ContextType, RequireFields<ServiceAnnouncementMessageArgs, 'id'>>;
-  messages?: Resolver<ResolversTypes['ServiceUpdateMessageConnection'], ParentType, ContextType, Partial<ServiceAnnouncementMessagesArgs>>;
-  properties?: Resolver<Array<ResolversTypes['OpenProperty']>, ParentType, ContextType>;
+  messages?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessageConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementMessagesArgs>>;
+  properties?: Resolver<Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
 };
 
 export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth'], FederationReferenceType extends FederationReferenceTypes['ServiceHealth'] = FederationReferenceTypes['ServiceHealth']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  issues?: Resolver<ResolversTypes['ServiceHealthIssueConnection'], ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
+  issues?: Resolver<Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ServiceHealthStatus'], ParentType, ContextType>;
 };
@@ -1689,7 +1697,7 @@ export type TitleResolvers<ContextType = GatewayContext, ParentType extends Reso
   directors?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   dvd?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   episode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  episodes?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<TitleEpisodesArgs, 'season'>>;
+  episodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Title']>>>, ParentType, ContextType, RequireFields<TitleEpisodesArgs, 'season'>>;
   genres?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   imdbId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imdbRating?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
@@ -1721,14 +1729,14 @@ export type TitleRatingResolvers<ContextType = GatewayContext, ParentType extend
 
 export type TitleSearchPageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSearchPage'] = ResolversParentTypes['TitleSearchPage']> = {
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  items?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType>;
+  items?: Resolver<Array<Maybe<ResolversTypes['Title']>>, ParentType, ContextType>;
   page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalResults?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type TitleSeasonResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSeason'] = ResolversParentTypes['TitleSeason']> = {
-  episodes?: Resolver<Array<ResolversTypes['Title']>, ParentType, ContextType>;
+  episodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Title']>>>, ParentType, ContextType>;
   number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 

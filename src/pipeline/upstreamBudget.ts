@@ -1,6 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GatewayServices } from '../runtime/context.js';
-import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
+import {
+  budgetRefusal,
+  entitiesWithinBudget,
+  estimateUpstreamRequests,
+  operationShape,
+  rememberEntitiesWithinBudget,
+  rememberEstimates,
+  type UpstreamEstimator,
+} from '../runtime/upstreamBudget.js';
 import type { PipelineRule } from './operation.js';
 
 /**
@@ -13,9 +21,17 @@ export function upstreamBudget(schema: GraphQLSchema, services: GatewayServices,
   return {
     name: 'upstreamBudget',
     admit(op) {
-      const totals = estimateUpstreamRequests(operationShape(schema, op.document, op.operation, op.variables), services, estimators);
+      const shape = operationShape(schema, op.document, op.operation, op.variables);
+      const totals = estimateUpstreamRequests(shape, services, estimators);
       rememberEstimates(op.context, op.operation, totals);
       const refusal = budgetRefusal(totals, max);
+      // A router's `_entities` call answers the entries the budget allows and refuses only the rest.
+      const within = refusal && entitiesWithinBudget(shape, services, estimators, refusal, max);
+      if (within) {
+        rememberEstimates(op.context, op.operation, within.totals);
+        rememberEntitiesWithinBudget(op.context, op.operation, within);
+        return undefined;
+      }
       // The client's operation, not a server fault: HTTP answers 400.
       if (refusal) refusal.extensions.http = { status: 400 };
       return refusal;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 import type { SharedState } from '../state/index.js';
+import type { GatewayCredentials } from '../upstreams/credentials.js';
 import type { UpstreamClients } from './upstreamClients.js';
 
 /** Long-lived parts shared by every request of one gateway instance. */
@@ -18,6 +19,8 @@ export interface GatewayServices {
   clients: UpstreamClients;
   /** Long-lived per-domain state that is not a client (live feeds, the usage ledger, memos), made on first use by {@link shared}. */
   shared: Map<object, unknown>;
+  /** The gateway's own upstream credentials as the upstreams last judged them (refusals, backoff, `/readyz`). */
+  credentials: GatewayCredentials;
   /** Run on shutdown, after in-flight operations finished (close pools, flush). */
   onClose: Array<() => Promise<void> | void>;
 }

@@ -95,6 +95,67 @@ export function budgetRefusal(totals: Record<string, number>, max: number): Grap
   );
 }
 
+/** How much of a router's `_entities` call the budget allows: its first `allowed` representations. */
+export interface EntitiesWithinBudget {
+  allowed: number;
+  /** The estimate for those alone, which the guards at resolve time use. */
+  totals: Record<string, number>;
+  /** The refusal of the whole call, whose figures each refused entry's error repeats. */
+  refusal: GraphQLError;
+}
+
+/**
+ * A router's `_entities` call over the budget: the longest prefix of its representations whose requests fit, so that
+ * the entries the budget allows are answered and only the rest are refused, each at its own path. Undefined unless the
+ * operation is one `_entities` field with its representations in a variable (what routers send); such an operation
+ * over the budget is refused whole. A prefix never costs more than a longer one, so a binary search finds it.
+ */
+export function entitiesWithinBudget(
+  shape: OperationShape,
+  services: GatewayServices,
+  estimators: readonly UpstreamEstimator[],
+  refusal: GraphQLError,
+  max: number,
+): EntitiesWithinBudget | undefined {
+  const [field, ...others] = shape.operation.selectionSet.selections;
+  if (shape.operation.operation !== 'query' || others.length || field?.kind !== Kind.FIELD || field.name.value !== '_entities') return undefined;
+  const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
+  if (value?.kind !== Kind.VARIABLE) return undefined;
+  const name = value.name.value;
+  const all = shape.variableValues[name];
+  if (!Array.isArray(all)) return undefined;
+  const estimate = (n: number) => estimateUpstreamRequests({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } }, services, estimators);
+  let fits = 0;
+  let over = all.length;
+  while (over - fits > 1) {
+    const mid = (fits + over) >>> 1;
+    if (budgetRefusal(estimate(mid), max)) over = mid;
+    else fits = mid;
+  }
+  return { allowed: fits, totals: estimate(fits), refusal };
+}
+
+const ENTITIES = { key: 'entities within the budget by operation' };
+
+/** Keeps the allowed part of an `_entities` call for its resolver (server/schema.ts). */
+export function rememberEntitiesWithinBudget(ctx: GatewayContext, operation: OperationDefinitionNode, within: EntitiesWithinBudget): void {
+  perRequest(ctx, ENTITIES, () => new Map<OperationDefinitionNode, EntitiesWithinBudget>()).set(operation, within);
+}
+
+/** The allowed part of this operation's `_entities` call, when the budget cut it. */
+export function entitiesBudget(ctx: GatewayContext, operation: OperationDefinitionNode): EntitiesWithinBudget | undefined {
+  return (ctx.loaders.get(ENTITIES) as Map<OperationDefinitionNode, EntitiesWithinBudget> | undefined)?.get(operation);
+}
+
+/** The error of representation `index`, beyond what the budget allowed. */
+export function entityOverBudget(within: EntitiesWithinBudget, index: number): GraphQLError {
+  const ext = within.refusal.extensions as { max: number; found: number; upstream: string };
+  return new GraphQLError(
+    `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and representations[${index}] was not. Send it again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
+    { extensions: { ...within.refusal.extensions } },
+  );
+}
+
 const ESTIMATES = { key: 'upstream estimates by operation' };
 
 /** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */

@@ -20,6 +20,7 @@ import { createHttpStreams } from './httpStreams/index.js';
 import { createRouter } from './router.js';
 import { buildSchema } from './schema.js';
 import { resolveUpstreams } from './upstreams.js';
+import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from './websocket.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
@@ -76,10 +77,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const upstreams = resolveUpstreams(config, sandbox);
 
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
-  const base = { config, metrics, log, redact, upstreams, state, shared: new Map<object, unknown>(), onClose: [] as GatewayServices['onClose'] };
+  const base = { config, metrics, log, redact, upstreams, state, shared: new Map<object, unknown>(), credentials: new GatewayCredentials(log), onClose: [] as GatewayServices['onClose'] };
   const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
   if (tracing) services.onClose.push(() => tracing.shutdown());
-  const schema = await buildSchema();
+  const schema = await buildSchema(config.domains);
   const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing });
 
   const server = createServer();

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../runtime/context.js';
 import { sendJson } from './respond.js';
+import { readyUpstreams } from './upstreams.js';
 
 /**
  * `/healthz` (the process answers), `/readyz` (it takes traffic: false before listening and while draining) and
@@ -21,7 +22,8 @@ export function createHealthEndpoints(services: GatewayServices): {
       if (path === '/readyz') {
         sendJson(res, endpoints.ready ? 200 : 503, {
           status: endpoints.ready ? 'ready' : 'not ready',
-          upstreams: upstreams.map((u) => ({ id: u.id, mode: u.mode })),
+          // A refused credential of the gateway's own is named here, yet stays ready: every other domain still serves.
+          upstreams: readyUpstreams(upstreams, services.credentials),
           // Redis down is degraded, not unready: the replica still serves, on its per-replica limits.
           sharedState: state.status(),
         });

@@ -2,8 +2,8 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
-import { ErrorCode } from '../errors.js';
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { ErrorCode } from '../errors.js';
 
 /** Operation limits checked before execution; each refusal is QUERY_TOO_COMPLEX naming the limit and the value. */
 export interface OperationLimits {

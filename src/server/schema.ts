@@ -16,9 +16,12 @@ import {
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
 import { badInput } from '../errors.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
+import type { GatewayContext } from '../runtime/context.js';
+import { entitiesBudget, entityOverBudget } from '../runtime/upstreamBudget.js';
 
 /** `schema/` at the project root; the same relative path from `src/server` and `dist/server`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
@@ -26,20 +29,45 @@ export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 /** The generated public schema at the project root (`npm run schema`), for frontends' code generators. */
 export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
 
-/** Every `schema/*.graphql` (one file per domain, plus the federation `@link`) as one document. */
-export async function subgraphTypeDefs(): Promise<DocumentNode> {
+/**
+ * The domain a `schema/` file belongs to: the one its name starts with (`enterprise.live.graphql`, `chatPlatform.graphql`);
+ * undefined for the files every graph has (`gateway.graphql`, `subgraph.graphql`).
+ */
+function domainOfFile(file: string): GatewayDomain | undefined {
+  return GATEWAY_DOMAINS.find((d) => file.startsWith(d));
+}
+
+const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
+
+/**
+ * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
+ * federation `@link`) as one document. Domains only extend the root types; a root type no served file defines (no
+ * domain with mutations, say) is defined by its first extension.
+ */
+export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<DocumentNode> {
   const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
-  const texts = await Promise.all(files.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  return concatAST(texts.map((text) => parse(text)));
+  const served = files.filter((f) => {
+    const domain = domainOfFile(f);
+    return domain === undefined || domains.includes(domain);
+  });
+  const texts = await Promise.all(served.map((f) => readFile(join(schemaDir, f), 'utf8')));
+  const document = concatAST(texts.map((text) => parse(text)));
+  const defined = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
+  const definitions = document.definitions.map((d): DefinitionNode => {
+    if (d.kind !== Kind.OBJECT_TYPE_EXTENSION || !ROOT_TYPES.has(d.name.value) || defined.has(d.name.value)) return d;
+    defined.add(d.name.value);
+    return { ...d, kind: Kind.OBJECT_TYPE_DEFINITION };
+  });
+  return { ...document, definitions };
 }
 
 /**
  * The executable schema: a Federation v2 subgraph (`_service`, `_entities`, `__resolveReference` per entity) over the
- * SDL of `schema/` and every domain's resolvers. Served standalone it answers exactly as a plain schema would.
+ * SDL and resolvers of the served domains (GATEWAY_DOMAINS). Served standalone it answers exactly as a plain schema would.
  */
-export async function buildSchema(): Promise<GraphQLSchema> {
-  const typeDefs = await subgraphTypeDefs();
-  const merged = mergeResolvers(resolvers);
+export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<GraphQLSchema> {
+  const typeDefs = await subgraphTypeDefs(domains);
+  const merged = mergeResolvers(resolvers.filter((r) => r.domain === undefined || domains.includes(r.domain)).map((r) => r.resolvers));
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
@@ -69,8 +97,12 @@ function checkRepresentations(schema: GraphQLSchema): void {
     });
     // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
     // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
-    const list = resolve(source, args, ctx, info) as unknown[];
-    return Promise.all(list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+    // Over the upstream budget, only the first representations it allows are resolved; each other entry gets its error.
+    const within = entitiesBudget(ctx as GatewayContext, info.operation);
+    const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
+    const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
+    const refused = args.representations.slice(answered.length).map((_, i) => entityOverBudget(within!, answered.length + i));
+    return Promise.all([...list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))), ...refused]);
   };
 }
 
@@ -99,8 +131,8 @@ function assertResolversMatchSchema(schema: GraphQLSchema, map: Record<string, u
 }
 
 /** This subgraph's SDL as a router reads it from `_service { sdl }` (federation directives included). */
-export async function subgraphSdl(): Promise<string> {
-  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: await subgraphTypeDefs() }));
+export async function subgraphSdl(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<string> {
+  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: await subgraphTypeDefs(domains) }));
 }
 
 /** `_entities`, `_service`, `_Any`, `link__Import`, `federation__FieldSet`: the federation machinery. */

@@ -1,6 +1,7 @@
-import type { GatewayConfig } from '../config/env.js';
+import type { GatewayConfig, GatewayDomain } from '../config/env.js';
 import type { Sandbox } from '../sandbox/server.js';
 import type { ResolvedUpstream } from '../runtime/context.js';
+import type { GatewayCredentials } from '../upstreams/credentials.js';
 
 /** The credential every sandbox emulator accepts. */
 export const SANDBOX_CREDENTIAL = 'sandbox';
@@ -30,9 +31,20 @@ export function resolveUpstreams(config: GatewayConfig, sandbox: Sandbox | undef
     const base = need('sandbox').baseUrls[chat.id as 'glm' | 'ark' | 'deepseek' | 'moonshot'];
     Object.assign(chat, { baseUrl: base, apiKey: SANDBOX_CREDENTIAL });
   }
+  // Only the served domains' upstreams: the others are never called, so `upstreams`, `/readyz` and the log leave them out.
+  const served = (domain: GatewayDomain) => config.domains.includes(domain);
   return [
-    { id: 'graph', mode: config.graph.mode, baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}` },
-    { id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl },
-    ...config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl })),
+    ...(served('enterprise') ? [{ id: 'graph', mode: config.graph.mode, baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}` }] : []),
+    ...(served('titles') ? [{ id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl }] : []),
+    ...(served('chat') ? config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl })) : []),
   ];
+}
+
+/** `/readyz`'s upstream list: each upstream's mode and, when it refused the gateway's credential, which variable to fix. */
+export function readyUpstreams(upstreams: readonly ResolvedUpstream[], credentials: GatewayCredentials) {
+  const rejected = new Map(credentials.list().map((r) => [r.upstream, r]));
+  return upstreams.map((u) => {
+    const r = rejected.get(u.id);
+    return r ? { id: u.id, mode: u.mode, credentials: 'rejected', fix: r.variable, since: r.since, retryAt: r.retryAt } : { id: u.id, mode: u.mode };
+  });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startTestGateway } from '../support/gateway.js';
 import { wsClient } from '../support/ws.js';
 import { COMPLETION, PROVIDERS, streamAll, user, useChatGateway } from './support.js';
 
@@ -26,11 +27,17 @@ describe('provider errors mapped to contract codes, with the provider id and its
     ['deepseek', 'invalid_request_error'],
     ['moonshot', 'invalid_authentication_error'],
   ])('%s: a rejected key is UPSTREAM_ERROR naming the gateway variable, never UNAUTHENTICATED', async (id, upstreamCode) => {
-    env.t.sandbox.faults.push({ upstream: id as never, times: 1, status: 401 });
-    const body = await complete({ provider: id, model: MODEL[id], messages: [user('Hi')] });
-    expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: id, status: 401, upstreamCode });
-    expect(body.errors![0].message).toContain(`${id.toUpperCase()}_API_KEY is missing or wrong in the gateway's configuration`);
-    expect(body.errors![0].message).not.toMatch(/\*\*\*\*|sandbox/);
+    // A gateway of its own: the refusal is believed for a backoff window, which would refuse the other tests' calls.
+    const own = await startTestGateway({}, { chatTokenDelayMs: 0 });
+    try {
+      own.sandbox.faults.push({ upstream: id as never, times: 1, status: 401 });
+      const { body } = await own.query(COMPLETION, { input: { provider: id, model: MODEL[id], messages: [user('Hi')] } });
+      expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_CREDENTIALS_REJECTED', upstream: id, status: 401, upstreamCode });
+      expect(body.errors![0].message).toContain(`Fix ${id.toUpperCase()}_API_KEY in the gateway's configuration`);
+      expect(body.errors![0].message).not.toMatch(/\*\*\*\*|sandbox/);
+    } finally {
+      await own.close();
+    }
   });
 
   it.each([

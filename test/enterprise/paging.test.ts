@@ -41,6 +41,18 @@ describe('connections over @odata.nextLink', () => {
     expect(calls[2]).toBe('GET /admin/serviceAnnouncement/healthOverviews/Exchange/issues?$select=id&$top=40&$orderby=startDateTime desc&$skip=40');
   });
 
+  it('answers Relay page info: no previous page on the first, one after a cursor, startCursor the first edge\'s, at no extra request', async () => {
+    const info = 'edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+    const first = await gw.query(`{ admin { serviceAnnouncement { healthOverviews(first: 5) { ${info} } } } }`);
+    const page1 = first.body.data.admin.serviceAnnouncement.healthOverviews;
+    expect(page1.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, startCursor: page1.edges[0].cursor, endCursor: page1.edges[4].cursor });
+    const second = await gw.query(`query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 5, after: $after) { ${info} } } } }`, { after: page1.pageInfo.endCursor });
+    const page2 = second.body.data.admin.serviceAnnouncement.healthOverviews;
+    expect(page2.pageInfo).toMatchObject({ hasPreviousPage: true, startCursor: page2.edges[0].cursor });
+    expect(page2.pageInfo.startCursor).not.toBe(page1.pageInfo.startCursor);
+    expect(graphCalls(gw)).toHaveLength(2);
+  });
+
   it('pages the healthOverviews connection with first/after and edge cursors', async () => {
     const first = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 5) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } } }');
     const conn = first.body.data.admin.serviceAnnouncement.healthOverviews;

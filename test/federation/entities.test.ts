@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { batchItems, graphCalls } from '../enterprise/requests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { seedTitles } from '../../src/sandbox/omdb/seed.js';
 import { omdbQueries } from '../titles/omdbRequests.js';
 
 let gw: TestGateway;
@@ -176,11 +177,14 @@ describe('limits on references', () => {
 
   const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on ServiceHealth { id } ... on Title { title } } }';
 
-  it('counts representations in the upstream-request budget: 41 ServiceHealth ids are 3 batches, refused before any request', async () => {
+  it('counts representations in the upstream-request budget: of 41 ServiceHealth ids (3 batches) the first 40 are answered in 2, the last refused at its own path', async () => {
     const representations = Array.from({ length: 41 }, (_, i) => ({ __typename: 'ServiceHealth', id: `Service${i}` }));
     const r = await small.query(query, { r: representations });
-    expect(r.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'graph', found: 3, max: 2 });
-    expect(small.upstreamRequests()).toEqual([]);
+    expect(r.body.data._entities).toHaveLength(41);
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 40], extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'graph', found: 3, max: 2 } });
+    expect(r.body.errors![0].message).toContain('only its first 40 representations were resolved and representations[40] was not');
+    expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual(['POST /graph/v1.0/$batch', 'POST /graph/v1.0/$batch']);
   });
 
   it('keeps Title references inside the OMDb daily quota, refusing the call before any request', async () => {
@@ -191,5 +195,34 @@ describe('limits on references', () => {
     expect(r.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' });
     expect(r.body.errors![0].message).toContain('1 remain today and this operation can need 2');
     expect(small.upstreamRequests()).toEqual([]);
+  });
+});
+
+describe('an _entities call over the upstream budget', () => {
+  let budget: TestGateway;
+  beforeAll(async () => {
+    budget = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '50' });
+  });
+  afterAll(() => budget?.close());
+
+  it('answers the first 50 of 51 new titles with 50 OMDb requests and refuses only the 51st, at its own path', async () => {
+    const ids = seedTitles().slice(0, 51).map((t) => t.imdbID);
+    const r = await budget.query('query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }', { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    const answered = r.body.data._entities as Array<{ imdbId: string; title: string } | null>;
+    expect(answered).toHaveLength(51);
+    expect(answered.slice(0, 50).map((t) => t?.imdbId)).toEqual(ids.slice(0, 50));
+    expect(answered[50]).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 50], extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51, max: 50 } });
+    expect(omdbQueries(budget.upstreamRequests('omdb'))).toEqual(ids.slice(0, 50).map((id) => `i=${id}`));
+  });
+
+  it('still refuses an operation over the budget whole when it is more than one _entities call', async () => {
+    budget.clearUpstreamRequests();
+    const ids = seedTitles().slice(60, 111).map((t) => t.imdbID);
+    const r = await budget.query('query ($r: [_Any!]!) { upstreams { id } _entities(representations: $r) { ... on Title { title } } }', { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    expect(r.body.data).toBeUndefined();
+    expect(r.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51 });
+    expect(budget.upstreamRequests()).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { buildSchema } from '../../src/server/schema.js';
 import { resolveUpstreams } from '../../src/server/upstreams.js';
 import { MemoryState } from '../../src/state/index.js';
+import { GatewayCredentials } from '../../src/upstreams/credentials.js';
 import { LogCapture } from '../support/gateway.js';
 
 export interface PipelineHarness {
@@ -27,7 +28,7 @@ export async function pipelineHarness(env: Record<string, string> = {}, sandboxS
   const logs = new LogCapture();
   const redact = createRedactor(config.secrets);
   const log = createLogger({ level: config.logLevel, redact, destination: logs as never, format: config.logFormat });
-  const base = { config, metrics: new GatewayMetrics(), log, redact, upstreams: resolveUpstreams(config, sandbox), state: new MemoryState(), shared: new Map<object, unknown>(), onClose: [] as GatewayServices['onClose'] };
+  const base = { config, metrics: new GatewayMetrics(), log, redact, upstreams: resolveUpstreams(config, sandbox), state: new MemoryState(), shared: new Map<object, unknown>(), credentials: new GatewayCredentials(log), onClose: [] as GatewayServices['onClose'] };
   const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
   const pipeline = createOperationPipeline({ schema: await buildSchema(), services, estimators: upstreamEstimators });
   return {

@@ -39,7 +39,7 @@ describe('a configured OMDb key', () => {
     }
   });
 
-  it('reports a rejected key as a misconfigured gateway (UPSTREAM_ERROR), the key redacted everywhere', async () => {
+  it('reports a rejected key as the gateway\'s own (UPSTREAM_ERROR, GATEWAY_CREDENTIALS_REJECTED), asked once per backoff window, the key redacted everywhere', async () => {
     const key = 'k3y-SECRET-123456';
     const t = await startTestGateway({ OMDB_BASE_URL: omdb.baseUrls.omdb, OMDB_API_KEY: key, LOG_LEVEL: 'debug' });
     try {
@@ -51,12 +51,12 @@ describe('a configured OMDb key', () => {
       expect(responses[0].data.upstreams.length).toBeGreaterThan(0);
       expect(responses[0].data.title).toBeNull();
       for (const body of responses) {
-        expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 401 });
-        expect(body.errors![0].message).toMatch(/misconfigured.*Set OMDB_API_KEY/);
+        expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_CREDENTIALS_REJECTED', upstream: 'omdb', status: 401 });
+        expect(body.errors![0].message).toMatch(/rejected the gateway's API key.*Fix OMDB_API_KEY/);
       }
-      // Sent with the key (the upstream saw it), answered 401 and not retried.
-      expect(omdbQueries(omdb.record.list())).toEqual(['i=tt0078346', 's=batman']);
-      expect(omdb.record.list().map((r) => r.status)).toEqual([401, 401]);
+      // Sent with the key (the upstream saw it), answered 401 and not retried; the search is refused without asking again.
+      expect(omdbQueries(omdb.record.list())).toEqual(['i=tt0078346']);
+      expect(omdb.record.list().map((r) => r.status)).toEqual([401]);
       expect(omdb.record.list()[0].url).toContain(`apikey=${key}`);
       const said = await everythingSaid(t, responses);
       expect(said).toContain('upstream request');

@@ -5,9 +5,10 @@ import { CompletionDocument, ServiceHealthDocument, TitleDocument } from './oper
 export async function runExample(url: string): Promise<string[]> {
   const lines: string[] = [];
   const health = await execute(url, ServiceHealthDocument, { first: 3 });
-  for (const service of health.data?.admin.serviceAnnouncement.healthOverviews.nodes ?? []) {
+  // Fields that cost an upstream request are nullable (null, with an error, when that upstream fails).
+  for (const service of health.data?.admin.serviceAnnouncement.healthOverviews?.nodes ?? []) {
     // `status` is the schema's enum as a string union; `issues.nodes` is typed down to the selected fields.
-    lines.push(`${service.service}: ${service.status} (${service.issues.nodes.length} recent issues)`);
+    lines.push(`${service.service}: ${service.status} (${service.issues?.nodes.length ?? '?'} recent issues)`);
   }
   const title = await execute(url, TitleDocument, { imdbId: 'tt0078346' });
   if (title.data?.title) {
@@ -17,7 +18,7 @@ export async function runExample(url: string): Promise<string[]> {
   const completion = await execute(url, CompletionDocument, {
     input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }] },
   });
-  if (completion.data) {
+  if (completion.data?.createChatCompletion) {
     const c = completion.data.createChatCompletion;
     lines.push(`${c.provider}/${c.model}: ${c.content ?? ''} [${c.usage?.totalTokens ?? 0} tokens]`);
   }

@@ -63,7 +63,7 @@ export function naiveResolvers(env: Env) {
   const connection = (rows: Raw[]) => ({
     nodes: rows,
     edges: rows.map((node) => ({ cursor: String(node.id), node })),
-    pageInfo: { hasNextPage: false, endCursor: null },
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: rows.length ? String(rows[0].id) : null, endCursor: null },
   });
 
   /** A Title field: from the object when present, else one more lookup of the whole title. */

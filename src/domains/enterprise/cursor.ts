@@ -33,6 +33,16 @@ export function cursorAt(page: Page<unknown>, index: number): string {
   return encodeCursor(withSkip(page.link, skipOf(page.link) + index + 1));
 }
 
-export function pageInfo(page: Page<unknown>): { hasNextPage: boolean; endCursor: string | null } {
-  return { hasNextPage: page.next !== undefined, endCursor: page.next ? encodeCursor(page.next) : page.nodes.length ? cursorAt(page, page.nodes.length - 1) : null };
+/**
+ * Relay's page info. Pages are read forward only, so a page has a previous one exactly when it was read past the start
+ * of its collection (`$skip` above 0, or Graph's own `$skiptoken`).
+ */
+export function pageInfo(page: Page<unknown>): { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } {
+  const empty = page.nodes.length === 0;
+  return {
+    hasNextPage: page.next !== undefined,
+    hasPreviousPage: skipOf(page.link) > 0 || /[?&]\$skiptoken=/i.test(page.link),
+    startCursor: empty ? null : cursorAt(page, 0),
+    endCursor: page.next ? encodeCursor(page.next) : empty ? null : cursorAt(page, page.nodes.length - 1),
+  };
 }

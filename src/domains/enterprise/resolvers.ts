@@ -130,6 +130,8 @@ export const resolvers: Resolvers = {
   ServiceUpdateMessageConnection: connection<ServiceUpdateMessageModel>(),
   PageInfo: {
     hasNextPage: (page) => pageInfo(page).hasNextPage,
+    hasPreviousPage: (page) => pageInfo(page).hasPreviousPage,
+    startCursor: (page) => pageInfo(page).startCursor,
     endCursor: (page) => pageInfo(page).endCursor,
   },
   Mutation: {

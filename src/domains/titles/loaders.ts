@@ -14,7 +14,7 @@ import type { TitleRecord, TitleRef } from './model.js';
 
 /** The gateway-wide OMDb client (built once at start-up: src/runtime/upstreamClients.ts). */
 export function createOmdbClient(s: UpstreamClientServices): OmdbClient {
-  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
+  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
   s.onClose.push(() => client.close());
   return client;
 }

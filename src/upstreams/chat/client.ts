@@ -6,6 +6,7 @@ import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
 import { UpstreamHttp } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
+import type { GatewayCredentials } from '../credentials.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
 import { chatRateLimiter, type RateLimiter } from './rateLimit.js';
@@ -31,6 +32,7 @@ export class ChatClient {
     readonly config: ChatProviderConfig,
     readonly http: UpstreamHttp,
     private readonly limiter: RateLimiter | undefined,
+    readonly credentials: GatewayCredentials,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
   }
@@ -42,7 +44,8 @@ export class ChatClient {
     let text: string;
     try {
       const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, retry, isFinal: this.quotaSpent });
-      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text);
+      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
+      this.credentials.accepted(this.spec.id);
       ({ status, text } = res);
     } catch (error) {
       throw this.failure(error, signal, 'the answer broke off');
@@ -65,7 +68,8 @@ export class ChatClient {
     try {
       const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
-      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res));
+      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);
+      this.credentials.accepted(this.spec.id);
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
@@ -158,6 +162,7 @@ export class ChatClient {
 
   /** The client-side rate limit: a short wait in line, else UPSTREAM_RATE_LIMITED saying when to retry. */
   async admit(signal: AbortSignal): Promise<void> {
+    this.credentials.assertUsable(this.spec.id);
     if (!this.limiter) return;
     const verdict = await this.limiter.acquire(signal);
     if (verdict.ok) return;
@@ -202,7 +207,7 @@ export function createChatClients(s: UpstreamClientServices): ReadonlyMap<string
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
       s.onClose.push(() => http.close());
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config)));
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config), s.credentials));
     }
     return clients;
   }

@@ -1,4 +1,5 @@
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
 import { parseRetryAfter } from '../http/retry.js';
 import type { ChatProviderSpec, UpstreamErrorBody } from './provider.js';
 import { errorBody } from './wire.js';
@@ -19,10 +20,17 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
 
 /**
  * A provider's error answer as a contract error: its own code in `upstreamCode`, the provider id in `upstream`.
- * A rejected key is the gateway's problem, never the caller's: UPSTREAM_ERROR, and the message names the variable
- * to fix without repeating what the provider said (DeepSeek echoes part of the key).
+ * A rejected key is the gateway's problem, never the caller's: UPSTREAM_ERROR with `reason: GATEWAY_CREDENTIALS_REJECTED`
+ * (recorded in `credentials` when given), and the message names the variable to fix without repeating what the
+ * provider said (DeepSeek echoes part of the key).
  */
-export function providerError(p: ChatProviderSpec, status: number, headers: Record<string, string | string[] | undefined>, text: string): GatewayError {
+export function providerError(
+  p: ChatProviderSpec,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  credentials?: GatewayCredentials,
+): GatewayError {
   let parsed: UpstreamErrorBody = {};
   try {
     parsed = errorBody(JSON.parse(text));
@@ -36,7 +44,8 @@ export function providerError(p: ChatProviderSpec, status: number, headers: Reco
   const said = upstreamCode ? ` (${upstreamCode})` : '';
   if (status === 401 || (status === 403 && /auth/i.test(`${parsed.type} ${parsed.code}`))) {
     const variable = `${p.id.toUpperCase().replace(/-/g, '_')}_API_KEY`;
-    return upstreamError(ErrorCode.UpstreamError, `The ${p.id} service rejected the gateway's API key${said}: ${variable} is missing or wrong in the gateway's configuration.`, details);
+    const message = `The ${p.id} service rejected the gateway's API key${said}.`;
+    return credentials ? credentials.rejected(p.id, variable, message, details) : credentialsRejected(variable, message, details);
   }
   const code = p.classifyError?.(status, parsed) ?? byStatus(status);
   const message = parsed.message ? `: ${parsed.message}` : '.';

@@ -48,7 +48,7 @@ async function postJson(client: ChatClient, path: string, body: Json, signal: Ab
   } catch (error) {
     throw client.failure(error, signal, 'the request failed');
   }
-  if (res.status >= 300) throw providerError(spec, res.status, res.headers, res.text);
+  if (res.status >= 300) throw providerError(spec, res.status, res.headers, res.text, client.credentials);
   try {
     const json = JSON.parse(res.text) as unknown;
     if (typeof json !== 'object' || json === null || !Array.isArray((json as Json).data)) throw new Error('the body has no data list');

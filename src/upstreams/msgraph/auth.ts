@@ -1,12 +1,21 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import { MemorySharedValue, type Expiring, type SharedValue } from '../../state/sharedValue.js';
+import type { GatewayCredentials } from '../credentials.js';
 import type { UpstreamHttp } from '../http/client.js';
 import { UPSTREAM } from './errors.js';
 
 const SCOPE = 'https://graph.microsoft.com/.default';
 /** Refresh this long before expiry (or at 90 % of a shorter lifetime), so no request carries a token about to lapse. */
 const REFRESH_MARGIN_SECONDS = 300;
+
+/** Which variable an identity-platform refusal points at, by its AADSTS number. */
+function refusedVariable(aadsts: number | undefined, error: string | undefined): string {
+  if (aadsts === 7000215 || aadsts === 7000222 || aadsts === 7000216) return 'GRAPH_CLIENT_SECRET';
+  if (aadsts === 700016 || aadsts === 7000229) return 'GRAPH_CLIENT_ID';
+  if (aadsts === 90002 || aadsts === 900023 || aadsts === 90023) return 'GRAPH_TENANT_ID';
+  return error === 'invalid_client' ? 'GRAPH_CLIENT_SECRET' : 'GRAPH_TENANT_ID, GRAPH_CLIENT_ID or GRAPH_CLIENT_SECRET';
+}
 
 /**
  * The gateway's own token (client-credentials flow, application permissions), kept until shortly before
@@ -17,11 +26,13 @@ export class ApplicationToken {
   constructor(
     private readonly http: UpstreamHttp,
     private readonly config: GraphConfig,
+    private readonly credentials: GatewayCredentials,
     private readonly token: SharedValue<string> = new MemorySharedValue<string>(),
   ) {}
 
-  /** `Bearer …` for the next request. */
-  authorization(): Promise<string> {
+  /** `Bearer …` for the next request; while a refusal of the client credentials is believed, that refusal at once. */
+  async authorization(): Promise<string> {
+    this.credentials.assertUsable(UPSTREAM);
     // No caller signal here: one caller going away must not fail the token every other caller waits for.
     return this.token.get(() => this.request());
   }
@@ -43,13 +54,22 @@ export class ApplicationToken {
     }
     if (res.status !== 200 || !body.access_token) {
       const aadsts = body.error_codes?.[0];
-      const code = res.status === 429 ? ErrorCode.UpstreamRateLimited : res.status >= 500 ? ErrorCode.UpstreamError : ErrorCode.Unauthenticated;
-      throw upstreamError(
-        code,
-        `The identity platform refused the gateway's client credentials (${res.status} ${body.error ?? 'no error code'}${aadsts ? `, AADSTS${aadsts}` : ''}). Check GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET.`,
-        { upstream: UPSTREAM, status: res.status, upstreamCode: body.error },
-      );
+      const said = `${res.status} ${body.error ?? 'no error code'}${aadsts ? `, AADSTS${aadsts}` : ''}`;
+      const details = { upstream: UPSTREAM, status: res.status, upstreamCode: body.error };
+      if (res.status === 429) {
+        throw upstreamError(ErrorCode.UpstreamRateLimited, `The identity platform is rate limiting the gateway's token requests (${said}); Microsoft Graph fields fail until it lets up.`, details);
+      }
+      if (res.status >= 500 || res.status === 200) {
+        // An outage of the authority (or a 200 without a token): nothing in the configuration to fix.
+        throw upstreamError(
+          res.status === 504 ? ErrorCode.UpstreamTimeout : ErrorCode.UpstreamError,
+          `The identity platform at GRAPH_AUTHORITY_URL is failing (${said}): the gateway cannot get its Microsoft Graph token until it recovers. This is an upstream outage, not a configuration error.`,
+          details,
+        );
+      }
+      throw this.credentials.rejected(UPSTREAM, refusedVariable(aadsts, body.error), `The identity platform refused the gateway's client credentials (${said}).`, details);
     }
+    this.credentials.accepted(UPSTREAM);
     const lifetime = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3599;
     const margin = Math.min(REFRESH_MARGIN_SECONDS, lifetime * 0.1);
     return { value: `Bearer ${body.access_token}`, ttlMs: (lifetime - margin) * 1000 };

@@ -4,7 +4,8 @@ import type { UpstreamClientServices } from '../../runtime/context.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
-import { MemoryState, type SharedState } from '../../state/index.js';
+import type { SharedState } from '../../state/index.js';
+import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
 
@@ -62,15 +63,18 @@ export class GraphClient {
   readonly root: string;
   private readonly appToken: ApplicationToken | undefined;
   private readonly inFlight = new InFlight<GraphResult>();
+  /** The gateway's own current and previous `Authorization` values: a 401 to one of them is not the caller's fault. */
+  private ownAuthorizations: Array<string | undefined> = [];
 
   constructor(
     private readonly http: UpstreamHttp,
     private readonly config: GraphConfig,
-    state: SharedState = new MemoryState(),
+    state: SharedState,
+    credentials: GatewayCredentials,
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
-    this.appToken = config.clientSecret ? new ApplicationToken(http, config, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
+    this.appToken = config.clientSecret ? new ApplicationToken(http, config, credentials, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
   }
 
   /**
@@ -80,7 +84,11 @@ export class GraphClient {
   async authorization(callerAuthorization: string | undefined): Promise<string> {
     const application = this.config.mode === 'live' && this.appToken;
     if (!application && callerAuthorization) return callerAuthorization;
-    if (this.appToken) return this.appToken.authorization();
+    if (this.appToken) {
+      const own = await this.appToken.authorization();
+      if (own !== this.ownAuthorizations[0]) this.ownAuthorizations = [own, this.ownAuthorizations[0]];
+      return own;
+    }
     throw upstreamError(
       ErrorCode.Unauthenticated,
       'Microsoft Graph needs a token: send `Authorization: Bearer <token>` (delegated permissions), or configure GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET (application permissions).',
@@ -166,7 +174,7 @@ export class GraphClient {
     return requests.map(({ id }) => {
       const item = byId.get(id);
       if (!item) return { ok: false, status: 502, error: malformedResponse(res.status, {}) };
-      return resultOf(item.status, item.body, lowerCase(item.headers ?? {}), 'GET');
+      return this.blame(resultOf(item.status, item.body, lowerCase(item.headers ?? {}), 'GET'), call);
     });
   }
 
@@ -181,7 +189,19 @@ export class GraphClient {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;
     }
-    return resultOf(res.status, res.text, res.headers, method);
+    return this.blame(resultOf(res.status, res.text, res.headers, method), call);
+  }
+
+  /** Graph refusing the gateway's own token is the gateway's configuration (its app registration), not the caller's. */
+  private blame(result: GraphResult, call: GraphCall): GraphResult {
+    if (result.ok || result.status !== 401 || !this.ownAuthorizations.includes(call.authorization)) return result;
+    const { upstreamCode, upstreamRequestId } = result.error.extensions as { upstreamCode?: string; upstreamRequestId?: string };
+    const error = credentialsRejected(
+      'GRAPH_TENANT_ID, GRAPH_CLIENT_ID or GRAPH_CLIENT_SECRET (the app registration and its ServiceHealth.Read.All permission)',
+      `Microsoft Graph refused the gateway's own token (401${upstreamCode ? ` ${upstreamCode}` : ''}).`,
+      { upstream: UPSTREAM, status: 401, upstreamCode, requestId: upstreamRequestId },
+    );
+    return { ...result, error };
   }
 }
 
@@ -193,5 +213,5 @@ function lowerCase(headers: Record<string, string>): Headers {
 export function createGraphClient(s: UpstreamClientServices): GraphClient {
   const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
   s.onClose.push(() => http.close());
-  return new GraphClient(http, s.config.graph, s.state);
+  return new GraphClient(http, s.config.graph, s.state, s.credentials);
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
+import { GatewayCredentials } from '../credentials.js';
 import { UpstreamHttp } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
@@ -35,6 +36,8 @@ export interface OmdbClientOptions {
   redact: (text: string) => string;
   /** Where the quota and the cache live: this process, or Redis shared by every replica. @default a new MemoryState */
   state?: SharedState;
+  /** Where a refused key is remembered (one request per backoff window, `/readyz`). @default a record of its own */
+  credentials?: GatewayCredentials;
 }
 
 /**
@@ -46,6 +49,7 @@ export const NEGATIVE_TTL_MS = 10 * 60_000;
 const NOT_FOUND = new Set(['Movie not found!', 'Incorrect IMDb ID.', 'Series or episode not found!', 'Series not found!', 'Episode not found!']);
 const TOO_MANY = 'Too many results.';
 const LIMIT = /request limit reached/i;
+const UPSTREAM = 'omdb';
 
 /**
  * The OMDb API client: builds requests, reuses answers (a TTL cache keyed by the normalized request, never by the key,
@@ -59,8 +63,10 @@ export class OmdbClient {
   /** Undefined when caching is off (OMDB_CACHE_TTL_MS or OMDB_CACHE_MAX 0). */
   readonly cache?: SharedCache<OmdbAnswer>;
   private readonly inFlight = new InFlight<OmdbAnswer>();
+  private readonly credentials: GatewayCredentials;
 
   constructor(private readonly options: OmdbClientOptions) {
+    this.credentials = options.credentials ?? new GatewayCredentials(options.log);
     this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
     const state = options.state ?? new MemoryState();
     this.quota = state.dailyQuota('omdb', { limit: options.dailyQuota, onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining) });
@@ -101,6 +107,7 @@ export class OmdbClient {
   private async fetch(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
+    this.credentials.assertUsable(UPSTREAM);
     const reservation = await this.quota.reserve();
     if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
     const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
@@ -116,7 +123,7 @@ export class OmdbClient {
       body = {};
     }
     const error = typeof body.Error === 'string' ? redact(body.Error) : undefined;
-    const details = { upstream: 'omdb', status: res.status };
+    const details = { upstream: UPSTREAM, status: res.status };
     if (error && LIMIT.test(error)) {
       await this.quota.exhaust();
       throw upstreamError(
@@ -125,7 +132,7 @@ export class OmdbClient {
         { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
       );
     }
-    if (res.status === 401) throw misconfigured(`OMDb rejected the configured API key ("${error ?? 'HTTP 401'}")`, res.status);
+    if (res.status === 401) throw this.credentials.rejected(UPSTREAM, 'OMDB_API_KEY', `OMDb rejected the gateway's API key ("${error ?? 'HTTP 401'}").`, details);
     if (res.status === 429) {
       throw upstreamError(ErrorCode.UpstreamRateLimited, 'OMDb is rate limiting the gateway (HTTP 429); retry shortly.', details);
     }
@@ -137,6 +144,7 @@ export class OmdbClient {
       );
     }
 
+    this.credentials.accepted(UPSTREAM);
     let answer: OmdbAnswer;
     if (body.Response === 'False') {
       if (error && NOT_FOUND.has(error)) answer = { kind: 'notFound', error };
