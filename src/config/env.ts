@@ -149,6 +149,22 @@ export interface GatewayConfig {
    * `limit / GATEWAY_REPLICAS` of the OMDb quota and of every `*_RPM`. @default 1
    */
   replicas: number;
+  /** The /mcp endpoint's tools (trusted operations), also what chat `graphTools` may name. */
+  mcp: {
+    /** MCP_OPERATIONS: the folder of `.graphql` files whose named operations are the tools. @default operations/mcp */
+    operationsDir?: string;
+    /** MCP_ALLOW_MUTATIONS: offer the folder's mutations too. @default false */
+    allowMutations: boolean;
+    /** MCP_ALLOW_FREEFORM: add the `execute_graphql` tool, which runs any query. @default false */
+    allowFreeform: boolean;
+  };
+  /** Chat `graphTools`: how far the gateway follows a model's calls of trusted operations. */
+  graphTools: {
+    /** CHAT_GRAPH_TOOL_MAX_STEPS: provider requests per completion with graph tools (per target). @default 4 */
+    maxSteps: number;
+    /** CHAT_GRAPH_TOOL_MAX_CALLS: graph tool calls run per completion, all steps together. @default 8 */
+    maxCalls: number;
+  };
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
 }
@@ -423,6 +439,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     if (!ok) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`);
   }
 
+  const flag = (variable: string) => {
+    const raw = get(variable);
+    if (raw && !['true', 'false'].includes(raw)) throw new ConfigError(variable, `must be true or false, got ${JSON.stringify(raw)}`);
+    return raw === 'true';
+  };
+  const mcp = { operationsDir: get('MCP_OPERATIONS'), allowMutations: flag('MCP_ALLOW_MUTATIONS'), allowFreeform: flag('MCP_ALLOW_FREEFORM') };
+  const graphTools = { maxSteps: int('CHAT_GRAPH_TOOL_MAX_STEPS', 4), maxCalls: int('CHAT_GRAPH_TOOL_MAX_CALLS', 8) };
+
   const redis = parseRedis(get);
   const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
@@ -450,6 +474,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     replicas: int('GATEWAY_REPLICAS', 1),
     chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
     upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
+    mcp,
+    graphTools,
     secrets,
   };
 }

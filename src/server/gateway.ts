@@ -28,6 +28,7 @@ import { attachWebSocket } from './websocket.js';
 import { createHttpStreams } from './httpStreams/index.js';
 import { OperationGate } from './operationGate.js';
 import { compiledExecution } from './execution.js';
+import { createMcpEndpoint } from '../mcp/server.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (CONTRACT.md section 2). */
 export interface StartGatewayOptions {
@@ -91,6 +92,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const gate = new OperationGate({ schema, services, validationRules, persisted, estimators: upstreamEstimators, tracing });
   const websocket = attachWebSocket({ server, schema, services, path: '/graphql', gate, apiKeyCheck });
   const httpStreams = createHttpStreams({ schema, gate, heartbeatMs: options.multipartHeartbeatMs });
+  const mcp = createMcpEndpoint({ schema, services, gate, apiKeyCheck });
 
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo parses, validates and runs the plugins; execution is compiled per cached document (execution.ts).
@@ -131,7 +133,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
     const path = (req.url ?? '/').split('?')[0];
-    const route = ['/graphql', '/healthz', '/readyz', '/metrics', '/'].includes(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
+    const route = ['/graphql', '/mcp', '/healthz', '/readyz', '/metrics', '/'].includes(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
     res.on('finish', () => {
       metrics.httpRequests.inc({ method: req.method ?? 'GET', route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
@@ -162,6 +164,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       return;
     }
     if (graphiql(req, res)) return;
+    if (path === '/mcp') return mcp(req, res, requestId);
     if (path === '/graphql') {
       if (applyCors(req, res, config.corsOrigins)) return;
       if (apiKeyCheck && !apiKeyCheck(presentedApiKey(req.headers))) {
