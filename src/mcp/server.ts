@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
+import { getOperationAST, getVariableValues, parse, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badInput, formatError, type GatewayError } from '../errors.js';
 import type { GatewayServices } from '../runtime/context.js';
@@ -9,7 +9,9 @@ import { presentedApiKey } from '../server/access.js';
 import type { OperationGate } from '../server/operationGate.js';
 import { MAX_BODY_BYTES, readBody } from '../server/requestBody.js';
 import { trustedExecutor, type TrustedCall, type TrustedResult } from './execute.js';
-import { checkArguments, TrustedOperations } from './operations.js';
+import { upstreamEstimators } from '../resolvers.js';
+import { estimateUpstreamRequests, operationShape } from '../runtime/upstreamBudget.js';
+import { checkArguments, TrustedOperations, type TrustedOperation } from './operations.js';
 import { provideGraphToolset, type GraphToolset } from './trusted.js';
 
 /** The tool MCP_ALLOW_FREEFORM adds: any query (mutations only with MCP_ALLOW_MUTATIONS) through the same rules. */
@@ -30,10 +32,12 @@ export function createMcpEndpoint(options: {
 }): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
   const { schema, services, apiKeyCheck } = options;
   const { mcp } = services.config;
+  const operations = TrustedOperations.load(schema, { dir: mcp.operationsDir, allowMutations: mcp.allowMutations });
   const toolset: GraphToolset = {
     schema,
-    operations: TrustedOperations.load(schema, { dir: mcp.operationsDir, allowMutations: mcp.allowMutations }),
+    operations,
     execute: trustedExecutor(options.gate, schema),
+    estimates: new Map(operations.list().map((op) => [op.name, defaultEstimate(schema, op, services)])),
   };
   provideGraphToolset(services, toolset);
   services.log.info({ operations: toolset.operations.dir, tools: toolset.operations.list().map((o) => o.name) }, `mcp: ${toolset.operations.list().length} tools at /mcp`);
@@ -66,6 +70,22 @@ export function createMcpEndpoint(options: {
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   };
+}
+
+/**
+ * The budget's estimate of one call with the operation's default variables, and a placeholder for each required
+ * scalar or enum (what an id or a search text is does not change how many requests a call makes).
+ */
+function defaultEstimate(schema: GraphQLSchema, op: TrustedOperation, services: GatewayServices): Record<string, number> {
+  const properties = (op.inputSchema.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
+  const placeholders = Object.fromEntries(
+    ((op.inputSchema.required ?? []) as string[]).map((name) => {
+      const p = properties[name];
+      return [name, p.enum?.[0] ?? (p.type === 'integer' || p.type === 'number' ? 1 : p.type === 'boolean' ? false : p.type === 'array' ? [] : p.type === 'object' ? {} : 'placeholder')];
+    }),
+  );
+  const variables = getVariableValues(schema, op.operation.variableDefinitions ?? [], placeholders).coerced ?? {};
+  return estimateUpstreamRequests(operationShape(schema, parse(op.query), op.operation, variables), services, upstreamEstimators);
 }
 
 /** One MCP server for one HTTP request, bound to that request's caller. */

@@ -8,6 +8,8 @@ export interface GraphToolset {
   schema: GraphQLSchema;
   operations: TrustedOperations;
   execute: ExecuteTrusted;
+  /** Upstream requests one call of the operation can cause with its default variables, by upstream (the budget's view). */
+  estimates: ReadonlyMap<string, Readonly<Record<string, number>>>;
 }
 
 const KEY = { key: 'trusted operations and their executor' };
