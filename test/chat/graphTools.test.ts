@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { collect, wsClient } from '../support/ws.js';
+import { chatExamples } from '../../src/domains/chat/index.js';
 import { PROVIDERS, type Chunk } from './support.js';
 
 const COMPLETE = `mutation Complete($input: ChatCompletionInput!) {
@@ -189,5 +190,20 @@ describe('graphTools: several steps, bounds and refusals', () => {
     const { graph, chat } = upstream('glm');
     expect(graph.map((r) => r.headers.authorization)).toEqual([`Bearer ${token}`]);
     expect(chat.every((r) => r.headers.authorization === 'Bearer sandbox')).toBe(true);
+  });
+
+  it('the GraphiQL tab runs as shipped: one step over the service health, then the answer', async () => {
+    const example = chatExamples.find((e) => e.query.includes('graphTools') || e.variables?.includes('graphTools'))!;
+    t.clearUpstreamRequests();
+    const client = wsClient(t.gateway.wsUrl);
+    try {
+      const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; finishReason: string | null } }>(client, example.query, JSON.parse(example.variables!));
+      const chunks = results.map((r) => r.data!.chatCompletionStream);
+      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.errorCode])).toEqual([['ServiceHealthOverview', null]]);
+      expect(chunks.at(-1)!.finishReason).toBe('STOP');
+    } finally {
+      await client.dispose();
+    }
+    expect([upstream('deepseek').chat.length, upstream('deepseek').graph.length]).toEqual([2, 1]);
   });
 });
