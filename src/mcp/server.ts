@@ -113,7 +113,7 @@ function mcpServer({ schema, operations, execute }: GraphToolset, services: Gate
     const withSignal = { ...call, signal: extra.signal };
     if (allowFreeform && name === FREEFORM_TOOL) {
       const checked = freeformRequest(args, allowMutations);
-      if ('extensions' in checked) return refusal(checked, services);
+      if ('extensions' in checked) return refusal(checked, services, call, name);
       return toolResult(await execute(checked, checked.variables, withSignal));
     }
     const op = operations.get(name);
@@ -122,7 +122,7 @@ function mcpServer({ schema, operations, execute }: GraphToolset, services: Gate
       throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; this server offers ${offered.join(', ')}${allowFreeform ? `, ${FREEFORM_TOOL}` : ''}.`);
     }
     const variables = checkArguments(schema, op, args);
-    if ('extensions' in variables) return refusal(variables as GatewayError, services);
+    if ('extensions' in variables) return refusal(variables as GatewayError, services, call, name);
     return toolResult(await execute(op, variables, withSignal));
   });
   return server;
@@ -138,9 +138,10 @@ function toolResult(result: TrustedResult): CallToolResult {
   };
 }
 
-/** A call refused before it ran, as a tool error the model can read and correct. */
-function refusal(error: GatewayError, services: GatewayServices): CallToolResult {
+/** A call refused before it ran, as a tool error the model can read and correct (and one log line). */
+function refusal(error: GatewayError, services: GatewayServices, call: TrustedCall, tool: string): CallToolResult {
   const formatted = formatError(error as never, { production: services.config.production, redact: services.redact });
+  services.log.info({ requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport }, 'mcp tool refused');
   return { content: [{ type: 'text', text: formatted.message }], structuredContent: { data: null, errors: [formatted] }, isError: true };
 }
 

@@ -143,6 +143,23 @@ describe('graphTools: several steps, bounds and refusals', () => {
     expect([chat.length, graph.length]).toEqual([4, 3]);
   });
 
+  it('streamed, the bound ends the stream with one chunk per step run and a last chunk with GRAPH_TOOL_LIMIT', async () => {
+    t.clearUpstreamRequests();
+    const client = wsClient(t.gateway.wsUrl);
+    try {
+      const { results } = await collect<{ chatCompletionStream: Chunk & { graphStep: Step | null } }>(client, STREAM, {
+        input: { provider: 'glm', model: 'glm-4.7', messages: [user('[[tool:RecentServiceIssues {"first":2}]] [[tool-loop]]')], graphTools: ['RecentServiceIssues'] },
+      });
+      const chunks = results.map((r) => r.data!.chatCompletionStream);
+      expect(chunks.filter((c) => c.graphStep).map((c) => c.graphStep!.turn)).toEqual([1, 2, 3]);
+      expect(chunks.at(-1)).toMatchObject({ finishReason: 'GRAPH_TOOL_LIMIT', usage: { totalTokens: expect.any(Number) } });
+    } finally {
+      await client.dispose();
+    }
+    const { chat, graph } = upstream('glm');
+    expect([chat.length, graph.length]).toEqual([4, 3]);
+  });
+
   it('refuses a call of an operation not in graphTools, and bad arguments, as the model reads them, with no upstream request', async () => {
     t.clearUpstreamRequests();
     const body = await complete({

@@ -88,6 +88,11 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
 
     await expect(client.callTool({ name: 'DropTables', arguments: {} })).rejects.toThrow(/Unknown tool "DropTables"; this server offers/);
     expect(t.upstreamRequests()).toHaveLength(0);
+    expect(t.logs.json().filter((l) => l.msg === 'mcp tool refused').map((l) => [l.tool, l.code])).toEqual([
+      ['ServiceHealth', 'BAD_USER_INPUT'],
+      ['TitleSearch', 'BAD_USER_INPUT'],
+      ['ServiceHealth', 'BAD_USER_INPUT'],
+    ]);
   });
 
   it('passes every call through the operation rules: one operation log line per call, on transport mcp', async () => {
