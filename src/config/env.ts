@@ -149,6 +149,22 @@ export interface GatewayConfig {
    * `limit / GATEWAY_REPLICAS` of the OMDb quota and of every `*_RPM`. @default 1
    */
   replicas: number;
+  /** The /mcp endpoint's tools (trusted operations), also what chat `graphTools` may name. */
+  mcp: {
+    /** MCP_OPERATIONS: the folder of `.graphql` files whose named operations are the tools. @default operations/mcp */
+    operationsDir?: string;
+    /** MCP_ALLOW_MUTATIONS: offer the folder's mutations too. @default false */
+    allowMutations: boolean;
+    /** MCP_ALLOW_FREEFORM: add the `execute_graphql` tool, which runs any query. @default false */
+    allowFreeform: boolean;
+  };
+  /** Chat `graphTools`: how far the gateway follows a model's calls of trusted operations. */
+  graphTools: {
+    /** CHAT_GRAPH_TOOL_MAX_STEPS: provider requests per completion with graph tools (per target). @default 4 */
+    maxSteps: number;
+    /** CHAT_GRAPH_TOOL_MAX_CALLS: graph tool calls run per completion, all steps together. @default 8 */
+    maxCalls: number;
+  };
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
   /** GATEWAY_DOMAINS: the domains this gateway serves (their root fields, types and upstreams). @default all */
@@ -432,6 +448,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const domains = list(get('GATEWAY_DOMAINS'));
   const unknownDomain = domains.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
   if (unknownDomain !== undefined) throw new ConfigError('GATEWAY_DOMAINS', `${JSON.stringify(unknownDomain)} is not a domain; list some of ${GATEWAY_DOMAINS.join(', ')}, separated by commas (unset: all)`);
+  const flag = (variable: string) => {
+    const raw = get(variable);
+    if (raw && !['true', 'false'].includes(raw)) throw new ConfigError(variable, `must be true or false, got ${JSON.stringify(raw)}`);
+    return raw === 'true';
+  };
+  const mcp = { operationsDir: get('MCP_OPERATIONS'), allowMutations: flag('MCP_ALLOW_MUTATIONS'), allowFreeform: flag('MCP_ALLOW_FREEFORM') };
+  const graphTools = { maxSteps: int('CHAT_GRAPH_TOOL_MAX_STEPS', 4), maxCalls: int('CHAT_GRAPH_TOOL_MAX_CALLS', 8) };
 
   const redis = parseRedis(get);
   const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
@@ -460,6 +483,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     replicas: int('GATEWAY_REPLICAS', 1),
     chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
     upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
+    mcp,
+    graphTools,
     secrets,
     domains: domains.length ? GATEWAY_DOMAINS.filter((d) => domains.includes(d)) : [...GATEWAY_DOMAINS],
   };

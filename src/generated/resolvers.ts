@@ -94,6 +94,8 @@ export type ChatCompletion = {
   content?: Maybe<Scalars['String']['output']>;
   /** Unix time in seconds, as the provider stamped it. */
   created: Scalars['Int']['output'];
+  /** `graphTools`: each operation the model called, in order (empty without graph tools). */
+  graphSteps: Array<ChatGraphStep>;
   /** The provider's completion id. */
   id: Scalars['ID']['output'];
   /** The model that served it, by the name the caller uses (Ark: not the endpoint id). */
@@ -108,6 +110,8 @@ export type ChatCompletionChunk = {
   delta: ChatDelta;
   /** Set on the last chunk only. */
   finishReason?: Maybe<ChatFinishReason>;
+  /** `graphTools`: set on the chunk that reports one operation the model called and its result. */
+  graphStep?: Maybe<ChatGraphStep>;
   id: Scalars['ID']['output'];
   /** The choice this delta belongs to. */
   index: Scalars['Int']['output'];
@@ -125,6 +129,13 @@ export type ChatCompletionInput = {
    * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
    */
   fallbacks?: InputMaybe<Array<ChatTarget>>;
+  /**
+   * Names of trusted operations (the /mcp tools of `MCP_OPERATIONS`) the model may call. The gateway offers them as
+   * function tools, runs the model's calls itself with the caller's credentials and limits, feeds the results back and
+   * loops to a final answer: at most `CHAT_GRAPH_TOOL_MAX_STEPS` provider requests and `CHAT_GRAPH_TOOL_MAX_CALLS`
+   * operations per completion (then finish `GRAPH_TOOL_LIMIT`). Not combined with `tools`.
+   */
+  graphTools?: InputMaybe<Array<Scalars['String']['input']>>;
   /** 1 up to the model's `maxOutputTokens`. */
   maxTokens?: InputMaybe<Scalars['Int']['input']>;
   /** At least one message, oldest first. */
@@ -172,6 +183,8 @@ export type ChatFinishReason =
   | 'CONTENT_FILTER'
   /** The conversation no longer fits the model's context window. */
   | 'CONTEXT_WINDOW_EXCEEDED'
+  /** `graphTools`: the model still called operations when the step or call bound ran out; the gateway stopped it. */
+  | 'GRAPH_TOOL_LIMIT'
   /** `maxTokens` ran out. */
   | 'LENGTH'
   /** A reason this gateway does not know yet. */
@@ -182,6 +195,23 @@ export type ChatFinishReason =
   | 'TOOL_CALLS'
   /** Inference failed on the provider's side (GLM `network_error`, DeepSeek `insufficient_system_resource`). */
   | 'UPSTREAM_ERROR';
+
+/** One call of a trusted operation the model made through `graphTools`, run by the gateway. */
+export type ChatGraphStep = {
+  __typename?: 'ChatGraphStep';
+  /** Its variables as the model wrote them (JSON text). */
+  arguments: Scalars['String']['output'];
+  /** The error code when the call was refused or failed (then the model was told why). */
+  errorCode?: Maybe<Scalars['String']['output']>;
+  /** The trusted operation called. */
+  operation: Scalars['String']['output'];
+  /** The start of the result fed back to the model (JSON text, at most 500 characters). */
+  result: Scalars['String']['output'];
+  /** The model's tool-call id. */
+  toolCallId: Scalars['String']['output'];
+  /** The model turn (provider request) that asked for it, from 1. */
+  turn: Scalars['Int']['output'];
+};
 
 export type ChatMessage = {
   __typename?: 'ChatMessage';
@@ -1197,6 +1227,7 @@ export type ResolversTypes = {
   ChatContentPartType: ChatContentPartType;
   ChatDelta: ResolverTypeWrapper<ChatDelta>;
   ChatFinishReason: ChatFinishReason;
+  ChatGraphStep: ResolverTypeWrapper<ChatGraphStep>;
   ChatMessage: ResolverTypeWrapper<ChatMessage>;
   ChatMessageInput: ChatMessageInput;
   ChatModel: ResolverTypeWrapper<ChatModel>;
@@ -1294,6 +1325,7 @@ export type ResolversParentTypes = {
   ChatCompletionInput: ChatCompletionInput;
   ChatContentPartInput: ChatContentPartInput;
   ChatDelta: ChatDelta;
+  ChatGraphStep: ChatGraphStep;
   ChatMessage: ChatMessage;
   ChatMessageInput: ChatMessageInput;
   ChatModel: ChatModel;
@@ -1390,6 +1422,7 @@ export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType ext
   choices?: Resolver<Array<ResolversTypes['ChatChoice']>, ParentType, ContextType>;
   content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  graphSteps?: Resolver<Array<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1399,6 +1432,7 @@ export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType ext
 export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletionChunk'] = ResolversParentTypes['ChatCompletionChunk']> = {
   delta?: Resolver<ResolversTypes['ChatDelta'], ParentType, ContextType>;
   finishReason?: Resolver<Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
+  graphStep?: Resolver<Maybe<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1411,6 +1445,15 @@ export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends 
   reasoningContent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   role?: Resolver<Maybe<ResolversTypes['ChatRole']>, ParentType, ContextType>;
   toolCalls?: Resolver<Maybe<Array<ResolversTypes['ChatToolCallDelta']>>, ParentType, ContextType>;
+};
+
+export type ChatGraphStepResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatGraphStep'] = ResolversParentTypes['ChatGraphStep']> = {
+  arguments?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  result?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  toolCallId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  turn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ChatMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatMessage'] = ResolversParentTypes['ChatMessage']> = {
@@ -1754,6 +1797,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChatCompletion?: ChatCompletionResolvers<ContextType>;
   ChatCompletionChunk?: ChatCompletionChunkResolvers<ContextType>;
   ChatDelta?: ChatDeltaResolvers<ContextType>;
+  ChatGraphStep?: ChatGraphStepResolvers<ContextType>;
   ChatMessage?: ChatMessageResolvers<ContextType>;
   ChatModel?: ChatModelResolvers<ContextType>;
   ChatProvider?: ChatProviderResolvers<ContextType>;

@@ -22,6 +22,7 @@ import { buildSchema } from './schema.js';
 import { resolveUpstreams } from './upstreams.js';
 import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from './websocket.js';
+import { createMcpEndpoint } from '../mcp/server.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
 export interface StartGatewayOptions {
@@ -90,7 +91,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const health = createHealthEndpoints(services);
   const httpStreams = createHttpStreams({ schema, pipeline, heartbeatMs: options.multipartHeartbeatMs });
   const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });
-  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve }));
+  const mcp = createMcpEndpoint({ schema, services, pipeline });
+  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp }));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -18,9 +18,11 @@ export interface Routes {
   httpStreams: { handles(req: IncomingMessage): boolean; serve: Handler };
   /** GraphQL over HTTP (Apollo as the protocol adapter). */
   graphql: Handler;
+  /** The Model Context Protocol endpoint: trusted operations as tools, through the same pipeline. */
+  mcp: Handler;
 }
 
-const KNOWN_ROUTES = new Set(['/graphql', '/healthz', '/readyz', '/metrics', '/']);
+const KNOWN_ROUTES = new Set(['/graphql', '/mcp', '/healthz', '/readyz', '/metrics', '/']);
 
 /**
  * The HTTP server's request listener: a request id and the HTTP metrics for every request, then health, GraphiQL or
@@ -32,6 +34,7 @@ export function createRouter(services: GatewayServices, pipeline: OperationPipel
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
     if (await routes.health.serve(req, res, path)) return;
     if (routes.graphiql(req, res)) return;
+    if (path === '/mcp') return routes.mcp(req, res, requestId);
     if (path !== '/graphql') {
       return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
     }

@@ -2,11 +2,15 @@ import { getArgumentValues, type FieldNode } from 'graphql';
 import type { ChatTarget } from '../../config/env.js';
 import { stableEstimator } from '../../runtime/upstreamBudget.js';
 import { selectedFields } from '../../planning/selection.js';
+import { graphToolset } from '../../mcp/trusted.js';
+import type { GatewayServices } from '../../runtime/context.js';
 
-type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; input?: unknown[]; n?: number };
+type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; input?: unknown[]; n?: number; graphTools?: string[] | null };
 
 /**
- * The worst case per provider: a completion may call every target of its route and fallbacks once (retries aside);
+ * The worst case per provider: a completion may call every target of its route and fallbacks once (retries aside),
+ * and with `graphTools` once per turn (CHAT_GRAPH_TOOL_MAX_STEPS) plus, per upstream, CHAT_GRAPH_TOOL_MAX_CALLS times
+ * the costliest named operation with its default variables (each call is checked again with its own variables);
  * embeddings one call per batch of the model's per-call limit; images one call per image.
  */
 export const estimateChatRequests = stableEstimator((op, services) => {
@@ -32,8 +36,20 @@ export const estimateChatRequests = stableEstimator((op, services) => {
     } else if (f.name === 'generateImage') {
       add(input?.provider, input?.n ?? 1);
     } else {
-      for (const t of [input?.provider, ...(input?.fallbacks ?? []).map((fb) => fb.provider)].flatMap(targets)) add(t, 1);
+      const turns = input?.graphTools?.length ? services.config.graphTools.maxSteps : 1;
+      for (const t of [input?.provider, ...(input?.fallbacks ?? []).map((fb) => fb.provider)].flatMap(targets)) add(t, turns);
+      if (input?.graphTools?.length) addGraphTools(input.graphTools, services, add);
     }
   }
   return out;
 });
+
+/** CHAT_GRAPH_TOOL_MAX_CALLS calls of the costliest of the named operations, per upstream. */
+function addGraphTools(names: readonly string[], services: GatewayServices, add: (upstream: string, n: number) => void): void {
+  const estimates = graphToolset(services)?.estimates;
+  const costliest: Record<string, number> = {};
+  for (const name of names) {
+    for (const [upstream, n] of Object.entries(estimates?.get(name) ?? {})) costliest[upstream] = Math.max(costliest[upstream] ?? 0, n);
+  }
+  for (const [upstream, n] of Object.entries(costliest)) add(upstream, n * services.config.graphTools.maxCalls);
+}

@@ -85,6 +85,32 @@ export const chatExamples: GraphiqlExample[] = [
     ),
   },
   {
+    title: 'Chat grounded in the graph: the model calls trusted operations (graphTools)',
+    query: `subscription GraphGroundedChat($input: ChatCompletionInput!) {
+  chatCompletionStream(input: $input) {
+    graphStep { turn operation arguments result errorCode }
+    delta { content }
+    finishReason
+    usage { totalTokens }
+  }
+}`,
+    variables: JSON.stringify(
+      {
+        input: {
+          provider: 'deepseek',
+          model: 'deepseek-chat',
+          messages: [
+            { role: 'SYSTEM', content: 'Answer from the service health the tools return.' },
+            { role: 'USER', content: 'Is Exchange degraded right now?' },
+          ],
+          graphTools: ['ServiceHealthOverview', 'ServiceHealth', 'RecentServiceIssues'],
+        },
+      },
+      null,
+      2,
+    ),
+  },
+  {
     title: "Today's token usage per provider and model",
     query: `query ChatUsage {
   chatUsage { day provider model promptTokens completionTokens reasoningTokens totalTokens requests }

@@ -57,6 +57,7 @@ export function completionOf(provider: string, model: string, c: ChatCompletion,
     })),
     usage: usageOf(c.usage),
     attempts: attempts.map((a) => ({ ...a, outcome: a.outcome.toUpperCase() as GraphOutcome })),
+    graphSteps: [],
   };
 }
 

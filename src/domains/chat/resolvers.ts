@@ -1,28 +1,13 @@
 import type { ChatCompletionChunk, Resolvers } from '../../generated/resolvers.js';
-import type { GatewayContext } from '../../runtime/context.js';
 import { eventStream } from '../../subscriptions/eventStream.js';
-import type { ChatStream } from '../../upstreams/chat/client.js';
-import type { ChatChunk } from '../../upstreams/chat/types.js';
 import { firstServing } from './fallback.js';
+import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
 import { JSONObjectScalar } from './jsonObject.js';
 import { chunkOf, completionOf, providerOf } from './map.js';
 import { createEmbeddings, generateImage } from './media.js';
-import { completionTargets } from './targets.js';
+import { openStream, targetsOf, type StreamEvent } from './stream.js';
 import { chatLedger } from './usage/ledger.js';
 import { utcDay } from './usage/store.js';
-
-/** What the subscription's source stream yields: a chunk, or the error that ends it. */
-type StreamEvent = { chunk: ChatCompletionChunk } | { error: unknown };
-
-const targetsOf = (input: Parameters<typeof completionTargets>[0], ctx: GatewayContext) =>
-  completionTargets(input, ctx.services.clients.chat, ctx.services.config.chatRoutes);
-
-/** An opened stream whose first chunk has arrived (or that ended without one): output has started. */
-interface StartedStream {
-  stream: ChatStream;
-  chunks: AsyncIterator<ChatChunk>;
-  first: IteratorResult<ChatChunk>;
-}
 
 export const resolvers: Resolvers = {
   JSONObject: JSONObjectScalar,
@@ -32,6 +17,8 @@ export const resolvers: Resolvers = {
   },
   Mutation: {
     createChatCompletion: async (_root, { input }, ctx) => {
+      const plan = graphToolPlan(input, ctx);
+      if (plan) return completeWithGraphTools(input, plan, ctx);
       const targets = await targetsOf(input, ctx);
       const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry));
       await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage);
@@ -46,17 +33,9 @@ export const resolvers: Resolvers = {
       // yields: up to there a failure may move on to a fallback target, and the last one answers as one result with
       // errors. An error after that ends the stream (see `resolve`), then it completes.
       subscribe: async (_root, { input }, ctx) => {
-        const targets = await targetsOf(input, ctx);
-        const { target, value } = await firstServing<StartedStream>(ctx, targets, async (t, retry) => {
-          const stream = await t.client.stream(t.request, t.model, ctx.signal, retry);
-          const chunks = stream[Symbol.asyncIterator]();
-          try {
-            return { stream, chunks, first: await chunks.next() };
-          } catch (error) {
-            stream.cancel();
-            throw error;
-          }
-        });
+        const plan = graphToolPlan(input, ctx);
+        if (plan) return streamWithGraphTools(input, plan, ctx);
+        const { target, value } = await openStream(ctx, await targetsOf(input, ctx));
         const provider = target.client.spec.id;
         const model = target.model.id;
         const { stream, chunks, first } = value;

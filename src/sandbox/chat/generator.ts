@@ -73,13 +73,17 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
   if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
 
   const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
-  const tool = trigger ? undefined : toolToCall(req);
+  const scripted = scriptedToolCall(req, userText);
+  const tool = trigger || scripted ? undefined : toolToCall(req);
   if (trigger) {
     // The answer breaks off half-way, as moderation or a failed inference does.
     choice.content = choice.content.slice(0, Math.max(1, Math.ceil(choice.content.length / 2)));
     choice.cause = trigger[1];
-  } else if (tool) {
-    const args = JSON.stringify(sampleSchema(tool.parameters, rng, 0));
+  } else if (scripted === 'answer') {
+    // The script's calls are done: the answer follows the tool results.
+  } else if (tool || scripted) {
+    const name = scripted ? scripted.name : tool!.name;
+    const args = scripted ? scripted.arguments : JSON.stringify(sampleSchema(tool!.parameters, rng, 0));
     const fragments: string[] = [];
     for (let at = 0; at < args.length; ) {
       const size = 5 + Math.floor(rng() * 6);
@@ -88,10 +92,28 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
     }
     const id = `call_${seed.toString('hex', 4, 16)}${index ? index.toString(16) : ''}`;
     choice.content = [];
-    choice.toolCall = { id, name: tool.name, arguments: args, fragments };
+    choice.toolCall = { id, name, arguments: args, fragments };
     choice.cause = 'tool_calls';
   }
   return applyMaxTokens(choice, req.maxTokens);
+}
+
+/**
+ * `[[tool:Name {"json":"arguments"}]]` in a user message scripts the model's tool calls: the first model turn after
+ * the last user message calls the first marker's tool with exactly those arguments (`{}` when left out), the turn
+ * after one tool result the second, and so on; then the model answers in text. The tool need not be offered (so
+ * that tests can make a model call what it was not given). `[[tool-loop]]` repeats the last marker for ever, as a
+ * model that never stops calling tools does. Tools are called only when the request offers some.
+ */
+const TOOL_MARKER = /\[\[tool:([A-Za-z0-9_-]{1,64})(?:\s+(\{.*?\}))?\]\]/g;
+
+function scriptedToolCall(req: ChatRequest, userText: string): { name: string; arguments: string } | 'answer' | undefined {
+  const markers = [...userText.matchAll(TOOL_MARKER)];
+  if (markers.length === 0 || req.tools.length === 0 || req.toolChoice === 'none') return undefined;
+  const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
+  const done = req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
+  const marker = done < markers.length ? markers[done] : userText.includes('[[tool-loop]]') ? markers[markers.length - 1] : undefined;
+  return marker ? { name: marker[1], arguments: marker[2] ?? '{}' } : 'answer';
 }
 
 /** A tool call answers when tools are offered, not refused, and the model has not just been given a tool result. */

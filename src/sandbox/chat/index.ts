@@ -13,6 +13,9 @@
  * - Tools offered, `tool_choice` not `none` and the last message not a tool result → a call of the first (or the
  *   named) tool with arguments sampled from its JSON Schema, finish `tool_calls`. Arguments stream in 5–10 character
  *   fragments; GLM sends the call whole unless the request has `tool_stream: true`, as GLM does.
+ * - Scripted tool calls: `[[tool:Name {"id":"Exchange"}]]` markers in a user message make the model call those tools
+ *   with exactly those arguments, one per turn in marker order, then answer; `[[tool-loop]]` makes it call the last
+ *   one for ever (generator.ts, `scriptedToolCall`).
  * - Reasoning: `deepseek-reasoner` always, GLM 4.5+ with `thinking: {type: "enabled"}`, emit `reasoning_content`
  *   before `content`; those tokens count towards `completion_tokens` and `max_tokens`.
  * - Trigger markers in any user message (the answer then breaks off half-way):

@@ -10,6 +10,13 @@ export type ChatCompletionInput = {
    * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
    */
   fallbacks?: Array<ChatTarget> | null | undefined;
+  /**
+   * Names of trusted operations (the /mcp tools of `MCP_OPERATIONS`) the model may call. The gateway offers them as
+   * function tools, runs the model's calls itself with the caller's credentials and limits, feeds the results back and
+   * loops to a final answer: at most `CHAT_GRAPH_TOOL_MAX_STEPS` provider requests and `CHAT_GRAPH_TOOL_MAX_CALLS`
+   * operations per completion (then finish `GRAPH_TOOL_LIMIT`). Not combined with `tools`.
+   */
+  graphTools?: Array<string> | null | undefined;
   /** 1 up to the model's `maxOutputTokens`. */
   maxTokens?: number | null | undefined;
   /** At least one message, oldest first. */

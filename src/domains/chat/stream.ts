@@ -1,0 +1,34 @@
+import type { ChatCompletionChunk, ChatCompletionInput } from '../../generated/resolvers.js';
+import type { GatewayContext } from '../../runtime/context.js';
+import type { ChatStream } from '../../upstreams/chat/client.js';
+import type { ChatChunk } from '../../upstreams/chat/types.js';
+import { firstServing } from './fallback.js';
+import { completionTargets } from './targets.js';
+import type { ValidCompletion } from './validate.js';
+
+/** What the subscription's source stream yields: a chunk, or the error that ends it. */
+export type StreamEvent = { chunk: ChatCompletionChunk } | { error: unknown };
+
+/** The completion's targets with this gateway's clients and routes, every one checked (see targets.ts). */
+export const targetsOf = (input: ChatCompletionInput, ctx: GatewayContext) => completionTargets(input, ctx.services.clients.chat, ctx.services.config.chatRoutes);
+
+/** An opened stream whose first chunk has arrived (or that ended without one): output has started. */
+export interface StartedStream {
+  stream: ChatStream;
+  chunks: AsyncIterator<ChatChunk>;
+  first: IteratorResult<ChatChunk>;
+}
+
+/** Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output). */
+export function openStream(ctx: GatewayContext, targets: readonly ValidCompletion[]) {
+  return firstServing<StartedStream>(ctx, targets, async (t, retry) => {
+    const stream = await t.client.stream(t.request, t.model, ctx.signal, retry);
+    const chunks = stream[Symbol.asyncIterator]();
+    try {
+      return { stream, chunks, first: await chunks.next() };
+    } catch (error) {
+      stream.cancel();
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,45 @@
+import type { GraphQLFormattedError } from 'graphql';
+import type { OperationPipeline } from '../pipeline/index.js';
+
+/** Who asks for a trusted operation: the same credentials and identity as any other operation of that caller. */
+export interface TrustedCall {
+  requestId: string;
+  /** The caller's `Authorization` header (delegated Graph access forwards it). */
+  authorization?: string;
+  /** The caller's gateway API key, already checked, for per-client limits. */
+  apiKey?: string;
+  /** `mcp` for the /mcp endpoint, `graph-tool` for a chat model's tool call. */
+  transport: 'mcp' | 'graph-tool';
+  /** Aborts the operation's upstream requests (the chat completion that called it ended). */
+  signal?: AbortSignal;
+}
+
+/** A trusted operation's result as a client would get it over HTTP: data and formatted errors. */
+export interface TrustedResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/** A trusted operation by its text and name (a free-form query, when an operator allows those, is one too). */
+export interface TrustedRequest {
+  query: string;
+  /** Which operation of `query` to run; may be left out when it has one. */
+  name?: string;
+}
+
+export type ExecuteTrusted = (request: TrustedRequest, variables: Record<string, unknown>, call: TrustedCall) => Promise<TrustedResult>;
+
+/**
+ * The one place trusted operations (MCP tools, chat graph tools) enter the operation pipeline, so they pass the same
+ * rules as any other operation: the API key, document limits, the upstream-request budget and quota guards, one
+ * context and span per call, contract error codes with production masking, one `operation` log line and the metrics.
+ */
+export function trustedExecutor(pipeline: OperationPipeline): ExecuteTrusted {
+  return async (trusted, variables, call) => {
+    const result = await pipeline.execute(
+      { query: trusted.query, operationName: trusted.name, variables },
+      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, signal: call.signal },
+    );
+    return { data: result.data as Record<string, unknown> | null | undefined, ...(result.errors?.length ? { errors: result.errors } : {}) };
+  };
+}

@@ -1,0 +1,198 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildSchema as buildSdl } from 'graphql';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/env.js';
+import { OperationsFileError, TrustedOperations } from '../../src/mcp/operations.js';
+import { startGateway } from '../../src/server/gateway.js';
+import { buildSchema } from '../../src/server/schema.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const API_KEY = 'mcp-test-key-0123456789';
+
+async function connect(t: TestGateway, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.gateway.origin}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+const DEFAULT_TOOLS = ['ChatProviders', 'RecentServiceIssues', 'ServiceHealth', 'ServiceHealthOverview', 'TitleLookup', 'TitleSearch'];
+
+describe('/mcp: trusted operations as Model Context Protocol tools', () => {
+  let t: TestGateway;
+  let client: Client;
+  beforeAll(async () => {
+    t = await startTestGateway();
+    client = await connect(t);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  it('lists each named operation of the default folder as one tool, with its comment and a JSON Schema of its variables', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(DEFAULT_TOOLS);
+    const health = tools.find((tool) => tool.name === 'ServiceHealth')!;
+    expect(health.description).toMatch(/^One service's health by its id \(such as "Exchange"\)/);
+    expect(health.inputSchema).toEqual({
+      type: 'object',
+      properties: { id: { type: 'string' }, issues: { type: 'integer', default: 5 } },
+      required: ['id'],
+      additionalProperties: false,
+    });
+    const lookup = tools.find((tool) => tool.name === 'TitleLookup')!;
+    expect(lookup.inputSchema.properties?.type).toMatchObject({ type: 'string', enum: ['MOVIE', 'SERIES', 'EPISODE', 'GAME', 'UNKNOWN_FUTURE_VALUE'] });
+    expect(lookup.inputSchema.required).toBeUndefined();
+    expect(health.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('calls a service-health tool: one Graph request, the result as structured content and as text', async () => {
+    t.clearUpstreamRequests();
+    const result = await client.callTool({ name: 'ServiceHealth', arguments: { id: 'Exchange', issues: 2 } });
+    expect(result.isError).toBe(false);
+    const health = (result.structuredContent as any).data.admin.serviceAnnouncement.healthOverview;
+    expect(health).toMatchObject({ id: 'Exchange', service: 'Exchange Online', status: expect.any(String) });
+    expect(health.issues.nodes).toHaveLength(2);
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toEqual(result.structuredContent);
+    const graph = t.upstreamRequests('graph').filter((r) => !r.url.includes('/oauth2/'));
+    expect(graph).toHaveLength(1);
+    expect(decodeURIComponent(graph[0].url)).toContain('/healthOverviews/Exchange?');
+  });
+
+  it('calls a title tool: one OMDb request', async () => {
+    t.clearUpstreamRequests();
+    const result = await client.callTool({ name: 'TitleLookup', arguments: { imdbId: 'tt0078346' } });
+    expect(result.isError).toBe(false);
+    expect((result.structuredContent as any).data.title).toMatchObject({ imdbId: 'tt0078346', title: expect.any(String) });
+    const omdb = t.upstreamRequests('omdb');
+    expect(omdb).toHaveLength(1);
+    expect(omdb[0].url).toContain('i=tt0078346');
+  });
+
+  it('refuses bad arguments with a clear error before any upstream request', async () => {
+    t.clearUpstreamRequests();
+    const missing = await client.callTool({ name: 'ServiceHealth', arguments: {} });
+    expect(missing.isError).toBe(true);
+    expect((missing.content as Array<{ text: string }>)[0].text).toBe('Bad arguments for ServiceHealth: Variable "$id" of required type "ID!" was not provided.');
+    expect((missing.structuredContent as any).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+
+    const wrongType = await client.callTool({ name: 'TitleSearch', arguments: { query: 'alien', type: 'FILM' } });
+    expect((wrongType.content as Array<{ text: string }>)[0].text).toMatch(/Bad arguments for TitleSearch: Variable "\$type" got invalid value "FILM"; Value "FILM" does not exist in "TitleType" enum/);
+
+    const unknown = await client.callTool({ name: 'ServiceHealth', arguments: { id: 'Exchange', service: 'x' } });
+    expect((unknown.content as Array<{ text: string }>)[0].text).toBe('ServiceHealth has no argument "service"; it takes id, issues.');
+
+    await expect(client.callTool({ name: 'DropTables', arguments: {} })).rejects.toThrow(/Unknown tool "DropTables"; this server offers/);
+    expect(t.upstreamRequests()).toHaveLength(0);
+    expect(t.logs.json().filter((l) => l.msg === 'mcp tool refused').map((l) => [l.tool, l.code])).toEqual([
+      ['ServiceHealth', 'BAD_USER_INPUT'],
+      ['TitleSearch', 'BAD_USER_INPUT'],
+      ['ServiceHealth', 'BAD_USER_INPUT'],
+    ]);
+  });
+
+  it('passes every call through the operation rules: one operation log line per call, on transport mcp', async () => {
+    const before = t.logs.json().filter((l) => l.msg === 'operation' && l.transport === 'mcp').length;
+    await client.callTool({ name: 'ChatProviders', arguments: {} });
+    const lines = t.logs.json().filter((l) => l.msg === 'operation' && l.transport === 'mcp');
+    expect(lines).toHaveLength(before + 1);
+    expect(lines.at(-1)).toMatchObject({ operation: 'ChatProviders', type: 'query', outcome: 'ok' });
+  });
+});
+
+describe('/mcp with GATEWAY_API_KEYS', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ GATEWAY_API_KEYS: API_KEY });
+  });
+  afterAll(async () => t?.close());
+
+  it('refuses a client without the key (401) and serves one with it', async () => {
+    await expect(connect(t)).rejects.toThrow(/401|API key/);
+    const client = await connect(t, { 'x-api-key': API_KEY });
+    t.clearUpstreamRequests();
+    const result = await client.callTool({ name: 'ServiceHealthOverview', arguments: { first: 3 } });
+    expect((result.structuredContent as any).data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(3);
+    expect(t.upstreamRequests('graph').filter((r) => !r.url.includes('/oauth2/'))).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
+  it('a file that does not validate against the schema stops start-up with an error naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
+    writeFileSync(join(dir, 'broken.graphql'), '# Broken\nquery Broken { admin { nonsense } }\n');
+    await expect(startGateway({ config: loadConfig({ PORT: '0', MCP_OPERATIONS: dir, LOG_LEVEL: 'silent' }) })).rejects.toThrow(
+      new OperationsFileError(`${join(dir, 'broken.graphql')}: Cannot query field "nonsense" on type "Admin".`),
+    );
+  });
+
+  it('lists mutations only with MCP_ALLOW_MUTATIONS, never subscriptions, and refuses an anonymous operation', async () => {
+    const schema = await buildSchema();
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
+    writeFileSync(
+      join(dir, 'ops.graphql'),
+      '# Creates a service.\nmutation CreateService($input: ServiceHealthInput!) { createServiceHealth(input: $input) { id } }\n' +
+        'subscription Clock { serverTime(count: 1) }\nquery Upstreams { upstreams { id } }\n',
+    );
+    expect(TrustedOperations.load(schema, { dir }).list().map((o) => o.name)).toEqual(['Upstreams']);
+    expect(() => TrustedOperations.load(schema, { dir }).require('CreateService', 'graphTools')).toThrow(/CreateService is a mutation, and MCP_ALLOW_MUTATIONS is off/);
+    const withMutations = TrustedOperations.load(schema, { dir, allowMutations: true });
+    expect(withMutations.list().map((o) => o.name)).toEqual(['CreateService', 'Upstreams']);
+    expect(withMutations.get('CreateService')!.inputSchema).toMatchObject({ required: ['input'], properties: { input: { type: 'object', required: expect.arrayContaining(['id']) } } });
+    writeFileSync(join(dir, 'anonymous.graphql'), '{ upstreams { id } }\n');
+    expect(() => TrustedOperations.load(schema, { dir })).toThrow(/anonymous.graphql: every operation needs a name/);
+  });
+
+  it('derives nested input objects, lists and custom scalars', async () => {
+    const schema = buildSdl('scalar DateTime\ninput Range { from: DateTime!, to: DateTime }\ntype Query { q(ranges: [Range!]!, tags: [String]): Int }');
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
+    writeFileSync(join(dir, 'q.graphql'), 'query Q($ranges: [Range!]!, $tags: [String]) { q(ranges: $ranges, tags: $tags) }\n');
+    expect(TrustedOperations.load(schema, { dir }).get('Q')!.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        ranges: { type: 'array', items: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } }, required: ['from'], additionalProperties: false } },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['ranges'],
+      additionalProperties: false,
+    });
+  });
+
+  it('MCP_ALLOW_FREEFORM adds execute_graphql, which still refuses mutations without MCP_ALLOW_MUTATIONS', async () => {
+    const t = await startTestGateway({ MCP_ALLOW_FREEFORM: 'true' });
+    const client = await connect(t);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('execute_graphql');
+      const ok = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ upstreams { id } }' } });
+      expect((ok.structuredContent as any).data.upstreams.map((u: { id: string }) => u.id)).toContain('omdb');
+      t.clearUpstreamRequests();
+      const refused = await client.callTool({ name: 'execute_graphql', arguments: { query: 'mutation { deleteServiceHealth(id: "Exchange") }' } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Array<{ text: string }>)[0].text).toBe('execute_graphql runs queries only: mutations need MCP_ALLOW_MUTATIONS.');
+      expect(t.upstreamRequests()).toHaveLength(0);
+    } finally {
+      await client.close();
+      await t.close();
+    }
+  });
+});
+
+describe('/mcp under GATEWAY_DOMAINS', () => {
+  it('offers the shipped tools of the served domains only, and starts', async () => {
+    const t = await startTestGateway({ GATEWAY_DOMAINS: 'titles' });
+    const client = await connect(t);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['TitleLookup', 'TitleSearch']);
+    } finally {
+      await client.close();
+      await t.close();
+    }
+  });
+});
