@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderEnvExample, withTable } from '../../src/config/docs.js';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { PROVIDER_VARIABLES, VARIABLES } from '../../src/config/variables.js';
+import { freePort } from '../../src/bench/lib/proc.js';
+import { spawnGateway } from '../support/process.js';
+
+const root = new URL('../../', import.meta.url);
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((p) => `${p.variable}: ${p.message}`);
+    throw error;
+  }
+  return [];
+};
+
+describe('the variable schema', () => {
+  it('is what the README configuration table and .env.example say (npm run config:docs writes both)', () => {
+    const readme = readFileSync(new URL('README.md', root), 'utf8');
+    expect(withTable(readme)).toBe(readme);
+    expect(readFileSync(new URL('.env.example', root), 'utf8')).toBe(renderEnvExample());
+    for (const name of Object.keys(VARIABLES)) expect(readme).toContain(`| \`${name}\` |`);
+  });
+
+  it('holds every variable loadConfig reads', () => {
+    const read = new Set<string>();
+    const env = new Proxy({ CHAT_PROVIDERS: 'local=http://127.0.0.1:9/v1|m' } as Record<string, string>, {
+      get: (target, name: string) => (read.add(name), target[name]),
+    });
+    loadConfig(env);
+    const families = Object.keys(PROVIDER_VARIABLES).map((suffix) => new RegExp(`^[A-Z][A-Z0-9_]*_${suffix}$`));
+    expect([...read].filter((name) => !(name in VARIABLES) && !families.some((f) => f.test(name)))).toEqual([]);
+    expect(Object.keys(VARIABLES).filter((name) => !read.has(name))).toEqual([]);
+  });
+});
+
+describe('configuration errors', () => {
+  it('are all reported at once, each naming the variable, the value and what it must be', () => {
+    expect(problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', GRAPH_POLL_INTERVAL_MS: '-5', NODE_ENV: 'prod', DEEPSEEK_RPM: '0', CHAT_ROUTES: 'x' })).toEqual([
+      'PORT: must be a port number 0..65535, got "abc"',
+      'NODE_ENV: must be one of development, production, test (did you mean production?), got "prod"',
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'GRAPH_POLL_INTERVAL_MS: must be a whole number >= 1, got "-5"',
+      'DEEPSEEK_RPM: must be greater than 0, got "0"',
+      'CHAT_ROUTES: entry "x" must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-chat',
+    ]);
+  });
+
+  it('never echo a secret value', () => {
+    const problems = problemsOf({ REDIS_URL: 'http://user:hunter22@cache:6379', GATEWAY_API_KEYS: 'short-secret' });
+    expect(problems).toHaveLength(2);
+    expect(problems.join('\n')).not.toMatch(/hunter22|short-secret/);
+  });
+
+  it('NODE_ENV takes development, production and test; only production turns production mode on', () => {
+    expect(loadConfig({}).production).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test' }).production).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ production: true, introspection: false });
+  });
+
+  it('npm start lists every bad variable, unresolvable HOST and missing manifest included, and exits 2 without a stack trace', async () => {
+    const p = spawnGateway({ PORT: 'abc', LOG_LEVEL: 'loud', NODE_ENV: 'prod', HOST: 'no-such-host.invalid', PERSISTED_OPERATIONS_FILE: '/no/such/manifest.json' });
+    expect(await p.exited).toBe(2);
+    expect(p.stderr.map((l) => l.replace(/^(configuration error: [A-Z_]+): .*/, '$1'))).toEqual([
+      'configuration error: PORT',
+      'configuration error: NODE_ENV',
+      'configuration error: LOG_LEVEL',
+      'configuration error: HOST',
+      'configuration error: PERSISTED_OPERATIONS_FILE',
+    ]);
+    expect(p.stderr[3]).toMatch(/^configuration error: HOST: "no-such-host.invalid" does not resolve \(\w+\); set HOST to /);
+    expect(p.stderr[4]).toMatch(/"\/no\/such\/manifest.json" \(ENOENT.*\); set it to the path of/);
+  });
+
+  it('npm start refuses a manifest that does not parse, with exit code 2', async () => {
+    const manifest = join(tmpdir(), `manifest-${process.pid}.json`);
+    writeFileSync(manifest, '{ "operations": [');
+    const p = spawnGateway({ PERSISTED_OPERATIONS_FILE: manifest });
+    expect(await p.exited).toBe(2);
+    expect(p.stderr).toHaveLength(1);
+    expect(p.stderr[0]).toMatch(/^configuration error: PERSISTED_OPERATIONS_FILE: cannot read a JSON manifest at ".*manifest-\d+\.json" \(/);
+  });
+});
+
+describe('GATEWAY_SANDBOX_PORT', () => {
+  it('puts the built-in sandbox on the chosen port', async () => {
+    const port = await freePort();
+    const p = spawnGateway({ GATEWAY_SANDBOX_PORT: String(port) });
+    const origin = await p.origin;
+    const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ upstreams { id baseUrl } }' }) });
+    const { data } = (await res.json()) as { data: { upstreams: Array<{ id: string; baseUrl: string }> } };
+    expect(new Set(data.upstreams.map((u) => new URL(u.baseUrl).origin))).toEqual(new Set([`http://127.0.0.1:${port}`]));
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+});
