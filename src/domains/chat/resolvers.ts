@@ -33,8 +33,8 @@ export const resolvers: Resolvers = {
   Mutation: {
     createChatCompletion: async (_root, { input }, ctx) => {
       const targets = await targetsOf(input, ctx);
-      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry));
-      await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage);
+      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
+      await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage, ctx);
       return completionOf(target.client.spec.id, target.model.id, value, attempts);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
@@ -48,7 +48,7 @@ export const resolvers: Resolvers = {
       subscribe: async (_root, { input }, ctx) => {
         const targets = await targetsOf(input, ctx);
         const { target, value } = await firstServing<StartedStream>(ctx, targets, async (t, retry) => {
-          const stream = await t.client.stream(t.request, t.model, ctx.signal, retry);
+          const stream = await t.client.stream(t.request, t.model, ctx, retry);
           const chunks = stream[Symbol.asyncIterator]();
           try {
             return { stream, chunks, first: await chunks.next() };
@@ -79,7 +79,7 @@ export const resolvers: Resolvers = {
             // What was generated (and billed), also when the client left early: without the provider's usage, each
             // chunk counts as one completion token.
             const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
-            await chatLedger(ctx.services).record(provider, model, usage);
+            await chatLedger(ctx.services).record(provider, model, usage, ctx);
             ctx.log.info(
               { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
               'chat stream',

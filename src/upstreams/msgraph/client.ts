@@ -78,10 +78,10 @@ export class GraphClient {
    * The `Authorization` header for one caller. Application mode (a client secret) always uses the gateway's token;
    * delegated mode forwards the caller's header; in sandbox mode a caller without one gets the sandbox app token.
    */
-  async authorization(callerAuthorization: string | undefined): Promise<string> {
+  async authorization(callerAuthorization: string | undefined, requestId?: string): Promise<string> {
     const application = this.config.mode === 'live' && this.appToken;
     if (!application && callerAuthorization) return callerAuthorization;
-    if (this.appToken) return this.appToken.authorization();
+    if (this.appToken) return this.appToken.authorization(requestId);
     throw upstreamError(
       ErrorCode.Unauthenticated,
       'Microsoft Graph needs a token: send `Authorization: Bearer <token>` (delegated permissions), or configure GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET (application permissions).',
@@ -177,7 +177,7 @@ export class GraphClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, retry: call.retry, traceAttributes });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, requestId: call.requestId, retry: call.retry, traceAttributes });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;
