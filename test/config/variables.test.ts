@@ -39,6 +39,37 @@ describe('the variable schema', () => {
   });
 });
 
+/** A valid value other than the default, for each kind of variable; some need a companion to take effect. */
+function sample(name: string, type: string, fallback: string | undefined): Record<string, string> {
+  const special: Record<string, Record<string, string>> = {
+    HOST: { HOST: 'localhost' },
+    GRAPH_CLIENT_SECRET: { GRAPH_CLIENT_SECRET: 'secret-1234', GRAPH_TENANT_ID: 't', GRAPH_CLIENT_ID: 'c' },
+    ARK_ENDPOINTS: { ARK_ENDPOINTS: 'doubao-pro=ep-1' },
+    CHAT_PROVIDERS: { CHAT_PROVIDERS: 'local=http://127.0.0.1:9/v1|m' },
+    CHAT_ROUTES: { CHAT_ROUTES: 'fast=glm/glm-4-flash' },
+    GATEWAY_API_KEYS: { GATEWAY_API_KEYS: 'a-key-of-16-chars-or-more' },
+    CORS_ORIGINS: { CORS_ORIGINS: 'https://app.example.com' },
+    REDIS_URL: { REDIS_URL: 'redis://127.0.0.1:6379/0' },
+    REDIS_KEY_PREFIX: { REDIS_URL: 'redis://127.0.0.1:6379/0', REDIS_KEY_PREFIX: 'other:' },
+    REDIS_COMMAND_TIMEOUT_MS: { REDIS_URL: 'redis://127.0.0.1:6379/0', REDIS_COMMAND_TIMEOUT_MS: '77' },
+    GRAPH_API_VERSION: { GRAPH_API_VERSION: 'beta' },
+  };
+  if (special[name]) return special[name];
+  if (/whole number|port/.test(type)) return { [name]: String(Number(fallback ?? 0) + 7) };
+  if (type === 'http(s) URL') return { [name]: 'http://127.0.0.1:9/elsewhere' };
+  if (type === '`true` or `false`') return { [name]: 'false' };
+  if (type.startsWith('`')) return { [name]: type.split(', ').map((v) => v.replaceAll('`', '')).find((v) => v !== fallback)! };
+  return { [name]: 'some-value' };
+}
+
+describe('every variable of the schema', () => {
+  it.each(Object.entries(VARIABLES))('%s changes the configuration', (name, variable) => {
+    const env = sample(name, variable.type.name, 'default' in variable ? variable.default : undefined);
+    const companions = Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+    expect(JSON.stringify(loadConfig(env))).not.toBe(JSON.stringify(loadConfig(companions)));
+  });
+});
+
 describe('configuration errors', () => {
   it('are all reported at once, each naming the variable, the value and what it must be', () => {
     expect(problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', GRAPH_POLL_INTERVAL_MS: '-5', NODE_ENV: 'prod', DEEPSEEK_RPM: '0', CHAT_ROUTES: 'x' })).toEqual([
