@@ -4,7 +4,7 @@
 # steps in a clean directory (the CI machine has no Docker engine).
 
 # Build stage: all dependencies, to compile TypeScript and bundle GraphiQL.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # A cache mount keeps npm's download cache out of the layers.
@@ -15,7 +15,7 @@ COPY src ./src
 RUN npm run build
 
 # Runtime stage: production dependencies and the compiled output only, run as the unprivileged `node` user.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000
 WORKDIR /app
 COPY package.json package-lock.json ./

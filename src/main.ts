@@ -1,23 +1,15 @@
-import { ConfigError, loadConfig } from './config/env.js';
+import { ConfigError } from './config/env.js';
+import { loadStartupConfig } from './config/startup.js';
 import { startGateway, type Gateway } from './server/gateway.js';
 
 /** `npm start`: validate the configuration, serve the graph, stop cleanly on SIGTERM/SIGINT. */
-let config;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`configuration error: ${error.message}`);
-    process.exit(2);
-  }
-  throw error;
-}
+const config = await loadStartupConfig(process.env).catch(exitOnConfigError);
 let gateway: Gateway;
 try {
   gateway = await startGateway({ config });
 } catch (error) {
   const problem = listenProblem((error as NodeJS.ErrnoException).code, config.host, config.port);
-  if (!problem) throw error;
+  if (!problem) exitOnConfigError(error);
   console.error(`configuration error: ${problem}`);
   process.exit(2);
 }
@@ -38,6 +30,13 @@ const stop = (signal: string) => {
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+
+/** Every configuration problem on its own line, exit code 2; anything else is a bug and keeps its stack trace. */
+function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
+  process.exit(2);
+}
 
 /** One line naming the variable to change when the listen address cannot be used, instead of a stack trace. */
 function listenProblem(code: string | undefined, host: string, port: number): string | undefined {

@@ -1,5 +1,7 @@
-import { z } from 'zod';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from '../server/limits.js';
+import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
+
+export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain } from './variables.js';
 
 /**
  * Start-up configuration, parsed once from the environment (README.md lists every variable).
@@ -76,6 +78,8 @@ export interface RedisConfig {
 export interface GatewayConfig {
   port: number;
   host: string;
+  /** GATEWAY_SANDBOX_PORT: port of the built-in sandbox (0: any free port). @default 0 */
+  sandboxPort: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** LOG_FORMAT: `json` lines, or `pretty` for people. @default pretty when stdout is a terminal, else json */
   logFormat?: 'json' | 'pretty';
@@ -171,58 +175,73 @@ export interface GatewayConfig {
   domains: GatewayDomain[];
 }
 
-/** The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields). */
-export const GATEWAY_DOMAINS = ['enterprise', 'chat', 'titles'] as const;
-export type GatewayDomain = (typeof GATEWAY_DOMAINS)[number];
+/** One bad variable: its name and what is wrong with its value, with the fix. */
+export interface ConfigProblem {
+  variable: string;
+  /** Without the variable's name, e.g. `must be true or false, got "yes"`. */
+  message: string;
+}
 
-/** A bad variable: the message names it and says what is wrong. */
+/** Every bad variable at once; the message is one `NAME: problem` line per variable. */
 export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable}: ${problem}`);
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(variable: string, problem: string);
+  constructor(problems: readonly ConfigProblem[]);
+  constructor(first: string | readonly ConfigProblem[], problem = '') {
+    const problems = typeof first === 'string' ? [{ variable: first, message: problem }] : first;
+    super(problems.map((p) => `${p.variable}: ${p.message}`).join('\n'));
     this.name = 'ConfigError';
+    this.problems = problems;
+  }
+
+  /** The first bad variable. */
+  get variable(): string {
+    return this.problems[0]?.variable ?? '';
   }
 }
 
-const url = (variable: string) =>
-  z.string().transform((value, ctx) => {
-    try {
-      const u = new URL(value);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
-      return value.replace(/\/+$/, '');
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `${variable} must be an absolute http(s) URL, got ${JSON.stringify(value)}` });
-      return z.NEVER;
-    }
-  });
+const set = (v: string | undefined): v is string => v !== undefined && v !== '';
 
-const nonNegativeInt = (variable: string) =>
-  z.string().transform((value, ctx) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
-      ctx.addIssue({ code: 'custom', message: `${variable} must be a whole number >= 0, got ${JSON.stringify(value)}` });
-      return z.NEVER;
-    }
-    return n;
-  });
+/** Parses `raw` as `variable` says, or records why not (the value is left out when it may be a secret). */
+function parseVariable<T>(name: string, variable: Variable<T>, raw: string, problems: ConfigProblem[]): T | undefined {
+  try {
+    return variable.type.parse(raw);
+  } catch (error) {
+    if (!(error instanceof BadValue)) throw error;
+    problems.push({ variable: name, message: variable.secret ? error.message : `${error.message}, got ${JSON.stringify(raw)}` });
+    return undefined;
+  }
+}
 
-const positiveInt = (variable: string) =>
-  nonNegativeInt(variable).refine((n) => n > 0, { message: `${variable} must be greater than 0` });
+/** Every variable of {@link VARIABLES}, parsed (a bad value is recorded and its default used, so checking goes on). */
+export function readVariables(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): Values {
+  const values: Record<string, unknown> = {};
+  for (const [name, variable] of Object.entries(VARIABLES) as [VariableName, Variable][]) {
+    const raw = env[name];
+    const parsed = set(raw) ? parseVariable(name, variable, raw, problems) : undefined;
+    values[name] = parsed ?? (variable.default === undefined ? undefined : variable.type.parse(variable.default));
+  }
+  return values as Values;
+}
 
-/** Built-in chat providers: id, env prefix, default base URL. */
-export const BUILT_IN_CHAT_PROVIDERS = [
-  { id: 'glm', prefix: 'GLM', baseUrl: 'https://open.bigmodel.cn/api/paas/v4', rpm: undefined },
-  { id: 'ark', prefix: 'ARK', baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', rpm: undefined },
-  { id: 'deepseek', prefix: 'DEEPSEEK', baseUrl: 'https://api.deepseek.com/v1', rpm: 60 },
-  { id: 'moonshot', prefix: 'MOONSHOT', baseUrl: 'https://api.moonshot.cn/v1', rpm: undefined },
-] as const;
+/** `<prefix>_<suffix>` of a chat provider, parsed; undefined when unset or bad (then recorded). */
+function providerVariable<K extends ProviderVariable>(env: NodeJS.ProcessEnv, prefix: string, suffix: K, problems: ConfigProblem[]) {
+  const name = `${prefix}_${suffix}`;
+  const raw = env[name];
+  type T = (typeof PROVIDER_VARIABLES)[K] extends { type: ValueType<infer V> } ? V : never;
+  return set(raw) ? (parseVariable(name, PROVIDER_VARIABLES[suffix] as Variable<T>, raw, problems) as T | undefined) : undefined;
+}
 
-function parseWith<T>(schema: z.ZodType<T>, variable: string, value: string): T {
-  const r = schema.safeParse(value);
-  if (!r.success) throw new ConfigError(variable, r.error.issues[0]?.message.replace(`${variable} `, '') ?? 'invalid');
-  return r.data;
+/** Runs one check that throws {@link ConfigError}, recording its problems instead; `fallback` stands in for its value. */
+function attempt<T>(problems: ConfigProblem[], fallback: T, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return fallback;
+  }
 }
 
 function parseEndpoints(variable: string, value: string | undefined, shape = 'model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde'): Record<string, string> {
@@ -242,7 +261,10 @@ function parseEndpoints(variable: string, value: string | undefined, shape = 'mo
 function parseWindows(variable: string, value: string | undefined): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [model, tokens] of Object.entries(parseEndpoints(variable, value, 'model=tokens, e.g. ep-20240101-abcde=32768'))) {
-    out[model] = parseWith(positiveInt(variable), variable, tokens);
+    const problems: ConfigProblem[] = [];
+    const n = parseVariable(variable, { type: positive, description: '' }, tokens, problems);
+    if (n === undefined) throw new ConfigError(variable, `the window of ${model} ${problems[0].message}`);
+    out[model] = n;
   }
   return out;
 }
@@ -266,11 +288,11 @@ function parseRoutes(value: string | undefined, providers: readonly string[]): R
 }
 
 /** The per-provider variables every chat provider has, built in or configured. */
-function providerLimits(env: NodeJS.ProcessEnv, prefix: string): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows'> {
-  const budget = env[`${prefix}_DAILY_TOKEN_BUDGET`];
+function providerLimits(env: NodeJS.ProcessEnv, prefix: string, problems: ConfigProblem[]): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows'> {
+  const variable = `${prefix}_CONTEXT_WINDOWS`;
   return {
-    dailyTokenBudget: budget ? parseWith(nonNegativeInt(`${prefix}_DAILY_TOKEN_BUDGET`), `${prefix}_DAILY_TOKEN_BUDGET`, budget) : undefined,
-    contextWindows: parseWindows(`${prefix}_CONTEXT_WINDOWS`, env[`${prefix}_CONTEXT_WINDOWS`] || undefined),
+    dailyTokenBudget: providerVariable(env, prefix, 'DAILY_TOKEN_BUDGET', problems),
+    contextWindows: attempt(problems, {}, () => parseWindows(variable, env[variable] || undefined)),
   };
 }
 
@@ -278,214 +300,161 @@ function providerLimits(env: NodeJS.ProcessEnv, prefix: string): Pick<ChatProvid
  * CHAT_PROVIDERS adds OpenAI-compatible providers by configuration alone:
  * `id=baseUrl|model1 model2` entries separated by `;`, keys in `<ID>_API_KEY`, limits in `<ID>_RPM`.
  */
-function parseExtraProviders(env: NodeJS.ProcessEnv): ChatProviderConfig[] {
+function parseExtraProviders(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): ChatProviderConfig[] {
   const raw = env.CHAT_PROVIDERS?.trim();
   if (!raw) return [];
-  return raw
-    .split(';')
-    .map((e) => e.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const m = /^([a-z][a-z0-9_-]*)=([^|\s]+)\|(.+)$/.exec(entry);
-      if (!m) {
-        throw new ConfigError('CHAT_PROVIDERS', `entry ${JSON.stringify(entry)} must be id=https://base.url/v1|model-a model-b`);
-      }
-      const [, id, base, models] = m;
-      if (BUILT_IN_CHAT_PROVIDERS.some((p) => p.id === id)) {
-        throw new ConfigError('CHAT_PROVIDERS', `provider id ${JSON.stringify(id)} is built in; pick another id`);
-      }
-      const prefix = id.toUpperCase().replace(/-/g, '_');
-      const rpmRaw = env[`${prefix}_RPM`];
-      return {
-        id,
-        mode: 'live' as const,
-        baseUrl: parseWith(url('CHAT_PROVIDERS'), 'CHAT_PROVIDERS', base),
-        apiKey: env[`${prefix}_API_KEY`] || undefined,
-        rpm: rpmRaw ? parseWith(positiveInt(`${prefix}_RPM`), `${prefix}_RPM`, rpmRaw) : undefined,
-        endpoints: {},
-        models: models.split(/[\s,]+/).filter(Boolean),
-        ...providerLimits(env, prefix),
-      };
+  const providers: ChatProviderConfig[] = [];
+  for (const entry of raw.split(';').map((e) => e.trim()).filter(Boolean)) {
+    const m = /^([a-z][a-z0-9_-]*)=([^|\s]+)\|(.+)$/.exec(entry);
+    if (!m) {
+      problems.push({ variable: 'CHAT_PROVIDERS', message: `entry ${JSON.stringify(entry)} must be id=https://base.url/v1|model-a model-b` });
+      continue;
+    }
+    const [, id, base, models] = m;
+    if (BUILT_IN_CHAT_PROVIDERS.some((p) => p.id === id)) {
+      problems.push({ variable: 'CHAT_PROVIDERS', message: `provider id ${JSON.stringify(id)} is built in; pick another id` });
+      continue;
+    }
+    const prefix = id.toUpperCase().replace(/-/g, '_');
+    providers.push({
+      id,
+      mode: 'live' as const,
+      baseUrl: parseVariable(`CHAT_PROVIDERS`, { type: url, description: '' }, base, problems) ?? base,
+      apiKey: providerVariable(env, prefix, 'API_KEY', problems),
+      rpm: providerVariable(env, prefix, 'RPM', problems),
+      endpoints: {},
+      models: models.split(/[\s,]+/).filter(Boolean),
+      ...providerLimits(env, prefix, problems),
     });
+  }
+  return providers;
 }
 
-function parseRedis(get: (name: string) => string | undefined): (RedisConfig & { password?: string }) | undefined {
-  const raw = get('REDIS_URL');
+function parseRedis(values: Values): (RedisConfig & { password?: string }) | undefined {
+  const raw = values.REDIS_URL;
   if (!raw) return undefined;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    u = new URL('invalid:');
-  }
-  if ((u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname) {
+  const u = URL.canParse(raw) ? new URL(raw) : undefined;
+  if ((u?.protocol !== 'redis:' && u?.protocol !== 'rediss:') || !u.hostname) {
     // The value may hold a password: name the shape, not the value.
     throw new ConfigError('REDIS_URL', 'must be redis://[user:password@]host:port[/db] or rediss://… for TLS');
   }
   const db = u.pathname.replace(/^\//, '');
   if (db && !/^\d+$/.test(db)) throw new ConfigError('REDIS_URL', `the path must be a database number such as /0, got /${db}`);
-  const timeout = get('REDIS_COMMAND_TIMEOUT_MS');
   return {
     url: raw,
-    keyPrefix: get('REDIS_KEY_PREFIX') ?? 'gateway:',
-    commandTimeoutMs: timeout ? parseWith(positiveInt('REDIS_COMMAND_TIMEOUT_MS'), 'REDIS_COMMAND_TIMEOUT_MS', timeout) : 500,
+    keyPrefix: values.REDIS_KEY_PREFIX,
+    commandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
     password: u.password ? decodeURIComponent(u.password) : undefined,
   };
 }
 
-const set = (v: string | undefined): v is string => v !== undefined && v !== '';
-
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
-function pollInterval(raw: string | undefined, graph: GraphConfig): number {
-  if (!raw) return graph.pollIntervalMs;
-  const ms = parseWith(positiveInt('GRAPH_POLL_INTERVAL_MS'), 'GRAPH_POLL_INTERVAL_MS', raw);
+function checkPollInterval(graph: GraphConfig): void {
   const host = new URL(graph.baseUrl).hostname;
   const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
-  if (ms < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
+  if (graph.pollIntervalMs < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
     throw new ConfigError(
       'GRAPH_POLL_INTERVAL_MS',
-      `must be at least ${MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph (${graph.baseUrl}), got ${ms}; lower values are for the sandbox only`,
+      `must be at least ${MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph (${graph.baseUrl}), got ${graph.pollIntervalMs}; lower values are for the sandbox only`,
     );
   }
-  return ms;
 }
 
-/** Parses and validates the environment; throws {@link ConfigError} naming the first bad variable. */
+/** Parses and validates the environment; throws one {@link ConfigError} listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const get = (name: string) => (set(env[name]) ? env[name] : undefined);
-  const port = get('PORT') ? parseWith(nonNegativeInt('PORT'), 'PORT', get('PORT')!) : 4000;
-  if (port > 65535) throw new ConfigError('PORT', `must be a port number 0..65535, got ${port}`);
-  const host = get('HOST') ?? '127.0.0.1';
+  const problems: ConfigProblem[] = [];
+  const values = readVariables(env, problems);
+  const isSet = (name: string) => set(env[name]);
+  const production = values.NODE_ENV === 'production';
 
-  const logLevel = (get('LOG_LEVEL') ?? 'info') as GatewayConfig['logLevel'];
-  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-  if (!levels.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${levels.join(', ')}, got ${JSON.stringify(logLevel)}`);
-  const logFormat = get('LOG_FORMAT') as GatewayConfig['logFormat'];
-  if (logFormat && logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got ${JSON.stringify(logFormat)}`);
-  const otlpEndpoint = get('OTEL_EXPORTER_OTLP_ENDPOINT') ? parseWith(url('OTEL_EXPORTER_OTLP_ENDPOINT'), 'OTEL_EXPORTER_OTLP_ENDPOINT', get('OTEL_EXPORTER_OTLP_ENDPOINT')!) : undefined;
-  const production = env.NODE_ENV === 'production';
-  const introspectionRaw = get('INTROSPECTION');
-  if (introspectionRaw && !['true', 'false'].includes(introspectionRaw)) {
-    throw new ConfigError('INTROSPECTION', `must be true or false, got ${JSON.stringify(introspectionRaw)}`);
-  }
-
-  const graphVars = ['GRAPH_BASE_URL', 'GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPH_AUTHORITY_URL', 'GRAPH_API_VERSION'];
-  const apiVersion = get('GRAPH_API_VERSION') ?? 'v1.0';
-  if (apiVersion !== 'v1.0' && apiVersion !== 'beta') {
-    throw new ConfigError('GRAPH_API_VERSION', `must be v1.0 or beta, got ${JSON.stringify(apiVersion)}`);
-  }
   const graph: GraphConfig = {
-    mode: graphVars.some((v) => get(v)) ? 'live' : 'sandbox',
-    baseUrl: parseWith(url('GRAPH_BASE_URL'), 'GRAPH_BASE_URL', get('GRAPH_BASE_URL') ?? 'https://graph.microsoft.com'),
-    apiVersion,
-    authorityUrl: parseWith(url('GRAPH_AUTHORITY_URL'), 'GRAPH_AUTHORITY_URL', get('GRAPH_AUTHORITY_URL') ?? 'https://login.microsoftonline.com'),
-    tenantId: get('GRAPH_TENANT_ID'),
-    clientId: get('GRAPH_CLIENT_ID'),
-    clientSecret: get('GRAPH_CLIENT_SECRET'),
-    pollIntervalMs: 60_000,
+    mode: ['GRAPH_BASE_URL', 'GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPH_AUTHORITY_URL', 'GRAPH_API_VERSION'].some(isSet) ? 'live' : 'sandbox',
+    baseUrl: values.GRAPH_BASE_URL,
+    apiVersion: values.GRAPH_API_VERSION,
+    authorityUrl: values.GRAPH_AUTHORITY_URL,
+    tenantId: values.GRAPH_TENANT_ID,
+    clientId: values.GRAPH_CLIENT_ID,
+    clientSecret: values.GRAPH_CLIENT_SECRET,
+    pollIntervalMs: values.GRAPH_POLL_INTERVAL_MS,
   };
-  graph.pollIntervalMs = pollInterval(get('GRAPH_POLL_INTERVAL_MS'), graph);
+  attempt(problems, undefined, () => checkPollInterval(graph));
   if (graph.clientSecret && (!graph.tenantId || !graph.clientId)) {
-    throw new ConfigError(!graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', 'is required with GRAPH_CLIENT_SECRET (application permissions)');
+    problems.push({ variable: !graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', message: 'is required with GRAPH_CLIENT_SECRET (application permissions)' });
   }
 
-  const omdbVars = ['OMDB_BASE_URL', 'OMDB_API_KEY'];
   const omdb: OmdbConfig = {
-    mode: omdbVars.some((v) => get(v)) ? 'live' : 'sandbox',
-    baseUrl: parseWith(url('OMDB_BASE_URL'), 'OMDB_BASE_URL', get('OMDB_BASE_URL') ?? 'http://www.omdbapi.com'),
-    apiKey: get('OMDB_API_KEY'),
-    dailyQuota: get('OMDB_DAILY_QUOTA') ? parseWith(nonNegativeInt('OMDB_DAILY_QUOTA'), 'OMDB_DAILY_QUOTA', get('OMDB_DAILY_QUOTA')!) : 1000,
-    cacheTtlMs: get('OMDB_CACHE_TTL_MS') ? parseWith(nonNegativeInt('OMDB_CACHE_TTL_MS'), 'OMDB_CACHE_TTL_MS', get('OMDB_CACHE_TTL_MS')!) : 3_600_000,
-    cacheMax: get('OMDB_CACHE_MAX') ? parseWith(nonNegativeInt('OMDB_CACHE_MAX'), 'OMDB_CACHE_MAX', get('OMDB_CACHE_MAX')!) : 5000,
+    mode: ['OMDB_BASE_URL', 'OMDB_API_KEY'].some(isSet) ? 'live' : 'sandbox',
+    baseUrl: values.OMDB_BASE_URL,
+    apiKey: values.OMDB_API_KEY,
+    dailyQuota: values.OMDB_DAILY_QUOTA,
+    cacheTtlMs: values.OMDB_CACHE_TTL_MS,
+    cacheMax: values.OMDB_CACHE_MAX,
   };
 
-  const chat: ChatProviderConfig[] = BUILT_IN_CHAT_PROVIDERS.map((p) => {
-    const vars = [`${p.prefix}_BASE_URL`, `${p.prefix}_API_KEY`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])];
-    const rpmVar = `${p.prefix}_RPM`;
-    return {
-      id: p.id,
-      mode: vars.some((v) => get(v)) ? ('live' as const) : ('sandbox' as const),
-      baseUrl: parseWith(url(`${p.prefix}_BASE_URL`), `${p.prefix}_BASE_URL`, get(`${p.prefix}_BASE_URL`) ?? p.baseUrl),
-      apiKey: get(`${p.prefix}_API_KEY`),
-      rpm: get(rpmVar) ? parseWith(positiveInt(rpmVar), rpmVar, get(rpmVar)!) : p.rpm,
-      endpoints: p.id === 'ark' ? parseEndpoints('ARK_ENDPOINTS', get('ARK_ENDPOINTS')) : {},
-      ...providerLimits(env, p.prefix),
-    };
-  });
-  chat.push(...parseExtraProviders(env));
-  const chatRoutes = parseRoutes(get('CHAT_ROUTES'), chat.map((c) => c.id));
+  const chat: ChatProviderConfig[] = BUILT_IN_CHAT_PROVIDERS.map((p) => ({
+    id: p.id,
+    mode: [`${p.prefix}_BASE_URL`, `${p.prefix}_API_KEY`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])].some(isSet) ? ('live' as const) : ('sandbox' as const),
+    baseUrl: providerVariable(env, p.prefix, 'BASE_URL', problems) ?? p.baseUrl,
+    apiKey: providerVariable(env, p.prefix, 'API_KEY', problems),
+    rpm: providerVariable(env, p.prefix, 'RPM', problems) ?? p.rpm,
+    endpoints: p.id === 'ark' ? attempt(problems, {}, () => parseEndpoints('ARK_ENDPOINTS', values.ARK_ENDPOINTS)) : {},
+    ...providerLimits(env, p.prefix, problems),
+  }));
+  chat.push(...parseExtraProviders(env, problems));
+  const chatRoutes = attempt(problems, {}, () => parseRoutes(values.CHAT_ROUTES, chat.map((c) => c.id)));
 
-  const chatRateLimitWaitMs = get('CHAT_RATE_LIMIT_WAIT_MS') ? parseWith(nonNegativeInt('CHAT_RATE_LIMIT_WAIT_MS'), 'CHAT_RATE_LIMIT_WAIT_MS', get('CHAT_RATE_LIMIT_WAIT_MS')!) : 2_000;
-  const shutdownGraceMs = get('SHUTDOWN_GRACE_MS') ? parseWith(nonNegativeInt('SHUTDOWN_GRACE_MS'), 'SHUTDOWN_GRACE_MS', get('SHUTDOWN_GRACE_MS')!) : 10_000;
-
-  const int = (variable: string, fallback: number, positive = true) => {
-    const raw = get(variable);
-    if (!raw) return fallback;
-    return positive ? parseWith(positiveInt(variable), variable, raw) : parseWith(nonNegativeInt(variable), variable, raw);
-  };
-  const upstreamTimeoutMs = int('UPSTREAM_TIMEOUT_MS', 30_000);
   const limits = Object.fromEntries(
-    (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, int(LIMIT_VARIABLES[k], DEFAULT_LIMITS[k])]),
+    (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, values[LIMIT_VARIABLES[k] as VariableName]]),
   ) as unknown as OperationLimits;
-  const websocket = {
-    maxOperations: int('GATEWAY_WS_MAX_OPERATIONS', 50),
-    maxMessageBytes: int('GATEWAY_WS_MAX_MESSAGE_BYTES', 4 * 1024 * 1024),
-    connectionInitTimeoutMs: int('GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
-    maxBufferedBytes: int('WS_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
-    keepAliveMs: int('GATEWAY_WS_KEEP_ALIVE_MS', 12_000),
-  };
-  const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
-  const apiKeys = list(get('GATEWAY_API_KEYS'));
+  const apiKeys = values.GATEWAY_API_KEYS ?? [];
   const shortKey = apiKeys.find((k) => k.length < 16);
-  if (shortKey) throw new ConfigError('GATEWAY_API_KEYS', `each key must be at least 16 characters; one has ${shortKey.length}`);
-  const corsOrigins = list(get('CORS_ORIGINS'));
+  if (shortKey) problems.push({ variable: 'GATEWAY_API_KEYS', message: `each key must be at least 16 characters; one has ${shortKey.length}` });
+  const corsOrigins = values.CORS_ORIGINS ?? [];
   for (const origin of corsOrigins) {
-    if (origin === '*') continue;
-    const ok = /^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin);
-    if (!ok) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`);
+    if (origin === '*' || (/^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin))) continue;
+    problems.push({ variable: 'CORS_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
   }
+  const redis = attempt(problems, undefined, () => parseRedis(values));
+  if (problems.length) throw new ConfigError(problems);
 
-  const domains = list(get('GATEWAY_DOMAINS'));
-  const unknownDomain = domains.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
-  if (unknownDomain !== undefined) throw new ConfigError('GATEWAY_DOMAINS', `${JSON.stringify(unknownDomain)} is not a domain; list some of ${GATEWAY_DOMAINS.join(', ')}, separated by commas (unset: all)`);
-  const flag = (variable: string) => {
-    const raw = get(variable);
-    if (raw && !['true', 'false'].includes(raw)) throw new ConfigError(variable, `must be true or false, got ${JSON.stringify(raw)}`);
-    return raw === 'true';
-  };
-  const mcp = { operationsDir: get('MCP_OPERATIONS'), allowMutations: flag('MCP_ALLOW_MUTATIONS'), allowFreeform: flag('MCP_ALLOW_FREEFORM') };
-  const graphTools = { maxSteps: int('CHAT_GRAPH_TOOL_MAX_STEPS', 4), maxCalls: int('CHAT_GRAPH_TOOL_MAX_CALLS', 8) };
-
-  const redis = parseRedis(get);
+  const mcp = { operationsDir: values.MCP_OPERATIONS, allowMutations: values.MCP_ALLOW_MUTATIONS, allowFreeform: values.MCP_ALLOW_FREEFORM };
+  const graphTools = { maxSteps: values.CHAT_GRAPH_TOOL_MAX_STEPS, maxCalls: values.CHAT_GRAPH_TOOL_MAX_CALLS };
   const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
-    port,
-    host,
-    logLevel,
-    logFormat,
-    otlpEndpoint,
+    port: values.PORT,
+    host: values.HOST,
+    sandboxPort: values.GATEWAY_SANDBOX_PORT,
+    logLevel: values.LOG_LEVEL,
+    logFormat: values.LOG_FORMAT,
+    otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,
     production,
-    introspection: introspectionRaw ? introspectionRaw === 'true' : !production,
-    shutdownGraceMs,
+    introspection: values.INTROSPECTION ?? !production,
+    shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     limits,
-    websocket,
+    websocket: {
+      maxOperations: values.GATEWAY_WS_MAX_OPERATIONS,
+      maxMessageBytes: values.GATEWAY_WS_MAX_MESSAGE_BYTES,
+      connectionInitTimeoutMs: values.GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS,
+      maxBufferedBytes: values.WS_MAX_BUFFERED_BYTES,
+      keepAliveMs: values.GATEWAY_WS_KEEP_ALIVE_MS,
+    },
     apiKeys,
     corsOrigins,
-    persistedOperationsFile: get('PERSISTED_OPERATIONS_FILE'),
+    persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,
     graph,
     omdb,
     chat,
     chatRoutes,
-    chatRateLimitWaitMs,
-    upstreamTimeoutMs,
-    chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),
+    chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
+    upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    chatTimeoutMs: values.CHAT_TIMEOUT_MS,
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
-    replicas: int('GATEWAY_REPLICAS', 1),
-    chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
-    upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
+    replicas: values.GATEWAY_REPLICAS,
+    chatStreamIdleTimeoutMs: values.CHAT_STREAM_IDLE_TIMEOUT_MS,
+    upstreamMaxResponseBytes: values.UPSTREAM_MAX_RESPONSE_BYTES,
     mcp,
     graphTools,
     secrets,
-    domains: domains.length ? GATEWAY_DOMAINS.filter((d) => domains.includes(d)) : [...GATEWAY_DOMAINS],
+    domains: values.GATEWAY_DOMAINS ?? [...GATEWAY_DOMAINS],
   };
 }

@@ -55,11 +55,16 @@ export class PersistedOperations {
   }
 
   static load(path: string): PersistedOperations {
+    const fix = "set it to the path of Apollo's persisted-query manifest or of a { hash: query } JSON map";
+    let operations: PersistedOperations;
     try {
-      return new PersistedOperations(JSON.parse(readFileSync(path, 'utf8')));
+      operations = new PersistedOperations(JSON.parse(readFileSync(path, 'utf8')));
     } catch (error) {
-      throw new ConfigError('PERSISTED_OPERATIONS_FILE', `cannot read a JSON manifest at ${path}: ${(error as Error).message}`);
+      throw new ConfigError('PERSISTED_OPERATIONS_FILE', `cannot read a JSON manifest at ${JSON.stringify(path)} (${(error as Error).message}); ${fix}`);
     }
+    // An empty manifest would refuse every operation: most likely the wrong file.
+    if (!operations.size) throw new ConfigError('PERSISTED_OPERATIONS_FILE', `${JSON.stringify(path)} holds no operations; ${fix}`);
+    return operations;
   }
 
   get size(): number {

@@ -73,7 +73,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
   // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
-  const ownSandbox = needsSandbox && !options.sandbox ? await (await import('../sandbox/server.js')).startSandbox() : undefined;
+  const ownSandbox = needsSandbox && !options.sandbox ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort }) : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 

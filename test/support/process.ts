@@ -1,7 +1,77 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every child started through this module and its descendants: none outlives the test file, passed or failed. */
+const started = new Set<ChildProcess>();
+/** Grandchildren seen by {@link descendants}: once their parent is gone they hang under init, out of reach otherwise. */
+const seen = new Set<number>();
+afterAll(async () => {
+  const pids = [...started].flatMap((child) => (child.pid ? [child.pid, ...descendants(child.pid)] : []));
+  for (const pid of [...pids, ...seen]) signal(pid, 'SIGKILL');
+  seen.clear();
+  await Promise.all([...started].map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+  started.clear();
+});
+
+function track(child: ChildProcess): ChildProcess {
+  started.add(child);
+  return child;
+}
+
+/** Sends `name` to `pid`; false when the process is gone. */
+export function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of every process below `pid` (children, their children, …), read from /proc. */
+export function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent pid; field 2 (the name) may hold spaces, so split after its ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parentOf.set(ppid, [...(parentOf.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const out: number[] = [];
+  for (let queue = [pid]; queue.length; ) {
+    const children = parentOf.get(queue.pop()!) ?? [];
+    out.push(...children);
+    queue.push(...children);
+  }
+  for (const child of out) seen.add(child);
+  return out;
+}
+
+/** `npm run <script>` as a real child process (what an operator or a process manager runs), output kept. */
+export function spawnNpmScript(script: string, env: Record<string, string>): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+  const child = track(
+    spawn('npm', ['run', '--silent', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  const output: string[] = [];
+  const keep = (d: Buffer) => output.push(...d.toString().split('\n').filter(Boolean));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -14,11 +84,13 @@ export interface GatewayProcess {
 
 /** Runs `src/main.ts` (what `npm start` runs, compiled) as a real child process with `env` on a clean environment. */
 export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000): GatewayProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const stdout: string[] = [];
   const stderr: string[] = [];
   let onOrigin: (o: string) => void;

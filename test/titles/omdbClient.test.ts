@@ -37,8 +37,8 @@ describe('OmdbClient sharing one request between callers', () => {
   it('keeps a shared request going while one caller still waits, and answers that caller', async () => {
     sandbox.faults.push({ upstream: 'omdb', times: 1, delayMs: 500 });
     const leaving = new AbortController();
-    const first = client.get({ kind: 'byId', imdbId: 'tt0120915', plot: 'short' }, leaving.signal);
-    const second = client.get({ kind: 'byId', imdbId: 'TT0120915', plot: 'short' }, new AbortController().signal);
+    const first = client.get({ kind: 'byId', imdbId: 'tt0120915', plot: 'short' }, { signal: leaving.signal });
+    const second = client.get({ kind: 'byId', imdbId: 'TT0120915', plot: 'short' }, { signal: new AbortController().signal });
     leaving.abort(new Error('client went away'));
     await expect(first).rejects.toThrow('client went away');
     const answer = await second;
@@ -51,7 +51,7 @@ describe('OmdbClient sharing one request between callers', () => {
     sandbox.faults.push({ upstream: 'omdb', times: 1, delayMs: 10_000 });
     const a = new AbortController();
     const b = new AbortController();
-    const pending = [client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, a.signal), client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, b.signal)];
+    const pending = [client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: a.signal }), client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: b.signal })];
     await until(() => sandbox.record.list().length === 1);
     a.abort(new Error('gone'));
     b.abort(new Error('gone'));

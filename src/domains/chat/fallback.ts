@@ -55,7 +55,7 @@ export async function firstServing<T>(
     const model = target.model.id;
     const last = i === targets.length - 1;
     try {
-      await ledger.ensureBudget(provider);
+      await ledger.ensureBudget(provider, ctx);
       const value = await call(target, last ? undefined : ONCE);
       attempts.push({ provider, model, outcome: 'served', code: null });
       ledger.attempt(provider, model, 'served');

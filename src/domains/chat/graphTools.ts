@@ -166,9 +166,9 @@ export async function completeWithGraphTools(input: ChatCompletionInput, plan: G
   let usage: ChatUsage | undefined;
   for (let turn = 1; ; turn++) {
     const targets = await targetsOf(turnInput(input, plan, messages), ctx);
-    const { target, value, attempts: tried } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry));
+    const { target, value, attempts: tried } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
     attempts.push(...tried);
-    await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage);
+    await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage, ctx);
     usage = addUsage(usage, value.usage);
     const completion = completionOf(target.client.spec.id, target.model.id, value, attempts);
     const choice = value.choices[0];
@@ -222,7 +222,7 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             await sink.push({ chunk: chunkOf(provider, model, { ...c, delta: { ...c.delta, toolCalls: null }, finishReason: null, usage: null }) });
           }
           const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
-          await chatLedger(ctx.services).record(provider, model, used);
+          await chatLedger(ctx.services).record(provider, model, used, ctx);
           usage = addUsage(usage, used);
           const list = finish === 'TOOL_CALLS' ? calls.list() : [];
           if (list.length > 0 && !withinBounds(plan, turn, steps.length, list)) finish = 'GRAPH_TOOL_LIMIT';

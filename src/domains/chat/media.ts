@@ -42,9 +42,9 @@ export async function createEmbeddings(input: CreateEmbeddingsInput, ctx: Gatewa
     throw badInput(`dimensions ${input.dimensions} is not offered by ${model.id}; use ${model.dimensions.join(', ')}.`, 'input.dimensions');
   }
   const ledger = chatLedger(ctx.services);
-  await ledger.ensureBudget(client.spec.id);
-  const result = await embed(client, model, input.input, input.dimensions ?? undefined, ctx.signal);
-  await ledger.record(client.spec.id, model.id, { promptTokens: result.usage.promptTokens, totalTokens: result.usage.totalTokens });
+  await ledger.ensureBudget(client.spec.id, ctx);
+  const result = await embed(client, model, input.input, input.dimensions ?? undefined, ctx);
+  await ledger.record(client.spec.id, model.id, { promptTokens: result.usage.promptTokens, totalTokens: result.usage.totalTokens }, ctx);
   ledger.attempt(client.spec.id, model.id, 'served');
   return { provider: client.spec.id, model: model.id, ...result };
 }
@@ -59,10 +59,10 @@ export async function generateImage(input: GenerateImageInput, ctx: GatewayConte
   const format = input.responseFormat === 'B64_JSON' ? 'b64_json' : 'url';
   if (!model.formats.includes(format)) throw badInput(`${client.spec.id} answers image URLs only; leave responseFormat at URL.`, 'input.responseFormat');
   const ledger = chatLedger(ctx.services);
-  await ledger.ensureBudget(client.spec.id);
-  const result = await generateImages(client, model, { prompt: input.prompt, size: input.size ?? undefined, n, format }, ctx.signal);
+  await ledger.ensureBudget(client.spec.id, ctx);
+  const result = await generateImages(client, model, { prompt: input.prompt, size: input.size ?? undefined, n, format }, ctx);
   // Ark bills images in tokens; GLM per image, which the token books cannot show: its images count as requests only.
-  await ledger.record(client.spec.id, model.id, { completionTokens: result.usage?.totalTokens ?? 0, totalTokens: result.usage?.totalTokens ?? 0 });
+  await ledger.record(client.spec.id, model.id, { completionTokens: result.usage?.totalTokens ?? 0, totalTokens: result.usage?.totalTokens ?? 0 }, ctx);
   ledger.attempt(client.spec.id, model.id, 'served');
   return { provider: client.spec.id, model: model.id, created: result.created, images: result.images, contentFilter: result.contentFilter, usage: result.usage };
 }

@@ -20,8 +20,8 @@ export const resolvers: Resolvers = {
       const plan = graphToolPlan(input, ctx);
       if (plan) return completeWithGraphTools(input, plan, ctx);
       const targets = await targetsOf(input, ctx);
-      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry));
-      await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage);
+      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
+      await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage, ctx);
       return completionOf(target.client.spec.id, target.model.id, value, attempts);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
@@ -58,7 +58,7 @@ export const resolvers: Resolvers = {
             // What was generated (and billed), also when the client left early: without the provider's usage, each
             // chunk counts as one completion token.
             const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
-            await chatLedger(ctx.services).record(provider, model, usage);
+            await chatLedger(ctx.services).record(provider, model, usage, ctx);
             ctx.log.info(
               { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
               'chat stream',

@@ -22,7 +22,7 @@ export interface StartedStream {
 /** Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output). */
 export function openStream(ctx: GatewayContext, targets: readonly ValidCompletion[]) {
   return firstServing<StartedStream>(ctx, targets, async (t, retry) => {
-    const stream = await t.client.stream(t.request, t.model, ctx.signal, retry);
+    const stream = await t.client.stream(t.request, t.model, ctx, retry);
     const chunks = stream[Symbol.asyncIterator]();
     try {
       return { stream, chunks, first: await chunks.next() };

@@ -26,7 +26,7 @@ function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, stri
     const client = c.services.clients.omdb;
     // OMDb has no batch endpoint: a batch is distinct requests sent side by side.
     return new DataLoader<OmdbQuery, OmdbAnswer, string>(
-      (queries) => Promise.all(queries.map((q) => client.get(q, c.signal).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))))),
+      (queries) => Promise.all(queries.map((q) => client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))))),
       { cacheKeyFn: omdbQueryKey },
     );
   });

@@ -4,7 +4,7 @@ import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
 import type { UpstreamClientServices } from '../../runtime/context.js';
 import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
-import { UpstreamHttp } from '../http/client.js';
+import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
 import type { GatewayCredentials } from '../credentials.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
@@ -38,12 +38,13 @@ export class ChatClient {
   }
 
   /** A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once). */
-  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
+  async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: UpstreamCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
+    const { signal, requestId } = caller;
     await this.admit(signal);
     let status: number;
     let text: string;
     try {
-      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, retry, isFinal: this.quotaSpent });
+      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, retry, isFinal: this.quotaSpent });
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
       this.credentials.accepted(this.spec.id);
       ({ status, text } = res);
@@ -60,13 +61,14 @@ export class ChatClient {
 
   /**
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
-   * `Retry-After` by the HTTP layer, nothing after. Aborting `signal` or calling `cancel()` destroys the connection.
+   * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
    */
-  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: UpstreamCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
+    const { signal, requestId } = caller;
     await this.admit(signal);
     let body: Readable;
     try {
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);
       this.credentials.accepted(this.spec.id);

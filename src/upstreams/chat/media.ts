@@ -1,6 +1,7 @@
 import type { ChatClient } from './client.js';
 import { providerError, unreadableAnswer } from './errors.js';
 import type { EmbeddingModelSpec, ImageModelSpec } from './provider.js';
+import type { UpstreamCaller } from '../http/client.js';
 
 /**
  * Embeddings and image generation on the providers that serve them (GLM and Ark): the same pool, key, limiter and
@@ -39,12 +40,13 @@ export interface ImageResult {
 
 type Json = Record<string, any>;
 
-async function postJson(client: ChatClient, path: string, body: Json, signal: AbortSignal): Promise<Json> {
+async function postJson(client: ChatClient, path: string, body: Json, caller: UpstreamCaller): Promise<Json> {
+  const { signal, requestId } = caller;
   await client.admit(signal);
   const { spec } = client;
   let res;
   try {
-    res = await client.http.send({ method: 'POST', url: `${client.config.baseUrl}${path}`, headers: client.headers(false), body: JSON.stringify(body), signal, isFinal: client.quotaSpent });
+    res = await client.http.send({ method: 'POST', url: `${client.config.baseUrl}${path}`, headers: client.headers(false), body: JSON.stringify(body), signal, requestId, isFinal: client.quotaSpent });
   } catch (error) {
     throw client.failure(error, signal, 'the request failed');
   }
@@ -59,13 +61,13 @@ async function postJson(client: ChatClient, path: string, body: Json, signal: Ab
 }
 
 /** Embeds `texts` in order, in as many calls of `model.maxInputs` texts as needed, one after the other. */
-export async function embed(client: ChatClient, model: EmbeddingModelSpec, texts: readonly string[], dimensions: number | undefined, signal: AbortSignal): Promise<EmbeddingResult> {
+export async function embed(client: ChatClient, model: EmbeddingModelSpec, texts: readonly string[], dimensions: number | undefined, caller: UpstreamCaller): Promise<EmbeddingResult> {
   const out: EmbeddingResult = { data: [], usage: { promptTokens: 0, totalTokens: 0 }, requests: 0 };
   const sendDimensions = dimensions !== undefined && (model.acceptsDimensions ?? true);
   for (let start = 0; start < texts.length; start += model.maxInputs) {
     const batch = texts.slice(start, start + model.maxInputs);
     const body: Json = { model: model.upstreamModel ?? model.id, input: batch, ...(sendDimensions ? { dimensions } : {}) };
-    const json = await postJson(client, '/embeddings', body, signal);
+    const json = await postJson(client, '/embeddings', body, caller);
     out.requests += 1;
     for (const [i, item] of (json.data as Json[]).entries()) {
       const index = typeof item?.index === 'number' ? item.index : i;
@@ -85,7 +87,7 @@ export async function generateImages(
   client: ChatClient,
   model: ImageModelSpec,
   request: { prompt: string; size?: string; n: number; format: 'url' | 'b64_json'; user?: string },
-  signal: AbortSignal,
+  caller: UpstreamCaller,
 ): Promise<ImageResult> {
   const out: ImageResult = { created: 0, images: [], contentFilter: [], usage: null, requests: 0 };
   const body: Json = { model: model.upstreamModel ?? model.id, prompt: request.prompt };
@@ -93,7 +95,7 @@ export async function generateImages(
   // Only Ark knows `response_format`; GLM answers URLs and refuses fields outside its schema.
   if (request.format === 'b64_json') body.response_format = 'b64_json';
   for (let i = 0; i < request.n; i++) {
-    const json = await postJson(client, '/images/generations', body, signal);
+    const json = await postJson(client, '/images/generations', body, caller);
     out.requests += 1;
     out.created = typeof json.created === 'number' ? json.created : Math.floor(Date.now() / 1000);
     for (const item of json.data as Json[]) {

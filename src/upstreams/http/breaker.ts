@@ -22,7 +22,8 @@ export class CircuitBreaker {
 
   constructor(
     private readonly options: BreakerOptions,
-    private readonly onChange: (state: BreakerState) => void = () => undefined,
+    /** Told each change, with the id of the request whose outcome caused it. */
+    private readonly onChange: (state: BreakerState, requestId: string | undefined) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -42,18 +43,18 @@ export class CircuitBreaker {
     return { ok: false, retryInMs: Math.max(0, this.options.cooldownMs - elapsed) };
   }
 
-  success(): void {
+  success(requestId?: string): void {
     this.failures = 0;
     this.probing = false;
-    if (this.current !== 'closed') this.set('closed');
+    if (this.current !== 'closed') this.set('closed', requestId);
   }
 
-  failure(): void {
+  failure(requestId?: string): void {
     this.probing = false;
     this.failures++;
     if (this.options.threshold > 0 && (this.current === 'half-open' || this.failures >= this.options.threshold)) {
       this.openedAt = this.now();
-      this.set('open');
+      this.set('open', requestId);
     }
   }
 
@@ -62,8 +63,8 @@ export class CircuitBreaker {
     this.probing = false;
   }
 
-  private set(state: BreakerState): void {
+  private set(state: BreakerState, requestId?: string): void {
     this.current = state;
-    this.onChange(state);
+    this.onChange(state, requestId);
   }
 }

@@ -34,6 +34,15 @@ export interface UpstreamHttpOptions {
   breaker?: Partial<BreakerOptions>;
 }
 
+/**
+ * Who an upstream call is for: the caller's signal and the id its log lines carry. The per-request GraphQL context
+ * is one as it stands, so callers pass it without building anything.
+ */
+export interface UpstreamCaller {
+  readonly signal: AbortSignal;
+  readonly requestId?: string;
+}
+
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
@@ -41,6 +50,8 @@ export interface UpstreamRequest {
   body?: string;
   /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
   signal?: AbortSignal;
+  /** The client request this call serves: every log line of the call carries it. */
+  requestId?: string;
   /** Overrides the instance's policy for this request (e.g. no retries once a stream may have begun). */
   retry?: Partial<RetryPolicy>;
   /** Return the body unread, for streams; retries then happen only on statuses, before any body byte is read. */
@@ -93,9 +104,9 @@ export class UpstreamHttp {
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
-    this.breaker = new CircuitBreaker({ ...DEFAULT_BREAKER, ...options.breaker }, (state) => {
+    this.breaker = new CircuitBreaker({ ...DEFAULT_BREAKER, ...options.breaker }, (state, requestId) => {
       options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, states[state]);
-      options.log.warn({ upstream: this.upstream, state }, `circuit ${state} for ${this.upstream}`);
+      options.log.warn({ requestId, upstream: this.upstream, state }, `circuit ${state} for ${this.upstream}`);
     });
     options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, 0);
     this.dispatcher = new Agent({
@@ -167,15 +178,15 @@ export class UpstreamHttp {
     if (span) req = { ...req, headers: { ...req.headers, ...span.headers } };
     try {
       const result = await this.attempt(req);
-      if (result.response.status >= 500) this.breaker.failure();
-      else this.breaker.success();
+      if (result.response.status >= 500) this.breaker.failure(req.requestId);
+      else this.breaker.success(req.requestId);
       span?.end(result.response, req.stream ? result.body : undefined);
       return result;
     } catch (error) {
       span?.fail(error);
       // A caller who left says nothing about the upstream's health; a timeout does.
       if (callerSignal?.aborted) this.breaker.release();
-      else this.breaker.failure();
+      else this.breaker.failure(req.requestId);
       throw error;
     }
   }
@@ -207,7 +218,7 @@ export class UpstreamHttp {
       metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
       metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
       // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
-      if (log.isLevelEnabled('debug')) log.debug({ upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
+      if (log.isLevelEnabled('debug')) log.debug({ requestId: req.requestId, upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
 
       const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
       const canRetry =
@@ -229,7 +240,7 @@ export class UpstreamHttp {
         await result?.body.dump().catch(() => undefined);
       }
       metrics.upstreamRetries.inc({ upstream: this.upstream, reason: String(status) });
-      log.info({ upstream: this.upstream, status, attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
+      log.info({ requestId: req.requestId, upstream: this.upstream, status, attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
       await sleep(delay, req.signal);
       waited += delay;
     }

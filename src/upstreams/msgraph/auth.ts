@@ -30,14 +30,14 @@ export class ApplicationToken {
     private readonly token: SharedValue<string> = new MemorySharedValue<string>(),
   ) {}
 
-  /** `Bearer …` for the next request; while a refusal of the client credentials is believed, that refusal at once. */
-  async authorization(): Promise<string> {
+  /** `Bearer …` for the next request (a token request it causes logs `requestId`); while a refusal of the client credentials is believed, that refusal at once. */
+  async authorization(requestId?: string): Promise<string> {
     this.credentials.assertUsable(UPSTREAM);
     // No caller signal here: one caller going away must not fail the token every other caller waits for.
-    return this.token.get(() => this.request());
+    return this.token.get(() => this.request(requestId));
   }
 
-  private async request(): Promise<Expiring<string>> {
+  private async request(requestId: string | undefined): Promise<Expiring<string>> {
     const { authorityUrl, tenantId, clientId, clientSecret } = this.config;
     const form = new URLSearchParams({ client_id: clientId!, scope: SCOPE, client_secret: clientSecret!, grant_type: 'client_credentials' });
     const res = await this.http.send({
@@ -45,6 +45,7 @@ export class ApplicationToken {
       url: `${authorityUrl}/${encodeURIComponent(tenantId!)}/oauth2/v2.0/token`,
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
+      requestId,
     });
     let body: { access_token?: string; expires_in?: number; error?: string; error_codes?: number[] } = {};
     try {

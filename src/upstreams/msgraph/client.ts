@@ -81,11 +81,11 @@ export class GraphClient {
    * The `Authorization` header for one caller. Application mode (a client secret) always uses the gateway's token;
    * delegated mode forwards the caller's header; in sandbox mode a caller without one gets the sandbox app token.
    */
-  async authorization(callerAuthorization: string | undefined): Promise<string> {
+  async authorization(callerAuthorization: string | undefined, requestId?: string): Promise<string> {
     const application = this.config.mode === 'live' && this.appToken;
     if (!application && callerAuthorization) return callerAuthorization;
     if (this.appToken) {
-      const own = await this.appToken.authorization();
+      const own = await this.appToken.authorization(requestId);
       if (own !== this.ownAuthorizations[0]) this.ownAuthorizations = [own, this.ownAuthorizations[0]];
       return own;
     }
@@ -184,7 +184,7 @@ export class GraphClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, retry: call.retry, traceAttributes });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, requestId: call.requestId, retry: call.retry, traceAttributes });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;

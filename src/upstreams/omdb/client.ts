@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
-import { UpstreamHttp } from '../http/client.js';
+import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
@@ -82,9 +82,10 @@ export class OmdbClient {
 
   /**
    * OMDb's answer to `query`: from the cache, from an identical request already in flight, or from a new request.
-   * `signal` stops this caller's wait; the shared request is cancelled only when every caller waiting on it is gone.
+   * The caller's signal stops its wait; the shared request is cancelled only when every caller waiting on it is gone,
+   * and its log lines carry the requestId of the caller that started it.
    */
-  get(query: OmdbQuery, signal?: AbortSignal): Promise<OmdbAnswer> {
+  get(query: OmdbQuery, caller?: UpstreamCaller): Promise<OmdbAnswer> {
     const q = normalizeOmdbQuery(query);
     const key = omdbQueryKey(q);
     const cached = this.cache?.local(key);
@@ -92,19 +93,19 @@ export class OmdbClient {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
-    return this.inFlight.run(key, (shared) => this.lookup(q, key, shared), signal, () =>
+    return this.inFlight.run(key, (shared) => this.lookup(q, key, shared, caller?.requestId), caller?.signal, () =>
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
 
   /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
-  private async lookup(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
+  private async lookup(q: OmdbQuery, key: string, signal: AbortSignal, requestId: string | undefined): Promise<OmdbAnswer> {
     const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
     this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
-    return shared ?? this.fetch(q, key, signal);
+    return shared ?? this.fetch(q, key, signal, requestId);
   }
 
-  private async fetch(q: OmdbQuery, key: string, signal: AbortSignal): Promise<OmdbAnswer> {
+  private async fetch(q: OmdbQuery, key: string, signal: AbortSignal, requestId: string | undefined): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
@@ -113,7 +114,7 @@ export class OmdbClient {
     const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
     // counted afterwards, so another replica may see the count briefly short by the retries in flight).
-    const res = await this.http.send({ method: 'GET', url, signal, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
+    const res = await this.http.send({ method: 'GET', url, signal, requestId, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
     if (res.attempts > 1) await this.quota.add(res.attempts - 1);
 
     let body: { Response?: string; Error?: string } & Record<string, unknown>;

@@ -4,6 +4,9 @@ import { shared, type GatewayServices } from '../../../runtime/context.js';
 import { CountersChatUsageStore } from './countersStore.js';
 import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from './store.js';
 
+
+/** Whose log a line goes to: the request context, whose logger (made on first use) carries its requestId. */
+type LoggingCaller = { readonly log: GatewayServices['log'] };
 /** How one attempt at one target ended: the `outcome` label of `gateway_chat_attempts_total`. */
 export type AttemptOutcome = 'served' | 'rate_limited' | 'quota_exhausted' | 'budget_exhausted' | 'timeout' | 'upstream_error' | 'circuit_open' | 'refused' | 'cancelled';
 
@@ -30,8 +33,11 @@ export class ChatLedger {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Counts one served call. A store that fails is logged, never the caller's problem: the answer is already made. */
-  async record(provider: string, model: string, usage: ReportedUsage): Promise<void> {
+  /**
+   * Counts one served call. A store that fails is logged (on the caller's log, with its requestId), never the caller's
+   * problem: the answer is already made.
+   */
+  async record(provider: string, model: string, usage: ReportedUsage, caller?: LoggingCaller): Promise<void> {
     const counts: TokenCounts = {
       promptTokens: usage.promptTokens ?? 0,
       completionTokens: usage.completionTokens ?? 0,
@@ -45,7 +51,7 @@ export class ChatLedger {
     try {
       await this.store.add(utcDay(this.now()), provider, model, counts);
     } catch (error) {
-      this.log.error({ provider, model, err: error }, 'chat usage could not be recorded');
+      (caller?.log ?? this.log).error({ provider, model, err: error }, 'chat usage could not be recorded');
     }
   }
 
@@ -54,7 +60,7 @@ export class ChatLedger {
   }
 
   /** Refuses with UPSTREAM_QUOTA_EXHAUSTED, before anything is sent, once `provider`'s budget for today is spent. */
-  async ensureBudget(provider: string): Promise<void> {
+  async ensureBudget(provider: string, caller?: LoggingCaller): Promise<void> {
     const budget = this.budgets.get(provider);
     if (budget === undefined) return;
     let spent: number;
@@ -62,7 +68,7 @@ export class ChatLedger {
       spent = await this.store.totalFor(utcDay(this.now()), provider);
     } catch (error) {
       // Without the books the gateway cannot know; it lets the call go rather than stop every completion.
-      this.log.warn({ provider, err: error }, 'chat usage unreadable; daily token budget not checked');
+      (caller?.log ?? this.log).warn({ provider, err: error }, 'chat usage unreadable; daily token budget not checked');
       return;
     }
     if (spent < budget) return;

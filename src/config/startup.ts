@@ -1,0 +1,45 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { PersistedOperations } from '../pipeline/persistedOperations.js';
+import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from './env.js';
+import { VARIABLES } from './variables.js';
+
+/**
+ * The configuration `npm start` runs with: {@link loadConfig}'s checks plus those that need the machine (the listen
+ * address resolves, the persisted-operation manifest exists and parses), all reported together in one
+ * {@link ConfigError}, before anything listens.
+ */
+export async function loadStartupConfig(env: NodeJS.ProcessEnv): Promise<GatewayConfig> {
+  const problems: ConfigProblem[] = [];
+  let config: GatewayConfig | undefined;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  problems.push(...(await checkAtStart(env.HOST || VARIABLES.HOST.default, env.PERSISTED_OPERATIONS_FILE || undefined)));
+  if (problems.length || !config) throw new ConfigError(problems);
+  return config;
+}
+
+async function checkAtStart(host: string, persistedOperationsFile: string | undefined): Promise<ConfigProblem[]> {
+  const problems: ConfigProblem[] = [];
+  if (!isIP(host)) {
+    try {
+      await lookup(host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'no address';
+      problems.push({ variable: 'HOST', message: `${JSON.stringify(host)} does not resolve (${code}); set HOST to an address of this machine or a name that resolves to one, e.g. 127.0.0.1 or 0.0.0.0` });
+    }
+  }
+  if (persistedOperationsFile) {
+    try {
+      PersistedOperations.load(persistedOperationsFile);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,245 @@
+import { DEFAULT_LIMITS } from '../server/limits.js';
+
+/**
+ * Every environment variable the gateway reads: its type, default and meaning. `loadConfig` (env.ts) parses the
+ * environment with these entries, and `npm run config:docs` writes the README's configuration table and
+ * `.env.example` from them, so the three cannot disagree.
+ */
+
+/** What a value may be: the words shown in the docs, and the parser that turns the text into the value. */
+export interface ValueType<T> {
+  /** Shown in the README's type column, e.g. `whole number ≥ 0`. */
+  readonly name: string;
+  /** The value, or throws {@link BadValue} saying what it must be. */
+  parse(text: string): T;
+}
+
+/** A value that does not fit its type; `message` says what it must be, e.g. `must be true or false`. */
+export class BadValue extends Error {}
+
+export interface Variable<T = unknown> {
+  type: ValueType<T>;
+  /** As written in the environment, parsed like a set value. */
+  default?: string;
+  /** The default in words, when it is not one literal (e.g. depends on the terminal). */
+  defaultText?: string;
+  /** One or two sentences for operators (Markdown). */
+  description: string;
+  /** The value is a secret: never echoed in an error, left empty in `.env.example`. */
+  secret?: boolean;
+  /** A value worth showing in `.env.example` when there is no default. */
+  example?: string;
+}
+
+const wholeNumber = (name: string, min: number, max = Number.MAX_SAFE_INTEGER): ValueType<number> => ({
+  name,
+  parse(text) {
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new BadValue(`must be a whole number >= ${min}`);
+    if (n < min) throw new BadValue(`must be greater than ${min - 1}`);
+    if (n > max) throw new BadValue(`must be at most ${max}`);
+    return n;
+  },
+});
+
+export const count = wholeNumber('whole number ≥ 0', 0);
+export const positive = wholeNumber('whole number ≥ 1', 1);
+export const port: ValueType<number> = { name: 'port 0…65535', parse: (text) => portNumber(text) };
+
+function portNumber(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n > 65535) throw new BadValue('must be a port number 0..65535');
+  return n;
+}
+
+export const url: ValueType<string> = {
+  name: 'http(s) URL',
+  parse(text) {
+    const u = URL.canParse(text) ? new URL(text) : undefined;
+    if (u?.protocol !== 'http:' && u?.protocol !== 'https:') throw new BadValue('must be an absolute http(s) URL');
+    return text.replace(/\/+$/, '');
+  },
+};
+
+export const text: ValueType<string> = { name: 'text', parse: (value) => value };
+
+export const list: ValueType<string[]> = {
+  name: 'comma-separated list',
+  parse: (value) => value.split(',').map((x) => x.trim()).filter(Boolean),
+};
+
+export const boolean: ValueType<boolean> = {
+  name: '`true` or `false`',
+  parse(value) {
+    if (value !== 'true' && value !== 'false') throw new BadValue('must be true or false');
+    return value === 'true';
+  },
+};
+
+/** One of `values`; a value that begins one of them (`prod`) is answered with the likely meant one. */
+export function oneOf<const V extends string>(...values: V[]): ValueType<V> {
+  return {
+    name: values.map((v) => `\`${v}\``).join(', '),
+    parse(value) {
+      if ((values as string[]).includes(value)) return value as V;
+      const meant = values.find((v) => value.length > 1 && v.startsWith(value.toLowerCase()));
+      const allowed = values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`;
+      throw new BadValue(`must be ${allowed}${meant ? ` (did you mean ${meant}?)` : ''}`);
+    },
+  };
+}
+
+/** A path; that the file exists and parses is checked at start (`checkAtStart`). */
+export const file: ValueType<string> = { name: 'file path', parse: (value) => value };
+/** A host name or address; that it resolves is checked at start (`checkAtStart`). */
+export const host: ValueType<string> = { name: 'host name or address', parse: (value) => value };
+
+/** The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields). */
+export const GATEWAY_DOMAINS = ['enterprise', 'chat', 'titles'] as const;
+export type GatewayDomain = (typeof GATEWAY_DOMAINS)[number];
+
+/** A comma-separated subset of {@link GATEWAY_DOMAINS}, in their order. */
+const domains: ValueType<GatewayDomain[]> = {
+  name: `comma-separated list of ${GATEWAY_DOMAINS.map((d) => `\`${d}\``).join(', ')}`,
+  parse(value) {
+    const named = list.parse(value);
+    const unknown = named.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
+    if (unknown !== undefined) throw new BadValue(`${JSON.stringify(unknown)} is not a domain; list some of ${GATEWAY_DOMAINS.join(', ')}, separated by commas (unset: all)`);
+    // An empty list is the default, as unset is: every domain.
+    return named.length ? GATEWAY_DOMAINS.filter((d) => named.includes(d)) : [...GATEWAY_DOMAINS];
+  },
+};
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * The variables, in the order the README lists them. Adding one: an entry here, then its typed value is
+ * `values.NAME` in `loadConfig`; `npm run config:docs` regenerates the docs.
+ */
+export const VARIABLES = {
+  PORT: { type: port, default: '4000', description: 'port the gateway listens on (`0`: any free port)' },
+  HOST: { type: host, default: '127.0.0.1', description: 'address the gateway listens on (`0.0.0.0` in a container); a name must resolve at start' },
+  NODE_ENV: {
+    type: oneOf('development', 'production', 'test'),
+    default: 'development',
+    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, no stack traces. Any other value than these three stops start-up',
+  },
+  INTROSPECTION: { type: boolean, defaultText: '`true` unless production', description: 'whether introspection queries are answered' },
+  LOG_LEVEL: { type: oneOf(...LOG_LEVELS), default: 'info', description: 'least severe level logged; at `debug` every upstream request is a line carrying its `requestId`' },
+  LOG_FORMAT: { type: oneOf('json', 'pretty'), defaultText: '`pretty` on a terminal, else `json`', description: '`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { type: url, description: 'OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`: traces are exported to `…/v1/traces`. Unset: tracing off', example: 'http://127.0.0.1:4318' },
+  SHUTDOWN_GRACE_MS: { type: count, default: '10000', description: 'on SIGTERM/SIGINT, how long in-flight operations may finish before connections are closed' },
+  GATEWAY_SANDBOX_PORT: {
+    type: port,
+    default: '0',
+    description: 'port of the built-in sandbox the gateway starts for upstreams without credentials (`0`: any free port; the start-up log prints each sandbox base URL). It listens on `127.0.0.1` only',
+  },
+  GRAPH_BASE_URL: { type: url, default: 'https://graph.microsoft.com', description: 'Microsoft Graph (enterprise data); the API version is appended. Setting any `GRAPH_*` variable makes Graph live' },
+  GRAPH_API_VERSION: { type: oneOf('v1.0', 'beta'), default: 'v1.0', description: 'Graph API version' },
+  GRAPH_AUTHORITY_URL: { type: url, default: 'https://login.microsoftonline.com', description: 'identity platform issuing the gateway\'s own Graph token (application permissions)' },
+  GRAPH_TENANT_ID: { type: text, description: 'Entra ID tenant, for application permissions (with `GRAPH_CLIENT_ID` and `GRAPH_CLIENT_SECRET`)' },
+  GRAPH_CLIENT_ID: { type: text, description: 'application (client) id, for application permissions' },
+  GRAPH_CLIENT_SECRET: { type: text, secret: true, description: 'client secret, for application permissions; needs `GRAPH_TENANT_ID` and `GRAPH_CLIENT_ID`' },
+  GRAPH_POLL_INTERVAL_MS: {
+    type: positive,
+    default: '60000',
+    description: 'how often live service-health subscriptions poll Graph, once for all subscribers; at least `5000` unless Graph is the sandbox (in-process or on a loopback address)',
+  },
+  OMDB_BASE_URL: { type: url, default: 'http://www.omdbapi.com', description: 'OMDb (titles). Setting `OMDB_BASE_URL` or `OMDB_API_KEY` makes OMDb live' },
+  OMDB_API_KEY: { type: text, secret: true, description: 'OMDb key; it never appears in a response, error or log line' },
+  OMDB_DAILY_QUOTA: { type: count, default: '1000', description: 'upstream OMDb requests allowed per UTC day' },
+  OMDB_CACHE_TTL_MS: { type: count, default: '3600000', description: 'how long a looked-up title is kept in the shared cache' },
+  OMDB_CACHE_MAX: { type: count, default: '5000', description: 'most titles the cache keeps' },
+  ARK_ENDPOINTS: { type: text, description: 'Ark models to inference endpoints, `model=endpoint-id,…`; sets Ark live', example: 'doubao-pro=ep-20240101-abcde' },
+  CHAT_PROVIDERS: {
+    type: text,
+    description: 'more OpenAI-compatible providers, no code: `id=https://host/v1|model-a model-b;other=…`, keys in `<ID>_API_KEY`, limits in `<ID>_RPM`',
+    example: 'local=http://127.0.0.1:8080/v1|llama-3',
+  },
+  CHAT_ROUTES: { type: text, description: 'named fallback lists, `name=provider/model,provider/model;name2=…`, used as `provider: "route:name"`', example: 'fast=glm/glm-4-flash,deepseek/deepseek-chat' },
+  CHAT_RATE_LIMIT_WAIT_MS: { type: count, default: '2000', description: 'how long a chat request may queue for its provider\'s `*_RPM` limiter before `UPSTREAM_RATE_LIMITED`' },
+  UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
+  CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },
+  CHAT_STREAM_IDLE_TIMEOUT_MS: {
+    type: positive,
+    default: '60000',
+    description: 'longest a chat stream may send nothing (not even a keep-alive comment) while the gateway reads it, also before its headers; then the subscription ends with `UPSTREAM_TIMEOUT`. Time a stream is paused for a slow subscriber does not count',
+  },
+  UPSTREAM_MAX_RESPONSE_BYTES: {
+    type: positive,
+    default: '16777216',
+    description: 'largest upstream body the gateway reads (16 MiB), counted after `Content-Encoding` (gzip, deflate, br) is undone, and largest single event of a stream; past it the request is aborted and the field fails with `UPSTREAM_ERROR` (`upstreamCode: RESPONSE_TOO_LARGE`)',
+  },
+  GATEWAY_API_KEYS: { type: list, secret: true, description: 'comma-separated keys (16+ characters); when set, every GraphQL request needs one in `x-api-key` (WebSocket: `connectionParams["x-api-key"]`)' },
+  CORS_ORIGINS: { type: list, description: 'origins allowed to call from a browser, e.g. `https://app.example.com`, or `*`', example: 'https://app.example.com' },
+  PERSISTED_OPERATIONS_FILE: {
+    type: file,
+    description: 'a persisted-query manifest (Apollo\'s format or a `{ hash: query }` map): only its operations run; it must exist and parse at start. Unset: automatic persisted queries are on',
+    example: 'persisted-operations.json',
+  },
+  GATEWAY_MAX_DEPTH: { type: positive, default: String(DEFAULT_LIMITS.maxDepth), description: 'deepest field nesting of an operation (refused as `QUERY_TOO_COMPLEX` naming the limit, as every `GATEWAY_MAX_*`)' },
+  GATEWAY_MAX_ALIASES: { type: positive, default: String(DEFAULT_LIMITS.maxAliases), description: 'aliases in one operation' },
+  GATEWAY_MAX_FIELDS: { type: positive, default: String(DEFAULT_LIMITS.maxFields), description: 'fields in one operation, fragments expanded' },
+  GATEWAY_MAX_TOKENS: { type: positive, default: String(DEFAULT_LIMITS.maxTokens), description: 'lexer tokens in one document' },
+  GATEWAY_MAX_DIRECTIVES: { type: positive, default: String(DEFAULT_LIMITS.maxDirectives), description: 'directives in one operation' },
+  GATEWAY_MAX_COST: { type: positive, default: String(DEFAULT_LIMITS.maxCost), description: 'cost of one operation (objects 2, scalars 1, ×1.5 per level)' },
+  GATEWAY_MAX_DOCUMENT_BYTES: { type: positive, default: String(DEFAULT_LIMITS.maxDocumentBytes), description: 'characters of one document' },
+  GATEWAY_MAX_UPSTREAM_REQUESTS: { type: positive, default: String(DEFAULT_LIMITS.maxUpstreamRequests), description: 'upstream requests one operation may cause per upstream, by the planners\' estimate, checked before execution' },
+  GATEWAY_WS_MAX_OPERATIONS: { type: positive, default: '50', description: 'concurrent operations on one WebSocket connection' },
+  GATEWAY_WS_MAX_MESSAGE_BYTES: { type: positive, default: '4194304', description: 'largest WebSocket message accepted (4 MiB: chat messages may carry base64 images)' },
+  GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: { type: positive, default: '3000', description: 'time a WebSocket client has to send `connection_init`' },
+  GATEWAY_WS_KEEP_ALIVE_MS: { type: positive, default: '12000', description: 'WebSocket ping interval; a connection whose pong is not back one interval later is cut (a client that stopped reading answers no ping either)' },
+  WS_MAX_BUFFERED_BYTES: {
+    type: positive,
+    default: '8388608',
+    description: 'unsent bytes one WebSocket connection may hold (8 MiB). Above a quarter of it the connection\'s subscriptions stop reading their upstream streams until it drained; a connection still above it when its next message is due is closed with **4413** and its operations and upstream requests are aborted (`gateway_ws_slow_consumer_closes_total`)',
+  },
+  REDIS_URL: {
+    type: text,
+    secret: true,
+    description: 'shared state for several replicas: `redis://[user:password@]host:port/db`, `rediss://…` for TLS; Redis or Valkey. Unset: everything stays in the process',
+    example: 'redis://127.0.0.1:6379/0',
+  },
+  REDIS_KEY_PREFIX: { type: text, default: 'gateway:', description: 'put before every key and channel, so several deployments can share one Redis' },
+  REDIS_COMMAND_TIMEOUT_MS: { type: positive, default: '500', description: 'longest one Redis command may take before the replica applies its failure policy' },
+  GATEWAY_REPLICAS: { type: positive, default: '1', description: 'how many replicas share the limits: while Redis is unreachable each keeps to `limit / GATEWAY_REPLICAS`' },
+  GATEWAY_DOMAINS: {
+    type: domains,
+    defaultText: 'all three',
+    description: 'the domains this gateway serves, standalone and as a subgraph: only their root fields, types and upstreams (schema/README.md lists the root names each claims)',
+    example: 'enterprise,chat,titles',
+  },
+  MCP_OPERATIONS: { type: text, defaultText: '`operations/mcp`', description: 'folder of `.graphql` files whose named operations are the tools of `/mcp` and what chat `graphTools` may name; checked at start' },
+  MCP_ALLOW_MUTATIONS: { type: boolean, default: 'false', description: 'offer the folder\'s mutations as tools too' },
+  MCP_ALLOW_FREEFORM: { type: boolean, default: 'false', description: 'add the `execute_graphql` tool to `/mcp`, which runs any query (and mutation with `MCP_ALLOW_MUTATIONS`) through the same rules' },
+  CHAT_GRAPH_TOOL_MAX_STEPS: { type: positive, default: '4', description: 'provider requests per completion with `graphTools` (per target); past it the answer ends with `GRAPH_TOOL_LIMIT`' },
+  CHAT_GRAPH_TOOL_MAX_CALLS: { type: positive, default: '8', description: 'graph tool calls run per completion, all steps together; past it the answer ends with `GRAPH_TOOL_LIMIT`' },
+} satisfies Record<string, Variable<any>>;
+
+export type VariableName = keyof typeof VARIABLES;
+/** The parsed value of each variable: its type's value, `undefined` only where there is no default. */
+export type Values = {
+  [K in VariableName]: (typeof VARIABLES)[K] extends { type: ValueType<infer T> } ? ((typeof VARIABLES)[K] extends { default: string } ? T : T | undefined) : never;
+};
+
+/** Built-in chat providers: id, prefix of their variables, defaults. */
+export const BUILT_IN_CHAT_PROVIDERS = [
+  { id: 'glm', prefix: 'GLM', baseUrl: 'https://open.bigmodel.cn/api/paas/v4', rpm: undefined },
+  { id: 'ark', prefix: 'ARK', baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', rpm: undefined },
+  { id: 'deepseek', prefix: 'DEEPSEEK', baseUrl: 'https://api.deepseek.com/v1', rpm: 60 },
+  { id: 'moonshot', prefix: 'MOONSHOT', baseUrl: 'https://api.moonshot.cn/v1', rpm: undefined },
+] as const;
+
+/**
+ * Variables every chat provider has, named `<PREFIX>_<suffix>` (`GLM_API_KEY`; for a `CHAT_PROVIDERS` entry the
+ * upper-cased id). Defaults that differ by provider are in {@link BUILT_IN_CHAT_PROVIDERS}.
+ */
+export const PROVIDER_VARIABLES = {
+  BASE_URL: { type: url, defaultText: 'the provider\'s API', description: 'chat provider base URL; setting `<ID>_BASE_URL` or `<ID>_API_KEY` makes the provider live (built in only: config-added ones are always live)' },
+  API_KEY: { type: text, secret: true, description: 'the provider\'s API key' },
+  RPM: { type: positive, defaultText: '`60` for deepseek, else no limiter', description: 'client-side requests per minute to the provider' },
+  DAILY_TOKEN_BUDGET: { type: count, description: 'tokens per UTC day the gateway spends on the provider before refusing with `UPSTREAM_QUOTA_EXHAUSTED`' },
+  CONTEXT_WINDOWS: { type: text, description: 'context windows for models without a built-in one, `model=tokens,…` (e.g. `ARK_CONTEXT_WINDOWS=ep-2024…=131072`)' },
+} satisfies Record<string, Variable<any>>;
+
+export type ProviderVariable = keyof typeof PROVIDER_VARIABLES;
