@@ -9,9 +9,12 @@ import type { Operation, PipelineRule } from './operation.js';
 export const cancellation: PipelineRule = {
   name: 'cancellation',
   finish(op) {
-    op.controller.abort();
+    // One reason for all: abort() without one makes a DOMException, stack trace included, per operation.
+    op.controller.abort(FINISHED);
   },
 };
+
+const FINISHED = new DOMException('The operation finished.', 'AbortError');
 
 /** Aborts the operation when the HTTP response closes before it was finished (the client went away). */
 export function abortWhenGone(op: Operation, res: ServerResponse): void {

@@ -141,7 +141,8 @@ export class OperationPipeline {
   /** Starts an operation (its context, cancellation and span) before its document is known. */
   begin(init: OperationInit, signal?: AbortSignal): Operation {
     const controller = new AbortController();
-    if (signal) signal.addEventListener('abort', () => controller.abort(), { once: true });
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization });
     const op: Operation = { transport: init.transport, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
     for (const rule of this.beginners) rule.begin!(op, init);

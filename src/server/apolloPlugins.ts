@@ -25,8 +25,9 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
         },
         async willSendResponse({ response, request }) {
           if (op.name === null && request.operationName) op.name = request.operationName;
-          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
-          for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
+          // An incremental response is still running: the adapter finishes it once its last part is sent.
+          if (response.body.kind !== 'single') return;
+          for (const e of response.body.singleResult.errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
           pipeline.finish(op);
         },
       };

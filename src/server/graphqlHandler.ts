@@ -109,7 +109,8 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
         for await (const chunk of result.body.asyncIterator) res.write(chunk);
         res.end();
       } finally {
-        // Apollo refused the request before any plugin saw it (CSRF, a malformed body, a method): a request error.
+        // An incremental response after its last part; or a request Apollo refused before any plugin saw it (CSRF, a
+        // malformed body, a method), which is a request error.
         if (!op.finished) {
           if (res.statusCode >= 400) op.errorCodes.add(ErrorCode.BadUserInput);
           pipeline.finish(op);

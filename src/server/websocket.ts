@@ -17,6 +17,8 @@ interface Connection {
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
   operations: Map<string, AdmittedOperation>;
+  /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
+  admitting: number;
   /** Its unsent bytes: pauses its subscriptions' sources, closes it past WS_MAX_BUFFERED_BYTES. */
   outbound: OutboundBuffer;
 }
@@ -59,6 +61,7 @@ export function attachWebSocket(options: {
         apiKey: presentedApiKey(req.headers),
         trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
         operations,
+        admitting: 0,
         outbound,
       };
       connections.set(ws, connection);
@@ -110,16 +113,19 @@ export function attachWebSocket(options: {
       async onSubscribe(ctx, id, payload) {
         const conn = connections.get(ctx.extra.socket);
         if (!conn) return;
-        if (conn.operations.size >= wsLimits.maxOperations) {
+        if (conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
-        const admitted = await pipeline.admit(payload, {
-          requestId: `${conn.id}:${id}`,
-          transport: 'ws',
-          authorization: conn.authorization,
-          trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-        });
+        conn.admitting++;
+        const admitted = await pipeline
+          .admit(payload, {
+            requestId: `${conn.id}:${id}`,
+            transport: 'ws',
+            authorization: conn.authorization,
+            trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+          })
+          .finally(() => conn.admitting--);
         if (Array.isArray(admitted)) return admitted;
         // The socket closed while the operation was being admitted: nothing will complete it.
         if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) {
