@@ -425,6 +425,8 @@ describe('two replicas: message posts wanted by a follower only', () => {
       const posts = new Subscription(sockets[1], MESSAGES);
       await until(() => expect(clocks[1].waiting).toBe(1));
       const tick = async () => {
+        // The leader schedules its next poll after it has handled the last one: on a loaded machine, later than this.
+        await until(() => expect(clocks[0].waiting).toBe(1));
         const report = once(replicas[0].poller, 'poll');
         clocks[0].fire();
         await report;
