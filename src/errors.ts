@@ -9,6 +9,8 @@ export enum ErrorCode {
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',
   PreconditionFailed = 'PRECONDITION_FAILED',
+  /** The caller is over one of the gateway's own fair-share caps (HTTP 429). */
+  RateLimited = 'RATE_LIMITED',
   UpstreamRateLimited = 'UPSTREAM_RATE_LIMITED',
   UpstreamQuotaExhausted = 'UPSTREAM_QUOTA_EXHAUSTED',
   UpstreamTimeout = 'UPSTREAM_TIMEOUT',

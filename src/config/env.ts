@@ -63,6 +63,20 @@ export interface ChatTarget {
   model: string;
 }
 
+/** Fair-share caps; past one the client gets RATE_LIMITED (HTTP 429, WebSocket close 4429). */
+export interface FairShareLimits {
+  /** MAX_CONNECTIONS: sockets open in all. @default 10000 */
+  maxConnections: number;
+  /** CLIENT_MAX_CONNECTIONS: sockets of one client. @default 64 */
+  clientMaxConnections: number;
+  /** CLIENT_MAX_SUBSCRIPTIONS: open subscriptions of one client, across transports. @default 256 */
+  clientMaxSubscriptions: number;
+  /** CLIENT_MAX_CHAT_STREAMS: concurrent chat streams of one client. @default 32 */
+  clientMaxChatStreams: number;
+  /** MAX_SUBSCRIPTIONS: open subscriptions in all. @default 20000 */
+  maxSubscriptions: number;
+}
+
 /** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
 export interface RedisConfig {
   /** REDIS_URL: `redis://[user:password@]host:port/db`, or `rediss://…` for TLS. */
@@ -125,16 +139,33 @@ export interface GatewayConfig {
     /** Time a client has to send `connection_init`. @default 3000 */
     connectionInitTimeoutMs: number;
     /**
-     * WS_MAX_BUFFERED_BYTES: unsent bytes one connection may hold. Above a quarter of it the connection's
-     * subscriptions stop reading their upstreams until it drains; a connection still above it when the next message
-     * is due is closed with 4413. @default 8388608
-     */
-    maxBufferedBytes: number;
-    /**
      * GATEWAY_WS_KEEP_ALIVE_MS: a ping this often; a connection whose pong is not back one interval later is cut
      * (a client that stopped reading answers no ping either). @default 12000
      */
     keepAliveMs: number;
+  };
+  /** Bounds of every streaming transport alike: graphql-ws, GraphQL over SSE (both modes) and multipart. */
+  streams: {
+    /**
+     * STREAM_MAX_BUFFERED_BYTES (alias WS_MAX_BUFFERED_BYTES): unsent bytes one streaming connection may hold. Above
+     * a quarter of it its streams stop reading their upstreams until it drains; past it the client is closed and its
+     * upstream requests aborted. @default 8388608
+     */
+    maxBufferedBytes: number;
+    /**
+     * STREAM_STALL_TIMEOUT_MS: a streaming client that reads nothing for this long while bytes wait for it is closed
+     * and its upstream requests aborted; 0 turns the check off. @default 30000
+     */
+    stallTimeoutMs: number;
+  };
+  /** How many sockets and streams one client (its API key, else its address) and everyone together may hold. */
+  fairShare: FairShareLimits;
+  /** Slow-request bounds of the HTTP server (a client that sends its headers or body byte by byte). */
+  http: {
+    /** HTTP_HEADERS_TIMEOUT_MS: time a client has to send a request's headers. @default 10000 */
+    headersTimeoutMs: number;
+    /** HTTP_REQUEST_TIMEOUT_MS: time a client has to send a whole request, body included. @default 30000 */
+    requestTimeoutMs: number;
   };
   /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
   apiKeys: string[];
@@ -409,9 +440,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     maxOperations: int('GATEWAY_WS_MAX_OPERATIONS', 50),
     maxMessageBytes: int('GATEWAY_WS_MAX_MESSAGE_BYTES', 4 * 1024 * 1024),
     connectionInitTimeoutMs: int('GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
-    maxBufferedBytes: int('WS_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
     keepAliveMs: int('GATEWAY_WS_KEEP_ALIVE_MS', 12_000),
   };
+  const streams = {
+    maxBufferedBytes: get('STREAM_MAX_BUFFERED_BYTES') ? int('STREAM_MAX_BUFFERED_BYTES', 0) : int('WS_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
+    stallTimeoutMs: int('STREAM_STALL_TIMEOUT_MS', 30_000, false),
+  };
+  const fairShare: FairShareLimits = {
+    maxConnections: int('MAX_CONNECTIONS', 10_000),
+    clientMaxConnections: int('CLIENT_MAX_CONNECTIONS', 64),
+    clientMaxSubscriptions: int('CLIENT_MAX_SUBSCRIPTIONS', 256),
+    clientMaxChatStreams: int('CLIENT_MAX_CHAT_STREAMS', 32),
+    maxSubscriptions: int('MAX_SUBSCRIPTIONS', 20_000),
+  };
+  const http = { headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 10_000), requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30_000) };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs}), got ${http.headersTimeoutMs}`);
+  }
   const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   const apiKeys = list(get('GATEWAY_API_KEYS'));
   const shortKey = apiKeys.find((k) => k.length < 16);
@@ -436,6 +481,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     shutdownGraceMs,
     limits,
     websocket,
+    streams,
+    fairShare,
+    http,
     apiKeys,
     corsOrigins,
     persistedOperationsFile: get('PERSISTED_OPERATIONS_FILE'),

@@ -28,6 +28,7 @@ import { attachWebSocket } from './websocket.js';
 import { createHttpStreams } from './httpStreams/index.js';
 import { OperationGate } from './operationGate.js';
 import { compiledExecution } from './execution.js';
+import { FairShare } from '../pipeline/fairShare.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (CONTRACT.md section 2). */
 export interface StartGatewayOptions {
@@ -86,11 +87,16 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const apiKeyCheck = createApiKeyCheck(config.apiKeys);
   const persisted = config.persistedOperationsFile ? PersistedOperations.load(config.persistedOperationsFile) : undefined;
 
-  const server = createServer();
+  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
+  // client would otherwise hold its socket for up to that much longer.
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
   server.keepAliveTimeout = 65_000;
-  const gate = new OperationGate({ schema, services, validationRules, persisted, estimators: upstreamEstimators, tracing });
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', gate, apiKeyCheck });
-  const httpStreams = createHttpStreams({ schema, gate, heartbeatMs: options.multipartHeartbeatMs });
+  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics });
+  fairShare.guard(server);
+  const gate = new OperationGate({ schema, services, validationRules, persisted, estimators: upstreamEstimators, tracing, fairShare });
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', gate, apiKeyCheck, fairShare });
+  const httpStreams = createHttpStreams({ schema, gate, services, heartbeatMs: options.multipartHeartbeatMs });
 
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo parses, validates and runs the plugins; execution is compiled per cached document (execution.ts).
@@ -146,6 +152,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
+    const overConnections = fairShare.connectionRefusal(req, presentedApiKey(req.headers));
+    if (overConnections) return sendGraphQLError(res.setHeader('connection', 'close'), 429, overConnections.message, overConnections.extensions);
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       return sendJson(res, ready ? 200 : 503, {

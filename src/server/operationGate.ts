@@ -4,6 +4,7 @@ import { formatError } from '../errors.js';
 import { bindTrace, endOperationSpan, nameOperationSpan, startOperationSpan, type OperationTrace, type TraceCarrier, type Tracing, type Transport } from '../observability/tracing.js';
 import { createContext, type GatewayContext, type GatewayServices } from '../runtime/context.js';
 import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
+import type { ClientIdentity, FairShare, Lease } from '../pipeline/fairShare.js';
 import { checkDocumentSize } from './limits.js';
 import type { PersistedOperations } from './persistedOperations.js';
 
@@ -29,6 +30,8 @@ export interface GatedOperation {
   trace?: OperationTrace;
   started: number;
   errorCodes: Set<string>;
+  /** Its fair share (a subscription, a chat stream), given back when it finishes. */
+  share?: Lease;
 }
 
 /**
@@ -54,6 +57,7 @@ export class OperationGate {
       persisted?: PersistedOperations;
       estimators: readonly UpstreamEstimator[];
       tracing?: Tracing;
+      fairShare?: FairShare;
     },
   ) {
     this.rules = [...specifiedRules, ...options.validationRules];
@@ -62,7 +66,7 @@ export class OperationGate {
   /** Checks an operation before anything runs; request errors come back instead of an operation. */
   admit(
     payload: OperationPayload,
-    init: { requestId: string; transport: Transport; authorization?: string; trace?: TraceCarrier },
+    init: { requestId: string; transport: Transport; authorization?: string; trace?: TraceCarrier; client?: ClientIdentity },
   ): GatedOperation | GraphQLError[] {
     const { services, schema, persisted } = this.options;
     const { limits } = services.config;
@@ -85,6 +89,8 @@ export class OperationGate {
     const estimates = estimateUpstreamRequests(operationShape(schema, checked, operation, payload.variables ?? undefined), services, this.options.estimators);
     const refusal = budgetRefusal(estimates, limits.maxUpstreamRequests);
     if (refusal) return [refusal];
+    const share = this.options.fairShare?.admitOperation(init.client ?? {}, checked, operation);
+    if (share instanceof GraphQLError) return [share];
 
     const controller = new AbortController();
     const context = createContext(services, { requestId: init.requestId, signal: controller.signal, authorization: init.authorization });
@@ -93,7 +99,7 @@ export class OperationGate {
     const trace = startOperationSpan(this.options.tracing, init.trace, init.transport);
     nameOperationSpan(trace, operation.operation, name);
     bindTrace(context, trace);
-    return { document: checked, operation, name, type: operation.operation, transport: init.transport, context, controller, trace, started: performance.now(), errorCodes: new Set() };
+    return { document: checked, operation, name, type: operation.operation, transport: init.transport, context, controller, trace, started: performance.now(), errorCodes: new Set(), share };
   }
 
   /** Errors as the client sees them (contract codes, secrets redacted), noted for the operation's log line. */
@@ -110,6 +116,7 @@ export class OperationGate {
   finish(op: GatedOperation): void {
     const { services } = this.options;
     op.controller.abort();
+    op.share?.release();
     endOperationSpan(op.trace, op.errorCodes);
     const durationMs = performance.now() - op.started;
     const label = services.metrics.operationLabel(op.name);

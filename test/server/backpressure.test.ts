@@ -157,7 +157,7 @@ describe('WS_MAX_BUFFERED_BYTES', () => {
       sub.resume();
       expect(await sub.closed).toEqual({ code: 4413, reason: 'Outbound buffer full: the client reads too slowly' });
       const metrics = await (await fetch(new URL('/metrics', gw.gateway.url))).text();
-      expect(metrics).toContain('gateway_ws_slow_consumer_closes_total 1');
+      expect(metrics).toContain('gateway_stream_slow_client_closes_total{transport="ws",reason="buffer_full"} 1');
     } finally {
       sub.ws.terminate();
       await gw.close();

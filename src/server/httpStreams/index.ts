@@ -1,8 +1,11 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runInTrace } from '../../observability/tracing.js';
+import type { GatewayServices } from '../../runtime/context.js';
 import { compiledSubscribe } from '../execution.js';
-import type { GatedOperation, OperationGate } from '../operationGate.js';
+import { ErrorCode } from '../../errors.js';
+import { presentedApiKey } from '../access.js';
+import type { GatedOperation, OperationGate, OperationPayload } from '../operationGate.js';
 import { acceptsMultipartSubscription, createMultipartHandler } from './multipart.js';
 import { crossSiteRefusal } from './preflight.js';
 import { createSseHandler, isSseRequest } from './sse.js';
@@ -11,6 +14,8 @@ import { createSseHandler, isSseRequest } from './sse.js';
 export interface HttpStreamsOptions {
   schema: GraphQLSchema;
   gate: OperationGate;
+  /** Stream bounds (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS), metrics and log. */
+  services: GatewayServices;
   /** Interval of the multipart protocol's `{}` heartbeat parts. @default 5000 */
   heartbeatMs?: number;
 }
@@ -52,3 +57,26 @@ export type RunOperation = (
   variables: Record<string, unknown> | null | undefined,
   operationName: string | null | undefined,
 ) => ReturnType<typeof subscribe> | Promise<ExecutionResult> | ExecutionResult;
+
+/**
+ * Admits an operation sent over an HTTP stream request; a refusal comes back formatted, with its HTTP status (429 for
+ * RATE_LIMITED, else 400).
+ */
+export function admitFromRequest(
+  gate: OperationGate,
+  payload: OperationPayload,
+  req: IncomingMessage,
+  requestId: string,
+  transport: 'sse' | 'multipart',
+): GatedOperation | { status: number; errors: ReturnType<OperationGate['format']> } {
+  const admitted = gate.admit(payload, {
+    requestId,
+    transport,
+    authorization: req.headers.authorization,
+    trace: req.headers,
+    client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
+  });
+  if (!Array.isArray(admitted)) return admitted;
+  const errors = gate.format(undefined, admitted);
+  return { status: errors.some((e) => e.extensions?.code === ErrorCode.RateLimited) ? 429 : 400, errors };
+}

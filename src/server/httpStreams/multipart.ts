@@ -1,9 +1,10 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayServices } from '../../runtime/context.js';
 import type { OperationGate, OperationPayload } from '../operationGate.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
-import { drained } from './drained.js';
-import type { RunOperation } from './index.js';
+import { admitFromRequest, type RunOperation } from './index.js';
 
 const BOUNDARY = 'graphql';
 
@@ -17,15 +18,16 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
  * Apollo's multipart HTTP subscription protocol: one `multipart/mixed` response whose parts are JSON objects —
  * `{"payload": <execution result>}` per event, `{}` as a heartbeat, `{"payload": null, "errors": […]}` for a fatal
  * error — closed by the final boundary. Request errors (limits, validation, budget) are answered before the stream
- * as a GraphQL-over-HTTP JSON response, as for any other operation.
+ * as a GraphQL-over-HTTP JSON response, as for any other operation (RATE_LIMITED with 429). Parts are paced by the
+ * response's {@link OutboundBuffer}: a slow reader pauses the upstream, one too slow is cut and its upstream aborted.
  */
-export function createMultipartHandler(options: { schema: GraphQLSchema; gate: OperationGate; heartbeatMs: number; run: RunOperation }) {
-  const { gate, run } = options;
+export function createMultipartHandler(options: { schema: GraphQLSchema; gate: OperationGate; services: GatewayServices; heartbeatMs: number; run: RunOperation }) {
+  const { gate, run, services } = options;
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if ('refused' in payload) return sendErrors(req, res, payload.status, [payload.refused]);
-    const admitted = gate.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
-    if (Array.isArray(admitted)) return sendErrors(req, res, 400, gate.format(undefined, admitted));
+    const admitted = admitFromRequest(gate, payload, req, requestId, 'multipart');
+    if ('errors' in admitted) return sendErrors(req, res, admitted.status, admitted.errors);
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {
       op.errorCodes.add('BAD_USER_INPUT');
@@ -34,30 +36,38 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; gate: O
     }
 
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
+    const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
+      transport: 'multipart',
+      metrics: services.metrics,
+      onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+    });
+    // Closing the response (the client left, or was too slow) aborts the operation; returning the iterator ends the loop.
+    outbound.track(op.controller);
     let iterator: AsyncIterator<ExecutionResult> | undefined;
-    const onClose = () => {
-      op.controller.abort();
-      void iterator?.return?.();
-    };
+    const onClose = () => void iterator?.return?.();
     res.once('close', onClose);
-    const heartbeat = setInterval(() => void writePart(res, {}), options.heartbeatMs);
+    const write = (body: unknown) => {
+      if (!outbound.overflowed() && !res.destroyed) res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
+    };
+    const heartbeat = setInterval(() => write({}), options.heartbeatMs);
     try {
       const result = await run(op, payload.variables, payload.operationName);
       if (Symbol.asyncIterator in result) {
-        iterator = result[Symbol.asyncIterator]();
+        iterator = pacedBy(result[Symbol.asyncIterator](), outbound, op.controller.signal);
         for (;;) {
           const next = await iterator.next();
-          if (next.done || res.destroyed) break;
-          await writePart(res, { payload: withFormattedErrors(next.value) });
+          if (next.done || outbound.done) break;
+          write({ payload: withFormattedErrors(next.value) });
         }
       } else {
-        await writePart(res, { payload: withFormattedErrors(result) });
+        write({ payload: withFormattedErrors(result) });
       }
     } catch (error) {
-      await writePart(res, { payload: null, errors: gate.format(op, [{ message: (error as Error)?.message ?? 'stream failed' }]) });
+      write({ payload: null, errors: gate.format(op, [{ message: (error as Error)?.message ?? 'stream failed' }]) });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
+      outbound.forget(op.controller);
       if (!res.destroyed) res.end(`\r\n--${BOUNDARY}--\r\n`);
       gate.finish(op);
     }
@@ -95,13 +105,6 @@ async function readPayload(req: IncomingMessage): Promise<OperationPayload | Ref
     /* answered below */
   }
   return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
-}
-
-/** Writes one part and waits until the socket takes more (or closed), so a slow reader slows the stream down. */
-function writePart(res: ServerResponse, body: unknown): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  const ok = res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
-  return ok ? Promise.resolve() : drained(res);
 }
 
 /** Errors before the stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */

@@ -1,11 +1,13 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
-import { createHandler, type RequestParams } from 'graphql-sse';
+import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayContext } from '../../runtime/context.js';
+import { ErrorCode } from '../../errors.js';
+import type { GatewayContext, GatewayServices } from '../../runtime/context.js';
 import type { GatedOperation, OperationGate } from '../operationGate.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
-import { drained } from './drained.js';
-import type { RunOperation } from './index.js';
+import { MAX_OPERATION_ID_LENGTH } from '../websocket.js';
+import { admitFromRequest, type RunOperation } from './index.js';
 
 const EVENT_STREAM = 'text/event-stream';
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -20,52 +22,69 @@ export function isSseRequest(req: IncomingMessage): boolean {
 interface RequestContext {
   res: ServerResponse;
   requestId: string;
+  /** The unsent bytes of this response, when it is an event stream. */
+  outbound?: OutboundBuffer;
+}
+
+/** The single-connection mode's stream token, as graphql-sse reads it (header, else query parameter). */
+function streamToken(req: IncomingMessage): string | undefined {
+  const header = req.headers[TOKEN_HEADER];
+  if (header) return Array.isArray(header) ? header.join('') : header;
+  return new URL(req.url ?? '', 'http://localhost/').searchParams.get('token') ?? undefined;
+}
+
+function refuse(status: number, errors: readonly unknown[]): Response {
+  return [JSON.stringify({ errors }), { status, statusText: String(status), headers: { 'content-type': 'application/json; charset=utf-8' } }];
 }
 
 /**
  * The graphql-sse handler (both its distinct-connections and single-connection modes) with the gateway's rules:
- * every operation passes the {@link OperationGate}, and a distinct stream whose client goes away aborts its upstream
- * requests at once.
+ * every operation passes the {@link OperationGate}; every operation's events are paced by the {@link OutboundBuffer}
+ * of the event stream that carries them (its own response, or the single connection's stream by token), so a client
+ * that reads slowly stops the upstream, and one too slow is cut with its upstream requests aborted.
  */
-export function createSseHandler(options: { schema: GraphQLSchema; gate: OperationGate; run: RunOperation }) {
-  const { gate, run } = options;
-  const operations = new WeakMap<IncomingMessage, GatedOperation>();
+export function createSseHandler(options: { schema: GraphQLSchema; gate: OperationGate; services: GatewayServices; run: RunOperation }) {
+  const { gate, run, services } = options;
+  const operations = new WeakMap<IncomingMessage, { op: GatedOperation; outbound: OutboundBuffer }>();
+  /** Open single-connection streams by token. */
+  const streams = new Map<string, OutboundBuffer>();
   const handler = createHandler<IncomingMessage, RequestContext, (GatewayContext & Record<PropertyKey, unknown>) | undefined>({
     schema: options.schema,
     // The gate validated the document with the gateway's limit rules already.
     validate: () => [],
     async onSubscribe(req, params: RequestParams) {
       const raw = req.raw;
-      const admitted = gate.admit(params, {
-        requestId: req.context.requestId,
-        transport: 'sse',
-        authorization: raw.headers.authorization,
-        trace: raw.headers,
-      });
-      if (Array.isArray(admitted)) return single({ errors: gate.format(undefined, admitted) });
-      operations.set(raw, admitted);
+      // In distinct-connections mode this response is the stream; otherwise the stream is the one of the token.
+      const distinct = req.headers.get('accept') === EVENT_STREAM;
+      const outbound = distinct ? req.context.outbound : streams.get(streamToken(raw) ?? '');
+      if (!outbound) return refuse(409, [{ message: 'Open the event stream (GET with the stream token) before sending operations on it.', extensions: { code: ErrorCode.BadUserInput } }]);
+      const operationId = params.extensions?.operationId;
+      if (typeof operationId === 'string' && operationId.length > MAX_OPERATION_ID_LENGTH) {
+        return refuse(400, [{ message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`, extensions: { code: ErrorCode.BadUserInput } }]);
+      }
+      const admitted = admitFromRequest(gate, params, raw, req.context.requestId, 'sse');
+      if ('errors' in admitted) return admitted.status === 429 ? refuse(429, admitted.errors) : single({ errors: admitted.errors });
+      operations.set(raw, { op: admitted, outbound });
+      outbound.track(admitted.controller);
       if (admitted.type === 'mutation' && req.method === 'GET') {
         admitted.errorCodes.add('BAD_USER_INPUT');
         return single({ errors: [{ message: 'Mutations are not run over GET: send them with POST.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }] });
       }
-      // In distinct-connections mode this response is the stream: its end is the client leaving.
-      if (req.headers.get('accept') === EVENT_STREAM) {
-        req.context.res.once('close', () => admitted.controller.abort());
-      }
       const result = await run(admitted, params.variables, params.operationName);
-      return Symbol.asyncIterator in result ? result : single(result);
+      return Symbol.asyncIterator in result ? pacedBy(result, outbound, admitted.controller.signal) : single(result);
     },
-    context: (req) => operations.get(req.raw)?.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
+    context: (req) => operations.get(req.raw)?.op.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
     onNext(_ctx, req, result) {
-      const op = operations.get(req.raw);
+      const op = operations.get(req.raw)?.op;
       if (!op || !result.errors?.length) return;
       return { ...result, errors: gate.format(op, result.errors) } as unknown as ExecutionResult;
     },
     onComplete(_ctx, req) {
-      const op = operations.get(req.raw);
-      if (!op) return;
+      const entry = operations.get(req.raw);
+      if (!entry) return;
       operations.delete(req.raw);
-      gate.finish(op);
+      entry.outbound.forget(entry.op.controller);
+      gate.finish(entry.op);
     },
   });
 
@@ -80,6 +99,13 @@ export function createSseHandler(options: { schema: GraphQLSchema; gate: Operati
       }
       body = raw.toString('utf8');
     }
+    const outbound = req.headers.accept?.includes(EVENT_STREAM)
+      ? OutboundBuffer.forResponse(res, services.config.streams, {
+          transport: 'sse',
+          metrics: services.metrics,
+          onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing an SSE client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+        })
+      : undefined;
     const [stream, init] = await handler({
       method: req.method ?? 'GET',
       url: req.url ?? '/graphql',
@@ -93,21 +119,30 @@ export function createSseHandler(options: { schema: GraphQLSchema; gate: Operati
       },
       body,
       raw: req,
-      context: { res, requestId },
+      context: { res, requestId, outbound },
     });
     res.writeHead(init.status, init.statusText, init.headers);
     if (!stream || typeof stream === 'string') {
       res.end(stream);
       return;
     }
-    const stop = () => void stream.return(undefined);
+    // A single-connection stream: its token's operations are paced by this response from now on.
+    const token = req.method === 'GET' && outbound ? streamToken(req) : undefined;
+    if (token) streams.set(token, outbound!);
+    const stop = () => {
+      if (token && streams.get(token) === outbound) streams.delete(token);
+      void stream.return(undefined);
+    };
     res.once('close', stop);
+    // Written at once, never queued here: what the client has not read is counted by the outbound buffer, which
+    // pauses the operations' sources and cuts a client that is too slow.
     for await (const message of stream) {
-      if (res.destroyed) break;
-      if (!res.write(message)) await drained(res);
+      if (outbound?.overflowed() || res.destroyed) break;
+      res.write(message);
     }
     res.off('close', stop);
-    res.end();
+    if (token && streams.get(token) === outbound) streams.delete(token);
+    if (!res.destroyed) res.end();
   };
 }
 
