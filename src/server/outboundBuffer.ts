@@ -136,7 +136,7 @@ export class OutboundBuffer {
     const unsent = this.unsent;
     if (unsent <= this.lowWatermark) return undefined;
     this.observer.metrics.streamPauses.inc({ transport: this.observer.transport });
-    this.watchStall(unsent);
+    this.watchStall();
     return new Promise((resolve) => {
       const done = () => {
         this.waiting.delete(done);
@@ -160,18 +160,19 @@ export class OutboundBuffer {
       this.slow('buffer_full', unsent);
       return true;
     }
-    this.watchStall(unsent);
+    // Armed even when nothing waits yet: the message about to be sent may be the one the client never takes.
+    this.watchStall();
     return false;
   }
 
   /**
-   * While bytes wait, checks a few times per stall timeout whether the kernel took any: a client that takes none for
-   * the whole timeout is closed. The watch stops as soon as nothing waits, so a client that keeps up costs one timer
-   * per check interval at most.
+   * From a message on, checks a few times per stall timeout whether bytes wait and the kernel took none of them: a
+   * client that takes none for the whole timeout is closed. The watch stops at the first check that finds nothing
+   * waiting, so a client that keeps up costs one timer per check interval at most.
    */
-  private watchStall(unsent: number): void {
+  private watchStall(): void {
     const timeout = this.limits.stallTimeoutMs;
-    if (this.stallWatch || !timeout || this.closed || unsent === 0) return;
+    if (this.stallWatch || !timeout || this.closed) return;
     this.lastSent = this.sent();
     this.lastProgressAt = performance.now();
     const every = Math.min(1000, Math.max(10, Math.floor(timeout / 10)));

@@ -5,7 +5,7 @@ import { runningChatWriters, writtenChatEvents } from '../../src/sandbox/chat/wi
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { startTestGateway } from '../support/gateway.js';
 import { rawSubscriber, wsClient, type RawSubscriber } from '../support/ws.js';
-import { STREAM, streamAll, text, type Chunk } from '../chat/support.js';
+import { STREAM, settled, streamAll, text, type Chunk } from '../chat/support.js';
 
 /**
  * Slow subscribers: 50 clients stop reading their sockets during 100,000-token streams. The gateway runs as a child
@@ -40,24 +40,6 @@ const rssMb = () => {
     return Number.POSITIVE_INFINITY;
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `value()` stops changing for `quietMs`, within `timeoutMs`; returns the last value. */
-async function settled(value: () => number, quietMs: number, timeoutMs: number): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last = value();
-  let since = Date.now();
-  while (Date.now() < deadline) {
-    await sleep(100);
-    const now = value();
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return now;
-  }
-  throw new Error(`still changing after ${timeoutMs} ms (at ${last})`);
-}
-
 beforeAll(async () => {
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
   const env: Record<string, string> = { GATEWAY_WS_KEEP_ALIVE_MS: '120000' };
