@@ -85,7 +85,7 @@ export function formatError(formatted: GraphQLFormattedError, options: FormatErr
   const original = typeof ext.code === 'string' ? ext.code : undefined;
   let message = options.redact(formatted.message);
   const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
-  if (typeof ext.limit === 'string') {
+  if (typeof ext.limit === 'string' && original !== ErrorCode.RateLimited) {
     // An operation limit (see server/limits.ts); Apollo re-codes validation errors, the marker survives.
     ext.code = ErrorCode.QueryTooComplex;
     delete ext.reason;
