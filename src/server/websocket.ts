@@ -1,4 +1,4 @@
-import { execute, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -124,9 +124,11 @@ export function attachWebSocket(options: {
         const conn = connections.get(ctx.extra.socket);
         if (!conn) return;
         if (id.length > MAX_OPERATION_ID_LENGTH) {
-          // Closing first: graphql-ws sends nothing on a closing socket, so the id is neither echoed nor logged.
-          ctx.extra.socket.close(4400, `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`);
-          return [];
+          // Closing first: graphql-ws sends nothing on a closing socket (this error included), so the id is neither
+          // echoed nor logged.
+          const reason = `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`;
+          ctx.extra.socket.close(4400, reason);
+          return [new GraphQLError(reason)];
         }
         if (conn.operations.size >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];

@@ -81,43 +81,35 @@ export async function rawSubscriber(url: string, connectionParams?: Record<strin
     });
   });
   const socket = () => (ws as unknown as { _socket: import('node:net').Socket })._socket;
+  /** Resolves with `probe()` once it is defined, checked at every message; rejects with `failure()` after `timeoutMs`. */
+  const waitFor = <T>(probe: () => T | undefined, timeoutMs: number, failure: () => string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const value = probe();
+        if (value === undefined) return false;
+        listeners.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(failure()));
+      }, timeoutMs);
+      if (!check()) listeners.add(check);
+    });
   return {
     ws,
     received,
     closed,
     subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
-    errors: (id, timeoutMs = 20_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const list = errors.get(id);
-          if (!list) return false;
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve(list);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`operation ${id}: no error message within ${timeoutMs} ms`));
-        }, timeoutMs);
-        if (!check()) listeners.add(check);
-      }),
+    errors: (id, timeoutMs = 20_000) => waitFor(() => errors.get(id), timeoutMs, () => `operation ${id}: no error message within ${timeoutMs} ms`),
     results: (id, count, timeoutMs = 20_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const list = received.get(id) ?? [];
-          if (list.length < count) return false;
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve(list);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`operation ${id}: ${received.get(id)?.length ?? 0} of ${count} results within ${timeoutMs} ms`));
-        }, timeoutMs);
-        if (!check()) listeners.add(check);
-      }),
+      waitFor(
+        () => ((received.get(id)?.length ?? 0) >= count ? received.get(id) : undefined),
+        timeoutMs,
+        () => `operation ${id}: ${received.get(id)?.length ?? 0} of ${count} results within ${timeoutMs} ms`,
+      ),
     pause: () => socket().pause(),
     resume: () => socket().resume(),
   };
