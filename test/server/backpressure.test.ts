@@ -42,7 +42,8 @@ const rssMb = () => {
 };
 beforeAll(async () => {
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
-  const env: Record<string, string> = { GATEWAY_WS_KEEP_ALIVE_MS: '120000' };
+  // Paused clients are kept (no stall timeout) and are all one client (one address) with 50 chat streams.
+  const env: Record<string, string> = { GATEWAY_WS_KEEP_ALIVE_MS: '120000', STREAM_STALL_TIMEOUT_MS: '0', CLIENT_MAX_CHAT_STREAMS: '100' };
   for (const [id, prefix] of [['glm', 'GLM'], ['ark', 'ARK'], ['deepseek', 'DEEPSEEK'], ['moonshot', 'MOONSHOT']] as const) {
     env[`${prefix}_BASE_URL`] = sandbox.baseUrls[id];
     env[`${prefix}_API_KEY`] = 'sandbox';
@@ -124,7 +125,7 @@ describe('slow subscribers', () => {
 
 describe('WS_MAX_BUFFERED_BYTES', () => {
   it('closes a connection that is over the limit when another message is due with 4413, and aborts its upstream requests', async () => {
-    const gw = await startTestGateway({ WS_MAX_BUFFERED_BYTES: String(64 * 1024), GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
+    const gw = await startTestGateway({ WS_MAX_BUFFERED_BYTES: String(64 * 1024), STREAM_STALL_TIMEOUT_MS: '0', GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
     const sub = await rawSubscriber(`${gw.gateway.url.replace(/^http/, 'ws')}`);
     try {
       sub.pause();
