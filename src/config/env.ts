@@ -148,7 +148,7 @@ export interface GatewayConfig {
   streams: {
     /**
      * STREAM_MAX_BUFFERED_BYTES (alias WS_MAX_BUFFERED_BYTES): unsent bytes one streaming connection may hold. Above
-     * a quarter of it its streams stop reading their upstreams until it drains; past it the client is closed and its
+     * a quarter of it (at most 256 KiB) its streams stop reading their upstreams until it drains; past it the client is closed and its
      * upstream requests aborted. @default 8388608
      */
     maxBufferedBytes: number;

@@ -12,6 +12,12 @@ export enum GatewayCloseCode {
   OutboundBufferFull = 4413,
 }
 
+/**
+ * Where pacing starts at the latest. The kernel's socket buffers (megabytes on a fast link) are what keeps a fast
+ * client fed; bytes held in the gateway beyond this only add memory per slow client, of which there may be thousands.
+ */
+export const MAX_LOW_WATERMARK = 256 * 1024;
+
 /** The streaming transports, as metrics and logs name them. */
 export type StreamTransport = 'ws' | 'sse' | 'multipart';
 
@@ -47,8 +53,8 @@ export interface OutboundObserver {
  * The unsent bytes of one streaming connection (a WebSocket, an SSE or multipart response) and what the gateway does
  * about them, the same on every transport:
  *
- * - above the low watermark (a quarter of the limit, at least the socket's own high-water mark so that a `drain`
- *   always follows) the connection's streams stop pulling their sources ({@link pacedBy}) until it drained, so
+ * - above the low watermark (a quarter of the limit, at most {@link MAX_LOW_WATERMARK}, at least the socket's own
+ *   high-water mark so that a `drain` always follows) the connection's streams stop pulling their sources ({@link pacedBy}) until it drained, so
  *   upstream bodies are not read and TCP backpressure reaches the provider;
  * - a connection still above the limit when another message is due, or one whose client took no byte for the stall
  *   timeout while bytes waited, is closed (`buffer_full`, `stalled`) and its operations are aborted.
@@ -72,7 +78,7 @@ export class OutboundBuffer {
     private readonly limits: OutboundLimits,
     private readonly observer: OutboundObserver,
   ) {
-    this.lowWatermark = Math.max(Math.floor(limits.maxBufferedBytes / 4), sink.socket.writableHighWaterMark);
+    this.lowWatermark = Math.max(Math.min(Math.floor(limits.maxBufferedBytes / 4), MAX_LOW_WATERMARK), sink.socket.writableHighWaterMark);
     sink.socket.on('drain', () => this.release());
     sink.onClose(() => this.end());
   }
