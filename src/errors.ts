@@ -9,6 +9,8 @@ export enum ErrorCode {
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',
   PreconditionFailed = 'PRECONDITION_FAILED',
+  /** The caller is over one of the gateway's own fair-share caps (HTTP 429). */
+  RateLimited = 'RATE_LIMITED',
   UpstreamRateLimited = 'UPSTREAM_RATE_LIMITED',
   UpstreamQuotaExhausted = 'UPSTREAM_QUOTA_EXHAUSTED',
   UpstreamTimeout = 'UPSTREAM_TIMEOUT',
@@ -99,7 +101,7 @@ export function formatError(formatted: GraphQLFormattedError, options: FormatErr
   const original = typeof ext.code === 'string' ? ext.code : undefined;
   let message = options.redact(formatted.message);
   const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
-  if (typeof ext.limit === 'string') {
+  if (typeof ext.limit === 'string' && original !== ErrorCode.RateLimited) {
     // An operation limit (see server/limits.ts); Apollo re-codes validation errors, the marker survives.
     ext.code = ErrorCode.QueryTooComplex;
     delete ext.reason;

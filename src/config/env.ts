@@ -65,6 +65,20 @@ export interface ChatTarget {
   model: string;
 }
 
+/** Fair-share caps; past one the client gets RATE_LIMITED (HTTP 429, WebSocket close 4429). */
+export interface FairShareLimits {
+  /** MAX_CONNECTIONS: sockets open in all. @default 10000 */
+  maxConnections: number;
+  /** CLIENT_MAX_CONNECTIONS: sockets of one client. @default 64 */
+  clientMaxConnections: number;
+  /** CLIENT_MAX_SUBSCRIPTIONS: open subscriptions of one client, across transports. @default 256 */
+  clientMaxSubscriptions: number;
+  /** CLIENT_MAX_CHAT_STREAMS: concurrent chat streams of one client. @default 32 */
+  clientMaxChatStreams: number;
+  /** MAX_SUBSCRIPTIONS: open subscriptions in all. @default 20000 */
+  maxSubscriptions: number;
+}
+
 /** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
 export interface RedisConfig {
   /** REDIS_URL: `redis://[user:password@]host:port/db`, or `rediss://…` for TLS. */
@@ -129,16 +143,33 @@ export interface GatewayConfig {
     /** Time a client has to send `connection_init`. @default 3000 */
     connectionInitTimeoutMs: number;
     /**
-     * WS_MAX_BUFFERED_BYTES: unsent bytes one connection may hold. Above a quarter of it the connection's
-     * subscriptions stop reading their upstreams until it drains; a connection still above it when the next message
-     * is due is closed with 4413. @default 8388608
-     */
-    maxBufferedBytes: number;
-    /**
      * GATEWAY_WS_KEEP_ALIVE_MS: a ping this often; a connection whose pong is not back one interval later is cut
      * (a client that stopped reading answers no ping either). @default 12000
      */
     keepAliveMs: number;
+  };
+  /** Bounds of every streaming transport alike: graphql-ws, GraphQL over SSE (both modes) and multipart. */
+  streams: {
+    /**
+     * STREAM_MAX_BUFFERED_BYTES (alias WS_MAX_BUFFERED_BYTES): unsent bytes one streaming connection may hold. Above
+     * a quarter of it (at most 256 KiB) its streams stop reading their upstreams until it drains; past it the client is closed and its
+     * upstream requests aborted. @default 8388608
+     */
+    maxBufferedBytes: number;
+    /**
+     * STREAM_STALL_TIMEOUT_MS: a streaming client that reads nothing for this long while bytes wait for it is closed
+     * and its upstream requests aborted; 0 turns the check off. @default 30000
+     */
+    stallTimeoutMs: number;
+  };
+  /** How many sockets and streams one client (its API key, else its address) and everyone together may hold. */
+  fairShare: FairShareLimits;
+  /** Slow-request bounds of the HTTP server (a client that sends its headers or body byte by byte). */
+  http: {
+    /** HTTP_HEADERS_TIMEOUT_MS: time a client has to send a request's headers. @default 10000 */
+    headersTimeoutMs: number;
+    /** HTTP_REQUEST_TIMEOUT_MS: time a client has to send a whole request, body included. @default 30000 */
+    requestTimeoutMs: number;
   };
   /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
   apiKeys: string[];
@@ -407,6 +438,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, values[LIMIT_VARIABLES[k] as VariableName]]),
   ) as unknown as OperationLimits;
   const apiKeys = values.GATEWAY_API_KEYS ?? [];
+  const http = { headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    problems.push({ variable: 'HTTP_HEADERS_TIMEOUT_MS', message: `must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs}), got ${http.headersTimeoutMs}` });
+  }
   const shortKey = apiKeys.find((k) => k.length < 16);
   if (shortKey) problems.push({ variable: 'GATEWAY_API_KEYS', message: `each key must be at least 16 characters; one has ${shortKey.length}` });
   const corsOrigins = values.CORS_ORIGINS ?? [];
@@ -435,9 +470,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxOperations: values.GATEWAY_WS_MAX_OPERATIONS,
       maxMessageBytes: values.GATEWAY_WS_MAX_MESSAGE_BYTES,
       connectionInitTimeoutMs: values.GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS,
-      maxBufferedBytes: values.WS_MAX_BUFFERED_BYTES,
       keepAliveMs: values.GATEWAY_WS_KEEP_ALIVE_MS,
     },
+    streams: {
+      // WS_MAX_BUFFERED_BYTES is the older name of the same bound; the new name wins when both are set.
+      maxBufferedBytes: values.STREAM_MAX_BUFFERED_BYTES ?? values.WS_MAX_BUFFERED_BYTES ?? 8 * 1024 * 1024,
+      stallTimeoutMs: values.STREAM_STALL_TIMEOUT_MS,
+    },
+    fairShare: {
+      maxConnections: values.MAX_CONNECTIONS,
+      clientMaxConnections: values.CLIENT_MAX_CONNECTIONS,
+      clientMaxSubscriptions: values.CLIENT_MAX_SUBSCRIPTIONS,
+      clientMaxChatStreams: values.CLIENT_MAX_CHAT_STREAMS,
+      maxSubscriptions: values.MAX_SUBSCRIPTIONS,
+    },
+    http,
     apiKeys,
     corsOrigins,
     persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,

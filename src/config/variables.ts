@@ -189,11 +189,24 @@ export const VARIABLES = {
   GATEWAY_WS_MAX_MESSAGE_BYTES: { type: positive, default: '4194304', description: 'largest WebSocket message accepted (4 MiB: chat messages may carry base64 images)' },
   GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: { type: positive, default: '3000', description: 'time a WebSocket client has to send `connection_init`' },
   GATEWAY_WS_KEEP_ALIVE_MS: { type: positive, default: '12000', description: 'WebSocket ping interval; a connection whose pong is not back one interval later is cut (a client that stopped reading answers no ping either)' },
-  WS_MAX_BUFFERED_BYTES: {
+  STREAM_MAX_BUFFERED_BYTES: {
     type: positive,
-    default: '8388608',
-    description: 'unsent bytes one WebSocket connection may hold (8 MiB). Above a quarter of it the connection\'s subscriptions stop reading their upstream streams until it drained; a connection still above it when its next message is due is closed with **4413** and its operations and upstream requests are aborted (`gateway_ws_slow_consumer_closes_total`)',
+    defaultText: '`8388608`',
+    description: 'unsent bytes one streaming connection may hold (8 MiB), on every streaming transport alike (graphql-ws, GraphQL over SSE in both modes, multipart). Above a quarter of it (at most 256 KiB) its streams stop reading their upstreams until it drains; past it the client is closed (WebSocket **4413**) and its upstream requests aborted (`gateway_stream_slow_client_closes_total{transport,reason}`)',
   },
+  WS_MAX_BUFFERED_BYTES: { type: positive, description: 'the older name of `STREAM_MAX_BUFFERED_BYTES`, read when that is unset' },
+  STREAM_STALL_TIMEOUT_MS: {
+    type: count,
+    default: '30000',
+    description: 'a streaming client that takes no byte for this long while messages wait for it is closed the same way (WebSocket **4408** `Stalled: …`) and its upstream requests aborted; `0` turns it off. Both closes are counted in `gateway_stream_slow_client_closes_total{transport,reason}`, the pauses in `gateway_stream_pauses_total{transport}`',
+  },
+  MAX_CONNECTIONS: { type: positive, default: '10000', description: 'sockets open in all; past it a request is answered 429 `RATE_LIMITED` and a WebSocket closed with **4429**' },
+  CLIENT_MAX_CONNECTIONS: { type: positive, default: '64', description: 'sockets of one client (its API key when `GATEWAY_API_KEYS` is set, else its remote address); past it 429 / **4429**' },
+  CLIENT_MAX_SUBSCRIPTIONS: { type: positive, default: '256', description: 'open subscriptions of one client, across graphql-ws, SSE and multipart. Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`' },
+  CLIENT_MAX_CHAT_STREAMS: { type: positive, default: '32', description: 'concurrent `chatCompletionStream` subscriptions of one client; past it `RATE_LIMITED`' },
+  MAX_SUBSCRIPTIONS: { type: positive, default: '20000', description: 'open subscriptions in all; past it `RATE_LIMITED`' },
+  HTTP_HEADERS_TIMEOUT_MS: { type: positive, default: '10000', description: 'time a client has to send a request\'s headers (a slow-header client is answered 408 and dropped)' },
+  HTTP_REQUEST_TIMEOUT_MS: { type: positive, default: '30000', description: 'time a client has to send a whole request, body included; at least `HTTP_HEADERS_TIMEOUT_MS`' },
   REDIS_URL: {
     type: text,
     secret: true,

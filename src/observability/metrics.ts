@@ -36,11 +36,31 @@ export class GatewayMetrics {
     help: 'Subscriptions started over graphql-ws',
     registers: [this.registry],
   });
-  readonly wsSlowConsumerCloses = new Counter({
-    name: 'gateway_ws_slow_consumer_closes_total',
-    help: 'WebSocket connections closed with 4413 because more than WS_MAX_BUFFERED_BYTES waited unsent',
+  readonly streamSlowClientCloses = new Counter({
+    name: 'gateway_stream_slow_client_closes_total',
+    help: 'Streaming clients closed as too slow, by transport (ws, sse, multipart) and reason: buffer_full (more than STREAM_MAX_BUFFERED_BYTES unsent) or stalled (nothing read for STREAM_STALL_TIMEOUT_MS)',
+    labelNames: ['transport', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly streamPauses = new Counter({
+    name: 'gateway_stream_pauses_total',
+    help: "Times a stream stopped reading its upstream because its client's unsent bytes passed a quarter of STREAM_MAX_BUFFERED_BYTES, by transport",
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+  });
+  readonly streamBufferedBytesPeak = new Gauge({
+    name: 'gateway_stream_buffered_bytes_peak',
+    help: 'Most unsent bytes one streaming connection held at once since start, by transport',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+  });
+  readonly fairShareRefusals = new Counter({
+    name: 'gateway_fair_share_refusals_total',
+    help: 'Connections and operations refused with RATE_LIMITED, by the limit they were over (MAX_CONNECTIONS, CLIENT_MAX_CONNECTIONS, ...)',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+  private readonly bufferedPeaks = new Map<string, number>();
   readonly upstreamRequests = new Counter({
     name: 'gateway_upstream_requests_total',
     help: 'Requests sent to upstreams, by upstream and status (0 = no response)',
@@ -118,5 +138,12 @@ export class GatewayMetrics {
     if (this.names.size >= 200 || !/^[_A-Za-z][_0-9A-Za-z]{0,63}$/.test(name)) return 'other';
     this.names.add(name);
     return name;
+  }
+
+  /** Raises the peak of unsent bytes held by one connection of `transport`, when `bytes` is above it. */
+  noteStreamBuffered(transport: string, bytes: number): void {
+    if (bytes <= (this.bufferedPeaks.get(transport) ?? 0)) return;
+    this.bufferedPeaks.set(transport, bytes);
+    this.streamBufferedBytesPeak.set({ transport }, bytes);
   }
 }

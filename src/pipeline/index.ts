@@ -24,6 +24,7 @@ import { documentLimits } from './documentLimits.js';
 import { createErrorFormatter, type ErrorFormatter } from './errorFormat.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { capClientString, operationLog } from './operationLog.js';
+import { fairShareRule, type FairShare } from './fairShare.js';
 import { PersistedOperations, persistedOperationsRule } from './persistedOperations.js';
 import { Shutdown } from './shutdown.js';
 import { titlesQuota } from './titlesQuota.js';
@@ -143,7 +144,7 @@ export class OperationPipeline {
     const controller = new AbortController();
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization });
+    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey });
     const op: Operation = { transport: init.transport, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
     for (const rule of this.beginners) rule.begin!(op, init);
     return op;
@@ -266,7 +267,7 @@ export class OperationPipeline {
   private admitInProcess(payload: OperationPayload, init: InProcessInit): Promise<AdmittedOperation | GraphQLError[]> {
     const refused = this.authenticate(init.apiKey);
     if (refused) return Promise.resolve([refused]);
-    return this.admit(payload, { ...init, transport: init.transport ?? 'in-process' }, init.signal);
+    return this.admit(payload, { ...init, transport: init.transport ?? 'in-process', client: init.client ?? { apiKey: init.apiKey } }, init.signal);
   }
 
   /** A result with its errors formatted for the client. */
@@ -314,6 +315,8 @@ export interface CreatePipelineOptions {
   estimators: readonly UpstreamEstimator[];
   /** Undefined unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: Tracing;
+  /** The caps per client (CLIENT_MAX_SUBSCRIPTIONS, CLIENT_MAX_CHAT_STREAMS, …), shared with the transports. */
+  fairShare?: FairShare;
 }
 
 /**
@@ -332,6 +335,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     operationTracing(options.tracing),
     upstreamBudget(schema, services, options.estimators),
     titlesQuota(schema),
+    ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),
     cancellation,
     operationLog(services),
     shutdown,

@@ -1,3 +1,4 @@
+import type { ClientIdentity } from './fairShare.js';
 import type { DocumentNode, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
 import type { GatewayContext } from '../runtime/context.js';
@@ -19,6 +20,8 @@ export interface OperationInit {
   authorization?: string;
   /** W3C trace context of the caller (headers, `connectionParams` or the operation's `extensions`). */
   trace?: TraceCarrier;
+  /** Who sent it (API key, remote address): what the fair-share caps count against. */
+  client?: ClientIdentity;
 }
 
 /** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */

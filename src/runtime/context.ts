@@ -46,6 +46,8 @@ export interface ResolvedUpstream {
 export interface CallerCredentials {
   /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
   authorization?: string;
+  /** The gateway API key the caller presented (already checked): operations it starts itself (graph tools) run as it. */
+  apiKey?: string;
 }
 
 /**
@@ -88,9 +90,9 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string },
+  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string },
 ): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization });
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey });
 }
 
 /**

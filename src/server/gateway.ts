@@ -23,6 +23,7 @@ import { resolveUpstreams } from './upstreams.js';
 import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from './websocket.js';
 import { createMcpEndpoint } from '../mcp/server.js';
+import { FairShare } from '../pipeline/fairShare.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
 export interface StartGatewayOptions {
@@ -82,17 +83,22 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
   if (tracing) services.onClose.push(() => tracing.shutdown());
   const schema = await buildSchema(config.domains);
-  const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing });
+  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics });
+  const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing, fairShare });
 
-  const server = createServer();
+  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
+  // client would otherwise hold its socket for up to that much longer.
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
   server.keepAliveTimeout = 65_000;
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline });
+  fairShare.guard(server);
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare });
   const graphql = await createGraphqlHandler({ pipeline, services });
   const health = createHealthEndpoints(services);
-  const httpStreams = createHttpStreams({ schema, pipeline, heartbeatMs: options.multipartHeartbeatMs });
+  const httpStreams = createHttpStreams({ schema, pipeline, services, heartbeatMs: options.multipartHeartbeatMs });
   const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });
   const mcp = createMcpEndpoint({ schema, services, pipeline });
-  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp }));
+  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp, fairShare }));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

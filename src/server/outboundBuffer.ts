@@ -1,49 +1,148 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import type { GatewayMetrics } from '../observability/metrics.js';
 
 /** Close codes the gateway itself uses, next to graphql-ws's own (4400, 4401, 4403, 4408, 4409, 4429, 4500). */
 export enum GatewayCloseCode {
-  /** The client read so slowly that more than WS_MAX_BUFFERED_BYTES waited unsent (as HTTP 413: too large). */
+  /** The client read nothing for STREAM_STALL_TIMEOUT_MS while messages waited for it (as HTTP 408). */
+  Stalled = 4408,
+  /** The client read so slowly that more than STREAM_MAX_BUFFERED_BYTES waited unsent (as HTTP 413: too large). */
   OutboundBufferFull = 4413,
 }
 
 /**
- * The unsent bytes of one WebSocket connection (`ws.bufferedAmount`), and what the gateway does about them:
+ * Where pacing starts at the latest. The kernel's socket buffers (megabytes on a fast link) are what keeps a fast
+ * client fed; bytes held in the gateway beyond this only add memory per slow client, of which there may be thousands.
+ */
+export const MAX_LOW_WATERMARK = 256 * 1024;
+
+/** The streaming transports, as metrics and logs name them. */
+export type StreamTransport = 'ws' | 'sse' | 'multipart';
+
+/** Why a slow client was closed: `buffer_full` past STREAM_MAX_BUFFERED_BYTES, `stalled` past STREAM_STALL_TIMEOUT_MS. */
+export type SlowClientReason = 'buffer_full' | 'stalled';
+
+/** The one connection an {@link OutboundBuffer} watches: a WebSocket, or a streamed HTTP response. */
+export interface OutboundSink {
+  /** The TCP socket under it: its bytes taken by the kernel tell whether the client reads. */
+  socket: Duplex;
+  /** Bytes written by the gateway that the kernel has not taken yet. */
+  unsent(): number;
+  /** Ends the connection in its protocol's way; the client reads nothing more. */
+  close(reason: SlowClientReason): void;
+  onClose(listener: () => void): void;
+}
+
+export interface OutboundLimits {
+  /** STREAM_MAX_BUFFERED_BYTES */
+  maxBufferedBytes: number;
+  /** STREAM_STALL_TIMEOUT_MS; 0: never. */
+  stallTimeoutMs: number;
+}
+
+export interface OutboundObserver {
+  transport: StreamTransport;
+  metrics: GatewayMetrics;
+  /** Called once when the client is closed as too slow, before its operations are aborted (logs it). */
+  onSlowClient?(reason: SlowClientReason, unsent: number): void;
+}
+
+/**
+ * The unsent bytes of one streaming connection (a WebSocket, an SSE or multipart response) and what the gateway does
+ * about them, the same on every transport:
  *
- * - above the low watermark (a quarter of the limit, at least the socket's own high-water mark so that a `drain`
- *   always follows) the connection's subscriptions stop pulling their source streams until the socket drained,
- *   so upstream bodies are not read and TCP backpressure reaches the provider;
- * - a connection still above the limit when another message is due is closed with
- *   {@link GatewayCloseCode.OutboundBufferFull} and its operations are aborted (their upstream requests with them).
- *   ws's close timer destroys the socket 30 s later if the client never reads the close frame.
+ * - above the low watermark (a quarter of the limit, at most {@link MAX_LOW_WATERMARK}, at least the socket's own
+ *   high-water mark so that a `drain` always follows) the connection's streams stop pulling their sources ({@link pacedBy}) until it drained, so
+ *   upstream bodies are not read and TCP backpressure reaches the provider;
+ * - a connection still above the limit when another message is due, or one whose client took no byte for the stall
+ *   timeout while bytes waited, is closed (`buffer_full`, `stalled`) and its operations are aborted.
+ *
+ * Every operation streamed over the connection is {@link track}ed: closing the connection for any reason (the client
+ * left, the limits above) aborts all of them, which aborts their upstream requests. That is the one cancellation path.
  */
 export class OutboundBuffer {
   readonly lowWatermark: number;
-  private waiting = new Set<() => void>();
-  private over = false;
+  private readonly waiting = new Set<() => void>();
+  private readonly operations = new Set<AbortController>();
+  private closed = false;
+  /** Most bytes this connection held unsent at once. */
+  private peak = 0;
+  private stallWatch?: NodeJS.Timeout;
+  private lastSent = 0;
+  private lastProgressAt = 0;
 
   constructor(
-    private readonly ws: WebSocket,
-    socket: Duplex,
-    readonly maxBytes: number,
-    /** Aborts the connection's operations; called once, when the limit is passed. */
-    private readonly onOverflow: (unsent: number) => void,
+    private readonly sink: OutboundSink,
+    private readonly limits: OutboundLimits,
+    private readonly observer: OutboundObserver,
   ) {
-    this.lowWatermark = Math.max(Math.floor(maxBytes / 4), socket.writableHighWaterMark);
-    socket.on('drain', () => this.release());
-    ws.once('close', () => {
-      this.over = true;
-      this.release();
-    });
+    this.lowWatermark = Math.max(Math.min(Math.floor(limits.maxBufferedBytes / 4), MAX_LOW_WATERMARK), sink.socket.writableHighWaterMark);
+    sink.socket.on('drain', () => this.release());
+    sink.onClose(() => this.end());
+  }
+
+  /** The buffer of a WebSocket connection: closed with 4413 past the limit, 4408 when stalled. */
+  static forWebSocket(ws: WebSocket, socket: Duplex, limits: OutboundLimits, observer: OutboundObserver): OutboundBuffer {
+    return new OutboundBuffer(
+      {
+        socket,
+        unsent: () => ws.bufferedAmount,
+        close: (reason) =>
+          reason === 'stalled'
+            ? ws.close(GatewayCloseCode.Stalled, 'Stalled: the client read nothing while messages waited')
+            : ws.close(GatewayCloseCode.OutboundBufferFull, 'Outbound buffer full: the client reads too slowly'),
+        onClose: (listener) => ws.once('close', listener),
+      },
+      limits,
+      observer,
+    );
+  }
+
+  /**
+   * The buffer of a streamed HTTP response (SSE, multipart). Its status went out long ago, so a slow client's
+   * connection is cut: a client that does not read would not read a closing part either.
+   */
+  static forResponse(res: ServerResponse, limits: OutboundLimits, observer: OutboundObserver): OutboundBuffer {
+    return new OutboundBuffer(
+      {
+        socket: res.socket as Socket,
+        unsent: () => (res.destroyed ? 0 : res.writableLength),
+        close: () => res.destroy(),
+        onClose: (listener) => res.once('close', listener),
+      },
+      limits,
+      observer,
+    );
   }
 
   get unsent(): number {
-    return this.ws.bufferedAmount;
+    return this.sink.unsent();
+  }
+
+  /** Whether the connection is gone (closed by the client, or by the gateway as too slow). */
+  get done(): boolean {
+    return this.closed;
+  }
+
+  /** Aborts `controller` when the connection closes, until {@link forget} (at the operation's end). */
+  track(controller: AbortController): void {
+    if (this.closed) controller.abort();
+    else this.operations.add(controller);
+  }
+
+  forget(controller: AbortController): void {
+    this.operations.delete(controller);
   }
 
   /** Undefined while the connection can take more; else resolves once it drained, closed, or `signal` fired. */
   writable(signal: AbortSignal): Promise<void> | undefined {
-    if (this.over || signal.aborted || this.unsent <= this.lowWatermark) return undefined;
+    if (this.closed || signal.aborted) return undefined;
+    const unsent = this.unsent;
+    if (unsent <= this.lowWatermark) return undefined;
+    this.observer.metrics.streamPauses.inc({ transport: this.observer.transport });
+    this.watchStall();
     return new Promise((resolve) => {
       const done = () => {
         this.waiting.delete(done);
@@ -55,16 +154,74 @@ export class OutboundBuffer {
     });
   }
 
-  /** Call before queueing a message: past the limit the connection is closed, and true says "do not send". */
+  /** Call before writing a message: past the limit the connection is closed, and true says "do not send". */
   overflowed(): boolean {
-    if (this.over) return this.ws.readyState !== this.ws.OPEN;
+    if (this.closed) return true;
     const unsent = this.unsent;
-    if (unsent <= this.maxBytes) return false;
-    this.over = true;
-    this.onOverflow(unsent);
-    this.ws.close(GatewayCloseCode.OutboundBufferFull, 'Outbound buffer full: the client reads too slowly');
+    if (unsent > this.peak) {
+      this.peak = unsent;
+      this.observer.metrics.noteStreamBuffered(this.observer.transport, unsent);
+    }
+    if (unsent > this.limits.maxBufferedBytes) {
+      this.slow('buffer_full', unsent);
+      return true;
+    }
+    // Armed even when nothing waits yet: the message about to be sent may be the one the client never takes.
+    this.watchStall();
+    return false;
+  }
+
+  /**
+   * From a message on, checks a few times per stall timeout whether bytes wait and the kernel took none of them: a
+   * client that takes none for the whole timeout is closed. The watch stops at the first check that finds nothing
+   * waiting, so a client that keeps up costs one timer per check interval at most.
+   */
+  private watchStall(): void {
+    const timeout = this.limits.stallTimeoutMs;
+    if (this.stallWatch || !timeout || this.closed) return;
+    this.lastSent = this.sent();
+    this.lastProgressAt = performance.now();
+    const every = Math.min(1000, Math.max(10, Math.floor(timeout / 10)));
+    this.stallWatch = setInterval(() => {
+      const waiting = this.unsent;
+      const sent = this.sent();
+      if (this.closed || waiting === 0) return this.stopWatch();
+      if (sent !== this.lastSent) {
+        this.lastSent = sent;
+        this.lastProgressAt = performance.now();
+      } else if (performance.now() - this.lastProgressAt >= timeout) {
+        this.slow('stalled', waiting);
+      }
+    }, every);
+    this.stallWatch.unref();
+  }
+
+  /** Bytes the kernel has taken from the socket so far. */
+  private sent(): number {
+    const socket = this.sink.socket as Partial<Socket>;
+    return (socket.bytesWritten ?? 0) - (socket.writableLength ?? 0);
+  }
+
+  private slow(reason: SlowClientReason, unsent: number): void {
+    if (this.closed) return;
+    this.observer.metrics.streamSlowClientCloses.inc({ transport: this.observer.transport, reason });
+    this.observer.onSlowClient?.(reason, unsent);
+    this.end();
+    this.sink.close(reason);
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopWatch();
+    for (const controller of this.operations) controller.abort();
+    this.operations.clear();
     this.release();
-    return true;
+  }
+
+  private stopWatch(): void {
+    clearInterval(this.stallWatch);
+    this.stallWatch = undefined;
   }
 
   private release(): void {
@@ -79,7 +236,7 @@ export function pacedBy<T>(source: AsyncIterator<T>, buffer: OutboundBuffer, sig
       await buffer.writable(signal);
       return source.next();
     },
-    // graphql-ws calls return() when the client completes: it must reach the source at once, not wait for room.
+    // A client's complete calls return(): it must reach the source at once, not wait for room.
     return: (value?: unknown) => (source.return ? source.return(value as never) : Promise.resolve({ value: undefined as never, done: true })),
     throw: (error?: unknown) => (source.throw ? source.throw(error) : Promise.reject(error)),
     [Symbol.asyncIterator]() {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, refusalStatus } from '../errors.js';
+import type { FairShare } from '../pipeline/fairShare.js';
 import type { OperationPipeline } from '../pipeline/index.js';
 import { presentedApiKey } from '../pipeline/apiKey.js';
 import { requestIdFrom, type GatewayServices } from '../runtime/context.js';
@@ -20,6 +21,8 @@ export interface Routes {
   graphql: Handler;
   /** The Model Context Protocol endpoint: trusted operations as tools, through the same pipeline. */
   mcp: Handler;
+  /** Connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
+  fairShare: FairShare;
 }
 
 const KNOWN_ROUTES = new Set(['/graphql', '/mcp', '/healthz', '/readyz', '/metrics', '/']);
@@ -32,6 +35,11 @@ export function createRouter(services: GatewayServices, pipeline: OperationPipel
   const { config, log, metrics, redact } = services;
 
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
+    const overConnections = routes.fairShare.connectionRefusal(req, presentedApiKey(req.headers));
+    if (overConnections) {
+      res.setHeader('connection', 'close');
+      return sendJson(res, 429, { errors: pipeline.format([overConnections]) });
+    }
     if (await routes.health.serve(req, res, path)) return;
     if (routes.graphiql(req, res)) return;
     if (path === '/mcp') return routes.mcp(req, res, requestId);

@@ -8,18 +8,26 @@ import type { AdmittedOperation, OperationPipeline } from '../pipeline/index.js'
 import { requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
 import { limitError } from './limits.js';
 import { OutboundBuffer, pacedBy } from './outboundBuffer.js';
+import type { FairShare } from '../pipeline/fairShare.js';
+
+/**
+ * Longest operation id a client may choose: ids are echoed in every message and written to logs, so a longer one
+ * closes the connection with 4400, as graphql-ws does for any invalid message. Clients use UUIDs (36 characters).
+ */
+export const MAX_OPERATION_ID_LENGTH = 128;
 
 interface Connection {
   id: string;
   authorization?: string;
   /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
   apiKey?: string;
+  remoteAddress?: string;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
   operations: Map<string, AdmittedOperation>;
   /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
   admitting: number;
-  /** Its unsent bytes: pauses its subscriptions' sources, closes it past WS_MAX_BUFFERED_BYTES. */
+  /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   outbound: OutboundBuffer;
 }
 
@@ -31,6 +39,8 @@ export function attachWebSocket(options: {
   path: string;
   /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
   pipeline: OperationPipeline;
+  /** Connection caps (a socket past them is closed with 4429). */
+  fairShare?: FairShare;
 }): {
   dispose(): Promise<void>;
 } {
@@ -47,18 +57,22 @@ export function attachWebSocket(options: {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
     }
+    const refused = options.fairShare?.connectionRefusal(req, presentedApiKey(req.headers));
     wss.handleUpgrade(req, socket, head, (ws) => {
+      if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
       const operations = new Map<string, AdmittedOperation>();
-      const outbound = new OutboundBuffer(ws, socket, wsLimits.maxBufferedBytes, (unsent) => {
-        services.log.warn({ connection: id, unsent, limit: wsLimits.maxBufferedBytes, operations: operations.size }, 'closing a WebSocket that reads too slowly (WS_MAX_BUFFERED_BYTES)');
-        services.metrics.wsSlowConsumerCloses.inc();
-        for (const op of operations.values()) op.controller.abort();
+      const outbound = OutboundBuffer.forWebSocket(ws, socket, services.config.streams, {
+        transport: 'ws',
+        metrics: services.metrics,
+        onSlowClient: (reason, unsent) =>
+          services.log.warn({ connection: id, reason, unsent, operations: operations.size }, 'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
       });
       const connection: Connection = {
         id,
         authorization: req.headers.authorization,
         apiKey: presentedApiKey(req.headers),
+        remoteAddress: req.socket.remoteAddress,
         trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
         operations,
         admitting: 0,
@@ -77,9 +91,6 @@ export function attachWebSocket(options: {
           /* graphql-ws answers malformed messages itself */
         }
       });
-      ws.on('close', () => {
-        for (const op of connection.operations.values()) op.controller.abort();
-      });
       wss.emit('connection', ws, req);
     });
   });
@@ -88,6 +99,7 @@ export function attachWebSocket(options: {
     const op = conn.operations.get(id);
     if (!op) return;
     conn.operations.delete(id);
+    conn.outbound.forget(op.controller);
     pipeline.finish(op);
   };
 
@@ -113,6 +125,13 @@ export function attachWebSocket(options: {
       async onSubscribe(ctx, id, payload) {
         const conn = connections.get(ctx.extra.socket);
         if (!conn) return;
+        if (id.length > MAX_OPERATION_ID_LENGTH) {
+          // Closing first: graphql-ws sends nothing on a closing socket (this error included), so the id is neither
+          // echoed nor logged.
+          const reason = `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`;
+          ctx.extra.socket.close(4400, reason);
+          return [new GraphQLError(reason)];
+        }
         if (conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
@@ -124,6 +143,7 @@ export function attachWebSocket(options: {
             transport: 'ws',
             authorization: conn.authorization,
             trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+            client: { apiKey: conn.apiKey, remoteAddress: conn.remoteAddress },
           })
           .finally(() => conn.admitting--);
         if (Array.isArray(admitted)) return admitted;
@@ -134,6 +154,7 @@ export function attachWebSocket(options: {
         }
         conn.operations.set(id, admitted);
         byContext.set(admitted.context, admitted);
+        conn.outbound.track(admitted.controller);
         return { schema: options.schema, document: admitted.document, operationName: payload.operationName, variableValues: payload.variables };
       },
       context(ctx, id) {

@@ -5,8 +5,12 @@ import { COMPLETION, PROVIDERS, streamAll, text, user } from './support.js';
 
 let t: TestGateway;
 beforeAll(async () => {
-  // DeepSeek's 60 requests per minute (gateway and sandbox) would refuse part of 200 calls: lift both.
-  t = await startTestGateway({ DEEPSEEK_RPM: '1000' }, { chatTokenDelayMs: 1, chatRpm: { deepseek: 0 } });
+  // DeepSeek's 60 requests per minute (gateway and sandbox) would refuse part of 200 calls: lift both. The test is
+  // one client (one address) with 100 sockets and 100 chat streams at once: lift its fair share too.
+  t = await startTestGateway(
+    { DEEPSEEK_RPM: '1000', CLIENT_MAX_CONNECTIONS: '200', CLIENT_MAX_CHAT_STREAMS: '100' },
+    { chatTokenDelayMs: 1, chatRpm: { deepseek: 0 } },
+  );
 });
 afterAll(() => t.close());
 

@@ -79,6 +79,22 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
   }
 }
 
+/** Polls until `value()` stops changing for `quietMs`, within `timeoutMs`; returns the last value. */
+export async function settled(value: () => number, quietMs: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last = value();
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = value();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return now;
+  }
+  throw new Error(`still changing after ${timeoutMs} ms (at ${last})`);
+}
+
 export const user = (content: string) => ({ role: 'USER', content });
 
 export const WEATHER_TOOL = {

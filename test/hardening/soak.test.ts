@@ -186,8 +186,9 @@ describe('soak', () => {
   }, 100_000);
 
   it(`cancels ${STREAMS.toLocaleString('en')} streams after their first chunk (${STREAM_BATCH} at a time): every upstream request is aborted and no socket stays open`, async () => {
-    // Tokens 20 ms apart: every answer is still streaming when its subscriber leaves after the first chunk.
-    t = await startTestGateway({}, { chatTokenDelayMs: 20 });
+    // Tokens 20 ms apart: every answer is still streaming when its subscriber leaves after the first chunk. One test
+    // process is one client (one address): its batch must fit its share of chat streams.
+    t = await startTestGateway({ CLIENT_MAX_CHAT_STREAMS: String(STREAM_BATCH) }, { chatTokenDelayMs: 20 });
     let firstChunks = 0;
 
     for (let batch = 0; batch < STREAMS / STREAM_BATCH; batch++) {

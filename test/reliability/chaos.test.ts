@@ -72,7 +72,8 @@ function useCluster(quota: number, rpm: number, sandboxRpm: number): { cluster: 
     const prefix = `chaos-${randomUUID()}:`;
     setup.cluster = await startReplicas({
       count: 3,
-      env: { OMDB_DAILY_QUOTA: String(quota), DEEPSEEK_RPM: String(rpm), REDIS_KEY_PREFIX: prefix },
+      // Every simulated user is one client here (one loopback address): its streams must fit one client's share.
+      env: { OMDB_DAILY_QUOTA: String(quota), DEEPSEEK_RPM: String(rpm), REDIS_KEY_PREFIX: prefix, CLIENT_MAX_CHAT_STREAMS: '1000' },
       sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: quota, chatRpm: { deepseek: sandboxRpm } },
     });
     setup.counters = new SharedCounters(setup.cluster.redis.url, prefix);

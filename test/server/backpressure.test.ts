@@ -5,7 +5,7 @@ import { runningChatWriters, writtenChatEvents } from '../../src/sandbox/chat/wi
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { startTestGateway } from '../support/gateway.js';
 import { rawSubscriber, wsClient, type RawSubscriber } from '../support/ws.js';
-import { STREAM, streamAll, text, type Chunk } from '../chat/support.js';
+import { STREAM, settled, streamAll, text, type Chunk } from '../chat/support.js';
 
 /**
  * Slow subscribers: 50 clients stop reading their sockets during 100,000-token streams. The gateway runs as a child
@@ -40,27 +40,16 @@ const rssMb = () => {
     return Number.POSITIVE_INFINITY;
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `value()` stops changing for `quietMs`, within `timeoutMs`; returns the last value. */
-async function settled(value: () => number, quietMs: number, timeoutMs: number): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let last = value();
-  let since = Date.now();
-  while (Date.now() < deadline) {
-    await sleep(100);
-    const now = value();
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return now;
-  }
-  throw new Error(`still changing after ${timeoutMs} ms (at ${last})`);
-}
-
 beforeAll(async () => {
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
-  const env: Record<string, string> = { GATEWAY_WS_KEEP_ALIVE_MS: '120000' };
+  // Paused clients are kept (no stall timeout) and are all one client (one address) with 50 chat streams; 50
+  // connections opened at once on a loaded machine may take longer than the default 3 s to be initialised.
+  const env: Record<string, string> = {
+    GATEWAY_WS_KEEP_ALIVE_MS: '120000',
+    STREAM_STALL_TIMEOUT_MS: '0',
+    CLIENT_MAX_CHAT_STREAMS: '100',
+    GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '30000',
+  };
   for (const [id, prefix] of [['glm', 'GLM'], ['ark', 'ARK'], ['deepseek', 'DEEPSEEK'], ['moonshot', 'MOONSHOT']] as const) {
     env[`${prefix}_BASE_URL`] = sandbox.baseUrls[id];
     env[`${prefix}_API_KEY`] = 'sandbox';
@@ -142,7 +131,7 @@ describe('slow subscribers', () => {
 
 describe('WS_MAX_BUFFERED_BYTES', () => {
   it('closes a connection that is over the limit when another message is due with 4413, and aborts its upstream requests', async () => {
-    const gw = await startTestGateway({ WS_MAX_BUFFERED_BYTES: String(64 * 1024), GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
+    const gw = await startTestGateway({ WS_MAX_BUFFERED_BYTES: String(64 * 1024), STREAM_STALL_TIMEOUT_MS: '0', GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
     const sub = await rawSubscriber(`${gw.gateway.url.replace(/^http/, 'ws')}`);
     try {
       sub.pause();
@@ -157,7 +146,7 @@ describe('WS_MAX_BUFFERED_BYTES', () => {
       sub.resume();
       expect(await sub.closed).toEqual({ code: 4413, reason: 'Outbound buffer full: the client reads too slowly' });
       const metrics = await (await fetch(new URL('/metrics', gw.gateway.url))).text();
-      expect(metrics).toContain('gateway_ws_slow_consumer_closes_total 1');
+      expect(metrics).toContain('gateway_stream_slow_client_closes_total{transport="ws",reason="buffer_full"} 1');
     } finally {
       sub.ws.terminate();
       await gw.close();

@@ -44,6 +44,8 @@ export interface RawSubscriber {
   /** Resolves with the close code and reason once the socket closed. */
   closed: Promise<{ code: number; reason: string }>;
   subscribe(id: string, query: string, variables?: Record<string, unknown>): void;
+  /** Resolves with the errors of operation `id`'s `error` message. */
+  errors(id: string, timeoutMs?: number): Promise<unknown[]>;
   /** Resolves once operation `id` has `count` results. */
   results(id: string, count: number, timeoutMs?: number): Promise<unknown[]>;
   /** Stops reading the socket: the gateway's writes pile up in the kernel and then in its own buffer. */
@@ -51,18 +53,25 @@ export interface RawSubscriber {
   resume(): void;
 }
 
-export async function rawSubscriber(url: string): Promise<RawSubscriber> {
-  const ws = new WebSocket(url, 'graphql-transport-ws');
+/** Connects and waits for `connection_ack`; rejects, naming the close code, when the server closes first. */
+export async function rawSubscriber(url: string, connectionParams?: Record<string, unknown>, headers?: Record<string, string>): Promise<RawSubscriber> {
+  const ws = new WebSocket(url, 'graphql-transport-ws', { headers });
   const received = new Map<string, unknown[]>();
+  const errors = new Map<string, unknown[]>();
   const listeners = new Set<() => void>();
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   await new Promise<void>((resolve, reject) => {
     ws.once('error', reject);
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+    ws.once('close', (code, reason) => reject(new Error(`closed with ${code} ${reason.toString()} before connection_ack`)));
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: connectionParams })));
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
       if (msg.type === 'connection_ack') resolve();
       else if (msg.type === 'ping') ws.send(JSON.stringify({ type: 'pong' }));
+      else if (msg.type === 'error' && msg.id) {
+        errors.set(msg.id, msg.payload as unknown[]);
+        for (const l of listeners) l();
+      }
       else if (msg.type === 'next' && msg.id) {
         const list = received.get(msg.id) ?? [];
         list.push(msg.payload);
@@ -72,27 +81,35 @@ export async function rawSubscriber(url: string): Promise<RawSubscriber> {
     });
   });
   const socket = () => (ws as unknown as { _socket: import('node:net').Socket })._socket;
+  /** Resolves with `probe()` once it is defined, checked at every message; rejects with `failure()` after `timeoutMs`. */
+  const waitFor = <T>(probe: () => T | undefined, timeoutMs: number, failure: () => string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        const value = probe();
+        if (value === undefined) return false;
+        listeners.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(check);
+        reject(new Error(failure()));
+      }, timeoutMs);
+      if (!check()) listeners.add(check);
+    });
   return {
     ws,
     received,
     closed,
     subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    errors: (id, timeoutMs = 20_000) => waitFor(() => errors.get(id), timeoutMs, () => `operation ${id}: no error message within ${timeoutMs} ms`),
     results: (id, count, timeoutMs = 20_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const list = received.get(id) ?? [];
-          if (list.length < count) return false;
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve(list);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`operation ${id}: ${received.get(id)?.length ?? 0} of ${count} results within ${timeoutMs} ms`));
-        }, timeoutMs);
-        if (!check()) listeners.add(check);
-      }),
+      waitFor(
+        () => ((received.get(id)?.length ?? 0) >= count ? received.get(id) : undefined),
+        timeoutMs,
+        () => `operation ${id}: ${received.get(id)?.length ?? 0} of ${count} results within ${timeoutMs} ms`,
+      ),
     pause: () => socket().pause(),
     resume: () => socket().resume(),
   };

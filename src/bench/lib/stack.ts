@@ -98,6 +98,10 @@ export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<s
     LOG_LEVEL: 'warn',
     OMDB_DAILY_QUOTA: '1000000000',
     GLM_RPM: '1000000',
+    // The load generator stands for many clients from one address: the per-client fair-share caps would refuse it.
+    CLIENT_MAX_CONNECTIONS: '1000000',
+    CLIENT_MAX_SUBSCRIPTIONS: '1000000',
+    CLIENT_MAX_CHAT_STREAMS: '1000000',
     ...extraEnv,
   });
   await waitReady(proc, `http://127.0.0.1:${port}/readyz`);

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationPipeline } from '../../pipeline/index.js';
+import type { GatewayServices } from '../../runtime/context.js';
 import { acceptsMultipartSubscription, createMultipartHandler } from './multipart.js';
 import { crossSiteRefusal } from './preflight.js';
 import { createSseHandler, isSseRequest } from './sse.js';
@@ -9,6 +10,8 @@ import { createSseHandler, isSseRequest } from './sse.js';
 export interface HttpStreamsOptions {
   schema: GraphQLSchema;
   pipeline: OperationPipeline;
+  /** Stream bounds (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS), metrics and log. */
+  services: GatewayServices;
   /** Interval of the multipart protocol's `{}` heartbeat parts. @default 5000 */
   heartbeatMs?: number;
 }

@@ -2,8 +2,10 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { presentedApiKey } from '../../pipeline/apiKey.js';
+import type { GatewayServices } from '../../runtime/context.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
-import { drained } from './drained.js';
 
 const BOUNDARY = 'graphql';
 
@@ -17,14 +19,21 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
  * Apollo's multipart HTTP subscription protocol: one `multipart/mixed` response whose parts are JSON objects —
  * `{"payload": <execution result>}` per event, `{}` as a heartbeat, `{"payload": null, "errors": […]}` for a fatal
  * error — closed by the final boundary. Request errors (limits, validation, budget) are answered before the stream
- * as a GraphQL-over-HTTP JSON response, as for any other operation.
+ * as a GraphQL-over-HTTP JSON response, as for any other operation (RATE_LIMITED with 429). Parts are paced by the
+ * response's {@link OutboundBuffer}: a slow reader pauses the upstream, one too slow is cut and its upstream aborted.
  */
-export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; heartbeatMs: number }) {
-  const { pipeline } = options;
+export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; heartbeatMs: number }) {
+  const { pipeline, services } = options;
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
-    const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
+    const admitted = await pipeline.admit(payload, {
+      requestId,
+      transport: 'multipart',
+      authorization: req.headers.authorization,
+      trace: req.headers,
+      client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
+    });
     if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {
@@ -34,30 +43,38 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
     }
 
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
+    const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
+      transport: 'multipart',
+      metrics: services.metrics,
+      onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+    });
+    // Closing the response (the client left, or was too slow) aborts the operation; returning the iterator ends the loop.
+    outbound.track(op.controller);
     let iterator: AsyncIterator<ExecutionResult> | undefined;
-    const onClose = () => {
-      op.controller.abort();
-      void iterator?.return?.();
-    };
+    const onClose = () => void iterator?.return?.();
     res.once('close', onClose);
-    const heartbeat = setInterval(() => void writePart(res, {}), options.heartbeatMs);
+    const write = (body: unknown) => {
+      if (!outbound.overflowed() && !res.destroyed) res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
+    };
+    const heartbeat = setInterval(() => write({}), options.heartbeatMs);
     try {
       const result = await pipeline.run(op);
       if (Symbol.asyncIterator in result) {
-        iterator = result[Symbol.asyncIterator]();
+        iterator = pacedBy(result[Symbol.asyncIterator](), outbound, op.controller.signal);
         for (;;) {
           const next = await iterator.next();
-          if (next.done || res.destroyed) break;
-          await writePart(res, { payload: withFormattedErrors(next.value) });
+          if (next.done || outbound.done) break;
+          write({ payload: withFormattedErrors(next.value) });
         }
       } else {
-        await writePart(res, { payload: withFormattedErrors(result) });
+        write({ payload: withFormattedErrors(result) });
       }
     } catch (error) {
-      await writePart(res, { payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
+      write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
+      outbound.forget(op.controller);
       if (!res.destroyed) res.end(`\r\n--${BOUNDARY}--\r\n`);
       pipeline.finish(op);
     }
@@ -93,13 +110,6 @@ async function readPayload(req: IncomingMessage): Promise<OperationPayload | Gat
     /* answered below */
   }
   return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
-}
-
-/** Writes one part and waits until the socket takes more (or closed), so a slow reader slows the stream down. */
-function writePart(res: ServerResponse, body: unknown): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  const ok = res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
-  return ok ? Promise.resolve() : drained(res);
 }
 
 /** Errors before the stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */

@@ -1,11 +1,13 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
-import { createHandler, type RequestParams } from 'graphql-sse';
+import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
-import type { GatewayContext } from '../../runtime/context.js';
+import { presentedApiKey } from '../../pipeline/apiKey.js';
+import type { GatewayContext, GatewayServices } from '../../runtime/context.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
-import { drained } from './drained.js';
+import { MAX_OPERATION_ID_LENGTH } from '../websocket.js';
 
 const EVENT_STREAM = 'text/event-stream';
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -20,52 +22,78 @@ export function isSseRequest(req: IncomingMessage): boolean {
 interface RequestContext {
   res: ServerResponse;
   requestId: string;
+  /** The unsent bytes of this response, when it is an event stream. */
+  outbound?: OutboundBuffer;
+}
+
+/** The single-connection mode's stream token, as graphql-sse reads it (header, else query parameter). */
+function streamToken(req: IncomingMessage): string | undefined {
+  const header = req.headers[TOKEN_HEADER];
+  if (header) return Array.isArray(header) ? header.join('') : header;
+  return new URL(req.url ?? '', 'http://localhost/').searchParams.get('token') ?? undefined;
+}
+
+function refuse(status: number, errors: readonly unknown[]): Response {
+  return [JSON.stringify({ errors }), { status, statusText: String(status), headers: { 'content-type': 'application/json; charset=utf-8' } }];
 }
 
 /**
  * The graphql-sse handler (both its distinct-connections and single-connection modes) with the gateway's rules:
- * every operation passes the operation pipeline, and a distinct stream whose client goes away aborts its upstream
- * requests at once.
+ * every operation passes the operation pipeline; every operation's events are paced by the {@link OutboundBuffer}
+ * of the event stream that carries them (its own response, or the single connection's stream by token), so a client
+ * that reads slowly stops the upstream, and one too slow is cut with its upstream requests aborted.
  */
-export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline }) {
-  const { pipeline } = options;
-  const operations = new WeakMap<IncomingMessage, AdmittedOperation>();
+export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices }) {
+  const { pipeline, services } = options;
+  const operations = new WeakMap<IncomingMessage, { op: AdmittedOperation; outbound: OutboundBuffer }>();
+  /** Open single-connection streams by token. */
+  const streams = new Map<string, OutboundBuffer>();
   const handler = createHandler<IncomingMessage, RequestContext, (GatewayContext & Record<PropertyKey, unknown>) | undefined>({
     schema: options.schema,
     // The pipeline validated the document with the gateway's limit rules already.
     validate: () => [],
     async onSubscribe(req, params: RequestParams) {
       const raw = req.raw;
+      // In distinct-connections mode this response is the stream; otherwise the stream is the one of the token.
+      const distinct = req.headers.get('accept') === EVENT_STREAM;
+      const outbound = distinct ? req.context.outbound : streams.get(streamToken(raw) ?? '');
+      if (!outbound) return refuse(409, [{ message: 'Open the event stream (GET with the stream token) before sending operations on it.', extensions: { code: ErrorCode.BadUserInput } }]);
+      const operationId = params.extensions?.operationId;
+      if (typeof operationId === 'string' && operationId.length > MAX_OPERATION_ID_LENGTH) {
+        return refuse(400, [{ message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`, extensions: { code: ErrorCode.BadUserInput } }]);
+      }
       const admitted = await pipeline.admit(params, {
         requestId: req.context.requestId,
         transport: 'sse',
         authorization: raw.headers.authorization,
         trace: raw.headers,
+        client: { apiKey: presentedApiKey(raw.headers), remoteAddress: raw.socket.remoteAddress },
       });
-      if (Array.isArray(admitted)) return single({ errors: pipeline.format(admitted) });
-      operations.set(raw, admitted);
+      if (Array.isArray(admitted)) {
+        const errors = pipeline.format(admitted);
+        return admitted.some((e) => e.extensions?.code === ErrorCode.RateLimited) ? refuse(429, errors) : single({ errors });
+      }
+      operations.set(raw, { op: admitted, outbound });
+      outbound.track(admitted.controller);
       if (admitted.type === 'mutation' && req.method === 'GET') {
         admitted.errorCodes.add(ErrorCode.BadUserInput);
         return single({ errors: pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]) });
       }
-      // In distinct-connections mode this response is the stream: its end is the client leaving.
-      if (req.headers.get('accept') === EVENT_STREAM) {
-        req.context.res.once('close', () => admitted.controller.abort());
-      }
       const result = await pipeline.run(admitted);
-      return Symbol.asyncIterator in result ? result : single(result);
+      return Symbol.asyncIterator in result ? pacedBy(result, outbound, admitted.controller.signal) : single(result);
     },
-    context: (req) => operations.get(req.raw)?.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
+    context: (req) => operations.get(req.raw)?.op.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
     onNext(_ctx, req, result) {
-      const op = operations.get(req.raw);
+      const op = operations.get(req.raw)?.op;
       if (!op || !result.errors?.length) return;
       return pipeline.formatted(op, result as ExecutionResult) as unknown as ExecutionResult;
     },
     onComplete(_ctx, req) {
-      const op = operations.get(req.raw);
-      if (!op) return;
+      const entry = operations.get(req.raw);
+      if (!entry) return;
       operations.delete(req.raw);
-      pipeline.finish(op);
+      entry.outbound.forget(entry.op.controller);
+      pipeline.finish(entry.op);
     },
   });
 
@@ -80,6 +108,13 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
       }
       body = raw.toString('utf8');
     }
+    const outbound = req.headers.accept?.includes(EVENT_STREAM)
+      ? OutboundBuffer.forResponse(res, services.config.streams, {
+          transport: 'sse',
+          metrics: services.metrics,
+          onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing an SSE client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+        })
+      : undefined;
     const [stream, init] = await handler({
       method: req.method ?? 'GET',
       url: req.url ?? '/graphql',
@@ -93,21 +128,30 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
       },
       body,
       raw: req,
-      context: { res, requestId },
+      context: { res, requestId, outbound },
     });
     res.writeHead(init.status, init.statusText, init.headers);
     if (!stream || typeof stream === 'string') {
       res.end(stream);
       return;
     }
-    const stop = () => void stream.return(undefined);
+    // A single-connection stream: its token's operations are paced by this response from now on.
+    const token = req.method === 'GET' && outbound ? streamToken(req) : undefined;
+    if (token) streams.set(token, outbound!);
+    const stop = () => {
+      if (token && streams.get(token) === outbound) streams.delete(token);
+      void stream.return(undefined);
+    };
     res.once('close', stop);
+    // Written at once, never queued here: what the client has not read is counted by the outbound buffer, which
+    // pauses the operations' sources and cuts a client that is too slow.
     for await (const message of stream) {
-      if (res.destroyed) break;
-      if (!res.write(message)) await drained(res);
+      if (outbound?.overflowed() || res.destroyed) break;
+      res.write(message);
     }
     res.off('close', stop);
-    res.end();
+    if (token && streams.get(token) === outbound) streams.delete(token);
+    if (!res.destroyed) res.end();
   };
 }
 
