@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SseParser } from '../../src/upstreams/chat/sse.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/**
+ * Every public input costs work linear in its size: doubling it may at most a little more than double the CPU time
+ * this process spends on it (gateway, sandbox and client all run here). CPU time, not wall time, and the cheapest of
+ * a few bounded repetitions, so a busy machine does not fail the test; a quadratic path gives about 4×.
+ */
+const MAX_RATIO = 2.6;
+const REPETITIONS = 3;
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ LOG_LEVEL: 'warn' });
+});
+afterAll(() => gw?.close());
+
+async function cpuMs(run: () => Promise<void> | void): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < REPETITIONS; i++) {
+    const before = process.cpuUsage();
+    await run();
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+const SERVICES = ['Exchange', 'SharePoint', 'microsoftteams', 'OneDriveForBusiness'];
+
+/** An `_entities` call with `n` references built by `reference(i)`, every entry answered. */
+function entities(selection: string, reference: (i: number) => Record<string, unknown>) {
+  return async (n: number) => {
+    const representations = Array.from({ length: n }, (_, i) => reference(i));
+    const r = await gw.query(`query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`, { representations });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data._entities).toHaveLength(n);
+  };
+}
+
+/** An SSE body as a provider would send it, cut into chunks of `chunkBytes`. */
+function sse(body: string, chunkBytes: number, expectedEvents: number) {
+  const bytes = new TextEncoder().encode(body);
+  return () => {
+    const parser = new SseParser();
+    let events = 0;
+    for (let at = 0; at < bytes.length; at += chunkBytes) events += parser.push(bytes.subarray(at, at + chunkBytes)).length;
+    expect(events).toBe(expectedEvents);
+  };
+}
+
+/** Each input: a run of size n, and the size N measured against 2N. */
+const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void> | void }> = [
+  {
+    input: '_entities: ServiceHealth references (one document, one variable holding them all)',
+    n: 4_000,
+    run: entities('... on ServiceHealth { id service status }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] })),
+  },
+  {
+    input: '_entities: Title references',
+    n: 4_000,
+    run: entities('... on Title { imdbId title year }', (i) => ({ __typename: 'Title', imdbId: ['tt0078346', 'tt0133093'][i % 2] })),
+  },
+  {
+    input: '_entities: references with a large extra field each (representations as a router sends @requires fields)',
+    n: 2_000,
+    run: entities('... on ServiceHealth { id }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length], note: 'x'.repeat(200) })),
+  },
+  {
+    input: 'upstream SSE: one long line in 1 KiB chunks',
+    n: 4_000,
+    run: (n) => sse(`data: ${'x'.repeat(n * 1024)}\n\n`, 1024, 1)(),
+  },
+  {
+    input: 'upstream SSE: many short events in 64 KiB chunks (LF only, so a CR search would rescan)',
+    n: 100_000,
+    run: (n) => sse('data: {"a":1}\n\n'.repeat(n), 64 * 1024, n)(),
+  },
+  {
+    input: 'upstream SSE: many short events, CRLF line ends, in 7-byte chunks',
+    n: 40_000,
+    run: (n) => sse('data: {"a":1}\r\n\r\n'.repeat(n), 7, n)(),
+  },
+];
+
+describe('work linear in the size of every input', () => {
+  it.each(inputs)('$input: 2N costs at most a little more than twice N', async ({ n, run }) => {
+    await run(n);
+    const once = await cpuMs(() => run(n));
+    const twice = await cpuMs(() => run(2 * n));
+    expect(twice / once, `N = ${n}: ${once.toFixed(1)} ms of CPU, 2N: ${twice.toFixed(1)} ms`).toBeLessThan(MAX_RATIO);
+  });
+
+  it('answers 20,000 ServiceHealth references in one request with one $batch of the distinct ids', async () => {
+    gw.clearUpstreamRequests();
+    await entities('... on ServiceHealth { id service }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] }))(20_000);
+    expect(gw.upstreamRequests('graph').map((r) => `${r.method} ${r.url}`)).toEqual(['POST /graph/v1.0/$batch']);
+  });
+});
