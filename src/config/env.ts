@@ -114,6 +114,12 @@ export interface GatewayConfig {
    * event of a stream; past it the request is aborted and the field fails with UPSTREAM_ERROR. @default 16777216
    */
   upstreamMaxResponseBytes: number;
+  /**
+   * UPSTREAM_MAX_BUFFERED_BYTES: bytes of buffered upstream bodies the gateway holds at once, all upstreams and
+   * requests together; a body that would cross it fails with UPSTREAM_ERROR (RESPONSE_BUFFER_FULL). At least
+   * UPSTREAM_MAX_RESPONSE_BYTES. @default 67108864
+   */
+  upstreamMaxBufferedBytes: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -402,6 +408,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     return positive ? parseWith(positiveInt(variable), variable, raw) : parseWith(nonNegativeInt(variable), variable, raw);
   };
   const upstreamTimeoutMs = int('UPSTREAM_TIMEOUT_MS', 30_000);
+  const upstreamMaxResponseBytes = int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024);
+  const upstreamMaxBufferedBytes = int('UPSTREAM_MAX_BUFFERED_BYTES', 64 * 1024 * 1024);
+  if (upstreamMaxBufferedBytes < upstreamMaxResponseBytes) {
+    throw new ConfigError('UPSTREAM_MAX_BUFFERED_BYTES', `must be at least UPSTREAM_MAX_RESPONSE_BYTES (${upstreamMaxResponseBytes}), got ${upstreamMaxBufferedBytes}`);
+  }
   const limits = Object.fromEntries(
     (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, int(LIMIT_VARIABLES[k], DEFAULT_LIMITS[k])]),
   ) as unknown as OperationLimits;
@@ -449,7 +460,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
     replicas: int('GATEWAY_REPLICAS', 1),
     chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
-    upstreamMaxResponseBytes: int('UPSTREAM_MAX_RESPONSE_BYTES', 16 * 1024 * 1024),
+    upstreamMaxResponseBytes,
+    upstreamMaxBufferedBytes,
     secrets,
   };
 }

@@ -11,11 +11,12 @@ import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
+import { responseBufferBudget } from '../../upstreams/http/bufferBudget.js';
 
 /** The gateway-wide OMDb client. */
 export function omdbClient(services: GatewayServices): OmdbClient {
   return shared(services, OmdbClient, (s) => {
-    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
+    const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget: responseBufferBudget(s), metrics: s.metrics, log: s.log, redact: s.redact, state: s.state });
     s.onClose.push(() => client.close());
     return client;
   });

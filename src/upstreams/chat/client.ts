@@ -13,6 +13,7 @@ import { providerSpec } from './registry.js';
 import { SseParser, SseStreamError } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
+import { responseBufferBudget } from '../http/bufferBudget.js';
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
 export interface ChatStream extends AsyncIterable<ChatChunk> {
@@ -200,6 +201,7 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         // A stream's silence while it is read; a paused (backpressured) stream does not count.
         bodyTimeoutMs: s.config.chatStreamIdleTimeoutMs,
         maxResponseBytes: s.config.upstreamMaxResponseBytes,
+        bufferBudget: responseBufferBudget(s),
         // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });

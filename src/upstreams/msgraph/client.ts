@@ -8,6 +8,7 @@ import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../
 import { MemoryState, type SharedState } from '../../state/index.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
+import { responseBufferBudget } from '../http/bufferBudget.js';
 
 /** Graph accepts at most this many requests in one JSON batch (upstreams.md 1.8). */
 export const MAX_BATCH_SIZE = 20;
@@ -193,7 +194,7 @@ function lowerCase(headers: Record<string, string>): Headers {
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
 export function graphClient(services: GatewayServices): GraphClient {
   return shared(services, GraphClient, (s) => {
-    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
+    const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget: responseBufferBudget(s) });
     s.onClose.push(() => http.close());
     return new GraphClient(http, s.config.graph, s.state);
   });
