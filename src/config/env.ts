@@ -120,6 +120,11 @@ export interface GatewayConfig {
    * UPSTREAM_MAX_RESPONSE_BYTES. @default 67108864
    */
   upstreamMaxBufferedBytes: number;
+  /**
+   * CHAT_PROVIDER_MAX_CONNECTIONS: connections (streams and completions at once) per chat provider; one client may hold
+   * all but an eighth of them, and waiting requests are served one client after the other. @default 256
+   */
+  chatProviderMaxConnections: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -462,6 +467,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatStreamIdleTimeoutMs: int('CHAT_STREAM_IDLE_TIMEOUT_MS', 60_000),
     upstreamMaxResponseBytes,
     upstreamMaxBufferedBytes,
+    chatProviderMaxConnections: int('CHAT_PROVIDER_MAX_CONNECTIONS', 256),
     secrets,
   };
 }

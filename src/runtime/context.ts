@@ -37,6 +37,8 @@ export interface ResolvedUpstream {
 export interface CallerCredentials {
   /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
   authorization?: string;
+  /** Who the caller is for fair shares: its API key when GATEWAY_API_KEYS is set, else its remote address. */
+  client?: string;
 }
 
 /**
@@ -79,9 +81,9 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string },
+  init: { requestId: string; signal: AbortSignal; authorization?: string; client?: string },
 ): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization });
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, client: init.client });
 }
 
 /**

@@ -23,6 +23,11 @@ export function presentedApiKey(headers: IncomingMessage['headers']): string | u
   return Array.isArray(v) ? v[0] : v;
 }
 
+/** Who a caller is for fair shares: its API key when GATEWAY_API_KEYS is set (one it cannot invent), else its address. */
+export function clientOf(apiKeys: readonly string[], apiKey: string | undefined, remoteAddress: string | undefined): string {
+  return (apiKeys.length > 0 && apiKey) || remoteAddress || 'unknown';
+}
+
 const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
 
 /**

@@ -16,7 +16,7 @@ import type { Sandbox } from '../sandbox/server.js';
 import { legacyJsonStatusPlugin, operationLogPlugin, stripHttpExtension, subscriptionsOverHttpPlugin, upstreamBudgetPlugin } from './apolloPlugins.js';
 import { createContext, requestIdFrom, type GatewayContext, type GatewayServices } from '../runtime/context.js';
 import { graphiqlExamples } from './examples.js';
-import { applyCors, createApiKeyCheck, presentedApiKey } from './access.js';
+import { applyCors, clientOf, createApiKeyCheck, presentedApiKey } from './access.js';
 import { createGraphiqlHandler } from './graphiql.js';
 import { checkDocumentSize, limitRules } from './limits.js';
 import { PersistedOperations } from './persistedOperations.js';
@@ -228,7 +228,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       const result = await runInTrace(trace, () =>
         apollo.executeHTTPGraphQLRequest({
           httpGraphQLRequest,
-          context: async () => bindTrace(createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization }), trace),
+          context: async () => bindTrace(createContext(services, { requestId, signal: controller.signal, authorization: req.headers.authorization, client: clientOf(config.apiKeys, presentedApiKey(req.headers), req.socket.remoteAddress) }), trace),
         }),
       );
       for (const [key, value] of result.headers) res.setHeader(key, value);

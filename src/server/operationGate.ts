@@ -6,6 +6,7 @@ import { createContext, type GatewayContext, type GatewayServices } from '../run
 import { budgetRefusal, estimateUpstreamRequests, operationShape, rememberEstimates, type UpstreamEstimator } from '../runtime/upstreamBudget.js';
 import { checkDocumentSize } from './limits.js';
 import type { PersistedOperations } from './persistedOperations.js';
+import { clientOf } from './access.js';
 
 /** An operation as a streaming transport (graphql-ws, SSE, multipart) receives it. */
 export interface OperationPayload {
@@ -62,7 +63,7 @@ export class OperationGate {
   /** Checks an operation before anything runs; request errors come back instead of an operation. */
   admit(
     payload: OperationPayload,
-    init: { requestId: string; transport: Transport; authorization?: string; trace?: TraceCarrier },
+    init: { requestId: string; transport: Transport; authorization?: string; trace?: TraceCarrier; apiKey?: string; remoteAddress?: string },
   ): GatedOperation | GraphQLError[] {
     const { services, schema, persisted } = this.options;
     const { limits } = services.config;
@@ -87,7 +88,8 @@ export class OperationGate {
     if (refusal) return [refusal];
 
     const controller = new AbortController();
-    const context = createContext(services, { requestId: init.requestId, signal: controller.signal, authorization: init.authorization });
+    const client = clientOf(services.config.apiKeys, init.apiKey, init.remoteAddress);
+    const context = createContext(services, { requestId: init.requestId, signal: controller.signal, authorization: init.authorization, client });
     rememberEstimates(context, operation, estimates);
     const name = payload.operationName ?? operation.name?.value ?? null;
     const trace = startOperationSpan(this.options.tracing, init.trace, init.transport);

@@ -15,6 +15,7 @@ interface Connection {
   authorization?: string;
   /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
   apiKey?: string;
+  remoteAddress?: string;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
   operations: Map<string, GatedOperation>;
@@ -58,6 +59,7 @@ export function attachWebSocket(options: {
         id,
         authorization: req.headers.authorization,
         apiKey: presentedApiKey(req.headers),
+        remoteAddress: req.socket.remoteAddress,
         trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
         operations,
         outbound,
@@ -119,6 +121,8 @@ export function attachWebSocket(options: {
           requestId: `${conn.id}:${id}`,
           transport: 'ws',
           authorization: conn.authorization,
+          apiKey: conn.apiKey,
+          remoteAddress: conn.remoteAddress,
           trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
         });
         if (Array.isArray(admitted)) return admitted;

@@ -33,7 +33,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     createChatCompletion: async (_root, { input }, ctx) => {
       const targets = await targetsOf(input, ctx);
-      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry));
+      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx.signal, retry, ctx.credentials.client));
       await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage);
       return completionOf(target.client.spec.id, target.model.id, value, attempts);
     },
@@ -48,7 +48,7 @@ export const resolvers: Resolvers = {
       subscribe: async (_root, { input }, ctx) => {
         const targets = await targetsOf(input, ctx);
         const { target, value } = await firstServing<StartedStream>(ctx, targets, async (t, retry) => {
-          const stream = await t.client.stream(t.request, t.model, ctx.signal, retry);
+          const stream = await t.client.stream(t.request, t.model, ctx.signal, retry, ctx.credentials.client);
           const chunks = stream[Symbol.asyncIterator]();
           try {
             return { stream, chunks, first: await chunks.next() };

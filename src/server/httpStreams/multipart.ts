@@ -4,6 +4,7 @@ import type { OperationGate, OperationPayload } from '../operationGate.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { drained } from './drained.js';
 import type { RunOperation } from './index.js';
+import { presentedApiKey } from '../access.js';
 
 const BOUNDARY = 'graphql';
 
@@ -24,7 +25,7 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; gate: O
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if ('refused' in payload) return sendErrors(req, res, payload.status, [payload.refused]);
-    const admitted = gate.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
+    const admitted = gate.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers, apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress });
     if (Array.isArray(admitted)) return sendErrors(req, res, 400, gate.format(undefined, admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {

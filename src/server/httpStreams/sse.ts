@@ -6,6 +6,7 @@ import type { GatedOperation, OperationGate } from '../operationGate.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { drained } from './drained.js';
 import type { RunOperation } from './index.js';
+import { presentedApiKey } from '../access.js';
 
 const EVENT_STREAM = 'text/event-stream';
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -41,6 +42,8 @@ export function createSseHandler(options: { schema: GraphQLSchema; gate: Operati
         transport: 'sse',
         authorization: raw.headers.authorization,
         trace: raw.headers,
+        apiKey: presentedApiKey(raw.headers),
+        remoteAddress: raw.socket.remoteAddress,
       });
       if (Array.isArray(admitted)) return single({ errors: gate.format(undefined, admitted) });
       operations.set(raw, admitted);

@@ -14,6 +14,7 @@ import { SseParser, SseStreamError } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
 import { responseBufferBudget } from '../http/bufferBudget.js';
+import { FairQueue } from '../http/fairQueue.js';
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
 export interface ChatStream extends AsyncIterable<ChatChunk> {
@@ -32,21 +33,30 @@ export class ChatClient {
     readonly config: ChatProviderConfig,
     readonly http: UpstreamHttp,
     private readonly limiter: RateLimiter | undefined,
+    /** The provider's connections, shared fairly between the gateway's clients. */
+    readonly connections: FairQueue,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
   }
 
-  /** A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once). */
-  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
+  /**
+   * A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once); `caller` is
+   * the gateway client it is for, whose turn it waits for when the provider's connections are busy.
+   */
+  async complete(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>, caller = ''): Promise<ChatCompletion> {
     await this.admit(signal);
     let status: number;
     let text: string;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connections.acquire(caller, signal);
       const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, retry, isFinal: this.quotaSpent });
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text);
       ({ status, text } = res);
     } catch (error) {
       throw this.failure(error, signal, 'the answer broke off');
+    } finally {
+      release?.();
     }
     try {
       // DeepSeek's keep-alive blank lines before the body are whitespace to JSON.parse.
@@ -60,18 +70,23 @@ export class ChatClient {
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting `signal` or calling `cancel()` destroys the connection.
    */
-  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, signal: AbortSignal, retry?: Partial<RetryPolicy>, caller = ''): Promise<ChatStream> {
     await this.admit(signal);
     let body: Readable;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connections.acquire(caller, signal);
       const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res));
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
+      release?.();
       throw this.failure(error, signal, 'the answer broke off');
     }
+    // The slot is the stream's connection: free once the body is done, read to its end or destroyed.
+    body.once('close', release);
     const cancel = () => body.destroy();
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
@@ -194,7 +209,7 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         log: s.log,
         redact: s.redact,
         // Streams hold their connection for the whole answer: room for many at once.
-        connections: 256,
+        connections: s.config.chatProviderMaxConnections,
         // A long non-streaming answer sends its headers only when it is done.
         headersTimeoutMs: 300_000,
         totalTimeoutMs: s.config.chatTimeoutMs,
@@ -206,7 +221,8 @@ export function chatClients(services: GatewayServices): ReadonlyMap<string, Chat
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
       s.onClose.push(() => http.close());
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config)));
+      const connections = new FairQueue(s.config.chatProviderMaxConnections, config.id);
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config), connections));
     }
     return clients;
   });
