@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimatePromptTokens } from '../../src/domains/chat/preflight.js';
 import { SseParser } from '../../src/upstreams/chat/sse.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -82,6 +83,16 @@ const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void
     input: 'upstream SSE: many short events, CRLF line ends, in 7-byte chunks',
     n: 20_000,
     run: (n) => sse('data: {"a":1}\r\n\r\n'.repeat(n), 7, n)(),
+  },
+  {
+    input: 'chat prompt estimate (context-window preflight): one word without spaces, the tokenizer’s worst case',
+    n: 10_000,
+    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never)).toBeGreaterThan(n / 8),
+  },
+  {
+    input: 'chat prompt estimate: Chinese without punctuation',
+    n: 1_200,
+    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never)).toBeGreaterThan(n / 2),
   },
 ];
 
