@@ -110,6 +110,7 @@ export class RedisState implements SharedState {
   private readonly fallback: FallbackPolicy;
   private readonly channels: RedisChannels;
   private readonly quotas: RedisDailyQuota[] = [];
+  private readonly limiters: RedisRateLimiter[] = [];
 
   constructor(options: RedisStateOptions) {
     this.connection = new RedisConnection(options);
@@ -130,7 +131,11 @@ export class RedisState implements SharedState {
     });
   }
   rateLimiter(name: string, options: RateLimiterOptions): RateLimiter {
-    return this.registry.once('ratelimit', name, () => new RedisRateLimiter(this.connection, name, this.replicaId, this.fallback, options));
+    return this.registry.once('ratelimit', name, () => {
+      const limiter = new RedisRateLimiter(this.connection, name, this.replicaId, this.fallback, options);
+      this.limiters.push(limiter);
+      return limiter;
+    });
   }
   cache<V extends object>(name: string, options: SharedCacheOptions): SharedCache<V> {
     return this.registry.once('cache', name, () => new RedisCache<V>(this.connection, name, this.fallback, options));
@@ -147,9 +152,9 @@ export class RedisState implements SharedState {
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
     return this.registry.once('counters', name, () => new RedisDailyCounters(this.connection, name, this.fallback, options));
   }
-  /** Gives back the quota this replica holds unspent, then closes the connection. */
+  /** Gives back the quota and rate-limit slots this replica holds unspent, then closes the connection. */
   async close(): Promise<void> {
-    await Promise.all(this.quotas.map((quota) => quota.release()));
+    await Promise.all([...this.quotas, ...this.limiters].map((held) => held.release()));
     return this.connection.close();
   }
 }

@@ -175,8 +175,11 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
     expect(outcomes.filter((o) => o.codes.includes('UPSTREAM_RATE_LIMITED')).length).toBeGreaterThan(0);
     expect(deepseek.every((r) => r.status === 200)).toBe(true);
-    expect(deepseek.length).toBe(slots);
-    expect(completed).toBe(slots);
+    // The killed replica's one completion in flight may hold a slot it never sent, or a request never answered.
+    expect(slots - deepseek.length).toBeGreaterThanOrEqual(0);
+    expect(slots - deepseek.length).toBeLessThanOrEqual(1);
+    expect(deepseek.length - completed).toBeGreaterThanOrEqual(0);
+    expect(deepseek.length - completed).toBeLessThanOrEqual(1);
     expect(slots).toBeLessThanOrEqual(RPM);
 
     console.info(
@@ -272,12 +275,13 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     expect(claimed).toBeLessThanOrEqual(OUTAGE_QUOTA);
     expect(outcomes.filter((o) => o.data?.title && lookedUp.get(o.data.title.imdbId)).length).toBeGreaterThanOrEqual(omdb.length);
 
-    // deepseek while Redis was down: at most RPM / 3 per replica; after, the window in Redis holds every request sent.
+    // deepseek while Redis was down: a share of 12 / 3 = 4 a minute is too small to lease slots ahead, so a replica
+    // holds none and sends nothing; in any 60 s, never more than the RPM. After, the window in Redis holds every request.
     const deepseek = sent(cluster, 'deepseek');
     const promptOf = (body: string) => (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0].content;
-    const share = Math.floor(OUTAGE_RPM / 3);
-    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`)).length).toBeLessThanOrEqual(share);
-    expect(deepseek.length).toBeLessThanOrEqual(OUTAGE_RPM + 3 * share);
+    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`))).toEqual([]);
+    const times = deepseek.map((q) => Date.parse(q.at)).sort((x, y) => x - y);
+    for (const start of times) expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(OUTAGE_RPM);
     expect(await counters.rateSlots()).toBe(deepseek.length);
     const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
     expect(completed).toBe(deepseek.length);
@@ -286,7 +290,7 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
       `[chaos] Redis outage: 1 stop of ${OUTAGE_MS / 1000} s + restart (empty); ${outcomes.length} operations, 0 lost, 0 hung ` +
         `(${cachedServed} cached lookups served during the outage); ${streams.length} streams complete; ` +
         `OMDb: ${upOmdb} sent before, ${downBy.join('+')} during (each from its slice), ${omdb.length}/${OUTAGE_QUOTA} in all, ${claimed} claimed in Redis after; ` +
-        `deepseek: ${deepseek.length} sent (RPM ${OUTAGE_RPM}, share ${share} per replica while down) = ${await counters.rateSlots()} slots in Redis after`,
+        `deepseek: ${deepseek.length} sent (RPM ${OUTAGE_RPM}; none while down: no leased slots at a share of ${OUTAGE_RPM / 3}) = ${await counters.rateSlots()} slots in Redis after`,
     );
   }, 120_000);
 });

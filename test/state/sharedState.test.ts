@@ -274,23 +274,25 @@ describe('daily counters retention', () => {
 });
 
 describe('redis outage', () => {
-  it('falls back to the quota slice it holds and per-replica rate shares without hanging, and restores the whole day once Redis is back, even empty', async () => {
+  it('falls back to the quota slice and the rate-limit slots it holds without hanging, and restores the whole day once Redis is back, even empty', async () => {
     const [a, b] = await redisReplicas(2);
     const quota = a.dailyQuota('omdb', { limit: 10 });
-    const limiter = a.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 });
+    // 40 a minute for 2 replicas: a share of 20, leased 5 slots at a time.
+    const limiter = a.rateLimiter('deepseek', { perMinute: 40, maxWaitMs: 0 });
     const cache = a.cache<{ n: number }>('omdb', { max: 10, ttlMs: 60_000 });
+    expect((await limiter.acquire()).ok).toBe(true);
     // The first reservation claims a slice of 2 (half of the 10 free, divided by 2 replicas, is 2.5): 1 held ahead.
     expect(await quota.reserve()).toEqual({ granted: true, remaining: 9 });
     await cache.set('kept', { n: 1 });
     expect(a.status()).toEqual({ store: 'redis', status: 'ready' });
 
     await redis.stop();
-    // The quota spends only the unit it holds; the limiter's share is 6 / 2 = 3; the cache answers from this replica.
+    // The quota spends only the unit it holds, the limiter the 4 leased slots it holds; the cache answers from this replica.
     const reservations = await Promise.all(Array.from({ length: 6 }, () => quota.reserve()));
     expect(reservations.filter((r) => r.granted)).toHaveLength(1);
     expect(reservations.filter((r) => !r.granted).every((r) => r.remaining === 0)).toBe(true);
-    const verdicts = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire()));
-    expect(verdicts.filter((v) => v.ok)).toHaveLength(3);
+    const verdicts = await Promise.all(Array.from({ length: 6 }, () => limiter.acquire()));
+    expect(verdicts.filter((v) => v.ok)).toHaveLength(4);
     expect(await cache.get('kept')).toEqual({ n: 1 });
     expect(await cache.get('other')).toBeUndefined();
     await cache.set('during', { n: 2 });
@@ -302,10 +304,9 @@ describe('redis outage', () => {
     // (half of the 8 free, divided by 2) for the next reservation.
     expect(await quota.reserve()).toEqual({ granted: true, remaining: 7 });
     expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(6);
-    // The limiter writes back its 3 slots of the outage with its next one: 6 per minute leaves 2 for the cluster.
+    // The limiter writes back its 5 slots of the minute with its next claim, which leases 5 more: 10 of 40 taken.
     expect((await limiter.acquire()).ok).toBe(true);
-    const after = await Promise.all(Array.from({ length: 4 }, () => b.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 }).acquire()));
-    expect(after.filter((v) => v.ok)).toHaveLength(2);
+    expect(await (a as RedisState).connection.client.zcard('ratelimit:deepseek')).toBe(10);
   });
 
   it('gets the day’s quota count and the minute’s rate-limit slots back from the replicas when Redis restarts empty', async () => {
