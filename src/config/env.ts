@@ -156,8 +156,8 @@ export interface GatewayConfig {
   /** REDIS_URL and friends; undefined: shared state stays in this process. */
   redis?: RedisConfig;
   /**
-   * GATEWAY_REPLICAS: how many replicas share the limits. While Redis fails, each replica keeps to
-   * `limit / GATEWAY_REPLICAS` of the OMDb quota and of every `*_RPM`. @default 1
+   * GATEWAY_REPLICAS: how many replicas share the limits. It sizes the OMDb quota slices and `*_RPM` leases each
+   * replica holds ahead (all it may spend while Redis fails), and the daily budgets' outage share. @default 1
    */
   replicas: number;
   /** Every secret value configured, so logs and errors can redact them. */
