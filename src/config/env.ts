@@ -132,6 +132,17 @@ export interface GatewayConfig {
    * event of a stream; past it the request is aborted and the field fails with UPSTREAM_ERROR. @default 16777216
    */
   upstreamMaxResponseBytes: number;
+  /**
+   * UPSTREAM_MAX_BUFFERED_BYTES: bytes of buffered upstream bodies the gateway holds at once, all upstreams and
+   * requests together; a body that would cross it fails with UPSTREAM_ERROR (RESPONSE_BUFFER_FULL). At least
+   * UPSTREAM_MAX_RESPONSE_BYTES. @default 67108864
+   */
+  upstreamMaxBufferedBytes: number;
+  /**
+   * CHAT_PROVIDER_MAX_CONNECTIONS: connections (streams and completions at once) per chat provider; one client may hold
+   * all but an eighth of them, and waiting requests are served one client after the other. @default 256
+   */
+  chatProviderMaxConnections: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
   /** GraphQL-over-WebSocket limits. */
@@ -180,8 +191,8 @@ export interface GatewayConfig {
   /** REDIS_URL and friends; undefined: shared state stays in this process. */
   redis?: RedisConfig;
   /**
-   * GATEWAY_REPLICAS: how many replicas share the limits. While Redis fails, each replica keeps to
-   * `limit / GATEWAY_REPLICAS` of the OMDb quota and of every `*_RPM`. @default 1
+   * GATEWAY_REPLICAS: how many replicas share the limits. It sizes the OMDb quota slices and `*_RPM` leases each
+   * replica holds ahead (all it may spend while Redis fails), and the daily budgets' outage share. @default 1
    */
   replicas: number;
   /** The /mcp endpoint's tools (trusted operations), also what chat `graphTools` may name. */
@@ -434,6 +445,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   chat.push(...parseExtraProviders(env, problems));
   const chatRoutes = attempt(problems, {}, () => parseRoutes(values.CHAT_ROUTES, chat.map((c) => c.id)));
 
+  if (values.UPSTREAM_MAX_BUFFERED_BYTES < values.UPSTREAM_MAX_RESPONSE_BYTES) {
+    problems.push({ variable: 'UPSTREAM_MAX_BUFFERED_BYTES', message: `must be at least UPSTREAM_MAX_RESPONSE_BYTES (${values.UPSTREAM_MAX_RESPONSE_BYTES}), got ${values.UPSTREAM_MAX_BUFFERED_BYTES}` });
+  }
   const limits = Object.fromEntries(
     (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, values[LIMIT_VARIABLES[k] as VariableName]]),
   ) as unknown as OperationLimits;
@@ -501,6 +515,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     upstreamMaxResponseBytes: values.UPSTREAM_MAX_RESPONSE_BYTES,
     mcp,
     graphTools,
+    upstreamMaxBufferedBytes: values.UPSTREAM_MAX_BUFFERED_BYTES,
+    chatProviderMaxConnections: values.CHAT_PROVIDER_MAX_CONNECTIONS,
     secrets,
     domains: values.GATEWAY_DOMAINS ?? [...GATEWAY_DOMAINS],
   };

@@ -171,6 +171,16 @@ export const VARIABLES = {
     description: 'largest upstream body the gateway reads (16 MiB), counted after `Content-Encoding` (gzip, deflate, br) is undone, and largest single event of a stream; past it the request is aborted and the field fails with `UPSTREAM_ERROR` (`upstreamCode: RESPONSE_TOO_LARGE`)',
   },
   GATEWAY_API_KEYS: { type: list, secret: true, description: 'comma-separated keys (16+ characters); when set, every GraphQL request needs one in `x-api-key` (WebSocket: `connectionParams["x-api-key"]`)' },
+  UPSTREAM_MAX_BUFFERED_BYTES: {
+    type: positive,
+    default: '67108864',
+    description: 'bytes of buffered upstream bodies the whole process may hold at once (64 MiB), at least `UPSTREAM_MAX_RESPONSE_BYTES`; a body whose next chunk would cross it fails its field with `UPSTREAM_ERROR` (`upstreamCode: RESPONSE_BUFFER_FULL`), and every body gives its bytes back once parsed or failed',
+  },
+  CHAT_PROVIDER_MAX_CONNECTIONS: {
+    type: positive,
+    default: '256',
+    description: 'connections the gateway opens to one chat provider; one client may hold at most all but an eighth of them, and waiting requests are served client by client in turn',
+  },
   CORS_ORIGINS: { type: list, description: 'origins allowed to call from a browser, e.g. `https://app.example.com`, or `*`', example: 'https://app.example.com' },
   PERSISTED_OPERATIONS_FILE: {
     type: file,
@@ -215,7 +225,7 @@ export const VARIABLES = {
   },
   REDIS_KEY_PREFIX: { type: text, default: 'gateway:', description: 'put before every key and channel, so several deployments can share one Redis' },
   REDIS_COMMAND_TIMEOUT_MS: { type: positive, default: '500', description: 'longest one Redis command may take before the replica applies its failure policy' },
-  GATEWAY_REPLICAS: { type: positive, default: '1', description: 'how many replicas share the limits: while Redis is unreachable each keeps to `limit / GATEWAY_REPLICAS`' },
+  GATEWAY_REPLICAS: { type: positive, default: '1', description: 'how many replicas share the limits: it sizes the OMDb quota slices and the `*_RPM` leases each replica holds ahead (what it may spend while Redis is unreachable), and the daily token budgets\' per-replica share during an outage' },
   GATEWAY_DOMAINS: {
     type: domains,
     defaultText: 'all three',

@@ -114,8 +114,13 @@ export class GatewayMetrics {
   });
   readonly redisCommandErrors = new Counter({
     name: 'gateway_redis_command_errors_total',
-    help: 'Shared-state Redis commands that failed, by use and reason (timeout, unavailable, error)',
+    help: 'Shared-state Redis commands that failed, by use and reason (timeout, unavailable, error, circuit_open: refused unsent while Redis hangs)',
     labelNames: ['command', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly redisProbes = new Counter({
+    name: 'gateway_redis_probes_total',
+    help: 'PINGs sent to a Redis that hangs (circuit open) to find out when it answers again',
     registers: [this.registry],
   });
   readonly sharedStateFallbacks = new Counter({

@@ -17,6 +17,14 @@ export interface ClientIdentity {
   remoteAddress?: string;
 }
 
+/**
+ * The client a request counts against at the upstream connection pools: its API key when GATEWAY_API_KEYS is set (one
+ * it cannot invent), else its address. Kept in memory only, never logged.
+ */
+export function clientKey(keyed: boolean, identity: ClientIdentity | undefined): string {
+  return (keyed && identity?.apiKey) || identity?.remoteAddress || 'unknown';
+}
+
 /** A share held; `release()` gives it back (once, however often it is called). */
 export interface Lease {
   release(): void;

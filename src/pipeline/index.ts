@@ -24,7 +24,7 @@ import { documentLimits } from './documentLimits.js';
 import { createErrorFormatter, type ErrorFormatter } from './errorFormat.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { capClientString, operationLog } from './operationLog.js';
-import { fairShareRule, type FairShare } from './fairShare.js';
+import { clientKey, fairShareRule, type FairShare } from './fairShare.js';
 import { PersistedOperations, persistedOperationsRule } from './persistedOperations.js';
 import { Shutdown } from './shutdown.js';
 import { titlesQuota } from './titlesQuota.js';
@@ -81,6 +81,9 @@ export class OperationPipeline {
    */
   private readonly documents = new LRUCache<string, DocumentNode | GraphQLError[]>({ max: 1000, maxSize: 50 * 1024 * 1024, sizeCalculation: (_v, key) => key.length + 1 });
 
+  /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
+  private readonly keyed: boolean;
+
   constructor(private readonly options: OperationPipelineOptions) {
     this.schema = options.schema;
     this.format = options.format;
@@ -89,6 +92,7 @@ export class OperationPipeline {
     this.beginners = this.rules.filter((r) => r.begin);
     this.admitters = this.rules.filter((r) => r.admit);
     this.finishers = this.rules.filter((r) => r.finish);
+    this.keyed = options.services.config.apiKeys.length > 0;
     const introspection = options.services.config.introspection;
     this.validationRules = [...specifiedRules, ...options.validationRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
     this.executeCompiled = compiledExecute(options.schema);
@@ -144,7 +148,7 @@ export class OperationPipeline {
     const controller = new AbortController();
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey });
+    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client) });
     const op: Operation = { transport: init.transport, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
     for (const rule of this.beginners) rule.begin!(op, init);
     return op;

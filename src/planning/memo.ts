@@ -31,13 +31,26 @@ export class VariablesMemo<K extends object, T> {
   }
 }
 
+/**
+ * The key of each variables object seen, so that one request's variables are serialized once, not once per field
+ * that asks (an `_entities` call asks once per reference, and its variables hold every reference).
+ */
+const keyOf = new WeakMap<object, string | null>();
+
 /** The variables as a key, or undefined when they are long or have no JSON form (a custom scalar's BigInt, a cycle). */
 function variablesKey(variables: Record<string, unknown> | undefined): string | undefined {
+  if (!variables) return '{}';
+  let key = keyOf.get(variables);
+  if (key === undefined) keyOf.set(variables, (key = serialize(variables)));
+  return key ?? undefined;
+}
+
+function serialize(variables: Record<string, unknown>): string | null {
   try {
-    const key = JSON.stringify(variables ?? {});
-    return key.length > MAX_VARIABLES_KEY ? undefined : key;
+    const key = JSON.stringify(variables);
+    return key.length > MAX_VARIABLES_KEY ? null : key;
   } catch {
-    return undefined;
+    return null;
   }
 }
 

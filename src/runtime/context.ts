@@ -48,6 +48,8 @@ export interface CallerCredentials {
   authorization?: string;
   /** The gateway API key the caller presented (already checked): operations it starts itself (graph tools) run as it. */
   apiKey?: string;
+  /** Who the caller is for fair shares: its API key when GATEWAY_API_KEYS is set, else its remote address. */
+  client?: string;
 }
 
 /**
@@ -90,9 +92,9 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string },
+  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string },
 ): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey });
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client });
 }
 
 /**

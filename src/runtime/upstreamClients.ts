@@ -2,6 +2,7 @@ import { createOmdbClient } from '../domains/titles/loaders.js';
 import { createChatClients, type ChatClient } from '../upstreams/chat/client.js';
 import { createGraphClient, type GraphClient } from '../upstreams/msgraph/client.js';
 import type { OmdbClient } from '../upstreams/omdb/client.js';
+import { ResponseBufferBudget } from '../upstreams/http/bufferBudget.js';
 import type { UpstreamClientServices } from './context.js';
 
 /** Every upstream client of one gateway: one connection pool, limiter and token store each. */
@@ -17,5 +18,7 @@ export interface UpstreamClients {
  * that needs the upstream, and a test can build them without a server. Each registers its cleanup in `onClose`.
  */
 export function createUpstreamClients(services: UpstreamClientServices): UpstreamClients {
-  return { graph: createGraphClient(services), omdb: createOmdbClient(services), chat: createChatClients(services) };
+  // One budget for the bytes of every buffered upstream body at once (UPSTREAM_MAX_BUFFERED_BYTES), across upstreams.
+  const bufferBudget = new ResponseBufferBudget(services.config.upstreamMaxBufferedBytes);
+  return { graph: createGraphClient(services, bufferBudget), omdb: createOmdbClient(services, bufferBudget), chat: createChatClients(services, bufferBudget) };
 }

@@ -17,8 +17,8 @@ export interface RedisConnectionOptions {
 /** A Lua script bound to its keys' and arguments' values. */
 export type ScriptCall<T> = (keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<T>;
 
-/** Why a command failed, as the error metric labels it. */
-export type RedisFailure = 'timeout' | 'unavailable' | 'error';
+/** Why a command failed, as the error metric labels it; `circuit_open`: not sent, Redis is known to hang. */
+export type RedisFailure = 'timeout' | 'unavailable' | 'error' | 'circuit_open';
 
 /** What `/readyz` reports about the shared store. */
 export interface SharedStateStatus {
@@ -31,9 +31,30 @@ export interface SharedStateStatus {
 const REPEAT_WARNING_MS = 30_000;
 
 /**
+ * Consecutive timed-out commands that open the circuit. One slow command (a large MGET) is not a hang; two in a row
+ * with nothing answered between them are, and the third waits for nothing.
+ */
+export const BREAKER_TIMEOUTS = 2;
+
+/** The error of a command refused because the circuit is open: the caller takes its fallback at once. */
+export class RedisCircuitOpenError extends Error {
+  constructor() {
+    super('Redis is not answering (circuit open): the command was not sent');
+    this.name = 'RedisCircuitOpenError';
+  }
+}
+
+/**
  * The gateway's Redis connection (ioredis): every command is bounded by a timeout, timed and counted in
  * `/metrics`, and fails at once while the connection is down (no offline queue), so callers fall back instead of
  * waiting. The client reconnects on its own; the first success after an outage logs the recovery.
+ *
+ * A Redis that hangs (stopped, swapping, a network that drops packets) keeps its TCP connection, so ioredis sees no
+ * outage and every command would wait out the command timeout. A circuit breaker notices instead: after
+ * {@link BREAKER_TIMEOUTS} timeouts in a row it opens, and every command fails at once without being sent (reason
+ * `circuit_open`), so each use takes its fallback in microseconds. While open, one `PING` at a time probes Redis (one
+ * command timeout each, then a pause of the same length); the first that answers closes the circuit and runs the
+ * session listeners, which write back what the replica did on its own.
  */
 export class RedisConnection {
   readonly client: Redis;
@@ -43,6 +64,11 @@ export class RedisConnection {
   private warnedAt = 0;
   private failures = 0;
   private closing = false;
+  /** Timeouts since the last answer. */
+  private timeouts = 0;
+  /** Open: Redis hangs; commands are refused unsent until a probe answers. */
+  private open = false;
+  private probeTimer: NodeJS.Timeout | undefined;
   /**
    * How many times the connection became ready: a new session may be a Redis that restarted and lost its data, so
    * users that can restore what they know (the rate limiters' own slots) do so once per session.
@@ -67,6 +93,7 @@ export class RedisConnection {
     this.client.on('ready', () => {
       this.session++;
       this.markUp();
+      this.closeCircuit(false);
       for (const listener of this.sessionListeners) listener();
     });
     this.client.on('error', (error: Error) => this.markDown('unavailable', error));
@@ -85,7 +112,12 @@ export class RedisConnection {
   }
 
   status(): SharedStateStatus {
-    return { store: 'redis', status: this.up ? 'ready' : 'down' };
+    return { store: 'redis', status: this.up && !this.open ? 'ready' : 'down' };
+  }
+
+  /** Whether the circuit is open: Redis hangs and commands are refused unsent. */
+  get circuitOpen(): boolean {
+    return this.open;
   }
 
   /**
@@ -93,16 +125,22 @@ export class RedisConnection {
    * or answers with an error; the caller applies its failure policy.
    */
   async run<T>(name: string, command: (redis: Redis) => Promise<T>): Promise<T> {
+    if (this.open) {
+      this.options.metrics.redisCommandErrors.inc({ command: name, reason: 'circuit_open' });
+      throw new RedisCircuitOpenError();
+    }
     const started = performance.now();
     try {
       const result = await command(this.client);
       this.options.metrics.redisCommandDuration.observe({ command: name }, (performance.now() - started) / 1000);
+      this.timeouts = 0;
       this.markUp();
       return result;
     } catch (error) {
       const reason = failureOf(error);
       this.options.metrics.redisCommandErrors.inc({ command: name, reason });
       this.markDown(reason, error as Error, name);
+      if (reason === 'timeout' && ++this.timeouts >= BREAKER_TIMEOUTS) this.openCircuit();
       throw error;
     }
   }
@@ -129,13 +167,47 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.probeTimer);
     await Promise.allSettled([this.client.quit(), this.subscriber?.quit()]);
     this.client.disconnect();
     this.subscriber?.disconnect();
   }
 
+  private openCircuit(): void {
+    if (this.open || this.closing) return;
+    this.open = true;
+    this.options.metrics.redisUp.set(0);
+    this.options.log.warn({ store: 'redis', timeouts: this.timeouts }, 'redis does not answer: circuit open, every use takes its fallback at once until a probe answers');
+    this.scheduleProbe();
+  }
+
+  /** One PING after a pause of one command timeout; it answers (close) or times out (probe again). */
+  private scheduleProbe(): void {
+    this.probeTimer = setTimeout(() => {
+      this.options.metrics.redisProbes.inc();
+      this.client.ping().then(
+        () => this.closeCircuit(true),
+        () => {
+          if (this.open && !this.closing) this.scheduleProbe();
+        },
+      );
+    }, this.options.commandTimeoutMs);
+    this.probeTimer.unref();
+  }
+
+  /** `resumed`: Redis answered on the same connection, so nothing else tells the users to write back. */
+  private closeCircuit(resumed: boolean): void {
+    if (!this.open) return;
+    this.open = false;
+    this.timeouts = 0;
+    clearTimeout(this.probeTimer);
+    this.markUp();
+    this.options.log.info({ store: 'redis' }, 'redis answers again: circuit closed');
+    if (resumed) for (const listener of this.sessionListeners) listener();
+  }
+
   private markUp(): void {
-    if (!this.up) {
+    if (!this.up && !this.open) {
       this.up = true;
       this.options.metrics.redisUp.set(1);
     }

@@ -105,12 +105,17 @@ export interface RedisStateOptions extends RedisConfig {
 export class RedisState implements SharedState {
   readonly replicaId = randomUUID();
   readonly connection: RedisConnection;
+  private readonly rebuildMs: number;
   private readonly registry = new Registry();
   private readonly fallback: FallbackPolicy;
   private readonly channels: RedisChannels;
+  private readonly quotas: RedisDailyQuota[] = [];
+  private readonly limiters: RedisRateLimiter[] = [];
 
   constructor(options: RedisStateOptions) {
     this.connection = new RedisConnection(options);
+    // Long enough for every replica to reconnect (ioredis retries at most 2 s apart) and put back its claims.
+    this.rebuildMs = Math.max(3_000, options.commandTimeoutMs * 10);
     this.fallback = new FallbackPolicy(options.replicas, options.metrics);
     this.channels = new RedisChannels(this.connection, this.fallback, options.commandTimeoutMs);
   }
@@ -119,10 +124,18 @@ export class RedisState implements SharedState {
     return this.connection.status();
   }
   dailyQuota(name: string, options: DailyQuotaOptions): DailyQuota {
-    return this.registry.once('quota', name, () => new RedisDailyQuota(this.connection, name, this.replicaId, this.fallback, options));
+    return this.registry.once('quota', name, () => {
+      const quota = new RedisDailyQuota(this.connection, name, this.replicaId, this.fallback, { rebuildMs: this.rebuildMs, ...options });
+      this.quotas.push(quota);
+      return quota;
+    });
   }
   rateLimiter(name: string, options: RateLimiterOptions): RateLimiter {
-    return this.registry.once('ratelimit', name, () => new RedisRateLimiter(this.connection, name, this.replicaId, this.fallback, options));
+    return this.registry.once('ratelimit', name, () => {
+      const limiter = new RedisRateLimiter(this.connection, name, this.replicaId, this.fallback, options);
+      this.limiters.push(limiter);
+      return limiter;
+    });
   }
   cache<V extends object>(name: string, options: SharedCacheOptions): SharedCache<V> {
     return this.registry.once('cache', name, () => new RedisCache<V>(this.connection, name, this.fallback, options));
@@ -139,7 +152,9 @@ export class RedisState implements SharedState {
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
     return this.registry.once('counters', name, () => new RedisDailyCounters(this.connection, name, this.fallback, options));
   }
-  close(): Promise<void> {
+  /** Gives back the quota and rate-limit slots this replica holds unspent, then closes the connection. */
+  async close(): Promise<void> {
+    await Promise.all([...this.quotas, ...this.limiters].map((held) => held.release()));
     return this.connection.close();
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RedisConnection, ScriptCall } from './connection.js';
 import type { FallbackPolicy } from './fallback.js';
 
@@ -107,28 +108,58 @@ export class MemoryDailyQuota implements DailyQuota {
 }
 
 /**
- * The day's count is a hash of per-replica counts (`<replica id>` → units it took), summed on every call. With each
- * call a replica sends the counts it knows — its own (units taken through Redis, or on its own while Redis failed)
- * and the others' as it last saw them — and a smaller count in Redis is raised to it first: an outage's units join
- * the shared count, and a Redis that restarted empty gets the whole day back from the first replica that calls,
- * idempotently. ARGV: n, limit, ttl, replica, force ('1': retries already sent, taken even past the limit), then
- * field/count pairs. n = 0 only restores and reads. Answers { granted 0/1, remaining, the hash as field/count pairs }.
+ * One step on the day's books, a hash of what each replica holds (`<replica id>` → units claimed today, spent or not;
+ * `!upstream` → what OMDb's own "limit reached" filled). KEYS: the hash, the replicas whose claims a rebuild still
+ * waits for, those that put theirs back, the generation. ARGV: limit, ttl, replica, target (the total this replica
+ * wants to hold), mode ('claim': raised towards target as far as the limit allows; 'force': raised even past it, for requests
+ * already sent; 'set': lowered to target, giving back what was not spent), own (what this replica knows it holds:
+ * never less is kept), rebuild ms, the generation the caller knows ('' when none), a new generation in case there is
+ * none, then the others' claims as the caller last saw them.
+ *
+ * The generation is made when Redis has none: a caller that knew another one is talking to a Redis that restarted
+ * empty, so its view of the others' claims is merged in (never lowering one), and no claim is granted until every
+ * replica in that view has put its own claim back (or `rebuild ms` passed: one that died puts nothing back), so
+ * nobody claims units that only seem free. Answers { granted 0/1, what this replica holds, the hash, the generation }.
  */
-const RESERVE = `
-local key, replica = KEYS[1], ARGV[4]
-local n, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-for i = 6, #ARGV, 2 do
-  if tonumber(redis.call('HGET', key, ARGV[i]) or '0') < tonumber(ARGV[i + 1]) then redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+const STEP = `
+local key, pending, confirmed, replica, mode = KEYS[1], KEYS[2], KEYS[3], ARGV[3], ARGV[5]
+local limit, target, own = tonumber(ARGV[1]), tonumber(ARGV[4]), tonumber(ARGV[6])
+local generation = redis.call('GET', KEYS[4])
+if not generation then generation = ARGV[9] end
+redis.call('SET', KEYS[4], generation, 'PX', 259200000)
+if ARGV[8] ~= '' and ARGV[8] ~= generation then
+  for i = 10, #ARGV, 2 do
+    if tonumber(redis.call('HGET', key, ARGV[i]) or '0') < tonumber(ARGV[i + 1]) then redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
+    if string.sub(ARGV[i], 1, 1) ~= '!' and redis.call('SISMEMBER', confirmed, ARGV[i]) == 0 then redis.call('SADD', pending, ARGV[i]) end
+  end
+  redis.call('SADD', confirmed, replica)
+  redis.call('PEXPIRE', confirmed, 2 * tonumber(ARGV[7]))
+  redis.call('PEXPIRE', pending, ARGV[7])
 end
+if redis.call('EXISTS', pending) == 1 then
+  redis.call('SREM', pending, replica)
+  redis.call('SADD', confirmed, replica)
+end
+local mine = tonumber(redis.call('HGET', key, replica) or '0')
+if mine < own then mine = own end
+local hash = redis.call('HGETALL', key)
 local used = 0
-for _, v in ipairs(redis.call('HVALS', key)) do used = used + tonumber(v) end
-local granted = 0
-if used + n <= limit or ARGV[5] == '1' then
-  redis.call('HINCRBY', key, replica, n)
-  used, granted = used + n, 1
+for i = 1, #hash, 2 do if hash[i] ~= replica then used = used + tonumber(hash[i + 1]) end end
+local granted = 1
+if mode == 'set' then
+  mine = target
+elseif mode == 'force' then
+  if target > mine then mine = target end
+elseif target > mine then
+  -- As much of the claim as fits: a slice the others leave no room for shrinks to what is free.
+  local fits = math.min(target, limit - used)
+  if fits > mine and redis.call('EXISTS', pending) == 0 then mine = fits else granted = 0 end
 end
-redis.call('PEXPIRE', key, ARGV[3])
-return {granted, math.max(0, limit - used), redis.call('HGETALL', key)}`;
+if mine > 0 or redis.call('EXISTS', key) == 1 then
+  redis.call('HSET', key, replica, mine)
+  redis.call('PEXPIRE', key, ARGV[2])
+end
+return {granted, mine, redis.call('HGETALL', key), generation}`;
 
 /** The upstream said its limit is reached: a field that fills what the replicas left of the limit. */
 const EXHAUST = `
@@ -141,142 +172,221 @@ return 0`;
 /** The count of the day outlives it by this much, so a replica whose clock runs late still finds it. */
 const KEY_GRACE_MS = 3_600_000;
 
+/** A claim takes this share of what is free, split among the replicas: half the pool stays free for the others. */
+const SLICE_DIVISOR = 2;
+
+/** This replica's books for one UTC day. */
+interface Book {
+  day: string;
+  /** Units Redis counts for this replica: spent, or held ahead. */
+  claimed: number;
+  spent: number;
+  /** The others' claims (and `!upstream`) as last seen. */
+  others: Map<string, number>;
+}
+
+export interface RedisDailyQuotaOptions extends DailyQuotaOptions {
+  /** How long a Redis that restarted empty grants no claim while the replicas put their books back. @default 5000 */
+  rebuildMs?: number;
+}
+
 /**
- * The shared quota: one Redis hash per quota per UTC day (`<prefix>quota:<name>:<yyyy-mm-dd>`, a count per
- * replica), reserved by one Lua script, so concurrent replicas cannot both take the last unit.
+ * The shared quota as leases held ahead: each replica claims a slice of what is free today (half of it divided by
+ * GATEWAY_REPLICAS, at least what it needs) in one Lua step, then spends it without asking Redis again; only when its
+ * slice is spent does it claim the next. Redis counts claims, not requests, so the replicas together never hold more
+ * than the limit, and a replica that cannot reach Redis spends only what it holds: no order of faults lets the
+ * cluster send more than the limit. What a replica did not spend it gives back when it closes.
  *
- * When Redis fails, each replica may take only its share of what was left (`remaining / GATEWAY_REPLICAS`, the
- * configured limit when nothing was seen yet), so the replicas together still stay within the limit. Each replica
- * keeps the day's counts it knows and sends them with every call: what it took meanwhile joins the shared count once
- * Redis answers again, and a Redis that comes back empty gets the day back from the first replica that calls. A unit
- * whose reply was lost (a timeout after Redis counted it) is not counted twice: Redis is raised to a replica's
- * count, never added to.
+ * Every step is absolute (raise this replica's claim to N), so a reply lost to a timeout (Redis hung, then worked off
+ * its queue) counts nothing twice; a replica adopts what Redis says it holds. A Redis that restarted empty is rebuilt
+ * from the books of the first replica that calls (its own claim and the others' as last seen) and from each
+ * replica's own claim as it comes back, with no claims granted meanwhile (`rebuildMs`).
+ *
+ * The cost: a unit held idle by one replica is refused on another until the day ends or the holder closes; the idle
+ * units are at most the replicas' unspent slices, each at most half of what was free when it was claimed, divided by
+ * GATEWAY_REPLICAS (src/state/README.md).
  */
 export class RedisDailyQuota implements DailyQuota {
   readonly limit: number;
   private readonly now: () => number;
   private readonly onChange: (remaining: number) => void;
-  private lastRemaining: number | undefined;
-  private readonly reserveScript: ScriptCall<[number, number, string[]]>;
+  private readonly rebuildMs: number;
+  private readonly stepScript: ScriptCall<[number, number, string[], string]>;
+  /** The Redis generation this replica last saw: another one means Redis restarted empty. */
+  private generation = '';
+  /** Whether the last step reached Redis: the free units count only then. */
+  private reachable = false;
+  private released = false;
   private readonly exhaustScript: ScriptCall<number>;
-  /** The counts of `day` as this replica knows them: its own (through Redis or on its own), the others' as last seen. */
-  private counts = { day: '', byReplica: new Map<string, number>() };
-  private outage: { day: string; quota: MemoryDailyQuota } | undefined;
+  private book: Book = { day: '', claimed: 0, spent: 0, others: new Map() };
+  /** The claim in flight, which reservations waiting for units join instead of sending their own. */
+  private claiming: Promise<boolean> | undefined;
+  /** Units the reservations in the loop want: what the next claim asks for at least. */
+  private wanted = 0;
 
   constructor(
     private readonly redis: RedisConnection,
     private readonly name: string,
     private readonly replicaId: string,
     private readonly fallback: FallbackPolicy,
-    options: DailyQuotaOptions,
+    options: RedisDailyQuotaOptions,
   ) {
     this.limit = options.limit;
     this.now = options.now ?? Date.now;
     this.onChange = options.onChange ?? (() => undefined);
+    this.rebuildMs = options.rebuildMs ?? 5_000;
     this.onChange(this.limit);
-    this.reserveScript = redis.script<[number, number, string[]]>('quota.reserve', RESERVE, 1);
+    this.stepScript = redis.script<[number, number, string[], string]>('quota.reserve', STEP, 4);
     this.exhaustScript = redis.script<number>('quota.exhaust', EXHAUST, 1);
-    // Back from an outage or a restart: write the day's counts back at once, not at this replica's next request,
-    // so the other replicas see the units it took on its own as soon as it can reach Redis.
+    // Back from an outage, a hang or a restart: put this replica's books back at once, not at its next claim, so a
+    // Redis that restarted empty holds every replica's claim before its rebuild window ends.
     redis.onSession(() => {
-      const now = this.now();
-      if (this.today(now).size === 0) return;
-      this.call(now, 0, false).then(([, remaining]) => this.seen(remaining), () => undefined);
+      if (this.today().claimed === 0 && this.book.others.size === 0) return;
+      this.step(0, 'claim').catch(() => undefined);
     });
   }
 
   async reserve(n = 1): Promise<QuotaReservation> {
-    const now = this.now();
+    this.wanted += n;
     try {
-      const [granted, remaining] = await this.call(now, n, false);
-      return { granted: granted === 1, remaining: this.seen(remaining) };
-    } catch {
-      const reservation = await this.outageQuota(now).quota.reserve(n);
-      if (reservation.granted) this.took(now, n);
-      return reservation;
+      for (let attempts = 0; ; attempts++) {
+        const book = this.today();
+        if (book.claimed - book.spent >= n) {
+          book.spent += n;
+          return { granted: true, remaining: this.changed() };
+        }
+        // A claim refused, or Redis failing, leaves this replica with what it holds: not enough.
+        if (attempts >= 5 || !(await this.claim())) return { granted: false, remaining: this.changed() };
+      }
+    } finally {
+      this.wanted -= n;
     }
   }
 
   async add(n: number): Promise<void> {
-    const now = this.now();
-    try {
-      const [, remaining] = await this.call(now, n, true);
-      this.seen(remaining);
-    } catch {
-      await this.outageQuota(now).quota.add(n);
-      this.took(now, n);
+    const book = this.today();
+    book.spent += n;
+    if (book.spent > book.claimed) {
+      // Requests already sent: Redis counts them even past the limit, or gets them with the next step that succeeds.
+      await this.step(book.spent, 'force').catch(() => this.fallback.used('quota'));
     }
+    this.changed();
   }
 
   async exhaust(): Promise<void> {
-    const now = this.now();
-    this.seen(0);
+    const book = this.today();
+    book.claimed = book.spent;
+    book.others.set('!upstream', this.limit);
+    this.onChange(0);
     try {
-      await this.exhaustScript([this.key(now)], [this.limit, this.keyTtl(now)]);
+      await this.exhaustScript([this.key()], [this.limit, this.keyTtl()]);
     } catch {
-      await this.outageQuota(now).quota.exhaust();
+      this.fallback.used('quota');
     }
   }
 
   async remaining(): Promise<number> {
-    const now = this.now();
     try {
-      const [, remaining] = await this.call(now, 0, false);
-      return this.seen(remaining);
+      await this.step(0, 'claim');
     } catch {
-      return this.outageQuota(now).quota.left();
+      this.fallback.used('quota');
     }
+    return this.changed();
   }
 
   secondsUntilReset(): number {
     return secondsUntilMidnight(this.now());
   }
 
-  /** One script call carrying the counts this replica knows; on success the outage (if any) is over. */
-  private async call(now: number, n: number, force: boolean): Promise<[number, number]> {
-    const counts = this.today(now);
-    const known = [...counts].flat();
-    const [granted, remaining, hash] = await this.reserveScript([this.key(now)], [n, this.limit, this.keyTtl(now), this.replicaId, force ? '1' : '0', ...known]);
-    for (let i = 0; i < hash.length; i += 2) counts.set(hash[i], Math.max(counts.get(hash[i]) ?? 0, Number(hash[i + 1])));
-    this.outage = undefined;
-    return [granted, remaining];
+  /** Gives back what this replica holds and did not spend (on close), so the other replicas can claim it. */
+  async release(): Promise<void> {
+    this.released = true;
+    await this.claiming;
+    const book = this.today();
+    if (book.claimed <= book.spent) return;
+    // Spent no more from here on, whether Redis hears it or not: if it does later (a hang), this replica must not
+    // hold units Redis no longer counts for it.
+    book.claimed = book.spent;
+    await this.step(book.spent, 'set').catch(() => undefined);
   }
 
-  private took(now: number, n: number): void {
-    const counts = this.today(now);
-    counts.set(this.replicaId, (counts.get(this.replicaId) ?? 0) + n);
+  /** One claim for what the waiting reservations lack, at least a slice; true when this replica holds more after it. */
+  private claim(): Promise<boolean> {
+    if (this.released) return Promise.resolve(false);
+    if (this.claiming) return this.claiming;
+    const book = this.today();
+    const lacking = Math.max(1, this.wanted - (book.claimed - book.spent));
+    const free = this.free();
+    const slice = Math.floor(free / (SLICE_DIVISOR * this.fallback.replicas));
+    const target = Math.max(book.claimed, book.spent) + Math.max(lacking, Math.min(slice, free));
+    const before = book.claimed;
+    const claiming = this.step(target, 'claim').then(
+      () => this.today().claimed > before,
+      () => {
+        this.fallback.used('quota');
+        return false;
+      },
+    ).then((more) => {
+      // Cleared before the waiting reservations go on, so the next one that still lacks units sends a new claim.
+      this.claiming = undefined;
+      return more;
+    });
+    this.claiming = claiming;
+    return claiming;
   }
 
-  private today(now: number): Map<string, number> {
-    const day = utcDay(now);
-    if (this.counts.day !== day) this.counts = { day, byReplica: new Map() };
-    return this.counts.byReplica;
+  /** One STEP call carrying this replica's books; adopts what Redis says this replica holds and the others' claims. */
+  private async step(target: number, mode: 'claim' | 'force' | 'set'): Promise<boolean> {
+    const book = this.today();
+    const own = mode === 'set' ? 0 : Math.max(book.claimed, book.spent);
+    const others = [...book.others].flat();
+    const keys = [this.key(), `${this.key()}:rebuild-pending`, `${this.key()}:rebuild-confirmed`, `quota:${this.name}:generation`];
+    const [granted, mine, hash, generation] = await this.runStep(keys, [this.limit, this.keyTtl(), this.replicaId, target, mode, own, this.rebuildMs, this.generation, randomUUID(), ...others]);
+    this.generation = generation;
+    this.reachable = true;
+    if (book !== this.book) return false;
+    book.claimed = mode === 'set' ? Math.min(book.claimed, Number(mine)) : Math.max(book.claimed, Number(mine));
+    book.others = new Map();
+    for (let i = 0; i < hash.length; i += 2) if (hash[i] !== this.replicaId) book.others.set(hash[i], Number(hash[i + 1]));
+    return granted === 1;
   }
 
-  private key(now: number): string {
-    return `quota:${this.name}:${utcDay(now)}`;
-  }
-
-  private keyTtl(now: number): number {
-    return secondsUntilMidnight(now) * 1000 + KEY_GRACE_MS;
-  }
-
-  private seen(remaining: number): number {
-    const value = Math.max(0, remaining);
-    this.lastRemaining = value;
-    this.onChange(value);
-    return value;
-  }
-
-  /** This replica's share while Redis is down (per UTC day). */
-  private outageQuota(now: number) {
-    const day = utcDay(now);
-    if (!this.outage || this.outage.day !== day) {
-      const left = this.outage || this.lastRemaining === undefined ? this.limit : this.lastRemaining;
-      const share = this.fallback.share(left);
-      this.outage = { day, quota: new MemoryDailyQuota({ limit: share, now: this.now, onChange: this.onChange }) };
+  private async runStep(keys: string[], args: Array<string | number>): Promise<[number, number, string[], string]> {
+    try {
+      return await this.stepScript(keys, args);
+    } catch (error) {
+      this.reachable = false;
+      throw error;
     }
-    this.fallback.used('quota');
-    return this.outage;
+  }
+
+  /** Units no replica holds, as this replica last saw the books. */
+  private free(): number {
+    const book = this.today();
+    let used = Math.max(book.claimed, book.spent);
+    for (const count of book.others.values()) used += count;
+    return Math.max(0, this.limit - used);
+  }
+
+  /** What this replica can still spend today: its own slice, plus what is free while it reaches Redis. */
+  private changed(): number {
+    const book = this.today();
+    const remaining = Math.max(0, book.claimed - book.spent) + (this.reachable ? this.free() : 0);
+    this.onChange(remaining);
+    return remaining;
+  }
+
+  private today(): Book {
+    const day = utcDay(this.now());
+    if (this.book.day !== day) this.book = { day, claimed: 0, spent: 0, others: new Map() };
+    return this.book;
+  }
+
+  private key(): string {
+    return `quota:${this.name}:${this.today().day}`;
+  }
+
+  private keyTtl(): number {
+    return secondsUntilMidnight(this.now()) * 1000 + KEY_GRACE_MS;
   }
 }

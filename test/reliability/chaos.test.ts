@@ -165,8 +165,9 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     expect(refusedByQuota).toBeGreaterThan(0);
     expect(new Set(omdb.map((r) => titleIdOf(r.url))).size).toBe(omdb.length);
     expect(omdb.every((r) => r.status === 200)).toBe(true);
-    expect(omdb.length).toBe(used);
-    expect(served).toBe(used);
+    // Redis counts claims: what was sent, plus what replicas hold ahead unspent (the killed one's slice among it).
+    expect(used).toBeGreaterThanOrEqual(omdb.length);
+    expect(served).toBe(omdb.length);
     expect(used).toBeLessThanOrEqual(QUOTA);
 
     // deepseek: the load hit the RPM; the window in Redis holds every request sent, never more than RPM.
@@ -175,8 +176,11 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
     expect(outcomes.filter((o) => o.codes.includes('UPSTREAM_RATE_LIMITED')).length).toBeGreaterThan(0);
     expect(deepseek.every((r) => r.status === 200)).toBe(true);
-    expect(deepseek.length).toBe(slots);
-    expect(completed).toBe(slots);
+    // The killed replica's one completion in flight may hold a slot it never sent, or a request never answered.
+    expect(slots - deepseek.length).toBeGreaterThanOrEqual(0);
+    expect(slots - deepseek.length).toBeLessThanOrEqual(1);
+    expect(deepseek.length - completed).toBeGreaterThanOrEqual(0);
+    expect(deepseek.length - completed).toBeLessThanOrEqual(1);
     expect(slots).toBeLessThanOrEqual(RPM);
 
     console.info(
@@ -199,7 +203,7 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
   // The sandbox keeps OMDb's real quota check; its own deepseek limit stays out of the way of the gateway's.
   const setup = useCluster(OUTAGE_QUOTA, OUTAGE_RPM, 1_000);
 
-  it('answers every operation, keeps each replica to its share (limit / GATEWAY_REPLICAS) while Redis is down, and restores the shared counts after', async () => {
+  it('answers every operation, keeps each replica to the quota slice it holds while Redis is down, and restores the shared counts after', async () => {
     const { cluster, counters } = setup;
     const references = await referenceTexts(cluster);
     const outcomes: Outcome[] = [];
@@ -232,8 +236,6 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     const stoppedAt = Date.now();
     await cluster.redis.stop();
     await until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'down'), 20_000, 'replicas see Redis down');
-    // What each replica last saw remaining: its share during the outage is a third of it.
-    const lastSeen = await Promise.all(cluster.origins.map(async (o) => Number(/gateway_upstream_quota_remaining\{upstream="omdb"\} (\d+)/.exec(await (await fetch(`${o}/metrics`)).text())![1])));
     // While it is down: new lookups and completions on every replica, and cached lookups until Redis is back.
     let restarted = false;
     const cachedDuringOutage = async (r: number) => {
@@ -260,30 +262,27 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     for (const s of streams) expect({ ended: s.ended, text: s.tokens.join(''), finishReason: s.finishReason }).toEqual({ ended: 'complete', text: references[s.prompt], finishReason: 'LENGTH' });
     const cachedServed = outcomes.filter((o) => o.phase === 'down' && o.data?.title).length;
 
-    // OMDb while Redis was down: each replica sent at most a third of what it last saw remaining.
+    // OMDb: while Redis was down each replica spent only the slice it held; in all, never more than the quota.
     const omdb = sent(cluster, 'omdb');
     expect(new Set(omdb.map((r) => titleIdOf(r.url))).size).toBe(omdb.length);
     const sentIn = (r: number, name: string) => omdb.filter((q) => lookedUp.get(titleIdOf(q.url)!)?.replica === r && lookedUp.get(titleIdOf(q.url)!)?.phase === name).length;
     const downBy = [0, 1, 2].map((r) => sentIn(r, 'down'));
-    for (const r of [0, 1, 2]) expect(downBy[r]).toBeLessThanOrEqual(Math.floor(lastSeen[r] / 3));
     expect(outcomes.filter((o) => o.phase === 'down' && o.codes.includes('UPSTREAM_QUOTA_EXHAUSTED')).length).toBeGreaterThan(0);
-    // The shares are thirds of what each replica last saw: a replica that saw the count a while ago (idle for OMDb)
-    // takes a third of a larger figure, so the outage can overshoot the quota by that difference, never more; OMDb
-    // then answers its own limit, which the gateway passes on as UPSTREAM_QUOTA_EXHAUSTED (checked above).
-    const overshoot = Math.max(0, upOmdb + downBy.reduce((a, b) => a + b, 0) - OUTAGE_QUOTA);
-    expect(overshoot).toBeLessThanOrEqual(Math.max(0, lastSeen.reduce((sum, seen) => sum + Math.floor(seen / 3), 0) - (OUTAGE_QUOTA - upOmdb)));
-    expect(omdb.filter((r) => r.status === 200).length).toBeLessThanOrEqual(OUTAGE_QUOTA);
-    // After: the emptied Redis got the day back from the replicas and counts every request sent, so nothing more
-    // goes out today.
-    expect([0, 1, 2].map((r) => sentIn(r, 'recovered'))).toEqual([0, 0, 0]);
-    expect(await counters.quotaUsed()).toBe(omdb.length);
+    expect(omdb.length).toBeLessThanOrEqual(OUTAGE_QUOTA);
+    expect(omdb.every((r) => r.status === 200)).toBe(true);
+    // After: the emptied Redis got the replicas' claims back; it counts every request sent and what is held ahead.
+    const claimed = await counters.quotaUsed();
+    expect(claimed).toBeGreaterThanOrEqual(omdb.length);
+    expect(claimed).toBeLessThanOrEqual(OUTAGE_QUOTA);
+    expect(outcomes.filter((o) => o.data?.title && lookedUp.get(o.data.title.imdbId)).length).toBeGreaterThanOrEqual(omdb.length);
 
-    // deepseek while Redis was down: at most RPM / 3 per replica; after, the window in Redis holds every request sent.
+    // deepseek while Redis was down: a share of 12 / 3 = 4 a minute is too small to lease slots ahead, so a replica
+    // holds none and sends nothing; in any 60 s, never more than the RPM. After, the window in Redis holds every request.
     const deepseek = sent(cluster, 'deepseek');
     const promptOf = (body: string) => (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0].content;
-    const share = Math.floor(OUTAGE_RPM / 3);
-    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`)).length).toBeLessThanOrEqual(share);
-    expect(deepseek.length).toBeLessThanOrEqual(OUTAGE_RPM + 3 * share);
+    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`))).toEqual([]);
+    const times = deepseek.map((q) => Date.parse(q.at)).sort((x, y) => x - y);
+    for (const start of times) expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(OUTAGE_RPM);
     expect(await counters.rateSlots()).toBe(deepseek.length);
     const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
     expect(completed).toBe(deepseek.length);
@@ -291,8 +290,8 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     console.info(
       `[chaos] Redis outage: 1 stop of ${OUTAGE_MS / 1000} s + restart (empty); ${outcomes.length} operations, 0 lost, 0 hung ` +
         `(${cachedServed} cached lookups served during the outage); ${streams.length} streams complete; ` +
-        `OMDb: ${upOmdb} sent before, ${downBy.join('+')} during (thirds of ${lastSeen.join('/')} last seen; overshoot ${overshoot}), ${omdb.length}/${OUTAGE_QUOTA} in all = ${await counters.quotaUsed()} counted in Redis after; ` +
-        `deepseek: ${deepseek.length} sent (RPM ${OUTAGE_RPM}, share ${share} per replica while down) = ${await counters.rateSlots()} slots in Redis after`,
+        `OMDb: ${upOmdb} sent before, ${downBy.join('+')} during (each from its slice), ${omdb.length}/${OUTAGE_QUOTA} in all, ${claimed} claimed in Redis after; ` +
+        `deepseek: ${deepseek.length} sent (RPM ${OUTAGE_RPM}; none while down: no leased slots at a share of ${OUTAGE_RPM / 3}) = ${await counters.rateSlots()} slots in Redis after`,
     );
   }, 120_000);
 });

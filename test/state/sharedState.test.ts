@@ -274,21 +274,25 @@ describe('daily counters retention', () => {
 });
 
 describe('redis outage', () => {
-  it('falls back to per-replica shares without hanging, and restores the whole day once Redis is back, even empty', async () => {
+  it('falls back to the quota slice and the rate-limit slots it holds without hanging, and restores the whole day once Redis is back, even empty', async () => {
     const [a, b] = await redisReplicas(2);
     const quota = a.dailyQuota('omdb', { limit: 10 });
-    const limiter = a.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 });
+    // 40 a minute for 2 replicas: a share of 20, leased 5 slots at a time.
+    const limiter = a.rateLimiter('deepseek', { perMinute: 40, maxWaitMs: 0 });
     const cache = a.cache<{ n: number }>('omdb', { max: 10, ttlMs: 60_000 });
-    expect((await quota.reserve(2)).granted).toBe(true);
+    expect((await limiter.acquire()).ok).toBe(true);
+    // The first reservation claims a slice of 2 (half of the 10 free, divided by 2 replicas, is 2.5): 1 held ahead.
+    expect(await quota.reserve()).toEqual({ granted: true, remaining: 9 });
     await cache.set('kept', { n: 1 });
     expect(a.status()).toEqual({ store: 'redis', status: 'ready' });
 
     await redis.stop();
-    // 8 remained: this replica's share is 8 / 2 = 4; the limiter's 6 / 2 = 3; the cache answers from this replica.
+    // The quota spends only the unit it holds, the limiter the 4 leased slots it holds; the cache answers from this replica.
     const reservations = await Promise.all(Array.from({ length: 6 }, () => quota.reserve()));
-    expect(reservations.filter((r) => r.granted)).toHaveLength(4);
-    const verdicts = await Promise.all(Array.from({ length: 5 }, () => limiter.acquire()));
-    expect(verdicts.filter((v) => v.ok)).toHaveLength(3);
+    expect(reservations.filter((r) => r.granted)).toHaveLength(1);
+    expect(reservations.filter((r) => !r.granted).every((r) => r.remaining === 0)).toBe(true);
+    const verdicts = await Promise.all(Array.from({ length: 6 }, () => limiter.acquire()));
+    expect(verdicts.filter((v) => v.ok)).toHaveLength(4);
     expect(await cache.get('kept')).toEqual({ n: 1 });
     expect(await cache.get('other')).toBeUndefined();
     await cache.set('during', { n: 2 });
@@ -296,14 +300,13 @@ describe('redis outage', () => {
 
     await redis.start();
     await until(() => a.status().status === 'ready' && b.status().status === 'ready', 15_000);
-    // The restarted Redis is empty: the replica writes back its count of the day, the 2 units taken through Redis
-    // and the 4 taken during the outage, before taking the next one.
-    expect((await quota.reserve()).granted).toBe(true);
-    expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(3);
-    // The limiter writes back its 3 slots of the outage with its next one: 6 per minute leaves 2 for the cluster.
+    // The restarted Redis is empty: the replica puts back its claim of 2 (both spent), then claims a new slice of 2
+    // (half of the 8 free, divided by 2) for the next reservation.
+    expect(await quota.reserve()).toEqual({ granted: true, remaining: 7 });
+    expect(await b.dailyQuota('omdb', { limit: 10 }).remaining()).toBe(6);
+    // The limiter writes back its 5 slots of the minute with its next claim, which leases 5 more: 10 of 40 taken.
     expect((await limiter.acquire()).ok).toBe(true);
-    const after = await Promise.all(Array.from({ length: 4 }, () => b.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 }).acquire()));
-    expect(after.filter((v) => v.ok)).toHaveLength(2);
+    expect(await (a as RedisState).connection.client.zcard('ratelimit:deepseek')).toBe(10);
   });
 
   it('gets the day’s quota count and the minute’s rate-limit slots back from the replicas when Redis restarts empty', async () => {
@@ -313,12 +316,20 @@ describe('redis outage', () => {
     for (const [i, n] of [[0, 3], [1, 2]]) for (let k = 0; k < n; k++) expect((await quotas[i].reserve()).granted).toBe(true);
     for (const [i, n] of [[0, 2], [1, 1]]) for (let k = 0; k < n; k++) expect((await limiters[i].acquire()).ok).toBe(true);
 
+    // Slices: a holds 4 (claimed 2, then 2 of the 8 free), b 2 (1 of the 6 free, then 1 of the 5): 6 of 10.
+    const books = async () => (a as RedisState).connection.client.hgetall(`quota:omdb:${new Date().toISOString().slice(0, 10)}`);
+    expect(Object.values(await books()).sort()).toEqual(['2', '4']);
+
     await redis.stop();
     await redis.start();
     await until(() => a.status().status === 'ready' && b.status().status === 'ready', 15_000);
-    // No command failed on the way, yet the first call writes back the day as that replica saw it: b saw a's 3 units.
-    expect(await quotas[1].remaining()).toBe(5);
-    expect(await quotas[0].reserve()).toEqual({ granted: true, remaining: 4 });
+    // No command failed on the way, yet each replica puts its claim back as it reconnects.
+    for (let i = 0; i < 100 && Object.keys(await books()).length < 2; i++) await sleep(20);
+    expect(Object.values(await books()).sort()).toEqual(['2', '4']);
+    expect(await quotas[1].remaining()).toBe(4);
+    // a still holds one unit it has not spent: it takes that one, claiming nothing more.
+    expect((await quotas[0].reserve()).granted).toBe(true);
+    expect(Object.values(await books()).sort()).toEqual(['2', '4']);
     expect((await limiters[0].acquire()).ok).toBe(true);
     expect((await limiters[1].acquire()).ok).toBe(true);
     expect((await limiters[0].acquire()).ok).toBe(true);
@@ -347,7 +358,7 @@ describe('redis outage', () => {
 });
 
 describe('redis not there at start-up', () => {
-  it('starts at once on the per-replica share, and uses Redis once it comes up', async () => {
+  it('starts at once, refusing quota it holds no slice of, and uses Redis once it comes up', async () => {
     const late = await startRedis();
     await late.stop();
     try {
@@ -355,11 +366,12 @@ describe('redis not there at start-up', () => {
       opened.push(state);
       expect(state.status()).toEqual({ store: 'redis', status: 'down' });
       const quota = state.dailyQuota('omdb', { limit: 10 });
-      expect(await quota.reserve()).toEqual({ granted: true, remaining: 4 });
+      // It holds no slice of the quota and cannot know what other replicas spent: refused, nothing is sent.
+      expect(await quota.reserve()).toEqual({ granted: false, remaining: 0 });
       await late.start();
       await until(() => state.status().status === 'ready', 15_000);
-      // The unit taken on the fallback joins the shared count.
-      expect(await quota.reserve()).toEqual({ granted: true, remaining: 8 });
+      // A slice of 2 (half of the 10 free, divided by 2 replicas), one of it spent.
+      expect(await quota.reserve()).toEqual({ granted: true, remaining: 9 });
     } finally {
       await late.close();
     }

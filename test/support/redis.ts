@@ -11,6 +11,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** SIGSTOP: the server hangs with its connections open, as a swapping or frozen host would. */
+  pause(): void;
+  /** SIGCONT: it answers again, working off what queued meanwhile. */
+  resume(): void;
   /** Stops it for good; safe to call twice. */
   close(): Promise<void>;
 }
@@ -46,6 +50,11 @@ export async function startRedis(): Promise<TestRedis> {
     await exited;
   }
 
+  async function stopForGood(): Promise<void> {
+    child?.kill('SIGCONT');
+    await stop();
+  }
+
   await start();
-  return { port, url: `redis://127.0.0.1:${port}/0`, start, stop, close: stop };
+  return { port, url: `redis://127.0.0.1:${port}/0`, start, stop, close: stopForGood, pause: () => child?.kill('SIGSTOP'), resume: () => child?.kill('SIGCONT') };
 }

@@ -11,10 +11,11 @@ import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
+import type { ResponseBufferBudget } from '../../upstreams/http/bufferBudget.js';
 
 /** The gateway-wide OMDb client (built once at start-up: src/runtime/upstreamClients.ts). */
-export function createOmdbClient(s: UpstreamClientServices): OmdbClient {
-  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
+export function createOmdbClient(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): OmdbClient {
+  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
   s.onClose.push(() => client.close());
   return client;
 }

@@ -14,8 +14,13 @@ import { providerSpec } from './registry.js';
 import { SseParser, SseStreamError } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
+import type { ResponseBufferBudget } from '../http/bufferBudget.js';
+import { FairQueue } from '../http/fairQueue.js';
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
+/** Who a chat call is for: its request (signal, id for the log) and the gateway client whose turn it takes. */
+export type ChatCaller = UpstreamCaller & { readonly credentials?: { readonly client?: string } };
+
 export interface ChatStream extends AsyncIterable<ChatChunk> {
   cancel(): void;
 }
@@ -33,23 +38,32 @@ export class ChatClient {
     readonly http: UpstreamHttp,
     private readonly limiter: RateLimiter | undefined,
     readonly credentials: GatewayCredentials,
+    /** The provider's connections, shared fairly between the gateway's clients. */
+    readonly connections: FairQueue,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
   }
 
-  /** A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once). */
-  async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: UpstreamCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
+  /**
+   * A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once); `caller` is
+   * the request it is for, whose client waits its turn when the provider's connections are busy.
+   */
+  async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
     const { signal, requestId } = caller;
     await this.admit(signal);
     let status: number;
     let text: string;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
       const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, retry, isFinal: this.quotaSpent });
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
       this.credentials.accepted(this.spec.id);
       ({ status, text } = res);
     } catch (error) {
       throw this.failure(error, signal, 'the answer broke off');
+    } finally {
+      release?.();
     }
     try {
       // DeepSeek's keep-alive blank lines before the body are whitespace to JSON.parse.
@@ -63,11 +77,13 @@ export class ChatClient {
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
    */
-  async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: UpstreamCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
     const { signal, requestId } = caller;
     await this.admit(signal);
     let body: Readable;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
       const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);
@@ -75,8 +91,11 @@ export class ChatClient {
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
+      release?.();
       throw this.failure(error, signal, 'the answer broke off');
     }
+    // The slot is the stream's connection: free once the body is done, read to its end or destroyed.
+    body.once('close', release);
     const cancel = () => body.destroy();
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
@@ -188,7 +207,7 @@ export class ChatClient {
 }
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
-export function createChatClients(s: UpstreamClientServices): ReadonlyMap<string, ChatClient> {
+export function createChatClients(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): ReadonlyMap<string, ChatClient> {
   {
     const clients = new Map<string, ChatClient>();
     for (const config of s.config.chat) {
@@ -198,18 +217,20 @@ export function createChatClients(s: UpstreamClientServices): ReadonlyMap<string
         log: s.log,
         redact: s.redact,
         // Streams hold their connection for the whole answer: room for many at once.
-        connections: 256,
+        connections: s.config.chatProviderMaxConnections,
         // A long non-streaming answer sends its headers only when it is done.
         headersTimeoutMs: 300_000,
         totalTimeoutMs: s.config.chatTimeoutMs,
         // A stream's silence while it is read; a paused (backpressured) stream does not count.
         bodyTimeoutMs: s.config.chatStreamIdleTimeoutMs,
         maxResponseBytes: s.config.upstreamMaxResponseBytes,
+        bufferBudget,
         // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
         retry: { maxAttempts: 3, budgetMs: 10_000 },
       });
       s.onClose.push(() => http.close());
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config), s.credentials));
+      const connections = new FairQueue(s.config.chatProviderMaxConnections, config.id);
+      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config), s.credentials, connections));
     }
     return clients;
   }

@@ -24,8 +24,13 @@ export class SseStreamError extends Error {
 
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private buffer = '';
-  /** Characters of the event being read, its data lines and its unfinished line. */
+  /**
+   * The unfinished line, as the pieces that arrived: each chunk is scanned once for line ends and kept as a piece,
+   * joined only when its line ends, so a long line costs its length, not its length times its chunks.
+   */
+  private partial: string[] = [];
+  private partialLength = 0;
+  /** Characters of the event being read: its data lines (the unfinished line is `partialLength`). */
   private pending = 0;
 
   /** @param maxEventLength characters one event (its lines up to the blank line) may have. @default Infinity */
@@ -43,26 +48,35 @@ export class SseParser {
     } catch {
       throw new SseStreamError('bytes that are not UTF-8', 'encoding');
     }
-    if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
+    let start = this.pendingCr && text.startsWith('\n') ? 1 : 0;
     this.pendingCr = false;
-    this.buffer += text;
     const events: SseEvent[] = [];
-    let start = 0;
-    for (;;) {
-      const cr = this.buffer.indexOf('\r', start);
-      const lf = this.buffer.indexOf('\n', start);
+    // The next CR and LF at or after `start`, each searched again only once passed: one pass over the chunk.
+    let cr = text.indexOf('\r', start);
+    let lf = text.indexOf('\n', start);
+    while (cr !== -1 || lf !== -1) {
       const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
-      if (end === -1) break;
-      const line = this.buffer.slice(start, end);
-      if (this.buffer[end] === '\r') {
-        if (end + 1 === this.buffer.length) this.pendingCr = true;
-        start = this.buffer[end + 1] === '\n' ? end + 2 : end + 1;
+      let line = text.slice(start, end);
+      if (this.partialLength > 0) {
+        this.partial.push(line);
+        line = this.partial.join('');
+        this.partial = [];
+        this.partialLength = 0;
+      }
+      if (end === cr) {
+        if (end + 1 === text.length) this.pendingCr = true;
+        start = text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
       } else start = end + 1;
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
       const event = this.line(line);
       if (event) events.push(event);
     }
-    this.buffer = this.buffer.slice(start);
-    if (this.pending + this.buffer.length > this.maxEventLength) {
+    if (start < text.length) {
+      this.partial.push(start === 0 ? text : text.slice(start));
+      this.partialLength += text.length - start;
+    }
+    if (this.pending + this.partialLength > this.maxEventLength) {
       throw new SseStreamError(`an event longer than ${this.maxEventLength} characters`, 'size');
     }
     return events;
@@ -70,8 +84,9 @@ export class SseParser {
 
   /** The end of the body: an event without its closing blank line is dropped, as the spec says. */
   end(): { incomplete: boolean } {
-    const incomplete = this.buffer.trim() !== '' || this.data.length > 0;
-    this.buffer = '';
+    const incomplete = this.partial.some((piece) => piece.trim() !== '') || this.data.length > 0;
+    this.partial = [];
+    this.partialLength = 0;
     this.data = [];
     this.pending = 0;
     return { incomplete };

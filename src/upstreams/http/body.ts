@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
 import { collect } from '../../runtime/streams.js';
+import type { ResponseBufferBudget } from './bufferBudget.js';
 
 /** The default of UPSTREAM_MAX_RESPONSE_BYTES: room for the largest Graph page with `$expand`, 16 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -27,6 +28,15 @@ export function tooLarge(upstream: string, limit: number, options: { what?: stri
     ErrorCode.UpstreamError,
     `The ${upstream} service sent ${what} larger than ${describeBytes(limit)}${detail}, the limit UPSTREAM_MAX_RESPONSE_BYTES sets; the gateway stopped reading it.`,
     { upstream, status, upstreamCode: 'RESPONSE_TOO_LARGE' },
+  );
+}
+
+/** The process-wide budget is spent: this body is not read on, so that memory stays bounded. */
+export function bufferBudgetSpent(upstream: string, budget: ResponseBufferBudget, status?: number): GatewayError {
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The gateway already holds ${describeBytes(budget.limit)} of upstream responses, the limit UPSTREAM_MAX_BUFFERED_BYTES sets; it stopped reading this ${upstream} response. Retry shortly, or raise UPSTREAM_MAX_BUFFERED_BYTES.`,
+    { upstream, status, upstreamCode: 'RESPONSE_BUFFER_FULL' },
   );
 }
 
@@ -60,14 +70,15 @@ export function decodedBody(body: Readable, contentEncoding: string | string[] |
  * Reads a whole buffered body, at most `limit` bytes after decoding: past it the body is destroyed (which aborts the
  * upstream request) and the caller gets UPSTREAM_ERROR naming the upstream and the limit. A `Content-Length` above
  * the limit is refused before reading anything. Bodies of 2xx answers must be valid UTF-8 (JSON is); error bodies
- * are only quoted in messages, so there a bad byte becomes U+FFFD instead.
+ * are only quoted in messages, so there a bad byte becomes U+FFFD instead. With a `budget`, every chunk is taken
+ * from it as it arrives (a chunk that does not fit fails the read with UPSTREAM_ERROR) and given back at the end.
  */
 export async function readBoundedText(
   body: Readable,
   headers: Record<string, string | string[] | undefined>,
-  options: { upstream: string; status: number; limit: number },
+  options: { upstream: string; status: number; limit: number; budget?: ResponseBufferBudget },
 ): Promise<string> {
-  const { upstream, status, limit } = options;
+  const { upstream, status, limit, budget } = options;
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     body.destroy();
@@ -75,20 +86,33 @@ export async function readBoundedText(
   }
   const decoded = decodedBody(body, headers['content-encoding'], upstream, status);
   const detail = decoded === body ? '' : ` after decompression (Content-Encoding: ${headers['content-encoding']})`;
-  let parts: Buffer[];
-  let size: number;
-  try {
-    ({ chunks: parts, size } = await collect(decoded, limit, () => tooLarge(upstream, limit, { detail, status })));
-  } catch (error) {
-    // `collect` destroyed the decoder; the socket's body goes too (a cancel or a limit ends the upstream request).
-    body.destroy();
-    throw error;
+  let taken = 0;
+  if (budget) {
+    // Listening before `collect` does: a chunk that does not fit destroys the stream before it is kept.
+    decoded.on('data', (chunk: Buffer) => {
+      if (budget.take(chunk.length)) taken += chunk.length;
+      else decoded.destroy(bufferBudgetSpent(upstream, budget, status));
+    });
   }
-  const bytes = Buffer.concat(parts, size);
-  if (status < 200 || status >= 300) return bytes.toString('utf8');
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: 'INVALID_UTF8' });
+    let parts: Buffer[];
+    let size: number;
+    try {
+      ({ chunks: parts, size } = await collect(decoded, limit, () => tooLarge(upstream, limit, { detail, status })));
+    } catch (error) {
+      // `collect` destroyed the decoder; the socket's body goes too (a cancel or a limit ends the upstream request).
+      body.destroy();
+      throw error;
+    }
+    const bytes = Buffer.concat(parts, size);
+    parts.length = 0;
+    if (status < 200 || status >= 300) return bytes.toString('utf8');
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: 'INVALID_UTF8' });
+    }
+  } finally {
+    budget?.give(taken);
   }
 }

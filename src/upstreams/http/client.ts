@@ -6,6 +6,7 @@ import type { GatewayMetrics } from '../../observability/metrics.js';
 import { startUpstreamSpan } from '../../observability/tracing.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
+import type { ResponseBufferBudget } from './bufferBudget.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
@@ -30,6 +31,8 @@ export interface UpstreamHttpOptions {
    * stream, for readers that buffer one. @default 16777216
    */
   maxResponseBytes?: number;
+  /** Bytes of buffered bodies the whole gateway may hold at once (UPSTREAM_MAX_BUFFERED_BYTES), shared by its clients. @default none */
+  bufferBudget?: ResponseBufferBudget;
   retry?: Partial<RetryPolicy>;
   breaker?: Partial<BreakerOptions>;
 }
@@ -160,7 +163,7 @@ export class UpstreamHttp {
 
   private read(body: Readable, response: UpstreamResponse, decode = true): Promise<string> {
     const headers = decode ? response.headers : { ...response.headers, 'content-encoding': undefined };
-    return readBoundedText(body, headers, { upstream: this.upstream, status: response.status, limit: this.maxResponseBytes });
+    return readBoundedText(body, headers, { upstream: this.upstream, status: response.status, limit: this.maxResponseBytes, budget: this.options.bufferBudget });
   }
 
   /** The circuit breaker around one request with its retries: the final outcome counts, not each attempt. */

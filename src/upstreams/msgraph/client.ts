@@ -8,6 +8,7 @@ import type { SharedState } from '../../state/index.js';
 import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
 import { ApplicationToken } from './auth.js';
 import { graphError, malformedResponse, UPSTREAM } from './errors.js';
+import type { ResponseBufferBudget } from '../http/bufferBudget.js';
 
 /** Graph accepts at most this many requests in one JSON batch (docs/upstreams.md 1.8). */
 export const MAX_BATCH_SIZE = 20;
@@ -210,8 +211,8 @@ function lowerCase(headers: Record<string, string>): Headers {
 }
 
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
-export function createGraphClient(s: UpstreamClientServices): GraphClient {
-  const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes });
+export function createGraphClient(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): GraphClient {
+  const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget });
   s.onClose.push(() => http.close());
   return new GraphClient(http, s.config.graph, s.state, s.credentials);
 }

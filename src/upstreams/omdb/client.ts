@@ -8,6 +8,7 @@ import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
 import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
+import type { ResponseBufferBudget } from '../http/bufferBudget.js';
 
 /** What OMDb answered to one {@link OmdbQuery}, errors that are answers (not found, too broad) included. */
 export type OmdbAnswer =
@@ -31,6 +32,7 @@ export interface OmdbClientOptions {
   timeoutMs?: number;
   /** Largest answer read, after decompression. @default 16777216 */
   maxResponseBytes?: number;
+  bufferBudget?: ResponseBufferBudget;
   metrics: GatewayMetrics;
   log: Logger;
   redact: (text: string) => string;
@@ -67,7 +69,7 @@ export class OmdbClient {
 
   constructor(private readonly options: OmdbClientOptions) {
     this.credentials = options.credentials ?? new GatewayCredentials(options.log);
-    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, bufferBudget: options.bufferBudget });
     const state = options.state ?? new MemoryState();
     this.quota = state.dailyQuota('omdb', { limit: options.dailyQuota, onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining) });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {

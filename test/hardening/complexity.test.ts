@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimatePromptTokens } from '../../src/domains/chat/preflight.js';
+import { SseParser } from '../../src/upstreams/chat/sse.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/**
+ * Every public input costs work linear in its size: each doubling may at most a little more than double the CPU time
+ * this process spends on it (gateway, sandbox and client all run here). Measured over two doublings (N and 4N), as
+ * CPU time, not wall time, the cheapest of a few bounded repetitions, so that a busy machine and a garbage collection
+ * do not fail the test: linear work gives about 4×, a quadratic path about 16×.
+ */
+const MAX_PER_DOUBLING = 2.5;
+const REPETITIONS = 5;
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ LOG_LEVEL: 'warn' });
+});
+afterAll(() => gw?.close());
+
+async function cpuMs(run: () => Promise<void> | void): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < REPETITIONS; i++) {
+    const before = process.cpuUsage();
+    await run();
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+const SERVICES = ['Exchange', 'SharePoint', 'microsoftteams', 'OneDriveForBusiness'];
+
+/** An `_entities` call with `n` references built by `reference(i)`, every entry answered. */
+function entities(selection: string, reference: (i: number) => Record<string, unknown>) {
+  return async (n: number) => {
+    const representations = Array.from({ length: n }, (_, i) => reference(i));
+    const r = await gw.query(`query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`, { representations });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data._entities).toHaveLength(n);
+  };
+}
+
+/** An SSE body as a provider would send it, cut into chunks of `chunkBytes`. */
+function sse(body: string, chunkBytes: number, expectedEvents: number) {
+  const bytes = new TextEncoder().encode(body);
+  return () => {
+    const parser = new SseParser();
+    let events = 0;
+    for (let at = 0; at < bytes.length; at += chunkBytes) events += parser.push(bytes.subarray(at, at + chunkBytes)).length;
+    expect(events).toBe(expectedEvents);
+  };
+}
+
+/** Each input: a run of size n, and the size N measured against 2N. */
+const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void> | void }> = [
+  {
+    input: '_entities: ServiceHealth references (one document, one variable holding them all)',
+    n: 2_500,
+    run: entities('... on ServiceHealth { id service status }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] })),
+  },
+  {
+    input: '_entities: Title references',
+    n: 2_500,
+    run: entities('... on Title { imdbId title year }', (i) => ({ __typename: 'Title', imdbId: ['tt0078346', 'tt0133093'][i % 2] })),
+  },
+  {
+    input: '_entities: references with a large extra field each (representations as a router sends @requires fields)',
+    n: 800,
+    run: entities('... on ServiceHealth { id }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length], note: 'x'.repeat(200) })),
+  },
+  {
+    input: 'upstream SSE: one long line in 1 KiB chunks',
+    n: 2_000,
+    run: (n) => sse(`data: ${'x'.repeat(n * 1024)}\n\n`, 1024, 1)(),
+  },
+  {
+    input: 'upstream SSE: many short events in 64 KiB chunks (LF only, so a CR search would rescan)',
+    n: 50_000,
+    run: (n) => sse('data: {"a":1}\n\n'.repeat(n), 64 * 1024, n)(),
+  },
+  {
+    input: 'upstream SSE: many short events, CRLF line ends, in 7-byte chunks',
+    n: 20_000,
+    run: (n) => sse('data: {"a":1}\r\n\r\n'.repeat(n), 7, n)(),
+  },
+  {
+    input: 'chat prompt estimate (context-window preflight): one word without spaces, the tokenizer’s worst case',
+    n: 10_000,
+    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never)).toBeGreaterThan(n / 8),
+  },
+  {
+    input: 'chat prompt estimate: Chinese without punctuation',
+    n: 1_200,
+    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never)).toBeGreaterThan(n / 2),
+  },
+];
+
+describe('work linear in the size of every input', () => {
+  it.each(inputs)('$input: each doubling costs at most a little more than twice as much', async ({ input, n, run }) => {
+    await run(n);
+    const [once, twice, four] = [await cpuMs(() => run(n)), await cpuMs(() => run(2 * n)), await cpuMs(() => run(4 * n))];
+    const figures = `N = ${n}: ${once.toFixed(1)} ms of CPU, 2N ${twice.toFixed(1)} ms, 4N ${four.toFixed(1)} ms`;
+    console.info(`[complexity] ${input}: ${figures}`);
+    expect(four / once, figures).toBeLessThan(MAX_PER_DOUBLING ** 2);
+  });
+
+  it('answers 20,000 ServiceHealth references in one request with one $batch of the distinct ids', async () => {
+    gw.clearUpstreamRequests();
+    const before = process.cpuUsage();
+    await entities('... on ServiceHealth { id service }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] }))(20_000);
+    const used = process.cpuUsage(before);
+    const cpu = (used.user + used.system) / 1000;
+    console.info(`[complexity] 20,000 ServiceHealth references: ${cpu.toFixed(0)} ms CPU (gateway, sandbox and client)`);
+    expect(gw.upstreamRequests('graph').map((r) => `${r.method} ${r.url}`)).toEqual(['POST /graph/v1.0/$batch']);
+  });
+});
