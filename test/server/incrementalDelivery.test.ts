@@ -135,6 +135,13 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
+  it('refuses a subscription sent this way as Apollo refuses one over plain HTTP, naming the streaming protocols', async () => {
+    const res = await post({ query: 'subscription { serverTime(intervalMs: 10, count: 2) } # asks for @defer' });
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toContain('A subscription needs a streaming response');
+  });
+
   it('aborts the deferred upstream requests when the client leaves after the first part', async () => {
     t.sandbox.faults.push({ upstream: 'omdb', times: 10, delayMs: 5000, match: 'i=tt' });
     const controller = new AbortController();

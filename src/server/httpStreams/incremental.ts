@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, refusalStatus } from '../../errors.js';
+import { badRequest, refusalStatus } from '../../errors.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { subscriptionOverHttp } from '../apolloPlugins.js';
 import { drained } from './drained.js';
 import { sendErrors } from './parts.js';
 import { crossSiteRefusal } from './preflight.js';
@@ -73,10 +74,12 @@ export function createIncrementalResponder(pipeline: OperationPipeline) {
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
       const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
       if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
-      if (admitted.type === 'mutation' && req.method === 'GET') {
-        admitted.errorCodes.add(ErrorCode.BadUserInput);
+      const refusal =
+        admitted.type === 'subscription' ? subscriptionOverHttp() : admitted.type === 'mutation' && req.method === 'GET' ? badRequest('Mutations are not run over GET: send them with POST.', 405) : undefined;
+      if (refusal) {
+        const errors = pipeline.format([refusal], admitted);
         pipeline.finish(admitted);
-        return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
+        return sendErrors(req, res, refusalStatus(refusal), errors);
       }
       return respond(res, admitted);
     },
