@@ -6,6 +6,8 @@ import { presentedApiKey } from '../../pipeline/apiKey.js';
 import type { GatewayServices } from '../../runtime/context.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
+import { createIncrementalResponder } from './incremental.js';
+import { MultipartWriter, sendErrors } from './parts.js';
 
 const BOUNDARY = 'graphql';
 
@@ -24,6 +26,7 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
  */
 export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; heartbeatMs: number }) {
   const { pipeline, services } = options;
+  const incremental = createIncrementalResponder(pipeline, services);
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
@@ -42,6 +45,9 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
       return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
     }
 
+    // A query with `@defer`/`@stream` answers in the incremental delivery format, whatever protocol was asked for.
+    if (pipeline.isIncremental(op)) return incremental.respond(res, op);
+
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
     const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
       transport: 'multipart',
@@ -50,13 +56,11 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
     });
     // Closing the response (the client left, or was too slow) aborts the operation; returning the iterator ends the loop.
     outbound.track(op.controller);
+    const parts = new MultipartWriter(res, BOUNDARY, outbound);
     let iterator: AsyncIterator<ExecutionResult> | undefined;
     const onClose = () => void iterator?.return?.();
     res.once('close', onClose);
-    const write = (body: unknown) => {
-      if (!outbound.overflowed() && !res.destroyed) res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
-    };
-    const heartbeat = setInterval(() => write({}), options.heartbeatMs);
+    const heartbeat = setInterval(() => parts.write({}), options.heartbeatMs);
     try {
       const result = await pipeline.run(op);
       if (Symbol.asyncIterator in result) {
@@ -64,18 +68,18 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
         for (;;) {
           const next = await iterator.next();
           if (next.done || outbound.done) break;
-          write({ payload: withFormattedErrors(next.value) });
+          parts.write({ payload: withFormattedErrors(next.value) });
         }
       } else {
-        write({ payload: withFormattedErrors(result) });
+        parts.write({ payload: withFormattedErrors(result) });
       }
     } catch (error) {
-      write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
+      parts.write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
       outbound.forget(op.controller);
-      if (!res.destroyed) res.end(`\r\n--${BOUNDARY}--\r\n`);
+      parts.end();
       pipeline.finish(op);
     }
 
@@ -110,15 +114,4 @@ async function readPayload(req: IncomingMessage): Promise<OperationPayload | Gat
     /* answered below */
   }
   return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
-}
-
-/** Errors before the stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */
-function sendErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: readonly unknown[]): void {
-  const modern = req.headers.accept?.includes('application/graphql-response+json');
-  const text = JSON.stringify({ errors });
-  res.writeHead(modern || status !== 400 ? status : 200, {
-    'content-type': `${modern ? 'application/graphql-response+json' : 'application/json'}; charset=utf-8`,
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }
