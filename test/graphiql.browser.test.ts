@@ -3,25 +3,15 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraphiql } from '../src/build/graphiql.js';
 import { graphiqlExamples } from '../src/server/examples.js';
 import { defaultGraphiqlDistDir } from '../src/server/graphiql.js';
+import { launchChromium } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startGraphiqlHarness, type GraphiqlHarness } from './support/graphiqlHarness.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const projectRoot = join(import.meta.dirname, '..');
 const uiTimeoutMs = 15_000;
 
@@ -115,12 +105,9 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   let origin: string;
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) {
-      throw new Error(`${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
-    }
     gateway = await startTestGateway({ LOG_LEVEL: 'warn' });
     origin = gateway.gateway.origin;
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
