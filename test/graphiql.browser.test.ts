@@ -38,9 +38,12 @@ interface Session {
   consoleErrors: string[];
 }
 
-async function openGraphiql(browser: Browser, origin: string): Promise<Session> {
-  // A fresh context per test: GraphiQL keeps tabs in localStorage, and the default tabs apply only without them.
-  const context = await browser.newContext({ viewport: { width: 1400, height: 800 } });
+/**
+ * A fresh context per test: GraphiQL keeps tabs in localStorage, and the default tabs apply only without them. Pass
+ * `context` to open a second window of the same browser profile (same origin storage, so the same tabs).
+ */
+async function openGraphiql(browser: Browser, origin: string, context?: BrowserContext): Promise<Session> {
+  context ??= await browser.newContext({ viewport: { width: 1400, height: 800 } });
   const page = await context.newPage();
   page.setDefaultTimeout(uiTimeoutMs);
   const session: Session = { context, page, requests: [], webSockets: [], workers: [], wsNext: [], consoleErrors: [] };
@@ -105,7 +108,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   let origin: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ LOG_LEVEL: 'warn' });
+    gateway = await startTestGateway({ LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '100' });
     origin = gateway.gateway.origin;
     browser = await launchChromium();
   }, 60_000);
@@ -153,6 +156,32 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       expect(shown).toContain(`"serverTime": "${last.data.serverTime}"`);
     } finally {
       await context.close();
+    }
+  });
+
+  it('runs the live-health walkthrough as written: the mutation from a second window reaches the first', async () => {
+    const first = await openGraphiql(browser, origin);
+    try {
+      // Switching tabs stops the running operation, so the walkthrough keeps this window on the subscription tab.
+      await first.page.locator('.graphiql-tab', { hasText: 'LiveServiceHealth' }).click();
+      expect(await editorText(first.page, '.graphiql-query-editor')).toContain('second browser window');
+      const pollsBefore = gateway.upstreamRequests('graph').length;
+      await first.page.locator('.graphiql-execute-button').click();
+      // Only changes after subscribing are sent: let the poller take its first look before the write.
+      await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
+
+      const second = await openGraphiql(browser, origin, first.context);
+      await second.page.locator('.graphiql-tab', { hasText: 'DegradeExchange' }).click();
+      await second.page.locator('.graphiql-execute-button').click();
+      await second.page.locator('.graphiql-response .view-lines', { hasText: '"SERVICE_DEGRADATION"' }).waitFor();
+
+      await first.page.locator('.graphiql-response .view-lines', { hasText: '"STATUS_CHANGED"' }).waitFor();
+      expect(await editorText(first.page, '.graphiql-response')).toContain('"status": "SERVICE_DEGRADATION"');
+      expect(first.wsNext).toEqual([
+        { data: { serviceHealthChanged: expect.objectContaining({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' } }) } },
+      ]);
+    } finally {
+      await first.context.close();
     }
   });
 
