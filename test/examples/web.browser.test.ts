@@ -75,10 +75,10 @@ describe('examples/web in a browser', () => {
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 
-  const statusOf = (service: string) => () => page.locator(`tr[data-service="${service}"] [data-testid="status"]`).innerText();
+  const statusOf = (service: string) => () => page.locator(`tr[data-service="${service}"] [data-testid="status"]`).getAttribute('data-status');
 
   it('renders the service-health board and updates it from serviceHealthChanged after a scripted incident', async () => {
-    const operational = page.locator('table.board tr', { has: page.locator('[data-testid="status"]', { hasText: /^SERVICE_OPERATIONAL$/ }) });
+    const operational = page.locator('table.board tr', { has: page.locator('[data-status="SERVICE_OPERATIONAL"]') });
     await operational.first().waitFor();
     expect(await page.locator('table.board tr').count()).toBeGreaterThan(5);
     const service = (await operational.first().getAttribute('data-service'))!;
@@ -140,6 +140,7 @@ describe('examples/web in a browser', () => {
     expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
     expect(lengths.at(-1)).toBe(final);
     console.info(`chat answer lengths seen: ${lengths.join(', ')}`);
+    if (process.env.WEB_EXAMPLE_SCREENSHOT) await page.screenshot({ path: process.env.WEB_EXAMPLE_SCREENSHOT });
   });
 
   it('stops a streaming answer, and the gateway aborts the provider request', async () => {
@@ -160,8 +161,23 @@ describe('examples/web in a browser', () => {
     console.info(`stopped after ${shown} characters; upstream ${chat()[0].upstream} request aborted: ${chat()[0].aborted}`);
   });
 
+  it('consults the graph when asked: the model calls a trusted operation and the page names it', async () => {
+    // A new conversation: the stopped one asked for a very long answer, and history goes with every message.
+    await page.getByRole('button', { name: 'New chat' }).click();
+    expect(await page.locator('[data-testid="transcript"] p').count()).toBe(0);
+    gateway.clearUpstreamRequests();
+    await page.getByLabel('consult the graph').check();
+    await page.getByLabel('Message').fill('Is Exchange healthy right now?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('[data-testid="chat-state"]', { hasText: /\d+ tokens/ }).waitFor();
+    const consulted = await page.locator('[data-testid="graph-steps"]').innerText();
+    expect(consulted).toMatch(/^Consulted: \w+/);
+    // One provider request asked for the call, another answered with its result.
+    expect(gateway.upstreamRequests('glm').length).toBeGreaterThanOrEqual(2);
+    await page.getByLabel('consult the graph').uncheck();
+  });
+
   it('sent no request to any host but the gateway and the page’s own server', async () => {
-    if (process.env.WEB_EXAMPLE_SCREENSHOT) await page.screenshot({ path: process.env.WEB_EXAMPLE_SCREENSHOT, fullPage: true });
     expect(foreign).toEqual([]);
     expect([...hosts].sort()).toEqual([new URL(pageOrigin).host, new URL(gateway.gateway.url).host].sort());
     console.info(`hosts requested: ${[...hosts].sort().join(', ')}`);

@@ -72,6 +72,15 @@ export function ChatWindow() {
     });
   };
 
+  const restart = () => {
+    setTurns([]);
+    setAnswer('');
+    setUsage(null);
+    setSteps([]);
+    setProblem('');
+    setState('idle');
+  };
+
   const stop = () => {
     stream.current?.unsubscribe();
     stream.current = null;
@@ -104,7 +113,7 @@ export function ChatWindow() {
           <p className="assistant" data-testid="answer">{answer}{state === 'streaming' && <span className="cursor">▍</span>}</p>
         )}
       </div>
-      {steps.length > 0 && <p className="muted">Consulted: {steps.join(', ')}</p>}
+      {steps.length > 0 && <p className="muted" data-testid="graph-steps">Consulted: {steps.join(', ')}</p>}
       {problem && <p className="error" role="alert">{problem}</p>}
       <p className="muted" data-testid="chat-state">
         {state === 'streaming' && 'Streaming…'}
@@ -117,7 +126,12 @@ export function ChatWindow() {
         {state === 'streaming' ? (
           <button type="button" onClick={stop} className="stop">Stop</button>
         ) : (
-          <button type="submit" disabled={!target}>Send</button>
+          <>
+            <button type="submit" disabled={!target}>Send</button>
+            {turns.length > 0 && (
+              <button type="button" className="secondary" onClick={restart}>New chat</button>
+            )}
+          </>
         )}
       </form>
     </section>

@@ -22,18 +22,6 @@ export function HealthBoard() {
       {loading && <p className="muted">Loading services…</p>}
       {error && <p className="error" role="alert">{error.message}</p>}
       {live.error && <p className="error" role="alert">Live updates stopped: {live.error.message}</p>}
-      <table className="board">
-        <tbody>
-          {services.map((row) => (
-            <tr key={row.id} data-service={row.id}>
-              <td>{row.service}</td>
-              <td>
-                <span className={`status ${statusTone(row.status)}`} data-testid="status">{row.status}</span>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
       <h3>Live changes</h3>
       {changes.length === 0 && <p className="muted">Waiting for the next change…</p>}
       <ol className="changes" data-testid="changes">
@@ -44,6 +32,23 @@ export function HealthBoard() {
           </li>
         ))}
       </ol>
+      <h3>All services</h3>
+      <div className="board-scroll">
+        <table className="board">
+          <tbody>
+            {services.map((row) => (
+              <tr key={row.id} data-service={row.id}>
+                <td>{row.service}</td>
+                <td>
+                  <span className={`status ${statusTone(row.status)}`} data-testid="status" data-status={row.status}>
+                    {label(row.status)}
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
@@ -51,14 +56,20 @@ export function HealthBoard() {
 function describe(change: HealthChange): string {
   switch (change.kind) {
     case 'STATUS_CHANGED':
-      return `${change.previousStatus ?? 'new'} → ${change.serviceHealth.status}`;
+      return `${change.previousStatus ? label(change.previousStatus) : 'new'} → ${label(change.serviceHealth.status)}`;
     case 'ISSUE_OPENED':
       return `issue opened: ${change.issue?.title ?? change.issue?.id}`;
     case 'ISSUE_UPDATED':
-      return `issue ${change.previousStatus} → ${change.issue?.status}`;
+      return `issue ${change.previousStatus ? label(change.previousStatus) : ''} → ${change.issue?.status ? label(change.issue.status) : ''}`;
     case 'ISSUE_RESOLVED':
       return `issue resolved: ${change.issue?.title ?? change.issue?.id}`;
   }
+}
+
+/** `SERVICE_DEGRADATION` → `Service degradation`. */
+function label(status: string): string {
+  const words = status.toLowerCase().replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function statusTone(status: string): string {
