@@ -27,26 +27,22 @@ export function ChatWindow() {
   const [steps, setSteps] = useState<string[]>([]);
   const stream = useRef<{ unsubscribe(): void } | null>(null);
 
-  const targets = (providers.data?.chatProviders ?? []).flatMap((p) => p.models.map((model) => `${p.id}/${model}`));
-  useEffect(() => {
-    if (!target && targets.length > 0) setTarget(targets[0]);
-  }, [target, targets]);
+  const models = (providers.data?.chatProviders ?? []).flatMap((p) => p.models.map((model) => `${p.id}/${model}`));
+  // The first model until the user picks one.
+  const chosen = target || models[0] || '';
   useEffect(() => () => stream.current?.unsubscribe(), []);
 
   const send = (event: FormEvent) => {
     event.preventDefault();
     const text = prompt.trim();
-    if (!text || !target || state === 'streaming') return;
-    const [provider, ...model] = target.split('/');
+    if (!text || !chosen || state === 'streaming') return;
+    const [provider, ...model] = chosen.split('/');
     const history: Turn[] = [...turns, ...(answer ? [{ role: 'ASSISTANT' as const, content: answer }] : []), { role: 'USER', content: text }];
     const input: ChatInput = { provider, model: model.join('/'), messages: history };
     if (consultGraph) input.graphTools = graphToolNames;
+    clearAnswer();
     setTurns(history);
     setPrompt('');
-    setAnswer('');
-    setUsage(null);
-    setSteps([]);
-    setProblem('');
     setState('streaming');
     let received = '';
     stream.current = client.subscribe({ query: ChatStreamSubscription, variables: { input } }).subscribe({
@@ -61,7 +57,8 @@ export function ChatWindow() {
           received += chunk.delta.content;
           setAnswer(received);
         }
-        if (chunk.graphStep) setSteps((previous) => [...previous, `${chunk.graphStep!.operation}${chunk.graphStep!.errorCode ? ` (${chunk.graphStep!.errorCode})` : ''}`]);
+        const step = chunk.graphStep;
+        if (step) setSteps((previous) => [...previous, step.errorCode ? `${step.operation} (${step.errorCode})` : step.operation]);
         if (chunk.usage) setUsage(chunk.usage);
       },
       error: (error: Error) => {
@@ -72,12 +69,16 @@ export function ChatWindow() {
     });
   };
 
-  const restart = () => {
-    setTurns([]);
+  function clearAnswer() {
     setAnswer('');
     setUsage(null);
     setSteps([]);
     setProblem('');
+  }
+
+  const restart = () => {
+    clearAnswer();
+    setTurns([]);
     setState('idle');
   };
 
@@ -91,7 +92,7 @@ export function ChatWindow() {
     <section className="panel chat" aria-labelledby="chat-heading">
       <h2 id="chat-heading">Chat</h2>
       <div className="row">
-        <select aria-label="Model" value={target} onChange={(event) => setTarget(event.target.value)}>
+        <select aria-label="Model" value={chosen} onChange={(event) => setTarget(event.target.value)}>
           {(providers.data?.chatProviders ?? []).map((p) => (
             <optgroup key={p.id} label={`${p.id}${p.live ? '' : ' (sandbox)'}`}>
               {p.models.map((model) => (
@@ -127,7 +128,7 @@ export function ChatWindow() {
           <button type="button" onClick={stop} className="stop">Stop</button>
         ) : (
           <>
-            <button type="submit" disabled={!target}>Send</button>
+            <button type="submit" disabled={!chosen}>Send</button>
             {turns.length > 0 && (
               <button type="button" className="secondary" onClick={restart}>New chat</button>
             )}
