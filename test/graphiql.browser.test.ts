@@ -143,6 +143,28 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     }
   });
 
+  it('opens the @defer example as a tab and renders its parts merged, received as multipart over HTTP', async () => {
+    const { context, page } = await openGraphiql(browser, origin);
+    const contentTypes: string[] = [];
+    page.on('response', (response) => {
+      if (response.url() === `${origin}/graphql` && response.request().method() === 'POST') contentTypes.push(response.headers()['content-type'] ?? '');
+    });
+    try {
+      await page.locator('.graphiql-tab', { hasText: 'SearchDeferred' }).click();
+      await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain('@defer(label: "details")');
+      await page.locator('.graphiql-execute-button').click();
+      // The last part's fields appear in the one merged result GraphiQL shows.
+      await page.locator('.graphiql-response .view-lines', { hasText: '"directors"' }).first().waitFor();
+      const shown = await editorText(page, '.graphiql-response');
+      expect(shown).toContain('"Star Wars: Episode IV - A New Hope"');
+      expect(shown).toContain('"George Lucas"');
+      expect(shown).not.toContain('hasNext');
+      expect(contentTypes).toContain('multipart/mixed;boundary="-";deferSpec=20220824');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('streams a subscription over the WebSocket on /graphql', async () => {
     const { context, page, webSockets, wsNext } = await openGraphiql(browser, origin);
     try {

@@ -18,6 +18,7 @@ import { runInTrace, type Tracing } from '../observability/tracing.js';
 import { createContext, type GatewayServices } from '../runtime/context.js';
 import type { UpstreamEstimator } from '../runtime/upstreamBudget.js';
 import { compiledExecute, compiledSubscribe } from '../server/execution.js';
+import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../server/incrementalExecution.js';
 import { apiKeyRefusal, createApiKeyCheck, type ApiKeyCheck } from './apiKey.js';
 import { cancellation } from './cancellation.js';
 import { documentLimits } from './documentLimits.js';
@@ -197,10 +198,23 @@ export class OperationPipeline {
     return op as AdmittedOperation;
   }
 
-  /** Executes an admitted operation with its span active: a stream for a subscription, one result otherwise. */
-  run(op: AdmittedOperation): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> | ExecutionResult {
+  /**
+   * Executes an admitted operation with its span active: a stream for a subscription, and for a query or mutation
+   * with `@defer`/`@stream` its parts (the initial result, then `{incremental, hasNext}` payloads); one result
+   * otherwise. A transport that cannot send parts passes `incremental: false` and gets the whole result, compiled.
+   */
+  run(op: AdmittedOperation, options: { incremental?: boolean } = {}): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.variables, operationName: op.name };
-    return runInTrace(op.trace, () => (op.type === 'subscription' ? this.subscribeCompiled(args) : this.executeCompiled(args)));
+    return runInTrace(op.trace, () => {
+      if (op.type === 'subscription') return this.subscribeCompiled(args);
+      if (options.incremental !== false && deliversIncrementally(op.operation, op.document)) return executeIncremental(args, op.controller.signal);
+      return this.executeCompiled(args);
+    });
+  }
+
+  /** Whether {@link run} delivers this operation in parts (a query or mutation with `@defer`/`@stream`). */
+  isIncremental(op: AdmittedOperation): boolean {
+    return deliversIncrementally(op.operation, op.document);
   }
 
   /** Ends the operation once: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
@@ -222,7 +236,8 @@ export class OperationPipeline {
       if (op.type === 'subscription') {
         return { errors: this.format([requestError(new GraphQLError('A subscription streams: call subscribe() for it.'), ErrorReason.BadRequest)], op) };
       }
-      return this.formatted(op, (await this.run(op)) as ExecutionResult);
+      // One answer: a document with `@defer`/`@stream` runs whole, as for a client that does not take parts.
+      return this.formatted(op, (await this.run(op, { incremental: false })) as ExecutionResult);
     } catch (error) {
       return { errors: this.format([{ message: (error as Error)?.message ?? 'operation failed' }], op) };
     } finally {
@@ -268,8 +283,13 @@ export class OperationPipeline {
     return this.admit(payload, { ...init, transport: init.transport ?? 'in-process' }, init.signal);
   }
 
-  /** A result with its errors formatted for the client. */
-  formatted(op: Operation, result: ExecutionResult): FormattedExecutionResult {
+  /** A result (or an incremental payload) with its errors formatted for the client, those of each deferred part too. */
+  formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
+    const incremental = (result as IncrementalPayload).incremental;
+    if (incremental?.some((entry) => entry.errors?.length)) {
+      const entries = incremental.map((entry): IncrementalEntry => (entry.errors?.length ? { ...entry, errors: this.format(entry.errors, op) as never } : entry));
+      result = { ...result, incremental: entries } as IncrementalPayload;
+    }
     return result.errors?.length ? { ...result, errors: this.format(result.errors, op) } : (result as FormattedExecutionResult);
   }
 

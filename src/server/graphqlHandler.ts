@@ -9,6 +9,8 @@ import type { Operation, OperationPayload, OperationPipeline } from '../pipeline
 import type { GatewayContext, GatewayServices } from '../runtime/context.js';
 import { legacyJsonStatusPlugin, pipelinePlugin } from './apolloPlugins.js';
 import { compiledExecution } from './execution.js';
+import { acceptsIncrementalDelivery, createIncrementalResponder } from './httpStreams/incremental.js';
+import { mentionsIncrementalDirective } from './incrementalExecution.js';
 import { MAX_BODY_BYTES, readBody } from './requestBody.js';
 import { sendJson } from './respond.js';
 
@@ -53,6 +55,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
     ],
   });
   await apollo.start();
+  const incremental = createIncrementalResponder(pipeline);
 
   return {
     stop: () => apollo.stop(),
@@ -83,6 +86,10 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
       if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
         const prepared = pipeline.prepare(fields as OperationPayload);
         if (prepared instanceof GraphQLError) return refuse(res, prepared);
+        // `@defer`/`@stream` for a client that takes parts: the pipeline runs it (Apollo 5 on graphql 16 cannot).
+        if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query)) {
+          return incremental.serve(req, res, requestId, prepared as Record<string, unknown>);
+        }
         if (prepared !== fields) {
           if (params) search = `?${asSearch(prepared)}`;
           else body = prepared;

@@ -22,6 +22,7 @@ import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
 import type { GatewayContext } from '../runtime/context.js';
 import { entitiesBudget, entityOverBudget } from '../runtime/upstreamBudget.js';
+import { withIncrementalDirectives } from './incrementalExecution.js';
 
 /** `schema/` at the project root; the same relative path from `src/server` and `dist/server`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
@@ -72,7 +73,8 @@ export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DO
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema);
-  return schema;
+  // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
+  return withIncrementalDirectives(schema);
 }
 
 /**
@@ -154,5 +156,5 @@ export async function printPublicSchema(): Promise<string> {
     if (d.kind === Kind.OBJECT_TYPE_DEFINITION) return [{ ...d, fields: d.fields?.filter((f) => !isFederationInternal(f.name.value)) }];
     return [d];
   });
-  return printSchema(lexicographicSortSchema(buildASTSchema({ kind: Kind.DOCUMENT, definitions }))) + '\n';
+  return printSchema(lexicographicSortSchema(withIncrementalDirectives(buildASTSchema({ kind: Kind.DOCUMENT, definitions })))) + '\n';
 }

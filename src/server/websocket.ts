@@ -142,8 +142,9 @@ export function attachWebSocket(options: {
       onNext(ctx, id, _payload, _args, result) {
         const conn = connections.get(ctx.extra.socket)!;
         // Past the limit the connection closes; graphql-ws then sends nothing more.
-        if (conn.outbound.overflowed() || !result.errors?.length) return;
-        return { ...result, errors: pipeline.format(result.errors, conn.operations.get(id)) };
+        if (conn.outbound.overflowed() || (!result.errors?.length && !('incremental' in result))) return;
+        const op = conn.operations.get(id);
+        return op ? pipeline.formatted(op, result) : { ...result, errors: pipeline.format(result.errors ?? []) };
       },
       onError(ctx, id, _payload, errors) {
         const conn = connections.get(ctx.extra.socket)!;

@@ -1,4 +1,5 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { describe, expect, it } from 'vitest';
 import { wsClient } from '../support/ws.js';
@@ -8,13 +9,18 @@ const ctx = useClientGateway();
 
 /** Apollo Client as a browser app configures it: HttpLink for operations, optionally a WebSocket link for subscriptions. */
 function apollo(transport: 'multipart' | 'ws') {
+  return client(transport);
+}
+
+/** The client, optionally with the handler that asks for and reads `@defer` parts (as Apollo Router sends them). */
+function client(transport: 'multipart' | 'ws', incrementalHandler?: Defer20220824Handler) {
   const http = new HttpLink({ uri: ctx.t.gateway.url });
   const ws = wsClient(ctx.t.gateway.wsUrl);
   const link =
     transport === 'ws'
       ? ApolloLink.split(({ operationType }) => operationType === 'subscription', new GraphQLWsLink(ws), http)
       : http; // HttpLink alone sends subscriptions with Accept: multipart/mixed;subscriptionSpec=1.0
-  return { client: new ApolloClient({ link, cache: new InMemoryCache() }), dispose: () => ws.dispose() };
+  return { client: new ApolloClient({ link, cache: new InMemoryCache(), incrementalHandler }), dispose: () => ws.dispose() };
 }
 
 /** Subscribes and resolves with every chunk once the stream completes. */
@@ -58,6 +64,39 @@ describe('Apollo Client 4', () => {
     expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(content);
     expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: expect.any(Number) } });
     expect(ctx.t.upstreamRequests('moonshot')).toHaveLength(2);
+    await dispose();
+  });
+
+  it('reads @defer parts with Defer20220824Handler: the list first, each title\'s details as they arrive, one OMDb request per title', async () => {
+    const { client: apolloClient, dispose } = client('multipart', new Defer20220824Handler());
+    // The details are slow: the list must render before them.
+    ctx.t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 400, match: 'i=tt' });
+    const query = gql(`query Search { searchTitles(query: "star wars") { items { imdbId title ... @defer { directors imdbRating } } } }`);
+    const seen = await new Promise<any[]>((resolve, reject) => {
+      const results: any[] = [];
+      const sub = apolloClient.watchQuery({ query, fetchPolicy: 'no-cache' }).subscribe({
+        next: (r) => {
+          if (r.error) return reject(r.error);
+          // While parts arrive the result is `streaming` (and still loading); nothing is there before the first.
+          if (r.dataState === 'empty') return;
+          results.push(r);
+          if (r.dataState === 'complete') {
+            sub.unsubscribe();
+            resolve(results);
+          }
+        },
+        error: reject,
+      });
+    });
+    const first = seen[0].data.searchTitles.items;
+    expect(seen[0].dataState).toBe('streaming');
+    expect(first.length).toBe(6);
+    expect(first.some((i: any) => i.directors === undefined)).toBe(true);
+    const last = seen.at(-1).data.searchTitles.items;
+    expect(last.every((i: any) => Array.isArray(i.directors) && typeof i.imdbRating === 'number')).toBe(true);
+    const omdb = ctx.t.upstreamRequests('omdb');
+    expect(omdb.filter((r) => r.url.includes('s='))).toHaveLength(1);
+    expect(omdb.filter((r) => r.url.includes('i=tt'))).toHaveLength(6);
     await dispose();
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TestGateway } from '../support/gateway.js';
+import { mergePayloads } from '../support/incremental.js';
 import type { AfterFirst, ConformanceRequest, Outcome, TransportRunner } from './transports.js';
 
 /** Which transports a case runs on. */
@@ -51,6 +52,14 @@ const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
 export const MANIFEST = { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: LISTED_ID, name: 'Upstreams', type: 'query', body: LISTED }] };
 /** Three distinct OMDb lookups: three upstream requests. */
 const THREE_TITLES = '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }';
+/** Service health with each service's status and latest issue deferred: one Graph request whatever the delivery. */
+const HEALTH_DEFERRED = `{ admin { serviceAnnouncement { healthOverviews(first: 2, orderBy: [{ field: SERVICE, direction: ASC }]) { nodes { id service
+  ... on ServiceHealth @defer(label: "status") { status issues(first: 1) { nodes { id } } } } } } } }`;
+/** The Graph app token is fetched once per gateway: fetch it before the request whose upstream calls are counted. */
+const warmGraph = async (t: TestGateway) => {
+  await t.query('{ admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } }');
+  t.clearUpstreamRequests();
+};
 /** What an upstream's error page may carry that must never reach a client in production. */
 const UPSTREAM_SECRET = '<html><body>internal-db-7.corp.example: stack trace</body></html>';
 
@@ -135,6 +144,48 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: '@defer: streaming transports get the initial part without the deferred fields, then them; plain HTTP gets the whole answer; one Graph request either way',
+      setup: warmGraph,
+      request: { query: HEALTH_DEFERRED },
+      expect: {
+        upstreams: { graph: 1 },
+        check: (o) => {
+          const whole = mergedData(o);
+          const nodes = whole.admin.serviceAnnouncement.healthOverviews.nodes;
+          if (nodes.length !== 2 || !nodes.every((n: any) => typeof n.status === 'string' && Array.isArray(n.issues.nodes))) throw new Error(`not the whole answer: ${JSON.stringify(whole)}`);
+          if (o.results.length === 1) return void (o.results[0].hasNext !== undefined && fail('a whole answer carries no hasNext', o));
+          const first = o.results[0];
+          if (first.hasNext !== true || first.data.admin.serviceAnnouncement.healthOverviews.nodes.some((n: any) => 'status' in n)) fail('the first part must come without the deferred fields', o);
+          if (o.results.at(-1)!.hasNext !== false || o.end !== 'complete') fail('the last part must say hasNext: false and the stream end normally', o);
+        },
+      },
+    },
+    {
+      name: 'a deferred part counts in the upstream-request budget: over it, the operation is refused before any part or request',
+      env: { GATEWAY_MAX_UPSTREAM_REQUESTS: '2' },
+      request: { query: '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } ... @defer { c: title(imdbId: "tt0468569") { title } } }' },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 3, upstream: 'omdb' }, upstreams: {} },
+    },
+    {
+      name: "in production an upstream's error text inside a deferred part reaches no client either",
+      env: { NODE_ENV: 'production' },
+      setup: async (t) => {
+        await warmGraph(t);
+        t.sandbox.faults.push({ upstream: 'graph', times: 1, status: 400, match: 'healthOverviews', body: { error: { code: 'BadRequest', message: UPSTREAM_SECRET } } });
+      },
+      request: { query: '{ upstreams { id } ... @defer { admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } } }' },
+      expect: {
+        code: 'UPSTREAM_ERROR',
+        extensions: { upstream: 'graph', status: 400 },
+        message: { includes: 'The graph service failed (HTTP 400)', excludes: 'internal-db-7' },
+        upstreams: { graph: 1 },
+        check: (o) => {
+          if (JSON.stringify(o.results).includes('internal-db-7')) throw new Error('the upstream text reached the client');
+          if (!o.results[0].data?.upstreams) throw new Error('the fields that did not fail are answered');
+        },
+      },
+    },
+    {
       name: 'a client that cancels a stream aborts its upstream request at once',
       carriers: streaming,
       sandbox: { chatTokenDelayMs: 30 },
@@ -189,6 +240,15 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
 
 /** Statuses of operations sent while a gateway drained, in order. */
 const shutdownRefusals: number[] = [];
+
+/** The whole data a client assembles from the results: one result, or the parts of incremental delivery. */
+function mergedData(o: Outcome): any {
+  return mergePayloads(o.results).data;
+}
+
+function fail(message: string, o: Outcome): never {
+  throw new Error(`${message}: ${JSON.stringify(o.results).slice(0, 400)}`);
+}
 
 function expectData(o: Outcome, ok: (data: any) => boolean): void {
   const first = o.results[0];

@@ -11,7 +11,9 @@ export interface ConformanceRequest {
   apiKey?: string;
 }
 
-export type Result = { data?: any; errors?: Array<{ message: string; extensions?: Record<string, any> }> };
+type ResultError = { message: string; extensions?: Record<string, any> };
+/** A result, or a payload of incremental delivery (`hasNext`, and `incremental` parts with their own errors). */
+export type Result = { data?: any; errors?: ResultError[]; hasNext?: boolean; incremental?: Array<{ data?: any; items?: unknown[]; path: Array<string | number>; label?: string; errors?: ResultError[] }> };
 
 /** What a client of one transport saw, in the same terms for every transport. */
 export interface Outcome {
@@ -163,7 +165,10 @@ const sse: TransportRunner = {
   },
 };
 
-/** Apollo's multipart subscription protocol: `{payload}` parts, closed by the final boundary. */
+/**
+ * Apollo's multipart protocols, as a client that speaks both asks: subscriptions as `{payload}` parts, a query with
+ * `@defer`/`@stream` as the incremental payloads themselves; either closed by the final boundary.
+ */
 const multipart: TransportRunner = {
   name: 'multipart',
   streams: true,
@@ -171,7 +176,7 @@ const multipart: TransportRunner = {
     const controller = new AbortController();
     const res = await fetch(t.gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",application/json', ...keyHeader(r) },
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",multipart/mixed;deferSpec=20220824,application/json', ...keyHeader(r) },
       body: body(r),
       signal: controller.signal,
     });
@@ -181,8 +186,9 @@ const multipart: TransportRunner = {
     const results: Result[] = [];
     try {
       const read = await readMultipart(res, (part) => {
-        if (part.payload) {
-          results.push(part.payload as Result);
+        const result = 'hasNext' in part ? (part as Result) : part.payload;
+        if (result) {
+          results.push(result as Result);
           if (results.length === 1 && afterFirst) void afterFirst({ cancel: () => controller.abort() });
         } else if (part.errors) results.push({ errors: part.errors });
       });

@@ -18,6 +18,12 @@ export const titlesExamples: GraphiqlExample[] = [
     variables: '{ "query": "batman", "page": 1 }',
   },
   {
+    title: 'Search titles, details deferred (@defer): the list first, each title as its lookup answers',
+    query:
+      'query SearchDeferred($query: String!) {\n  searchTitles(query: $query) {\n    totalResults\n    items {\n      imdbId\n      title\n      year\n      ... @defer(label: "details") {\n        directors\n        imdbRating\n        plot\n      }\n    }\n  }\n}',
+    variables: '{ "query": "star wars" }',
+  },
+  {
     title: 'A series, a season and its episodes',
     query:
       'query Series {\n  title(title: "Game of Thrones", type: SERIES) {\n    title\n    year\n    totalSeasons\n    episodes(season: 1) {\n      episode\n      title\n      released\n      imdbRating\n    }\n  }\n}',

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
-import { drained } from './drained.js';
+import { createIncrementalResponder } from './incremental.js';
+import { closingDelimiter, sendErrors, writeJsonPart } from './parts.js';
 
 const BOUNDARY = 'graphql';
 
@@ -21,6 +22,7 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
  */
 export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; heartbeatMs: number }) {
   const { pipeline } = options;
+  const incremental = createIncrementalResponder(pipeline);
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
@@ -32,6 +34,9 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
       pipeline.finish(op);
       return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
     }
+
+    // A query with `@defer`/`@stream` answers in the incremental delivery format, whatever protocol was asked for.
+    if (pipeline.isIncremental(op)) return incremental.respond(res, op);
 
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
     let iterator: AsyncIterator<ExecutionResult> | undefined;
@@ -58,7 +63,7 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
-      if (!res.destroyed) res.end(`\r\n--${BOUNDARY}--\r\n`);
+      if (!res.destroyed) res.end(closingDelimiter(BOUNDARY));
       pipeline.finish(op);
     }
 
@@ -95,20 +100,6 @@ async function readPayload(req: IncomingMessage): Promise<OperationPayload | Gat
   return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
 }
 
-/** Writes one part and waits until the socket takes more (or closed), so a slow reader slows the stream down. */
 function writePart(res: ServerResponse, body: unknown): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  const ok = res.write(`\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
-  return ok ? Promise.resolve() : drained(res);
-}
-
-/** Errors before the stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */
-function sendErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: readonly unknown[]): void {
-  const modern = req.headers.accept?.includes('application/graphql-response+json');
-  const text = JSON.stringify({ errors });
-  res.writeHead(modern || status !== 400 ? status : 200, {
-    'content-type': `${modern ? 'application/graphql-response+json' : 'application/json'}; charset=utf-8`,
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  return writeJsonPart(res, BOUNDARY, body);
 }

@@ -58,7 +58,7 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
     context: (req) => operations.get(req.raw)?.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
     onNext(_ctx, req, result) {
       const op = operations.get(req.raw);
-      if (!op || !result.errors?.length) return;
+      if (!op || (!result.errors?.length && !('incremental' in result))) return;
       return pipeline.formatted(op, result as ExecutionResult) as unknown as ExecutionResult;
     },
     onComplete(_ctx, req) {

@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest, ErrorCode, refusalStatus } from '../../errors.js';
+import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { drained } from './drained.js';
+import { sendErrors } from './parts.js';
+import { crossSiteRefusal } from './preflight.js';
+
+/** Apollo Router's boundary: parts open with `\r\n---`, the response closes with `\r\n-----`. */
+const BOUNDARY = '-';
+export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed;boundary="${BOUNDARY}";deferSpec=20220824`;
+
+/**
+ * Whether the client takes a `multipart/mixed` answer for a query: Apollo Client's `Defer20220824Handler` asks
+ * `multipart/mixed;deferSpec=20220824`, GraphiQL `multipart/mixed`. (`subscriptionSpec` asks for Apollo's
+ * subscription protocol instead: multipart.ts.)
+ */
+export function acceptsIncrementalDelivery(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('multipart/mixed') && !/subscriptionSpec/i.test(accept);
+}
+
+/**
+ * `@defer`/`@stream` over HTTP, in the format Apollo Router answers and Apollo Client's `Defer20220824Handler` reads:
+ * `content-type: multipart/mixed;boundary="-";deferSpec=20220824`, each part
+ * `\r\n---\r\ncontent-type: application/json; charset=utf-8\r\n\r\n{…}`, the first `{data, errors?, hasNext: true}`,
+ * then `{incremental: [{data, path, label?} | {items, path, label?}], hasNext}`, closed by `\r\n-----\r\n`. Request
+ * errors (limits, validation, budget, quota) are answered before any part as a GraphQL-over-HTTP JSON response.
+ * Apollo Server 5 on graphql 16 cannot deliver parts, so the pipeline runs these documents itself.
+ */
+export function createIncrementalResponder(pipeline: OperationPipeline) {
+  /** Sends an admitted operation's parts (one part, `hasNext: false`, when nothing was deferred after all). */
+  async function respond(res: ServerResponse, op: AdmittedOperation): Promise<void> {
+    res.writeHead(200, { 'content-type': INCREMENTAL_CONTENT_TYPE, 'cache-control': 'no-store' });
+    const writer = new PartWriter(res);
+    let parts: AsyncGenerator<unknown> | undefined;
+    const onClose = () => {
+      op.controller.abort();
+      void parts?.return(undefined);
+    };
+    res.once('close', onClose);
+    try {
+      const result = await pipeline.run(op);
+      if (Symbol.asyncIterator in result) {
+        parts = result;
+        for await (const part of result) {
+          if (res.destroyed) break;
+          await writer.write(pipeline.formatted(op, part), part.hasNext === true);
+        }
+      } else {
+        await writer.write(pipeline.formatted(op, result), false);
+      }
+    } catch (error) {
+      await writer.write({ errors: pipeline.format([{ message: (error as Error)?.message ?? 'operation failed' }], op) }, false);
+    } finally {
+      res.off('close', onClose);
+      // A stream cut short (aborted at shutdown) still ends as the protocol ends: a last `hasNext: false` part.
+      if (!writer.closed && !res.destroyed) await writer.write({}, false);
+      res.end();
+      pipeline.finish(op);
+    }
+  }
+
+  return {
+    respond,
+    /**
+     * Serves an operation GraphQL over HTTP read and prepared already (graphqlHandler.ts): the CSRF rule Apollo would
+     * have applied, the pipeline's admission, then the parts.
+     */
+    async serve(req: IncomingMessage, res: ServerResponse, requestId: string, sent: Record<string, unknown>): Promise<void> {
+      const csrf = crossSiteRefusal(req);
+      if (csrf) return sendErrors(req, res, 400, pipeline.format([csrf]));
+      const payload = asPayload(sent);
+      if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
+      const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
+      if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
+      if (admitted.type === 'mutation' && req.method === 'GET') {
+        admitted.errorCodes.add(ErrorCode.BadUserInput);
+        pipeline.finish(admitted);
+        return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
+      }
+      return respond(res, admitted);
+    },
+  };
+}
+
+/** A POST body as is; GET parameters carry `variables` and `extensions` as JSON text. */
+function asPayload(sent: Record<string, unknown>): OperationPayload | Error {
+  const json = (key: string) => (typeof sent[key] === 'string' ? JSON.parse(sent[key] as string) : sent[key]);
+  try {
+    return { ...sent, variables: json('variables'), extensions: json('extensions') } as OperationPayload;
+  } catch {
+    return badRequest('The variables or extensions parameter is not valid JSON: send each as a JSON object.');
+  }
+}
+
+const PART_HEADERS = 'content-type: application/json; charset=utf-8\r\n\r\n';
+
+/**
+ * Writes parts as Apollo Router does: each part is followed at once by the next delimiter (`\r\n---\r\n`), or by
+ * the closing one (`\r\n-----\r\n`) after the last, so a client (which reads a part as ended when it sees the
+ * delimiter after it) gets every part as soon as it is written, not when the next one comes.
+ */
+class PartWriter {
+  private first = true;
+  closed = false;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  /** Writes `body` with `hasNext`, and waits until the socket takes more (or closed): a slow reader slows the parts. */
+  write(body: object, hasNext: boolean): Promise<void> {
+    if (this.closed || this.res.destroyed) return Promise.resolve();
+    const opening = this.first ? `\r\n--${BOUNDARY}\r\n` : '';
+    this.first = false;
+    this.closed = !hasNext;
+    const ok = this.res.write(`${opening}${PART_HEADERS}${JSON.stringify({ ...body, hasNext })}\r\n--${BOUNDARY}${hasNext ? '' : '--'}\r\n`);
+    return ok ? Promise.resolve() : drained(this.res);
+  }
+}
