@@ -108,8 +108,10 @@ describe('examples/web in a browser', () => {
     expect(faults.status).toBe(200);
     gateway.clearUpstreamRequests();
 
+    const answered = page.waitForResponse((r) => r.request().postData()?.includes('query SearchTitles') ?? false);
     await page.getByLabel('Search titles').fill('star');
     await page.getByRole('button', { name: 'Search' }).click();
+    expect((await answered).headers()['content-type']).toMatch(/^multipart\/mixed;.*deferSpec=20220824/);
     const items = page.locator('[data-testid="titles"] li[data-imdb-id]');
     await items.first().waitFor();
     const listed = await items.count();
