@@ -52,6 +52,31 @@ describe('README: Subscriptions over HTTP', () => {
   });
 });
 
+describe('README: @defer and @stream', () => {
+  it('the curl command prints the parts in Apollo Router\'s format: the hits first, each title\'s directors after, one request per title', async () => {
+    const t = await startTestGateway();
+    try {
+      const [command] = shellBlocks(section('`@defer` and `@stream`'));
+      expect(command).toContain('multipart/mixed;deferSpec=20220824');
+      const out = await run(command, t.gateway.origin);
+      const part = '\r\n---\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
+      expect(out.startsWith(part)).toBe(true);
+      expect(out.endsWith('\r\n-----\r\n')).toBe(true);
+      const payloads = out.slice(part.length, -'\r\n-----\r\n'.length).split(part).map((p) => JSON.parse(p));
+      expect(payloads[0].hasNext).toBe(true);
+      expect(payloads[0].data.searchTitles.items).toHaveLength(6);
+      expect(payloads[0].data.searchTitles.items[0]).not.toHaveProperty('directors');
+      const deferred = payloads.slice(1).flatMap((p) => p.incremental);
+      expect(deferred).toHaveLength(6);
+      expect(deferred.every((d) => d.label === 'details' && Array.isArray(d.data.directors))).toBe(true);
+      expect(payloads.at(-1).hasNext).toBe(false);
+      expect(t.upstreamRequests('omdb')).toHaveLength(7);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('README: Tracing', () => {
   it('the traceparent command continues the caller trace, and every attribute the section names is exported', async () => {
     const receiver = await startOtlpReceiver();

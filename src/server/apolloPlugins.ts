@@ -39,7 +39,7 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
  * that still arrives here is a plain JSON request, which would otherwise fail with a confusing non-null error from
  * Apollo: tell the client which protocols stream.
  */
-function subscriptionOverHttp(): GatewayError {
+export function subscriptionOverHttp(): GatewayError {
   return new GatewayError(
     ErrorCode.BadUserInput,
     'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',

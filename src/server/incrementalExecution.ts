@@ -74,16 +74,31 @@ export async function executeIncremental(args: ExecutionArgs, signal: AbortSigna
   return endedBy(flattenIncrementalResults(result) as AsyncGenerator<IncrementalPayload, void, void>, signal);
 }
 
+/**
+ * `parts` until the last, or until `signal` fires: then at once (a part waiting on an upstream that ignores the abort
+ * is not awaited) with a last `{hasNext: false}`, so every transport still ends the way its protocol ends.
+ */
 async function* endedBy(parts: AsyncGenerator<IncrementalPayload, void, void>, signal: AbortSignal): AsyncGenerator<IncrementalPayload, void, void> {
-  const stop = () => void parts.return(undefined);
-  signal.addEventListener('abort', stop, { once: true });
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
   try {
-    for await (const part of parts) {
-      if (signal.aborted) return;
-      yield part;
+    for (;;) {
+      const pending = parts.next();
+      // Left behind on abort: its outcome no longer matters.
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, aborted]);
+      if (next === 'aborted') {
+        yield { hasNext: false };
+        return;
+      }
+      if (next.done) return;
+      yield next.value;
+      if (next.value.hasNext === false) return;
     }
   } finally {
-    signal.removeEventListener('abort', stop);
+    void parts.return(undefined);
   }
 }
 

@@ -186,6 +186,23 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: "on shutdown a deferred part that outlives SHUTDOWN_GRACE_MS is not awaited: the stream ends at the grace with hasNext: false and its protocol's completion",
+      carriers: streaming,
+      fresh: true,
+      env: { SHUTDOWN_GRACE_MS: '300' },
+      setup: (t) => void t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 10_000, match: 'i=tt' }),
+      request: { query: '{ searchTitles(query: "star wars") { items { imdbId ... @defer { directors } } } }' },
+      afterFirst: (t) => () => void t.gateway.close(),
+      expect: {
+        upstreams: { omdb: 7 },
+        check: async (o, t) => {
+          if (o.results[0].data?.searchTitles.items.length !== 6) fail('the first part carries the six hits', o);
+          if (o.results.at(-1)!.hasNext !== false || o.end !== 'complete') fail("expected a last hasNext: false and the protocol's completion", o);
+          if (!(await eventually(() => t.upstreamRequests('omdb').filter((r) => r.aborted).length === 6))) throw new Error('the slow lookups were not aborted');
+        },
+      },
+    },
+    {
       name: 'a client that cancels a stream aborts its upstream request at once',
       carriers: streaming,
       sandbox: { chatTokenDelayMs: 30 },

@@ -92,6 +92,17 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     expect(decodeURIComponent(graph[0].url)).toContain('$expand=issues($select=id,title;$top=2)');
   });
 
+  it('plans a deferred named fragment spread the same way: one Graph request with its $select and $expand', async () => {
+    const query = `{ admin { serviceAnnouncement { healthOverviews(first: 3) { nodes { id ...Health @defer(label: "health") } } } } }
+      fragment Health on ServiceHealth { status issues(first: 2) { nodes { id title } } }`;
+    const { payloads } = await parts({ query });
+    expect(payloads[0].data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => Object.keys(n).join() === 'id')).toBe(true);
+    expect(mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => n.status && n.issues.nodes)).toBe(true);
+    const graph = t.upstreamRequests('graph');
+    expect(graph).toHaveLength(1);
+    expect(decodeURIComponent(graph[0].url)).toContain('$select=id,status&$expand=issues($select=id,title;$top=2)');
+  });
+
   it('streams a list with @stream: initialCount items first, then the rest as items at their index', async () => {
     // The sandbox finds six Star Wars films.
     const { payloads } = await parts({ query: '{ searchTitles(query: "star wars") { items @stream(initialCount: 2) { imdbId } } }' });
@@ -122,6 +133,13 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('refuses a subscription sent this way as Apollo refuses one over plain HTTP, naming the streaming protocols', async () => {
+    const res = await post({ query: 'subscription { serverTime(intervalMs: 10, count: 2) } # asks for @defer' });
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toContain('A subscription needs a streaming response');
   });
 
   it('aborts the deferred upstream requests when the client leaves after the first part', async () => {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, refusalStatus } from '../../errors.js';
+import { badRequest, refusalStatus } from '../../errors.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { drained } from './drained.js';
-import { sendErrors } from './parts.js';
+import { subscriptionOverHttp } from '../apolloPlugins.js';
+import { MultipartWriter, sendErrors } from './parts.js';
 import { crossSiteRefusal } from './preflight.js';
 
 /** Apollo Router's boundary: parts open with `\r\n---`, the response closes with `\r\n-----`. */
@@ -31,7 +31,12 @@ export function createIncrementalResponder(pipeline: OperationPipeline) {
   /** Sends an admitted operation's parts (one part, `hasNext: false`, when nothing was deferred after all). */
   async function respond(res: ServerResponse, op: AdmittedOperation): Promise<void> {
     res.writeHead(200, { 'content-type': INCREMENTAL_CONTENT_TYPE, 'cache-control': 'no-store' });
-    const writer = new PartWriter(res);
+    const writer = new MultipartWriter(res, BOUNDARY);
+    let last = false;
+    const write = (body: object, hasNext: boolean) => {
+      last = !hasNext;
+      return writer.write({ ...body, hasNext });
+    };
     let parts: AsyncGenerator<unknown> | undefined;
     const onClose = () => {
       op.controller.abort();
@@ -44,18 +49,17 @@ export function createIncrementalResponder(pipeline: OperationPipeline) {
         parts = result;
         for await (const part of result) {
           if (res.destroyed) break;
-          await writer.write(pipeline.formatted(op, part), part.hasNext === true);
+          await write(pipeline.formatted(op, part), part.hasNext === true);
         }
       } else {
-        await writer.write(pipeline.formatted(op, result), false);
+        await write(pipeline.formatted(op, result), false);
       }
     } catch (error) {
-      await writer.write({ errors: pipeline.format([{ message: (error as Error)?.message ?? 'operation failed' }], op) }, false);
+      await write({ errors: pipeline.format([{ message: (error as Error)?.message ?? 'operation failed' }], op) }, false);
     } finally {
       res.off('close', onClose);
-      // A stream cut short (aborted at shutdown) still ends as the protocol ends: a last `hasNext: false` part.
-      if (!writer.closed && !res.destroyed) await writer.write({}, false);
-      res.end();
+      if (!last) await write({}, false);
+      writer.end();
       pipeline.finish(op);
     }
   }
@@ -73,10 +77,12 @@ export function createIncrementalResponder(pipeline: OperationPipeline) {
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
       const admitted = await pipeline.admit(payload, { requestId, transport: 'multipart', authorization: req.headers.authorization, trace: req.headers });
       if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
-      if (admitted.type === 'mutation' && req.method === 'GET') {
-        admitted.errorCodes.add(ErrorCode.BadUserInput);
+      const refusal =
+        admitted.type === 'subscription' ? subscriptionOverHttp() : admitted.type === 'mutation' && req.method === 'GET' ? badRequest('Mutations are not run over GET: send them with POST.', 405) : undefined;
+      if (refusal) {
+        const errors = pipeline.format([refusal], admitted);
         pipeline.finish(admitted);
-        return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
+        return sendErrors(req, res, refusalStatus(refusal), errors);
       }
       return respond(res, admitted);
     },
@@ -90,29 +96,5 @@ function asPayload(sent: Record<string, unknown>): OperationPayload | Error {
     return { ...sent, variables: json('variables'), extensions: json('extensions') } as OperationPayload;
   } catch {
     return badRequest('The variables or extensions parameter is not valid JSON: send each as a JSON object.');
-  }
-}
-
-const PART_HEADERS = 'content-type: application/json; charset=utf-8\r\n\r\n';
-
-/**
- * Writes parts as Apollo Router does: each part is followed at once by the next delimiter (`\r\n---\r\n`), or by
- * the closing one (`\r\n-----\r\n`) after the last, so a client (which reads a part as ended when it sees the
- * delimiter after it) gets every part as soon as it is written, not when the next one comes.
- */
-class PartWriter {
-  private first = true;
-  closed = false;
-
-  constructor(private readonly res: ServerResponse) {}
-
-  /** Writes `body` with `hasNext`, and waits until the socket takes more (or closed): a slow reader slows the parts. */
-  write(body: object, hasNext: boolean): Promise<void> {
-    if (this.closed || this.res.destroyed) return Promise.resolve();
-    const opening = this.first ? `\r\n--${BOUNDARY}\r\n` : '';
-    this.first = false;
-    this.closed = !hasNext;
-    const ok = this.res.write(`${opening}${PART_HEADERS}${JSON.stringify({ ...body, hasNext })}\r\n--${BOUNDARY}${hasNext ? '' : '--'}\r\n`);
-    return ok ? Promise.resolve() : drained(this.res);
   }
 }

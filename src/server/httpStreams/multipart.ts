@@ -4,7 +4,7 @@ import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../e
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
 import { createIncrementalResponder } from './incremental.js';
-import { closingDelimiter, sendErrors, writeJsonPart } from './parts.js';
+import { MultipartWriter, sendErrors } from './parts.js';
 
 const BOUNDARY = 'graphql';
 
@@ -39,13 +39,14 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
     if (pipeline.isIncremental(op)) return incremental.respond(res, op);
 
     res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
+    const parts = new MultipartWriter(res, BOUNDARY);
     let iterator: AsyncIterator<ExecutionResult> | undefined;
     const onClose = () => {
       op.controller.abort();
       void iterator?.return?.();
     };
     res.once('close', onClose);
-    const heartbeat = setInterval(() => void writePart(res, {}), options.heartbeatMs);
+    const heartbeat = setInterval(() => void parts.write({}), options.heartbeatMs);
     try {
       const result = await pipeline.run(op);
       if (Symbol.asyncIterator in result) {
@@ -53,17 +54,17 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
         for (;;) {
           const next = await iterator.next();
           if (next.done || res.destroyed) break;
-          await writePart(res, { payload: withFormattedErrors(next.value) });
+          await parts.write({ payload: withFormattedErrors(next.value) });
         }
       } else {
-        await writePart(res, { payload: withFormattedErrors(result) });
+        await parts.write({ payload: withFormattedErrors(result) });
       }
     } catch (error) {
-      await writePart(res, { payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
+      await parts.write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
-      if (!res.destroyed) res.end(closingDelimiter(BOUNDARY));
+      parts.end();
       pipeline.finish(op);
     }
 
@@ -98,8 +99,4 @@ async function readPayload(req: IncomingMessage): Promise<OperationPayload | Gat
     /* answered below */
   }
   return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
-}
-
-function writePart(res: ServerResponse, body: unknown): Promise<void> {
-  return writeJsonPart(res, BOUNDARY, body);
 }

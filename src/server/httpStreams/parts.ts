@@ -2,18 +2,35 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { drained } from './drained.js';
 
 /**
- * Writes one JSON part of a `multipart/mixed` response and waits until the socket takes more (or closed), so a slow
- * reader slows the stream down.
+ * Writes a `multipart/mixed` response of JSON parts, each followed at once by the delimiter after it (`\r\n--b`),
+ * as Apollo Router does: a client knows a part has ended only when it sees the next delimiter, so a part whose
+ * delimiter waited for the next part would reach it only with that part. The bytes are the usual framing
+ * (`\r\n--b\r\ncontent-type: application/json; charset=utf-8\r\n\r\n{…}` per part, `\r\n--b--\r\n` at the end).
  */
-export function writeJsonPart(res: ServerResponse, boundary: string, body: unknown): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
-  const ok = res.write(`\r\n--${boundary}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}`);
-  return ok ? Promise.resolve() : drained(res);
-}
+export class MultipartWriter {
+  private opened = false;
+  private ended = false;
 
-/** The closing delimiter of a `multipart/mixed` response. */
-export function closingDelimiter(boundary: string): string {
-  return `\r\n--${boundary}--\r\n`;
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly boundary: string,
+  ) {}
+
+  /** Writes one part and waits until the socket takes more (or closed), so a slow reader slows the stream down. */
+  write(body: unknown): Promise<void> {
+    if (this.ended || this.res.destroyed) return Promise.resolve();
+    const opening = this.opened ? '' : `\r\n--${this.boundary}`;
+    this.opened = true;
+    const ok = this.res.write(`${opening}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}\r\n--${this.boundary}`);
+    return ok ? Promise.resolve() : drained(this.res);
+  }
+
+  /** Ends the response with the closing delimiter (once). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.res.destroyed) this.res.end(this.opened ? '--\r\n' : `\r\n--${this.boundary}--\r\n`);
+  }
 }
 
 /** Errors before a stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */
