@@ -82,6 +82,15 @@ async function replaceOperation(page: Page, operation: string, operationName: st
     .toContain(operationName);
 }
 
+/** Switches to the example tab of that operation; executing before GraphiQL has parsed it would run the old one. */
+async function openTab(page: Page, operationName: string): Promise<void> {
+  await page.locator('.graphiql-tab', { hasText: operationName }).click();
+  await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain(operationName);
+  await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain(` ${operationName} `);
+  // The operation type (HTTP or WebSocket) comes from a debounced parse of the editor.
+  await page.waitForTimeout(1_000);
+}
+
 function rawGet(url: string, path: string, headers: Record<string, string> = {}) {
   // node:http sends the path as written; fetch() would normalise `..` away before the server sees it.
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
@@ -185,7 +194,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     const first = await openGraphiql(browser, origin);
     try {
       // Switching tabs stops the running operation, so the walkthrough keeps this window on the subscription tab.
-      await first.page.locator('.graphiql-tab', { hasText: 'LiveServiceHealth' }).click();
+      await openTab(first.page, 'LiveServiceHealth');
       expect(await editorText(first.page, '.graphiql-query-editor')).toContain('second browser window');
       const pollsBefore = gateway.upstreamRequests('graph').length;
       await first.page.locator('.graphiql-execute-button').click();
@@ -193,7 +202,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
 
       const second = await openGraphiql(browser, origin, first.context);
-      await second.page.locator('.graphiql-tab', { hasText: 'DegradeExchange' }).click();
+      await openTab(second.page, 'DegradeExchange');
       await second.page.locator('.graphiql-execute-button').click();
       await second.page.locator('.graphiql-response .view-lines', { hasText: '"SERVICE_DEGRADATION"' }).waitFor();
 
