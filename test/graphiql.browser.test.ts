@@ -3,25 +3,15 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraphiql } from '../src/build/graphiql.js';
 import { graphiqlExamples } from '../src/server/examples.js';
 import { defaultGraphiqlDistDir } from '../src/server/graphiql.js';
+import { launchChromium } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startGraphiqlHarness, type GraphiqlHarness } from './support/graphiqlHarness.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const projectRoot = join(import.meta.dirname, '..');
 const uiTimeoutMs = 15_000;
 
@@ -48,9 +38,12 @@ interface Session {
   consoleErrors: string[];
 }
 
-async function openGraphiql(browser: Browser, origin: string): Promise<Session> {
-  // A fresh context per test: GraphiQL keeps tabs in localStorage, and the default tabs apply only without them.
-  const context = await browser.newContext({ viewport: { width: 1400, height: 800 } });
+/**
+ * A fresh context per test: GraphiQL keeps tabs in localStorage, and the default tabs apply only without them. Pass
+ * `context` to open a second window of the same browser profile (same origin storage, so the same tabs).
+ */
+async function openGraphiql(browser: Browser, origin: string, context?: BrowserContext): Promise<Session> {
+  context ??= await browser.newContext({ viewport: { width: 1400, height: 800 } });
   const page = await context.newPage();
   page.setDefaultTimeout(uiTimeoutMs);
   const session: Session = { context, page, requests: [], webSockets: [], workers: [], wsNext: [], consoleErrors: [] };
@@ -89,6 +82,15 @@ async function replaceOperation(page: Page, operation: string, operationName: st
     .toContain(operationName);
 }
 
+/** Switches to the example tab of that operation; executing before GraphiQL has parsed it would run the old one. */
+async function openTab(page: Page, operationName: string): Promise<void> {
+  await page.locator('.graphiql-tab', { hasText: operationName }).click();
+  await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain(operationName);
+  await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain(` ${operationName} `);
+  // The operation type (HTTP or WebSocket) comes from a debounced parse of the editor.
+  await page.waitForTimeout(1_000);
+}
+
 function rawGet(url: string, path: string, headers: Record<string, string> = {}) {
   // node:http sends the path as written; fetch() would normalise `..` away before the server sees it.
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
@@ -115,12 +117,9 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   let origin: string;
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) {
-      throw new Error(`${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
-    }
-    gateway = await startTestGateway({ LOG_LEVEL: 'warn' });
+    gateway = await startTestGateway({ LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '100' });
     origin = gateway.gateway.origin;
-    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
@@ -188,6 +187,32 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       expect(shown).toContain(`"serverTime": "${last.data.serverTime}"`);
     } finally {
       await context.close();
+    }
+  });
+
+  it('runs the live-health walkthrough as written: the mutation from a second window reaches the first', async () => {
+    const first = await openGraphiql(browser, origin);
+    try {
+      // Switching tabs stops the running operation, so the walkthrough keeps this window on the subscription tab.
+      await openTab(first.page, 'LiveServiceHealth');
+      expect(await editorText(first.page, '.graphiql-query-editor')).toContain('second browser window');
+      const pollsBefore = gateway.upstreamRequests('graph').length;
+      await first.page.locator('.graphiql-execute-button').click();
+      // Only changes after subscribing are sent: let the poller take its first look before the write.
+      await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
+
+      const second = await openGraphiql(browser, origin, first.context);
+      await openTab(second.page, 'DegradeExchange');
+      await second.page.locator('.graphiql-execute-button').click();
+      await second.page.locator('.graphiql-response .view-lines', { hasText: '"SERVICE_DEGRADATION"' }).waitFor();
+
+      await first.page.locator('.graphiql-response .view-lines', { hasText: '"STATUS_CHANGED"' }).waitFor();
+      expect(await editorText(first.page, '.graphiql-response')).toContain('"status": "SERVICE_DEGRADATION"');
+      expect(first.wsNext).toEqual([
+        { data: { serviceHealthChanged: expect.objectContaining({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' } }) } },
+      ]);
+    } finally {
+      await first.context.close();
     }
   });
 

@@ -57,7 +57,9 @@ export const enterpriseExamples: GraphiqlExample[] = [
 }`,
   },
   {
-    title: 'Live service health: run it, then run the next tab (changes arrive at the next poll, GRAPH_POLL_INTERVAL_MS)',
+    // GraphiQL stops the running operation when you switch tabs, so the follow-up mutation runs in a second window.
+    title:
+      'Live service health: run it and keep this window on this tab; run the next tab in a second browser window (changes arrive at the next poll, GRAPH_POLL_INTERVAL_MS)',
     query: `subscription LiveServiceHealth {
   serviceHealthChanged(services: ["Exchange", "microsoftteams"]) {
     kind
@@ -69,7 +71,7 @@ export const enterpriseExamples: GraphiqlExample[] = [
 }`,
   },
   {
-    title: 'Change a service status: the live service health tab hears of it',
+    title: 'Change a service status: run it in a second window while the first runs the live service health tab, which then shows the change',
     query: `mutation DegradeExchange {
   updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id service status }
 }`,

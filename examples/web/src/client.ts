@@ -1,0 +1,31 @@
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { getMainDefinition } from '@apollo/client/utilities';
+import { OperationTypeNode } from 'graphql';
+import { createClient } from 'graphql-ws';
+
+/** Set at build time from GATEWAY_URL (examples/web/vite.config.ts). */
+declare const __GATEWAY_URL__: string;
+export const gatewayUrl: string = __GATEWAY_URL__;
+
+/**
+ * One Apollo Client for the page: subscriptions over graphql-ws on the gateway's /graphql, everything else over HTTP.
+ * Queries with `@defer` arrive as multipart/mixed parts (deferSpec=20220824), which Defer20220824Handler merges.
+ */
+export function createApolloClient(url: string = gatewayUrl): ApolloClient {
+  const wsLink = new GraphQLWsLink(createClient({ url: url.replace(/^http/, 'ws'), lazy: true }));
+  const httpLink = new HttpLink({ uri: url });
+  const isSubscription = ({ query }: ApolloLink.Operation) => {
+    const definition = getMainDefinition(query);
+    return definition.kind === 'OperationDefinition' && definition.operation === OperationTypeNode.SUBSCRIPTION;
+  };
+  return new ApolloClient({
+    link: ApolloLink.split(isSubscription, wsLink, httpLink),
+    cache: new InMemoryCache({
+      // Search items and health rows are normalised by their ids, so a live change updates the board in place.
+      typePolicies: { Title: { keyFields: ['imdbId'] } },
+    }),
+    incrementalHandler: new Defer20220824Handler(),
+  });
+}
