@@ -99,6 +99,11 @@ export interface GatewayConfig {
    */
   upstreamTimeoutMs: number;
   /**
+   * RESPONSE_CACHE_MAX_BYTES: bytes of whole responses the response cache keeps (in Redis with `REDIS_URL`, shared);
+   * 0 turns it off. @default 67108864
+   */
+  responseCacheMaxBytes: number;
+  /**
    * CHAT_TIMEOUT_MS: the same bound for a whole (non-streamed) chat completion, which a reasoning model may take
    * minutes to write. @default 300000
    */
@@ -424,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     return positive ? parseWith(positiveInt(variable), variable, raw) : parseWith(nonNegativeInt(variable), variable, raw);
   };
   const upstreamTimeoutMs = int('UPSTREAM_TIMEOUT_MS', 30_000);
+  const responseCacheMaxBytes = int('RESPONSE_CACHE_MAX_BYTES', 64 * 1024 * 1024, false);
   const limits = Object.fromEntries(
     (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, int(LIMIT_VARIABLES[k], DEFAULT_LIMITS[k])]),
   ) as unknown as OperationLimits;
@@ -478,6 +484,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRoutes,
     chatRateLimitWaitMs,
     upstreamTimeoutMs,
+    responseCacheMaxBytes,
     chatTimeoutMs: int('CHAT_TIMEOUT_MS', 300_000),
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
     replicas: int('GATEWAY_REPLICAS', 1),

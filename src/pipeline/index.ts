@@ -25,6 +25,7 @@ import { createErrorFormatter, type ErrorFormatter } from './errorFormat.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { capClientString, operationLog } from './operationLog.js';
 import { PersistedOperations, persistedOperationsRule } from './persistedOperations.js';
+import { ResponseCache } from './responseCache.js';
 import { Shutdown } from './shutdown.js';
 import { titlesQuota } from './titlesQuota.js';
 import { operationTracing } from './tracing.js';
@@ -70,6 +71,7 @@ export class OperationPipeline {
   private readonly preparers: readonly PipelineRule[];
   private readonly beginners: readonly PipelineRule[];
   private readonly admitters: readonly PipelineRule[];
+  private readonly completers: readonly PipelineRule[];
   private readonly finishers: readonly PipelineRule[];
   private readonly validationRules: readonly ValidationRule[];
   private readonly executeCompiled: ReturnType<typeof compiledExecute>;
@@ -87,6 +89,7 @@ export class OperationPipeline {
     this.preparers = this.rules.filter((r) => r.prepare);
     this.beginners = this.rules.filter((r) => r.begin);
     this.admitters = this.rules.filter((r) => r.admit);
+    this.completers = this.rules.filter((r) => r.completed);
     this.finishers = this.rules.filter((r) => r.finish);
     const introspection = options.services.config.introspection;
     this.validationRules = [...specifiedRules, ...options.validationRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
@@ -166,6 +169,8 @@ export class OperationPipeline {
 
   private admitFrom(op: AdmittedOperation, start: number): Refusal | Promise<Refusal> {
     for (let i = start; i < this.admitters.length; i++) {
+      // An answer found (the response cache) costs no upstream request: the budget and quota rules have nothing to judge.
+      if (op.answer) return undefined;
       const refusal = this.admitters[i].admit!(op);
       // Only a rule that must wait (a quota read) makes the admission asynchronous.
       if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, i + 1));
@@ -199,8 +204,21 @@ export class OperationPipeline {
 
   /** Executes an admitted operation with its span active: a stream for a subscription, one result otherwise. */
   run(op: AdmittedOperation): Promise<AsyncGenerator<ExecutionResult, void, void> | ExecutionResult> | ExecutionResult {
+    if (op.answer) return op.answer;
     const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.variables, operationName: op.name };
-    return runInTrace(op.trace, () => (op.type === 'subscription' ? this.subscribeCompiled(args) : this.executeCompiled(args)));
+    if (op.type === 'subscription') return runInTrace(op.trace, () => this.subscribeCompiled(args));
+    const result = runInTrace(op.trace, () => this.executeCompiled(args));
+    if (!this.completers.length) return result;
+    return Promise.resolve(result).then(async (r) => {
+      await this.completed(op, r);
+      return r;
+    });
+  }
+
+  /** Each rule's `completed` on a query's or mutation's result, before the client gets it (HTTP calls it from Apollo's plugin). */
+  async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+    if (op.answer) return;
+    for (const rule of this.completers) await rule.completed!(op, result);
   }
 
   /** Ends the operation once: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
@@ -317,7 +335,8 @@ export interface CreatePipelineOptions {
 
 /**
  * The gateway's pipeline: its rules in order. `prepare` runs persisted operations before the size limit (an id
- * becomes a document first); `admit` runs the budget before the titles quota (which reuses the budget's estimate).
+ * becomes a document first); `admit` runs the response cache before the budget (an answer found costs nothing to
+ * judge) and the budget before the titles quota (which reuses the budget's estimate).
  */
 export function createOperationPipeline(options: CreatePipelineOptions): OperationPipeline {
   const { schema, services } = options;
@@ -329,6 +348,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     ...(persisted ? [persistedOperationsRule(persisted)] : []),
     limits,
     operationTracing(options.tracing),
+    ResponseCache.create(schema, services),
     upstreamBudget(schema, services, options.estimators),
     titlesQuota(schema),
     cancellation,

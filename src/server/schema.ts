@@ -11,6 +11,7 @@ import {
   printSchema,
   type DefinitionNode,
   type DocumentNode,
+  Source,
   type GraphQLSchema,
 } from 'graphql';
 import { readdir, readFile } from 'node:fs/promises';
@@ -37,7 +38,30 @@ function domainOfFile(file: string): GatewayDomain | undefined {
   return GATEWAY_DOMAINS.find((d) => file.startsWith(d));
 }
 
+
 const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
+
+/** Each built schema's domains by type name and root field (`Query.title`), read from the files that define them. */
+const domainsOfSchema = new WeakMap<GraphQLSchema, Map<string, GatewayDomain>>();
+
+/**
+ * The domain whose `schema/` file defines a type, or a root field as `Query.title`; undefined for the gateway's own
+ * and for the federation machinery.
+ */
+export function domainOf(schema: GraphQLSchema, coordinate: string): GatewayDomain | undefined {
+  return domainsOfSchema.get(schema)?.get(coordinate);
+}
+
+function domainsOf(typeDefs: DocumentNode): Map<string, GatewayDomain> {
+  const map = new Map<string, GatewayDomain>();
+  for (const d of typeDefs.definitions) {
+    const domain = d.loc && domainOfFile(d.loc.source.name);
+    if (!domain || !('name' in d) || !d.name) continue;
+    if (!ROOT_TYPES.has(d.name.value)) map.set(d.name.value, domain);
+    else if ('fields' in d) for (const f of d.fields ?? []) map.set(`${d.name.value}.${f.name.value}`, domain);
+  }
+  return map;
+}
 
 /**
  * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
@@ -51,7 +75,8 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
     return domain === undefined || domains.includes(domain);
   });
   const texts = await Promise.all(served.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  const document = concatAST(texts.map((text) => parse(text)));
+  // Each definition keeps its file's name as its source: the domain of a type or root field (domainOf).
+  const document = concatAST(texts.map((text, i) => parse(new Source(text, served[i]))));
   const defined = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
   const definitions = document.definitions.map((d): DefinitionNode => {
     if (d.kind !== Kind.OBJECT_TYPE_EXTENSION || !ROOT_TYPES.has(d.name.value) || defined.has(d.name.value)) return d;
@@ -72,6 +97,7 @@ export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DO
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema);
+  domainsOfSchema.set(schema, domainsOf(typeDefs));
   return schema;
 }
 
