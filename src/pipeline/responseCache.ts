@@ -52,7 +52,7 @@ export class ResponseCache implements PipelineRule {
     op.cachePolicy = policy;
     const key = this.store && this.keyOf(op);
     if (!key) return undefined;
-    return this.store!.get(key).then((body) => {
+    return this.store!.get(key, policy.domains).then((body) => {
       if (body) op.answer = JSON.parse(body) as ExecutionResult;
       return undefined;
     });

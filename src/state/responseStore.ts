@@ -7,7 +7,8 @@ import type { FallbackPolicy } from './fallback.js';
  * drops every answer it may have changed. Bounded by bytes: past `maxBytes` the oldest answers go first.
  */
 export interface ResponseStore {
-  get(key: string): Promise<string | undefined>;
+  /** The answer kept under `key`; `tags` are those it was stored with (a replica's own copy of it is tagged alike). */
+  get(key: string, tags: readonly string[]): Promise<string | undefined>;
   set(key: string, body: string, ttlMs: number, tags: readonly string[]): Promise<void>;
   /** Drops every answer tagged with one of `tags`. */
   invalidate(tags: readonly string[]): Promise<void>;
@@ -42,7 +43,7 @@ export class MemoryResponseStore implements ResponseStore {
     });
   }
 
-  get(key: string): Promise<string | undefined> {
+  get(key: string, _tags?: readonly string[]): Promise<string | undefined> {
     return Promise.resolve(this.lru.get(key)?.body);
   }
 
@@ -113,13 +114,15 @@ return 0
 
 /**
  * Answers shared by every replica: `response:<name>:entry:<key>` (the JSON text, PX its maxAge), the index, sizes and
- * byte total that bound them, and `response:<name>:tag:<tag>` sets. No replica keeps a copy of its own, so a write on
- * one replica is seen by the next read on any other. While Redis fails, nothing is cached (every read goes upstream,
- * as without the cache) and an invalidation is lost with the entries Redis then expires.
+ * byte total that bound them, and `response:<name>:tag:<tag>` sets. Reads go to Redis, so a write on one replica is
+ * seen by the next read on any other. Each replica also keeps a copy of what it stored or read, answered only while
+ * Redis fails (as the title cache does): then an answer may outlive a write made on another replica, for its maxAge
+ * at most.
  */
 export class RedisResponseStore implements ResponseStore {
   private readonly setScript: ScriptCall<number>;
   private readonly invalidateScript: ScriptCall<number>;
+  private readonly local: MemoryResponseStore;
   private sequence = 0;
 
   constructor(
@@ -131,14 +134,18 @@ export class RedisResponseStore implements ResponseStore {
   ) {
     this.setScript = redis.script<number>('response.set', SET, 4);
     this.invalidateScript = redis.script<number>('response.invalidate', INVALIDATE, 3);
+    this.local = new MemoryResponseStore(options);
   }
 
-  async get(key: string): Promise<string | undefined> {
+  async get(key: string, tags: readonly string[]): Promise<string | undefined> {
+    const entry = this.key('entry', key);
     try {
-      return (await this.redis.run('response.get', (r) => r.get(this.key('entry', key)))) ?? undefined;
+      const [[, body], [, ttl]] = (await this.redis.run('response.get', (r) => r.multi().get(entry).pttl(entry).exec())) as [[unknown, string | null], [unknown, number]];
+      if (body && ttl > 0) await this.local.set(key, body, ttl, tags);
+      return body ?? undefined;
     } catch {
       this.fallback.used('responseCache');
-      return undefined;
+      return this.local.get(key);
     }
   }
 
@@ -146,6 +153,7 @@ export class RedisResponseStore implements ResponseStore {
     if (body.length > this.options.maxBytes) return;
     // Insertion order across replicas: the clock, with a per-replica sequence breaking ties.
     const order = this.now() * 1000 + (this.sequence++ % 1000);
+    await this.local.set(key, body, ttlMs, tags);
     try {
       await this.setScript([this.key('entry', key), this.key('index'), this.key('sizes'), this.key('bytes')], [body, Math.max(1, Math.round(ttlMs)), this.options.maxBytes, order, ...this.tagKeys(tags)]);
     } catch {
@@ -155,6 +163,7 @@ export class RedisResponseStore implements ResponseStore {
 
   async invalidate(tags: readonly string[]): Promise<void> {
     if (!tags.length) return;
+    await this.local.invalidate(tags);
     try {
       await this.invalidateScript([this.key('index'), this.key('sizes'), this.key('bytes')], this.tagKeys(tags));
     } catch {

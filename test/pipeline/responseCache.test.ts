@@ -31,7 +31,7 @@ describe('the response cache', () => {
   afterAll(() => gw?.close());
   afterEach(() => resetSandbox(gw));
 
-  it('answers a repeat within maxAge without an upstream request, on HTTP and graphql-ws alike', async () => {
+  it('answers a repeat within maxAge without an upstream request, on HTTP, graphql-ws and GraphQL over SSE alike', async () => {
     const first = await gw.query(HEALTH);
     expect(first.body.errors).toBeUndefined();
     expect(await cost(gw, 'graph', async () => expect((await gw.query(HEALTH)).body).toEqual(first.body))).toBe(0);
@@ -42,6 +42,11 @@ describe('the response cache', () => {
     } finally {
       await ws.dispose();
     }
+    const overSse = await cost(gw, 'graph', async () => {
+      const res = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: HEALTH }) });
+      expect(await res.text()).toContain(`data: ${JSON.stringify(first.body)}`);
+    });
+    expect(overSse).toBe(0);
     // Another document (or other variables) is another entry.
     expect(await cost(gw, 'graph', () => gw.query(EXCHANGE))).toBe(1);
   });

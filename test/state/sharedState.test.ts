@@ -167,9 +167,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       const name = `responses-${randomUUID()}`;
       const [a, b] = (await replicas(2)).map((s) => s.responseStore(name, { maxBytes: 10_000 }));
       await a.set('k', body('a'), 1_500, ['enterprise']);
-      expect(await b.get('k')).toBe(body('a'));
+      expect(await b.get('k', ['enterprise'])).toBe(body('a'));
       await sleep(2_000);
-      expect(await a.get('k')).toBeUndefined();
+      expect(await a.get('k', ['enterprise'])).toBeUndefined();
     });
 
     it('drops every answer of a tag on every replica, and only those', async () => {
@@ -179,7 +179,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await a.set('both', body('b'), 60_000, ['enterprise', 'titles']);
       await b.set('title', body('t'), 60_000, ['titles']);
       await b.invalidate(['enterprise']);
-      expect([await a.get('health'), await a.get('both'), await a.get('title')]).toEqual([undefined, undefined, body('t')]);
+      expect([await a.get('health', []), await a.get('both', []), await a.get('title', [])]).toEqual([undefined, undefined, body('t')]);
     });
 
     it('keeps at most maxBytes: the oldest answers go first', async () => {
@@ -188,7 +188,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await a.set('first', body('1'), 60_000, ['titles']);
       await b.set('second', body('2'), 60_000, ['titles']);
       await a.set('third', body('3'), 60_000, ['titles']);
-      expect([await b.get('first'), await b.get('second'), await b.get('third')]).toEqual([undefined, body('2'), body('3')]);
+      expect([await b.get('first', ['titles']), await b.get('second', ['titles']), await b.get('third', ['titles'])]).toEqual([undefined, body('2'), body('3')]);
     });
   });
 
