@@ -12,7 +12,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { domainOf } from '../server/schema.js';
+import { domainOf } from '../server/schemaDomains.js';
 
 /** Who may keep an answer, as `@cacheControl(scope:)` says (schema/gateway.graphql). */
 export enum CacheScope {

@@ -24,6 +24,12 @@ export class ResponseCache implements PipelineRule {
   readonly name = 'responseCache';
   readonly policies: CachePolicies;
   private readonly documents = new WeakMap<DocumentNode, string>();
+  /**
+   * Invalidations this replica made or heard, and the count each query saw at admission: a query that ran while a
+   * write invalidated may have read the old data, so its answer is not kept.
+   */
+  private invalidations = 0;
+  private readonly admittedAt = new WeakMap<Operation, number>();
 
   constructor(
     schema: GraphQLSchema,
@@ -40,7 +46,7 @@ export class ResponseCache implements PipelineRule {
     const cache = new ResponseCache(schema, store);
     if (store && schema.getSubscriptionType()?.getFields().serviceHealthChanged) {
       const listening = services.state.channel<ChangeBatch>('live-health').subscribe((batch) => {
-        if (batch.health.length || batch.messages.length) void store.invalidate([LIVE_DOMAIN]);
+        if (batch.health.length || batch.messages.length) void cache.invalidate([LIVE_DOMAIN]);
       });
       services.onClose.push(async () => (await listening)());
     }
@@ -52,6 +58,7 @@ export class ResponseCache implements PipelineRule {
     op.cachePolicy = policy;
     const key = this.store && this.keyOf(op);
     if (!key) return undefined;
+    this.admittedAt.set(op, this.invalidations);
     return this.store!.get(key, policy.domains).then((body) => {
       if (body) op.answer = JSON.parse(body) as ExecutionResult;
       return undefined;
@@ -60,13 +67,15 @@ export class ResponseCache implements PipelineRule {
 
   async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
     if (!this.store || !op.cachePolicy) return;
-    if (op.type === 'mutation') {
-      await this.store.invalidate(op.cachePolicy.domains);
-      return;
-    }
+    if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
     const key = this.keyOf(op);
-    if (!key || result.errors?.length || !result.data) return;
+    if (!key || result.errors?.length || !result.data || this.admittedAt.get(op) !== this.invalidations) return;
     await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
+  }
+
+  private invalidate(tags: readonly string[]): Promise<void> {
+    this.invalidations++;
+    return this.store!.invalidate(tags);
   }
 
   /** The entry's key, or undefined when the answer may not be kept (uncacheable, or private without a caller). */

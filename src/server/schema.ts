@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
 import { badInput } from '../errors.js';
+import { domainOfFile, recordDomains, ROOT_TYPES } from './schemaDomains.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
 import type { GatewayContext } from '../runtime/context.js';
@@ -29,39 +30,6 @@ export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 
 /** The generated public schema at the project root (`npm run schema`), for frontends' code generators. */
 export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
-
-/**
- * The domain a `schema/` file belongs to: the one its name starts with (`enterprise.live.graphql`, `chatPlatform.graphql`);
- * undefined for the files every graph has (`gateway.graphql`, `subgraph.graphql`).
- */
-function domainOfFile(file: string): GatewayDomain | undefined {
-  return GATEWAY_DOMAINS.find((d) => file.startsWith(d));
-}
-
-
-const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
-
-/** Each built schema's domains by type name and root field (`Query.title`), read from the files that define them. */
-const domainsOfSchema = new WeakMap<GraphQLSchema, Map<string, GatewayDomain>>();
-
-/**
- * The domain whose `schema/` file defines a type, or a root field as `Query.title`; undefined for the gateway's own
- * and for the federation machinery.
- */
-export function domainOf(schema: GraphQLSchema, coordinate: string): GatewayDomain | undefined {
-  return domainsOfSchema.get(schema)?.get(coordinate);
-}
-
-function domainsOf(typeDefs: DocumentNode): Map<string, GatewayDomain> {
-  const map = new Map<string, GatewayDomain>();
-  for (const d of typeDefs.definitions) {
-    const domain = d.loc && domainOfFile(d.loc.source.name);
-    if (!domain || !('name' in d) || !d.name) continue;
-    if (!ROOT_TYPES.has(d.name.value)) map.set(d.name.value, domain);
-    else if ('fields' in d) for (const f of d.fields ?? []) map.set(`${d.name.value}.${f.name.value}`, domain);
-  }
-  return map;
-}
 
 /**
  * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
@@ -97,7 +65,7 @@ export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DO
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema);
-  domainsOfSchema.set(schema, domainsOf(typeDefs));
+  recordDomains(schema, typeDefs);
   return schema;
 }
 
