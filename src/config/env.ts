@@ -117,6 +117,11 @@ export interface GatewayConfig {
    */
   upstreamTimeoutMs: number;
   /**
+   * RESPONSE_CACHE_MAX_BYTES: bytes of whole responses the response cache keeps (in Redis with `REDIS_URL`, shared);
+   * 0 turns it off. @default 67108864
+   */
+  responseCacheMaxBytes: number;
+  /**
    * CHAT_TIMEOUT_MS: the same bound for a whole (non-streamed) chat completion, which a reasoning model may take
    * minutes to write. @default 300000
    */
@@ -508,6 +513,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRoutes,
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },
     replicas: values.GATEWAY_REPLICAS,

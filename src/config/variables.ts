@@ -181,6 +181,11 @@ export const VARIABLES = {
     default: '256',
     description: 'connections the gateway opens to one chat provider; one client may hold at most all but an eighth of them, and waiting requests are served client by client in turn',
   },
+  RESPONSE_CACHE_MAX_BYTES: {
+    type: count,
+    default: '67108864',
+    description: 'bytes of whole responses the response cache keeps (64 MiB), keyed by document, variables and, for `PRIVATE` data or a request with `Authorization`, the caller; shared through Redis when `REDIS_URL` is set; `0` turns it off',
+  },
   CORS_ORIGINS: { type: list, description: 'origins allowed to call from a browser, e.g. `https://app.example.com`, or `*`', example: 'https://app.example.com' },
   PERSISTED_OPERATIONS_FILE: {
     type: file,

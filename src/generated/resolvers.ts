@@ -23,6 +23,7 @@ export type Scalars = {
   JSONObject: { input: unknown; output: unknown; }
 };
 
+/** Health data changes within minutes: answers stay fresh for 60 s (a caller's own `Authorization` makes them private). */
 export type Admin = {
   __typename?: 'Admin';
   /** Entity tag of the current version: pass it as `ifMatch`. */
@@ -40,6 +41,11 @@ export type BodyType =
   | 'HTML'
   | 'TEXT'
   | 'UNKNOWN_FUTURE_VALUE';
+
+/** Who may keep an answer: `PUBLIC` (any cache, a CDN's included) or `PRIVATE` (only the caller's own). */
+export type CacheControlScope =
+  | 'PRIVATE'
+  | 'PUBLIC';
 
 /** One target tried for a completion, in order. */
 export type ChatAttempt = {
@@ -1212,12 +1218,11 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   AdminInput: AdminInput;
   BodyType: BodyType;
+  CacheControlScope: CacheControlScope;
   ChatAttempt: ResolverTypeWrapper<ChatAttempt>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   ChatAttemptOutcome: ChatAttemptOutcome;
   ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ChatChoice: ResolverTypeWrapper<ChatChoice>;
   ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
@@ -1306,6 +1311,8 @@ export type ResolversTypes = {
   TitleType: TitleType;
   Upstream: ResolverTypeWrapper<Upstream>;
   UpstreamMode: UpstreamMode;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1316,8 +1323,6 @@ export type ResolversParentTypes = {
   ChatAttempt: ChatAttempt;
   ID: Scalars['ID']['output'];
   ChatCapabilities: ChatCapabilities;
-  Int: Scalars['Int']['output'];
-  Boolean: Scalars['Boolean']['output'];
   Float: Scalars['Float']['output'];
   ChatChoice: ChatChoice;
   ChatCompletion: ChatCompletion;
@@ -1387,7 +1392,17 @@ export type ResolversParentTypes = {
   TitleSearchPage: SearchPage;
   TitleSeason: SeasonRef;
   Upstream: Upstream;
+  Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AdminResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Admin'] = ResolversParentTypes['Admin']> = {
   etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1842,3 +1857,6 @@ export type Resolvers<ContextType = GatewayContext> = {
   Upstream?: UpstreamResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GatewayContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

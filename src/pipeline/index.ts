@@ -27,6 +27,7 @@ import type { AdmittedOperation, Operation, OperationInit, OperationPayload, Pip
 import { capClientString, operationLog } from './operationLog.js';
 import { clientKey, fairShareRule, type FairShare } from './fairShare.js';
 import { PersistedOperations, persistedOperationsRule } from './persistedOperations.js';
+import { ResponseCache } from './responseCache.js';
 import { Shutdown } from './shutdown.js';
 import { titlesQuota } from './titlesQuota.js';
 import { operationTracing } from './tracing.js';
@@ -72,6 +73,7 @@ export class OperationPipeline {
   private readonly preparers: readonly PipelineRule[];
   private readonly beginners: readonly PipelineRule[];
   private readonly admitters: readonly PipelineRule[];
+  private readonly completers: readonly PipelineRule[];
   private readonly finishers: readonly PipelineRule[];
   private readonly validationRules: readonly ValidationRule[];
   private readonly executeCompiled: ReturnType<typeof compiledExecute>;
@@ -92,6 +94,7 @@ export class OperationPipeline {
     this.preparers = this.rules.filter((r) => r.prepare);
     this.beginners = this.rules.filter((r) => r.begin);
     this.admitters = this.rules.filter((r) => r.admit);
+    this.completers = this.rules.filter((r) => r.completed);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     const introspection = options.services.config.introspection;
@@ -173,6 +176,8 @@ export class OperationPipeline {
 
   private admitFrom(op: AdmittedOperation, start: number): Refusal | Promise<Refusal> {
     for (let i = start; i < this.admitters.length; i++) {
+      // An answer found (the response cache) costs no upstream request: the budget and quota rules have nothing to judge.
+      if (op.answer) return undefined;
       const refusal = this.admitters[i].admit!(op);
       // Only a rule that must wait (a quota read) makes the admission asynchronous.
       if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, i + 1));
@@ -207,20 +212,34 @@ export class OperationPipeline {
   /**
    * Executes an admitted operation with its span active: a stream for a subscription, and for a query or mutation
    * with `@defer`/`@stream` its parts (the initial result, then `{incremental, hasNext}` payloads); one result
-   * otherwise. A transport that cannot send parts passes `incremental: false` and gets the whole result, compiled.
+   * otherwise, after each rule's `completed` (the response cache keeps it). An answer a rule found at admission (a
+   * cached response) is returned without executing. A transport that cannot send parts passes `incremental: false`
+   * and gets the whole result, compiled.
    */
   run(op: AdmittedOperation, options: { incremental?: boolean } = {}): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
+    if (op.answer) return op.answer;
     const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.variables, operationName: op.name };
     return runInTrace(op.trace, () => {
       if (op.type === 'subscription') return this.subscribeCompiled(args);
       if (options.incremental !== false && deliversIncrementally(op.operation, op.document)) return executeIncremental(args, op.controller.signal);
-      return this.executeCompiled(args);
+      const result = this.executeCompiled(args);
+      if (!this.completers.length) return result;
+      return Promise.resolve(result).then(async (r) => {
+        await this.completed(op, r);
+        return r;
+      });
     });
   }
 
   /** Whether {@link run} delivers this operation in parts (a query or mutation with `@defer`/`@stream`). */
   isIncremental(op: AdmittedOperation): boolean {
     return deliversIncrementally(op.operation, op.document);
+  }
+
+  /** Each rule's `completed` on a query's or mutation's result, before the client gets it (HTTP calls it from Apollo's plugin). */
+  async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+    if (op.answer) return;
+    for (const rule of this.completers) await rule.completed!(op, result);
   }
 
   /** Ends the operation once: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
@@ -345,7 +364,8 @@ export interface CreatePipelineOptions {
 
 /**
  * The gateway's pipeline: its rules in order. `prepare` runs persisted operations before the size limit (an id
- * becomes a document first); `admit` runs the budget before the titles quota (which reuses the budget's estimate).
+ * becomes a document first); `admit` runs the response cache before the budget (an answer found costs nothing to
+ * judge) and the budget before the titles quota (which reuses the budget's estimate).
  */
 export function createOperationPipeline(options: CreatePipelineOptions): OperationPipeline {
   const { schema, services } = options;
@@ -357,6 +377,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     ...(persisted ? [persistedOperationsRule(persisted)] : []),
     limits,
     operationTracing(options.tracing),
+    ResponseCache.create(schema, services),
     upstreamBudget(schema, services, options.estimators),
     titlesQuota(schema),
     ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),

@@ -1,7 +1,8 @@
 import type { ClientIdentity } from './fairShare.js';
-import type { DocumentNode, GraphQLError, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
 import type { GatewayContext } from '../runtime/context.js';
+import type { CachePolicy } from './cachePolicy.js';
 
 /** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
 export interface OperationPayload {
@@ -40,6 +41,10 @@ export interface Operation {
   /** `query`, `mutation`, `subscription`, or `unknown` until resolved. */
   type: string;
   trace?: OperationTrace;
+  /** From the `@cacheControl` hints of what it selects (`cachePolicy.ts`), once admitted. */
+  cachePolicy?: CachePolicy;
+  /** An answer found at admission (the response cache): the operation is then not executed. */
+  answer?: ExecutionResult;
   readonly errorCodes: Set<string>;
   finished: boolean;
 }
@@ -62,6 +67,11 @@ export interface PipelineRule {
   begin?(op: Operation, init: OperationInit): void;
   /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */
   admit?(op: AdmittedOperation): Refusal | Promise<Refusal>;
+  /**
+   * When a query or mutation has its result, before the client gets it (not for an answer found at admission): may
+   * keep the result or drop what a write changed.
+   */
+  completed?(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): void | Promise<void>;
   /** When the operation ends, whatever its outcome: once per operation. */
   finish?(op: Operation): void;
 }

@@ -1,6 +1,7 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors.js';
-import type { Operation, OperationPipeline } from '../pipeline/index.js';
+import type { AdmittedOperation, Operation, OperationPipeline } from '../pipeline/index.js';
+import { cacheControlHeader } from '../pipeline/responseCache.js';
 import type { GatewayContext } from '../runtime/context.js';
 
 /**
@@ -19,6 +20,10 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
           const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
           if (refusal) throw refusal;
         },
+        async responseForOperation() {
+          // The response cache's answer, found at admission: Apollo sends it without executing.
+          return op.answer ? { body: { kind: 'single', singleResult: op.answer }, http: { status: undefined, headers: new HeaderMap() } } : null;
+        },
         async didEncounterErrors({ errors }) {
           // Notes the codes and, in production, logs what masking hides from the client, with the request id.
           pipeline.format(errors, op);
@@ -27,7 +32,10 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
           if (op.name === null && request.operationName) op.name = request.operationName;
           // An incremental response is still running: the adapter finishes it once its last part is sent.
           if (response.body.kind !== 'single') return;
-          for (const e of response.body.singleResult.errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
+          const errors = response.body.singleResult.errors;
+          for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
+          if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
+          response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
           pipeline.finish(op);
         },
       };

@@ -47,7 +47,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
     formatError: (formatted) => pipeline.format([formatted], undefined, true)[0],
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
-      // No @cacheControl in this schema; the plugin would otherwise hook every field resolve.
+      // @cacheControl is read statically (pipeline/cachePolicy.ts); the plugin would hook every field resolve.
       ApolloServerPluginCacheControlDisabled(),
       // Federated inline traces (ftv1) are built from field hooks that compiled execution does not call.
       ApolloServerPluginInlineTraceDisabled(),

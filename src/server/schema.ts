@@ -11,6 +11,7 @@ import {
   printSchema,
   type DefinitionNode,
   type DocumentNode,
+  Source,
   type GraphQLSchema,
 } from 'graphql';
 import { readdir, readFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
 import { badInput } from '../errors.js';
+import { domainOfFile, recordDomains, ROOT_TYPES } from './schemaDomains.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../resolvers.js';
 import type { GatewayContext } from '../runtime/context.js';
@@ -31,16 +33,6 @@ export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
 
 /**
- * The domain a `schema/` file belongs to: the one its name starts with (`enterprise.live.graphql`, `chatPlatform.graphql`);
- * undefined for the files every graph has (`gateway.graphql`, `subgraph.graphql`).
- */
-function domainOfFile(file: string): GatewayDomain | undefined {
-  return GATEWAY_DOMAINS.find((d) => file.startsWith(d));
-}
-
-const ROOT_TYPES = new Set(['Query', 'Mutation', 'Subscription']);
-
-/**
  * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
  * federation `@link`) as one document. Domains only extend the root types; a root type no served file defines (no
  * domain with mutations, say) is defined by its first extension.
@@ -52,7 +44,8 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
     return domain === undefined || domains.includes(domain);
   });
   const texts = await Promise.all(served.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  const document = concatAST(texts.map((text) => parse(text)));
+  // Each definition keeps its file's name as its source: the domain of a type or root field (domainOf).
+  const document = concatAST(texts.map((text, i) => parse(new Source(text, served[i]))));
   const defined = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
   const definitions = document.definitions.map((d): DefinitionNode => {
     if (d.kind !== Kind.OBJECT_TYPE_EXTENSION || !ROOT_TYPES.has(d.name.value) || defined.has(d.name.value)) return d;
@@ -74,7 +67,9 @@ export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DO
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema);
   // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
-  return withIncrementalDirectives(schema);
+  const served = withIncrementalDirectives(schema);
+  recordDomains(served, typeDefs);
+  return served;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Shared state: what several replicas of the gateway must agree on (the OMDb daily quota, chat requests per minute,
- * the title cache, the Graph application token, a leader lease, a fan-out channel, daily counters). One interface per concern, each
+ * the title cache, the Graph application token, whole responses, a leader lease, a fan-out channel, daily counters). One interface per concern, each
  * with an in-process implementation (the default: one replica, zero configuration) and a Redis one (`REDIS_URL`),
  * both run through the same test suite (test/state/sharedState.test.ts). Server, domains and upstream clients import
  * this module; it imports none of them.
@@ -13,6 +13,7 @@ import { MemoryCache, RedisCache, type SharedCache, type SharedCacheOptions } fr
 import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
 import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
 import { RedisConnection, type SharedStateStatus } from './connection.js';
+import { MemoryResponseStore, RedisResponseStore, type ResponseStore, type ResponseStoreOptions } from './responseStore.js';
 import { FallbackPolicy } from './fallback.js';
 import { MemoryLeases, RedisLeaderLease, type LeaderLease, type LeaderLeaseOptions } from './lease.js';
 import { MemoryDailyQuota, RedisDailyQuota, type DailyQuota, type DailyQuotaOptions } from './quota.js';
@@ -27,6 +28,7 @@ export type { LeaderLease, LeaderLeaseOptions } from './lease.js';
 export type { DailyQuota, DailyQuotaOptions, QuotaReservation } from './quota.js';
 export type { RateLimiter, RateLimiterOptions, RateVerdict } from './rateLimit.js';
 export type { Expiring, SharedValue } from './sharedValue.js';
+export type { ResponseStore, ResponseStoreOptions } from './responseStore.js';
 
 /**
  * The shared state of one gateway process. Each factory names a thing (`omdb`, `deepseek`, …); replicas that use the
@@ -45,6 +47,8 @@ export interface SharedState {
   leaderLease(name: string, options: LeaderLeaseOptions): LeaderLease;
   channel<M>(name: string): FanOut<M>;
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters;
+  /** Whole responses with tags (the response cache). */
+  responseStore(name: string, options: ResponseStoreOptions): ResponseStore;
   close(): Promise<void>;
 }
 
@@ -88,6 +92,9 @@ export class MemoryState implements SharedState {
   }
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
     return this.registry.once('counters', name, () => new MemoryDailyCounters(options));
+  }
+  responseStore(name: string, options: ResponseStoreOptions): ResponseStore {
+    return this.registry.once('responses', name, () => new MemoryResponseStore(options));
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -151,6 +158,9 @@ export class RedisState implements SharedState {
   }
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
     return this.registry.once('counters', name, () => new RedisDailyCounters(this.connection, name, this.fallback, options));
+  }
+  responseStore(name: string, options: ResponseStoreOptions): ResponseStore {
+    return this.registry.once('responses', name, () => new RedisResponseStore(this.connection, name, this.fallback, options));
   }
   /** Gives back the quota and rate-limit slots this replica holds unspent, then closes the connection. */
   async close(): Promise<void> {

@@ -36,7 +36,8 @@ const user = (content: string) => ({ role: 'USER', content });
 
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway();
+  // Cases ask the same operations again and count the Graph requests each one costs: no response cache.
+  t = await startTestGateway({ RESPONSE_CACHE_MAX_BYTES: '0' });
 });
 afterAll(async () => t?.close());
 
@@ -188,7 +189,7 @@ describe('graphTools: several steps, bounds and refusals', () => {
     expect(both.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argument: 'input.tools' } });
     expect(t.upstreamRequests()).toHaveLength(0);
 
-    const small = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '3' });
+    const small = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '3', RESPONSE_CACHE_MAX_BYTES: '0' });
     try {
       const { body } = await small.query(COMPLETE, { input: { provider: 'glm', model: 'glm-4.7', messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] } });
       expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 8, upstream: 'graph' } });

@@ -160,6 +160,38 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
     });
   });
 
+  describe('response store', () => {
+    const body = (c: string) => `{"data":"${c.repeat(390)}"}`;
+
+    it('serves an answer one replica stored to the others until its time to live', async () => {
+      const name = `responses-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.responseStore(name, { maxBytes: 10_000 }));
+      await a.set('k', body('a'), 1_500, ['enterprise']);
+      expect(await b.get('k', ['enterprise'])).toBe(body('a'));
+      await sleep(2_000);
+      expect(await a.get('k', ['enterprise'])).toBeUndefined();
+    });
+
+    it('drops every answer of a tag on every replica, and only those', async () => {
+      const name = `responses-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.responseStore(name, { maxBytes: 10_000 }));
+      await a.set('health', body('h'), 60_000, ['enterprise']);
+      await a.set('both', body('b'), 60_000, ['enterprise', 'titles']);
+      await b.set('title', body('t'), 60_000, ['titles']);
+      await b.invalidate(['enterprise']);
+      expect([await a.get('health', []), await a.get('both', []), await a.get('title', [])]).toEqual([undefined, undefined, body('t')]);
+    });
+
+    it('keeps at most maxBytes: the oldest answers go first', async () => {
+      const name = `responses-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.responseStore(name, { maxBytes: 1_000 }));
+      await a.set('first', body('1'), 60_000, ['titles']);
+      await b.set('second', body('2'), 60_000, ['titles']);
+      await a.set('third', body('3'), 60_000, ['titles']);
+      expect([await b.get('first', ['titles']), await b.get('second', ['titles']), await b.get('third', ['titles'])]).toEqual([undefined, body('2'), body('3')]);
+    });
+  });
+
   describe('shared value (the Graph token)', () => {
     it('is created once for 3 replicas asking at once, and again once it expired', async () => {
       const values = (await replicas(3)).map((s) => s.sharedValue<string>('graph-token'));

@@ -47,8 +47,9 @@ beforeAll(async () => {
     GLM_BASE_URL: `${fake.origin}/glm`,
     GLM_API_KEY: 'fake-glm-key-1234567890',
     UPSTREAM_MAX_RESPONSE_BYTES: String(LIMIT),
-    // Every case asks again; the answers must not come from the cache.
+    // Every case asks again; the answers must not come from a cache.
     OMDB_CACHE_TTL_MS: '0',
+    RESPONSE_CACHE_MAX_BYTES: '0',
   });
 });
 afterAll(async () => {

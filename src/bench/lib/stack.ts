@@ -86,7 +86,7 @@ export interface GraphQLProc {
 }
 
 /**
- * `node <gatewayNodeFlags> dist/main.js` against the sandbox. Logs at warn: per-operation info lines would be measured too, and a
+ * `node <gatewayNodeFlags> dist/main.js` against the sandbox, response cache off. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
 export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<GraphQLProc> {
@@ -102,6 +102,8 @@ export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<s
     CLIENT_MAX_CONNECTIONS: '1000000',
     CLIENT_MAX_SUBSCRIPTIONS: '1000000',
     CLIENT_MAX_CHAT_STREAMS: '1000000',
+    // Scenarios repeat one operation to measure what executing it costs; the response cache would answer instead.
+    RESPONSE_CACHE_MAX_BYTES: '0',
     ...extraEnv,
   });
   await waitReady(proc, `http://127.0.0.1:${port}/readyz`);
