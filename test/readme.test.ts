@@ -7,7 +7,7 @@ import { gatewayNodeFlags } from '../src/bench/lib/stack.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startOtlpReceiver } from './support/otlp.js';
 
-/** The README sections issue #17 added are run here: every shell command in them, every name they promise. */
+/** README sections are run here: every shell command in them, every name they promise. */
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const section = (title: string) => {
   const start = readme.indexOf(`\n## ${title}\n`);

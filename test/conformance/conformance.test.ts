@@ -16,7 +16,10 @@ writeFileSync(manifestFile, JSON.stringify(MANIFEST));
 /** One gateway per configuration, shared by the rows and transports that use it (a fresh one for rows that close it). */
 const gateways = new Map<string, Promise<TestGateway>>();
 function gatewayFor(c: ConformanceCase): Promise<TestGateway> {
-  const start = () => startTestGateway({ ...c.env }, c.sandbox ?? {});
+  // Every transport sends the same operation to a shared gateway and must cost the same upstream requests: the
+  // response cache would answer the second transport from the first one's answer (test/pipeline/responseCache.test.ts
+  // checks the cache itself over HTTP, graphql-ws and SSE).
+  const start = () => startTestGateway({ RESPONSE_CACHE_MAX_BYTES: '0', ...c.env }, c.sandbox ?? {});
   if (c.fresh) return start();
   const key = JSON.stringify([c.env ?? {}, c.sandbox ?? {}]);
   if (!gateways.has(key)) gateways.set(key, start());

@@ -18,7 +18,7 @@ async function token(form: Record<string, string>, tenant = 'sandbox'): Promise<
 const callGraph = (accessToken: string) =>
   fetch(`${env.sandbox.baseUrls.graph}/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange`, { headers: { authorization: `Bearer ${accessToken}` } });
 
-/** Asserts the identity platform's error body (upstreams.md 1.12) and returns it. */
+/** Asserts the identity platform's error body (docs/upstreams.md 1.12) and returns it. */
 function expectAad(r: { status: number; body: any }, status: number, error: string, code: number): any {
   expect(r.status).toBe(status);
   expect(Object.keys(r.body)).toEqual(['error', 'error_description', 'error_codes', 'timestamp', 'trace_id', 'correlation_id']);
