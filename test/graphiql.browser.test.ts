@@ -160,7 +160,10 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     });
     try {
       await page.locator('.graphiql-tab', { hasText: 'SearchDeferred' }).click();
+      await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain('SearchDeferred');
       await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain('@defer(label: "details")');
+      // Executing before GraphiQL's debounced parse of the new tab sends the previous tab's operationName.
+      await page.waitForTimeout(1_000);
       await page.locator('.graphiql-execute-button').click();
       // The last part's fields appear in the one merged result GraphiQL shows.
       await page.locator('.graphiql-response .view-lines', { hasText: '"directors"' }).first().waitFor();
