@@ -42,12 +42,14 @@ const rssMb = () => {
 };
 beforeAll(async () => {
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
-  // Paused clients are kept (no stall timeout) and are all one client (one address) with 50 chat streams; 50
+  // Paused clients are kept (no stall timeout) and are all one client (one address) with 50 chat streams and, with
+  // the other test clients and sockets still closing from earlier, more than the default 64 connections; 50
   // connections opened at once on a loaded machine may take longer than the default 3 s to be initialised.
   const env: Record<string, string> = {
     GATEWAY_WS_KEEP_ALIVE_MS: '120000',
     STREAM_STALL_TIMEOUT_MS: '0',
     CLIENT_MAX_CHAT_STREAMS: '100',
+    CLIENT_MAX_CONNECTIONS: '1000',
     GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '30000',
   };
   for (const [id, prefix] of [['glm', 'GLM'], ['ark', 'ARK'], ['deepseek', 'DEEPSEEK'], ['moonshot', 'MOONSHOT']] as const) {
