@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus } from '../errors.js';
 import { runInTrace } from '../observability/tracing.js';
 import { abortWhenGone } from '../pipeline/cancellation.js';
-import { presentedApiKey } from '../pipeline/apiKey.js';
+import { httpOperationInit } from './httpOperation.js';
 import type { Operation, OperationPayload, OperationPipeline } from '../pipeline/index.js';
 import type { GatewayContext, GatewayServices } from '../runtime/context.js';
 import { legacyJsonStatusPlugin, pipelinePlugin } from './apolloPlugins.js';
@@ -97,13 +97,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
         }
       }
 
-      const op = pipeline.begin({
-        requestId,
-        transport: 'http',
-        authorization: req.headers.authorization,
-        trace: req.headers,
-        client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
-      });
+      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
       abortWhenGone(op, res);
       (op.context as HttpContext)[OPERATION] = op;
       const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus } from '../../errors.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { subscriptionOverHttp } from '../apolloPlugins.js';
-import { presentedApiKey } from '../../pipeline/apiKey.js';
+import { httpOperationInit } from '../httpOperation.js';
 import type { GatewayServices } from '../../runtime/context.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter, sendErrors } from './parts.js';
@@ -84,13 +84,7 @@ export function createIncrementalResponder(pipeline: OperationPipeline, services
       if (csrf) return sendErrors(req, res, 400, pipeline.format([csrf]));
       const payload = asPayload(sent);
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
-      const admitted = await pipeline.admit(payload, {
-        requestId,
-        transport: 'multipart',
-        authorization: req.headers.authorization,
-        trace: req.headers,
-        client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
-      });
+      const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));
       if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
       const refusal =
         admitted.type === 'subscription' ? subscriptionOverHttp() : admitted.type === 'mutation' && req.method === 'GET' ? badRequest('Mutations are not run over GET: send them with POST.', 405) : undefined;

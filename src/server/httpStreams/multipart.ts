@@ -2,7 +2,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/apiKey.js';
+import { httpOperationInit } from '../httpOperation.js';
 import type { GatewayServices } from '../../runtime/context.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
@@ -30,13 +30,7 @@ export function createMultipartHandler(options: { schema: GraphQLSchema; pipelin
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
-    const admitted = await pipeline.admit(payload, {
-      requestId,
-      transport: 'multipart',
-      authorization: req.headers.authorization,
-      trace: req.headers,
-      client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
-    });
+    const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));
     if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {

@@ -3,7 +3,7 @@ import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/apiKey.js';
+import { httpOperationInit } from '../httpOperation.js';
 import type { GatewayContext, GatewayServices } from '../../runtime/context.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from '../requestBody.js';
@@ -62,13 +62,7 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
       if (typeof operationId === 'string' && operationId.length > MAX_OPERATION_ID_LENGTH) {
         return refuse(400, [{ message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`, extensions: { code: ErrorCode.BadUserInput } }]);
       }
-      const admitted = await pipeline.admit(params, {
-        requestId: req.context.requestId,
-        transport: 'sse',
-        authorization: raw.headers.authorization,
-        trace: raw.headers,
-        client: { apiKey: presentedApiKey(raw.headers), remoteAddress: raw.socket.remoteAddress },
-      });
+      const admitted = await pipeline.admit(params, httpOperationInit(raw, req.context.requestId, 'sse'));
       if (Array.isArray(admitted)) {
         const errors = pipeline.format(admitted);
         return admitted.some((e) => e.extensions?.code === ErrorCode.RateLimited) ? refuse(429, errors) : single({ errors });
