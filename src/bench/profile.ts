@@ -69,7 +69,7 @@ export function groupOf(frame: CallFrame): string | undefined {
   return undefined;
 }
 
-const IS_REQUEST = /^(executeHTTPGraphQLRequest|processGraphQLRequest)$/;
+const IS_REQUEST = /^(executeHTTPGraphQLRequest|processGraphQLRequest|executeDirect)$/;
 
 /**
  * Self time by group (a native frame without its own group is charged to its caller's group), counting only the

@@ -323,7 +323,8 @@ export class OperationPipeline {
     return this.options.shutdown.drain(graceMs);
   }
 
-  private checkedDocument(query: string): DocumentNode | GraphQLError[] {
+  /** The parsed and validated document of a query text (kept in an LRU by text), or its request errors. */
+  checkedDocument(query: string): DocumentNode | GraphQLError[] {
     const cached = this.documents.get(query);
     if (cached) return cached;
     let result: DocumentNode | GraphQLError[];

@@ -1,15 +1,16 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors.js';
-import type { AdmittedOperation, Operation, OperationPipeline } from '../pipeline/index.js';
+import type { AdmittedOperation, OperationPipeline } from '../pipeline/index.js';
 import { cacheControlHeader } from '../pipeline/responseCache.js';
 import type { GatewayContext } from '../runtime/context.js';
+import type { DirectOperation } from './directExecution.js';
 
 /**
  * Apollo Server as the HTTP protocol adapter only: Apollo parses and validates (its document store, APQ, CSRF
  * prevention, content negotiation), and this one plugin hands the resolved operation to the operation pipeline's
  * `admit` rules and the response's errors to its `finish` rules, so HTTP runs the rules every other transport runs.
  */
-export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (context: GatewayContext) => Operation): ApolloServerPlugin<GatewayContext> {
+export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (context: GatewayContext) => DirectOperation): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
       const op = operationOf(contextValue);
@@ -17,6 +18,11 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
         async didResolveOperation({ operation, document, request }) {
           if (!operation) return;
           if (operation.operation === 'subscription') throw subscriptionOverHttp();
+          // Begun by the direct path (directExecution.ts): admitted already, or refused with this.
+          if (op.handedOver) {
+            if (op.handedOver.refusal) throw op.handedOver.refusal;
+            return;
+          }
           const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
           if (refusal) throw refusal;
         },
@@ -34,7 +40,8 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
           if (response.body.kind !== 'single') return;
           const errors = response.body.singleResult.errors;
           for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
-          if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
+          // The direct path's execution ran the `completed` rules on its result already.
+          if (op.operation && !op.handedOver?.result) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
           response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
           pipeline.finish(op);
         },

@@ -36,6 +36,8 @@ export interface StartGatewayOptions {
   logDestination?: NodeJS.WritableStream;
   /** Interval of the multipart subscription protocol's heartbeat parts (tests shorten it). @default 5000 */
   multipartHeartbeatMs?: number;
+  /** JSON POSTs of known documents skip Apollo Server's per-request work (directExecution.ts); false sends every request through Apollo (tests compare the two). @default true */
+  directExecution?: boolean;
 }
 
 export interface Gateway {
@@ -93,7 +95,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
   const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare });
-  const graphql = await createGraphqlHandler({ pipeline, services });
+  const graphql = await createGraphqlHandler({ pipeline, services, direct: options.directExecution ?? true });
   const health = createHealthEndpoints(services);
   const httpStreams = createHttpStreams({ schema, pipeline, services, heartbeatMs: options.multipartHeartbeatMs });
   const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });

@@ -5,8 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus } from '../errors.js';
 import { runInTrace } from '../observability/tracing.js';
 import { abortWhenGone } from '../pipeline/cancellation.js';
+import { createDirectExecution, type DirectOperation } from './directExecution.js';
 import { httpOperationInit } from './httpOperation.js';
-import type { Operation, OperationPayload, OperationPipeline } from '../pipeline/index.js';
+import type { OperationPayload, OperationPipeline } from '../pipeline/index.js';
 import type { GatewayContext, GatewayServices } from '../runtime/context.js';
 import { legacyJsonStatusPlugin, pipelinePlugin } from './apolloPlugins.js';
 import { compiledExecution } from './execution.js';
@@ -17,21 +18,22 @@ import { sendJson } from './respond.js';
 
 /** The operation each HTTP request's context belongs to (Apollo copies contexts, so it is an own property). */
 const OPERATION = Symbol('operation');
-type HttpContext = GatewayContext & { [OPERATION]?: Operation };
+type HttpContext = GatewayContext & { [OPERATION]?: DirectOperation };
 
 /**
  * GraphQL over HTTP (POST and GET) on `/graphql`: Apollo Server is the protocol adapter (APQ, CSRF prevention,
  * content negotiation, the status rules), the operation pipeline applies the rules every transport shares, and
  * execution is compiled per cached document (execution.ts).
  */
-export async function createGraphqlHandler(options: { pipeline: OperationPipeline; services: GatewayServices }): Promise<{
+export async function createGraphqlHandler(options: { pipeline: OperationPipeline; services: GatewayServices; direct?: boolean }): Promise<{
   serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
   stop(): Promise<void>;
 }> {
   const { pipeline, services } = options;
   const { config, log } = services;
   const apollo = new ApolloServer<GatewayContext>({
-    gateway: compiledExecution(pipeline.schema),
+    // An operation the direct path executed with errors: Apollo formats the result it hands over.
+    gateway: compiledExecution(pipeline.schema, (context) => (context as HttpContext)[OPERATION]?.handedOver),
     // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
     logger: log,
     introspection: config.introspection,
@@ -57,20 +59,17 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
   });
   await apollo.start();
   const incremental = createIncrementalResponder(pipeline, services);
+  const direct = options.direct === false ? undefined : createDirectExecution(pipeline);
 
   return {
     stop: () => apollo.stop(),
     async serve(req, res, requestId) {
       const method = (req.method ?? 'GET').toUpperCase();
-      const headers = new HeaderMap();
-      for (const [key, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-      }
       let body: unknown;
       if (method === 'POST') {
         const raw = await readBody(req, MAX_BODY_BYTES);
         if (raw === undefined) return refuse(res, badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413));
-        if ((headers.get('content-type') ?? '').includes('json')) {
+        if ((req.headers['content-type'] ?? '').includes('json')) {
           try {
             body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
           } catch {
@@ -84,6 +83,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
       // The pipeline's `prepare` rules (persisted operations, document size) see the payload before Apollo parses it.
       const params = method === 'POST' ? undefined : new URLSearchParams(search);
       const fields = params ? Object.fromEntries(params) : body;
+      let op: DirectOperation | undefined;
       if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
         const prepared = pipeline.prepare(fields as OperationPayload);
         if (prepared instanceof GraphQLError) return refuse(res, prepared);
@@ -95,10 +95,22 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
           if (params) search = `?${asSearch(prepared)}`;
           else body = prepared;
         }
+        // A JSON POST of a known document: the pipeline runs it without Apollo's per-request work (directExecution.ts).
+        if (direct && !params && (req.headers['content-type'] ?? '').includes('application/json')) {
+          const outcome = await direct.serve(req, res, requestId, prepared as Record<string, unknown>);
+          if (outcome === 'sent') return;
+          op = outcome;
+        }
       }
 
-      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
-      abortWhenGone(op, res);
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      if (!op) {
+        op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
+        abortWhenGone(op, res);
+      }
       (op.context as HttpContext)[OPERATION] = op;
       const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
       try {

@@ -89,7 +89,7 @@ export interface GraphQLProc {
  * `node <gatewayNodeFlags> dist/main.js` against the sandbox, response cache off. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
-export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<GraphQLProc> {
+export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], cwd = root): Promise<GraphQLProc> {
   const port = await freePort();
   const proc = spawnProc('gateway', process.execPath, [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'], {
     ...upstreamEnv(sandboxOrigin),
@@ -105,7 +105,7 @@ export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<s
     // Scenarios repeat one operation to measure what executing it costs; the response cache would answer instead.
     RESPONSE_CACHE_MAX_BYTES: '0',
     ...extraEnv,
-  });
+  }, cwd);
   await waitReady(proc, `http://127.0.0.1:${port}/readyz`);
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
 }

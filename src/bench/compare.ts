@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { interleaved } from './lib/load.js';
+import { stopAll } from './lib/proc.js';
+import { profiledRun } from './lib/profiled.js';
+import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
+
+/**
+ * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title] [--rounds 5] [--seconds 3]`:
+ * one step of a performance pass measured on its own. The gateway built in DIR (a checkout of the previous commit
+ * with its `dist/`, e.g. `git worktree add` + `npm ci` + `npm run build`) and this checkout's gateway run side by side
+ * against one sandbox, under the same closed-loop load, interleaved round by round so drift on a shared machine hits
+ * both alike. Prints CPU per operation (gateway + sandbox, from /proc), req/s and p50 of each, and their ratios.
+ */
+const run = profiledRun(process.argv.slice(2), 3);
+const base = resolve(run.option('base') ?? '');
+if (!existsSync(join(base, 'dist/main.js'))) throw new Error(`--base ${base}: no dist/main.js there (build that checkout first)`);
+const rounds = Number(run.option('rounds') ?? 5);
+
+try {
+  const sb = await startSandboxProc();
+  const env = { OMDB_CACHE_MAX: '0' };
+  const [before, after] = await Promise.all([startGatewayProc(sb.origin, env, [], base), startGatewayProc(sb.origin, env)]);
+  for (const g of [before, after]) await gql(g.url, run.query, run.firstVariables);
+  const pids = (g: typeof before) => [g.proc.pid, sb.proc.pid];
+  const f = await interleaved({ before: run.target(before.url, pids(before)), after: run.target(after.url, pids(after)) }, rounds, run.seconds, run.connections, () =>
+    sb.control('DELETE', 'requests'),
+  );
+  const { loadavg } = await import('node:os');
+  console.log(`${run.which}: ${rounds} interleaved rounds of ${run.seconds} s, ${run.connections} connections; load average ${loadavg()[0].toFixed(1)}`);
+  console.log('| build | CPU µs/op (gateway + sandbox) | req/s | p50 ms | failures |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, r] of Object.entries(f)) console.log(`| ${name} | ${r.cpuUs.toFixed(0)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.failures} |`);
+  console.log(`after / before: CPU ${(f.after.cpuUs / f.before.cpuUs).toFixed(3)}, req/s ${(f.after.rps / f.before.rps).toFixed(3)}`);
+} finally {
+  await stopAll();
+}

@@ -1,0 +1,95 @@
+import { ApolloServer } from '@apollo/server';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Fault } from '../../src/sandbox/types.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/**
+ * The direct path (src/server/directExecution.ts) answers JSON POSTs of known documents without Apollo Server; every
+ * other request, and every operation that was refused or has errors, is Apollo's. One table of requests runs against
+ * two gateways, one with the direct path and one sending everything through Apollo: status, response headers, body
+ * and upstream requests must be the same, and the direct gateway must have called Apollo exactly as often as the
+ * case says.
+ */
+const TITLE = 'query OneTitle($imdbId: ID!) { title(imdbId: $imdbId) { imdbId title year genres } }';
+const HEALTH = 'query Health { admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service status } } } }';
+const CHAT = 'mutation Say($input: ChatCompletionInput!) { createChatCompletion(input: $input) { provider model choices { message { content } } } }';
+
+interface Case {
+  name: string;
+  body: unknown;
+  headers?: Record<string, string>;
+  faults?: Fault[];
+  /** Calls of Apollo's `executeHTTPGraphQLRequest` on the direct gateway: 0 when answered directly. */
+  apollo: 0 | 1;
+}
+
+const cases: Case[] = [
+  { name: 'a title by variable', body: { query: TITLE, variables: { imdbId: 'tt0133093' } }, apollo: 0 },
+  { name: 'the same title again (a response-cache hit: no upstream request)', body: { query: TITLE, variables: { imdbId: 'tt0133093' } }, apollo: 0 },
+  { name: 'a health overview (Graph, application token)', body: { query: HEALTH, operationName: 'Health' }, apollo: 0 },
+  { name: 'the same, asking for application/graphql-response+json', body: { query: HEALTH }, headers: { accept: 'application/graphql-response+json' }, apollo: 0 },
+  { name: 'accept with weights', body: { query: HEALTH }, headers: { accept: 'application/json;q=0.5, application/graphql-response+json' }, apollo: 0 },
+  { name: 'a mutation', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, apollo: 0 },
+  { name: '__typename only', body: { query: '{ __typename }', extensions: { trace: true } }, apollo: 0 },
+  { name: 'an argument the resolver refuses', body: { query: TITLE, variables: { imdbId: '5' } }, apollo: 1 },
+  { name: 'variables that fail to coerce', body: { query: TITLE, variables: { imdbId: null } }, apollo: 1 },
+  { name: 'variables that fail to coerce, graphql-response+json', body: { query: TITLE, variables: {} }, headers: { accept: 'application/graphql-response+json' }, apollo: 1 },
+  { name: 'an upstream failure (partial data)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } }` }, faults: [{ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' }], apollo: 1 },
+  { name: 'a refusal at admission (upstream budget)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } c: title(imdbId: "tt0078346") { title } }` }, apollo: 1 },
+  { name: 'an invalid document', body: { query: '{ title { nope } }' }, apollo: 1 },
+  { name: 'an unknown operationName', body: { query: HEALTH, operationName: 'Other' }, apollo: 1 },
+  { name: 'variables as a string', body: { query: TITLE, variables: '{"imdbId":"tt0133093"}' }, apollo: 1 },
+  { name: 'an Accept it cannot answer', body: { query: HEALTH }, headers: { accept: 'text/html' }, apollo: 1 },
+  { name: 'APQ with its query', body: { query: HEALTH, extensions: { persistedQuery: { version: 1, sha256Hash: '0ff5c8a1ad41e28e0ad0d76d43ee5ef1c0e9d0d1e0ad3c8d4e2a53b8dc28e4e4' } } }, apollo: 1 },
+];
+
+const env = { GATEWAY_MAX_UPSTREAM_REQUESTS: '2', OMDB_CACHE_MAX: '0' };
+let direct: TestGateway;
+let apolloOnly: TestGateway;
+
+beforeAll(async () => {
+  [direct, apolloOnly] = await Promise.all([startTestGateway(env), startTestGateway(env, {}, { directExecution: false })]);
+});
+afterAll(async () => {
+  await Promise.all([direct?.close(), apolloOnly?.close()]);
+});
+
+async function send(t: TestGateway, c: Case) {
+  t.sandbox.faults.clear();
+  for (const fault of c.faults ?? []) t.sandbox.faults.push(fault);
+  t.clearUpstreamRequests();
+  const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...c.headers }, body: JSON.stringify(c.body) });
+  const text = await res.text();
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'x-request-id', 'content-length'].includes(name)));
+  const upstream = t.upstreamRequests().filter((r) => r.upstream !== 'login').map((r) => `${r.method} ${r.url}`).sort();
+  return { status: res.status, headers, body: comparable(text), upstream };
+}
+
+/** Stack traces name the path that threw (Apollo's frames or not): compared as present or absent. */
+function comparable(text: string): unknown {
+  const body = JSON.parse(text) as { errors?: Array<{ extensions?: Record<string, unknown> }> };
+  for (const e of body.errors ?? []) if (e.extensions?.stacktrace) e.extensions.stacktrace = 'present';
+  return { ...body, newline: text.endsWith('\n') };
+}
+
+describe('HTTP: the direct path answers as Apollo Server does', () => {
+  it.each(cases)('$name', async (c) => {
+    const expected = await send(apolloOnly, c);
+    const spy = vi.spyOn(ApolloServer.prototype, 'executeHTTPGraphQLRequest');
+    try {
+      const got = await send(direct, c);
+      expect(got).toEqual(expected);
+      expect(spy).toHaveBeenCalledTimes(c.apollo);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('sends one upstream request for a directly answered title, and none for a refused one', async () => {
+    const ok = await send(direct, { ...cases[0], body: { query: TITLE, variables: { imdbId: 'tt0078346' } } });
+    expect(ok.upstream).toEqual(['GET /omdb/?apikey=sandbox&i=tt0078346']);
+    const refused = await send(direct, cases.find((c) => c.name.startsWith('a refusal'))!);
+    expect(refused.upstream).toEqual([]);
+    expect((refused.body as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+});
