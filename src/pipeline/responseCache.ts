@@ -84,9 +84,10 @@ export class ResponseCache implements PipelineRule {
     if (op.type !== 'query' || !policy || policy.maxAge <= 0) return undefined;
     const caller = op.context.credentials.authorization;
     if (policy.scope === CacheScope.Private && !caller) return undefined;
-    let text = this.documents.get(op.document);
-    if (text === undefined) this.documents.set(op.document, (text = print(op.document)));
-    const hash = createHash('sha256').update(text).update('\0').update(op.name ?? '').update('\0').update(JSON.stringify(op.variables ?? {}));
+    // The document's own digest once per document: a request hashes that, not the document's text again.
+    let digest = this.documents.get(op.document);
+    if (digest === undefined) this.documents.set(op.document, (digest = createHash('sha256').update(print(op.document)).digest('base64url')));
+    const hash = createHash('sha256').update(digest).update('\0').update(op.name ?? '').update('\0').update(JSON.stringify(op.variables ?? {}));
     // The caller's token is hashed into the key, never stored.
     if (caller) hash.update('\0').update(caller);
     return hash.digest('base64url');

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { UpstreamHttp } from '../../src/upstreams/http/client.js';
+import { splitUrl, UpstreamHttp } from '../../src/upstreams/http/client.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/upstreams/http/retry.js';
 
 /** A scripted upstream: each request takes the next planned answer. */
@@ -185,5 +185,20 @@ describe('shared upstream HTTP layer', () => {
     expect(backoffDelay(p, 3, undefined, () => 1)).toBe(400);
     expect(backoffDelay(p, 1, 2)).toBe(2000);
     expect(backoffDelay({ ...p, maxDelayMs: 1000 }, 1, 500)).toBe(1000);
+  });
+});
+
+describe('splitUrl: origin and path without parsing a WHATWG URL per request', () => {
+  it.each([
+    ['http://127.0.0.1:4010/omdb/?apikey=k&i=tt0133093', 'http://127.0.0.1:4010', '/omdb/?apikey=k&i=tt0133093'],
+    ['https://graph.microsoft.com/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id', 'https://graph.microsoft.com', '/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id'],
+    ['https://example.com/a#fragment', 'https://example.com', '/a'],
+    ['https://example.com', 'https://example.com', '/'],
+    ['https://user:pw@example.com/a', 'https://example.com', '/a'],
+  ])('%s', (url, origin, path) => {
+    expect(splitUrl(url)).toEqual({ origin, path });
+    // As WHATWG URL parsing gives it, for the URLs the clients build.
+    const parsed = new URL(url);
+    expect(splitUrl(url)).toEqual({ origin: parsed.origin, path: parsed.pathname + parsed.search });
   });
 });

@@ -14,6 +14,9 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
   br: createBrotliDecompress,
 };
 
+/** Reused: a non-streaming decode keeps no state between calls. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** `16 MiB (16777216 bytes)`: the limit as people read it, and as they write it in the variable. */
 export function describeBytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
@@ -108,7 +111,7 @@ export async function readBoundedText(
     parts.length = 0;
     if (status < 200 || status >= 300) return bytes.toString('utf8');
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return STRICT_UTF8.decode(bytes);
     } catch {
       throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: 'INVALID_UTF8' });
     }

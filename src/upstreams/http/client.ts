@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
@@ -53,6 +53,11 @@ export interface UpstreamRequest {
   body?: string;
   /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
   signal?: AbortSignal;
+  /**
+   * The controller of `signal` when only this request listens to it (an in-flight flight's, see inFlight.ts): `send`
+   * then aborts it on its total timeout instead of chaining a controller and a listener of its own to it.
+   */
+  controller?: AbortController;
   /** The client request this call serves: every log line of the call carries it. */
   requestId?: string;
   /** Overrides the instance's policy for this request (e.g. no retries once a stream may have begun). */
@@ -123,22 +128,23 @@ export class UpstreamHttp {
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
   async send(req: UpstreamRequest): Promise<BufferedResponse> {
-    // One controller and one timer per call: AbortSignal.timeout/any cost several times more on Node 20's hot path.
+    // One controller and one timer per call (AbortSignal.timeout/any cost several times more on Node 20's hot path);
+    // none of its own when the caller's controller serves this request alone.
     const totalMs = this.options.totalTimeoutMs ?? 30_000;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`total timeout of ${totalMs} ms`));
-    }, totalMs);
+    const owned = req.controller;
+    const controller = owned ?? new AbortController();
+    const timeout = new Error(`total timeout of ${totalMs} ms`);
+    const timer = setTimeout(() => controller.abort(timeout), totalMs);
     const onCallerAbort = () => controller.abort(req.signal!.reason);
-    if (req.signal?.aborted) onCallerAbort();
-    else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (!owned) {
+      if (req.signal?.aborted) onCallerAbort();
+      else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    }
     try {
-      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, req.signal);
+      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, () => controller.signal.aborted && controller.signal.reason !== timeout);
       return { ...response, text: await this.read(body as unknown as Readable, response) };
     } catch (error) {
-      if (timedOut && !req.signal?.aborted) {
+      if (controller.signal.reason === timeout) {
         throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
       }
       if (req.signal?.aborted || error instanceof GatewayError) throw error;
@@ -146,13 +152,13 @@ export class UpstreamHttp {
       throw upstreamError(ErrorCode.UpstreamError, `The ${this.upstream} service broke off its answer (${(error as Error)?.message || describeError(error)}).`, { upstream: this.upstream });
     } finally {
       clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCallerAbort);
+      if (!owned) req.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
   /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
-    const { response, body } = await this.guarded({ ...req, stream: true }, req.signal);
+    const { response, body } = await this.guarded({ ...req, stream: true }, () => !!req.signal?.aborted);
     return { ...response, body: decodedBody(body as unknown as Readable, response.headers['content-encoding'], this.upstream, response.status) };
   }
 
@@ -167,7 +173,7 @@ export class UpstreamHttp {
   }
 
   /** The circuit breaker around one request with its retries: the final outcome counts, not each attempt. */
-  private async guarded(req: UpstreamRequest, callerSignal: AbortSignal | undefined): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
+  private async guarded(req: UpstreamRequest, callerLeft: () => boolean): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
     const admitted = this.breaker.admit();
     if (!admitted.ok) {
       const seconds = Math.ceil(admitted.retryInMs / 1000);
@@ -188,7 +194,7 @@ export class UpstreamHttp {
     } catch (error) {
       span?.fail(error);
       // A caller who left says nothing about the upstream's health; a timeout does.
-      if (callerSignal?.aborted) this.breaker.release();
+      if (callerLeft()) this.breaker.release();
       else this.breaker.failure(req.requestId);
       throw error;
     }
@@ -204,12 +210,15 @@ export class UpstreamHttp {
       let result: Dispatcher.ResponseData | undefined;
       let failure: unknown;
       try {
-        result = await request(req.url, {
+        // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
+        const { origin, path } = splitUrl(req.url);
+        result = await this.dispatcher.request({
+          origin,
+          path,
           method: req.method,
           headers: req.headers,
           body: req.body,
           signal: req.signal,
-          dispatcher: this.dispatcher,
           ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
         });
         status = result.statusCode;
@@ -265,6 +274,22 @@ export class UpstreamHttp {
   close(): Promise<void> {
     return this.dispatcher.close();
   }
+}
+
+/**
+ * `https://host:port` and `/path?query` of an absolute URL the clients built from their configured base URL. What
+ * is not a plain `scheme://authority/…` goes through WHATWG URL parsing.
+ */
+export function splitUrl(url: string): { origin: string; path: string } {
+  const scheme = url.indexOf('://');
+  const slash = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
+  const authority = slash === -1 ? '' : url.slice(scheme + 3, slash);
+  if (scheme === -1 || authority === '' || /[@?#\\]/.test(authority)) {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  }
+  const hash = url.indexOf('#', slash);
+  return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) };
 }
 
 function describeError(error: unknown): string {

@@ -13,8 +13,12 @@ interface Flight<T> {
 export class InFlight<T> {
   private readonly flights = new Map<string, Flight<T>>();
 
-  /** `start` runs once per key in flight; `onCoalesced` is told when a caller joins an existing flight. */
-  run(key: string, start: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal, onCoalesced?: () => void): Promise<T> {
+  /**
+   * `start` runs once per key in flight, with the flight's signal and its controller (the request may abort it itself,
+   * e.g. on its total timeout, instead of chaining a controller of its own); `onCoalesced` is told when a caller joins
+   * an existing flight.
+   */
+  run(key: string, start: (signal: AbortSignal, controller: AbortController) => Promise<T>, signal?: AbortSignal, onCoalesced?: () => void): Promise<T> {
     let flight = this.flights.get(key);
     if (flight) onCoalesced?.();
     else {
@@ -22,7 +26,7 @@ export class InFlight<T> {
       const created: Flight<T> = {
         controller,
         waiters: 0,
-        promise: start(controller.signal).finally(() => {
+        promise: start(controller.signal, controller).finally(() => {
           if (this.flights.get(key) === created) this.flights.delete(key);
         }),
       };

@@ -18,6 +18,8 @@ export interface GraphCall {
   /** The `Authorization` header to send, from {@link GraphClient.authorization}. */
   authorization: string;
   signal?: AbortSignal;
+  /** The controller of `signal` when nothing else listens to it (a shared flight's): the HTTP layer aborts it itself. */
+  controller?: AbortController;
   /** Echoed by Graph as `client-request-id`, so one id traces a request through both logs. */
   requestId?: string;
   /** Overrides the shared retry policy, e.g. `{ maxAttempts: 1 }` for a caller that schedules its own retries. */
@@ -110,7 +112,7 @@ export class GraphClient {
    */
   get(path: string, call: GraphCall): Promise<GraphResult> {
     if (call.retry) return this.send('GET', path, undefined, call);
-    return this.inFlight.run(`${call.authorization}\n${path}`, (signal) => this.send('GET', path, undefined, { ...call, signal }), call.signal);
+    return this.inFlight.run(`${call.authorization}\n${path}`, (signal, controller) => this.send('GET', path, undefined, { ...call, signal, controller }), call.signal);
   }
 
   /** Sends a write; `ifMatch` becomes `If-Match`. PATCH asks for the stored entity back. */
@@ -185,7 +187,7 @@ export class GraphClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, requestId: call.requestId, retry: call.retry, traceAttributes });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, controller: call.controller, requestId: call.requestId, retry: call.retry, traceAttributes });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;
