@@ -6,7 +6,7 @@ import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
-import { normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
+import { formEncoded, normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
 
@@ -113,7 +113,7 @@ export class OmdbClient {
     this.credentials.assertUsable(UPSTREAM);
     const reservation = await this.quota.reserve();
     if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
-    const url = `${baseUrl}/?${new URLSearchParams([['apikey', apiKey], ...omdbParams(q)])}`;
+    const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
     // counted afterwards, so another replica may see the count briefly short by the retries in flight).
     const res = await this.http.send({ method: 'GET', url, signal: flight.signal, controller: flight, requestId, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });

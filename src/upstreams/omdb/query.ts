@@ -57,5 +57,32 @@ export function omdbParams(q: OmdbQuery): Array<[string, string]> {
 
 export function omdbQueryKey(q: OmdbQuery): string {
   const n = normalizeOmdbQuery(q);
-  return new URLSearchParams(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v])).toString();
+  return formEncoded(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v]));
+}
+
+/** Characters `application/x-www-form-urlencoded` leaves as they are. */
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
+
+/**
+ * `name=value&…` exactly as `new URLSearchParams(pairs).toString()` writes it (the form-urlencoded serializer: space
+ * as `+`, everything but `A-Za-z0-9*-._` percent-encoded as UTF-8), without URLSearchParams' per-call cost: keys are
+ * made several times per lookup (loader, in-flight map, cache, the quota estimate) and mostly need no escaping.
+ */
+export function formEncoded(pairs: ReadonlyArray<readonly [string, string]>): string {
+  let out = '';
+  for (const [name, value] of pairs) out += `${out ? '&' : ''}${formComponent(name)}=${formComponent(value)}`;
+  return out;
+}
+
+function formComponent(text: string): string {
+  if (FORM_SAFE.test(text)) return text;
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch {
+    // A lone surrogate, which encodeURIComponent refuses: URLSearchParams writes it as U+FFFD.
+    return new URLSearchParams([['', text]]).toString().slice(1);
+  }
+  // encodeURIComponent also leaves !'()~ alone; the form serializer escapes them.
+  return encoded.replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+');
 }
