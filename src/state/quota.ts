@@ -21,7 +21,12 @@ export interface DailyQuota {
   add(n: number): Promise<void>;
   /** The upstream said its limit is reached: nothing more until the next UTC day. */
   exhaust(): Promise<void>;
-  remaining(): Promise<number>;
+  /**
+   * What remains today. With `enough`, the caller is about to spend that many and only asks whether they remain: a
+   * quota held ahead in slices answers from the slice this replica holds when it covers them (no round trip), else
+   * claims them in the same step that counts what remains.
+   */
+  remaining(enough?: number): Promise<number>;
   /** Seconds until the quota starts afresh (00:00 UTC). */
   secondsUntilReset(): number;
 }
@@ -98,7 +103,7 @@ export class MemoryDailyQuota implements DailyQuota {
     return Promise.resolve();
   }
 
-  remaining(): Promise<number> {
+  remaining(_enough?: number): Promise<number> {
     return Promise.resolve(this.left());
   }
 
@@ -111,10 +116,11 @@ export class MemoryDailyQuota implements DailyQuota {
  * One step on the day's books, a hash of what each replica holds (`<replica id>` → units claimed today, spent or not;
  * `!upstream` → what OMDb's own "limit reached" filled). KEYS: the hash, the replicas whose claims a rebuild still
  * waits for, those that put theirs back, the generation. ARGV: limit, ttl, replica, target (the total this replica
- * wants to hold), mode ('claim': raised towards target as far as the limit allows; 'force': raised even past it, for requests
- * already sent; 'set': lowered to target, giving back what was not spent), own (what this replica knows it holds:
- * never less is kept), rebuild ms, the generation the caller knows ('' when none), a new generation in case there is
- * none, then the others' claims as the caller last saw them.
+ * wants to hold), mode ('claim': raised towards target as far as the limit allows, and not at all unless it reaches
+ * least; 'force': raised even past it, for requests already sent; 'set': lowered to target, giving back what was not
+ * spent), own (what this replica knows it holds: never less is kept), rebuild ms, the generation the caller knows (''
+ * when none), a new generation in case there is none, least (a claim that cannot reach it is not granted at all),
+ * then the others' claims as the caller last saw them.
  *
  * The generation is made when Redis has none: a caller that knew another one is talking to a Redis that restarted
  * empty, so its view of the others' claims is merged in (never lowering one), and no claim is granted until every
@@ -128,7 +134,7 @@ local generation = redis.call('GET', KEYS[4])
 if not generation then generation = ARGV[9] end
 redis.call('SET', KEYS[4], generation, 'PX', 259200000)
 if ARGV[8] ~= '' and ARGV[8] ~= generation then
-  for i = 10, #ARGV, 2 do
+  for i = 11, #ARGV, 2 do
     if tonumber(redis.call('HGET', key, ARGV[i]) or '0') < tonumber(ARGV[i + 1]) then redis.call('HSET', key, ARGV[i], ARGV[i + 1]) end
     if string.sub(ARGV[i], 1, 1) ~= '!' and redis.call('SISMEMBER', confirmed, ARGV[i]) == 0 then redis.call('SADD', pending, ARGV[i]) end
   end
@@ -151,9 +157,9 @@ if mode == 'set' then
 elseif mode == 'force' then
   if target > mine then mine = target end
 elseif target > mine then
-  -- As much of the claim as fits: a slice the others leave no room for shrinks to what is free.
+  -- As much of the claim as fits: a slice the others leave no room for shrinks to what is free, but not below least.
   local fits = math.min(target, limit - used)
-  if fits > mine and redis.call('EXISTS', pending) == 0 then mine = fits else granted = 0 end
+  if fits > mine and fits >= tonumber(ARGV[10]) and redis.call('EXISTS', pending) == 0 then mine = fits else granted = 0 end
 end
 if mine > 0 or redis.call('EXISTS', key) == 1 then
   redis.call('HSET', key, replica, mine)
@@ -285,7 +291,14 @@ export class RedisDailyQuota implements DailyQuota {
     }
   }
 
-  async remaining(): Promise<number> {
+  async remaining(enough?: number): Promise<number> {
+    if (enough !== undefined) {
+      const book = this.today();
+      // This replica's own slice covers it: whatever the others hold, at least that much remains, so no round trip.
+      // Else the units are claimed now, in the step that reads the books, so the reservations after it find them held.
+      if (book.claimed - book.spent < enough) await this.claim(enough);
+      return this.changed();
+    }
     try {
       await this.step(0, 'claim');
     } catch {
@@ -310,17 +323,25 @@ export class RedisDailyQuota implements DailyQuota {
     await this.step(book.spent, 'set').catch(() => undefined);
   }
 
-  /** One claim for what the waiting reservations lack, at least a slice; true when this replica holds more after it. */
-  private claim(): Promise<boolean> {
+  /**
+   * One claim for what the waiting reservations lack, at least a slice; true when this replica holds more after it.
+   * With `more`, a caller about to spend that many units waits too, and the claim is granted only when it covers them
+   * (units it cannot spend would sit idle here while another replica is refused them); waiting reservations take any
+   * unit that fits, since each needs only its own.
+   */
+  private claim(more = 0): Promise<boolean> {
     if (this.released) return Promise.resolve(false);
     if (this.claiming) return this.claiming;
     const book = this.today();
-    const lacking = Math.max(1, this.wanted - (book.claimed - book.spent));
+    const own = Math.max(book.claimed, book.spent);
+    const held = book.claimed - book.spent;
+    const lacking = Math.max(1, this.wanted + more - held);
     const free = this.free();
     const slice = Math.floor(free / (SLICE_DIVISOR * this.fallback.replicas));
-    const target = Math.max(book.claimed, book.spent) + Math.max(lacking, Math.min(slice, free));
+    const target = own + Math.max(lacking, Math.min(slice, free));
+    const least = own + Math.max(1, more - held);
     const before = book.claimed;
-    const claiming = this.step(target, 'claim').then(
+    const claiming = this.step(target, 'claim', least).then(
       () => this.today().claimed > before,
       () => {
         this.fallback.used('quota');
@@ -336,12 +357,12 @@ export class RedisDailyQuota implements DailyQuota {
   }
 
   /** One STEP call carrying this replica's books; adopts what Redis says this replica holds and the others' claims. */
-  private async step(target: number, mode: 'claim' | 'force' | 'set'): Promise<boolean> {
+  private async step(target: number, mode: 'claim' | 'force' | 'set', least = 0): Promise<boolean> {
     const book = this.today();
     const own = mode === 'set' ? 0 : Math.max(book.claimed, book.spent);
     const others = [...book.others].flat();
     const keys = [this.key(), `${this.key()}:rebuild-pending`, `${this.key()}:rebuild-confirmed`, `quota:${this.name}:generation`];
-    const [granted, mine, hash, generation] = await this.runStep(keys, [this.limit, this.keyTtl(), this.replicaId, target, mode, own, this.rebuildMs, this.generation, randomUUID(), ...others]);
+    const [granted, mine, hash, generation] = await this.runStep(keys, [this.limit, this.keyTtl(), this.replicaId, target, mode, own, this.rebuildMs, this.generation, randomUUID(), least, ...others]);
     this.generation = generation;
     this.reachable = true;
     if (book !== this.book) return false;

@@ -49,6 +49,14 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await b.reserve(2)).toEqual({ granted: true, remaining: 0 });
     });
 
+    it('tells a caller about to spend more than remains how much does, and leaves those units to the others', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 5 }));
+      expect(await a.reserve(3)).toEqual({ granted: true, remaining: 2 });
+      expect(await b.remaining(3)).toBe(2);
+      expect(await a.reserve(2)).toEqual({ granted: true, remaining: 0 });
+      expect(await b.remaining(1)).toBe(0);
+    });
+
     it('counts retries beyond the reservation, and an upstream "limit reached" exhausts the day for every replica', async () => {
       const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
       await a.reserve();

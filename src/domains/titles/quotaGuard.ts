@@ -263,7 +263,8 @@ export function refuseIfOverQuota(ctx: GatewayContext): void {
 
 async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
   let needed = estimate;
-  const remaining = await client.quota.remaining();
+  // Enough for the estimate is all the decision needs: with Redis, a slice this replica holds answers it locally.
+  const remaining = await client.quota.remaining(needed);
   // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
   if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
   const refused = needed > remaining ? needed : 0;
