@@ -133,18 +133,17 @@ export class UpstreamHttp {
     const totalMs = this.options.totalTimeoutMs ?? 30_000;
     const owned = req.controller;
     const controller = owned ?? new AbortController();
-    const timeout = new Error(`total timeout of ${totalMs} ms`);
-    const timer = setTimeout(() => controller.abort(timeout), totalMs);
+    const timer = setTimeout(() => controller.abort(TOTAL_TIMEOUT), totalMs);
     const onCallerAbort = () => controller.abort(req.signal!.reason);
     if (!owned) {
       if (req.signal?.aborted) onCallerAbort();
       else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     }
     try {
-      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, () => controller.signal.aborted && controller.signal.reason !== timeout);
+      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, () => controller.signal.aborted && controller.signal.reason !== TOTAL_TIMEOUT);
       return { ...response, text: await this.read(body as unknown as Readable, response) };
     } catch (error) {
-      if (controller.signal.reason === timeout) {
+      if (controller.signal.reason === TOTAL_TIMEOUT) {
         throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
       }
       if (req.signal?.aborted || error instanceof GatewayError) throw error;
@@ -291,6 +290,9 @@ export function splitUrl(url: string): { origin: string; path: string } {
   const hash = url.indexOf('#', slash);
   return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) };
 }
+
+/** The abort reason of a request past its total timeout: one object, made once (an Error per request costs its stack). */
+const TOTAL_TIMEOUT = new DOMException('The upstream request took longer than its total timeout.', 'TimeoutError');
 
 function describeError(error: unknown): string {
   return (error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error';
