@@ -30,6 +30,11 @@ export class ResponseCache implements PipelineRule {
    */
   private invalidations = 0;
   private readonly admittedAt = new WeakMap<Operation, number>();
+  /**
+   * Keeps a query's answer, or drops what a mutation wrote. Absent with the cache off, so the pipeline does not wait
+   * on it after every operation.
+   */
+  readonly completed?: (op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult) => Promise<void>;
 
   constructor(
     schema: GraphQLSchema,
@@ -37,6 +42,7 @@ export class ResponseCache implements PipelineRule {
     private readonly store: ResponseStore | undefined,
   ) {
     this.policies = new CachePolicies(schema);
+    if (store) this.completed = (op, result) => this.keep(op, result);
   }
 
   /** Listens to the live-health channel (`src/domains/enterprise/live`) when the enterprise domain is served. */
@@ -65,7 +71,7 @@ export class ResponseCache implements PipelineRule {
     });
   }
 
-  async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+  private async keep(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
     if (!this.store || !op.cachePolicy) return;
     if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
     const key = this.keyOf(op);

@@ -61,7 +61,9 @@ export function createDirectExecution(pipeline: OperationPipeline): {
     res: ServerResponse,
     contentType: string,
   ): Promise<DirectOperation | 'sent'> {
-    const refusal = await pipeline.admitResolved(op, document, operation, payload.variables, payload.operationName);
+    const admission = pipeline.admitResolved(op, document, operation, payload.variables, payload.operationName);
+    // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
+    const refusal = admission instanceof Promise ? await admission : admission;
     if (refusal) {
       op.handedOver = { refusal };
       return op;
