@@ -6,11 +6,14 @@ import { profiledRun } from './lib/profiled.js';
 import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
 
 /**
- * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title] [--rounds 5] [--seconds 3]`:
+ * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title] [--rounds 5] [--seconds 3]
+ * [--base-flags "…"] [--flags "…"]`:
  * one step of a performance pass measured on its own. The gateway built in DIR (a checkout of the previous commit
  * with its `dist/`, e.g. `git worktree add` + `npm ci` + `npm run build`) and this checkout's gateway run side by side
  * against one sandbox, under the same closed-loop load, interleaved round by round so drift on a shared machine hits
  * both alike. Prints CPU per operation (gateway + sandbox, from /proc), req/s and p50 of each, and their ratios.
+ * `--base-flags`/`--flags` add V8 flags to one side after `npm start`'s (a later flag wins): `--base .` with
+ * `--flags "--max-semi-space-size=16"` measures a flag on one build.
  */
 const run = profiledRun(process.argv.slice(2), 3);
 const base = resolve(run.option('base') ?? '');
@@ -20,7 +23,8 @@ const rounds = Number(run.option('rounds') ?? 5);
 try {
   const sb = await startSandboxProc();
   const env = { OMDB_CACHE_MAX: '0' };
-  const [before, after] = await Promise.all([startGatewayProc(sb.origin, env, [], base), startGatewayProc(sb.origin, env)]);
+  const flags = (name: string) => (run.option(name) ?? '').split(' ').filter(Boolean);
+  const [before, after] = await Promise.all([startGatewayProc(sb.origin, env, flags('base-flags'), base), startGatewayProc(sb.origin, env, flags('flags'))]);
   for (const g of [before, after]) await gql(g.url, run.query, run.firstVariables);
   const pids = (g: typeof before) => [g.proc.pid, sb.proc.pid];
   const f = await interleaved({ before: run.target(before.url, pids(before)), after: run.target(after.url, pids(after)) }, rounds, run.seconds, run.connections, () =>
