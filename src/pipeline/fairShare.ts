@@ -182,24 +182,28 @@ function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, 
  * identity its transport passed in the operation's init.
  */
 export function fairShareRule(fairShare: FairShare): PipelineRule {
-  const clients = new WeakMap<Operation, ClientIdentity>();
-  const leases = new WeakMap<Operation, Lease>();
+  // Kept on the operation itself (it lives exactly as long): a WeakMap entry per operation is an ephemeron the GC
+  // must trace on every collection while the operation runs.
+  type Shared = Operation & { [CLIENT]?: ClientIdentity; [LEASE]?: Lease };
   return {
     name: 'fairShare',
     begin(op, init) {
-      if (init.client) clients.set(op, init.client);
+      if (init.client) (op as Shared)[CLIENT] = init.client;
     },
     admit(op) {
-      const share = fairShare.admitOperation(clients.get(op) ?? {}, op.document, op.operation);
+      const share = fairShare.admitOperation((op as Shared)[CLIENT] ?? {}, op.document, op.operation);
       if (share instanceof GatewayError) {
         share.extensions.http = { status: 429 };
         return share;
       }
-      if (share) leases.set(op, share);
+      if (share) (op as Shared)[LEASE] = share;
       return undefined;
     },
     finish(op) {
-      leases.get(op)?.release();
+      (op as Shared)[LEASE]?.release();
     },
   };
 }
+
+const CLIENT = Symbol('fair-share client');
+const LEASE = Symbol('fair-share lease');
