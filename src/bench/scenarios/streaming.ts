@@ -1,9 +1,11 @@
 import { createClient, type Client } from 'graphql-ws';
 import { execFileSync } from 'node:child_process';
+import { Agent, request } from 'undici';
 import { WebSocket } from 'ws';
+import { cpuSeconds } from '../lib/load.js';
 import { memoryOf } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
-import { startGatewayProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
+import { startFloorProc, startGatewayProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import { median, percentile } from '../lib/stats.js';
 import { chatInput, chatSubscription, chatUpstreamBody } from '../operations.js';
 
@@ -16,24 +18,28 @@ interface StreamTiming {
   finished: boolean;
 }
 
+/** The direct reader's connections: undici's own request API, as the gateway and the floor relay use (fetch's extra work per request would count in the baseline). */
+const directDispatcher = new Agent({ keepAliveTimeout: 30_000 });
+
 /**
  * Reads the provider's SSE straight from the sandbox: the baseline a client without the gateway would see. Times
  * count from `t0`, by default the call; streams started together pass the batch's start.
  */
 async function directStream(origin: string, maxTokens: number, t0 = performance.now()): Promise<StreamTiming> {
-  const res = await fetch(`${origin}/glm/api/paas/v4/chat/completions`, {
+  const res = await request(`${origin}/glm/api/paas/v4/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify(chatUpstreamBody(maxTokens)),
+    dispatcher: directDispatcher,
   });
-  if (!res.ok || !res.body) throw new Error(`direct stream: ${res.status} ${await res.text()}`);
+  if (res.statusCode !== 200) throw new Error(`direct stream: ${res.statusCode} ${await res.body.text()}`);
   const pieces: string[] = [];
   let firstMs = NaN;
   let finished = false;
   let buffer = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
+  res.body.setEncoding('utf8');
+  for await (const text of res.body as AsyncIterable<string>) {
+    buffer += text;
     for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
       const line = buffer.slice(0, nl).trim();
       buffer = buffer.slice(nl + 1);
@@ -100,46 +106,58 @@ function socketsTo(pid: number, port: number): number {
 const TOGETHER = 100;
 
 /**
- * Time to first token with `TOGETHER` streams started at once, through the gateway (one graphql-ws connection each,
- * opened beforehand, as browsers hold them) and read directly from the sandbox (fetch, keep-alive), in alternating
- * batches. Every stream's time counts from its batch's start, so the figure holds what the last of the hundred waits
- * for the ninety-nine before it: on each side the load generator's own sends, on the gateway's side also its work
- * per stream start (subscribe, validation, admission, the upstream request) before the sandbox sees the request.
+ * Time to first token with `TOGETHER` streams started at once, in alternating batches: through the gateway, through
+ * the floor's stream relay (both over graphql-ws, one connection per stream opened beforehand, as browsers hold
+ * them) and read directly from the sandbox (undici, keep-alive). Every stream's time counts from its batch's start, so
+ * the figure holds what the last of the hundred waits for the ninety-nine before it: on each side the load
+ * generator's sends and the sandbox's work, through a relay also the relay's work per stream (for the gateway:
+ * subscribe, validation, admission, the upstream request, each chunk's execution) on the machine's shared cores.
  */
 async function concurrentFirstTokens(
   results: Results,
   sb: SandboxProc,
-  wsUrl: string,
+  relays: { gateway: { wsUrl: string; pid: number }; floor: { wsUrl: string; pid: number } },
   tokens: number,
   rounds: number,
   expected: StreamTiming,
   tokenDelayMs: number,
 ): Promise<void> {
-  const clients = await Promise.all(Array.from({ length: TOGETHER }, () => openClient(wsUrl)));
-  const batch = (side: 'gateway' | 'direct') => {
+  const [gatewayClients, floorClients] = await Promise.all(
+    [relays.gateway.wsUrl, relays.floor.wsUrl].map((url) => Promise.all(Array.from({ length: TOGETHER }, () => openClient(url)))),
+  );
+  type Side = 'gateway' | 'floor' | 'direct';
+  const timings: Record<Side, StreamTiming[]> = { gateway: [], floor: [], direct: [] };
+  const cpu: Record<'gateway' | 'floor', number> = { gateway: 0, floor: 0 };
+  const batch = async (side: Side, measured: boolean) => {
+    const pid = side === 'direct' ? undefined : relays[side].pid;
+    const cpu0 = pid === undefined ? 0 : cpuSeconds(pid);
     const t0 = performance.now();
-    return Promise.all(clients.map((c) => (side === 'gateway' ? gatewayStream(c, tokens, t0) : directStream(sb.origin, tokens, t0))));
+    const clients = side === 'gateway' ? gatewayClients : floorClients;
+    const done = await Promise.all(side === 'direct' ? clients.map(() => directStream(sb.origin, tokens, t0)) : clients.map((c) => gatewayStream(c, tokens, t0)));
+    if (!measured) return;
+    timings[side].push(...done);
+    if (side !== 'direct') cpu[side] += cpuSeconds(pid!) - cpu0;
   };
-  // One batch of each warms the code and fills both sides' keep-alive pools with as many sockets as streams.
-  await batch('gateway');
-  await batch('direct');
-  const gw: StreamTiming[] = [];
-  const direct: StreamTiming[] = [];
-  for (let i = 0; i < rounds; i++) {
-    gw.push(...(await batch('gateway')));
-    direct.push(...(await batch('direct')));
-  }
-  await Promise.all(clients.map((c) => c.dispose()));
+  // One batch of each warms the code and fills every keep-alive pool with as many sockets as streams.
+  for (const side of ['gateway', 'floor', 'direct'] as const) await batch(side, false);
+  for (let i = 0; i < rounds; i++) for (const side of ['gateway', 'floor', 'direct'] as const) await batch(side, true);
+  await Promise.all([...gatewayClients, ...floorClients].map((c) => c.dispose()));
+
   const name = `${SCENARIO_STREAMING}: ${TOGETHER} streams started together, ${expected.pieces.length} tokens, ${tokenDelayMs} ms apart`;
-  const g = gw.map((t) => t.firstMs);
-  const d = direct.map((t) => t.firstMs);
+  const first = (side: Side) => timings[side].map((t) => t.firstMs);
   const baselineName = `${TOGETHER} sandbox SSE streams read directly, started together`;
+  const [g, f, d] = [first('gateway'), first('floor'), first('direct')];
   results.add({ name, metric: 'time to first token p50', unit: 'ms', gateway: median(g), baseline: median(d), baselineName, goal: 'added <= 1 ms', met: median(g) - median(d) <= 1 });
   results.add({ name, metric: 'time to first token p90', unit: 'ms', gateway: percentile(g, 90), baseline: percentile(d, 90), baselineName });
-  const intact = gw.filter((t) => t.finished && t.pieces.join('') === expected.pieces.join('')).length;
+  results.add({ name, metric: 'floor relay: time to first token p50', unit: 'ms', gateway: median(f), baseline: median(d), baselineName });
+  results.add({ name, metric: 'floor relay: time to first token p90', unit: 'ms', gateway: percentile(f, 90), baseline: percentile(d, 90), baselineName });
+  const perStream = (side: 'gateway' | 'floor') => (cpu[side] * 1e6) / timings[side].length;
+  results.add({ name, metric: 'relay CPU per stream', unit: 'µs', gateway: perStream('gateway'), baseline: perStream('floor'), baselineName: 'floor stream relay (ws + undici, no GraphQL)' });
+  const text = expected.pieces.join('');
+  const intact = (side: Side) => timings[side].filter((t) => t.finished && t.pieces.join('') === text).length;
   results.note(
     SCENARIO_STREAMING,
-    `Streams started together: ${rounds} batches of ${TOGETHER} per side after one warm-up batch each, gateway and direct alternating; each stream's time counts from its batch's start; ${intact}/${gw.length} gateway streams matched the direct text exactly.`,
+    `Streams started together: ${rounds} rounds of one batch of ${TOGETHER} per side (gateway, floor relay, direct) after one warm-up batch each; each stream's time counts from its batch's start; ${intact('gateway')}/${timings.gateway.length} gateway and ${intact('floor')}/${timings.floor.length} floor-relay streams matched the direct text exactly. The floor relay (src/bench/floor/streamRelay.ts) does only what every relay must: graphql-ws messages, the upstream request through undici, SSE split and JSON parse, one message per chunk; its added time is what a Node relay costs on this machine before any GraphQL. CPU per stream: utime + stime of the relay's process over its measured batches, per stream.`,
   );
 }
 
@@ -187,7 +205,13 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
     const intact = gw.filter((t) => t.finished && t.pieces.join('') === expectedText).length;
     if (intact !== gw.length) results.note(SCENARIO_STREAMING, `${gw.length - intact} of ${gw.length} single streams differed from the direct stream's text.`);
 
-    await concurrentFirstTokens(results, sb, gateway.wsUrl, tokens, sizes.rounds, expected, tokenDelayMs);
+    const floor = await startFloorProc(sb.origin);
+    try {
+      const relays = { gateway: { wsUrl: gateway.wsUrl, pid: gateway.proc.pid }, floor: { wsUrl: `${floor.origin.replace('http', 'ws')}/graphql`, pid: floor.proc.pid } };
+      await concurrentFirstTokens(results, sb, relays, tokens, sizes.rounds, expected, tokenDelayMs);
+    } finally {
+      await floor.proc.stop();
+    }
 
     // Many concurrent subscriptions, one per WebSocket connection (as browsers do), small token delay.
     const n = sizes.concurrentSubscriptions;
@@ -230,7 +254,7 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
       SCENARIO_STREAMING,
       `Concurrent run: ${n} graphql-ws connections opened 100 at a time before timing; all streams done in ${Math.round(wallMs)} ms; time to first token under this load p50 ${Math.round(median(ttft))} ms, p99 ${Math.round(percentile(ttft, 99))} ms (the gateway's chat pool holds 256 connections per origin, so later streams wait for a connection). ${failed.length ? `${failed.length} subscriptions failed, first: ${String(failed[0].reason).slice(0, 300)}.` : 'No subscription failed.'} Peak RSS: the larger of VmHWM and RSS sampled every 50 ms from /proc/<gateway pid>/status. Open upstream streams: sandbox record entries for glm whose response had not finished and were not aborted. Sockets: \`ss -tnp state established\` to the sandbox port, owned by the gateway pid; what remains is the idle keep-alive pool, which the sandbox's Keep-Alive hint (30 s) lets undici keep.`,
     );
-    results.note(SCENARIO_STREAMING, `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (fetch, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`);
+    results.note(SCENARIO_STREAMING, `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`);
   } finally {
     await gateway.proc.stop();
   }
