@@ -102,28 +102,26 @@ function socketsTo(pid: number, port: number): number {
   return out.split('\n').filter((l) => l.includes(`pid=${pid},`)).length;
 }
 
-/** Streams started together for the concurrent time-to-first-token figure (the goal's "100 concurrent streams"). */
-const TOGETHER = 100;
-
 /**
- * Time to first token with `TOGETHER` streams started at once, in alternating batches: through the gateway, through
- * the floor's stream relay (both over graphql-ws, one connection per stream opened beforehand, as browsers hold
- * them) and read directly from the sandbox (undici, keep-alive). Every stream's time counts from its batch's start, so
- * the figure holds what the last of the hundred waits for the ninety-nine before it: on each side the load
- * generator's sends and the sandbox's work, through a relay also the relay's work per stream (for the gateway:
- * subscribe, validation, admission, the upstream request, each chunk's execution) on the machine's shared cores.
+ * Time to first token with `together` streams started at once (100, the goal's "100 concurrent streams", but in
+ * `--tiny`), in alternating batches: through the gateway, through the floor's stream relay (both over graphql-ws, one
+ * connection per stream opened beforehand, as browsers hold them) and read directly from the sandbox (undici,
+ * keep-alive). Every stream's time counts from its batch's start, so the figure holds what the last stream waits for
+ * the ones before it: on each side the load generator's sends and the sandbox's work, through a relay also the
+ * relay's work per stream (for the gateway: subscribe, validation, admission, the upstream request, each chunk's
+ * execution) on the machine's shared cores.
  */
 async function concurrentFirstTokens(
   results: Results,
   sb: SandboxProc,
   relays: { gateway: { wsUrl: string; pid: number }; floor: { wsUrl: string; pid: number } },
-  tokens: number,
-  rounds: number,
+  sizes: { tokens: number; rounds: number; together: number },
   expected: StreamTiming,
   tokenDelayMs: number,
 ): Promise<void> {
+  const { tokens, rounds, together } = sizes;
   const [gatewayClients, floorClients] = await Promise.all(
-    [relays.gateway.wsUrl, relays.floor.wsUrl].map((url) => Promise.all(Array.from({ length: TOGETHER }, () => openClient(url)))),
+    [relays.gateway.wsUrl, relays.floor.wsUrl].map((url) => Promise.all(Array.from({ length: together }, () => openClient(url)))),
   );
   type Side = 'gateway' | 'floor' | 'direct';
   const timings: Record<Side, StreamTiming[]> = { gateway: [], floor: [], direct: [] };
@@ -132,8 +130,11 @@ async function concurrentFirstTokens(
     const pid = side === 'direct' ? undefined : relays[side].pid;
     const cpu0 = pid === undefined ? 0 : cpuSeconds(pid);
     const t0 = performance.now();
-    const clients = side === 'gateway' ? gatewayClients : floorClients;
-    const done = await Promise.all(side === 'direct' ? clients.map(() => directStream(sb.origin, tokens, t0)) : clients.map((c) => gatewayStream(c, tokens, t0)));
+    const done = await Promise.all(
+      side === 'direct'
+        ? Array.from({ length: together }, () => directStream(sb.origin, tokens, t0))
+        : (side === 'gateway' ? gatewayClients : floorClients).map((c) => gatewayStream(c, tokens, t0)),
+    );
     if (!measured) return;
     timings[side].push(...done);
     if (side !== 'direct') cpu[side] += cpuSeconds(pid!) - cpu0;
@@ -143,9 +144,9 @@ async function concurrentFirstTokens(
   for (let i = 0; i < rounds; i++) for (const side of ['gateway', 'floor', 'direct'] as const) await batch(side, true);
   await Promise.all([...gatewayClients, ...floorClients].map((c) => c.dispose()));
 
-  const name = `${SCENARIO_STREAMING}: ${TOGETHER} streams started together, ${expected.pieces.length} tokens, ${tokenDelayMs} ms apart`;
+  const name = `${SCENARIO_STREAMING}: ${together} streams started together, ${expected.pieces.length} tokens, ${tokenDelayMs} ms apart`;
   const first = (side: Side) => timings[side].map((t) => t.firstMs);
-  const baselineName = `${TOGETHER} sandbox SSE streams read directly, started together`;
+  const baselineName = `${together} sandbox SSE streams read directly, started together`;
   const [g, f, d] = [first('gateway'), first('floor'), first('direct')];
   results.add({ name, metric: 'time to first token p50', unit: 'ms', gateway: median(g), baseline: median(d), baselineName, goal: 'added <= 1 ms', met: median(g) - median(d) <= 1 });
   results.add({ name, metric: 'time to first token p90', unit: 'ms', gateway: percentile(g, 90), baseline: percentile(d, 90), baselineName });
@@ -157,12 +158,12 @@ async function concurrentFirstTokens(
   const intact = (side: Side) => timings[side].filter((t) => t.finished && t.pieces.join('') === text).length;
   results.note(
     SCENARIO_STREAMING,
-    `Streams started together: ${rounds} rounds of one batch of ${TOGETHER} per side (gateway, floor relay, direct) after one warm-up batch each; each stream's time counts from its batch's start; ${intact('gateway')}/${timings.gateway.length} gateway and ${intact('floor')}/${timings.floor.length} floor-relay streams matched the direct text exactly. The floor relay (src/bench/floor/streamRelay.ts) does only what every relay must: graphql-ws messages, the upstream request through undici, SSE split and JSON parse, one message per chunk; its added time is what a Node relay costs on this machine before any GraphQL. CPU per stream: utime + stime of the relay's process over its measured batches, per stream.`,
+    `Streams started together: ${rounds} rounds of one batch of ${together} per side (gateway, floor relay, direct) after one warm-up batch each; each stream's time counts from its batch's start; ${intact('gateway')}/${timings.gateway.length} gateway and ${intact('floor')}/${timings.floor.length} floor-relay streams matched the direct text exactly. The floor relay (src/bench/floor/streamRelay.ts) does only what every relay must: graphql-ws messages, the upstream request through undici, SSE split and JSON parse, one message per chunk; its added time is what a Node relay costs on this machine before any GraphQL. CPU per stream: utime + stime of the relay's process over its measured batches, per stream.`,
   );
 }
 
 export async function runStreaming(results: Results, sb: SandboxProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
-  const gateway = await startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' });
+  const [gateway, floor] = await Promise.all([startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' }), startFloorProc(sb.origin)]);
   const sandboxPort = Number(new URL(sb.origin).port);
   try {
     await sb.control('POST', 'config', { chatRpm: { glm: 1_000_000_000 } });
@@ -205,13 +206,9 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
     const intact = gw.filter((t) => t.finished && t.pieces.join('') === expectedText).length;
     if (intact !== gw.length) results.note(SCENARIO_STREAMING, `${gw.length - intact} of ${gw.length} single streams differed from the direct stream's text.`);
 
-    const floor = await startFloorProc(sb.origin);
-    try {
-      const relays = { gateway: { wsUrl: gateway.wsUrl, pid: gateway.proc.pid }, floor: { wsUrl: `${floor.origin.replace('http', 'ws')}/graphql`, pid: floor.proc.pid } };
-      await concurrentFirstTokens(results, sb, relays, tokens, sizes.rounds, expected, tokenDelayMs);
-    } finally {
-      await floor.proc.stop();
-    }
+    const relays = { gateway: { wsUrl: gateway.wsUrl, pid: gateway.proc.pid }, floor: { wsUrl: `${floor.origin.replace('http', 'ws')}/graphql`, pid: floor.proc.pid } };
+    await concurrentFirstTokens(results, sb, relays, { tokens, rounds: sizes.rounds, together: sizes.streamsTogether }, expected, tokenDelayMs);
+    await floor.proc.stop();
 
     // Many concurrent subscriptions, one per WebSocket connection (as browsers do), small token delay.
     const n = sizes.concurrentSubscriptions;
@@ -256,6 +253,6 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
     );
     results.note(SCENARIO_STREAMING, `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`);
   } finally {
-    await gateway.proc.stop();
+    await Promise.all([gateway.proc.stop(), floor.proc.stop()]);
   }
 }
