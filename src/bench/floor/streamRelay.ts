@@ -18,7 +18,12 @@ export function attachStreamRelay(server: Server, sandboxOrigin: string): void {
   wss.on('connection', (ws) => {
     const open = new Map<string, AbortController>();
     ws.on('message', (data: RawData) => {
-      const msg = JSON.parse(data.toString()) as { type: string; id?: string; payload?: { variables?: { input?: { maxTokens?: number } } } };
+      let msg: { type?: string; id?: string; payload?: { variables?: { input?: { maxTokens?: number } } } };
+      try {
+        msg = JSON.parse(data.toString()) as typeof msg;
+      } catch {
+        return ws.close(4400, 'Invalid message');
+      }
       if (msg.type === 'connection_init') return ws.send('{"type":"connection_ack"}');
       if (msg.type === 'ping') return ws.send('{"type":"pong"}');
       if (msg.type === 'complete' && msg.id) return open.get(msg.id)?.abort();
