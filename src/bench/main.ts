@@ -23,9 +23,9 @@ const option = (name: string) => {
 };
 const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 'full';
 const SIZES: Record<RunInfo['mode'], Sizes> = {
-  tiny: { rounds: 1, loadSeconds: 0.5, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, concurrentSubscriptions: 50 },
-  quick: { rounds: 3, loadSeconds: 2, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, concurrentSubscriptions: 1000 },
-  full: { rounds: 5, loadSeconds: 5, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, concurrentSubscriptions: 1000 },
+  tiny: { rounds: 1, loadSeconds: 0.5, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, streamsTogether: 20, concurrentSubscriptions: 50 },
+  quick: { rounds: 3, loadSeconds: 2, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, streamsTogether: 100, concurrentSubscriptions: 1000 },
+  full: { rounds: 5, loadSeconds: 5, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, streamsTogether: 100, concurrentSubscriptions: 1000 },
 };
 const sizes = SIZES[mode];
 const outDir = resolve(option('out') ?? join(root, 'bench'));

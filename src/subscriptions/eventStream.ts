@@ -23,6 +23,9 @@ export const HIGH_WATER_MARK = 16;
 
 const READY = Promise.resolve();
 
+/** The one abort reason of every ended stream: abort() without one makes a DOMException, stack trace included, per stream. */
+const ENDED = new DOMException('The event stream ended.', 'AbortError');
+
 export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<void>, parentSignal?: AbortSignal): AsyncIterableIterator<T> {
   const controller = new AbortController();
   const buffer: T[] = [];
@@ -46,7 +49,7 @@ export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<voi
     if (finished) return;
     finished = true;
     if (error !== undefined) failure = { error };
-    controller.abort();
+    controller.abort(ENDED);
     releaseRoom();
     parentSignal?.removeEventListener('abort', onParentAbort);
     while (waiting.length) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 import { healthRestFor, singleHealthRest, singleTitleRest, titleRestFor } from '../operations.js';
+import { attachStreamRelay } from './streamRelay.js';
 
 /**
  * The floor: the least any Node proxy pays for the throughput scenario's operations. A bare node:http server and an
@@ -8,7 +9,7 @@ import { healthRestFor, singleHealthRest, singleTitleRest, titleRestFor } from '
  * (`singleHealthRest` / `singleTitleRest`, with the same headers), parses the answer and writes the same response
  * body the gateway writes for `singleHealthQuery` / `singleTitleQuery`. POST /health and POST /title; POST
  * /health-by-id and /title-by-id take the id from the request's variables (`id` / `imdbId`), as `healthByIdQuery` and
- * `titleByIdQuery` do.
+ * `titleByIdQuery` do. The WebSocket on /graphql is the streaming floor (streamRelay.ts).
  * Env: SANDBOX_ORIGIN, PORT.
  */
 const sandboxOrigin = process.env.SANDBOX_ORIGIN ?? 'http://127.0.0.1:4010';
@@ -64,6 +65,7 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 65_000;
+attachStreamRelay(server, sandboxOrigin);
 server.listen(port, '127.0.0.1', () => console.log(`floor proxy on http://127.0.0.1:${port}`));
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);

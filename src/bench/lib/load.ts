@@ -18,7 +18,7 @@ export interface Target {
 }
 
 /** utime + stime of a process in seconds, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -22,6 +22,8 @@ export interface Sizes {
   cacheOperations: number;
   streamRuns: number;
   streamTokens: number;
+  /** Streams started at once for the time-to-first-token figure (its goal is stated for 100). */
+  streamsTogether: number;
   concurrentSubscriptions: number;
 }
 

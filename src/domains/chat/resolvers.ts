@@ -59,6 +59,8 @@ export const resolvers: Resolvers = {
             // chunk counts as one completion token.
             const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
             await chatLedger(ctx.services).record(provider, model, usage, ctx);
+            // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
+            if (!ctx.services.log.isLevelEnabled('info')) return;
             ctx.log.info(
               { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
               'chat stream',
