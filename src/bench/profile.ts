@@ -7,7 +7,7 @@ import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
 import { profiledRun } from './lib/profiled.js';
 
 /**
- * `npm run bench:profile -- [--query health|title|health-turn|title-turn] [--seconds 8] [--connections 10] [--out FILE.md] [--keep DIR]`:
+ * `npm run bench:profile -- [--query health|title|health-turn|title-turn] [--cached] [--seconds 8] [--connections 10] [--out FILE.md] [--keep DIR]`:
  * runs the gateway under `node --cpu-prof` against the sandbox (both separate processes, as in `npm run bench`),
  * sends closed-loop load of one query, and prints the profile grouped by module (Apollo pipeline, graphql-js
  * parse/validate/execute, our planner/limits/context, undici, JSON, logging, metrics, node core, GC) as a Markdown
@@ -122,7 +122,8 @@ async function main(): Promise<void> {
   const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-prof-'));
 
   const sb = await startSandboxProc();
-  const gateway = await startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  // `--cached`: the title cache on (the default), to profile hits; otherwise off, so every lookup goes upstream.
+  const gateway = await startGatewayProc(sb.origin, option('cached') === undefined && !process.argv.includes('--cached') ? { OMDB_CACHE_MAX: '0' } : {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   await gql(gateway.url, query, firstVariables);
   const target = targetAt(gateway.url, [gateway.proc.pid]);
   await load(target, 1, connections); // warm-up
