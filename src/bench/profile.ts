@@ -123,7 +123,7 @@ async function main(): Promise<void> {
 
   const sb = await startSandboxProc();
   // `--cached`: the title cache on (the default), to profile hits; otherwise off, so every lookup goes upstream.
-  const gateway = await startGatewayProc(sb.origin, option('cached') === undefined && !process.argv.includes('--cached') ? { OMDB_CACHE_MAX: '0' } : {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const gateway = await startGatewayProc(sb.origin, process.argv.includes('--cached') ? {} : { OMDB_CACHE_MAX: '0' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   await gql(gateway.url, query, firstVariables);
   const target = targetAt(gateway.url, [gateway.proc.pid]);
   await load(target, 1, connections); // warm-up

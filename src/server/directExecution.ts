@@ -26,8 +26,8 @@ export type DirectOperation = Operation & { handedOver?: HandedOver };
  * GraphQL over HTTP for the common request without Apollo Server's per-request work: a JSON POST of a document the
  * pipeline has already parsed and validated (its LRU), with a query or mutation to run and a response type the
  * client accepts. The pipeline admits and executes it as on every other transport, and a result without errors is
- * written as Apollo writes it (same status, headers and bytes). Everything else goes to Apollo untouched: a new or
- * invalid document, APQ, GET (CSRF prevention), batches, `@defer`, unusual `Accept` headers; and an operation that
+ * written as Apollo writes it (same status, headers and bytes). Everything else goes to Apollo untouched: another
+ * content type (CSRF prevention judges it), an invalid document, APQ, GET (CSRF prevention), batches, `@defer`, unusual `Accept` headers; and an operation that
  * was refused or has errors is handed over to Apollo with its refusal or result, so error responses have one source.
  *
  * Skipped per request: Apollo's header map, its SHA-256 of the query text and document-store lookup, two `Accept`
@@ -40,6 +40,9 @@ export function createDirectExecution(pipeline: OperationPipeline): {
   const contentTypes = new ContentTypes();
   return {
     serve(req, res, requestId, payload) {
+      // Only a body sent as `application/json` itself: a browser posts `text/plain` (whatever its parameters say) without
+      // a preflight, and Apollo's CSRF prevention must see that request.
+      if (!isJsonMediaType(req.headers['content-type'])) return undefined;
       const contentType = contentTypes.for(req.headers.accept);
       if (!contentType || !isPlainPayload(payload)) return undefined;
       const document = pipeline.checkedDocument(payload.query);
@@ -101,6 +104,11 @@ function isPlainPayload(payload: Record<string, unknown>): payload is Record<str
   if (variables != null && !isRecord(variables)) return false;
   if (extensions != null && (!isRecord(extensions) || 'persistedQuery' in extensions)) return false;
   return true;
+}
+
+/** Whether a `Content-Type` is `application/json` by its essence (type and subtype), parameters aside. */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType !== undefined && contentType.split(';', 1)[0].trim().toLowerCase() === 'application/json';
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,7 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { createSourceEventStream, execute, subscribe, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { HandedOver } from './directExecution.js';
 
 /** Apollo's gateway interface, as its constructor takes it. */
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
@@ -17,7 +18,7 @@ type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
  * list instead of its index, so a resolver must not return a list of promises that can reject (the one that did,
  * `_entities`, settles its list in schema.ts; an Error item is an item error in both executors).
  */
-export function compiledExecution(schema: GraphQLSchema, executedBefore?: (context: BaseContext) => { result?: ExecutionResult; thrown?: unknown } | undefined): GatewayInterface {
+export function compiledExecution(schema: GraphQLSchema, executedBefore?: (context: BaseContext) => HandedOver | undefined): GatewayInterface {
   const run = compiledExecute(schema);
   return {
     async load() {

@@ -96,7 +96,7 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
           else body = prepared;
         }
         // A JSON POST of a known document: the pipeline runs it without Apollo's per-request work (directExecution.ts).
-        if (direct && !params && (req.headers['content-type'] ?? '').includes('application/json')) {
+        if (direct && !params) {
           const outcome = await direct.serve(req, res, requestId, prepared as Record<string, unknown>);
           if (outcome === 'sent') return;
           op = outcome;

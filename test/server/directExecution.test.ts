@@ -40,6 +40,9 @@ const cases: Case[] = [
   { name: 'an unknown operationName', body: { query: HEALTH, operationName: 'Other' }, apollo: 1 },
   { name: 'variables as a string', body: { query: TITLE, variables: '{"imdbId":"tt0133093"}' }, apollo: 1 },
   { name: 'an Accept it cannot answer', body: { query: HEALTH }, headers: { accept: 'text/html' }, apollo: 1 },
+  // A browser sends `text/plain` with any parameters as a simple request (no preflight): Apollo's CSRF prevention
+  // refuses it, and no parameter that merely mentions JSON may route it past that.
+  { name: 'a mutation as text/plain naming JSON in a parameter (CSRF)', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, headers: { 'content-type': 'text/plain; charset=application/json' }, apollo: 1 },
   { name: 'APQ with its query', body: { query: HEALTH, extensions: { persistedQuery: { version: 1, sha256Hash: '0ff5c8a1ad41e28e0ad0d76d43ee5ef1c0e9d0d1e0ad3c8d4e2a53b8dc28e4e4' } } }, apollo: 1 },
 ];
 
@@ -91,5 +94,12 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     const refused = await send(direct, cases.find((c) => c.name.startsWith('a refusal'))!);
     expect(refused.upstream).toEqual([]);
     expect((refused.body as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it('refuses a simple-request POST with CSRF prevention and sends nothing upstream', async () => {
+    const csrf = await send(direct, cases.find((c) => c.name.includes('CSRF'))!);
+    expect(csrf.status).toBe(400);
+    expect((csrf.body as { errors: Array<{ message: string }> }).errors[0].message).toMatch(/Cross-Site Request Forgery/);
+    expect(csrf.upstream).toEqual([]);
   });
 });

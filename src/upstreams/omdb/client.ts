@@ -95,7 +95,7 @@ export class OmdbClient {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
-    return this.inFlight.run(key, (shared, controller) => this.lookup(q, key, controller, caller?.requestId), caller?.signal, () =>
+    return this.inFlight.run(key, (_signal, flight) => this.lookup(q, key, flight, caller?.requestId), caller?.signal, () =>
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
