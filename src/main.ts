@@ -1,6 +1,6 @@
 import { ConfigError } from './config/env.js';
 import { loadStartupConfig } from './config/startup.js';
-import { startGateway, type Gateway } from './server/gateway.js';
+import { startGateway, type Gateway } from './app/gateway.js';
 
 /** `npm start`: validate the configuration, serve the graph, stop cleanly on SIGTERM/SIGINT. */
 const config = await loadStartupConfig(process.env).catch(exitOnConfigError);

@@ -1,7 +1,7 @@
 import { buildSchema as buildPlainSchema, isObjectType } from 'graphql';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { buildSchema, printPublicSchema, publicSchemaFile } from '../src/server/schema.js';
+import { buildSchema, printPublicSchema, publicSchemaFile } from '../src/schema/build.js';
 
 describe('the public schema file (schema.graphql)', () => {
   it('matches schema/*.graphql (run `npm run schema` when this fails)', async () => {

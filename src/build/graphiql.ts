@@ -39,7 +39,7 @@ export interface GraphiqlBuildResult {
   durationMs: number;
 }
 
-/** Every URL the page uses lives under this path on the gateway (see src/server/graphiql.ts). */
+/** Every URL the page uses lives under this path on the gateway (see src/transports/http/graphiql.ts). */
 export const graphiqlPublicPath = '/graphiql';
 
 const defaultProjectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

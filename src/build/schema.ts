@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { printPublicSchema, publicSchemaFile } from '../server/schema.js';
+import { printPublicSchema, publicSchemaFile } from '../schema/build.js';
 
 const check = process.argv.includes('--check');
 const text = await printPublicSchema();

@@ -11,7 +11,7 @@ import { parse, type GraphQLError } from 'graphql';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { subgraphSdl } from '../server/schema.js';
+import { subgraphSdl } from '../schema/build.js';
 
 /** What `npm start` serves by default (PORT 4000 on loopback). */
 const DEFAULT_URL = 'http://127.0.0.1:4000/graphql';

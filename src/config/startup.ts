@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { PersistedOperations } from '../pipeline/persistedOperations.js';
+import { PersistedOperations } from '../pipeline/rules/persistedOperations.js';
 import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from './env.js';
 import { VARIABLES } from './variables.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from '../server/limits.js';
+import { DEFAULT_LIMITS } from '../pipeline/limitValidation.js';
 
 /**
  * Every environment variable the gateway reads: its type, default and meaning. `loadConfig` (env.ts) parses the

@@ -3,7 +3,7 @@ import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
 import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
 import type { HealthEvent } from '../domains/enterprise/live/feed.js';
-import type { GatewayContext } from '../runtime/context.js';
+import type { GatewayContext } from '../context/request.js';
 export type Maybe<T> = T | null | undefined;
 export type InputMaybe<T> = T | null | undefined;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;

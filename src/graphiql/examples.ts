@@ -1,9 +1,9 @@
 import type { GraphiQLProps } from 'graphiql';
-import type { GraphiqlExample } from '../runtime/graphiqlExample.js';
+import type { GraphiqlExample } from '../domains/graphiqlExample.js';
 
 type TabDefinition = NonNullable<GraphiQLProps['defaultTabs']>[number];
 
-/** Where the gateway publishes its example operations (see src/server/graphiql.ts). */
+/** Where the gateway publishes its example operations (see src/transports/http/graphiql.ts). */
 export const examplesUrl = '/graphiql/examples.json';
 
 const fallbackTabs: TabDefinition[] = [{ query: '{ __typename }' }];

@@ -13,25 +13,25 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { ErrorReason } from '../errors.js';
+import { ErrorReason } from '../errors/codes.js';
 import { runInTrace, type Tracing } from '../observability/tracing.js';
-import { createContext, type GatewayServices } from '../runtime/context.js';
-import type { UpstreamEstimator } from '../runtime/upstreamBudget.js';
-import { compiledExecute, compiledSubscribe } from '../server/execution.js';
-import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../server/incrementalExecution.js';
-import { apiKeyRefusal, createApiKeyCheck, type ApiKeyCheck } from './apiKey.js';
-import { cancellation } from './cancellation.js';
-import { documentLimits } from './documentLimits.js';
-import { createErrorFormatter, type ErrorFormatter } from './errorFormat.js';
+import { createContext, type GatewayServices } from '../context/request.js';
+import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
+import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
+import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/incremental.js';
+import { apiKeyRefusal, createApiKeyCheck, type ApiKeyCheck } from './rules/apiKey.js';
+import { cancellation } from './rules/cancellation.js';
+import { documentLimits } from './rules/documentLimits.js';
+import { createErrorFormatter, type ErrorFormatter } from '../errors/format.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
-import { capClientString, operationLog } from './operationLog.js';
-import { clientKey, fairShareRule, type FairShare } from './fairShare.js';
-import { PersistedOperations, persistedOperationsRule } from './persistedOperations.js';
-import { ResponseCache } from './responseCache.js';
-import { Shutdown } from './shutdown.js';
-import { titlesQuota } from './titlesQuota.js';
-import { operationTracing } from './tracing.js';
-import { upstreamBudget } from './upstreamBudget.js';
+import { capClientString, operationLog } from './rules/operationLog.js';
+import { clientKey, fairShareRule, type FairShare } from './rules/fairShare.js';
+import { PersistedOperations, persistedOperationsRule } from './rules/persistedOperations.js';
+import { ResponseCache } from './rules/responseCache.js';
+import { Shutdown } from './rules/shutdown.js';
+import { titlesQuota } from './rules/titlesQuota.js';
+import { operationTracing } from './rules/operationSpan.js';
+import { upstreamBudget } from './rules/upstreamBudget.js';
 
 export type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule } from './operation.js';
 

@@ -1,8 +1,8 @@
-import type { ClientIdentity } from './fairShare.js';
+import type { ClientIdentity } from './rules/fairShare.js';
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
-import type { GatewayContext } from '../runtime/context.js';
-import type { CachePolicy } from './cachePolicy.js';
+import type { GatewayContext } from '../context/request.js';
+import type { CachePolicy } from './rules/cachePolicy.js';
 
 /** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
 export interface OperationPayload {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisConnection } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /**
  * Answers kept for a time to live, e.g. OMDb titles. Each replica keeps its own copy of what it used (an LRU), so a

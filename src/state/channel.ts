@@ -1,5 +1,5 @@
 import type { RedisConnection } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /**
  * A fan-out channel: every message published on any replica reaches every subscriber on every replica, e.g. a

@@ -1,5 +1,5 @@
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /** Counter name → value, of one entry on one day. */
 export type Counts = Record<string, number>;

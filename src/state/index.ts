@@ -14,7 +14,7 @@ import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
 import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
 import { RedisConnection, type SharedStateStatus } from './connection.js';
 import { MemoryResponseStore, RedisResponseStore, type ResponseStore, type ResponseStoreOptions } from './responseStore.js';
-import { FallbackPolicy } from './fallback.js';
+import { FallbackPolicy } from './fallbackPolicy.js';
 import { MemoryLeases, RedisLeaderLease, type LeaderLease, type LeaderLeaseOptions } from './lease.js';
 import { MemoryDailyQuota, RedisDailyQuota, type DailyQuota, type DailyQuotaOptions } from './quota.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimiterOptions } from './rateLimit.js';

@@ -1,5 +1,5 @@
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /**
  * A lease that at most one holder has at a time, for a time to live, e.g. "the replica that polls Graph for service

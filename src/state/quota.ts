@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /** What a reservation got: whether the units were granted, and how many remain today after it. */
 export interface QuotaReservation {

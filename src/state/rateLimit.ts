@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 export type RateVerdict = { ok: true } | { ok: false; retryAfterMs: number };
 

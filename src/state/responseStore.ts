@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /**
  * Whole GraphQL responses (their JSON text) kept for their `maxAge`, each tagged (with the domains it read) so a write

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RedisConnection, ScriptCall } from './connection.js';
-import type { FallbackPolicy } from './fallback.js';
+import type { FallbackPolicy } from './fallbackPolicy.js';
 
 /** A value and how long it stays good. */
 export interface Expiring<T> {

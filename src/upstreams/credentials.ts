@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ErrorCode, ErrorReason, upstreamError, type GatewayError, type UpstreamErrorDetails } from '../errors.js';
+import { ErrorCode, ErrorReason, upstreamError, type GatewayError, type UpstreamErrorDetails } from '../errors/codes.js';
 
 /** How long a refused credential is believed before the upstream is asked again: doubled per refusal, up to the max. */
 export interface CredentialBackoff {

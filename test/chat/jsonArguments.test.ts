@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_ARGUMENT_LIMITS } from '../../src/domains/chat/jsonObject.js';
-import { documentNesting, MAX_DOCUMENT_NESTING } from '../../src/pipeline/documentLimits.js';
+import { documentNesting, MAX_DOCUMENT_NESTING } from '../../src/pipeline/rules/documentLimits.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const MUTATION = 'mutation Complete($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SAFETY_MARGIN, estimatePromptTokens } from '../../src/domains/chat/preflight.js';
+import { SAFETY_MARGIN, estimatePromptTokens } from '../../src/domains/chat/contextWindow.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { COMPLETION, user } from './support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/upstreams/chat/sse.js';
+import { SseParser } from '../../src/upstreams/chat/eventStreamParser.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { loadConfig } from '../../src/config/env.js';
 import { enterpriseExamples } from '../../src/domains/enterprise/index.js';
 import { liveHealth, type LiveHealth } from '../../src/domains/enterprise/live/feed.js';
-import { startGateway } from '../../src/server/gateway.js';
+import { startGateway } from '../../src/app/gateway.js';
 import { MemoryState } from '../../src/state/index.js';
 import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { LogCapture, startTestGateway, type TestGateway } from '../support/gateway.js';

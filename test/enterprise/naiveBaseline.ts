@@ -1,7 +1,7 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { graphql, type GraphQLSchema } from 'graphql';
 import { readFile } from 'node:fs/promises';
-import { publicSchemaFile } from '../../src/server/schema.js';
+import { publicSchemaFile } from '../../src/schema/build.js';
 
 /**
  * The comparison baseline: plain resolvers over the same SDL that fetch per field and per level, the way a

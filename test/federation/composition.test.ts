@@ -6,7 +6,7 @@
 import { composeServices } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { subgraphSdl } from '../../src/server/schema.js';
+import { subgraphSdl } from '../../src/schema/build.js';
 
 /** Another team's subgraph with Relay connections: `PageInfo` in the full Relay shape, shared. */
 const RELAY_SUBGRAPH = `

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { estimatePromptTokens } from '../../src/domains/chat/preflight.js';
-import { SseParser } from '../../src/upstreams/chat/sse.js';
+import { estimatePromptTokens } from '../../src/domains/chat/contextWindow.js';
+import { SseParser } from '../../src/upstreams/chat/eventStreamParser.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**

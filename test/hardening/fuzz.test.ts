@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSchema } from '../../src/server/schema.js';
+import { buildSchema } from '../../src/schema/build.js';
 import { OperationFuzzer } from '../support/fuzz.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

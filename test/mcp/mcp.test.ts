@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
-import { OperationsFileError, TrustedOperations } from '../../src/mcp/operations.js';
-import { startGateway } from '../../src/server/gateway.js';
-import { buildSchema } from '../../src/server/schema.js';
+import { OperationsFileError, TrustedOperations } from '../../src/trusted/operations.js';
+import { startGateway } from '../../src/app/gateway.js';
+import { buildSchema } from '../../src/schema/build.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const API_KEY = 'mcp-test-key-0123456789';

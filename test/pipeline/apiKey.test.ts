@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyCheck } from '../../src/pipeline/apiKey.js';
+import { createApiKeyCheck } from '../../src/pipeline/rules/apiKey.js';
 import { pipelineHarness, type PipelineHarness } from './support.js';
 
 describe('apiKey rule', () => {

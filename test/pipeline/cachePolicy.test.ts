@@ -1,7 +1,7 @@
 import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CachePolicies } from '../../src/pipeline/cachePolicy.js';
-import { buildSchema } from '../../src/server/schema.js';
+import { CachePolicies } from '../../src/pipeline/rules/cachePolicy.js';
+import { buildSchema } from '../../src/schema/build.js';
 
 let schema: GraphQLSchema;
 let policies: CachePolicies;

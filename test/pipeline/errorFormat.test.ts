@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError, ErrorCode } from '../../src/errors.js';
-import { createErrorFormatter } from '../../src/pipeline/errorFormat.js';
+import { GatewayError, ErrorCode } from '../../src/errors/codes.js';
+import { createErrorFormatter } from '../../src/errors/format.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { LogCapture } from '../support/gateway.js';
 

@@ -1,8 +1,8 @@
 import { parse, getOperationAST } from 'graphql';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors.js';
-import { FairShare, type Lease } from '../../src/pipeline/fairShare.js';
+import { GatewayError } from '../../src/errors/codes.js';
+import { FairShare, type Lease } from '../../src/pipeline/rules/fairShare.js';
 import { runningChatWriters } from '../../src/sandbox/chat/wire.js';
 import { STREAM, eventually } from '../chat/support.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { capClientString, MAX_CLIENT_STRING } from '../../src/pipeline/operationLog.js';
+import { capClientString, MAX_CLIENT_STRING } from '../../src/pipeline/rules/operationLog.js';
 import { pipelineHarness, type PipelineHarness } from './support.js';
 
 let h: PipelineHarness;

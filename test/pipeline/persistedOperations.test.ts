@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PersistedOperations, persistedOperationsRule } from '../../src/pipeline/persistedOperations.js';
+import { PersistedOperations, persistedOperationsRule } from '../../src/pipeline/rules/persistedOperations.js';
 
 const BODY = '{ upstreams { id } }';
 const HASH = createHash('sha256').update(BODY).digest('hex');

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { operationTracing } from '../../src/pipeline/tracing.js';
+import { operationTracing } from '../../src/pipeline/rules/operationSpan.js';
 import type { Operation } from '../../src/pipeline/operation.js';
 
 it('opens, names and ends nothing when tracing is off (OTEL_EXPORTER_OTLP_ENDPOINT unset): no span, no work', () => {

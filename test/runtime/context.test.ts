@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createContext, type GatewayContext, type GatewayServices } from '../../src/runtime/context.js';
+import { createContext, type GatewayContext, type GatewayServices } from '../../src/context/request.js';
 
 /** A services object with a logger that counts the per-request children made of it. */
 function countingServices(): { services: GatewayServices; children: Array<Record<string, unknown>> } {

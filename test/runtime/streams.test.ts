@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { collect } from '../../src/runtime/streams.js';
+import { collect } from '../../src/streams/collect.js';
 
 const chunks = (...parts: string[]) => Readable.from(parts.map((p) => Buffer.from(p)));
 

@@ -1,7 +1,7 @@
 import { buildSchema, getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import type { GatewayServices } from '../../src/runtime/context.js';
-import { estimateUpstreamRequests, operationShape, stableEstimator, type UpstreamEstimator } from '../../src/runtime/upstreamBudget.js';
+import type { GatewayServices } from '../../src/context/request.js';
+import { estimateUpstreamRequests, operationShape, stableEstimator, type UpstreamEstimator } from '../../src/planning/upstreamEstimate.js';
 
 const schema = buildSchema('type Query { item(id: ID!): String }');
 

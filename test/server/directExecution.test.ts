@@ -4,7 +4,7 @@ import type { Fault } from '../../src/sandbox/types.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
- * The direct path (src/server/directExecution.ts) answers JSON POSTs of known documents without Apollo Server; every
+ * The direct path (src/transports/http/direct.ts) answers JSON POSTs of known documents without Apollo Server; every
  * other request, and every operation that was refused or has errors, is Apollo's. One table of requests runs against
  * two gateways, one with the direct path and one sending everything through Apollo: status, response headers, body
  * and upstream requests must be the same, and the direct gateway must have called Apollo exactly as often as the

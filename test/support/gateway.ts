@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config/env.js';
-import { startGateway, type Gateway, type StartGatewayOptions } from '../../src/server/gateway.js';
+import { startGateway, type Gateway, type StartGatewayOptions } from '../../src/app/gateway.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import type { RecordedRequest } from '../../src/sandbox/record.js';
 

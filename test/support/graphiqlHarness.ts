@@ -6,8 +6,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { GraphiqlExample } from '../../src/runtime/graphiqlExample.js';
-import { createGraphiqlHandler } from '../../src/server/graphiql.js';
+import type { GraphiqlExample } from '../../src/domains/graphiqlExample.js';
+import { createGraphiqlHandler } from '../../src/transports/http/graphiql.js';
 
 export interface GraphiqlHarness {
   /** `http://127.0.0.1:<port>` */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadConfig } from '../../config/env.js';
-import { startGateway } from '../../server/gateway.js';
+import { startGateway } from '../../app/gateway.js';
 
 /**
  * The gateway as `npm start` runs it, plus V8's sampling heap profiler driven by signals, for `npm run bench:alloc`:

@@ -1,9 +1,9 @@
 import { getArgumentValues, type FieldNode } from 'graphql';
 import type { ChatTarget } from '../../config/env.js';
-import { stableEstimator } from '../../runtime/upstreamBudget.js';
+import { stableEstimator } from '../../planning/upstreamEstimate.js';
 import { selectedFields } from '../../planning/selection.js';
-import { graphToolset } from '../../mcp/trusted.js';
-import type { GatewayServices } from '../../runtime/context.js';
+import { graphToolset } from '../../trusted/toolset.js';
+import type { GatewayServices } from '../../context/request.js';
 
 type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; input?: unknown[]; n?: number; graphTools?: string[] | null };
 

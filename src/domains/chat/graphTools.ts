@@ -1,16 +1,16 @@
-import { badInput, ErrorCode, formatError, GatewayError } from '../../errors.js';
+import { badInput, ErrorCode, formatError, GatewayError } from '../../errors/codes.js';
 import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/resolvers.js';
-import { checkArguments } from '../../mcp/operations.js';
-import { graphToolset, type GraphToolset } from '../../mcp/trusted.js';
-import type { GatewayContext } from '../../runtime/context.js';
-import { eventStream } from '../../subscriptions/eventStream.js';
+import { checkArguments } from '../../trusted/operations.js';
+import { graphToolset, type GraphToolset } from '../../trusted/toolset.js';
+import type { GatewayContext } from '../../context/request.js';
+import { eventStream } from '../../execution/eventStream.js';
 import type { ChatChunk, ChatToolCall, ChatUsage } from '../../upstreams/chat/types.js';
-import { firstServing, type Attempt } from './fallback.js';
+import { firstServing, type Attempt } from './fallbacks.js';
 import { chunkOf, completionOf } from './map.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
 import { chatLedger } from './usage/ledger.js';
 
-// Chat with `graphTools`: the model may call trusted operations (the /mcp tools, src/mcp), which the gateway runs
+// Chat with `graphTools`: the model may call trusted operations (the /mcp tools, src/trusted), which the gateway runs
 // itself, turn after turn, until the model answers or a bound stops it.
 
 /** Characters of a result shown in `ChatGraphStep.result` (the model gets up to {@link MAX_RESULT_CHARS}). */

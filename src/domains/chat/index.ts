@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
+import type { GraphiqlExample } from '../graphiqlExample.js';
 import { resolvers } from './resolvers.js';
 
 /** Chat completions over four providers, fallbacks, usage, embeddings and images: resolvers and GraphiQL tabs. */

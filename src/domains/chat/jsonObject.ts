@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 
 /**
  * How large a JSON argument may be: deeper or larger values are refused as BAD_USER_INPUT before any upstream call.

@@ -7,7 +7,7 @@ import type {
 } from '../../generated/resolvers.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import type { ChatChunk, ChatCompletion, ChatRole, ChatUsage } from '../../upstreams/chat/types.js';
-import type { Attempt } from './fallback.js';
+import type { Attempt } from './fallbacks.js';
 
 /** Neutral shapes to graph shapes: the one place where upstream names become graph names. */
 

@@ -1,6 +1,6 @@
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import type { CreateEmbeddingsInput, EmbeddingResult, GenerateImageInput, ImageGeneration } from '../../generated/resolvers.js';
-import type { GatewayContext } from '../../runtime/context.js';
+import type { GatewayContext } from '../../context/request.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import { embed, generateImages } from '../../upstreams/chat/media.js';
 import type { ChatProviderSpec } from '../../upstreams/chat/provider.js';

@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk, Resolvers } from '../../generated/resolvers.js';
-import { eventStream } from '../../subscriptions/eventStream.js';
-import { firstServing } from './fallback.js';
+import { eventStream } from '../../execution/eventStream.js';
+import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
 import { JSONObjectScalar } from './jsonObject.js';
 import { chunkOf, completionOf, providerOf } from './map.js';

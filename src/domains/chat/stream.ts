@@ -1,8 +1,8 @@
 import type { ChatCompletionChunk, ChatCompletionInput } from '../../generated/resolvers.js';
-import type { GatewayContext } from '../../runtime/context.js';
+import type { GatewayContext } from '../../context/request.js';
 import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';
-import { firstServing } from './fallback.js';
+import { firstServing } from './fallbacks.js';
 import { completionTargets } from './targets.js';
 import type { ValidCompletion } from './validate.js';
 

@@ -1,8 +1,8 @@
-import { GatewayError, badInput } from '../../errors.js';
+import { GatewayError, badInput } from '../../errors/codes.js';
 import type { ChatCompletionInput } from '../../generated/resolvers.js';
 import type { ChatTarget } from '../../config/env.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
-import { preflight } from './preflight.js';
+import { preflight } from './contextWindow.js';
 import { validateCompletion, type ValidCompletion } from './validate.js';
 
 /** Most targets one completion may name, fallbacks and routes expanded: each is a possible upstream request. */

@@ -1,4 +1,4 @@
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import type { ChatCompletionInput, ChatMessageInput } from '../../generated/resolvers.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import type { ChatModelSpec } from '../../upstreams/chat/provider.js';

@@ -1,4 +1,4 @@
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import { decodedPath, skipOf, withSkip } from './odata.js';
 import type { Page } from './model.js';
 

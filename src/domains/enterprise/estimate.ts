@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import { stableEstimator } from '../../runtime/upstreamBudget.js';
+import { stableEstimator } from '../../planning/upstreamEstimate.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
 
 const BATCH = 20;

@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
+import type { GraphiqlExample } from '../graphiqlExample.js';
 import { liveResolvers } from './live/resolvers.js';
 import { resolvers } from './resolvers.js';
 

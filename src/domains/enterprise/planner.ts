@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import { decodeCursor } from './cursor.js';
 import { toUpstreamName, UNKNOWN } from './enums.js';
 import { odataString, toQueryString, withOptions, type ODataOptions } from './odata.js';

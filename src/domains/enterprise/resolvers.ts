@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GatewayContext } from '../../runtime/context.js';
+import type { GatewayContext } from '../../context/request.js';
 import type { GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawCollection, RawServiceHealth, RawServiceHealthIssue, RawSingleton } from '../../upstreams/msgraph/types.js';
 import { cursorAt, pageInfo } from './cursor.js';

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { perRequest, type GatewayContext } from '../../runtime/context.js';
+import { perRequest, type GatewayContext } from '../../context/request.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
 import {

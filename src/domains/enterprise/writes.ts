@@ -1,4 +1,4 @@
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import type {
   OpenPropertyInput,
   ServiceHealthInput,

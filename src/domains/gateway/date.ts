@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 
 function parse(value: unknown): string {
   const ok = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);

@@ -1,6 +1,6 @@
-import { badInput } from '../../errors.js';
+import { badInput } from '../../errors/codes.js';
 import type { Resolvers } from '../../generated/resolvers.js';
-import { eventStream } from '../../subscriptions/eventStream.js';
+import { eventStream } from '../../execution/eventStream.js';
 import { DateScalar } from './date.js';
 import { DateTimeScalar } from './dateTime.js';
 

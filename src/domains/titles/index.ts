@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GraphiqlExample } from '../../runtime/graphiqlExample.js';
+import type { GraphiqlExample } from '../graphiqlExample.js';
 import { titleResolvers } from './resolvers.js';
 
 /** Title metadata (OMDb): resolvers and GraphiQL tabs. */

@@ -4,8 +4,8 @@
  * operations, TTL cache and daily quota, both shared by the replicas with Redis).
  */
 import DataLoader from 'dataloader';
-import { badInput, ErrorCode, GatewayError } from '../../errors.js';
-import { perRequest, type GatewayContext, type UpstreamClientServices } from '../../runtime/context.js';
+import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
+import { perRequest, type GatewayContext, type UpstreamClientServices } from '../../context/request.js';
 import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
@@ -13,7 +13,7 @@ import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 import type { ResponseBufferBudget } from '../../upstreams/http/bufferBudget.js';
 
-/** The gateway-wide OMDb client (built once at start-up: src/runtime/upstreamClients.ts). */
+/** The gateway-wide OMDb client (built once at start-up: src/upstreams/clients.ts). */
 export function createOmdbClient(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): OmdbClient {
   const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
   s.onClose.push(() => client.close());

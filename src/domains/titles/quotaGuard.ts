@@ -2,7 +2,7 @@
  * The daily-quota guard: before the first OMDb field of an operation resolves, estimate the upstream requests the
  * whole operation can need and refuse it (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it) rather than start work
  * that would cross the quota halfway. The decision is made before execution by the operation pipeline's titles-quota
- * rule (src/pipeline/titlesQuota.ts), the same on every transport; the OMDb fields report it.
+ * rule (src/pipeline/rules/titlesQuota.ts), the same on every transport; the OMDb fields report it.
  *
  * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
  * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
@@ -14,8 +14,8 @@
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { selectedFields } from '../../planning/selection.js';
-import { perRequest, type GatewayContext } from '../../runtime/context.js';
-import type { OperationShape, UpstreamEstimator } from '../../runtime/upstreamBudget.js';
+import { perRequest, type GatewayContext } from '../../context/request.js';
+import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';

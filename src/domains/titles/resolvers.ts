@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Resolvers } from '../../generated/resolvers.js';
-import type { GatewayContext } from '../../runtime/context.js';
+import type { GatewayContext } from '../../context/request.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
 import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';

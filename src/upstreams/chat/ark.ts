@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../errors/codes.js';
 import type { ChatModelSpec, ChatProviderSpec, EmbeddingModelSpec, ImageModelSpec } from './provider.js';
 
 /** The sandbox account's inference endpoints, under the friendly names a newcomer would use. */

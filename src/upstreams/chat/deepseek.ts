@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../errors/codes.js';
 import type { ChatProviderSpec } from './provider.js';
 
 /** (R) DeepSeek: OpenAI-compatible; busy servers send keep-alive blank lines and SSE comments, which parsers skip. */

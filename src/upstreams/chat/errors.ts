@@ -1,4 +1,4 @@
-import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
 import { parseRetryAfter } from '../http/retry.js';
 import type { ChatProviderSpec, UpstreamErrorBody } from './provider.js';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../errors/codes.js';
 import type { ChatProviderSpec } from './provider.js';
 
 /** GLM business codes by meaning (docs/upstreams.md 3.1); the HTTP status alone would call arrears a rate limit. */

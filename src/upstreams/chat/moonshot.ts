@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../errors.js';
+import { ErrorCode } from '../../errors/codes.js';
 import type { ChatProviderSpec } from './provider.js';
 
 const BY_TYPE: Readonly<Record<string, ErrorCode>> = {

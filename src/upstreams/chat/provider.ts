@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../errors.js';
+import type { ErrorCode } from '../../errors/codes.js';
 import type { ChatRequest, FinishReason } from './types.js';
 
 /** One model a provider offers, with the limits the gateway checks before calling it. */

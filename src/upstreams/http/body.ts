@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
-import { collect } from '../../runtime/streams.js';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
+import { collect } from '../../streams/collect.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
 
 /** The default of UPSTREAM_MAX_RESPONSE_BYTES: room for the largest Graph page with `$expand`, 16 MiB. */

@@ -1,7 +1,7 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
-import { ErrorCode, GatewayError, upstreamError } from '../../errors.js';
+import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { startUpstreamSpan } from '../../observability/tracing.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body.js';

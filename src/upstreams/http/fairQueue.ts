@@ -1,4 +1,4 @@
-import { ErrorCode, upstreamError } from '../../errors.js';
+import { ErrorCode, upstreamError } from '../../errors/codes.js';
 
 /** What a waiting request is given: the slot's release, called once when its connection is done. */
 type Release = () => void;

@@ -1,5 +1,5 @@
 import type { GraphConfig } from '../../config/env.js';
-import { ErrorCode, upstreamError } from '../../errors.js';
+import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import { MemorySharedValue, type Expiring, type SharedValue } from '../../state/sharedValue.js';
 import type { GatewayCredentials } from '../credentials.js';
 import type { UpstreamHttp } from '../http/client.js';

@@ -1,6 +1,6 @@
 import type { GraphConfig } from '../../config/env.js';
-import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
-import type { UpstreamClientServices } from '../../runtime/context.js';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
+import type { UpstreamClientServices } from '../../context/request.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';

@@ -1,4 +1,4 @@
-import { ErrorCode, upstreamError, type GatewayError } from '../../errors.js';
+import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import { parseRetryAfter } from '../http/retry.js';
 import type { RawGraphError } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ErrorCode, upstreamError } from '../../errors.js';
+import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
 import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';

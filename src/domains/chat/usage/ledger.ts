@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
-import { ErrorCode, upstreamError } from '../../../errors.js';
-import { shared, type GatewayServices } from '../../../runtime/context.js';
+import { ErrorCode, upstreamError } from '../../../errors/codes.js';
+import { shared, type GatewayServices } from '../../../context/request.js';
 import { CountersChatUsageStore } from './countersStore.js';
 import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from './store.js';
 

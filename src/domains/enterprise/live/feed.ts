@@ -1,5 +1,5 @@
-import { createContext, shared, type GatewayContext, type GatewayServices } from '../../../runtime/context.js';
-import { eventStream, type EventSink } from '../../../subscriptions/eventStream.js';
+import { createContext, shared, type GatewayContext, type GatewayServices } from '../../../context/request.js';
+import { eventStream, type EventSink } from '../../../execution/eventStream.js';
 import { EnterpriseSession } from '../session.js';
 import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../errors/codes.js';
 import type { RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
 import type { FanOut, LeaderLease } from '../../../state/index.js';
 import { diffHealth, diffMessages, fromCheckpoint, healthSnapshot, pollCheckpoint, type ChangeBatch, type HealthSnapshot, type MessageWindow, type PollCheckpoint } from './changes.js';

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { badInput, ErrorCode, GatewayError } from '../../../errors.js';
+import { badInput, ErrorCode, GatewayError } from '../../../errors/codes.js';
 import type { Resolvers, ServiceHealthStatus } from '../../../generated/resolvers.js';
-import type { GatewayContext } from '../../../runtime/context.js';
+import type { GatewayContext } from '../../../context/request.js';
 import { fromUpstreamEnum, SERVICE_HEALTH_STATUS } from '../enums.js';
 import { toServiceHealth, toServiceHealthIssue, toServiceUpdateMessage } from '../model.js';
 import { entitySelect, ISSUE, MESSAGE, serviceHealthPlan } from '../planner.js';

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../../errors.js';
+import type { GatewayError } from '../../../errors/codes.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../../upstreams/msgraph/client.js';
 import type { RawCollection, RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
 import { toQueryString } from '../odata.js';

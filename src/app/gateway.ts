@@ -1,0 +1,154 @@
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type GatewayConfig } from '../config/env.js';
+import { createLogger } from '../observability/logger.js';
+import { GatewayMetrics } from '../observability/metrics.js';
+import { createRedactor } from '../observability/redact.js';
+import { startTracing } from '../observability/tracing.js';
+import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
+import { upstreamEstimators } from '../domains/index.js';
+import type { GatewayServices } from '../context/request.js';
+import { createUpstreamClients } from '../upstreams/clients.js';
+import type { Sandbox } from '../sandbox/server.js';
+import { createSharedState } from '../state/index.js';
+import { graphiqlExamples } from '../domains/examples.js';
+import { createGraphiqlHandler } from '../transports/http/graphiql.js';
+import { createGraphqlHandler } from '../transports/http/graphql.js';
+import { createHealthEndpoints } from '../transports/http/health.js';
+import { createHttpStreams } from '../transports/http/streams.js';
+import { createRouter } from '../transports/http/router.js';
+import { buildSchema } from '../schema/build.js';
+import { resolveUpstreams } from './upstreams.js';
+import { GatewayCredentials } from '../upstreams/credentials.js';
+import { attachWebSocket } from '../transports/ws/websocket.js';
+import { createMcpEndpoint } from '../transports/mcp/server.js';
+import { FairShare } from '../pipeline/rules/fairShare.js';
+
+/** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
+export interface StartGatewayOptions {
+  /** Environment to read when `config` is not given. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  config?: GatewayConfig;
+  /** Use this sandbox for upstreams without credentials instead of starting one in-process. */
+  sandbox?: Sandbox;
+  /** Where log lines go (tests capture them). @default process.stdout */
+  logDestination?: NodeJS.WritableStream;
+  /** Interval of the multipart subscription protocol's heartbeat parts (tests shorten it). @default 5000 */
+  multipartHeartbeatMs?: number;
+  /** JSON POSTs of known documents skip Apollo Server's per-request work (directExecution.ts); false sends every request through Apollo (tests compare the two). @default true */
+  directExecution?: boolean;
+}
+
+export interface Gateway {
+  /** `http://host:port/graphql` */
+  url: string;
+  /** `ws://host:port/graphql` */
+  wsUrl: string;
+  origin: string;
+  config: GatewayConfig;
+  services: GatewayServices;
+  /** The operation pipeline every transport runs: `pipeline.execute()` runs an operation in-process. */
+  pipeline: OperationPipeline;
+  /** The in-process sandbox, when any upstream is served by it. */
+  sandbox?: Sandbox;
+  server: Server;
+  /**
+   * Refuses new operations, lets running ones finish within SHUTDOWN_GRACE_MS (streams end as their protocol ends),
+   * aborts what outlives it, then closes every connection (WebSockets with 1001).
+   */
+  close(): Promise<void>;
+}
+
+/** Starts the whole gateway on one port: GraphQL over HTTP and WebSocket, GraphiQL, health and metrics. */
+export async function startGateway(options: StartGatewayOptions = {}): Promise<Gateway> {
+  const config = options.config ?? loadConfig(options.env ?? process.env);
+  const redact = createRedactor(config.secrets);
+  const log = createLogger({
+    level: config.logLevel,
+    redact,
+    destination: options.logDestination as (NodeJS.WritableStream & { write(s: string): boolean }) | undefined,
+    format: config.logFormat,
+  });
+  // Undefined (and nothing of the SDK loaded) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = await startTracing(config.otlpEndpoint);
+  const metrics = new GatewayMetrics();
+
+  const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
+  // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
+  const ownSandbox = needsSandbox && !options.sandbox ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort }) : undefined;
+  const sandbox = options.sandbox ?? ownSandbox;
+  const upstreams = resolveUpstreams(config, sandbox);
+
+  const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
+  const base = { config, metrics, log, redact, upstreams, state, shared: new Map<object, unknown>(), credentials: new GatewayCredentials(log), onClose: [] as GatewayServices['onClose'] };
+  const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
+  if (tracing) services.onClose.push(() => tracing.shutdown());
+  const schema = await buildSchema(config.domains);
+  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics });
+  const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing, fairShare });
+
+  // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
+  // client would otherwise hold its socket for up to that much longer.
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
+  server.keepAliveTimeout = 65_000;
+  fairShare.guard(server);
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare });
+  const graphql = await createGraphqlHandler({ pipeline, services, direct: options.directExecution ?? true });
+  const health = createHealthEndpoints(services);
+  const httpStreams = createHttpStreams({ schema, pipeline, services, heartbeatMs: options.multipartHeartbeatMs });
+  const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });
+  const mcp = createMcpEndpoint({ schema, services, pipeline });
+  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp, fairShare }));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const origin = `http://${host}:${addr.port}`;
+  health.ready = true;
+  for (const u of upstreams) log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}`);
+  const shared = state.status();
+  log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');
+  log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/graphql`,
+    wsUrl: `ws://${host}:${addr.port}/graphql`,
+    origin,
+    config,
+    services,
+    pipeline,
+    sandbox,
+    server,
+    close() {
+      closing ??= (async () => {
+        health.ready = false;
+        const drained = await pipeline.drain(config.shutdownGraceMs);
+        log.info(drained, 'operations drained');
+        // Every operation has ended by now: close the sockets (graphql-ws with 1001) and the listener.
+        await websocket.dispose();
+        await graphql.stop();
+        await closeServer(server);
+        await Promise.allSettled(services.onClose.map((fn) => fn()));
+        await state.close();
+        await ownSandbox?.close();
+        log.info('gateway stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Stops listening and closes idle keep-alive connections; connections still answering are given a second. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 1000).unref();
+  });
+}

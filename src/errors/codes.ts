@@ -1,0 +1,138 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+
+/**
+ * Every `extensions.code` a client can see (README.md, "Errors"). This module is the only place that names them.
+ */
+export enum ErrorCode {
+  BadUserInput = 'BAD_USER_INPUT',
+  Unauthenticated = 'UNAUTHENTICATED',
+  Forbidden = 'FORBIDDEN',
+  NotFound = 'NOT_FOUND',
+  PreconditionFailed = 'PRECONDITION_FAILED',
+  /** The caller is over one of the gateway's own fair-share caps (HTTP 429). */
+  RateLimited = 'RATE_LIMITED',
+  UpstreamRateLimited = 'UPSTREAM_RATE_LIMITED',
+  UpstreamQuotaExhausted = 'UPSTREAM_QUOTA_EXHAUSTED',
+  UpstreamTimeout = 'UPSTREAM_TIMEOUT',
+  UpstreamError = 'UPSTREAM_ERROR',
+  QueryTooComplex = 'QUERY_TOO_COMPLEX',
+  InternalServerError = 'INTERNAL_SERVER_ERROR',
+}
+
+const CODES = new Set<string>(Object.values(ErrorCode));
+
+/** `extensions.reason`: why a request was refused before it ran, finer than its code. */
+export enum ErrorReason {
+  /** Malformed HTTP: not JSON, wrong method, CSRF. */
+  BadRequest = 'BAD_REQUEST',
+  GraphqlParseFailed = 'GRAPHQL_PARSE_FAILED',
+  GraphqlValidationFailed = 'GRAPHQL_VALIDATION_FAILED',
+  OperationResolutionFailure = 'OPERATION_RESOLUTION_FAILURE',
+  PersistedQueryNotFound = 'PERSISTED_QUERY_NOT_FOUND',
+  PersistedQueryNotSupported = 'PERSISTED_QUERY_NOT_SUPPORTED',
+  SubscriptionOverHttp = 'SUBSCRIPTION_OVER_HTTP',
+  /** The gateway is draining for shutdown and takes no new operations. */
+  ShuttingDown = 'SHUTTING_DOWN',
+  /** An upstream refused the gateway's own credentials (a client secret, an API key): the operator's to fix. */
+  GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
+}
+
+/** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
+export type UpstreamId = string;
+
+export interface UpstreamErrorDetails {
+  upstream: UpstreamId;
+  /** HTTP status the upstream answered, when it answered. */
+  status?: number;
+  /** The upstream's own request id (Graph `request-id`, Ark's request id, ...). */
+  requestId?: string;
+  /** The upstream's own error code (`resourceModified`, GLM `1302`, Ark `RateLimitExceeded...`). */
+  upstreamCode?: string;
+  /** Seconds the upstream asked us to wait. */
+  retryAfter?: number;
+}
+
+/** A GraphQL error with one of our codes; `extensions` carries the upstream details where there are some. */
+export class GatewayError extends GraphQLError {
+  constructor(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) {
+    super(message, { extensions: { code, ...extensions } });
+    this.name = 'GatewayError';
+  }
+  get code(): ErrorCode {
+    return this.extensions.code as ErrorCode;
+  }
+}
+
+export const badInput = (message: string, argument?: string) =>
+  new GatewayError(ErrorCode.BadUserInput, message, argument ? { argument } : {});
+
+export const upstreamError = (code: ErrorCode, message: string, details: UpstreamErrorDetails) => {
+  const ext: Record<string, unknown> = { upstream: details.upstream };
+  if (details.status !== undefined) ext.status = details.status;
+  if (details.requestId) ext.upstreamRequestId = details.requestId;
+  if (details.upstreamCode) ext.upstreamCode = details.upstreamCode;
+  if (details.retryAfter !== undefined) ext.retryAfter = details.retryAfter;
+  return new GatewayError(code, message, ext);
+};
+
+/**
+ * Apollo's own codes for requests that never reached execution. The contract allows only the codes above, so they
+ * become BAD_USER_INPUT and the original stays in `extensions.reason` for tooling that knows Apollo's names.
+ */
+const REQUEST_ERROR_CODES = new Set<string>([
+  ErrorReason.GraphqlParseFailed,
+  ErrorReason.GraphqlValidationFailed,
+  ErrorReason.BadRequest,
+  ErrorReason.OperationResolutionFailure,
+  ErrorReason.PersistedQueryNotFound,
+  ErrorReason.PersistedQueryNotSupported,
+]);
+
+export interface FormatErrorOptions {
+  /** Hide messages of unexpected errors and drop stack traces. */
+  production: boolean;
+  /** Removes secrets from any text that leaves the process. */
+  redact: (text: string) => string;
+}
+
+/** Apollo `formatError`: maps every error onto a contract code, masks the unexpected ones in production. */
+export function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptions): GraphQLFormattedError {
+  const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
+  const original = typeof ext.code === 'string' ? ext.code : undefined;
+  let message = options.redact(formatted.message);
+  const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
+  if (typeof ext.limit === 'string' && original !== ErrorCode.RateLimited) {
+    // An operation limit (see pipeline/limitValidation.ts); Apollo re-codes validation errors, the marker survives.
+    ext.code = ErrorCode.QueryTooComplex;
+    delete ext.reason;
+  } else if (tokens) {
+    ext.code = ErrorCode.QueryTooComplex;
+    ext.limit = 'GATEWAY_MAX_TOKENS';
+    ext.max = Number(tokens[1]);
+    delete ext.reason;
+    message = `Token limit of ${tokens[1]} exceeded: simplify the operation or raise GATEWAY_MAX_TOKENS.`;
+  } else if (original && REQUEST_ERROR_CODES.has(original)) {
+    ext.code = ErrorCode.BadUserInput;
+    ext.reason = original;
+  } else if (!original || !CODES.has(original)) {
+    ext.code = ErrorCode.InternalServerError;
+    if (original) ext.reason = original;
+  }
+  if (ext.code === ErrorCode.InternalServerError && options.production && ext.reason !== ErrorReason.ShuttingDown) {
+    message = 'Internal server error. Quote the x-request-id response header when reporting it.';
+    delete ext.reason;
+  }
+  if (options.production) delete ext.stacktrace;
+  else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
+  return { ...formatted, message, extensions: ext };
+}
+
+/** The HTTP status a refusal asks for in `extensions.http` (removed before a client sees it), 400 when none. */
+export function refusalStatus(error: { extensions?: Record<string, unknown> }): number {
+  return (error.extensions?.http as { status?: number } | undefined)?.status ?? 400;
+}
+
+/** A request refused before it ran because it is malformed (not JSON, wrong method, CSRF), with the HTTP status. */
+export function badRequest(message: string, status = 400): GatewayError {
+  return new GatewayError(ErrorCode.BadUserInput, message, { reason: ErrorReason.BadRequest, http: { status } });
+}

@@ -1,0 +1,78 @@
+import type { GraphQLFormattedError } from 'graphql';
+import type { Logger } from 'pino';
+import { ErrorCode, formatError } from './codes.js';
+import type { Operation } from '../pipeline/operation.js';
+
+/** An error as graphql-js, Apollo or a transport hands it over. */
+export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
+
+/**
+ * Formats errors for the client; `op`, when given, notes their codes for its log line and logs masked details with
+ * its request id. `quiet` masks without logging (for a caller that logged them with their operation already).
+ */
+export type ErrorFormatter = (errors: readonly ErrorLike[], op?: Operation, quiet?: boolean) => GraphQLFormattedError[];
+
+/** Extensions of an upstream error that stay in production: the gateway's own fields, or opaque tokens. */
+const KEPT = new Set(['code', 'upstream', 'status', 'retryAfter', 'upstreamCode', 'upstreamRequestId', 'attempts', 'reason', 'argument']);
+/** An upstream's code or request id passes only as a short token: anything longer or with spaces is prose. */
+const TOKEN = /^[\w.:-]{1,64}$/;
+
+/**
+ * Every error the client sees: a contract code (errors.ts), secrets redacted, `extensions.http` (how a refusal sets
+ * its HTTP status) removed, and in production no upstream's words: an error that carries what an upstream answered
+ * (an HTML error page, a provider's message echoing part of a key) gets a generic message naming the upstream and
+ * its status, and the original (redacted) goes to the log.
+ */
+export function createErrorFormatter(options: { production: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
+  const { production, redact, log } = options;
+  const one = (error: ErrorLike, op: Operation | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
+    let formatted = formatError(error as GraphQLFormattedError, { production, redact });
+    if (formatted.extensions && 'http' in formatted.extensions) {
+      const { http: _http, ...rest } = formatted.extensions;
+      formatted = { ...formatted, extensions: rest };
+    }
+    if (production && carriesUpstreamText(formatted.extensions)) formatted = masked(formatted, quiet ? undefined : (op?.context.log ?? log));
+    op?.errorCodes.add(String(formatted.extensions?.code));
+    return formatted;
+  };
+  return (errors, op, quiet) => errors.map((e) => one(e, op, quiet));
+}
+
+/** Codes whose message may repeat an upstream's answer: failures, and refusals the upstream itself answered. */
+const FAILURES = new Set<unknown>([ErrorCode.UpstreamError, ErrorCode.UpstreamTimeout]);
+const ANSWERED = new Set<unknown>([ErrorCode.UpstreamRateLimited, ErrorCode.UpstreamQuotaExhausted, ErrorCode.BadUserInput]);
+
+/** An upstream that failed, or refused in its own words (it answered with a status); the gateway's own refusals
+ * (its quota guard, a token budget, an open circuit) name an upstream but carry no status and say nothing it said. */
+function carriesUpstreamText(ext: Record<string, unknown> | undefined): boolean {
+  if (typeof ext?.upstream !== 'string') return false;
+  return FAILURES.has(ext.code) || (ext.status !== undefined && ANSWERED.has(ext.code));
+}
+
+function masked(formatted: GraphQLFormattedError, log: Logger | undefined): GraphQLFormattedError {
+  const ext = formatted.extensions as Record<string, unknown>;
+  const upstream = String(ext.upstream).slice(0, 64);
+  const status = typeof ext.status === 'number' ? ext.status : undefined;
+  log?.warn({ upstream, status, code: ext.code, upstreamMessage: formatted.message.slice(0, 2000) }, 'upstream error masked for the client');
+  const extensions: Record<string, unknown> = {};
+  for (const key in ext) if (KEPT.has(key)) extensions[key] = ext[key];
+  for (const key of ['upstreamCode', 'upstreamRequestId']) if (extensions[key] !== undefined && !TOKEN.test(String(extensions[key]))) delete extensions[key];
+  return { ...formatted, message: genericMessage(String(ext.code), upstream, status), extensions };
+}
+
+/** What a client is told of an upstream failure in production. */
+export function genericMessage(code: string, upstream: string, status: number | undefined): string {
+  const http = status === undefined ? '' : ` (HTTP ${status})`;
+  switch (code) {
+    case ErrorCode.UpstreamRateLimited:
+      return `The ${upstream} service is rate limiting the gateway${http}; retry later (see extensions.retryAfter).`;
+    case ErrorCode.UpstreamQuotaExhausted:
+      return `The ${upstream} service reports the gateway's quota exhausted${http}.`;
+    case ErrorCode.UpstreamTimeout:
+      return `The ${upstream} service did not answer in time${http}.`;
+    case ErrorCode.BadUserInput:
+      return `The ${upstream} service refused the request${http}.`;
+    default:
+      return `The ${upstream} service failed${http}. Quote the x-request-id response header when reporting it.`;
+  }
+}

@@ -1,0 +1,115 @@
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { ErrorCode } from '../errors/codes.js';
+
+/** Operation limits checked before execution; each refusal is QUERY_TOO_COMPLEX naming the limit and the value. */
+export interface OperationLimits {
+  /** Characters of the document. @default 50000 */
+  maxDocumentBytes: number;
+  /** Lexer tokens (graphql-armor's default). @default 1000 */
+  maxTokens: number;
+  /** Field nesting. graphql-armor's 6 is too shallow for Admin→…→Issue→posts→description. @default 12 */
+  maxDepth: number;
+  /**
+   * Aliases per operation. Above graphql-armor's 15 because 20 aliased lookups is a normal dashboard; alias bombs are
+   * stopped by the field and upstream-request limits too. @default 30
+   */
+  maxAliases: number;
+  /** Fields once fragments are expanded. @default 1000 */
+  maxFields: number;
+  /** Directives (graphql-armor's default). @default 50 */
+  maxDirectives: number;
+  /** graphql-armor's cost (objects 2, scalars 1, ×1.5 per level). @default 5000 */
+  maxCost: number;
+  /** Upstream requests one operation may cause per upstream, by the planners' estimate. @default 50 */
+  maxUpstreamRequests: number;
+}
+
+export const DEFAULT_LIMITS: OperationLimits = {
+  maxDocumentBytes: 50_000,
+  maxTokens: 1000,
+  maxDepth: 12,
+  maxAliases: 30,
+  maxFields: 1000,
+  maxDirectives: 50,
+  maxCost: 5000,
+  maxUpstreamRequests: 50,
+};
+
+/** Environment variable of each limit (GATEWAY_MAX_DEPTH, …). */
+export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', string> = {
+  maxOperations: 'GATEWAY_WS_MAX_OPERATIONS',
+  maxDocumentBytes: 'GATEWAY_MAX_DOCUMENT_BYTES',
+  maxTokens: 'GATEWAY_MAX_TOKENS',
+  maxDepth: 'GATEWAY_MAX_DEPTH',
+  maxAliases: 'GATEWAY_MAX_ALIASES',
+  maxFields: 'GATEWAY_MAX_FIELDS',
+  maxDirectives: 'GATEWAY_MAX_DIRECTIVES',
+  maxCost: 'GATEWAY_MAX_COST',
+  maxUpstreamRequests: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+};
+
+/** Marks a validation error as a limit so `formatError` gives it QUERY_TOO_COMPLEX even after Apollo re-codes it. */
+export function limitError(limit: keyof typeof LIMIT_VARIABLES, max: number, found: number | undefined, what: string): GraphQLError {
+  const value = found === undefined ? '' : `, found ${found}`;
+  return new GraphQLError(`${what} limit of ${max} exceeded${value}: simplify the operation or raise ${LIMIT_VARIABLES[limit]}.`, {
+    extensions: { code: ErrorCode.QueryTooComplex, limit: LIMIT_VARIABLES[limit], max, ...(found === undefined ? {} : { found }) },
+  });
+}
+
+function armor(limit: keyof OperationLimits, max: number, what: string) {
+  return {
+    propagateOnRejection: false,
+    exposeLimits: true,
+    onReject: [
+      (ctx: ValidationContext | null, error: GraphQLError) => {
+        const found = /found (\d+)/.exec(error.message)?.[1];
+        ctx?.reportError(limitError(limit, max, found === undefined ? undefined : Number(found), what));
+      },
+    ],
+  };
+}
+
+/** Counts every field once fragments are expanded (a fragment spread twice counts twice), stopping past the limit. */
+function maxFieldsRule(max: number): ValidationRule {
+  return (context): ASTVisitor => ({
+    OperationDefinition(operation) {
+      let count = 0;
+      const visit = (set: SelectionSetNode, seen: Set<string>) => {
+        for (const sel of set.selections) {
+          if (count > max) return;
+          if (sel.kind === Kind.FIELD) {
+            count++;
+            if (sel.selectionSet) visit(sel.selectionSet, seen);
+          } else if (sel.kind === Kind.INLINE_FRAGMENT) visit(sel.selectionSet, seen);
+          else if (!seen.has(sel.name.value)) {
+            const fragment = context.getFragment(sel.name.value);
+            if (fragment) visit(fragment.selectionSet, new Set(seen).add(sel.name.value));
+          }
+        }
+      };
+      visit(operation.selectionSet, new Set());
+      if (count > max) context.reportError(limitError('maxFields', max, undefined, 'Field count'));
+    },
+  });
+}
+
+/** The validation rules enforcing `limits`, for Apollo (`validationRules`) and the WebSocket path alike. */
+export function limitRules(limits: OperationLimits): ValidationRule[] {
+  return [
+    maxDepthRule({ n: limits.maxDepth, ...armor('maxDepth', limits.maxDepth, 'Depth') }) as unknown as ValidationRule,
+    maxAliasesRule({ n: limits.maxAliases, ...armor('maxAliases', limits.maxAliases, 'Alias') }) as unknown as ValidationRule,
+    maxDirectivesRule({ n: limits.maxDirectives, ...armor('maxDirectives', limits.maxDirectives, 'Directive') }) as unknown as ValidationRule,
+    costLimitRule({ maxCost: limits.maxCost, ...armor('maxCost', limits.maxCost, 'Cost') }) as unknown as ValidationRule,
+    maxFieldsRule(limits.maxFields),
+  ];
+}
+
+/** graphql-js stops lexing past `maxTokens` with this message; it becomes a limit error. */
+export function tokenLimitError(error: GraphQLError, limits: OperationLimits): GraphQLError | undefined {
+  if (!/Document contains more than \d+ tokens/.test(error.message)) return undefined;
+  return limitError('maxTokens', limits.maxTokens, undefined, 'Token');
+}

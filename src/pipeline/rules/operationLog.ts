@@ -1,0 +1,41 @@
+import type { GatewayServices } from '../../context/request.js';
+import type { PipelineRule } from '../operation.js';
+
+/** Longest client-chosen string (operation name, graphql-ws id) that reaches a log line, a metric or an echo. */
+export const MAX_CLIENT_STRING = 128;
+
+/** `text` cut to {@link MAX_CLIENT_STRING} characters, marked as cut: a 1 MB id must not become a 1 MB log line. */
+export function capClientString(text: string): string;
+export function capClientString(text: string | null | undefined): string | null | undefined;
+export function capClientString(text: string | null | undefined): string | null | undefined {
+  if (typeof text !== 'string' || text.length <= MAX_CLIENT_STRING) return text;
+  return `${text.slice(0, MAX_CLIENT_STRING)}…(${text.length} chars)`;
+}
+
+/** One `operation` log line and the operation metrics when any operation ends, on every transport alike. */
+export function operationLog(services: GatewayServices): PipelineRule {
+  const { metrics, log } = services;
+  return {
+    name: 'operationLog',
+    finish(op) {
+      const durationMs = performance.now() - op.started;
+      const label = metrics.operationLabel(op.name);
+      const outcome = op.errorCodes.size ? 'error' : 'ok';
+      metrics.operations.inc({ type: op.type, name: label, outcome });
+      metrics.operationDuration.observe({ type: op.type, name: label }, durationMs / 1000);
+      if (!log.isLevelEnabled('info')) return;
+      log.info(
+        {
+          requestId: op.context.requestId,
+          operation: capClientString(op.name),
+          type: op.type,
+          durationMs: Math.round(durationMs * 10) / 10,
+          outcome,
+          errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined,
+          transport: op.transport,
+        },
+        'operation',
+      );
+    },
+  };
+}

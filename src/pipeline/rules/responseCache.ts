@@ -1,0 +1,113 @@
+import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import { createHash } from 'node:crypto';
+import type { ChangeBatch } from '../../domains/enterprise/live/changes.js';
+import type { GatewayServices } from '../../context/request.js';
+import type { ResponseStore } from '../../state/index.js';
+import { CachePolicies, CacheScope } from './cachePolicy.js';
+import type { AdmittedOperation, Operation, PipelineRule } from '../operation.js';
+
+/** The domain live service health changes: its cached answers go when the live feed reports a change. */
+const LIVE_DOMAIN = 'enterprise';
+
+/**
+ * The response cache: a query's whole answer, kept for the `maxAge` of its `@cacheControl` policy and served at
+ * admission without executing, on every transport the pipeline serves (HTTP, graphql-ws, SSE, multipart, in
+ * process) and for `_entities` alike (a router resolving the same references twice pays their upstream requests
+ * once). Keyed by the document, operation name and variables; for `PRIVATE` data, or whenever the caller sends its
+ * own `Authorization` (delegated Graph access: its tenant's data), by a hash of that caller too. Only answers
+ * without errors are kept. A mutation drops the answers of the domains it writes (after it ran, before its answer
+ * leaves); a live service-health change drops the enterprise domain's answers.
+ *
+ * The policy is computed for every operation, cache on or off (the HTTP adapter turns it into `Cache-Control`).
+ */
+export class ResponseCache implements PipelineRule {
+  readonly name = 'responseCache';
+  readonly policies: CachePolicies;
+  private readonly documents = new WeakMap<DocumentNode, string>();
+  /**
+   * Invalidations this replica made or heard, and the count each query saw at admission: a query that ran while a
+   * write invalidated may have read the old data, so its answer is not kept.
+   */
+  private invalidations = 0;
+  private readonly admittedAt = new WeakMap<Operation, number>();
+  /**
+   * Keeps a query's answer, or drops what a mutation wrote. Absent with the cache off, so the pipeline does not wait
+   * on it after every operation.
+   */
+  readonly completed?: (op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult) => Promise<void>;
+
+  constructor(
+    schema: GraphQLSchema,
+    /** Undefined when RESPONSE_CACHE_MAX_BYTES is 0. */
+    private readonly store: ResponseStore | undefined,
+  ) {
+    this.policies = new CachePolicies(schema);
+    if (store) this.completed = (op, result) => this.keep(op, result);
+  }
+
+  /** Listens to the live-health channel (`src/domains/enterprise/live`) when the enterprise domain is served. */
+  static create(schema: GraphQLSchema, services: GatewayServices): ResponseCache {
+    const maxBytes = services.config.responseCacheMaxBytes;
+    const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
+    const cache = new ResponseCache(schema, store);
+    if (store && schema.getSubscriptionType()?.getFields().serviceHealthChanged) {
+      const listening = services.state.channel<ChangeBatch>('live-health').subscribe((batch) => {
+        if (batch.health.length || batch.messages.length) void cache.invalidate([LIVE_DOMAIN]);
+      });
+      services.onClose.push(async () => (await listening)());
+    }
+    return cache;
+  }
+
+  admit(op: AdmittedOperation): undefined | Promise<undefined> {
+    const policy = this.policies.of(op.document, op.operation);
+    op.cachePolicy = policy;
+    const key = this.store && this.keyOf(op);
+    if (!key) return undefined;
+    this.admittedAt.set(op, this.invalidations);
+    return this.store!.get(key, policy.domains).then((body) => {
+      if (body) op.answer = JSON.parse(body) as ExecutionResult;
+      return undefined;
+    });
+  }
+
+  private async keep(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+    if (!this.store || !op.cachePolicy) return;
+    if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
+    const key = this.keyOf(op);
+    if (!key || result.errors?.length || !result.data || this.admittedAt.get(op) !== this.invalidations) return;
+    await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
+  }
+
+  private invalidate(tags: readonly string[]): Promise<void> {
+    this.invalidations++;
+    return this.store!.invalidate(tags);
+  }
+
+  /** The entry's key, or undefined when the answer may not be kept (uncacheable, or private without a caller). */
+  private keyOf(op: AdmittedOperation): string | undefined {
+    const policy = op.cachePolicy;
+    if (op.type !== 'query' || !policy || policy.maxAge <= 0) return undefined;
+    const caller = op.context.credentials.authorization;
+    if (policy.scope === CacheScope.Private && !caller) return undefined;
+    // The document's own digest once per document: a request hashes that, not the document's text again.
+    let digest = this.documents.get(op.document);
+    if (digest === undefined) this.documents.set(op.document, (digest = createHash('sha256').update(print(op.document)).digest('base64url')));
+    const hash = createHash('sha256').update(digest).update('\0').update(op.name ?? '').update('\0').update(JSON.stringify(op.variables ?? {}));
+    // The caller's token is hashed into the key, never stored.
+    if (caller) hash.update('\0').update(caller);
+    return hash.digest('base64url');
+  }
+}
+
+/**
+ * `Cache-Control` of an HTTP answer: `public, max-age=N` for a GET query of public data (a CDN may keep it),
+ * `private, max-age=N` for private data, a caller's own `Authorization` or a POST (only the caller may keep it),
+ * `no-store` for mutations, answers with errors and anything with `maxAge` 0.
+ */
+export function cacheControlHeader(op: Operation, method: string, hasErrors: boolean): string {
+  const policy = op.cachePolicy;
+  if (op.type !== 'query' || hasErrors || !policy || policy.maxAge <= 0) return 'no-store';
+  const shared = method === 'GET' && policy.scope === CacheScope.Public && !op.context.credentials.authorization;
+  return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
+}

@@ -1,0 +1,40 @@
+import type { GraphQLSchema } from 'graphql';
+import type { GatewayServices } from '../../context/request.js';
+import {
+  budgetRefusal,
+  entitiesWithinBudget,
+  estimateUpstreamRequests,
+  operationShape,
+  rememberEntitiesWithinBudget,
+  rememberEstimates,
+  type UpstreamEstimator,
+} from '../../planning/upstreamEstimate.js';
+import type { PipelineRule } from '../operation.js';
+
+/**
+ * The upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS): before execution, every domain estimates the
+ * requests the operation can cause, and an operation over the budget for any upstream is refused. The estimate stays
+ * in the operation's context for the guards that need it later (the titles quota).
+ */
+export function upstreamBudget(schema: GraphQLSchema, services: GatewayServices, estimators: readonly UpstreamEstimator[]): PipelineRule {
+  const max = services.config.limits.maxUpstreamRequests;
+  return {
+    name: 'upstreamBudget',
+    admit(op) {
+      const shape = operationShape(schema, op.document, op.operation, op.variables);
+      const totals = estimateUpstreamRequests(shape, services, estimators);
+      rememberEstimates(op.context, op.operation, totals);
+      const refusal = budgetRefusal(totals, max);
+      // A router's `_entities` call answers the entries the budget allows and refuses only the rest.
+      const within = refusal && entitiesWithinBudget(shape, services, estimators, refusal, max);
+      if (within) {
+        rememberEstimates(op.context, op.operation, within.totals);
+        rememberEntitiesWithinBudget(op.context, op.operation, within);
+        return undefined;
+      }
+      // The client's operation, not a server fault: HTTP answers 400.
+      if (refusal) refusal.extensions.http = { status: 400 };
+      return refusal;
+    },
+  };
+}

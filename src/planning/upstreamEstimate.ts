@@ -1,0 +1,170 @@
+import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { ErrorCode } from '../errors/codes.js';
+import { VariablesMemo } from './memo.js';
+import { perRequest, shared, type GatewayContext, type GatewayServices } from '../context/request.js';
+
+/** What an estimator sees of an operation before it runs (the parts of `GraphQLResolveInfo` planners read). */
+export interface OperationShape {
+  schema: GraphQLSchema;
+  operation: OperationDefinitionNode;
+  fragments: Record<string, FragmentDefinitionNode>;
+  variableValues: Record<string, unknown>;
+}
+
+/**
+ * A domain's estimate of the upstream requests an operation can cause, by upstream id. One marked `stable` depends
+ * only on the operation, its variables and the gateway's configuration (not on caches or time), so its answer is
+ * kept per operation and variables: a cached document is walked once, not once per request.
+ */
+export type UpstreamEstimator = ((op: OperationShape, services: GatewayServices) => Record<string, number>) & { stable?: boolean };
+
+/** Marks `estimate` as depending only on the operation, its variables and the configuration (see {@link UpstreamEstimator}). */
+export function stableEstimator(estimate: (op: OperationShape, services: GatewayServices) => Record<string, number>): UpstreamEstimator {
+  return Object.assign(estimate, { stable: true });
+}
+
+export function operationShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): OperationShape {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  return { schema, operation, fragments, variableValues: variables ?? {} };
+}
+
+/** Every domain's estimate for the operation, summed per upstream. An estimator that cannot make sense of the
+ * operation (bad arguments) contributes nothing: the resolvers' own validation refuses it. */
+export function estimateUpstreamRequests(
+  shape: OperationShape,
+  services: GatewayServices,
+  estimators: readonly UpstreamEstimator[],
+): Record<string, number> {
+  const totals = { ...stableTotals(shape, services, estimators) };
+  for (const estimate of estimators) if (!estimate.stable) add(totals, run(estimate, shape, services));
+  return totals;
+}
+
+const STABLE = { key: 'stable upstream estimates by operation and variables' };
+
+/** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
+function stableTotals(shape: OperationShape, services: GatewayServices, estimators: readonly UpstreamEstimator[]): Readonly<Record<string, number>> {
+  // Keyed by the estimator list too: a gateway serves one list, but tests and tools may pass others.
+  const byList = shared(services, STABLE, () => new WeakMap<readonly UpstreamEstimator[], VariablesMemo<OperationDefinitionNode, Record<string, number>>>());
+  let memo = byList.get(estimators);
+  if (!memo) byList.set(estimators, (memo = new VariablesMemo(64)));
+  // Variables the operation does not declare cannot change its estimate.
+  const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
+  return memo.get(shape.operation, variables, () => {
+    const totals: Record<string, number> = {};
+    for (const estimate of estimators) if (estimate.stable) add(totals, run(estimate, shape, services));
+    return totals;
+  });
+}
+
+function run(estimate: UpstreamEstimator, shape: OperationShape, services: GatewayServices): Record<string, number> {
+  try {
+    return estimate(shape, services);
+  } catch {
+    return {};
+  }
+}
+
+function add(totals: Record<string, number>, part: Record<string, number>): void {
+  for (const upstream in part) totals[upstream] = (totals[upstream] ?? 0) + part[upstream];
+}
+
+/**
+ * The upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS): refuses, before execution, an operation whose planned
+ * upstream requests to any one upstream exceed the limit, naming the upstream, the estimate and the limit.
+ */
+export function budgetRefusal(totals: Record<string, number>, max: number): GraphQLError | undefined {
+  let upstream: string | undefined;
+  let found = 0;
+  for (const id in totals) {
+    if (upstream === undefined || totals[id] > found) {
+      upstream = id;
+      found = totals[id];
+    }
+  }
+  if (upstream === undefined || found <= max) return undefined;
+  return new GraphQLError(
+    `Upstream request budget of ${max} per upstream exceeded: this operation can cause ${found} requests to ${upstream}. Split it, select less, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
+    { extensions: { code: ErrorCode.QueryTooComplex, limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max, found, upstream } },
+  );
+}
+
+/** How much of a router's `_entities` call the budget allows: its first `allowed` representations. */
+export interface EntitiesWithinBudget {
+  allowed: number;
+  /** The estimate for those alone, which the guards at resolve time use. */
+  totals: Record<string, number>;
+  /** The refusal of the whole call, whose figures each refused entry's error repeats. */
+  refusal: GraphQLError;
+}
+
+/**
+ * A router's `_entities` call over the budget: the longest prefix of its representations whose requests fit, so that
+ * the entries the budget allows are answered and only the rest are refused, each at its own path. Undefined unless the
+ * operation is one `_entities` field with its representations in a variable (what routers send); such an operation
+ * over the budget is refused whole. A prefix never costs more than a longer one, so a binary search finds it.
+ */
+export function entitiesWithinBudget(
+  shape: OperationShape,
+  services: GatewayServices,
+  estimators: readonly UpstreamEstimator[],
+  refusal: GraphQLError,
+  max: number,
+): EntitiesWithinBudget | undefined {
+  const [field, ...others] = shape.operation.selectionSet.selections;
+  if (shape.operation.operation !== 'query' || others.length || field?.kind !== Kind.FIELD || field.name.value !== '_entities') return undefined;
+  const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
+  if (value?.kind !== Kind.VARIABLE) return undefined;
+  const name = value.name.value;
+  const all = shape.variableValues[name];
+  if (!Array.isArray(all)) return undefined;
+  const estimate = (n: number) => estimateUpstreamRequests({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } }, services, estimators);
+  let fits = 0;
+  let over = all.length;
+  while (over - fits > 1) {
+    const mid = (fits + over) >>> 1;
+    if (budgetRefusal(estimate(mid), max)) over = mid;
+    else fits = mid;
+  }
+  return { allowed: fits, totals: estimate(fits), refusal };
+}
+
+const ENTITIES = { key: 'entities within the budget by operation' };
+
+/** Keeps the allowed part of an `_entities` call for its resolver (schema/build.ts). */
+export function rememberEntitiesWithinBudget(ctx: GatewayContext, operation: OperationDefinitionNode, within: EntitiesWithinBudget): void {
+  perRequest(ctx, ENTITIES, () => new Map<OperationDefinitionNode, EntitiesWithinBudget>()).set(operation, within);
+}
+
+/** The allowed part of this operation's `_entities` call, when the budget cut it. */
+export function entitiesBudget(ctx: GatewayContext, operation: OperationDefinitionNode): EntitiesWithinBudget | undefined {
+  return (ctx.loaders.get(ENTITIES) as Map<OperationDefinitionNode, EntitiesWithinBudget> | undefined)?.get(operation);
+}
+
+/** The error of representation `index`, beyond what the budget allowed. */
+export function entityOverBudget(within: EntitiesWithinBudget, index: number): GraphQLError {
+  const ext = within.refusal.extensions as { max: number; found: number; upstream: string };
+  return new GraphQLError(
+    `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and representations[${index}] was not. Send it again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
+    { extensions: { ...within.refusal.extensions } },
+  );
+}
+
+const ESTIMATES = { key: 'upstream estimates by operation' };
+
+/** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */
+export function rememberEstimates(ctx: GatewayContext, operation: OperationDefinitionNode, totals: Record<string, number>): void {
+  perRequest(ctx, ESTIMATES, () => new Map<OperationDefinitionNode, Record<string, number>>()).set(operation, totals);
+}
+
+/** The estimate made before execution for `upstream`, if one was made for this operation. */
+export function rememberedEstimate(ctx: GatewayContext, operation: OperationDefinitionNode, upstream: string): number | undefined {
+  const totals = (ctx.loaders.get(ESTIMATES) as Map<OperationDefinitionNode, Record<string, number>> | undefined)?.get(operation);
+  return totals ? (totals[upstream] ?? 0) : undefined;
+}

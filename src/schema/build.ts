@@ -1,0 +1,155 @@
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import {
+  buildASTSchema,
+  concatAST,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+  Kind,
+  lexicographicSortSchema,
+  parse,
+  printSchema,
+  type DefinitionNode,
+  type DocumentNode,
+  Source,
+  type GraphQLSchema,
+} from 'graphql';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
+import { badInput } from '../errors/codes.js';
+import { domainOfFile, recordDomains, ROOT_TYPES } from './domains.js';
+import type { Resolvers } from '../generated/resolvers.js';
+import { resolvers } from '../domains/index.js';
+import type { GatewayContext } from '../context/request.js';
+import { entitiesBudget, entityOverBudget } from '../planning/upstreamEstimate.js';
+import { withIncrementalDirectives } from '../execution/incremental.js';
+
+/** `schema/` at the project root; the same relative path from `src/schema` and `dist/schema`. */
+export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
+
+/** The generated public schema at the project root (`npm run schema`), for frontends' code generators. */
+export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
+
+/**
+ * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
+ * federation `@link`) as one document. Domains only extend the root types; a root type no served file defines (no
+ * domain with mutations, say) is defined by its first extension.
+ */
+export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<DocumentNode> {
+  const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
+  const served = files.filter((f) => {
+    const domain = domainOfFile(f);
+    return domain === undefined || domains.includes(domain);
+  });
+  const texts = await Promise.all(served.map((f) => readFile(join(schemaDir, f), 'utf8')));
+  // Each definition keeps its file's name as its source: the domain of a type or root field (domainOf).
+  const document = concatAST(texts.map((text, i) => parse(new Source(text, served[i]))));
+  const defined = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
+  const definitions = document.definitions.map((d): DefinitionNode => {
+    if (d.kind !== Kind.OBJECT_TYPE_EXTENSION || !ROOT_TYPES.has(d.name.value) || defined.has(d.name.value)) return d;
+    defined.add(d.name.value);
+    return { ...d, kind: Kind.OBJECT_TYPE_DEFINITION };
+  });
+  return { ...document, definitions };
+}
+
+/**
+ * The executable schema: a Federation v2 subgraph (`_service`, `_entities`, `__resolveReference` per entity) over the
+ * SDL and resolvers of the served domains (GATEWAY_DOMAINS). Served standalone it answers exactly as a plain schema would.
+ */
+export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<GraphQLSchema> {
+  const typeDefs = await subgraphTypeDefs(domains);
+  const merged = mergeResolvers(resolvers.filter((r) => r.domain === undefined || domains.includes(r.domain)).map((r) => r.resolvers));
+  // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
+  const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
+  assertResolversMatchSchema(schema, merged);
+  checkRepresentations(schema);
+  // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
+  const served = withIncrementalDirectives(schema);
+  recordDomains(served, typeDefs);
+  return served;
+}
+
+/**
+ * `_entities` checks its representations before @apollo/subgraph reads them: a representation that is not an object
+ * or names no entity of this subgraph is BAD_USER_INPUT naming it, where the library would fail with an internal error.
+ */
+function checkRepresentations(schema: GraphQLSchema): void {
+  const field = schema.getQueryType()?.getFields()._entities;
+  const entity = schema.getType('_Entity');
+  if (!field?.resolve || !isUnionType(entity)) return;
+  const resolve = field.resolve;
+  const entities = entity.getTypes().map((t) => t.name);
+  field.resolve = (source, args: { representations: unknown[] }, ctx, info) => {
+    args.representations.forEach((r, i) => {
+      const typename = r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
+      if (typeof typename !== 'string' || !entities.includes(typename)) {
+        throw badInput(
+          `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "Title", "imdbId": "tt0078346"}.`,
+          'representations',
+        );
+      }
+    });
+    // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
+    // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
+    // Over the upstream budget, only the first representations it allows are resolved; each other entry gets its error.
+    const within = entitiesBudget(ctx as GatewayContext, info.operation);
+    const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
+    const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
+    const refused = args.representations.slice(answered.length).map((_, i) => entityOverBudget(within!, answered.length + i));
+    return Promise.all([...list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))), ...refused]);
+  };
+}
+
+/** The domains' resolver maps as one; only the root types are shared between domains. */
+function mergeResolvers(list: readonly Resolvers[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const domain of list) {
+    for (const [type, value] of Object.entries(domain)) {
+      out[type] = isScalarType(value) ? value : { ...(out[type] as object | undefined), ...(value as object) };
+    }
+  }
+  return out;
+}
+
+/** `buildSubgraphSchema` skips resolvers of unknown fields silently; a typo must fail at start-up instead. */
+function assertResolversMatchSchema(schema: GraphQLSchema, map: Record<string, unknown>): void {
+  for (const [typeName, value] of Object.entries(map)) {
+    const type = schema.getType(typeName);
+    if (!type) throw new Error(`Resolvers are defined for ${typeName}, which schema/*.graphql does not define.`);
+    if (!isObjectType(type)) continue;
+    const fields = type.getFields();
+    for (const field of Object.keys(value as object)) {
+      if (!field.startsWith('__') && !fields[field]) throw new Error(`Resolver ${typeName}.${field} is defined, but ${typeName} has no field ${field} in schema/*.graphql.`);
+    }
+  }
+}
+
+/** This subgraph's SDL as a router reads it from `_service { sdl }` (federation directives included). */
+export async function subgraphSdl(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<string> {
+  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: await subgraphTypeDefs(domains) }));
+}
+
+/** `_entities`, `_service`, `_Any`, `link__Import`, `federation__FieldSet`: the federation machinery. */
+const isFederationInternal = (name: string) => name.startsWith('_') || name.includes('__');
+
+/**
+ * The public API schema, printed and sorted, with descriptions: what a client may query, without the federation
+ * machinery (`_entities`, `_service`, their types, the federation directives), so frontends can feed it to GraphQL
+ * Code Generator's client preset instead of introspecting.
+ */
+export async function printPublicSchema(): Promise<string> {
+  const typeDefs = await subgraphTypeDefs();
+  const ownDirectives = new Set(typeDefs.definitions.flatMap((d) => (d.kind === Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [])));
+  const printed = parse(printSchema(buildSubgraphSchema({ typeDefs })));
+  const definitions = printed.definitions.flatMap((d): DefinitionNode[] => {
+    if (d.kind === Kind.DIRECTIVE_DEFINITION) return ownDirectives.has(d.name.value) ? [d] : [];
+    if (!('name' in d) || !d.name) return [d];
+    if (isFederationInternal(d.name.value)) return [];
+    if (d.kind === Kind.OBJECT_TYPE_DEFINITION) return [{ ...d, fields: d.fields?.filter((f) => !isFederationInternal(f.name.value)) }];
+    return [d];
+  });
+  return printSchema(lexicographicSortSchema(withIncrementalDirectives(buildASTSchema({ kind: Kind.DOCUMENT, definitions })))) + '\n';
+}

@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayServices } from '../../context/request.js';
+import { sendJson } from './response.js';
+import { readyUpstreams } from '../../app/upstreams.js';
+
+/**
+ * `/healthz` (the process answers), `/readyz` (it takes traffic: false before listening and while draining) and
+ * `/metrics` (Prometheus). Answers and returns true for those paths, false for any other.
+ */
+export function createHealthEndpoints(services: GatewayServices): {
+  serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  ready: boolean;
+} {
+  const { metrics, state, upstreams } = services;
+  const endpoints = {
+    ready: false,
+    async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+      if (path === '/healthz') {
+        sendJson(res, 200, { status: 'ok' });
+        return true;
+      }
+      if (path === '/readyz') {
+        sendJson(res, endpoints.ready ? 200 : 503, {
+          status: endpoints.ready ? 'ready' : 'not ready',
+          // A refused credential of the gateway's own is named here, yet stays ready: every other domain still serves.
+          upstreams: readyUpstreams(upstreams, services.credentials),
+          // Redis down is degraded, not unready: the replica still serves, on its per-replica limits.
+          sharedState: state.status(),
+        });
+        return true;
+      }
+      if (path === '/metrics' && req.method === 'GET') {
+        const text = await metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+        return true;
+      }
+      return false;
+    },
+  };
+  return endpoints;
+}

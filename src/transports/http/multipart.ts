@@ -1,0 +1,111 @@
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors/codes.js';
+import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { httpOperationInit } from './operationInit.js';
+import type { GatewayServices } from '../../context/request.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
+import { MAX_BODY_BYTES, readBody } from './body.js';
+import { createIncrementalResponder } from './incremental.js';
+import { MultipartWriter, sendErrors } from './multipartWriter.js';
+
+const BOUNDARY = 'graphql';
+
+/** Apollo Client's HttpLink asks for a subscription with `Accept: multipart/mixed;subscriptionSpec="1.0"` (+ boundary). */
+export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('multipart/mixed') && /subscriptionSpec/i.test(accept);
+}
+
+/**
+ * Apollo's multipart HTTP subscription protocol: one `multipart/mixed` response whose parts are JSON objects —
+ * `{"payload": <execution result>}` per event, `{}` as a heartbeat, `{"payload": null, "errors": […]}` for a fatal
+ * error — closed by the final boundary. Request errors (limits, validation, budget) are answered before the stream
+ * as a GraphQL-over-HTTP JSON response, as for any other operation (RATE_LIMITED with 429). Parts are paced by the
+ * response's {@link OutboundBuffer}: a slow reader pauses the upstream, one too slow is cut and its upstream aborted.
+ */
+export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; heartbeatMs: number }) {
+  const { pipeline, services } = options;
+  const incremental = createIncrementalResponder(pipeline, services);
+  return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const payload = await readPayload(req);
+    if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
+    const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));
+    if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
+    const op = admitted;
+    if (op.type === 'mutation' && req.method === 'GET') {
+      op.errorCodes.add(ErrorCode.BadUserInput);
+      pipeline.finish(op);
+      return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
+    }
+
+    // A query with `@defer`/`@stream` answers in the incremental delivery format, whatever protocol was asked for.
+    if (pipeline.isIncremental(op)) return incremental.respond(res, op);
+
+    res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
+    const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
+      transport: 'multipart',
+      metrics: services.metrics,
+      onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+    });
+    // Closing the response (the client left, or was too slow) aborts the operation; returning the iterator ends the loop.
+    outbound.track(op.controller);
+    const parts = new MultipartWriter(res, BOUNDARY, outbound);
+    let iterator: AsyncIterator<ExecutionResult> | undefined;
+    const onClose = () => void iterator?.return?.();
+    res.once('close', onClose);
+    const heartbeat = setInterval(() => parts.write({}), options.heartbeatMs);
+    try {
+      const result = await pipeline.run(op);
+      if (Symbol.asyncIterator in result) {
+        iterator = pacedBy(result[Symbol.asyncIterator](), outbound, op.controller.signal);
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done || outbound.done) break;
+          parts.write({ payload: withFormattedErrors(next.value) });
+        }
+      } else {
+        parts.write({ payload: withFormattedErrors(result) });
+      }
+    } catch (error) {
+      parts.write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
+    } finally {
+      clearInterval(heartbeat);
+      res.off('close', onClose);
+      outbound.forget(op.controller);
+      parts.end();
+      pipeline.finish(op);
+    }
+
+    function withFormattedErrors(result: ExecutionResult) {
+      return pipeline.formatted(op, result);
+    }
+  };
+}
+
+async function readPayload(req: IncomingMessage): Promise<OperationPayload | GatewayError> {
+  const bad = badRequest;
+  if (req.method === 'GET') {
+    const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    try {
+      return {
+        query: params.get('query') ?? undefined,
+        operationName: params.get('operationName'),
+        variables: params.get('variables') ? JSON.parse(params.get('variables')!) : undefined,
+        extensions: params.get('extensions') ? JSON.parse(params.get('extensions')!) : undefined,
+      };
+    } catch {
+      return bad('The variables or extensions parameter is not valid JSON.');
+    }
+  }
+  if (req.method !== 'POST') return bad(`${req.method} is not served on /graphql: use POST (or GET).`, 405);
+  const raw = await readBody(req, MAX_BODY_BYTES);
+  if (raw === undefined) return bad(`Request body larger than ${MAX_BODY_BYTES} bytes`, 413);
+  try {
+    const body = JSON.parse(raw.toString('utf8')) as unknown;
+    if (body && typeof body === 'object' && !Array.isArray(body)) return body as OperationPayload;
+  } catch {
+    /* answered below */
+  }
+  return bad('The request body must be a JSON object with "query" (and optional "variables", "operationName").');
+}

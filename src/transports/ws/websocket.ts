@@ -1,0 +1,203 @@
+import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { TraceCarrier } from '../../observability/tracing.js';
+import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
+import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import { requestIdFrom, type GatewayContext, type GatewayServices } from '../../context/request.js';
+import { limitError } from '../../pipeline/limitValidation.js';
+import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
+import type { FairShare } from '../../pipeline/rules/fairShare.js';
+
+/**
+ * Longest operation id a client may choose: ids are echoed in every message and written to logs, so a longer one
+ * closes the connection with 4400, as graphql-ws does for any invalid message. Clients use UUIDs (36 characters).
+ */
+export const MAX_OPERATION_ID_LENGTH = 128;
+
+interface Connection {
+  id: string;
+  authorization?: string;
+  /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
+  apiKey?: string;
+  remoteAddress?: string;
+  /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
+  trace: TraceCarrier;
+  operations: Map<string, AdmittedOperation>;
+  /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
+  admitting: number;
+  /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
+  outbound: OutboundBuffer;
+}
+
+/** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
+export function attachWebSocket(options: {
+  server: Server;
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  path: string;
+  /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
+  pipeline: OperationPipeline;
+  /** Connection caps (a socket past them is closed with 4429). */
+  fairShare?: FairShare;
+}): {
+  dispose(): Promise<void>;
+} {
+  const { services, pipeline } = options;
+  const { websocket: wsLimits } = services.config;
+  // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
+  const connections = new WeakMap<WebSocket, Connection>();
+  const byContext = new WeakMap<GatewayContext, AdmittedOperation>();
+  const run = (args: ExecutionArgs) => pipeline.run(byContext.get(args.contextValue as GatewayContext)!);
+
+  options.server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] !== options.path) {
+      socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+      return;
+    }
+    const refused = options.fairShare?.connectionRefusal(req, presentedApiKey(req.headers));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
+      const id = requestIdFrom(req.headers['x-request-id']);
+      const operations = new Map<string, AdmittedOperation>();
+      const outbound = OutboundBuffer.forWebSocket(ws, socket, services.config.streams, {
+        transport: 'ws',
+        metrics: services.metrics,
+        onSlowClient: (reason, unsent) =>
+          services.log.warn({ connection: id, reason, unsent, operations: operations.size }, 'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+      });
+      const connection: Connection = {
+        id,
+        authorization: req.headers.authorization,
+        apiKey: presentedApiKey(req.headers),
+        remoteAddress: req.socket.remoteAddress,
+        trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
+        operations,
+        admitting: 0,
+        outbound,
+      };
+      connections.set(ws, connection);
+      // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
+      // return() (which, for a generator blocked on an upstream read, would wait: graphql-ws issue 653 on GitHub).
+      ws.on('message', (data) => {
+        const text = data.toString();
+        if (!text.includes('"complete"')) return;
+        try {
+          const msg = JSON.parse(text) as { type?: string; id?: string };
+          if (msg.type === 'complete' && msg.id) connection.operations.get(msg.id)?.controller.abort();
+        } catch {
+          /* graphql-ws answers malformed messages itself */
+        }
+      });
+      wss.emit('connection', ws, req);
+    });
+  });
+
+  const finish = (conn: Connection, id: string) => {
+    const op = conn.operations.get(id);
+    if (!op) return;
+    conn.operations.delete(id);
+    conn.outbound.forget(op.controller);
+    pipeline.finish(op);
+  };
+
+  const server = useServer(
+    {
+      schema: options.schema,
+      // The pipeline runs the admitted operation (compiled, its span active).
+      execute: run,
+      subscribe: run,
+      connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
+      onConnect(ctx) {
+        const conn = connections.get(ctx.extra.socket);
+        const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
+        const headers = (params.headers ?? {}) as Record<string, unknown>;
+        const auth = params.Authorization ?? params.authorization ?? headers.Authorization ?? headers.authorization;
+        if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
+        const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
+        if (conn && typeof key === 'string') conn.apiKey = key;
+        if (conn && typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
+        // false closes the socket with 4403 Forbidden.
+        return pipeline.authenticate(conn?.apiKey) === undefined;
+      },
+      async onSubscribe(ctx, id, payload) {
+        const conn = connections.get(ctx.extra.socket);
+        if (!conn) return;
+        if (id.length > MAX_OPERATION_ID_LENGTH) {
+          // Closing first: graphql-ws sends nothing on a closing socket (this error included), so the id is neither
+          // echoed nor logged.
+          const reason = `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`;
+          ctx.extra.socket.close(4400, reason);
+          return [new GraphQLError(reason)];
+        }
+        if (conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
+          return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
+        }
+        const extensions = (payload.extensions ?? {}) as TraceCarrier;
+        conn.admitting++;
+        const admitted = await pipeline
+          .admit(payload, {
+            requestId: `${conn.id}:${id}`,
+            transport: 'ws',
+            authorization: conn.authorization,
+            trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+            client: { apiKey: conn.apiKey, remoteAddress: conn.remoteAddress },
+          })
+          .finally(() => conn.admitting--);
+        if (Array.isArray(admitted)) return admitted;
+        // The socket closed while the operation was being admitted: nothing will complete it.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) {
+          pipeline.finish(admitted);
+          return [new GraphQLError('The connection closed before the operation started.')];
+        }
+        conn.operations.set(id, admitted);
+        byContext.set(admitted.context, admitted);
+        conn.outbound.track(admitted.controller);
+        return { schema: options.schema, document: admitted.document, operationName: payload.operationName, variableValues: payload.variables };
+      },
+      context(ctx, id) {
+        return connections.get(ctx.extra.socket)!.operations.get(id)!.context;
+      },
+      onOperation(ctx, id, _payload, _args, result) {
+        const conn = connections.get(ctx.extra.socket);
+        const op = conn?.operations.get(id);
+        if (!conn || !op || !isAsyncIterator(result)) return;
+        return pacedBy(result, conn.outbound, op.controller.signal);
+      },
+      onNext(ctx, id, _payload, _args, result) {
+        const conn = connections.get(ctx.extra.socket)!;
+        // Past the limit the connection closes; graphql-ws then sends nothing more.
+        if (conn.outbound.overflowed() || (!result.errors?.length && !('incremental' in result))) return;
+        const op = conn.operations.get(id);
+        return op ? pipeline.formatted(op, result) : { ...result, errors: pipeline.format(result.errors ?? []) };
+      },
+      onError(ctx, id, _payload, errors) {
+        const conn = connections.get(ctx.extra.socket)!;
+        return pipeline.format(errors, conn.operations.get(id));
+      },
+      onComplete(ctx, id) {
+        const conn = connections.get(ctx.extra.socket);
+        if (conn) finish(conn, id);
+      },
+      onClose(ctx) {
+        const conn = connections.get(ctx.extra.socket);
+        if (conn) for (const id of [...conn.operations.keys()]) finish(conn, id);
+      },
+    },
+    wss,
+    wsLimits.keepAliveMs,
+  );
+
+  return {
+    async dispose() {
+      // graphql-ws closes every socket with 1001 (Going Away) and the server.
+      await server.dispose();
+    },
+  };
+}
+
+function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
+  return typeof (value as AsyncIterableIterator<T>)?.[Symbol.asyncIterator] === 'function' && typeof (value as AsyncIterator<T>).next === 'function';
+}

@@ -1,0 +1,185 @@
+import { getVariableValues, Kind, parse, print, validate, visit, type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { badInput, type GatewayError } from '../errors/codes.js';
+import { variablesSchema, type JsonSchema } from '../transports/mcp/variablesSchema.js';
+
+/** `operations/mcp` at the project root: the same relative path from `src/trusted` and `dist/trusted`. */
+export const defaultOperationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'operations', 'mcp');
+
+/** One named operation of the operations folder: an MCP tool, and a graph tool a chat model may be offered. */
+export interface TrustedOperation {
+  name: string;
+  /** From the comment lines right above the operation. */
+  description: string;
+  type: 'query' | 'mutation' | 'subscription';
+  /** The operation alone with the fragments it uses, as the gateway runs it. */
+  query: string;
+  operation: OperationDefinitionNode;
+  /** JSON Schema of its variables (see variablesSchema.ts). */
+  inputSchema: JsonSchema;
+  /** The file it came from, for error messages. */
+  file: string;
+}
+
+/** A bad operations folder or file; start-up stops with this message (it names the file). */
+export class OperationsFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperationsFileError';
+  }
+}
+
+export interface TrustedOperationsOptions {
+  /** MCP_OPERATIONS: the folder of `.graphql` files. @default operations/mcp */
+  dir?: string;
+  /** MCP_ALLOW_MUTATIONS: list mutations too. @default false */
+  allowMutations?: boolean;
+  /**
+   * Leave out a file that does not validate against the schema instead of refusing to start: for the shipped folder
+   * under GATEWAY_DOMAINS, whose files for the domains not served name fields this schema does not have.
+   * @default false
+   */
+  skipInvalidFiles?: boolean;
+}
+
+/**
+ * The trusted operations: every named query (and, when allowed, mutation) of the `.graphql` files in a folder,
+ * parsed and validated against the schema once at start-up. A file that does not parse or validate, an anonymous
+ * operation or a name used twice stops start-up with an error naming the file. Subscriptions are never tools.
+ */
+export class TrustedOperations {
+  private constructor(
+    readonly dir: string,
+    private readonly byName: ReadonlyMap<string, TrustedOperation>,
+    /** Mutations present in the folder but not offered (MCP_ALLOW_MUTATIONS is off). */
+    readonly withheld: readonly string[],
+  ) {}
+
+  static load(schema: GraphQLSchema, options: TrustedOperationsOptions = {}): TrustedOperations {
+    const dir = resolve(options.dir ?? defaultOperationsDir);
+    let files: string[];
+    try {
+      if (!statSync(dir).isDirectory()) throw new Error('not a folder');
+      files = readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort();
+    } catch (error) {
+      throw new OperationsFileError(`MCP_OPERATIONS: ${dir} is not a readable folder of .graphql files (${(error as Error).message}).`);
+    }
+    const byName = new Map<string, TrustedOperation>();
+    const withheld: string[] = [];
+    for (const file of files) {
+      const path = join(dir, file);
+      let operations: TrustedOperation[];
+      try {
+        operations = operationsOf(schema, path, readFileSync(path, 'utf8'));
+      } catch (error) {
+        if (options.skipInvalidFiles && error instanceof OperationsFileError) continue;
+        throw error;
+      }
+      for (const op of operations) {
+        const earlier = byName.get(op.name);
+        if (earlier) throw new OperationsFileError(`${path}: operation ${op.name} is also defined in ${earlier.file}; tool names must be unique.`);
+        if (op.type === 'subscription') continue;
+        if (op.type === 'mutation' && !options.allowMutations) {
+          withheld.push(op.name);
+          continue;
+        }
+        byName.set(op.name, op);
+      }
+    }
+    return new TrustedOperations(dir, byName, withheld);
+  }
+
+  list(): TrustedOperation[] {
+    return [...this.byName.values()];
+  }
+
+  get(name: string): TrustedOperation | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The operation by name, or a BAD_USER_INPUT naming the unknown name and the ones offered. */
+  require(name: string, argument: string): TrustedOperation {
+    const op = this.byName.get(name);
+    if (op) return op;
+    const mutation = this.withheld.includes(name) ? ` ${name} is a mutation, and MCP_ALLOW_MUTATIONS is off.` : '';
+    throw badInput(`${JSON.stringify(name)} is not a trusted operation.${mutation} Use one of ${[...this.byName.keys()].join(', ') || '(none: MCP_OPERATIONS has no operations)'}.`, argument);
+  }
+}
+
+/**
+ * The variables a caller gave, checked against the operation's variable types as GraphQL would coerce them (plus
+ * unknown names, which GraphQL would ignore): a BAD_USER_INPUT naming the tool, the value and the problem, so a bad
+ * call is refused before any upstream request.
+ */
+export function checkArguments(schema: GraphQLSchema, op: TrustedOperation, given: unknown): Record<string, unknown> | GatewayError {
+  const args = (given ?? {}) as Record<string, unknown>;
+  if (typeof args !== 'object' || Array.isArray(args)) return badInput(`Arguments of ${op.name} must be a JSON object, got ${JSON.stringify(args)}.`, op.name);
+  const declared = new Set((op.operation.variableDefinitions ?? []).map((d) => d.variable.name.value));
+  const unknown = Object.keys(args).filter((k) => !declared.has(k));
+  if (unknown.length) {
+    return badInput(`${op.name} has no argument ${unknown.map((u) => JSON.stringify(u)).join(', ')}; it takes ${[...declared].join(', ') || 'none'}.`, op.name);
+  }
+  const coerced = getVariableValues(schema, op.operation.variableDefinitions ?? [], args, { maxErrors: 5 });
+  if (coerced.errors) return badInput(`Bad arguments for ${op.name}: ${coerced.errors.map((e) => e.message).join(' ')}`, op.name);
+  return args;
+}
+
+function operationsOf(schema: GraphQLSchema, path: string, text: string): TrustedOperation[] {
+  let document: DocumentNode;
+  try {
+    document = parse(text);
+  } catch (error) {
+    throw new OperationsFileError(`${path}: ${(error as Error).message}`);
+  }
+  const invalid = validate(schema, document);
+  if (invalid.length) throw new OperationsFileError(`${path}: ${invalid.map((e) => e.message).join(' ')}`);
+  const fragments = new Map(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const lines = text.split('\n');
+  return document.definitions
+    .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
+    .map((operation) => {
+      const name = operation.name?.value;
+      if (!name) throw new OperationsFileError(`${path}: every operation needs a name (its tool name); one at line ${operation.loc?.startToken.line} has none.`);
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new OperationsFileError(`${path}: operation name ${name} is longer than 64 characters, which tools do not accept.`);
+      const used = fragmentsUsedBy(operation, fragments);
+      const description = leadingComment(lines, operation.loc?.startToken.line ?? 1);
+      return {
+        name,
+        description: description || `The ${operation.operation} ${name}.`,
+        type: operation.operation,
+        query: [operation, ...used].map((d) => print(d)).join('\n\n'),
+        operation,
+        inputSchema: variablesSchema(schema, operation),
+        file: path,
+      };
+    });
+}
+
+/** The fragments an operation spreads, directly or through other fragments, each once. */
+function fragmentsUsedBy(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+  const used = new Map<string, FragmentDefinitionNode>();
+  const walk = (node: ASTNode) =>
+    visit(node, {
+      FragmentSpread(spread) {
+        const fragment = fragments.get(spread.name.value);
+        if (!fragment || used.has(fragment.name.value)) return;
+        used.set(fragment.name.value, fragment);
+        walk(fragment);
+      },
+    });
+  walk(operation);
+  return [...used.values()];
+}
+
+/** The `#` lines right above line `line` (1-based), joined into one text. */
+function leadingComment(lines: readonly string[], line: number): string {
+  const comment: string[] = [];
+  for (let i = line - 2; i >= 0; i--) {
+    const trimmed = lines[i].trim();
+    if (!trimmed.startsWith('#')) break;
+    comment.unshift(trimmed.replace(/^#\s?/, ''));
+  }
+  return comment.join(' ').trim();
+}
