@@ -1,5 +1,5 @@
 import { ConfigError } from './config/env.js';
-import { loadStartupConfig } from './config/startup.js';
+import { loadStartupConfig } from './app/startupConfig.js';
 import { startGateway, type Gateway } from './app/gateway.js';
 
 /** `npm start`: validate the configuration, serve the graph, stop cleanly on SIGTERM/SIGINT. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGraphiql } from '../src/build/graphiql.js';
-import { graphiqlExamples } from '../src/domains/examples.js';
+import { graphiqlExamples } from '../src/domains/index.js';
 import { defaultGraphiqlDistDir } from '../src/transports/http/graphiql.js';
 import { launchChromium } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
@@ -130,7 +130,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   it('opens with one tab per example operation the gateway publishes', async () => {
     const { context, page } = await openGraphiql(browser, origin);
     try {
-      const examples = graphiqlExamples();
+      const examples = graphiqlExamples;
       await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(examples.length);
       const firstOperationName = /(?:query|mutation|subscription)\s+(\w+)/.exec(examples[0].query)?.[1];
       expect(await page.locator('.graphiql-tab-active').innerText()).toContain(firstOperationName);

@@ -6,24 +6,22 @@ import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
 import { startTracing } from '../observability/tracing.js';
-import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
-import { upstreamEstimators } from '../domains/index.js';
-import type { GatewayServices } from '../context/request.js';
-import { createUpstreamClients } from '../upstreams/clients.js';
+import type { GatewayServices } from '../context/services.js';
+import { graphiqlExamples, type DomainServicesOptions } from '../domains/index.js';
+import type { OperationPipeline } from '../pipeline/index.js';
+import { createGatewayCore } from './core.js';
+import type { UpstreamDependencies } from '../upstreams/dependencies.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { createSharedState } from '../state/index.js';
-import { graphiqlExamples } from '../domains/examples.js';
 import { createGraphiqlHandler } from '../transports/http/graphiql.js';
 import { createGraphqlHandler } from '../transports/http/graphql.js';
 import { createHealthEndpoints } from '../transports/http/health.js';
 import { createHttpStreams } from '../transports/http/streams.js';
 import { createRouter } from '../transports/http/router.js';
-import { buildSchema } from '../schema/build.js';
 import { resolveUpstreams } from './upstreams.js';
 import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from '../transports/ws/websocket.js';
 import { createMcpEndpoint } from '../transports/mcp/server.js';
-import { FairShare } from '../pipeline/rules/fairShare.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
 export interface StartGatewayOptions {
@@ -38,6 +36,8 @@ export interface StartGatewayOptions {
   multipartHeartbeatMs?: number;
   /** JSON POSTs of known documents skip Apollo Server's per-request work (directExecution.ts); false sends every request through Apollo (tests compare the two). @default true */
   directExecution?: boolean;
+  /** What a test sets in the domains' long-lived state (live health's clock and state). */
+  domains?: DomainServicesOptions;
 }
 
 export interface Gateway {
@@ -81,12 +81,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const upstreams = resolveUpstreams(config, sandbox);
 
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
-  const base = { config, metrics, log, redact, upstreams, state, shared: new Map<object, unknown>(), credentials: new GatewayCredentials(log), onClose: [] as GatewayServices['onClose'] };
-  const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
-  if (tracing) services.onClose.push(() => tracing.shutdown());
-  const schema = await buildSchema(config.domains);
-  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics });
-  const pipeline = createOperationPipeline({ schema, services, estimators: upstreamEstimators, tracing, fairShare });
+  const dependencies: UpstreamDependencies = { config, metrics, log, redact, state, credentials: new GatewayCredentials(log), onClose: [] };
+  if (tracing) dependencies.onClose.push(() => tracing.shutdown());
+  const { schema, services, pipeline, fairShare } = await createGatewayCore({ dependencies, upstreams, tracing, domains: options.domains });
 
   // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
   // client would otherwise hold its socket for up to that much longer.
@@ -98,8 +95,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const graphql = await createGraphqlHandler({ pipeline, services, direct: options.directExecution ?? true });
   const health = createHealthEndpoints(services);
   const httpStreams = createHttpStreams({ schema, pipeline, services, heartbeatMs: options.multipartHeartbeatMs });
-  const graphiql = createGraphiqlHandler({ examples: graphiqlExamples });
-  const mcp = createMcpEndpoint({ schema, services, pipeline });
+  const graphiql = createGraphiqlHandler({ examples: () => [...graphiqlExamples] });
+  const mcp = createMcpEndpoint({ services, pipeline });
   server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp, fairShare }));
 
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type { GatewayConfig, GatewayDomain } from '../config/env.js';
 import type { Sandbox } from '../sandbox/server.js';
-import type { ResolvedUpstream } from '../context/request.js';
+import type { ResolvedUpstream } from '../context/services.js';
 import type { GatewayCredentials } from '../upstreams/credentials.js';
 
 /** The credential every sandbox emulator accepts. */

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from '../pipeline/limitValidation.js';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from './limits.js';
 import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
 
 export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain } from './variables.js';

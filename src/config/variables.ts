@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS } from '../pipeline/limitValidation.js';
+import { DEFAULT_LIMITS } from './limits.js';
 
 /**
  * Every environment variable the gateway reads: its type, default and meaning. `loadConfig` (env.ts) parses the

@@ -1,46 +1,6 @@
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config/env.js';
-import type { GatewayMetrics } from '../observability/metrics.js';
-import type { SharedState } from '../state/index.js';
-import type { GatewayCredentials } from '../upstreams/credentials.js';
-import type { UpstreamClients } from '../upstreams/clients.js';
+import type { GatewayServices } from './services.js';
 
-/** Long-lived parts shared by every request of one gateway instance. */
-export interface GatewayServices {
-  config: GatewayConfig;
-  metrics: GatewayMetrics;
-  log: Logger;
-  redact: (text: string) => string;
-  /** Each upstream as resolved at start-up: live base URL, or the in-process sandbox's. */
-  upstreams: ResolvedUpstream[];
-  /** What replicas share (quota, rate limits, cache, tokens): in this process, or in Redis with REDIS_URL. */
-  state: SharedState;
-  /** Every upstream client, built once at start-up (src/upstreams/clients.ts). */
-  clients: UpstreamClients;
-  /** Long-lived per-domain state that is not a client (live feeds, the usage ledger, memos), made on first use by {@link shared}. */
-  shared: Map<object, unknown>;
-  /** The gateway's own upstream credentials as the upstreams last judged them (refusals, backoff, `/readyz`). */
-  credentials: GatewayCredentials;
-  /** Run on shutdown, after in-flight operations finished (close pools, flush). */
-  onClose: Array<() => Promise<void> | void>;
-}
-
-/** What building the upstream clients needs: the services without the clients. */
-export type UpstreamClientServices = Omit<GatewayServices, 'clients'>;
-
-/**
- * The gateway-wide instance of something keyed by `key` (an upstream client, the OMDb cache), created on first use.
- * `create` may register cleanup in `services.onClose`.
- */
-export function shared<T>(services: GatewayServices, key: object, create: (services: GatewayServices) => T): T {
-  return memoized(services.shared, key, () => create(services));
-}
-
-export interface ResolvedUpstream {
-  id: string;
-  mode: 'live' | 'sandbox';
-  baseUrl: string;
-}
 
 /** What the caller presented; never shared between requests. */
 export interface CallerCredentials {
@@ -53,8 +13,19 @@ export interface CallerCredentials {
 }
 
 /**
- * Per-request state: it is created for one HTTP request or one WebSocket operation and dies with it, so loaders and
- * caller credentials can never leak between two callers.
+ * One kind of per-operation state (a DataLoader, the budget's estimate, the quota decision, a fair-share lease),
+ * named by the module that makes it. Its value lives in the operation's context and dies with it; the key carries
+ * the value's type, so no reader casts.
+ */
+export class OperationKey<T> {
+  declare private readonly valueType?: T;
+  constructor(readonly description: string) {}
+}
+
+/**
+ * Per-operation state: it is created for one operation (an HTTP request, a WebSocket subscription, an in-process
+ * call) and dies with it, so loaders and caller credentials can never leak between two callers. What the operation's
+ * rules and resolvers hand each other lives here, under an {@link OperationKey}, and nowhere else.
  */
 export interface GatewayContext {
   requestId: string;
@@ -63,23 +34,27 @@ export interface GatewayContext {
   credentials: CallerCredentials;
   log: Logger;
   services: GatewayServices;
-  /** Per-request loaders, created on first use by {@link perRequest}. */
-  loaders: Map<object, unknown>;
+  /** This operation's state by key: read and written through {@link perOperation}, {@link operationValue}, {@link setOperationValue}. */
+  readonly perOperation: Map<OperationKey<unknown>, unknown>;
 }
 
-/** The per-request instance of something keyed by `key` (a DataLoader, a planner cache), created on first use. */
-export function perRequest<T>(ctx: GatewayContext, key: object, create: (ctx: GatewayContext) => T): T {
-  return memoized(ctx.loaders, key, () => create(ctx));
-}
-
-/** The value `map` holds for `key`, made by `create` the first time it is asked for. */
-function memoized<T>(map: Map<object, unknown>, key: object, create: () => T): T {
-  let value = map.get(key) as T | undefined;
+/** The operation's value for `key`, made by `create` the first time it is asked for (a DataLoader, a session). */
+export function perOperation<T>(ctx: GatewayContext, key: OperationKey<T>, create: (ctx: GatewayContext) => T): T {
+  let value = ctx.perOperation.get(key) as T | undefined;
   if (value === undefined) {
-    value = create();
-    map.set(key, value);
+    value = create(ctx);
+    ctx.perOperation.set(key, value);
   }
   return value;
+}
+
+/** The operation's value for `key`, if one was set. */
+export function operationValue<T>(ctx: GatewayContext, key: OperationKey<T>): T | undefined {
+  return ctx.perOperation.get(key) as T | undefined;
+}
+
+export function setOperationValue<T>(ctx: GatewayContext, key: OperationKey<T>, value: T): void {
+  ctx.perOperation.set(key, value);
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -103,7 +78,7 @@ export function createContext(
  * prototype's alone. An object literal with `get log()` made a pino child for every request that way.
  */
 class RequestContext implements GatewayContext {
-  loaders = new Map<object, unknown>();
+  readonly perOperation = new Map<OperationKey<unknown>, unknown>();
   /** Set by the first read of {@link log}. */
   private logger: Logger | undefined = undefined;
 

@@ -1,10 +1,14 @@
 import type { GatewayDomain } from '../config/env.js';
+import type { DomainServices, GatewayServices } from '../context/services.js';
 import type { Resolvers } from '../generated/resolvers.js';
-import { chatResolvers, estimateChatRequests } from './chat/index.js';
-import { enterpriseResolvers, estimateGraphRequests } from './enterprise/index.js';
-import { gatewayResolvers } from './gateway/resolvers.js';
-import { estimateOmdbBeforeRun, titlesResolvers } from './titles/index.js';
 import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
+import { chatExamples, chatResolvers, estimateChatRequests } from './chat/index.js';
+import { createChatLedger } from './chat/usage/ledger.js';
+import { enterpriseExamples, enterpriseResolvers, estimateGraphRequests } from './enterprise/index.js';
+import { createLiveHealth, type LiveHealthOptions } from './enterprise/live/feed.js';
+import { gatewayExamples, gatewayResolvers } from './gateway/resolvers.js';
+import type { GraphiqlExample } from './graphiqlExample.js';
+import { estimateOmdbBeforeRun, titlesExamples, titlesResolvers } from './titles/index.js';
 
 /**
  * Every domain's resolvers (no domain: the gateway's own, always served); `buildSchema` (src/schema/build.ts) merges
@@ -19,3 +23,16 @@ export const resolvers: Array<{ domain?: GatewayDomain; resolvers: Resolvers }> 
 
 /** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */
 export const upstreamEstimators: UpstreamEstimator[] = [estimateGraphRequests, estimateOmdbBeforeRun, estimateChatRequests];
+
+/** The tabs GraphiQL opens with on a first visit: useful operations of every domain. */
+export const graphiqlExamples: readonly GraphiqlExample[] = [...enterpriseExamples, ...titlesExamples, ...chatExamples, ...gatewayExamples];
+
+/** What a test may set in the domains' long-lived state. */
+export interface DomainServicesOptions {
+  liveHealth?: LiveHealthOptions;
+}
+
+/** Each domain's long-lived state, built once at start-up (its poller and ledger start work only when used). */
+export function createDomainServices(services: GatewayServices, options: DomainServicesOptions = {}): DomainServices {
+  return { liveHealth: createLiveHealth(services, options.liveHealth), chatUsage: createChatLedger(services) };
+}

@@ -1,1113 +1,13 @@
+import type * as Types from './types.js';
+import type { ServiceHealth, ServiceHealthIssue, ServiceUpdateMessage, Title } from './types.js';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
 import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
 import type { HealthEvent } from '../domains/enterprise/live/feed.js';
 import type { GatewayContext } from '../context/request.js';
-export type Maybe<T> = T | null | undefined;
-export type InputMaybe<T> = T | null | undefined;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
-/** All built-in and custom scalars, mapped to their actual values */
-export type Scalars = {
-  ID: { input: string; output: string; }
-  String: { input: string; output: string; }
-  Boolean: { input: boolean; output: boolean; }
-  Int: { input: number; output: number; }
-  Float: { input: number; output: number; }
-  /** A calendar day, `YYYY-MM-DD` (chat usage is counted per UTC day). */
-  Date: { input: string; output: string; }
-  /** An ISO-8601 date and time with offset, e.g. `2021-03-04T05:06:07Z`. */
-  DateTime: { input: string; output: string; }
-  /** A JSON object, given and returned as a JSON value (not as text). */
-  JSONObject: { input: unknown; output: unknown; }
-};
-
-/** Health data changes within minutes: answers stay fresh for 60 s (a caller's own `Authorization` makes them private). */
-export type Admin = {
-  __typename?: 'Admin';
-  /** Entity tag of the current version: pass it as `ifMatch`. */
-  etag?: Maybe<Scalars['String']['output']>;
-  /** Primitive properties stored on the singleton (values as strings). */
-  properties?: Maybe<Array<OpenProperty>>;
-  serviceAnnouncement: ServiceAnnouncement;
-};
-
-export type AdminInput = {
-  properties: Array<OpenPropertyInput>;
-};
-
-export type BodyType =
-  | 'HTML'
-  | 'TEXT'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-/** Who may keep an answer: `PUBLIC` (any cache, a CDN's included) or `PRIVATE` (only the caller's own). */
-export type CacheControlScope =
-  | 'PRIVATE'
-  | 'PUBLIC';
-
-/** One target tried for a completion, in order. */
-export type ChatAttempt = {
-  __typename?: 'ChatAttempt';
-  /** The error code it failed with; null for the target that served. */
-  code?: Maybe<Scalars['String']['output']>;
-  model: Scalars['String']['output'];
-  outcome: ChatAttemptOutcome;
-  provider: Scalars['ID']['output'];
-};
-
-export type ChatAttemptOutcome =
-  /** The gateway's `<ID>_DAILY_TOKEN_BUDGET`. */
-  | 'BUDGET_EXHAUSTED'
-  | 'CANCELLED'
-  | 'CIRCUIT_OPEN'
-  /** The provider's own quota or balance. */
-  | 'QUOTA_EXHAUSTED'
-  | 'RATE_LIMITED'
-  /** Refused for a reason another target would not fix (not tried further). */
-  | 'REFUSED'
-  | 'SERVED'
-  | 'TIMEOUT'
-  | 'UPSTREAM_ERROR';
-
-export type ChatCapabilities = {
-  __typename?: 'ChatCapabilities';
-  /** The largest context window of its models, in tokens; null when unknown. */
-  contextWindow?: Maybe<Scalars['Int']['output']>;
-  streaming: Scalars['Boolean']['output'];
-  temperatureMax: Scalars['Float']['output'];
-  /** Temperatures the provider accepts. */
-  temperatureMin: Scalars['Float']['output'];
-  tools: Scalars['Boolean']['output'];
-  /** True when at least one model accepts image parts. */
-  vision: Scalars['Boolean']['output'];
-};
-
-export type ChatChoice = {
-  __typename?: 'ChatChoice';
-  finishReason?: Maybe<ChatFinishReason>;
-  index: Scalars['Int']['output'];
-  message: ChatMessage;
-};
-
-export type ChatCompletion = {
-  __typename?: 'ChatCompletion';
-  /** Every target tried, the serving one last. */
-  attempts: Array<ChatAttempt>;
-  choices: Array<ChatChoice>;
-  /** The first choice's text (null when it only calls tools). */
-  content?: Maybe<Scalars['String']['output']>;
-  /** Unix time in seconds, as the provider stamped it. */
-  created: Scalars['Int']['output'];
-  /** `graphTools`: each operation the model called, in order (empty without graph tools). */
-  graphSteps: Array<ChatGraphStep>;
-  /** The provider's completion id. */
-  id: Scalars['ID']['output'];
-  /** The model that served it, by the name the caller uses (Ark: not the endpoint id). */
-  model: Scalars['String']['output'];
-  /** The provider that served it (with fallbacks or a route, the target that answered). */
-  provider: Scalars['ID']['output'];
-  usage: ChatTokenUsage;
-};
-
-export type ChatCompletionChunk = {
-  __typename?: 'ChatCompletionChunk';
-  delta: ChatDelta;
-  /** Set on the last chunk only. */
-  finishReason?: Maybe<ChatFinishReason>;
-  /** `graphTools`: set on the chunk that reports one operation the model called and its result. */
-  graphStep?: Maybe<ChatGraphStep>;
-  id: Scalars['ID']['output'];
-  /** The choice this delta belongs to. */
-  index: Scalars['Int']['output'];
-  /** The model serving it, by the caller's name. */
-  model: Scalars['String']['output'];
-  /** The provider serving this stream (with fallbacks or a route, the target that answered). */
-  provider: Scalars['ID']['output'];
-  /** Set on the last chunk only. */
-  usage?: Maybe<ChatTokenUsage>;
-};
-
-export type ChatCompletionInput = {
-  /**
-   * Targets to try in order when the one before fails before its first token with a rate limit, exhausted quota or
-   * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
-   */
-  fallbacks?: InputMaybe<Array<ChatTarget>>;
-  /**
-   * Names of trusted operations (the /mcp tools of `MCP_OPERATIONS`) the model may call. The gateway offers them as
-   * function tools, runs the model's calls itself with the caller's credentials and limits, feeds the results back and
-   * loops to a final answer: at most `CHAT_GRAPH_TOOL_MAX_STEPS` provider requests and `CHAT_GRAPH_TOOL_MAX_CALLS`
-   * operations per completion (then finish `GRAPH_TOOL_LIMIT`). Not combined with `tools`.
-   */
-  graphTools?: InputMaybe<Array<Scalars['String']['input']>>;
-  /** 1 up to the model's `maxOutputTokens`. */
-  maxTokens?: InputMaybe<Scalars['Int']['input']>;
-  /** At least one message, oldest first. */
-  messages: Array<ChatMessageInput>;
-  /** One of the provider's `models`. */
-  model: Scalars['String']['input'];
-  /** A `ChatProvider.id`, or `route:<name>` for a route of `CHAT_ROUTES` (then `model` is `"auto"`). */
-  provider: Scalars['ID']['input'];
-  /** Up to 4 sequences (GLM: 1) that end the answer. */
-  stop?: InputMaybe<Array<Scalars['String']['input']>>;
-  /** GLM and Moonshot 0..1, Ark and DeepSeek 0..2. */
-  temperature?: InputMaybe<Scalars['Float']['input']>;
-  /** Which tool the model may call; needs `tools` unless the mode is NONE. */
-  toolChoice?: InputMaybe<ChatToolChoiceInput>;
-  tools?: InputMaybe<Array<ChatToolInput>>;
-  /** 0..1. */
-  topP?: InputMaybe<Scalars['Float']['input']>;
-  /** An id of the end user, for the provider's abuse monitoring. */
-  user?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type ChatContentPartInput = {
-  /** IMAGE_URL parts: an https URL or a `data:image/…;base64,…` URL. */
-  imageUrl?: InputMaybe<Scalars['String']['input']>;
-  /** TEXT parts: the text. */
-  text?: InputMaybe<Scalars['String']['input']>;
-  type: ChatContentPartType;
-};
-
-export type ChatContentPartType =
-  | 'IMAGE_URL'
-  | 'TEXT';
-
-export type ChatDelta = {
-  __typename?: 'ChatDelta';
-  content?: Maybe<Scalars['String']['output']>;
-  reasoningContent?: Maybe<Scalars['String']['output']>;
-  role?: Maybe<ChatRole>;
-  toolCalls?: Maybe<Array<ChatToolCallDelta>>;
-};
-
-/** Why the answer ended, the same for every provider. */
-export type ChatFinishReason =
-  /** The provider's moderation stopped the answer (GLM `sensitive`, `content_filter`). */
-  | 'CONTENT_FILTER'
-  /** The conversation no longer fits the model's context window. */
-  | 'CONTEXT_WINDOW_EXCEEDED'
-  /** `graphTools`: the model still called operations when the step or call bound ran out; the gateway stopped it. */
-  | 'GRAPH_TOOL_LIMIT'
-  /** `maxTokens` ran out. */
-  | 'LENGTH'
-  /** A reason this gateway does not know yet. */
-  | 'OTHER'
-  /** The model finished, or hit a `stop` sequence. */
-  | 'STOP'
-  /** The model asks for tool calls (Ark's `function_call` too). */
-  | 'TOOL_CALLS'
-  /** Inference failed on the provider's side (GLM `network_error`, DeepSeek `insufficient_system_resource`). */
-  | 'UPSTREAM_ERROR';
-
-/** One call of a trusted operation the model made through `graphTools`, run by the gateway. */
-export type ChatGraphStep = {
-  __typename?: 'ChatGraphStep';
-  /** Its variables as the model wrote them (JSON text). */
-  arguments: Scalars['String']['output'];
-  /** The error code when the call was refused or failed (then the model was told why). */
-  errorCode?: Maybe<Scalars['String']['output']>;
-  /** The trusted operation called. */
-  operation: Scalars['String']['output'];
-  /** The start of the result fed back to the model (JSON text, at most 500 characters). */
-  result: Scalars['String']['output'];
-  /** The model's tool-call id. */
-  toolCallId: Scalars['String']['output'];
-  /** The model turn (provider request) that asked for it, from 1. */
-  turn: Scalars['Int']['output'];
-};
-
-export type ChatMessage = {
-  __typename?: 'ChatMessage';
-  content?: Maybe<Scalars['String']['output']>;
-  /** The reasoning models' thoughts before the answer (DeepSeek reasoner, GLM with thinking). */
-  reasoningContent?: Maybe<Scalars['String']['output']>;
-  role: ChatRole;
-  toolCalls?: Maybe<Array<ChatToolCall>>;
-};
-
-export type ChatMessageInput = {
-  /** The text. Give either `content` or `parts`. */
-  content?: InputMaybe<Scalars['String']['input']>;
-  name?: InputMaybe<Scalars['String']['input']>;
-  /** Text and image parts, for models with vision. */
-  parts?: InputMaybe<Array<ChatContentPartInput>>;
-  role: ChatRole;
-  /** Required for TOOL messages: the `ChatToolCall.id` this message answers. */
-  toolCallId?: InputMaybe<Scalars['String']['input']>;
-  /** ASSISTANT messages: the tool calls the model made, as returned earlier. */
-  toolCalls?: InputMaybe<Array<ChatToolCallInput>>;
-};
-
-export type ChatModel = {
-  __typename?: 'ChatModel';
-  /** Prompt plus answer, in tokens; null when unknown. */
-  contextWindow?: Maybe<Scalars['Int']['output']>;
-  id: Scalars['String']['output'];
-  /** The largest `maxTokens` accepted; null when unknown. */
-  maxOutputTokens?: Maybe<Scalars['Int']['output']>;
-  /** What the gateway sends upstream as `model` (Ark: the inference endpoint id). */
-  upstreamModel: Scalars['String']['output'];
-  vision: Scalars['Boolean']['output'];
-};
-
-export type ChatProvider = {
-  __typename?: 'ChatProvider';
-  capabilities: ChatCapabilities;
-  /** `glm`, `ark`, `deepseek`, `moonshot`, or the id of a provider from `CHAT_PROVIDERS`. */
-  id: Scalars['ID']['output'];
-  /** True when the provider's credentials are configured; false when the built-in sandbox answers. */
-  live: Scalars['Boolean']['output'];
-  /** The same models with what each can do. */
-  modelDetails: Array<ChatModel>;
-  /** Model names accepted in `ChatCompletionInput.model`. Ark also accepts a raw inference endpoint id `ep-…`. */
-  models: Array<Scalars['String']['output']>;
-  /** Requests per minute the gateway sends at most (`<ID>_RPM`); null when unlimited. */
-  requestsPerMinute?: Maybe<Scalars['Int']['output']>;
-  /** P (glm), Q (ark), R (deepseek), S (moonshot); null for providers added by configuration. */
-  variant?: Maybe<Scalars['String']['output']>;
-};
-
-export type ChatRole =
-  | 'ASSISTANT'
-  | 'SYSTEM'
-  | 'TOOL'
-  | 'USER';
-
-/** One provider and model (or `route:<name>` and `"auto"`). */
-export type ChatTarget = {
-  model: Scalars['String']['input'];
-  provider: Scalars['ID']['input'];
-};
-
-export type ChatTokenUsage = {
-  __typename?: 'ChatTokenUsage';
-  completionTokens: Scalars['Int']['output'];
-  promptTokens: Scalars['Int']['output'];
-  /** Of `completionTokens`, the reasoning ones, where the provider reports them. */
-  reasoningTokens?: Maybe<Scalars['Int']['output']>;
-  totalTokens: Scalars['Int']['output'];
-};
-
-export type ChatToolCall = {
-  __typename?: 'ChatToolCall';
-  /** The arguments as JSON text, as the model wrote them. */
-  arguments: Scalars['String']['output'];
-  id: Scalars['ID']['output'];
-  name: Scalars['String']['output'];
-};
-
-/** A fragment of a tool call: `id` and `name` arrive first, `arguments` in pieces to concatenate per `index`. */
-export type ChatToolCallDelta = {
-  __typename?: 'ChatToolCallDelta';
-  arguments?: Maybe<Scalars['String']['output']>;
-  id?: Maybe<Scalars['String']['output']>;
-  index: Scalars['Int']['output'];
-  name?: Maybe<Scalars['String']['output']>;
-};
-
-export type ChatToolCallInput = {
-  /** The arguments as JSON text. */
-  arguments: Scalars['String']['input'];
-  id: Scalars['String']['input'];
-  name: Scalars['String']['input'];
-};
-
-/** Give `mode`, or `name` to force one tool (not GLM). */
-export type ChatToolChoiceInput = {
-  mode?: InputMaybe<ChatToolChoiceMode>;
-  name?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type ChatToolChoiceMode =
-  /** The model decides. */
-  | 'AUTO'
-  /** The model answers in text. */
-  | 'NONE'
-  /** The model must call a tool (not GLM, not Ark). */
-  | 'REQUIRED';
-
-export type ChatToolInput = {
-  description?: InputMaybe<Scalars['String']['input']>;
-  /** The function name: letters, digits, `_` and `-`, up to 64. */
-  name: Scalars['String']['input'];
-  /** JSON Schema of the arguments. */
-  parameters?: InputMaybe<Scalars['JSONObject']['input']>;
-};
-
-/** One provider and model on one UTC day. */
-export type ChatUsage = {
-  __typename?: 'ChatUsage';
-  completionTokens: Scalars['Int']['output'];
-  day: Scalars['Date']['output'];
-  model: Scalars['String']['output'];
-  promptTokens: Scalars['Int']['output'];
-  provider: Scalars['ID']['output'];
-  reasoningTokens: Scalars['Int']['output'];
-  /** Calls counted: completions, embedding batches, images. */
-  requests: Scalars['Int']['output'];
-  totalTokens: Scalars['Int']['output'];
-};
-
-export type CreateEmbeddingsInput = {
-  /** Vector size, where the model offers a choice (embedding-3: 256, 512, 1024, 2048). */
-  dimensions?: InputMaybe<Scalars['Int']['input']>;
-  /** 1 to 2048 non-empty texts. */
-  input: Array<Scalars['String']['input']>;
-  /** GLM: `embedding-3`, `embedding-2`; Ark: an embedding endpoint of `ARK_ENDPOINTS` (a name containing `embedding`) or its id. */
-  model: Scalars['String']['input'];
-  /** `glm` or `ark`. */
-  provider: Scalars['ID']['input'];
-};
-
-export type Embedding = {
-  __typename?: 'Embedding';
-  embedding: Array<Scalars['Float']['output']>;
-  /** Position of the text in `input`. */
-  index: Scalars['Int']['output'];
-};
-
-export type EmbeddingResult = {
-  __typename?: 'EmbeddingResult';
-  data: Array<Embedding>;
-  model: Scalars['String']['output'];
-  provider: Scalars['ID']['output'];
-  /** Upstream calls it took. */
-  requests: Scalars['Int']['output'];
-  usage: EmbeddingUsage;
-};
-
-export type EmbeddingUsage = {
-  __typename?: 'EmbeddingUsage';
-  promptTokens: Scalars['Int']['output'];
-  totalTokens: Scalars['Int']['output'];
-};
-
-export type GenerateImageInput = {
-  /** GLM: `cogview-4`, `cogview-4-250304`, `cogview-3-flash`; Ark: a Seedream endpoint of `ARK_ENDPOINTS` (a name containing `seedream`) or its id. */
-  model: Scalars['String']['input'];
-  /** 1..4 images, one upstream call each. */
-  n?: InputMaybe<Scalars['Int']['input']>;
-  prompt: Scalars['String']['input'];
-  /** `glm` or `ark`. */
-  provider: Scalars['ID']['input'];
-  responseFormat?: InputMaybe<ImageResponseFormat>;
-  /** `WIDTHxHEIGHT` (GLM: 512..2048, multiples of 16), Ark also `1K`, `2K`, `4K`. Default: the provider's. */
-  size?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type GeneratedImage = {
-  __typename?: 'GeneratedImage';
-  b64Json?: Maybe<Scalars['String']['output']>;
-  /** `WIDTHxHEIGHT` as made, where the provider says (Ark). */
-  size?: Maybe<Scalars['String']['output']>;
-  /** A link that the provider keeps for a limited time (GLM 30 days, Ark 24 hours). */
-  url?: Maybe<Scalars['String']['output']>;
-};
-
-export type ImageContentFilter = {
-  __typename?: 'ImageContentFilter';
-  /** 0 (most severe) .. 3. */
-  level: Scalars['Int']['output'];
-  /** Where moderation looked: `user` (the prompt), `assistant` (the image), `history`. */
-  role: Scalars['String']['output'];
-};
-
-export type ImageGeneration = {
-  __typename?: 'ImageGeneration';
-  /** GLM's moderation notes on the prompt or image; empty when there are none. */
-  contentFilter: Array<ImageContentFilter>;
-  /** Unix time in seconds, as the provider stamped it. */
-  created: Scalars['Int']['output'];
-  images: Array<GeneratedImage>;
-  model: Scalars['String']['output'];
-  provider: Scalars['ID']['output'];
-  /** Ark: tokens billed for the images. */
-  usage?: Maybe<ImageUsage>;
-};
-
-export type ImageResponseFormat =
-  /** The image itself, base64 (Ark only). */
-  | 'B64_JSON'
-  | 'URL';
-
-export type ImageUsage = {
-  __typename?: 'ImageUsage';
-  generatedImages: Scalars['Int']['output'];
-  outputTokens: Scalars['Int']['output'];
-  totalTokens: Scalars['Int']['output'];
-};
-
-export type ItemBody = {
-  __typename?: 'ItemBody';
-  content?: Maybe<Scalars['String']['output']>;
-  contentType?: Maybe<BodyType>;
-};
-
-export type ItemBodyInput = {
-  content: Scalars['String']['input'];
-  contentType?: InputMaybe<BodyType>;
-};
-
-export type KeyValuePair = {
-  __typename?: 'KeyValuePair';
-  name: Scalars['String']['output'];
-  value?: Maybe<Scalars['String']['output']>;
-};
-
-export type KeyValuePairInput = {
-  name: Scalars['String']['input'];
-  value: Scalars['String']['input'];
-};
-
-export type Mutation = {
-  __typename?: 'Mutation';
-  /** One chat completion, answered whole. Tool calls come back assembled, with their arguments as one JSON text. */
-  createChatCompletion?: Maybe<ChatCompletion>;
-  /**
-   * Vectors for each text (GLM `embedding-3`/`embedding-2`, Ark `doubao-embedding` endpoints). More texts than the
-   * model takes per call are sent in batches, in order.
-   */
-  createEmbeddings?: Maybe<EmbeddingResult>;
-  createServiceHealth?: Maybe<ServiceHealth>;
-  createServiceHealthIssue?: Maybe<ServiceHealthIssue>;
-  /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
-  deleteServiceAnnouncement?: Maybe<Scalars['Boolean']['output']>;
-  /** True when deleted, false when there was no such service. */
-  deleteServiceHealth?: Maybe<Scalars['Boolean']['output']>;
-  /** Images from a prompt (GLM CogView, Ark Seedream endpoints): URLs, or base64 where the provider can (Ark). */
-  generateImage?: Maybe<ImageGeneration>;
-  /** Sets primitive properties on the admin singleton (an open type upstream). */
-  updateAdmin?: Maybe<Admin>;
-  /** Sets primitive properties on the serviceAnnouncement singleton (an open type upstream). */
-  updateServiceAnnouncement?: Maybe<ServiceAnnouncement>;
-  /** `ifMatch` is the `etag` read before; a stale one fails with PRECONDITION_FAILED. */
-  updateServiceHealth?: Maybe<ServiceHealth>;
-};
-
-
-export type MutationCreateChatCompletionArgs = {
-  input: ChatCompletionInput;
-};
-
-
-export type MutationCreateEmbeddingsArgs = {
-  input: CreateEmbeddingsInput;
-};
-
-
-export type MutationCreateServiceHealthArgs = {
-  input: ServiceHealthInput;
-};
-
-
-export type MutationCreateServiceHealthIssueArgs = {
-  input: ServiceHealthIssueInput;
-  serviceHealthId: Scalars['ID']['input'];
-};
-
-
-export type MutationDeleteServiceAnnouncementArgs = {
-  ifMatch?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-export type MutationDeleteServiceHealthArgs = {
-  id: Scalars['ID']['input'];
-  ifMatch?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-export type MutationGenerateImageArgs = {
-  input: GenerateImageInput;
-};
-
-
-export type MutationUpdateAdminArgs = {
-  input: AdminInput;
-};
-
-
-export type MutationUpdateServiceAnnouncementArgs = {
-  input: ServiceAnnouncementInput;
-};
-
-
-export type MutationUpdateServiceHealthArgs = {
-  id: Scalars['ID']['input'];
-  ifMatch?: InputMaybe<Scalars['String']['input']>;
-  input: ServiceHealthPatch;
-};
-
-/** A primitive property of an open type; numbers and booleans are given as their JSON text. */
-export type OpenProperty = {
-  __typename?: 'OpenProperty';
-  name: Scalars['String']['output'];
-  value?: Maybe<Scalars['String']['output']>;
-};
-
-export type OpenPropertyInput = {
-  name: Scalars['String']['input'];
-  /** Null clears the property. */
-  value?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type OrderDirection =
-  | 'ASC'
-  | 'DESC';
-
-/** Relay's page info. Connections here page forward only (`first`/`after`): `hasPreviousPage` is true when the page was read with `after`. */
-export type PageInfo = {
-  __typename?: 'PageInfo';
-  /** Pass as `after` to read the next page. */
-  endCursor?: Maybe<Scalars['String']['output']>;
-  hasNextPage: Scalars['Boolean']['output'];
-  hasPreviousPage: Scalars['Boolean']['output'];
-  /** The cursor of the page's first node; null for an empty page. */
-  startCursor?: Maybe<Scalars['String']['output']>;
-};
-
-export type PlotLength =
-  | 'FULL'
-  | 'SHORT';
-
-export type Query = {
-  __typename?: 'Query';
-  /** The tenant's administration singleton; reading only its children costs no request of its own. */
-  admin: Admin;
-  /**
-   * The chat-completion providers this gateway can reach: the four built in (glm, ark, deepseek, moonshot) and any
-   * OpenAI-compatible provider added through `CHAT_PROVIDERS`.
-   */
-  chatProviders: Array<ChatProvider>;
-  /**
-   * Tokens used per provider and model on one UTC day (default: today), streamed or not, embeddings and images
-   * included: what `<ID>_DAILY_TOKEN_BUDGET` is checked against. Shared by all replicas when `REDIS_URL` is set.
-   */
-  chatUsage: Array<ChatUsage>;
-  /**
-   * One page (10 items) of OMDb's title search. Items carry `title`, `year`, `imdbId`, `type` and `posterUrl`
-   * at no extra cost; any other field looks the title up (one upstream request per distinct title, then cached).
-   */
-  searchTitles?: Maybe<TitleSearchPage>;
-  /**
-   * One movie, series or episode from OMDb, by `imdbId` or by `title` (exactly one of the two); null when OMDb knows
-   * no such title. `year` and `type` narrow a lookup by title.
-   */
-  title?: Maybe<Title>;
-  /** The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. */
-  upstreams: Array<Upstream>;
-};
-
-
-export type QueryChatUsageArgs = {
-  day?: InputMaybe<Scalars['Date']['input']>;
-};
-
-
-export type QuerySearchTitlesArgs = {
-  page?: InputMaybe<Scalars['Int']['input']>;
-  query: Scalars['String']['input'];
-  type?: InputMaybe<TitleType>;
-  year?: InputMaybe<Scalars['Int']['input']>;
-};
-
-
-export type QueryTitleArgs = {
-  imdbId?: InputMaybe<Scalars['ID']['input']>;
-  plot?: InputMaybe<PlotLength>;
-  title?: InputMaybe<Scalars['String']['input']>;
-  type?: InputMaybe<TitleType>;
-  year?: InputMaybe<Scalars['Int']['input']>;
-};
-
-export type ServiceAnnouncement = {
-  __typename?: 'ServiceAnnouncement';
-  etag?: Maybe<Scalars['String']['output']>;
-  /** Null when the upstream says 404. `id` is the service id (`Exchange`) or its name (`Exchange Online`). */
-  healthOverview?: Maybe<ServiceHealth>;
-  healthOverviews?: Maybe<ServiceHealthConnection>;
-  /** Every service's issues in one list. */
-  issues?: Maybe<ServiceHealthIssueConnection>;
-  /** Null when the upstream says 404. `id` looks like `MC172851`. */
-  message?: Maybe<ServiceUpdateMessage>;
-  /** Message center posts (service update messages) in one list. With `after`, the cursor's order and filter apply. */
-  messages?: Maybe<ServiceUpdateMessageConnection>;
-  properties?: Maybe<Array<OpenProperty>>;
-};
-
-
-export type ServiceAnnouncementHealthOverviewArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-export type ServiceAnnouncementHealthOverviewsArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<ServiceHealthOrder>>;
-};
-
-
-export type ServiceAnnouncementIssuesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
-};
-
-
-export type ServiceAnnouncementMessageArgs = {
-  id: Scalars['ID']['input'];
-};
-
-
-export type ServiceAnnouncementMessagesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  filter?: InputMaybe<ServiceUpdateMessageFilter>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<ServiceUpdateMessageOrder>>;
-};
-
-export type ServiceAnnouncementInput = {
-  properties: Array<OpenPropertyInput>;
-};
-
-export type ServiceHealth = {
-  __typename?: 'ServiceHealth';
-  etag?: Maybe<Scalars['String']['output']>;
-  id: Scalars['ID']['output'];
-  /** Null when its own request fails; read with the service's request when asked for under `healthOverviews`. */
-  issues?: Maybe<ServiceHealthIssueConnection>;
-  service: Scalars['String']['output'];
-  status: ServiceHealthStatus;
-};
-
-
-export type ServiceHealthIssuesArgs = {
-  after?: InputMaybe<Scalars['String']['input']>;
-  first?: InputMaybe<Scalars['Int']['input']>;
-  orderBy?: InputMaybe<Array<ServiceHealthIssueOrder>>;
-};
-
-export type ServiceHealthChange = {
-  __typename?: 'ServiceHealthChange';
-  /** When the gateway's poll saw the change. */
-  detectedAt: Scalars['DateTime']['output'];
-  /** The issue, for the ISSUE_* kinds; null for STATUS_CHANGED. */
-  issue?: Maybe<ServiceHealthIssue>;
-  kind: ServiceHealthChangeKind;
-  /** The service's status before (STATUS_CHANGED) or the issue's status before (ISSUE_UPDATED, ISSUE_RESOLVED). */
-  previousStatus?: Maybe<ServiceHealthStatus>;
-  /** The service as it is now; its fields resolve like any other ServiceHealth. */
-  serviceHealth: ServiceHealth;
-};
-
-export type ServiceHealthChangeKind =
-  /** A new issue appeared on the service. */
-  | 'ISSUE_OPENED'
-  /** An issue became resolved. */
-  | 'ISSUE_RESOLVED'
-  /** An issue changed (a new post, a new status) and is not resolved. */
-  | 'ISSUE_UPDATED'
-  /** The service's status changed (or a new service appeared: then `previousStatus` is null). */
-  | 'STATUS_CHANGED';
-
-export type ServiceHealthClassification =
-  | 'ADVISORY'
-  | 'INCIDENT'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-export type ServiceHealthConnection = {
-  __typename?: 'ServiceHealthConnection';
-  edges: Array<ServiceHealthEdge>;
-  nodes: Array<ServiceHealth>;
-  pageInfo: PageInfo;
-};
-
-export type ServiceHealthEdge = {
-  __typename?: 'ServiceHealthEdge';
-  cursor: Scalars['String']['output'];
-  node: ServiceHealth;
-};
-
-export type ServiceHealthInput = {
-  /** Service id, e.g. `Exchange`: at most 128 characters without / \ ? # or %. */
-  id: Scalars['ID']['input'];
-  service: Scalars['String']['input'];
-  /** @default SERVICE_OPERATIONAL upstream */
-  status?: InputMaybe<ServiceHealthStatus>;
-};
-
-export type ServiceHealthIssue = {
-  __typename?: 'ServiceHealthIssue';
-  classification?: Maybe<ServiceHealthClassification>;
-  details: Array<KeyValuePair>;
-  endDateTime?: Maybe<Scalars['DateTime']['output']>;
-  etag?: Maybe<Scalars['String']['output']>;
-  feature?: Maybe<Scalars['String']['output']>;
-  featureGroup?: Maybe<Scalars['String']['output']>;
-  id: Scalars['ID']['output'];
-  impactDescription?: Maybe<Scalars['String']['output']>;
-  isResolved?: Maybe<Scalars['Boolean']['output']>;
-  lastModifiedDateTime?: Maybe<Scalars['DateTime']['output']>;
-  origin?: Maybe<ServiceHealthOrigin>;
-  posts: Array<ServiceHealthIssuePost>;
-  service?: Maybe<Scalars['String']['output']>;
-  startDateTime?: Maybe<Scalars['DateTime']['output']>;
-  status?: Maybe<ServiceHealthStatus>;
-  title?: Maybe<Scalars['String']['output']>;
-};
-
-export type ServiceHealthIssueConnection = {
-  __typename?: 'ServiceHealthIssueConnection';
-  edges: Array<ServiceHealthIssueEdge>;
-  nodes: Array<ServiceHealthIssue>;
-  pageInfo: PageInfo;
-};
-
-export type ServiceHealthIssueEdge = {
-  __typename?: 'ServiceHealthIssueEdge';
-  cursor: Scalars['String']['output'];
-  node: ServiceHealthIssue;
-};
-
-export type ServiceHealthIssueInput = {
-  classification?: InputMaybe<ServiceHealthClassification>;
-  details?: InputMaybe<Array<KeyValuePairInput>>;
-  endDateTime?: InputMaybe<Scalars['DateTime']['input']>;
-  feature?: InputMaybe<Scalars['String']['input']>;
-  featureGroup?: InputMaybe<Scalars['String']['input']>;
-  impactDescription?: InputMaybe<Scalars['String']['input']>;
-  isResolved?: InputMaybe<Scalars['Boolean']['input']>;
-  origin?: InputMaybe<ServiceHealthOrigin>;
-  posts?: InputMaybe<Array<ServiceHealthIssuePostInput>>;
-  startDateTime?: InputMaybe<Scalars['DateTime']['input']>;
-  status?: InputMaybe<ServiceHealthStatus>;
-  title: Scalars['String']['input'];
-};
-
-export type ServiceHealthIssueOrder = {
-  direction?: InputMaybe<OrderDirection>;
-  field: ServiceHealthIssueOrderField;
-};
-
-export type ServiceHealthIssueOrderField =
-  | 'CLASSIFICATION'
-  | 'END_DATE_TIME'
-  | 'FEATURE'
-  | 'FEATURE_GROUP'
-  | 'ID'
-  | 'IMPACT_DESCRIPTION'
-  | 'IS_RESOLVED'
-  | 'LAST_MODIFIED_DATE_TIME'
-  | 'ORIGIN'
-  | 'SERVICE'
-  | 'START_DATE_TIME'
-  | 'STATUS'
-  | 'TITLE';
-
-export type ServiceHealthIssuePost = {
-  __typename?: 'ServiceHealthIssuePost';
-  createdDateTime?: Maybe<Scalars['DateTime']['output']>;
-  description?: Maybe<ItemBody>;
-  postType?: Maybe<ServiceHealthIssuePostType>;
-};
-
-export type ServiceHealthIssuePostInput = {
-  createdDateTime?: InputMaybe<Scalars['DateTime']['input']>;
-  description: ItemBodyInput;
-  postType?: InputMaybe<ServiceHealthIssuePostType>;
-};
-
-export type ServiceHealthIssuePostType =
-  | 'QUICK'
-  | 'REGULAR'
-  | 'STRATEGIC'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-export type ServiceHealthOrder = {
-  direction?: InputMaybe<OrderDirection>;
-  field: ServiceHealthOrderField;
-};
-
-export type ServiceHealthOrderField =
-  | 'ID'
-  | 'SERVICE'
-  | 'STATUS';
-
-export type ServiceHealthOrigin =
-  | 'CUSTOMER'
-  | 'MICROSOFT'
-  | 'THIRD_PARTY'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-export type ServiceHealthPatch = {
-  service?: InputMaybe<Scalars['String']['input']>;
-  status?: InputMaybe<ServiceHealthStatus>;
-};
-
-export type ServiceHealthStatus =
-  | 'CONFIRMED'
-  | 'EXTENDED_RECOVERY'
-  | 'FALSE_POSITIVE'
-  | 'INVESTIGATING'
-  | 'INVESTIGATION_SUSPENDED'
-  | 'MITIGATED'
-  | 'MITIGATED_EXTERNAL'
-  | 'POST_INCIDENT_REVIEW_PUBLISHED'
-  | 'REPORTED'
-  | 'RESOLVED'
-  | 'RESOLVED_EXTERNAL'
-  | 'RESTORING_SERVICE'
-  | 'SERVICE_DEGRADATION'
-  | 'SERVICE_INTERRUPTION'
-  | 'SERVICE_OPERATIONAL'
-  | 'SERVICE_RESTORED'
-  /** A value this gateway does not know yet. */
-  | 'UNKNOWN_FUTURE_VALUE'
-  | 'VERIFYING_SERVICE';
-
-export type ServiceUpdateCategory =
-  | 'PLAN_FOR_CHANGE'
-  | 'PREVENT_OR_FIX_ISSUE'
-  | 'STAY_INFORMED'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-/**
- * A Message center post. Read-only. Its attachments (`attachments`, `attachmentsArchive`) are not served by this
- * gateway; `hasAttachments` says whether there are any.
- */
-export type ServiceUpdateMessage = {
-  __typename?: 'ServiceUpdateMessage';
-  /** When the change needs the tenant's action by, if it does. */
-  actionRequiredByDateTime?: Maybe<Scalars['DateTime']['output']>;
-  body?: Maybe<ItemBody>;
-  category?: Maybe<ServiceUpdateCategory>;
-  details: Array<KeyValuePair>;
-  endDateTime?: Maybe<Scalars['DateTime']['output']>;
-  /** Not in Graph's property table, but its example carries it. */
-  expiryDateTime?: Maybe<Scalars['DateTime']['output']>;
-  hasAttachments?: Maybe<Scalars['Boolean']['output']>;
-  id: Scalars['ID']['output'];
-  isMajorChange?: Maybe<Scalars['Boolean']['output']>;
-  lastModifiedDateTime?: Maybe<Scalars['DateTime']['output']>;
-  /** Names of the services concerned, e.g. `Exchange Online`. */
-  services: Array<Scalars['String']['output']>;
-  severity?: Maybe<ServiceUpdateSeverity>;
-  startDateTime?: Maybe<Scalars['DateTime']['output']>;
-  tags: Array<Scalars['String']['output']>;
-  title?: Maybe<Scalars['String']['output']>;
-  /** The signed-in user's view of the message; null under application permissions. */
-  viewPoint?: Maybe<ServiceUpdateMessageViewpoint>;
-};
-
-export type ServiceUpdateMessageConnection = {
-  __typename?: 'ServiceUpdateMessageConnection';
-  edges: Array<ServiceUpdateMessageEdge>;
-  nodes: Array<ServiceUpdateMessage>;
-  pageInfo: PageInfo;
-};
-
-export type ServiceUpdateMessageEdge = {
-  __typename?: 'ServiceUpdateMessageEdge';
-  cursor: Scalars['String']['output'];
-  node: ServiceUpdateMessage;
-};
-
-/** Every given condition must hold (`and`). */
-export type ServiceUpdateMessageFilter = {
-  category?: InputMaybe<ServiceUpdateCategory>;
-  isMajorChange?: InputMaybe<Scalars['Boolean']['input']>;
-  /** Messages that name this service among their `services`, e.g. `Exchange Online` (exact, as Graph compares). */
-  service?: InputMaybe<Scalars['String']['input']>;
-  severity?: InputMaybe<ServiceUpdateSeverity>;
-  /** Messages carrying this tag, e.g. `Admin impact`. */
-  tag?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type ServiceUpdateMessageOrder = {
-  direction?: InputMaybe<OrderDirection>;
-  field: ServiceUpdateMessageOrderField;
-};
-
-export type ServiceUpdateMessageOrderField =
-  | 'ACTION_REQUIRED_BY_DATE_TIME'
-  | 'CATEGORY'
-  | 'END_DATE_TIME'
-  | 'HAS_ATTACHMENTS'
-  | 'ID'
-  | 'IS_MAJOR_CHANGE'
-  | 'LAST_MODIFIED_DATE_TIME'
-  | 'SEVERITY'
-  | 'START_DATE_TIME'
-  | 'TITLE';
-
-export type ServiceUpdateMessageViewpoint = {
-  __typename?: 'ServiceUpdateMessageViewpoint';
-  isArchived?: Maybe<Scalars['Boolean']['output']>;
-  isFavorited?: Maybe<Scalars['Boolean']['output']>;
-  isRead?: Maybe<Scalars['Boolean']['output']>;
-};
-
-export type ServiceUpdateSeverity =
-  | 'CRITICAL'
-  | 'HIGH'
-  | 'NORMAL'
-  | 'UNKNOWN_FUTURE_VALUE';
-
-export type Subscription = {
-  __typename?: 'Subscription';
-  /**
-   * The same completion as `createChatCompletion`, token by token as the provider streams it. The last chunk always
-   * carries `finishReason` and `usage`. Completing the subscription stops the provider's generation at once.
-   */
-  chatCompletionStream: ChatCompletionChunk;
-  /**
-   * The server's clock, every `intervalMs` milliseconds, `count` times (then the subscription completes).
-   * Handy to check that a WebSocket connection works end to end.
-   */
-  serverTime: Scalars['DateTime']['output'];
-  /**
-   * Service health changes as they are detected: a service's status changed, or one of its issues was opened, updated
-   * or resolved. `services` (ids such as `Exchange`, or names such as `Exchange Online`) limits it to those services;
-   * leave it out for every service. Only changes detected after subscribing are sent.
-   */
-  serviceHealthChanged: ServiceHealthChange;
-  /**
-   * Message center posts as they are posted or updated. `services` (ids such as `Exchange`, or names such as
-   * `Exchange Online`) limits it to posts about those services; leave it out for every post.
-   */
-  serviceMessagePosted: ServiceUpdateMessage;
-};
-
-
-export type SubscriptionChatCompletionStreamArgs = {
-  input: ChatCompletionInput;
-};
-
-
-export type SubscriptionServerTimeArgs = {
-  count?: InputMaybe<Scalars['Int']['input']>;
-  intervalMs?: InputMaybe<Scalars['Int']['input']>;
-};
-
-
-export type SubscriptionServiceHealthChangedArgs = {
-  services?: InputMaybe<Array<Scalars['ID']['input']>>;
-};
-
-
-export type SubscriptionServiceMessagePostedArgs = {
-  services?: InputMaybe<Array<Scalars['ID']['input']>>;
-};
-
-/** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
-export type Title = {
-  __typename?: 'Title';
-  awards?: Maybe<Scalars['String']['output']>;
-  /** US box office as OMDb writes it, e.g. `$134,478,449`. */
-  boxOffice?: Maybe<Scalars['String']['output']>;
-  cast: Array<Scalars['String']['output']>;
-  countries: Array<Scalars['String']['output']>;
-  directors: Array<Scalars['String']['output']>;
-  /** Home-video release date, ISO `YYYY-MM-DD`. */
-  dvd?: Maybe<Scalars['String']['output']>;
-  /** Episodes only: the episode number within its season. */
-  episode?: Maybe<Scalars['Int']['output']>;
-  /** Series only: the episodes of one season (empty when there is no such season). An episode is null when its own lookup fails. */
-  episodes?: Maybe<Array<Maybe<Title>>>;
-  genres: Array<Scalars['String']['output']>;
-  /** `tt` followed by 7 or 8 digits. */
-  imdbId: Scalars['ID']['output'];
-  /** Out of 10. */
-  imdbRating?: Maybe<Scalars['Float']['output']>;
-  imdbVotes?: Maybe<Scalars['Int']['output']>;
-  languages: Array<Scalars['String']['output']>;
-  /** Out of 100. */
-  metascore?: Maybe<Scalars['Int']['output']>;
-  /** Short or full plot, as asked for with `title(plot:)`; short elsewhere. */
-  plot?: Maybe<Scalars['String']['output']>;
-  posterUrl?: Maybe<Scalars['String']['output']>;
-  production?: Maybe<Scalars['String']['output']>;
-  /** Certificate, e.g. `PG-13`. */
-  rated?: Maybe<Scalars['String']['output']>;
-  /** Every rating OMDb has, the IMDb one first. */
-  ratings: Array<TitleRating>;
-  /** First release date, ISO `YYYY-MM-DD`. */
-  released?: Maybe<Scalars['String']['output']>;
-  runtimeMinutes?: Maybe<Scalars['Int']['output']>;
-  /** Episodes only: the season number. */
-  season?: Maybe<Scalars['Int']['output']>;
-  /** Series only: each season, in order; empty for other types. */
-  seasons: Array<TitleSeason>;
-  /** Episodes only: the series it belongs to. */
-  series?: Maybe<Title>;
-  title: Scalars['String']['output'];
-  /** Series only. */
-  totalSeasons?: Maybe<Scalars['Int']['output']>;
-  type: TitleType;
-  website?: Maybe<Scalars['String']['output']>;
-  writers: Array<Scalars['String']['output']>;
-  /** `1978`, or a range for a series: `2011–2019`, `2019–` while it runs. */
-  year?: Maybe<Scalars['String']['output']>;
-};
-
-
-/** A movie, series or episode. OMDb's "N/A" becomes null (or an empty list), never the string "N/A". */
-export type TitleEpisodesArgs = {
-  season: Scalars['Int']['input'];
-};
-
-export type TitleRating = {
-  __typename?: 'TitleRating';
-  /** `Internet Movie Database`, `Rotten Tomatoes`, `Metacritic`. */
-  source: Scalars['String']['output'];
-  /** As the source writes it: `7.4/10`, `93%`, `82/100`. */
-  value: Scalars['String']['output'];
-};
-
-export type TitleSearchPage = {
-  __typename?: 'TitleSearchPage';
-  hasNextPage: Scalars['Boolean']['output'];
-  /** Null where the item's own lookup (a field beyond the search's) fails. */
-  items: Array<Maybe<Title>>;
-  page: Scalars['Int']['output'];
-  totalPages: Scalars['Int']['output'];
-  totalResults: Scalars['Int']['output'];
-};
-
-export type TitleSeason = {
-  __typename?: 'TitleSeason';
-  /** The season's episodes; fields beyond `title`, `imdbId`, `released`, `imdbRating`, `season` and `episode` look each episode up (null when that lookup fails). */
-  episodes?: Maybe<Array<Maybe<Title>>>;
-  number: Scalars['Int']['output'];
-};
-
-export type TitleType =
-  | 'EPISODE'
-  | 'GAME'
-  | 'MOVIE'
-  | 'SERIES'
-  /** A type OMDb added after this graph was written. */
-  | 'UNKNOWN_FUTURE_VALUE';
-
-export type Upstream = {
-  __typename?: 'Upstream';
-  /** Base URL requests are sent to (no credentials in it). */
-  baseUrl: Scalars['String']['output'];
-  /** `graph`, `omdb`, or a chat provider id. */
-  id: Scalars['ID']['output'];
-  mode: UpstreamMode;
-};
-
-export type UpstreamMode =
-  /** Credentials are configured: requests go to the real service. */
-  | 'LIVE'
-  /** No credentials are configured: the in-process sandbox emulator answers. */
-  | 'SANDBOX';
-
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -1119,7 +19,7 @@ export type ReferenceResolver<TResult, TReference, TContext> = (
     ) => Promise<TResult> | TResult;
 
       type ScalarCheck<T, S> = S extends true ? T : NullableCheck<T, S>;
-      type NullableCheck<T, S> = Maybe<T> extends T ? Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
+      type NullableCheck<T, S> = Types.Maybe<T> extends T ? Types.Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
       type ListCheck<T, S> = T extends (infer U)[] ? NullableCheck<U, S>[] : GraphQLRecursivePick<T, S>;
       export type GraphQLRecursivePick<T, S> = { [K in keyof T & keyof S]: ScalarCheck<T[K], S[K]> };
     
@@ -1172,7 +72,7 @@ export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext
   parent: TParent,
   context: TContext,
   info: GraphQLResolveInfo
-) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+) => Types.Maybe<TTypes> | Promise<Types.Maybe<TTypes>>;
 
 export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
 
@@ -1215,210 +115,210 @@ export type FederationReferenceTypes = {
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Admin: ResolverTypeWrapper<SingletonModel>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
-  AdminInput: AdminInput;
-  BodyType: BodyType;
-  CacheControlScope: CacheControlScope;
-  ChatAttempt: ResolverTypeWrapper<ChatAttempt>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  ChatAttemptOutcome: ChatAttemptOutcome;
-  ChatCapabilities: ResolverTypeWrapper<ChatCapabilities>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
-  ChatChoice: ResolverTypeWrapper<ChatChoice>;
-  ChatCompletion: ResolverTypeWrapper<ChatCompletion>;
-  ChatCompletionChunk: ResolverTypeWrapper<ChatCompletionChunk>;
-  ChatCompletionInput: ChatCompletionInput;
-  ChatContentPartInput: ChatContentPartInput;
-  ChatContentPartType: ChatContentPartType;
-  ChatDelta: ResolverTypeWrapper<ChatDelta>;
-  ChatFinishReason: ChatFinishReason;
-  ChatGraphStep: ResolverTypeWrapper<ChatGraphStep>;
-  ChatMessage: ResolverTypeWrapper<ChatMessage>;
-  ChatMessageInput: ChatMessageInput;
-  ChatModel: ResolverTypeWrapper<ChatModel>;
-  ChatProvider: ResolverTypeWrapper<ChatProvider>;
-  ChatRole: ChatRole;
-  ChatTarget: ChatTarget;
-  ChatTokenUsage: ResolverTypeWrapper<ChatTokenUsage>;
-  ChatToolCall: ResolverTypeWrapper<ChatToolCall>;
-  ChatToolCallDelta: ResolverTypeWrapper<ChatToolCallDelta>;
-  ChatToolCallInput: ChatToolCallInput;
-  ChatToolChoiceInput: ChatToolChoiceInput;
-  ChatToolChoiceMode: ChatToolChoiceMode;
-  ChatToolInput: ChatToolInput;
-  ChatUsage: ResolverTypeWrapper<ChatUsage>;
-  CreateEmbeddingsInput: CreateEmbeddingsInput;
-  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
-  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  Embedding: ResolverTypeWrapper<Embedding>;
-  EmbeddingResult: ResolverTypeWrapper<EmbeddingResult>;
-  EmbeddingUsage: ResolverTypeWrapper<EmbeddingUsage>;
-  GenerateImageInput: GenerateImageInput;
-  GeneratedImage: ResolverTypeWrapper<GeneratedImage>;
-  ImageContentFilter: ResolverTypeWrapper<ImageContentFilter>;
-  ImageGeneration: ResolverTypeWrapper<ImageGeneration>;
-  ImageResponseFormat: ImageResponseFormat;
-  ImageUsage: ResolverTypeWrapper<ImageUsage>;
-  ItemBody: ResolverTypeWrapper<ItemBody>;
-  ItemBodyInput: ItemBodyInput;
-  JSONObject: ResolverTypeWrapper<Scalars['JSONObject']['output']>;
-  KeyValuePair: ResolverTypeWrapper<KeyValuePair>;
-  KeyValuePairInput: KeyValuePairInput;
+  String: ResolverTypeWrapper<Types.Scalars['String']['output']>;
+  AdminInput: Types.AdminInput;
+  BodyType: Types.BodyType;
+  CacheControlScope: Types.CacheControlScope;
+  ChatAttempt: ResolverTypeWrapper<Types.ChatAttempt>;
+  ID: ResolverTypeWrapper<Types.Scalars['ID']['output']>;
+  ChatAttemptOutcome: Types.ChatAttemptOutcome;
+  ChatCapabilities: ResolverTypeWrapper<Types.ChatCapabilities>;
+  Float: ResolverTypeWrapper<Types.Scalars['Float']['output']>;
+  ChatChoice: ResolverTypeWrapper<Types.ChatChoice>;
+  ChatCompletion: ResolverTypeWrapper<Types.ChatCompletion>;
+  ChatCompletionChunk: ResolverTypeWrapper<Types.ChatCompletionChunk>;
+  ChatCompletionInput: Types.ChatCompletionInput;
+  ChatContentPartInput: Types.ChatContentPartInput;
+  ChatContentPartType: Types.ChatContentPartType;
+  ChatDelta: ResolverTypeWrapper<Types.ChatDelta>;
+  ChatFinishReason: Types.ChatFinishReason;
+  ChatGraphStep: ResolverTypeWrapper<Types.ChatGraphStep>;
+  ChatMessage: ResolverTypeWrapper<Types.ChatMessage>;
+  ChatMessageInput: Types.ChatMessageInput;
+  ChatModel: ResolverTypeWrapper<Types.ChatModel>;
+  ChatProvider: ResolverTypeWrapper<Types.ChatProvider>;
+  ChatRole: Types.ChatRole;
+  ChatTarget: Types.ChatTarget;
+  ChatTokenUsage: ResolverTypeWrapper<Types.ChatTokenUsage>;
+  ChatToolCall: ResolverTypeWrapper<Types.ChatToolCall>;
+  ChatToolCallDelta: ResolverTypeWrapper<Types.ChatToolCallDelta>;
+  ChatToolCallInput: Types.ChatToolCallInput;
+  ChatToolChoiceInput: Types.ChatToolChoiceInput;
+  ChatToolChoiceMode: Types.ChatToolChoiceMode;
+  ChatToolInput: Types.ChatToolInput;
+  ChatUsage: ResolverTypeWrapper<Types.ChatUsage>;
+  CreateEmbeddingsInput: Types.CreateEmbeddingsInput;
+  Date: ResolverTypeWrapper<Types.Scalars['Date']['output']>;
+  DateTime: ResolverTypeWrapper<Types.Scalars['DateTime']['output']>;
+  Embedding: ResolverTypeWrapper<Types.Embedding>;
+  EmbeddingResult: ResolverTypeWrapper<Types.EmbeddingResult>;
+  EmbeddingUsage: ResolverTypeWrapper<Types.EmbeddingUsage>;
+  GenerateImageInput: Types.GenerateImageInput;
+  GeneratedImage: ResolverTypeWrapper<Types.GeneratedImage>;
+  ImageContentFilter: ResolverTypeWrapper<Types.ImageContentFilter>;
+  ImageGeneration: ResolverTypeWrapper<Types.ImageGeneration>;
+  ImageResponseFormat: Types.ImageResponseFormat;
+  ImageUsage: ResolverTypeWrapper<Types.ImageUsage>;
+  ItemBody: ResolverTypeWrapper<Types.ItemBody>;
+  ItemBodyInput: Types.ItemBodyInput;
+  JSONObject: ResolverTypeWrapper<Types.Scalars['JSONObject']['output']>;
+  KeyValuePair: ResolverTypeWrapper<Types.KeyValuePair>;
+  KeyValuePairInput: Types.KeyValuePairInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  OpenProperty: ResolverTypeWrapper<OpenProperty>;
-  OpenPropertyInput: OpenPropertyInput;
-  OrderDirection: OrderDirection;
+  OpenProperty: ResolverTypeWrapper<Types.OpenProperty>;
+  OpenPropertyInput: Types.OpenPropertyInput;
+  OrderDirection: Types.OrderDirection;
   PageInfo: ResolverTypeWrapper<AnyPage>;
-  PlotLength: PlotLength;
+  PlotLength: Types.PlotLength;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ServiceAnnouncement: ResolverTypeWrapper<SingletonModel>;
-  ServiceAnnouncementInput: ServiceAnnouncementInput;
+  ServiceAnnouncementInput: Types.ServiceAnnouncementInput;
   ServiceHealth: ResolverTypeWrapper<ServiceHealthModel>;
   ServiceHealthChange: ResolverTypeWrapper<HealthEvent>;
-  ServiceHealthChangeKind: ServiceHealthChangeKind;
-  ServiceHealthClassification: ServiceHealthClassification;
+  ServiceHealthChangeKind: Types.ServiceHealthChangeKind;
+  ServiceHealthClassification: Types.ServiceHealthClassification;
   ServiceHealthConnection: ResolverTypeWrapper<ServiceHealthPage>;
-  ServiceHealthEdge: ResolverTypeWrapper<Omit<ServiceHealthEdge, 'node'> & { node: ResolversTypes['ServiceHealth'] }>;
-  ServiceHealthInput: ServiceHealthInput;
-  ServiceHealthIssue: ResolverTypeWrapper<ServiceHealthIssue>;
+  ServiceHealthEdge: ResolverTypeWrapper<Omit<Types.ServiceHealthEdge, 'node'> & { node: ResolversTypes['ServiceHealth'] }>;
+  ServiceHealthInput: Types.ServiceHealthInput;
+  ServiceHealthIssue: ResolverTypeWrapper<Types.ServiceHealthIssue>;
   ServiceHealthIssueConnection: ResolverTypeWrapper<ServiceHealthIssuePage>;
-  ServiceHealthIssueEdge: ResolverTypeWrapper<ServiceHealthIssueEdge>;
-  ServiceHealthIssueInput: ServiceHealthIssueInput;
-  ServiceHealthIssueOrder: ServiceHealthIssueOrder;
-  ServiceHealthIssueOrderField: ServiceHealthIssueOrderField;
-  ServiceHealthIssuePost: ResolverTypeWrapper<ServiceHealthIssuePost>;
-  ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
-  ServiceHealthIssuePostType: ServiceHealthIssuePostType;
-  ServiceHealthOrder: ServiceHealthOrder;
-  ServiceHealthOrderField: ServiceHealthOrderField;
-  ServiceHealthOrigin: ServiceHealthOrigin;
-  ServiceHealthPatch: ServiceHealthPatch;
-  ServiceHealthStatus: ServiceHealthStatus;
-  ServiceUpdateCategory: ServiceUpdateCategory;
-  ServiceUpdateMessage: ResolverTypeWrapper<ServiceUpdateMessage>;
+  ServiceHealthIssueEdge: ResolverTypeWrapper<Types.ServiceHealthIssueEdge>;
+  ServiceHealthIssueInput: Types.ServiceHealthIssueInput;
+  ServiceHealthIssueOrder: Types.ServiceHealthIssueOrder;
+  ServiceHealthIssueOrderField: Types.ServiceHealthIssueOrderField;
+  ServiceHealthIssuePost: ResolverTypeWrapper<Types.ServiceHealthIssuePost>;
+  ServiceHealthIssuePostInput: Types.ServiceHealthIssuePostInput;
+  ServiceHealthIssuePostType: Types.ServiceHealthIssuePostType;
+  ServiceHealthOrder: Types.ServiceHealthOrder;
+  ServiceHealthOrderField: Types.ServiceHealthOrderField;
+  ServiceHealthOrigin: Types.ServiceHealthOrigin;
+  ServiceHealthPatch: Types.ServiceHealthPatch;
+  ServiceHealthStatus: Types.ServiceHealthStatus;
+  ServiceUpdateCategory: Types.ServiceUpdateCategory;
+  ServiceUpdateMessage: ResolverTypeWrapper<Types.ServiceUpdateMessage>;
   ServiceUpdateMessageConnection: ResolverTypeWrapper<ServiceUpdateMessagePage>;
-  ServiceUpdateMessageEdge: ResolverTypeWrapper<ServiceUpdateMessageEdge>;
-  ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
-  ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
-  ServiceUpdateMessageOrderField: ServiceUpdateMessageOrderField;
-  ServiceUpdateMessageViewpoint: ResolverTypeWrapper<ServiceUpdateMessageViewpoint>;
-  ServiceUpdateSeverity: ServiceUpdateSeverity;
+  ServiceUpdateMessageEdge: ResolverTypeWrapper<Types.ServiceUpdateMessageEdge>;
+  ServiceUpdateMessageFilter: Types.ServiceUpdateMessageFilter;
+  ServiceUpdateMessageOrder: Types.ServiceUpdateMessageOrder;
+  ServiceUpdateMessageOrderField: Types.ServiceUpdateMessageOrderField;
+  ServiceUpdateMessageViewpoint: ResolverTypeWrapper<Types.ServiceUpdateMessageViewpoint>;
+  ServiceUpdateSeverity: Types.ServiceUpdateSeverity;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Title: ResolverTypeWrapper<TitleRef>;
-  TitleRating: ResolverTypeWrapper<TitleRating>;
+  TitleRating: ResolverTypeWrapper<Types.TitleRating>;
   TitleSearchPage: ResolverTypeWrapper<SearchPage>;
   TitleSeason: ResolverTypeWrapper<SeasonRef>;
-  TitleType: TitleType;
-  Upstream: ResolverTypeWrapper<Upstream>;
-  UpstreamMode: UpstreamMode;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  TitleType: Types.TitleType;
+  Upstream: ResolverTypeWrapper<Types.Upstream>;
+  UpstreamMode: Types.UpstreamMode;
+  Boolean: ResolverTypeWrapper<Types.Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Types.Scalars['Int']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Admin: SingletonModel;
-  String: Scalars['String']['output'];
-  AdminInput: AdminInput;
-  ChatAttempt: ChatAttempt;
-  ID: Scalars['ID']['output'];
-  ChatCapabilities: ChatCapabilities;
-  Float: Scalars['Float']['output'];
-  ChatChoice: ChatChoice;
-  ChatCompletion: ChatCompletion;
-  ChatCompletionChunk: ChatCompletionChunk;
-  ChatCompletionInput: ChatCompletionInput;
-  ChatContentPartInput: ChatContentPartInput;
-  ChatDelta: ChatDelta;
-  ChatGraphStep: ChatGraphStep;
-  ChatMessage: ChatMessage;
-  ChatMessageInput: ChatMessageInput;
-  ChatModel: ChatModel;
-  ChatProvider: ChatProvider;
-  ChatTarget: ChatTarget;
-  ChatTokenUsage: ChatTokenUsage;
-  ChatToolCall: ChatToolCall;
-  ChatToolCallDelta: ChatToolCallDelta;
-  ChatToolCallInput: ChatToolCallInput;
-  ChatToolChoiceInput: ChatToolChoiceInput;
-  ChatToolInput: ChatToolInput;
-  ChatUsage: ChatUsage;
-  CreateEmbeddingsInput: CreateEmbeddingsInput;
-  Date: Scalars['Date']['output'];
-  DateTime: Scalars['DateTime']['output'];
-  Embedding: Embedding;
-  EmbeddingResult: EmbeddingResult;
-  EmbeddingUsage: EmbeddingUsage;
-  GenerateImageInput: GenerateImageInput;
-  GeneratedImage: GeneratedImage;
-  ImageContentFilter: ImageContentFilter;
-  ImageGeneration: ImageGeneration;
-  ImageUsage: ImageUsage;
-  ItemBody: ItemBody;
-  ItemBodyInput: ItemBodyInput;
-  JSONObject: Scalars['JSONObject']['output'];
-  KeyValuePair: KeyValuePair;
-  KeyValuePairInput: KeyValuePairInput;
+  String: Types.Scalars['String']['output'];
+  AdminInput: Types.AdminInput;
+  ChatAttempt: Types.ChatAttempt;
+  ID: Types.Scalars['ID']['output'];
+  ChatCapabilities: Types.ChatCapabilities;
+  Float: Types.Scalars['Float']['output'];
+  ChatChoice: Types.ChatChoice;
+  ChatCompletion: Types.ChatCompletion;
+  ChatCompletionChunk: Types.ChatCompletionChunk;
+  ChatCompletionInput: Types.ChatCompletionInput;
+  ChatContentPartInput: Types.ChatContentPartInput;
+  ChatDelta: Types.ChatDelta;
+  ChatGraphStep: Types.ChatGraphStep;
+  ChatMessage: Types.ChatMessage;
+  ChatMessageInput: Types.ChatMessageInput;
+  ChatModel: Types.ChatModel;
+  ChatProvider: Types.ChatProvider;
+  ChatTarget: Types.ChatTarget;
+  ChatTokenUsage: Types.ChatTokenUsage;
+  ChatToolCall: Types.ChatToolCall;
+  ChatToolCallDelta: Types.ChatToolCallDelta;
+  ChatToolCallInput: Types.ChatToolCallInput;
+  ChatToolChoiceInput: Types.ChatToolChoiceInput;
+  ChatToolInput: Types.ChatToolInput;
+  ChatUsage: Types.ChatUsage;
+  CreateEmbeddingsInput: Types.CreateEmbeddingsInput;
+  Date: Types.Scalars['Date']['output'];
+  DateTime: Types.Scalars['DateTime']['output'];
+  Embedding: Types.Embedding;
+  EmbeddingResult: Types.EmbeddingResult;
+  EmbeddingUsage: Types.EmbeddingUsage;
+  GenerateImageInput: Types.GenerateImageInput;
+  GeneratedImage: Types.GeneratedImage;
+  ImageContentFilter: Types.ImageContentFilter;
+  ImageGeneration: Types.ImageGeneration;
+  ImageUsage: Types.ImageUsage;
+  ItemBody: Types.ItemBody;
+  ItemBodyInput: Types.ItemBodyInput;
+  JSONObject: Types.Scalars['JSONObject']['output'];
+  KeyValuePair: Types.KeyValuePair;
+  KeyValuePairInput: Types.KeyValuePairInput;
   Mutation: Record<PropertyKey, never>;
-  OpenProperty: OpenProperty;
-  OpenPropertyInput: OpenPropertyInput;
+  OpenProperty: Types.OpenProperty;
+  OpenPropertyInput: Types.OpenPropertyInput;
   PageInfo: AnyPage;
   Query: Record<PropertyKey, never>;
   ServiceAnnouncement: SingletonModel;
-  ServiceAnnouncementInput: ServiceAnnouncementInput;
+  ServiceAnnouncementInput: Types.ServiceAnnouncementInput;
   ServiceHealth: ServiceHealthModel;
   ServiceHealthChange: HealthEvent;
   ServiceHealthConnection: ServiceHealthPage;
-  ServiceHealthEdge: Omit<ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
-  ServiceHealthInput: ServiceHealthInput;
-  ServiceHealthIssue: ServiceHealthIssue | FederationReferenceTypes['ServiceHealthIssue'];
+  ServiceHealthEdge: Omit<Types.ServiceHealthEdge, 'node'> & { node: ResolversParentTypes['ServiceHealth'] };
+  ServiceHealthInput: Types.ServiceHealthInput;
+  ServiceHealthIssue: Types.ServiceHealthIssue | FederationReferenceTypes['ServiceHealthIssue'];
   ServiceHealthIssueConnection: ServiceHealthIssuePage;
-  ServiceHealthIssueEdge: ServiceHealthIssueEdge;
-  ServiceHealthIssueInput: ServiceHealthIssueInput;
-  ServiceHealthIssueOrder: ServiceHealthIssueOrder;
-  ServiceHealthIssuePost: ServiceHealthIssuePost;
-  ServiceHealthIssuePostInput: ServiceHealthIssuePostInput;
-  ServiceHealthOrder: ServiceHealthOrder;
-  ServiceHealthPatch: ServiceHealthPatch;
-  ServiceUpdateMessage: ServiceUpdateMessage | FederationReferenceTypes['ServiceUpdateMessage'];
+  ServiceHealthIssueEdge: Types.ServiceHealthIssueEdge;
+  ServiceHealthIssueInput: Types.ServiceHealthIssueInput;
+  ServiceHealthIssueOrder: Types.ServiceHealthIssueOrder;
+  ServiceHealthIssuePost: Types.ServiceHealthIssuePost;
+  ServiceHealthIssuePostInput: Types.ServiceHealthIssuePostInput;
+  ServiceHealthOrder: Types.ServiceHealthOrder;
+  ServiceHealthPatch: Types.ServiceHealthPatch;
+  ServiceUpdateMessage: Types.ServiceUpdateMessage | FederationReferenceTypes['ServiceUpdateMessage'];
   ServiceUpdateMessageConnection: ServiceUpdateMessagePage;
-  ServiceUpdateMessageEdge: ServiceUpdateMessageEdge;
-  ServiceUpdateMessageFilter: ServiceUpdateMessageFilter;
-  ServiceUpdateMessageOrder: ServiceUpdateMessageOrder;
-  ServiceUpdateMessageViewpoint: ServiceUpdateMessageViewpoint;
+  ServiceUpdateMessageEdge: Types.ServiceUpdateMessageEdge;
+  ServiceUpdateMessageFilter: Types.ServiceUpdateMessageFilter;
+  ServiceUpdateMessageOrder: Types.ServiceUpdateMessageOrder;
+  ServiceUpdateMessageViewpoint: Types.ServiceUpdateMessageViewpoint;
   Subscription: Record<PropertyKey, never>;
   Title: TitleRef;
-  TitleRating: TitleRating;
+  TitleRating: Types.TitleRating;
   TitleSearchPage: SearchPage;
   TitleSeason: SeasonRef;
-  Upstream: Upstream;
-  Boolean: Scalars['Boolean']['output'];
-  Int: Scalars['Int']['output'];
+  Upstream: Types.Upstream;
+  Boolean: Types.Scalars['Boolean']['output'];
+  Int: Types.Scalars['Int']['output'];
 };
 
 export type CacheControlDirectiveArgs = {
-  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
-  maxAge?: Maybe<Scalars['Int']['input']>;
-  scope?: Maybe<CacheControlScope>;
+  inheritMaxAge?: Types.Maybe<Types.Scalars['Boolean']['input']>;
+  maxAge?: Types.Maybe<Types.Scalars['Int']['input']>;
+  scope?: Types.Maybe<Types.CacheControlScope>;
 };
 
 export type CacheControlDirectiveResolver<Result, Parent, ContextType = GatewayContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AdminResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Admin'] = ResolversParentTypes['Admin']> = {
-  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  properties?: Resolver<Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
+  etag?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  properties?: Resolver<Types.Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
   serviceAnnouncement?: Resolver<ResolversTypes['ServiceAnnouncement'], ParentType, ContextType>;
 };
 
 export type ChatAttemptResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatAttempt'] = ResolversParentTypes['ChatAttempt']> = {
-  code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  code?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   outcome?: Resolver<ResolversTypes['ChatAttemptOutcome'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type ChatCapabilitiesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCapabilities'] = ResolversParentTypes['ChatCapabilities']> = {
-  contextWindow?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  contextWindow?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   streaming?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   temperatureMax?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   temperatureMin?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -1427,7 +327,7 @@ export type ChatCapabilitiesResolvers<ContextType = GatewayContext, ParentType e
 };
 
 export type ChatChoiceResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatChoice'] = ResolversParentTypes['ChatChoice']> = {
-  finishReason?: Resolver<Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
+  finishReason?: Resolver<Types.Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   message?: Resolver<ResolversTypes['ChatMessage'], ParentType, ContextType>;
 };
@@ -1435,7 +335,7 @@ export type ChatChoiceResolvers<ContextType = GatewayContext, ParentType extends
 export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletion'] = ResolversParentTypes['ChatCompletion']> = {
   attempts?: Resolver<Array<ResolversTypes['ChatAttempt']>, ParentType, ContextType>;
   choices?: Resolver<Array<ResolversTypes['ChatChoice']>, ParentType, ContextType>;
-  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  content?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   graphSteps?: Resolver<Array<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1446,25 +346,25 @@ export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType ext
 
 export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatCompletionChunk'] = ResolversParentTypes['ChatCompletionChunk']> = {
   delta?: Resolver<ResolversTypes['ChatDelta'], ParentType, ContextType>;
-  finishReason?: Resolver<Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
-  graphStep?: Resolver<Maybe<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
+  finishReason?: Resolver<Types.Maybe<ResolversTypes['ChatFinishReason']>, ParentType, ContextType>;
+  graphStep?: Resolver<Types.Maybe<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<Maybe<ResolversTypes['ChatTokenUsage']>, ParentType, ContextType>;
+  usage?: Resolver<Types.Maybe<ResolversTypes['ChatTokenUsage']>, ParentType, ContextType>;
 };
 
 export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatDelta'] = ResolversParentTypes['ChatDelta']> = {
-  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  reasoningContent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  role?: Resolver<Maybe<ResolversTypes['ChatRole']>, ParentType, ContextType>;
-  toolCalls?: Resolver<Maybe<Array<ResolversTypes['ChatToolCallDelta']>>, ParentType, ContextType>;
+  content?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reasoningContent?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  role?: Resolver<Types.Maybe<ResolversTypes['ChatRole']>, ParentType, ContextType>;
+  toolCalls?: Resolver<Types.Maybe<Array<ResolversTypes['ChatToolCallDelta']>>, ParentType, ContextType>;
 };
 
 export type ChatGraphStepResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatGraphStep'] = ResolversParentTypes['ChatGraphStep']> = {
   arguments?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  errorCode?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   result?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   toolCallId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1472,16 +372,16 @@ export type ChatGraphStepResolvers<ContextType = GatewayContext, ParentType exte
 };
 
 export type ChatMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatMessage'] = ResolversParentTypes['ChatMessage']> = {
-  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  reasoningContent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  content?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reasoningContent?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   role?: Resolver<ResolversTypes['ChatRole'], ParentType, ContextType>;
-  toolCalls?: Resolver<Maybe<Array<ResolversTypes['ChatToolCall']>>, ParentType, ContextType>;
+  toolCalls?: Resolver<Types.Maybe<Array<ResolversTypes['ChatToolCall']>>, ParentType, ContextType>;
 };
 
 export type ChatModelResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModel'] = ResolversParentTypes['ChatModel']> = {
-  contextWindow?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  contextWindow?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  maxOutputTokens?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxOutputTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   upstreamModel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   vision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
@@ -1492,14 +392,14 @@ export type ChatProviderResolvers<ContextType = GatewayContext, ParentType exten
   live?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   modelDetails?: Resolver<Array<ResolversTypes['ChatModel']>, ParentType, ContextType>;
   models?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  requestsPerMinute?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  variant?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requestsPerMinute?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  variant?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ChatTokenUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatTokenUsage'] = ResolversParentTypes['ChatTokenUsage']> = {
   completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  reasoningTokens?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  reasoningTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   totalTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
@@ -1510,10 +410,10 @@ export type ChatToolCallResolvers<ContextType = GatewayContext, ParentType exten
 };
 
 export type ChatToolCallDeltaResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatToolCallDelta'] = ResolversParentTypes['ChatToolCallDelta']> = {
-  arguments?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  arguments?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ChatUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatUsage'] = ResolversParentTypes['ChatUsage']> = {
@@ -1554,9 +454,9 @@ export type EmbeddingUsageResolvers<ContextType = GatewayContext, ParentType ext
 };
 
 export type GeneratedImageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['GeneratedImage'] = ResolversParentTypes['GeneratedImage']> = {
-  b64Json?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  size?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  b64Json?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  size?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ImageContentFilterResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageContentFilter'] = ResolversParentTypes['ImageContentFilter']> = {
@@ -1570,7 +470,7 @@ export type ImageGenerationResolvers<ContextType = GatewayContext, ParentType ex
   images?: Resolver<Array<ResolversTypes['GeneratedImage']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  usage?: Resolver<Maybe<ResolversTypes['ImageUsage']>, ParentType, ContextType>;
+  usage?: Resolver<Types.Maybe<ResolversTypes['ImageUsage']>, ParentType, ContextType>;
 };
 
 export type ImageUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ImageUsage'] = ResolversParentTypes['ImageUsage']> = {
@@ -1580,8 +480,8 @@ export type ImageUsageResolvers<ContextType = GatewayContext, ParentType extends
 };
 
 export type ItemBodyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ItemBody'] = ResolversParentTypes['ItemBody']> = {
-  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  contentType?: Resolver<Maybe<ResolversTypes['BodyType']>, ParentType, ContextType>;
+  content?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  contentType?: Resolver<Types.Maybe<ResolversTypes['BodyType']>, ParentType, ContextType>;
 };
 
 export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSONObject'], any> {
@@ -1590,67 +490,67 @@ export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<Resolver
 
 export type KeyValuePairResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['KeyValuePair'] = ResolversParentTypes['KeyValuePair']> = {
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type MutationResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  createChatCompletion?: Resolver<Maybe<ResolversTypes['ChatCompletion']>, ParentType, ContextType, RequireFields<MutationCreateChatCompletionArgs, 'input'>>;
-  createEmbeddings?: Resolver<Maybe<ResolversTypes['EmbeddingResult']>, ParentType, ContextType, RequireFields<MutationCreateEmbeddingsArgs, 'input'>>;
-  createServiceHealth?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<MutationCreateServiceHealthArgs, 'input'>>;
-  createServiceHealthIssue?: Resolver<Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType, RequireFields<MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
-  deleteServiceAnnouncement?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<MutationDeleteServiceAnnouncementArgs>>;
-  deleteServiceHealth?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationDeleteServiceHealthArgs, 'id'>>;
-  generateImage?: Resolver<Maybe<ResolversTypes['ImageGeneration']>, ParentType, ContextType, RequireFields<MutationGenerateImageArgs, 'input'>>;
-  updateAdmin?: Resolver<Maybe<ResolversTypes['Admin']>, ParentType, ContextType, RequireFields<MutationUpdateAdminArgs, 'input'>>;
-  updateServiceAnnouncement?: Resolver<Maybe<ResolversTypes['ServiceAnnouncement']>, ParentType, ContextType, RequireFields<MutationUpdateServiceAnnouncementArgs, 'input'>>;
-  updateServiceHealth?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
+  createChatCompletion?: Resolver<Types.Maybe<ResolversTypes['ChatCompletion']>, ParentType, ContextType, RequireFields<Types.MutationCreateChatCompletionArgs, 'input'>>;
+  createEmbeddings?: Resolver<Types.Maybe<ResolversTypes['EmbeddingResult']>, ParentType, ContextType, RequireFields<Types.MutationCreateEmbeddingsArgs, 'input'>>;
+  createServiceHealth?: Resolver<Types.Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<Types.MutationCreateServiceHealthArgs, 'input'>>;
+  createServiceHealthIssue?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType, RequireFields<Types.MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
+  deleteServiceAnnouncement?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<Types.MutationDeleteServiceAnnouncementArgs>>;
+  deleteServiceHealth?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<Types.MutationDeleteServiceHealthArgs, 'id'>>;
+  generateImage?: Resolver<Types.Maybe<ResolversTypes['ImageGeneration']>, ParentType, ContextType, RequireFields<Types.MutationGenerateImageArgs, 'input'>>;
+  updateAdmin?: Resolver<Types.Maybe<ResolversTypes['Admin']>, ParentType, ContextType, RequireFields<Types.MutationUpdateAdminArgs, 'input'>>;
+  updateServiceAnnouncement?: Resolver<Types.Maybe<ResolversTypes['ServiceAnnouncement']>, ParentType, ContextType, RequireFields<Types.MutationUpdateServiceAnnouncementArgs, 'input'>>;
+  updateServiceHealth?: Resolver<Types.Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<Types.MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
 };
 
 export type OpenPropertyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['OpenProperty'] = ResolversParentTypes['OpenProperty']> = {
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
-  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  endCursor?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startCursor?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
   chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
-  chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<QueryChatUsageArgs>>;
-  searchTitles?: Resolver<Maybe<ResolversTypes['TitleSearchPage']>, ParentType, ContextType, RequireFields<QuerySearchTitlesArgs, 'page' | 'query'>>;
-  title?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<QueryTitleArgs, 'plot'>>;
+  chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<Types.QueryChatUsageArgs>>;
+  searchTitles?: Resolver<Types.Maybe<ResolversTypes['TitleSearchPage']>, ParentType, ContextType, RequireFields<Types.QuerySearchTitlesArgs, 'page' | 'query'>>;
+  title?: Resolver<Types.Maybe<ResolversTypes['Title']>, ParentType, ContextType, RequireFields<Types.QueryTitleArgs, 'plot'>>;
   upstreams?: Resolver<Array<ResolversTypes['Upstream']>, ParentType, ContextType>;
 };
 
 export type ServiceAnnouncementResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceAnnouncement'] = ResolversParentTypes['ServiceAnnouncement']> = {
-  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  healthOverview?: Resolver<Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<ServiceAnnouncementHealthOverviewArgs, 'id'>>;
-  healthOverviews?: Resolver<Maybe<ResolversTypes['ServiceHealthConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementHealthOverviewsArgs>>;
-  issues?: Resolver<Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementIssuesArgs>>;
-  message?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessage']>, ParentType, ContextType, RequireFields<ServiceAnnouncementMessageArgs, 'id'>>;
-  messages?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessageConnection']>, ParentType, ContextType, Partial<ServiceAnnouncementMessagesArgs>>;
-  properties?: Resolver<Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
+  etag?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  healthOverview?: Resolver<Types.Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<Types.ServiceAnnouncementHealthOverviewArgs, 'id'>>;
+  healthOverviews?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthConnection']>, ParentType, ContextType, Partial<Types.ServiceAnnouncementHealthOverviewsArgs>>;
+  issues?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<Types.ServiceAnnouncementIssuesArgs>>;
+  message?: Resolver<Types.Maybe<ResolversTypes['ServiceUpdateMessage']>, ParentType, ContextType, RequireFields<Types.ServiceAnnouncementMessageArgs, 'id'>>;
+  messages?: Resolver<Types.Maybe<ResolversTypes['ServiceUpdateMessageConnection']>, ParentType, ContextType, Partial<Types.ServiceAnnouncementMessagesArgs>>;
+  properties?: Resolver<Types.Maybe<Array<ResolversTypes['OpenProperty']>>, ParentType, ContextType>;
 };
 
 export type ServiceHealthResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealth'] = ResolversParentTypes['ServiceHealth'], FederationReferenceType extends FederationReferenceTypes['ServiceHealth'] = FederationReferenceTypes['ServiceHealth']> = {
-  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __resolveReference?: ReferenceResolver<Types.Maybe<ResolversTypes['ServiceHealth']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  etag?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  issues?: Resolver<Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<ServiceHealthIssuesArgs>>;
+  issues?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssueConnection']>, ParentType, ContextType, Partial<Types.ServiceHealthIssuesArgs>>;
   service?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ServiceHealthStatus'], ParentType, ContextType>;
 };
 
 export type ServiceHealthChangeResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthChange'] = ResolversParentTypes['ServiceHealthChange']> = {
   detectedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  issue?: Resolver<Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType>;
+  issue?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['ServiceHealthChangeKind'], ParentType, ContextType>;
-  previousStatus?: Resolver<Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
+  previousStatus?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
   serviceHealth?: Resolver<ResolversTypes['ServiceHealth'], ParentType, ContextType>;
 };
 
@@ -1666,23 +566,23 @@ export type ServiceHealthEdgeResolvers<ContextType = GatewayContext, ParentType 
 };
 
 export type ServiceHealthIssueResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssue'] = ResolversParentTypes['ServiceHealthIssue'], FederationReferenceType extends FederationReferenceTypes['ServiceHealthIssue'] = FederationReferenceTypes['ServiceHealthIssue']> = {
-  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceHealthIssue']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  classification?: Resolver<Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
+  __resolveReference?: ReferenceResolver<Types.Maybe<ResolversTypes['ServiceHealthIssue']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  classification?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthClassification']>, ParentType, ContextType>;
   details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
-  endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  etag?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  feature?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  featureGroup?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  endDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  etag?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  feature?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  featureGroup?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  impactDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  isResolved?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  lastModifiedDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  origin?: Resolver<Maybe<ResolversTypes['ServiceHealthOrigin']>, ParentType, ContextType>;
+  impactDescription?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  isResolved?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  lastModifiedDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  origin?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthOrigin']>, ParentType, ContextType>;
   posts?: Resolver<Array<ResolversTypes['ServiceHealthIssuePost']>, ParentType, ContextType>;
-  service?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  startDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
-  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  service?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthStatus']>, ParentType, ContextType>;
+  title?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ServiceHealthIssueConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssueConnection'] = ResolversParentTypes['ServiceHealthIssueConnection']> = {
@@ -1697,29 +597,29 @@ export type ServiceHealthIssueEdgeResolvers<ContextType = GatewayContext, Parent
 };
 
 export type ServiceHealthIssuePostResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceHealthIssuePost'] = ResolversParentTypes['ServiceHealthIssuePost']> = {
-  createdDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  description?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
-  postType?: Resolver<Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
+  createdDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  description?: Resolver<Types.Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
+  postType?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssuePostType']>, ParentType, ContextType>;
 };
 
 export type ServiceUpdateMessageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessage'] = ResolversParentTypes['ServiceUpdateMessage'], FederationReferenceType extends FederationReferenceTypes['ServiceUpdateMessage'] = FederationReferenceTypes['ServiceUpdateMessage']> = {
-  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['ServiceUpdateMessage']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  actionRequiredByDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  body?: Resolver<Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
-  category?: Resolver<Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
+  __resolveReference?: ReferenceResolver<Types.Maybe<ResolversTypes['ServiceUpdateMessage']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  actionRequiredByDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  body?: Resolver<Types.Maybe<ResolversTypes['ItemBody']>, ParentType, ContextType>;
+  category?: Resolver<Types.Maybe<ResolversTypes['ServiceUpdateCategory']>, ParentType, ContextType>;
   details?: Resolver<Array<ResolversTypes['KeyValuePair']>, ParentType, ContextType>;
-  endDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  expiryDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
-  hasAttachments?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  endDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  expiryDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  hasAttachments?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  isMajorChange?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  lastModifiedDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  isMajorChange?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  lastModifiedDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   services?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  severity?: Resolver<Maybe<ResolversTypes['ServiceUpdateSeverity']>, ParentType, ContextType>;
-  startDateTime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  severity?: Resolver<Types.Maybe<ResolversTypes['ServiceUpdateSeverity']>, ParentType, ContextType>;
+  startDateTime?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  viewPoint?: Resolver<Maybe<ResolversTypes['ServiceUpdateMessageViewpoint']>, ParentType, ContextType>;
+  title?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  viewPoint?: Resolver<Types.Maybe<ResolversTypes['ServiceUpdateMessageViewpoint']>, ParentType, ContextType>;
 };
 
 export type ServiceUpdateMessageConnectionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessageConnection'] = ResolversParentTypes['ServiceUpdateMessageConnection']> = {
@@ -1734,50 +634,50 @@ export type ServiceUpdateMessageEdgeResolvers<ContextType = GatewayContext, Pare
 };
 
 export type ServiceUpdateMessageViewpointResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ServiceUpdateMessageViewpoint'] = ResolversParentTypes['ServiceUpdateMessageViewpoint']> = {
-  isArchived?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  isFavorited?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  isRead?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isArchived?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isFavorited?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isRead?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
-  chatCompletionStream?: SubscriptionResolver<ResolversTypes['ChatCompletionChunk'], "chatCompletionStream", ParentType, ContextType, RequireFields<SubscriptionChatCompletionStreamArgs, 'input'>>;
-  serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
-  serviceHealthChanged?: SubscriptionResolver<ResolversTypes['ServiceHealthChange'], "serviceHealthChanged", ParentType, ContextType, Partial<SubscriptionServiceHealthChangedArgs>>;
-  serviceMessagePosted?: SubscriptionResolver<ResolversTypes['ServiceUpdateMessage'], "serviceMessagePosted", ParentType, ContextType, Partial<SubscriptionServiceMessagePostedArgs>>;
+  chatCompletionStream?: SubscriptionResolver<ResolversTypes['ChatCompletionChunk'], "chatCompletionStream", ParentType, ContextType, RequireFields<Types.SubscriptionChatCompletionStreamArgs, 'input'>>;
+  serverTime?: SubscriptionResolver<ResolversTypes['DateTime'], "serverTime", ParentType, ContextType, RequireFields<Types.SubscriptionServerTimeArgs, 'count' | 'intervalMs'>>;
+  serviceHealthChanged?: SubscriptionResolver<ResolversTypes['ServiceHealthChange'], "serviceHealthChanged", ParentType, ContextType, Partial<Types.SubscriptionServiceHealthChangedArgs>>;
+  serviceMessagePosted?: SubscriptionResolver<ResolversTypes['ServiceUpdateMessage'], "serviceMessagePosted", ParentType, ContextType, Partial<Types.SubscriptionServiceMessagePostedArgs>>;
 };
 
 export type TitleResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Title'] = ResolversParentTypes['Title'], FederationReferenceType extends FederationReferenceTypes['Title'] = FederationReferenceTypes['Title']> = {
-  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Title']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  awards?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  boxOffice?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __resolveReference?: ReferenceResolver<Types.Maybe<ResolversTypes['Title']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  awards?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  boxOffice?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cast?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   countries?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   directors?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  dvd?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  episode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  episodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Title']>>>, ParentType, ContextType, RequireFields<TitleEpisodesArgs, 'season'>>;
+  dvd?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  episode?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  episodes?: Resolver<Types.Maybe<Array<Types.Maybe<ResolversTypes['Title']>>>, ParentType, ContextType, RequireFields<Types.TitleEpisodesArgs, 'season'>>;
   genres?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   imdbId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  imdbRating?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
-  imdbVotes?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  imdbRating?: Resolver<Types.Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  imdbVotes?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   languages?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  metascore?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  plot?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  posterUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  production?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  rated?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  metascore?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  plot?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  posterUrl?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  production?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rated?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   ratings?: Resolver<Array<ResolversTypes['TitleRating']>, ParentType, ContextType>;
-  released?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  runtimeMinutes?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  season?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  released?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runtimeMinutes?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  season?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   seasons?: Resolver<Array<ResolversTypes['TitleSeason']>, ParentType, ContextType>;
-  series?: Resolver<Maybe<ResolversTypes['Title']>, ParentType, ContextType>;
+  series?: Resolver<Types.Maybe<ResolversTypes['Title']>, ParentType, ContextType>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  totalSeasons?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalSeasons?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['TitleType'], ParentType, ContextType>;
-  website?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  website?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   writers?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  year?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  year?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type TitleRatingResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleRating'] = ResolversParentTypes['TitleRating']> = {
@@ -1787,14 +687,14 @@ export type TitleRatingResolvers<ContextType = GatewayContext, ParentType extend
 
 export type TitleSearchPageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSearchPage'] = ResolversParentTypes['TitleSearchPage']> = {
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  items?: Resolver<Array<Maybe<ResolversTypes['Title']>>, ParentType, ContextType>;
+  items?: Resolver<Array<Types.Maybe<ResolversTypes['Title']>>, ParentType, ContextType>;
   page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalResults?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type TitleSeasonResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['TitleSeason'] = ResolversParentTypes['TitleSeason']> = {
-  episodes?: Resolver<Maybe<Array<Maybe<ResolversTypes['Title']>>>, ParentType, ContextType>;
+  episodes?: Resolver<Types.Maybe<Array<Types.Maybe<ResolversTypes['Title']>>>, ParentType, ContextType>;
   number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 

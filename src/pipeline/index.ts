@@ -15,8 +15,9 @@ import {
 import { LRUCache } from 'lru-cache';
 import { ErrorReason } from '../errors/codes.js';
 import { runInTrace, type Tracing } from '../observability/tracing.js';
-import { createContext, type GatewayServices } from '../context/request.js';
-import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
+import { createContext } from '../context/request.js';
+import type { GatewayServices } from '../context/services.js';
+import type { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
 import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/incremental.js';
 import { apiKeyRefusal, createApiKeyCheck, type ApiKeyCheck } from './rules/apiKey.js';
@@ -153,7 +154,7 @@ export class OperationPipeline {
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client) });
-    const op: Operation = { transport: init.transport, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
+    const op: Operation = { transport: init.transport, client: init.client ?? {}, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
     for (const rule of this.beginners) rule.begin!(op, init);
     return op;
   }
@@ -355,8 +356,8 @@ function requestError(error: GraphQLError, reason: ErrorReason): GraphQLError {
 export interface CreatePipelineOptions {
   schema: GraphQLSchema;
   services: GatewayServices;
-  /** Each domain's upstream-request estimate, for the budget. */
-  estimators: readonly UpstreamEstimator[];
+  /** Every domain's estimate of an operation's upstream requests, for the budget. */
+  estimates: UpstreamEstimates;
   /** Undefined unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: Tracing;
   /** The caps per client (CLIENT_MAX_SUBSCRIPTIONS, CLIENT_MAX_CHAT_STREAMS, …), shared with the transports. */
@@ -379,7 +380,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     limits,
     operationTracing(options.tracing),
     ResponseCache.create(schema, services),
-    upstreamBudget(schema, services, options.estimators),
+    upstreamBudget(schema, options.estimates, config.limits.maxUpstreamRequests),
     titlesQuota(schema),
     ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),
     cancellation,

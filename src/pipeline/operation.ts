@@ -1,4 +1,3 @@
-import type { ClientIdentity } from './rules/fairShare.js';
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
 import type { GatewayContext } from '../context/request.js';
@@ -11,6 +10,13 @@ export interface OperationPayload {
   variables?: Record<string, unknown> | null;
   extensions?: Record<string, unknown> | null;
   documentId?: string;
+}
+
+/** Who a connection or operation comes from, as the transport knows it: what the fair-share caps count against. */
+export interface ClientIdentity {
+  /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
+  apiKey?: string;
+  remoteAddress?: string;
 }
 
 /** Who sent an operation, and over what. */
@@ -28,6 +34,8 @@ export interface OperationInit {
 /** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */
 export interface Operation {
   readonly transport: Transport;
+  /** Who sent it, as its transport knows it (`{}` when it does not). */
+  readonly client: ClientIdentity;
   readonly context: GatewayContext;
   /** Aborting it aborts the operation's upstream requests. */
   readonly controller: AbortController;

@@ -1,7 +1,8 @@
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ErrorCode } from '../errors/codes.js';
 import { VariablesMemo } from './memo.js';
-import { perRequest, shared, type GatewayContext, type GatewayServices } from '../context/request.js';
+import { OperationKey, operationValue, perOperation, type GatewayContext } from '../context/request.js';
+import type { GatewayServices } from '../context/services.js';
 
 /** What an estimator sees of an operation before it runs (the parts of `GraphQLResolveInfo` planners read). */
 export interface OperationShape {
@@ -34,33 +35,37 @@ export function operationShape(
   return { schema, operation, fragments, variableValues: variables ?? {} };
 }
 
-/** Every domain's estimate for the operation, summed per upstream. An estimator that cannot make sense of the
- * operation (bad arguments) contributes nothing: the resolvers' own validation refuses it. */
-export function estimateUpstreamRequests(
-  shape: OperationShape,
-  services: GatewayServices,
-  estimators: readonly UpstreamEstimator[],
-): Record<string, number> {
-  const totals = { ...stableTotals(shape, services, estimators) };
-  for (const estimate of estimators) if (!estimate.stable) add(totals, run(estimate, shape, services));
-  return totals;
-}
+/**
+ * Every domain's estimate of an operation's upstream requests, summed per upstream: the planners' view of what an
+ * operation will cost before it runs. One per gateway, built at start-up, with the memo of its stable estimates (a
+ * cached document is walked once per variables, not once per request).
+ */
+export class UpstreamEstimates {
+  private readonly stable = new VariablesMemo<OperationDefinitionNode, Record<string, number>>(64);
 
-const STABLE = { key: 'stable upstream estimates by operation and variables' };
+  constructor(
+    private readonly services: GatewayServices,
+    readonly estimators: readonly UpstreamEstimator[],
+  ) {}
 
-/** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
-function stableTotals(shape: OperationShape, services: GatewayServices, estimators: readonly UpstreamEstimator[]): Readonly<Record<string, number>> {
-  // Keyed by the estimator list too: a gateway serves one list, but tests and tools may pass others.
-  const byList = shared(services, STABLE, () => new WeakMap<readonly UpstreamEstimator[], VariablesMemo<OperationDefinitionNode, Record<string, number>>>());
-  let memo = byList.get(estimators);
-  if (!memo) byList.set(estimators, (memo = new VariablesMemo(64)));
-  // Variables the operation does not declare cannot change its estimate.
-  const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-  return memo.get(shape.operation, variables, () => {
-    const totals: Record<string, number> = {};
-    for (const estimate of estimators) if (estimate.stable) add(totals, run(estimate, shape, services));
+  /** The estimate by upstream. An estimator that cannot make sense of the operation (bad arguments) contributes
+   * nothing: the resolvers' own validation refuses it. */
+  of(shape: OperationShape): Record<string, number> {
+    const totals = { ...this.stableTotals(shape) };
+    for (const estimate of this.estimators) if (!estimate.stable) add(totals, run(estimate, shape, this.services));
     return totals;
-  });
+  }
+
+  /** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
+  private stableTotals(shape: OperationShape): Readonly<Record<string, number>> {
+    // Variables the operation does not declare cannot change its estimate.
+    const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
+    return this.stable.get(shape.operation, variables, () => {
+      const totals: Record<string, number> = {};
+      for (const estimate of this.estimators) if (estimate.stable) add(totals, run(estimate, shape, this.services));
+      return totals;
+    });
+  }
 }
 
 function run(estimate: UpstreamEstimator, shape: OperationShape, services: GatewayServices): Record<string, number> {
@@ -110,13 +115,7 @@ export interface EntitiesWithinBudget {
  * operation is one `_entities` field with its representations in a variable (what routers send); such an operation
  * over the budget is refused whole. A prefix never costs more than a longer one, so a binary search finds it.
  */
-export function entitiesWithinBudget(
-  shape: OperationShape,
-  services: GatewayServices,
-  estimators: readonly UpstreamEstimator[],
-  refusal: GraphQLError,
-  max: number,
-): EntitiesWithinBudget | undefined {
+export function entitiesWithinBudget(shape: OperationShape, estimates: UpstreamEstimates, refusal: GraphQLError, max: number): EntitiesWithinBudget | undefined {
   const [field, ...others] = shape.operation.selectionSet.selections;
   if (shape.operation.operation !== 'query' || others.length || field?.kind !== Kind.FIELD || field.name.value !== '_entities') return undefined;
   const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
@@ -124,7 +123,7 @@ export function entitiesWithinBudget(
   const name = value.name.value;
   const all = shape.variableValues[name];
   if (!Array.isArray(all)) return undefined;
-  const estimate = (n: number) => estimateUpstreamRequests({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } }, services, estimators);
+  const estimate = (n: number) => estimates.of({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } });
   let fits = 0;
   let over = all.length;
   while (over - fits > 1) {
@@ -135,16 +134,16 @@ export function entitiesWithinBudget(
   return { allowed: fits, totals: estimate(fits), refusal };
 }
 
-const ENTITIES = { key: 'entities within the budget by operation' };
+const ENTITIES = new OperationKey<Map<OperationDefinitionNode, EntitiesWithinBudget>>('entities within the budget by operation');
 
 /** Keeps the allowed part of an `_entities` call for its resolver (schema/build.ts). */
 export function rememberEntitiesWithinBudget(ctx: GatewayContext, operation: OperationDefinitionNode, within: EntitiesWithinBudget): void {
-  perRequest(ctx, ENTITIES, () => new Map<OperationDefinitionNode, EntitiesWithinBudget>()).set(operation, within);
+  perOperation(ctx, ENTITIES, () => new Map()).set(operation, within);
 }
 
 /** The allowed part of this operation's `_entities` call, when the budget cut it. */
 export function entitiesBudget(ctx: GatewayContext, operation: OperationDefinitionNode): EntitiesWithinBudget | undefined {
-  return (ctx.loaders.get(ENTITIES) as Map<OperationDefinitionNode, EntitiesWithinBudget> | undefined)?.get(operation);
+  return operationValue(ctx, ENTITIES)?.get(operation);
 }
 
 /** The error of representation `index`, beyond what the budget allowed. */
@@ -156,15 +155,15 @@ export function entityOverBudget(within: EntitiesWithinBudget, index: number): G
   );
 }
 
-const ESTIMATES = { key: 'upstream estimates by operation' };
+const ESTIMATES = new OperationKey<Map<OperationDefinitionNode, Record<string, number>>>('upstream estimates by operation');
 
 /** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */
 export function rememberEstimates(ctx: GatewayContext, operation: OperationDefinitionNode, totals: Record<string, number>): void {
-  perRequest(ctx, ESTIMATES, () => new Map<OperationDefinitionNode, Record<string, number>>()).set(operation, totals);
+  perOperation(ctx, ESTIMATES, () => new Map()).set(operation, totals);
 }
 
 /** The estimate made before execution for `upstream`, if one was made for this operation. */
 export function rememberedEstimate(ctx: GatewayContext, operation: OperationDefinitionNode, upstream: string): number | undefined {
-  const totals = (ctx.loaders.get(ESTIMATES) as Map<OperationDefinitionNode, Record<string, number>> | undefined)?.get(operation);
+  const totals = operationValue(ctx, ESTIMATES)?.get(operation);
   return totals ? (totals[upstream] ?? 0) : undefined;
 }

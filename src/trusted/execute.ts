@@ -1,5 +1,4 @@
 import type { GraphQLFormattedError } from 'graphql';
-import type { OperationPipeline } from '../pipeline/index.js';
 
 /** Who asks for a trusted operation: the same credentials and identity as any other operation of that caller. */
 export interface TrustedCall {
@@ -28,18 +27,3 @@ export interface TrustedRequest {
 }
 
 export type ExecuteTrusted = (request: TrustedRequest, variables: Record<string, unknown>, call: TrustedCall) => Promise<TrustedResult>;
-
-/**
- * The one place trusted operations (MCP tools, chat graph tools) enter the operation pipeline, so they pass the same
- * rules as any other operation: the API key, document limits, the upstream-request budget and quota guards, one
- * context and span per call, contract error codes with production masking, one `operation` log line and the metrics.
- */
-export function trustedExecutor(pipeline: OperationPipeline): ExecuteTrusted {
-  return async (trusted, variables, call) => {
-    const result = await pipeline.execute(
-      { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, signal: call.signal },
-    );
-    return { data: result.data as Record<string, unknown> | null | undefined, ...(result.errors?.length ? { errors: result.errors } : {}) };
-  };
-}

@@ -1,9 +1,8 @@
-import { createOmdbClient } from '../domains/titles/loaders.js';
 import { createChatClients, type ChatClient } from './chat/client.js';
-import { createGraphClient, type GraphClient } from './msgraph/client.js';
-import type { OmdbClient } from './omdb/client.js';
+import type { UpstreamDependencies } from './dependencies.js';
 import { ResponseBufferBudget } from './http/bufferBudget.js';
-import type { UpstreamClientServices } from '../context/request.js';
+import { createGraphClient, type GraphClient } from './msgraph/client.js';
+import { createOmdbClient, type OmdbClient } from './omdb/client.js';
 
 /** Every upstream client of one gateway: one connection pool, limiter and token store each. */
 export interface UpstreamClients {
@@ -17,8 +16,12 @@ export interface UpstreamClients {
  * Builds every upstream client once, at start-up, so a misconfiguration fails there rather than on the first request
  * that needs the upstream, and a test can build them without a server. Each registers its cleanup in `onClose`.
  */
-export function createUpstreamClients(services: UpstreamClientServices): UpstreamClients {
+export function createUpstreamClients(dependencies: UpstreamDependencies): UpstreamClients {
   // One budget for the bytes of every buffered upstream body at once (UPSTREAM_MAX_BUFFERED_BYTES), across upstreams.
-  const bufferBudget = new ResponseBufferBudget(services.config.upstreamMaxBufferedBytes);
-  return { graph: createGraphClient(services, bufferBudget), omdb: createOmdbClient(services, bufferBudget), chat: createChatClients(services, bufferBudget) };
+  const bufferBudget = new ResponseBufferBudget(dependencies.config.upstreamMaxBufferedBytes);
+  return {
+    graph: createGraphClient(dependencies, bufferBudget),
+    omdb: createOmdbClient(dependencies, bufferBudget),
+    chat: createChatClients(dependencies, bufferBudget),
+  };
 }

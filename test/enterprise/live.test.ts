@@ -3,7 +3,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { enterpriseExamples } from '../../src/domains/enterprise/index.js';
-import { liveHealth, type LiveHealth } from '../../src/domains/enterprise/live/feed.js';
+import type { LiveHealth } from '../../src/domains/enterprise/live/feed.js';
 import { startGateway } from '../../src/app/gateway.js';
 import { MemoryState } from '../../src/state/index.js';
 import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
@@ -113,8 +113,8 @@ async function statusOf(id: string): Promise<string> {
 const until = (check: () => void) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
 
 beforeAll(async () => {
-  gw = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
-  live = liveHealth(gw.gateway.services, { clock });
+  gw = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' }, {}, { domains: { liveHealth: { clock } } });
+  live = gw.gateway.services.domains.liveHealth;
 });
 afterAll(() => gw?.close());
 beforeEach(() => resetSandbox(gw));
@@ -335,7 +335,7 @@ describe('live service health with real timers', () => {
   it('streams an incident the sandbox steps through on its own timer', async () => {
     const c = wsClient(real.gateway.wsUrl);
     const sub = new Subscription(c, `subscription { serviceHealthChanged(services: ["Intune"]) { kind issue { id } } }`);
-    const live = liveHealth(real.gateway.services);
+    const live = real.gateway.services.domains.liveHealth;
     // The baseline poll is done once the next one is scheduled.
     await until(() => expect([live.poller.pollCount > 0, live.poller.scheduled]).toEqual([true, true]));
     const res = await fetch(`${real.sandbox.origin}/_sandbox/graph/incident`, { method: 'POST', body: JSON.stringify({ service: 'Intune', intervalMs: 250 }) });
@@ -357,9 +357,14 @@ describe('live service health with real timers', () => {
 async function withTwoReplicas(run: (pair: { first: TestGateway; replicas: LiveHealth[]; clocks: ManualClock[]; sockets: Client[] }) => Promise<void>): Promise<void> {
   const state = new MemoryState();
   const clocks = [new ManualClock(), new ManualClock()];
-  const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' });
-  const second = await startGateway({ config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }), sandbox: first.sandbox, logDestination: new LogCapture() });
-  const replicas = [first.gateway, second].map((g, i) => liveHealth(g.services, { state, clock: clocks[i] }));
+  const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' }, {}, { domains: { liveHealth: { state, clock: clocks[0] } } });
+  const second = await startGateway({
+    config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }),
+    sandbox: first.sandbox,
+    logDestination: new LogCapture(),
+    domains: { liveHealth: { state, clock: clocks[1] } },
+  });
+  const replicas = [first.gateway, second].map((g) => g.services.domains.liveHealth);
   const sockets = [wsClient(first.gateway.wsUrl), wsClient(second.wsUrl)];
   try {
     await run({ first, replicas, clocks, sockets });
@@ -453,7 +458,7 @@ describe('a gateway with delegated permissions only', () => {
       const sub = new Subscription(c, MESSAGES);
       await until(() => expect(sub.errors).toHaveLength(1));
       expect(sub.errors[0]).toEqual([expect.objectContaining({ message: expect.stringContaining('GRAPH_CLIENT_SECRET'), extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
-      expect(liveHealth(delegated.gateway.services).poller.pollCount).toBe(0);
+      expect(delegated.gateway.services.domains.liveHealth.poller.pollCount).toBe(0);
     } finally {
       await c.dispose();
       await delegated.close();

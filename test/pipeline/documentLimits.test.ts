@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentLimits } from '../../src/pipeline/rules/documentLimits.js';
-import { DEFAULT_LIMITS } from '../../src/pipeline/limitValidation.js';
+import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 import { pipelineHarness, type PipelineHarness } from './support.js';
 
 describe('documentLimits rule', () => {

@@ -2,12 +2,10 @@ import { loadConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { createRedactor } from '../../src/observability/redact.js';
-import { createOperationPipeline, type OperationPipeline } from '../../src/pipeline/index.js';
-import { upstreamEstimators } from '../../src/domains/index.js';
-import type { GatewayServices } from '../../src/context/request.js';
-import { createUpstreamClients } from '../../src/upstreams/clients.js';
+import { createGatewayCore } from '../../src/app/core.js';
+import type { GatewayServices } from '../../src/context/services.js';
+import type { OperationPipeline } from '../../src/pipeline/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { buildSchema } from '../../src/schema/build.js';
 import { resolveUpstreams } from '../../src/app/upstreams.js';
 import { MemoryState } from '../../src/state/index.js';
 import { GatewayCredentials } from '../../src/upstreams/credentials.js';
@@ -28,9 +26,8 @@ export async function pipelineHarness(env: Record<string, string> = {}, sandboxS
   const logs = new LogCapture();
   const redact = createRedactor(config.secrets);
   const log = createLogger({ level: config.logLevel, redact, destination: logs as never, format: config.logFormat });
-  const base = { config, metrics: new GatewayMetrics(), log, redact, upstreams: resolveUpstreams(config, sandbox), state: new MemoryState(), shared: new Map<object, unknown>(), credentials: new GatewayCredentials(log), onClose: [] as GatewayServices['onClose'] };
-  const services: GatewayServices = { ...base, clients: createUpstreamClients(base) };
-  const pipeline = createOperationPipeline({ schema: await buildSchema(), services, estimators: upstreamEstimators });
+  const dependencies = { config, metrics: new GatewayMetrics(), log, redact, state: new MemoryState(), credentials: new GatewayCredentials(log), onClose: [] };
+  const { services, pipeline } = await createGatewayCore({ dependencies, upstreams: resolveUpstreams(config, sandbox) });
   return {
     pipeline,
     services,

@@ -1,7 +1,8 @@
 import { ApolloServer } from '@apollo/server';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createContext, type GatewayContext, type GatewayServices } from '../../src/context/request.js';
+import { createContext, type GatewayContext } from '../../src/context/request.js';
+import type { GatewayServices } from '../../src/context/services.js';
 
 /** A services object with a logger that counts the per-request children made of it. */
 function countingServices(): { services: GatewayServices; children: Array<Record<string, unknown>> } {
@@ -41,7 +42,7 @@ describe('the per-request context', () => {
     await apollo.executeOperation({ query: '{ a: hello(log: true) b: hello(log: true) }' }, { contextValue });
     // One child for the operation that logged, bound to its request id, however often it logged.
     expect(children).toEqual([{ requestId: 'r-1' }]);
-    expect(seen?.loaders).toBeInstanceOf(Map);
+    expect(seen?.perOperation).toBeInstanceOf(Map);
     await apollo.stop();
   });
 });

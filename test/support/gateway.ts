@@ -32,7 +32,7 @@ export interface TestGateway {
 export async function startTestGateway(
   env: Record<string, string> = {},
   sandboxSettings = {},
-  options: Pick<StartGatewayOptions, 'multipartHeartbeatMs' | 'directExecution'> = {},
+  options: Pick<StartGatewayOptions, 'multipartHeartbeatMs' | 'directExecution' | 'domains'> = {},
 ): Promise<TestGateway> {
   const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
   const logs = new LogCapture();

@@ -2,8 +2,7 @@ import { getArgumentValues, type FieldNode } from 'graphql';
 import type { ChatTarget } from '../../config/env.js';
 import { stableEstimator } from '../../planning/upstreamEstimate.js';
 import { selectedFields } from '../../planning/selection.js';
-import { graphToolset } from '../../trusted/toolset.js';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 
 type Input = { provider?: string; model?: string; fallbacks?: ChatTarget[]; input?: unknown[]; n?: number; graphTools?: string[] | null };
 
@@ -46,10 +45,10 @@ export const estimateChatRequests = stableEstimator((op, services) => {
 
 /** CHAT_GRAPH_TOOL_MAX_CALLS calls of the costliest of the named operations, per upstream. */
 function addGraphTools(names: readonly string[], services: GatewayServices, add: (upstream: string, n: number) => void): void {
-  const estimates = graphToolset(services)?.estimates;
+  const { estimates } = services.trusted;
   const costliest: Record<string, number> = {};
   for (const name of names) {
-    for (const [upstream, n] of Object.entries(estimates?.get(name) ?? {})) costliest[upstream] = Math.max(costliest[upstream] ?? 0, n);
+    for (const [upstream, n] of Object.entries(estimates.get(name) ?? {})) costliest[upstream] = Math.max(costliest[upstream] ?? 0, n);
   }
   for (const [upstream, n] of Object.entries(costliest)) add(upstream, n * services.config.graphTools.maxCalls);
 }

@@ -1,7 +1,7 @@
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { RetryPolicy } from '../../upstreams/http/retry.js';
-import { chatLedger, type AttemptOutcome } from './usage/ledger.js';
+import type { AttemptOutcome } from './usage/ledger.js';
 import type { ValidCompletion } from './validate.js';
 
 /** One target tried, as `ChatCompletion.attempts` and the error's `extensions.attempts` show it. */
@@ -48,7 +48,7 @@ export async function firstServing<T>(
   targets: readonly ValidCompletion[],
   call: (target: ValidCompletion, retry: Partial<RetryPolicy> | undefined) => Promise<T>,
 ): Promise<{ target: ValidCompletion; value: T; attempts: Attempt[] }> {
-  const ledger = chatLedger(ctx.services);
+  const ledger = ctx.services.domains.chatUsage;
   const attempts: Attempt[] = [];
   for (const [i, target] of targets.entries()) {
     const provider = target.client.spec.id;

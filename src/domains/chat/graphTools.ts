@@ -1,14 +1,13 @@
 import { badInput, ErrorCode, formatError, GatewayError } from '../../errors/codes.js';
-import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/resolvers.js';
+import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/types.js';
 import { checkArguments } from '../../trusted/operations.js';
-import { graphToolset, type GraphToolset } from '../../trusted/toolset.js';
+import type { TrustedToolset } from '../../trusted/toolset.js';
 import type { GatewayContext } from '../../context/request.js';
 import { eventStream } from '../../execution/eventStream.js';
 import type { ChatChunk, ChatToolCall, ChatUsage } from '../../upstreams/chat/types.js';
 import { firstServing, type Attempt } from './fallbacks.js';
 import { chunkOf, completionOf } from './map.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
-import { chatLedger } from './usage/ledger.js';
 
 // Chat with `graphTools`: the model may call trusted operations (the /mcp tools, src/trusted), which the gateway runs
 // itself, turn after turn, until the model answers or a bound stops it.
@@ -20,7 +19,7 @@ const MAX_RESULT_CHARS = 16_000;
 
 /** A completion's graph tools: the trusted operations offered, as function tools, and its bounds. */
 export interface GraphToolPlan {
-  toolset: GraphToolset;
+  toolset: TrustedToolset;
   tools: ChatToolInput[];
   names: ReadonlySet<string>;
   /** Provider requests per completion (CHAT_GRAPH_TOOL_MAX_STEPS). */
@@ -36,8 +35,7 @@ export function graphToolPlan(input: ChatCompletionInput, ctx: GatewayContext): 
   if (input.tools?.length) {
     throw badInput('graphTools and tools cannot be combined: the gateway runs graph tools itself and would have to hand your tools back mid-loop. Use one of them.', 'input.tools');
   }
-  const toolset = graphToolset(ctx.services);
-  if (!toolset) throw new GatewayError(ErrorCode.InternalServerError, 'This gateway was started without trusted operations, so graphTools cannot be served.');
+  const toolset = ctx.services.trusted;
   const ops = input.graphTools.map((name, i) => toolset.operations.require(name, `input.graphTools[${i}]`));
   const unique = [...new Map(ops.map((op) => [op.name, op])).values()];
   const { maxSteps, maxCalls } = ctx.services.config.graphTools;
@@ -168,7 +166,7 @@ export async function completeWithGraphTools(input: ChatCompletionInput, plan: G
     const targets = await targetsOf(turnInput(input, plan, messages), ctx);
     const { target, value, attempts: tried } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
     attempts.push(...tried);
-    await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage, ctx);
+    await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
     usage = addUsage(usage, value.usage);
     const completion = completionOf(target.client.spec.id, target.model.id, value, attempts);
     const choice = value.choices[0];
@@ -222,7 +220,7 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             await sink.push({ chunk: chunkOf(provider, model, { ...c, delta: { ...c.delta, toolCalls: null }, finishReason: null, usage: null }) });
           }
           const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
-          await chatLedger(ctx.services).record(provider, model, used, ctx);
+          await ctx.services.domains.chatUsage.record(provider, model, used, ctx);
           usage = addUsage(usage, used);
           const list = finish === 'TOOL_CALLS' ? calls.list() : [];
           if (list.length > 0 && !withinBounds(plan, turn, steps.length, list)) finish = 'GRAPH_TOOL_LIMIT';

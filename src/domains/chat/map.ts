@@ -1,10 +1,4 @@
-import type {
-  ChatCompletion as GraphCompletion,
-  ChatCompletionChunk as GraphChunk,
-  ChatProvider as GraphProvider,
-  ChatRole as GraphRole,
-  ChatAttemptOutcome as GraphOutcome,
-} from '../../generated/resolvers.js';
+import type { ChatCompletion as GraphCompletion, ChatCompletionChunk as GraphChunk, ChatProvider as GraphProvider, ChatRole as GraphRole, ChatAttemptOutcome as GraphOutcome } from '../../generated/types.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import type { ChatChunk, ChatCompletion, ChatRole, ChatUsage } from '../../upstreams/chat/types.js';
 import type { Attempt } from './fallbacks.js';

@@ -1,10 +1,9 @@
 import { badInput } from '../../errors/codes.js';
-import type { CreateEmbeddingsInput, EmbeddingResult, GenerateImageInput, ImageGeneration } from '../../generated/resolvers.js';
+import type { CreateEmbeddingsInput, EmbeddingResult, GenerateImageInput, ImageGeneration } from '../../generated/types.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import { embed, generateImages } from '../../upstreams/chat/media.js';
 import type { ChatProviderSpec } from '../../upstreams/chat/provider.js';
-import { chatLedger } from './usage/ledger.js';
 
 /** Embeddings and images: checked before any call, counted in the same books and budgets as completions. */
 
@@ -41,7 +40,7 @@ export async function createEmbeddings(input: CreateEmbeddingsInput, ctx: Gatewa
   if (input.dimensions != null && model.dimensions && !model.dimensions.includes(input.dimensions)) {
     throw badInput(`dimensions ${input.dimensions} is not offered by ${model.id}; use ${model.dimensions.join(', ')}.`, 'input.dimensions');
   }
-  const ledger = chatLedger(ctx.services);
+  const ledger = ctx.services.domains.chatUsage;
   await ledger.ensureBudget(client.spec.id, ctx);
   const result = await embed(client, model, input.input, input.dimensions ?? undefined, ctx);
   await ledger.record(client.spec.id, model.id, { promptTokens: result.usage.promptTokens, totalTokens: result.usage.totalTokens }, ctx);
@@ -58,7 +57,7 @@ export async function generateImage(input: GenerateImageInput, ctx: GatewayConte
   if (!Number.isInteger(n) || n < 1 || n > MAX_IMAGES) throw badInput(`n ${n} is outside 1..${MAX_IMAGES}.`, 'input.n');
   const format = input.responseFormat === 'B64_JSON' ? 'b64_json' : 'url';
   if (!model.formats.includes(format)) throw badInput(`${client.spec.id} answers image URLs only; leave responseFormat at URL.`, 'input.responseFormat');
-  const ledger = chatLedger(ctx.services);
+  const ledger = ctx.services.domains.chatUsage;
   await ledger.ensureBudget(client.spec.id, ctx);
   const result = await generateImages(client, model, { prompt: input.prompt, size: input.size ?? undefined, n, format }, ctx);
   // Ark bills images in tokens; GLM per image, which the token books cannot show: its images count as requests only.

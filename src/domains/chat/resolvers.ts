@@ -1,4 +1,5 @@
-import type { ChatCompletionChunk, Resolvers } from '../../generated/resolvers.js';
+import type { Resolvers } from '../../generated/resolvers.js';
+import type { ChatCompletionChunk } from '../../generated/types.js';
 import { eventStream } from '../../execution/eventStream.js';
 import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
@@ -6,14 +7,13 @@ import { JSONObjectScalar } from './jsonObject.js';
 import { chunkOf, completionOf, providerOf } from './map.js';
 import { createEmbeddings, generateImage } from './media.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
-import { chatLedger } from './usage/ledger.js';
 import { utcDay } from './usage/store.js';
 
 export const resolvers: Resolvers = {
   JSONObject: JSONObjectScalar,
   Query: {
     chatProviders: (_root, _args, ctx) => [...ctx.services.clients.chat.values()].map(providerOf),
-    chatUsage: (_root, { day }, ctx) => chatLedger(ctx.services).list(day ?? utcDay()),
+    chatUsage: (_root, { day }, ctx) => ctx.services.domains.chatUsage.list(day ?? utcDay()),
   },
   Mutation: {
     createChatCompletion: async (_root, { input }, ctx) => {
@@ -21,7 +21,7 @@ export const resolvers: Resolvers = {
       if (plan) return completeWithGraphTools(input, plan, ctx);
       const targets = await targetsOf(input, ctx);
       const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
-      await chatLedger(ctx.services).record(target.client.spec.id, target.model.id, value.usage, ctx);
+      await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
       return completionOf(target.client.spec.id, target.model.id, value, attempts);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
@@ -58,7 +58,7 @@ export const resolvers: Resolvers = {
             // What was generated (and billed), also when the client left early: without the provider's usage, each
             // chunk counts as one completion token.
             const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
-            await chatLedger(ctx.services).record(provider, model, usage, ctx);
+            await ctx.services.domains.chatUsage.record(provider, model, usage, ctx);
             // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
             if (!ctx.services.log.isLevelEnabled('info')) return;
             ctx.log.info(

@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk, ChatCompletionInput } from '../../generated/resolvers.js';
+import type { ChatCompletionChunk, ChatCompletionInput } from '../../generated/types.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';

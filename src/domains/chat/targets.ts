@@ -1,5 +1,5 @@
 import { GatewayError, badInput } from '../../errors/codes.js';
-import type { ChatCompletionInput } from '../../generated/resolvers.js';
+import type { ChatCompletionInput } from '../../generated/types.js';
 import type { ChatTarget } from '../../config/env.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import { preflight } from './contextWindow.js';

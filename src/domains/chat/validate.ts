@@ -1,5 +1,5 @@
 import { badInput } from '../../errors/codes.js';
-import type { ChatCompletionInput, ChatMessageInput } from '../../generated/resolvers.js';
+import type { ChatCompletionInput, ChatMessageInput } from '../../generated/types.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import type { ChatModelSpec } from '../../upstreams/chat/provider.js';
 import { findModel } from '../../upstreams/chat/registry.js';

@@ -1,17 +1,4 @@
-import type {
-  BodyType,
-  ItemBody,
-  KeyValuePair,
-  OpenProperty,
-  ServiceHealthClassification,
-  ServiceHealthIssue,
-  ServiceHealthIssuePostType,
-  ServiceHealthOrigin,
-  ServiceHealthStatus,
-  ServiceUpdateCategory,
-  ServiceUpdateMessage,
-  ServiceUpdateSeverity,
-} from '../../generated/resolvers.js';
+import type { BodyType, ItemBody, KeyValuePair, OpenProperty, ServiceHealthClassification, ServiceHealthIssue, ServiceHealthIssuePostType, ServiceHealthOrigin, ServiceHealthStatus, ServiceUpdateCategory, ServiceUpdateMessage, ServiceUpdateSeverity } from '../../generated/types.js';
 import type {
   RawItemBody,
   RawServiceAnnouncementBase,

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { perRequest, type GatewayContext } from '../../context/request.js';
+import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
 import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
 import {
@@ -146,4 +146,7 @@ export class EnterpriseSession {
   }
 }
 
-export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession => perRequest(ctx, EnterpriseSession, (c) => new EnterpriseSession(c));
+/** The operation's enterprise session (a live batch puts its own in place: live/feed.ts). */
+export const ENTERPRISE_SESSION = new OperationKey<EnterpriseSession>('enterprise session');
+
+export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession => perOperation(ctx, ENTERPRISE_SESSION, (c) => new EnterpriseSession(c));

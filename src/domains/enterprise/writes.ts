@@ -1,10 +1,5 @@
 import { badInput } from '../../errors/codes.js';
-import type {
-  OpenPropertyInput,
-  ServiceHealthInput,
-  ServiceHealthIssueInput,
-  ServiceHealthPatch,
-} from '../../generated/resolvers.js';
+import type { OpenPropertyInput, ServiceHealthInput, ServiceHealthIssueInput, ServiceHealthPatch } from '../../generated/types.js';
 import { toUpstreamName, UNKNOWN } from './enums.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { GraphiqlExample } from '../graphiqlExample.js';
 import { badInput } from '../../errors/codes.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { eventStream } from '../../execution/eventStream.js';
@@ -33,3 +34,15 @@ export const gatewayResolvers: Resolvers = {
     },
   },
 };
+
+/** GraphiQL tabs of the gateway's own fields. */
+export const gatewayExamples: GraphiqlExample[] = [
+  {
+    title: 'Upstreams behind this graph',
+    query: 'query Upstreams {\n  upstreams {\n    id\n    mode\n    baseUrl\n  }\n}\n',
+  },
+  {
+    title: 'Server clock over the WebSocket',
+    query: 'subscription Clock {\n  serverTime(intervalMs: 1000, count: 5)\n}\n',
+  },
+];

@@ -1,6 +1,6 @@
 /** Arguments to OMDb queries, refused with BAD_USER_INPUT before any upstream request when they cannot be right. */
 import { badInput } from '../../errors/codes.js';
-import type { PlotLength, TitleType } from '../../generated/resolvers.js';
+import type { PlotLength, TitleType } from '../../generated/types.js';
 import type { OmdbQuery } from '../../upstreams/omdb/query.js';
 import { toOmdbType } from './mapping.js';
 

@@ -5,25 +5,17 @@
  */
 import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
-import { perRequest, type GatewayContext, type UpstreamClientServices } from '../../context/request.js';
-import { OmdbClient, type OmdbAnswer } from '../../upstreams/omdb/client.js';
+import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
+import type { OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
-import type { ResponseBufferBudget } from '../../upstreams/http/bufferBudget.js';
 
-/** The gateway-wide OMDb client (built once at start-up: src/upstreams/clients.ts). */
-export function createOmdbClient(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): OmdbClient {
-  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
-  s.onClose.push(() => client.close());
-  return client;
-}
-
-const LOADER = {};
+const LOADER = new OperationKey<DataLoader<OmdbQuery, OmdbAnswer, string>>('OMDb loader');
 
 function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
-  return perRequest(ctx, LOADER, (c) => {
+  return perOperation(ctx, LOADER, (c) => {
     const client = c.services.clients.omdb;
     // OMDb has no batch endpoint: a batch is distinct requests sent side by side.
     return new DataLoader<OmdbQuery, OmdbAnswer, string>(

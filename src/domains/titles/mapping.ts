@@ -2,7 +2,7 @@
  * OMDb's shapes to the graph's, one function per type. OMDb writes every value as display text and a missing one as
  * "N/A"; here they become numbers, lists, ISO dates, and null or an empty list.
  */
-import type { TitleType } from '../../generated/resolvers.js';
+import type { TitleType } from '../../generated/types.js';
 import type { OmdbSearchItemJson, OmdbSeasonJson, OmdbTitleJson, OmdbTypeParam } from '../../upstreams/omdb/types.js';
 import type { TitleRecord, TitleRef } from './model.js';
 

@@ -1,4 +1,4 @@
-import type { TitleType } from '../../generated/resolvers.js';
+import type { TitleType } from '../../generated/types.js';
 
 /** A title in the graph's shape: what {@link toTitleRecord} makes of one OMDb record. */
 export interface TitleRecord {

@@ -14,7 +14,7 @@
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { selectedFields } from '../../planning/selection.js';
-import { perRequest, type GatewayContext } from '../../context/request.js';
+import { OperationKey, operationValue, setOperationValue, type GatewayContext } from '../../context/request.js';
 import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
@@ -238,7 +238,7 @@ interface Decision {
   remaining: number;
 }
 
-const DECISION = { key: 'the OMDb quota decision of this operation' };
+const DECISION = new OperationKey<Decision>('the OMDb quota decision of this operation');
 
 /**
  * Decides, before execution, whether the operation may spend OMDb quota (the operation pipeline's titles-quota
@@ -252,12 +252,12 @@ export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, need
   const estimate = needed ?? estimateOmdbRequests(info, client);
   // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
   if (estimate === 0) return undefined;
-  return decide(ctx, info, client, estimate).then((decision) => void perRequest(ctx, DECISION, () => decision));
+  return decide(ctx, info, client, estimate).then((decision) => setOperationValue(ctx, DECISION, decision));
 }
 
 /** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
 export function refuseIfOverQuota(ctx: GatewayContext): void {
-  const decision = ctx.loaders.get(DECISION) as Decision | undefined;
+  const decision = operationValue(ctx, DECISION);
   if (decision?.refused) throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
 }
 

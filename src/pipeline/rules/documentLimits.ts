@@ -1,6 +1,7 @@
 import { GraphQLError, type ValidationRule } from 'graphql';
 import { ErrorCode } from '../../errors/codes.js';
-import { limitError, limitRules, type OperationLimits } from '../limitValidation.js';
+import type { OperationLimits } from '../../config/limits.js';
+import { limitError, limitRules } from '../limitValidation.js';
 import type { PipelineRule } from '../operation.js';
 
 /**

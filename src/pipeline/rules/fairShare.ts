@@ -5,17 +5,12 @@ import type { Socket } from 'node:net';
 import type { FairShareLimits } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import type { Operation, PipelineRule } from '../operation.js';
+import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
+import type { ClientIdentity, PipelineRule } from '../operation.js';
+
 
 /** What one client holds: sockets, open subscriptions (every transport), concurrent chat streams. */
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
-
-/** Who a connection or operation comes from, as the transport knows it. */
-export interface ClientIdentity {
-  /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
-  apiKey?: string;
-  remoteAddress?: string;
-}
 
 /**
  * The client a request counts against at the upstream connection pools: its API key when GATEWAY_API_KEYS is set (one
@@ -182,28 +177,22 @@ function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, 
  * identity its transport passed in the operation's init.
  */
 export function fairShareRule(fairShare: FairShare): PipelineRule {
-  // Kept on the operation itself (it lives exactly as long): a WeakMap entry per operation is an ephemeron the GC
-  // must trace on every collection while the operation runs.
-  type Shared = Operation & { [CLIENT]?: ClientIdentity; [LEASE]?: Lease };
   return {
     name: 'fairShare',
-    begin(op, init) {
-      if (init.client) (op as Shared)[CLIENT] = init.client;
-    },
     admit(op) {
-      const share = fairShare.admitOperation((op as Shared)[CLIENT] ?? {}, op.document, op.operation);
+      const share = fairShare.admitOperation(op.client, op.document, op.operation);
       if (share instanceof GatewayError) {
         share.extensions.http = { status: 429 };
         return share;
       }
-      if (share) (op as Shared)[LEASE] = share;
+      if (share) setOperationValue(op.context, LEASE, share);
       return undefined;
     },
     finish(op) {
-      (op as Shared)[LEASE]?.release();
+      operationValue(op.context, LEASE)?.release();
     },
   };
 }
 
-const CLIENT = Symbol('fair-share client');
-const LEASE = Symbol('fair-share lease');
+/** The shares an admitted operation holds until it finishes. */
+const LEASE = new OperationKey<Lease>('fair-share lease');

@@ -1,4 +1,4 @@
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import type { PipelineRule } from '../operation.js';
 
 /** Longest client-chosen string (operation name, graphql-ws id) that reaches a log line, a metric or an echo. */

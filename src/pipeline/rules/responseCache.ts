@@ -1,7 +1,7 @@
 import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHash } from 'node:crypto';
 import type { ChangeBatch } from '../../domains/enterprise/live/changes.js';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import type { ResponseStore } from '../../state/index.js';
 import { CachePolicies, CacheScope } from './cachePolicy.js';
 import type { AdmittedOperation, Operation, PipelineRule } from '../operation.js';

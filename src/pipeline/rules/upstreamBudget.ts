@@ -1,14 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import type { GatewayServices } from '../../context/request.js';
-import {
-  budgetRefusal,
-  entitiesWithinBudget,
-  estimateUpstreamRequests,
-  operationShape,
-  rememberEntitiesWithinBudget,
-  rememberEstimates,
-  type UpstreamEstimator,
-} from '../../planning/upstreamEstimate.js';
+import { budgetRefusal, entitiesWithinBudget, operationShape, rememberEntitiesWithinBudget, rememberEstimates, type UpstreamEstimates } from '../../planning/upstreamEstimate.js';
 import type { PipelineRule } from '../operation.js';
 
 /**
@@ -16,17 +7,16 @@ import type { PipelineRule } from '../operation.js';
  * requests the operation can cause, and an operation over the budget for any upstream is refused. The estimate stays
  * in the operation's context for the guards that need it later (the titles quota).
  */
-export function upstreamBudget(schema: GraphQLSchema, services: GatewayServices, estimators: readonly UpstreamEstimator[]): PipelineRule {
-  const max = services.config.limits.maxUpstreamRequests;
+export function upstreamBudget(schema: GraphQLSchema, estimates: UpstreamEstimates, max: number): PipelineRule {
   return {
     name: 'upstreamBudget',
     admit(op) {
       const shape = operationShape(schema, op.document, op.operation, op.variables);
-      const totals = estimateUpstreamRequests(shape, services, estimators);
+      const totals = estimates.of(shape);
       rememberEstimates(op.context, op.operation, totals);
       const refusal = budgetRefusal(totals, max);
       // A router's `_entities` call answers the entries the budget allows and refuses only the rest.
-      const within = refusal && entitiesWithinBudget(shape, services, estimators, refusal, max);
+      const within = refusal && entitiesWithinBudget(shape, estimates, refusal, max);
       if (within) {
         rememberEstimates(op.context, op.operation, within.totals);
         rememberEntitiesWithinBudget(op.context, op.operation, within);

@@ -1,14 +1,9 @@
 import type { ChatProviderName, SandboxModel } from './models.js';
 import type { FinishCause } from './generator.js';
 import type { MediaProvider } from './media.js';
-import type { ChatRequest, Problem, RequestLimits } from './request.js';
+import type { ChatRequest, ErrorReply, Problem, RequestLimits } from './request.js';
 
-/** A provider's error answer: status, JSON body, extra headers. */
-export interface ErrorReply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+export type { ErrorReply } from './request.js';
 
 /** Token counts of one answer. */
 export interface UsageCounts {

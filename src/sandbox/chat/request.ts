@@ -1,6 +1,13 @@
 import type { SandboxModel } from './models.js';
 
 /** What went wrong with a request, in provider-neutral terms; each provider turns it into its own status and envelope. */
+/** A provider's error answer: status, JSON body, extra headers. */
+export interface ErrorReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
 export type Problem =
   | { kind: 'path'; method: string; path: string }
   | { kind: 'auth'; key: string | undefined }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import { sendJson } from './response.js';
 import { readyUpstreams } from '../../app/upstreams.js';
 

@@ -3,7 +3,7 @@ import { badRequest, refusalStatus } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { subscriptionOverHttp } from './apollo.js';
 import { httpOperationInit } from './operationInit.js';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter, sendErrors } from './multipartWriter.js';
 import { crossSiteRefusal } from './csrf.js';

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { httpOperationInit } from './operationInit.js';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { createIncrementalResponder } from './incremental.js';

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationPipeline } from '../../pipeline/index.js';
-import type { GatewayServices } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
 import { acceptsMultipartSubscription, createMultipartHandler } from './multipart.js';
 import { crossSiteRefusal } from './csrf.js';
 import { createSseHandler, isSseRequest } from './sse.js';

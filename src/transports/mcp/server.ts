@@ -4,16 +4,13 @@ import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchem
 import { getOperationAST, getVariableValues, parse, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badInput, formatError, refusalStatus, type GatewayError } from '../../errors/codes.js';
-import type { GatewayServices } from '../../context/request.js';
-import { GATEWAY_DOMAINS } from '../../config/env.js';
+import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import { MAX_BODY_BYTES, readBody } from '../http/body.js';
-import { trustedExecutor, type TrustedCall, type TrustedResult } from '../../trusted/execute.js';
-import { upstreamEstimators } from '../../domains/index.js';
-import { estimateUpstreamRequests, operationShape } from '../../planning/upstreamEstimate.js';
-import { checkArguments, TrustedOperations, type TrustedOperation } from '../../trusted/operations.js';
-import { provideGraphToolset, type GraphToolset } from '../../trusted/toolset.js';
+import type { TrustedCall, TrustedResult } from '../../trusted/execute.js';
+import { checkArguments } from '../../trusted/operations.js';
+import type { TrustedToolset } from '../../trusted/toolset.js';
 
 /** The tool MCP_ALLOW_FREEFORM adds: any query (mutations only with MCP_ALLOW_MUTATIONS) through the same rules. */
 export const FREEFORM_TOOL = 'execute_graphql';
@@ -22,29 +19,14 @@ const SERVER_INFO = { name: 'federation-gateway', version: '0.1.0' };
 
 /**
  * `/mcp`: a Model Context Protocol server (streamable HTTP, stateless: every POST carries its own JSON-RPC request)
- * whose tools are the trusted operations of MCP_OPERATIONS. Loads and validates the folder now, so a bad file stops
- * start-up, and makes the operations available to chat graph tools.
+ * whose tools are the trusted operations of MCP_OPERATIONS (loaded and validated at start-up: app/trusted.ts).
  */
 export function createMcpEndpoint(options: {
-  schema: GraphQLSchema;
   services: GatewayServices;
   pipeline: OperationPipeline;
 }): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
-  const { schema, services, pipeline } = options;
-  const { mcp } = services.config;
-  const operations = TrustedOperations.load(schema, {
-    dir: mcp.operationsDir,
-    allowMutations: mcp.allowMutations,
-    // The shipped folder has files for every domain; a gateway serving some of them offers those domains' tools.
-    skipInvalidFiles: !mcp.operationsDir && services.config.domains.length < GATEWAY_DOMAINS.length,
-  });
-  const toolset: GraphToolset = {
-    schema,
-    operations,
-    execute: trustedExecutor(pipeline),
-    estimates: new Map(operations.list().map((op) => [op.name, defaultEstimate(schema, op, services)])),
-  };
-  provideGraphToolset(services, toolset);
+  const { services, pipeline } = options;
+  const toolset = services.trusted;
   services.log.info({ operations: toolset.operations.dir, tools: toolset.operations.list().map((o) => o.name) }, `mcp: ${toolset.operations.list().length} tools at /mcp`);
 
   return async (req, res, requestId) => {
@@ -76,24 +58,8 @@ export function createMcpEndpoint(options: {
   };
 }
 
-/**
- * The budget's estimate of one call with the operation's default variables, and a placeholder for each required
- * scalar or enum (what an id or a search text is does not change how many requests a call makes).
- */
-function defaultEstimate(schema: GraphQLSchema, op: TrustedOperation, services: GatewayServices): Record<string, number> {
-  const properties = (op.inputSchema.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
-  const placeholders = Object.fromEntries(
-    ((op.inputSchema.required ?? []) as string[]).map((name) => {
-      const p = properties[name];
-      return [name, p.enum?.[0] ?? (p.type === 'integer' || p.type === 'number' ? 1 : p.type === 'boolean' ? false : p.type === 'array' ? [] : p.type === 'object' ? {} : 'placeholder')];
-    }),
-  );
-  const variables = getVariableValues(schema, op.operation.variableDefinitions ?? [], placeholders).coerced ?? {};
-  return estimateUpstreamRequests(operationShape(schema, parse(op.query), op.operation, variables), services, upstreamEstimators);
-}
-
 /** One MCP server for one HTTP request, bound to that request's caller. */
-function mcpServer({ schema, operations, execute }: GraphToolset, services: GatewayServices, call: TrustedCall): Server {
+function mcpServer({ schema, operations, execute }: TrustedToolset, services: GatewayServices, call: TrustedCall): Server {
   // The low-level server: tool schemas here are JSON Schema derived from GraphQL, not zod shapes.
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },

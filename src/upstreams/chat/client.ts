@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
-import type { UpstreamClientServices } from '../../context/request.js';
+import type { UpstreamDependencies } from '../dependencies.js';
 import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
 import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
@@ -207,7 +207,7 @@ export class ChatClient {
 }
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
-export function createChatClients(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): ReadonlyMap<string, ChatClient> {
+export function createChatClients(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): ReadonlyMap<string, ChatClient> {
   {
     const clients = new Map<string, ChatClient>();
     for (const config of s.config.chat) {

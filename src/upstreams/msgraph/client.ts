@@ -1,6 +1,6 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
-import type { UpstreamClientServices } from '../../context/request.js';
+import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
@@ -213,7 +213,7 @@ function lowerCase(headers: Record<string, string>): Headers {
 }
 
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
-export function createGraphClient(s: UpstreamClientServices, bufferBudget: ResponseBufferBudget): GraphClient {
+export function createGraphClient(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): GraphClient {
   const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget });
   s.onClose.push(() => http.close());
   return new GraphClient(http, s.config.graph, s.state, s.credentials);

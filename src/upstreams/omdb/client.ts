@@ -9,6 +9,7 @@ import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from
 import { formEncoded, normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
+import type { UpstreamDependencies } from '../dependencies.js';
 
 /** What OMDb answered to one {@link OmdbQuery}, errors that are answers (not found, too broad) included. */
 export type OmdbAnswer =
@@ -193,4 +194,11 @@ function misconfigured(reason: string, status?: number) {
     `The gateway is misconfigured: ${reason}. Set OMDB_API_KEY to a valid OMDb key (or unset OMDB_BASE_URL and OMDB_API_KEY to use the sandbox) and restart.`,
     { upstream: 'omdb', status },
   );
+}
+
+/** The gateway-wide OMDb client, built once at start-up (clients.ts). */
+export function createOmdbClient(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): OmdbClient {
+  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
+  s.onClose.push(() => client.close());
+  return client;
 }

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import { ErrorCode, upstreamError } from '../../../errors/codes.js';
-import { shared, type GatewayServices } from '../../../context/request.js';
+import type { GatewayServices } from '../../../context/services.js';
 import { CountersChatUsageStore } from './countersStore.js';
 import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from './store.js';
 
@@ -93,29 +93,32 @@ export class ChatLedger {
   }
 }
 
-const LEDGER = { key: 'chat ledger' };
+declare module '../../../context/services.js' {
+  interface DomainServices {
+    /** The chat platform's books and daily token budgets. */
+    chatUsage: ChatLedger;
+  }
+}
 
 /**
- * The gateway's ledger, on the shared state's daily counters: in this process, or in Redis with `REDIS_URL`, so that
- * replicas share one day's books and one budget.
+ * The gateway's ledger, built at start-up (domains/index.ts), on the shared state's daily counters: in this process,
+ * or in Redis with `REDIS_URL`, so that replicas share one day's books and one budget.
  */
-export function chatLedger(services: GatewayServices): ChatLedger {
-  return shared(services, LEDGER, (s) => {
-    const registers = [s.metrics.registry];
-    const tokens = new Counter({
-      name: 'gateway_chat_tokens_total',
-      help: 'Tokens the chat providers reported, by provider, model and kind (prompt, completion, reasoning)',
-      labelNames: ['provider', 'model', 'kind'] as const,
-      registers,
-    });
-    const attempts = new Counter({
-      name: 'gateway_chat_attempts_total',
-      help: 'Calls to a chat provider target (fallbacks included), by provider, model and outcome',
-      labelNames: ['provider', 'model', 'outcome'] as const,
-      registers,
-    });
-    const budgets = new Map<string, number>();
-    for (const c of s.config.chat) if (c.dailyTokenBudget !== undefined) budgets.set(c.id, c.dailyTokenBudget);
-    return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log);
+export function createChatLedger(s: Pick<GatewayServices, 'metrics' | 'config' | 'state' | 'log'>): ChatLedger {
+  const registers = [s.metrics.registry];
+  const tokens = new Counter({
+    name: 'gateway_chat_tokens_total',
+    help: 'Tokens the chat providers reported, by provider, model and kind (prompt, completion, reasoning)',
+    labelNames: ['provider', 'model', 'kind'] as const,
+    registers,
   });
+  const attempts = new Counter({
+    name: 'gateway_chat_attempts_total',
+    help: 'Calls to a chat provider target (fallbacks included), by provider, model and outcome',
+    labelNames: ['provider', 'model', 'outcome'] as const,
+    registers,
+  });
+  const budgets = new Map<string, number>();
+  for (const c of s.config.chat) if (c.dailyTokenBudget !== undefined) budgets.set(c.id, c.dailyTokenBudget);
+  return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log);
 }

@@ -1,4 +1,4 @@
-import type { ServiceHealthChangeKind } from '../../../generated/resolvers.js';
+import type { ServiceHealthChangeKind } from '../../../generated/types.js';
 import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
 
 /**

@@ -1,6 +1,7 @@
-import { createContext, shared, type GatewayContext, type GatewayServices } from '../../../context/request.js';
+import { createContext, setOperationValue, type GatewayContext } from '../../../context/request.js';
+import type { GatewayServices } from '../../../context/services.js';
 import { eventStream, type EventSink } from '../../../execution/eventStream.js';
-import { EnterpriseSession } from '../session.js';
+import { ENTERPRISE_SESSION, EnterpriseSession } from '../session.js';
 import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
 import { LiveMetrics } from './metrics.js';
@@ -31,7 +32,7 @@ export class BatchScope {
    * context for its whole life; without this, its own session would serve every later event from its GET cache.
    */
   adopt(ctx: GatewayContext): void {
-    ctx.loaders.set(EnterpriseSession, this.enterprise);
+    setOperationValue(ctx, ENTERPRISE_SESSION, this.enterprise);
   }
 }
 
@@ -148,15 +149,16 @@ export class LiveHealth {
   }
 }
 
-/**
- * The replica's live health, created on first use. A test may pass options (a hand-driven clock, a state shared by
- * two gateways in one process) before any subscription.
- */
-export function liveHealth(services: GatewayServices, options?: LiveHealthOptions): LiveHealth {
-  if (options && services.shared.has(LiveHealth)) throw new Error('live health already started: pass its options before the first subscription');
-  return shared(services, LiveHealth, (s) => {
-    const live = new LiveHealth(s, options);
-    s.onClose.push(() => live.close());
-    return live;
-  });
+declare module '../../../context/services.js' {
+  interface DomainServices {
+    /** This replica's live service health (its poller runs only while it has subscribers). */
+    liveHealth: LiveHealth;
+  }
+}
+
+/** The replica's live health, built at start-up (domains/index.ts); a test may pass options (a hand-driven clock, a state shared by two gateways in one process). */
+export function createLiveHealth(services: GatewayServices, options?: LiveHealthOptions): LiveHealth {
+  const live = new LiveHealth(services, options);
+  services.onClose.push(() => live.close());
+  return live;
 }

@@ -1,13 +1,14 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { badInput, ErrorCode, GatewayError } from '../../../errors/codes.js';
-import type { Resolvers, ServiceHealthStatus } from '../../../generated/resolvers.js';
+import type { Resolvers } from '../../../generated/resolvers.js';
+import type { ServiceHealthStatus } from '../../../generated/types.js';
 import type { GatewayContext } from '../../../context/request.js';
 import { fromUpstreamEnum, SERVICE_HEALTH_STATUS } from '../enums.js';
 import { toServiceHealth, toServiceHealthIssue, toServiceUpdateMessage } from '../model.js';
 import { entitySelect, ISSUE, MESSAGE, serviceHealthPlan } from '../planner.js';
 import { enterpriseSession } from '../session.js';
 import { POLLED, ServiceFilter } from './changes.js';
-import { liveHealth, type HealthEvent, type MessageEvent } from './feed.js';
+import type { HealthEvent, MessageEvent } from './feed.js';
 
 /** More than any tenant's services; a longer list is a mistake, not a filter. */
 const MAX_SERVICES = 100;
@@ -47,7 +48,7 @@ export const liveResolvers: Resolvers = {
       subscribe: (_root, { services }, ctx) => {
         const filter = serviceFilter(services);
         checkCanPoll(ctx);
-        return liveHealth(ctx.services).healthChanges(filter, ctx.signal);
+        return ctx.services.domains.liveHealth.healthChanges(filter, ctx.signal);
       },
       resolve: (event: HealthEvent, _args: unknown, ctx: GatewayContext) => {
         event.scope.adopt(ctx);
@@ -58,7 +59,7 @@ export const liveResolvers: Resolvers = {
       subscribe: (_root, { services }, ctx) => {
         const filter = serviceFilter(services);
         checkCanPoll(ctx);
-        return liveHealth(ctx.services).messagePosts(filter, ctx.signal);
+        return ctx.services.domains.liveHealth.messagePosts(filter, ctx.signal);
       },
       async resolve({ post, scope }: MessageEvent, _args: unknown, ctx: GatewayContext, info: GraphQLResolveInfo) {
         scope.adopt(ctx);

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { PersistedOperations } from '../pipeline/rules/persistedOperations.js';
-import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from './env.js';
-import { VARIABLES } from './variables.js';
+import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from '../config/env.js';
+import { VARIABLES } from '../config/variables.js';
 
 /**
  * The configuration `npm start` runs with: {@link loadConfig}'s checks plus those that need the machine (the listen
