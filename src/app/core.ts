@@ -1,11 +1,13 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GatewayServices, ResolvedUpstream } from '../context/services.js';
+import { createErrorFormatter } from '../errors/format.js';
 import { createDomainServices, upstreamEstimators, type DomainServicesOptions } from '../domains/index.js';
 import type { Tracing } from '../observability/tracing.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
 import { FairShare } from '../pipeline/rules/fairShare.js';
 import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { buildSchema } from '../schema/build.js';
+import { InProcessTransport } from '../transports/inProcess.js';
 import { createUpstreamClients } from '../upstreams/clients.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
 import { bindTrustedToolset, loadTrustedToolset } from './trusted.js';
@@ -17,6 +19,8 @@ export interface GatewayCore {
   pipeline: OperationPipeline;
   /** The caps per client, which the transports also apply to connections. */
   fairShare: FairShare;
+  /** The in-process transport: trusted operations (for /mcp and chat graph tools), tools and tests run through it. */
+  inProcess: InProcessTransport;
 }
 
 /**
@@ -36,11 +40,13 @@ export async function createGatewayCore(input: {
   const schema = await buildSchema(config.domains);
   const trusted = loadTrustedToolset(schema, config);
   // The domains' state is built from the services it belongs to; nothing reads it before an operation runs.
-  const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, domains: undefined as never };
+  const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });
+  const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, formatErrors, domains: undefined as never };
   services.domains = createDomainServices(services, input.domains);
   const estimates = new UpstreamEstimates(services, upstreamEstimators);
   const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics });
   const pipeline = createOperationPipeline({ schema, services, estimates, tracing: input.tracing, fairShare });
-  bindTrustedToolset(trusted, pipeline, estimates);
-  return { schema, services, pipeline, fairShare };
+  const inProcess = new InProcessTransport(pipeline);
+  bindTrustedToolset(trusted, inProcess, estimates);
+  return { schema, services, pipeline, fairShare, inProcess };
 }

@@ -10,14 +10,13 @@ import type { GatewayServices } from '../context/services.js';
 import { graphiqlExamples, type DomainServicesOptions } from '../domains/index.js';
 import type { OperationPipeline } from '../pipeline/index.js';
 import { createGatewayCore } from './core.js';
+import type { InProcessTransport } from '../transports/inProcess.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { createSharedState } from '../state/index.js';
 import { createGraphiqlHandler } from '../transports/http/graphiql.js';
-import { createGraphqlHandler } from '../transports/http/graphql.js';
 import { createHealthEndpoints } from '../transports/http/health.js';
-import { createHttpStreams } from '../transports/http/streams.js';
-import { createRouter } from '../transports/http/router.js';
+import { createHttpTransport } from '../transports/http/router.js';
 import { resolveUpstreams } from './upstreams.js';
 import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from '../transports/ws/websocket.js';
@@ -34,7 +33,7 @@ export interface StartGatewayOptions {
   logDestination?: NodeJS.WritableStream;
   /** Interval of the multipart subscription protocol's heartbeat parts (tests shorten it). @default 5000 */
   multipartHeartbeatMs?: number;
-  /** JSON POSTs of known documents skip Apollo Server's per-request work (directExecution.ts); false sends every request through Apollo (tests compare the two). @default true */
+  /** JSON POSTs of known documents skip Apollo Server's per-request work (transports/http/graphql.ts); false sends every request through Apollo (tests compare the two). @default true */
   directExecution?: boolean;
   /** What a test sets in the domains' long-lived state (live health's clock and state). */
   domains?: DomainServicesOptions;
@@ -48,8 +47,10 @@ export interface Gateway {
   origin: string;
   config: GatewayConfig;
   services: GatewayServices;
-  /** The operation pipeline every transport runs: `pipeline.execute()` runs an operation in-process. */
+  /** The operation pipeline every transport runs. */
   pipeline: OperationPipeline;
+  /** Runs an operation in-process, through the same pipeline: `inProcess.execute()`, `inProcess.subscribe()`. */
+  inProcess: InProcessTransport;
   /** The in-process sandbox, when any upstream is served by it. */
   sandbox?: Sandbox;
   server: Server;
@@ -83,7 +84,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
   const dependencies: UpstreamDependencies = { config, metrics, log, redact, state, credentials: new GatewayCredentials(log), onClose: [] };
   if (tracing) dependencies.onClose.push(() => tracing.shutdown());
-  const { schema, services, pipeline, fairShare } = await createGatewayCore({ dependencies, upstreams, tracing, domains: options.domains });
+  const { schema, services, pipeline, fairShare, inProcess } = await createGatewayCore({ dependencies, upstreams, tracing, domains: options.domains });
 
   // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
   // client would otherwise hold its socket for up to that much longer.
@@ -92,12 +93,18 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
   const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare });
-  const graphql = await createGraphqlHandler({ pipeline, services, direct: options.directExecution ?? true });
   const health = createHealthEndpoints(services);
-  const httpStreams = createHttpStreams({ schema, pipeline, services, heartbeatMs: options.multipartHeartbeatMs });
-  const graphiql = createGraphiqlHandler({ examples: () => [...graphiqlExamples] });
-  const mcp = createMcpEndpoint({ services, pipeline });
-  server.on('request', createRouter(services, pipeline, { health, graphiql, httpStreams, graphql: graphql.serve, mcp, fairShare }));
+  const http = await createHttpTransport({
+    services,
+    pipeline,
+    fairShare,
+    health,
+    graphiql: createGraphiqlHandler({ examples: () => [...graphiqlExamples] }),
+    mcp: createMcpEndpoint({ services, pipeline }),
+    heartbeatMs: options.multipartHeartbeatMs,
+    direct: options.directExecution,
+  });
+  server.on('request', http.listener);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -120,6 +127,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     config,
     services,
     pipeline,
+    inProcess,
     sandbox,
     server,
     close() {
@@ -129,7 +137,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
         log.info(drained, 'operations drained');
         // Every operation has ended by now: close the sockets (graphql-ws with 1001) and the listener.
         await websocket.dispose();
-        await graphql.stop();
+        await http.stop();
         await closeServer(server);
         await Promise.allSettled(services.onClose.map((fn) => fn()));
         await state.close();

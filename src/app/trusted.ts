@@ -1,6 +1,6 @@
 import { parse, type GraphQLSchema } from 'graphql';
 import { GATEWAY_DOMAINS, type GatewayConfig } from '../config/env.js';
-import type { OperationPipeline } from '../pipeline/index.js';
+import type { InProcessTransport } from '../transports/inProcess.js';
 import { operationShape, type UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import type { ExecuteTrusted } from '../trusted/execute.js';
 import { TrustedOperations } from '../trusted/operations.js';
@@ -22,18 +22,18 @@ export function loadTrustedToolset(schema: GraphQLSchema, config: GatewayConfig)
 }
 
 /**
- * Makes the toolset runnable through `pipeline` and gives each operation its estimate. Each call enters the pipeline
- * at its in-process entry, so trusted operations pass the same rules as any other operation: the API key, document
+ * Makes the toolset runnable through the in-process transport and gives each operation its estimate. Each call enters
+ * the pipeline there, so trusted operations pass the same rules as any other operation: the API key, document
  * limits, the upstream-request budget and quota guards, one context and span per call, contract error codes with
  * production masking, one `operation` log line and the metrics.
  */
 export function bindTrustedToolset(
   toolset: TrustedToolset & { estimates: Map<string, Readonly<Record<string, number>>> },
-  pipeline: OperationPipeline,
+  inProcess: InProcessTransport,
   estimates: UpstreamEstimates,
 ): void {
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
-    const result = await pipeline.execute(
+    const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
       { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, signal: call.signal },
     );

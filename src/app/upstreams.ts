@@ -1,7 +1,6 @@
 import type { GatewayConfig, GatewayDomain } from '../config/env.js';
 import type { Sandbox } from '../sandbox/server.js';
 import type { ResolvedUpstream } from '../context/services.js';
-import type { GatewayCredentials } from '../upstreams/credentials.js';
 
 /** The credential every sandbox emulator accepts. */
 export const SANDBOX_CREDENTIAL = 'sandbox';
@@ -38,13 +37,4 @@ export function resolveUpstreams(config: GatewayConfig, sandbox: Sandbox | undef
     ...(served('titles') ? [{ id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl }] : []),
     ...(served('chat') ? config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl })) : []),
   ];
-}
-
-/** `/readyz`'s upstream list: each upstream's mode and, when it refused the gateway's credential, which variable to fix. */
-export function readyUpstreams(upstreams: readonly ResolvedUpstream[], credentials: GatewayCredentials) {
-  const rejected = new Map(credentials.list().map((r) => [r.upstream, r]));
-  return upstreams.map((u) => {
-    const r = rejected.get(u.id);
-    return r ? { id: u.id, mode: u.mode, credentials: 'rejected', fix: r.variable, since: r.since, retryAt: r.retryAt } : { id: u.id, mode: u.mode };
-  });
 }

@@ -4,7 +4,8 @@ import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES,
 export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain } from './variables.js';
 
 /**
- * Start-up configuration, parsed once from the environment (README.md lists every variable).
+ * Start-up configuration, parsed once from the environment. Each variable is declared once, with its meaning and
+ * default, in `VARIABLES` (variables.ts), which also writes the docs; the fields below link to it.
  * An upstream counts as live when any of its variables is set; otherwise the in-process sandbox serves it.
  */
 export type UpstreamMode = 'live' | 'sandbox';
@@ -19,11 +20,7 @@ export interface GraphConfig {
   tenantId?: string;
   clientId?: string;
   clientSecret?: string;
-  /**
-   * GRAPH_POLL_INTERVAL_MS: how often live service-health subscriptions poll Graph (once per interval for all
-   * subscribers). At least {@link MIN_LIVE_POLL_INTERVAL_MS} against Microsoft Graph; lower only against the sandbox.
-   * @default 60000
-   */
+  /** {@link VARIABLES.GRAPH_POLL_INTERVAL_MS} */
   pollIntervalMs: number;
 }
 
@@ -67,37 +64,37 @@ export interface ChatTarget {
 
 /** Fair-share caps; past one the client gets RATE_LIMITED (HTTP 429, WebSocket close 4429). */
 export interface FairShareLimits {
-  /** MAX_CONNECTIONS: sockets open in all. @default 10000 */
+  /** {@link VARIABLES.MAX_CONNECTIONS} */
   maxConnections: number;
-  /** CLIENT_MAX_CONNECTIONS: sockets of one client. @default 64 */
+  /** {@link VARIABLES.CLIENT_MAX_CONNECTIONS} */
   clientMaxConnections: number;
-  /** CLIENT_MAX_SUBSCRIPTIONS: open subscriptions of one client, across transports. @default 256 */
+  /** {@link VARIABLES.CLIENT_MAX_SUBSCRIPTIONS} */
   clientMaxSubscriptions: number;
-  /** CLIENT_MAX_CHAT_STREAMS: concurrent chat streams of one client. @default 32 */
+  /** {@link VARIABLES.CLIENT_MAX_CHAT_STREAMS} */
   clientMaxChatStreams: number;
-  /** MAX_SUBSCRIPTIONS: open subscriptions in all. @default 20000 */
+  /** {@link VARIABLES.MAX_SUBSCRIPTIONS} */
   maxSubscriptions: number;
 }
 
 /** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
 export interface RedisConfig {
-  /** REDIS_URL: `redis://[user:password@]host:port/db`, or `rediss://…` for TLS. */
+  /** {@link VARIABLES.REDIS_URL} */
   url: string;
-  /** REDIS_KEY_PREFIX: put before every key and channel. @default 'gateway:' */
+  /** {@link VARIABLES.REDIS_KEY_PREFIX} */
   keyPrefix: string;
-  /** REDIS_COMMAND_TIMEOUT_MS: longest one command may take before the replica falls back. @default 500 */
+  /** {@link VARIABLES.REDIS_COMMAND_TIMEOUT_MS} */
   commandTimeoutMs: number;
 }
 
 export interface GatewayConfig {
   port: number;
   host: string;
-  /** GATEWAY_SANDBOX_PORT: port of the built-in sandbox (0: any free port). @default 0 */
+  /** {@link VARIABLES.GATEWAY_SANDBOX_PORT} */
   sandboxPort: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** LOG_FORMAT: `json` lines, or `pretty` for people. @default pretty when stdout is a terminal, else json */
+  /** {@link VARIABLES.LOG_FORMAT} */
   logFormat?: 'json' | 'pretty';
-  /** OTEL_EXPORTER_OTLP_ENDPOINT: OTLP/HTTP base URL traces are exported to; unset, tracing is off. */
+  /** {@link VARIABLES.OTEL_EXPORTER_OTLP_ENDPOINT} */
   otlpEndpoint?: string;
   production: boolean;
   introspection: boolean;
@@ -106,47 +103,23 @@ export interface GatewayConfig {
   graph: GraphConfig;
   omdb: OmdbConfig;
   chat: ChatProviderConfig[];
-  /** CHAT_ROUTES: named target lists, used as `provider: "route:<name>"`. */
+  /** {@link VARIABLES.CHAT_ROUTES} */
   chatRoutes: Record<string, ChatTarget[]>;
   /** Longest a chat request waits in the client-side `*_RPM` limiter before UPSTREAM_RATE_LIMITED. @default 2000 */
   chatRateLimitWaitMs: number;
-  /**
-   * UPSTREAM_TIMEOUT_MS: longest one buffered upstream call (a Graph or OMDb request, a whole chat completion) may
-   * take, retries and their waits included, before UPSTREAM_TIMEOUT. Streams are bounded by their idle time instead.
-   * @default 30000
-   */
+  /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
-  /**
-   * RESPONSE_CACHE_MAX_BYTES: bytes of whole responses the response cache keeps (in Redis with `REDIS_URL`, shared);
-   * 0 turns it off. @default 67108864
-   */
+  /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
-  /**
-   * CHAT_TIMEOUT_MS: the same bound for a whole (non-streamed) chat completion, which a reasoning model may take
-   * minutes to write. @default 300000
-   */
+  /** {@link VARIABLES.CHAT_TIMEOUT_MS} */
   chatTimeoutMs: number;
-  /**
-   * CHAT_STREAM_IDLE_TIMEOUT_MS: longest a chat stream may stay silent (no byte, keep-alive comments included) while
-   * the gateway is reading it, before the subscription ends with UPSTREAM_TIMEOUT. Time a stream spends paused
-   * because its subscriber reads slowly does not count. @default 60000
-   */
+  /** {@link VARIABLES.CHAT_STREAM_IDLE_TIMEOUT_MS} */
   chatStreamIdleTimeoutMs: number;
-  /**
-   * UPSTREAM_MAX_RESPONSE_BYTES: largest upstream body the gateway buffers (after decompression), and largest single
-   * event of a stream; past it the request is aborted and the field fails with UPSTREAM_ERROR. @default 16777216
-   */
+  /** {@link VARIABLES.UPSTREAM_MAX_RESPONSE_BYTES} */
   upstreamMaxResponseBytes: number;
-  /**
-   * UPSTREAM_MAX_BUFFERED_BYTES: bytes of buffered upstream bodies the gateway holds at once, all upstreams and
-   * requests together; a body that would cross it fails with UPSTREAM_ERROR (RESPONSE_BUFFER_FULL). At least
-   * UPSTREAM_MAX_RESPONSE_BYTES. @default 67108864
-   */
+  /** {@link VARIABLES.UPSTREAM_MAX_BUFFERED_BYTES} */
   upstreamMaxBufferedBytes: number;
-  /**
-   * CHAT_PROVIDER_MAX_CONNECTIONS: connections (streams and completions at once) per chat provider; one client may hold
-   * all but an eighth of them, and waiting requests are served one client after the other. @default 256
-   */
+  /** {@link VARIABLES.CHAT_PROVIDER_MAX_CONNECTIONS} */
   chatProviderMaxConnections: number;
   /** Operation limits (GATEWAY_MAX_*), checked before execution. */
   limits: OperationLimits;
@@ -158,67 +131,54 @@ export interface GatewayConfig {
     maxMessageBytes: number;
     /** Time a client has to send `connection_init`. @default 3000 */
     connectionInitTimeoutMs: number;
-    /**
-     * GATEWAY_WS_KEEP_ALIVE_MS: a ping this often; a connection whose pong is not back one interval later is cut
-     * (a client that stopped reading answers no ping either). @default 12000
-     */
+    /** {@link VARIABLES.GATEWAY_WS_KEEP_ALIVE_MS} */
     keepAliveMs: number;
   };
   /** Bounds of every streaming transport alike: graphql-ws, GraphQL over SSE (both modes) and multipart. */
   streams: {
-    /**
-     * STREAM_MAX_BUFFERED_BYTES (alias WS_MAX_BUFFERED_BYTES): unsent bytes one streaming connection may hold. Above
-     * a quarter of it (at most 256 KiB) its streams stop reading their upstreams until it drains; past it the client is closed and its
-     * upstream requests aborted. @default 8388608
-     */
+    /** {@link VARIABLES.STREAM_MAX_BUFFERED_BYTES} */
     maxBufferedBytes: number;
-    /**
-     * STREAM_STALL_TIMEOUT_MS: a streaming client that reads nothing for this long while bytes wait for it is closed
-     * and its upstream requests aborted; 0 turns the check off. @default 30000
-     */
+    /** {@link VARIABLES.STREAM_STALL_TIMEOUT_MS} */
     stallTimeoutMs: number;
   };
   /** How many sockets and streams one client (its API key, else its address) and everyone together may hold. */
   fairShare: FairShareLimits;
   /** Slow-request bounds of the HTTP server (a client that sends its headers or body byte by byte). */
   http: {
-    /** HTTP_HEADERS_TIMEOUT_MS: time a client has to send a request's headers. @default 10000 */
+    /** {@link VARIABLES.HTTP_HEADERS_TIMEOUT_MS} */
     headersTimeoutMs: number;
-    /** HTTP_REQUEST_TIMEOUT_MS: time a client has to send a whole request, body included. @default 30000 */
+    /** {@link VARIABLES.HTTP_REQUEST_TIMEOUT_MS} */
     requestTimeoutMs: number;
   };
-  /** GATEWAY_API_KEYS: when set, every GraphQL request must carry one of them in `x-api-key`. */
+  /** {@link VARIABLES.GATEWAY_API_KEYS} */
   apiKeys: string[];
-  /** CORS_ORIGINS: origins allowed to call from a browser (`*` for any). Empty: no CORS headers. */
+  /** {@link VARIABLES.CORS_ORIGINS} */
   corsOrigins: string[];
-  /** PERSISTED_OPERATIONS_FILE: when set, only the operations in this manifest are accepted. */
+  /** {@link VARIABLES.PERSISTED_OPERATIONS_FILE} */
   persistedOperationsFile?: string;
-  /** REDIS_URL and friends; undefined: shared state stays in this process. */
+  /** {@link VARIABLES.REDIS_URL} */
   redis?: RedisConfig;
-  /**
-   * GATEWAY_REPLICAS: how many replicas share the limits. It sizes the OMDb quota slices and `*_RPM` leases each
-   * replica holds ahead (all it may spend while Redis fails), and the daily budgets' outage share. @default 1
-   */
+  /** {@link VARIABLES.GATEWAY_REPLICAS} */
   replicas: number;
   /** The /mcp endpoint's tools (trusted operations), also what chat `graphTools` may name. */
   mcp: {
-    /** MCP_OPERATIONS: the folder of `.graphql` files whose named operations are the tools. @default operations/mcp */
+    /** {@link VARIABLES.MCP_OPERATIONS} */
     operationsDir?: string;
-    /** MCP_ALLOW_MUTATIONS: offer the folder's mutations too. @default false */
+    /** {@link VARIABLES.MCP_ALLOW_MUTATIONS} */
     allowMutations: boolean;
-    /** MCP_ALLOW_FREEFORM: add the `execute_graphql` tool, which runs any query. @default false */
+    /** {@link VARIABLES.MCP_ALLOW_FREEFORM} */
     allowFreeform: boolean;
   };
   /** Chat `graphTools`: how far the gateway follows a model's calls of trusted operations. */
   graphTools: {
-    /** CHAT_GRAPH_TOOL_MAX_STEPS: provider requests per completion with graph tools (per target). @default 4 */
+    /** {@link VARIABLES.CHAT_GRAPH_TOOL_MAX_STEPS} */
     maxSteps: number;
-    /** CHAT_GRAPH_TOOL_MAX_CALLS: graph tool calls run per completion, all steps together. @default 8 */
+    /** {@link VARIABLES.CHAT_GRAPH_TOOL_MAX_CALLS} */
     maxCalls: number;
   };
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
-  /** GATEWAY_DOMAINS: the domains this gateway serves (their root fields, types and upstreams). @default all */
+  /** {@link VARIABLES.GATEWAY_DOMAINS} */
   domains: GatewayDomain[];
 }
 

@@ -1,3 +1,4 @@
+import type { ErrorFormatter } from '../errors/format.js';
 import type { TrustedToolset } from '../trusted/toolset.js';
 import type { UpstreamClients } from '../upstreams/clients.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
@@ -30,4 +31,6 @@ export interface GatewayServices extends UpstreamDependencies {
   trusted: TrustedToolset;
   /** Each domain's long-lived state. */
   domains: DomainServices;
+  /** The one error formatter of every entry: transports, /mcp, chat graph tools (errors/format.ts). */
+  formatErrors: ErrorFormatter;
 }

@@ -1,4 +1,4 @@
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from 'graphql';
 
 /**
  * Every `extensions.code` a client can see (README.md, "Errors"). This module is the only place that names them.
@@ -18,8 +18,6 @@ export enum ErrorCode {
   QueryTooComplex = 'QUERY_TOO_COMPLEX',
   InternalServerError = 'INTERNAL_SERVER_ERROR',
 }
-
-const CODES = new Set<string>(Object.values(ErrorCode));
 
 /** `extensions.reason`: why a request was refused before it ran, finer than its code. */
 export enum ErrorReason {
@@ -74,58 +72,6 @@ export const upstreamError = (code: ErrorCode, message: string, details: Upstrea
   if (details.retryAfter !== undefined) ext.retryAfter = details.retryAfter;
   return new GatewayError(code, message, ext);
 };
-
-/**
- * Apollo's own codes for requests that never reached execution. The contract allows only the codes above, so they
- * become BAD_USER_INPUT and the original stays in `extensions.reason` for tooling that knows Apollo's names.
- */
-const REQUEST_ERROR_CODES = new Set<string>([
-  ErrorReason.GraphqlParseFailed,
-  ErrorReason.GraphqlValidationFailed,
-  ErrorReason.BadRequest,
-  ErrorReason.OperationResolutionFailure,
-  ErrorReason.PersistedQueryNotFound,
-  ErrorReason.PersistedQueryNotSupported,
-]);
-
-export interface FormatErrorOptions {
-  /** Hide messages of unexpected errors and drop stack traces. */
-  production: boolean;
-  /** Removes secrets from any text that leaves the process. */
-  redact: (text: string) => string;
-}
-
-/** Apollo `formatError`: maps every error onto a contract code, masks the unexpected ones in production. */
-export function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptions): GraphQLFormattedError {
-  const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
-  const original = typeof ext.code === 'string' ? ext.code : undefined;
-  let message = options.redact(formatted.message);
-  const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
-  if (typeof ext.limit === 'string' && original !== ErrorCode.RateLimited) {
-    // An operation limit (see pipeline/limitValidation.ts); Apollo re-codes validation errors, the marker survives.
-    ext.code = ErrorCode.QueryTooComplex;
-    delete ext.reason;
-  } else if (tokens) {
-    ext.code = ErrorCode.QueryTooComplex;
-    ext.limit = 'GATEWAY_MAX_TOKENS';
-    ext.max = Number(tokens[1]);
-    delete ext.reason;
-    message = `Token limit of ${tokens[1]} exceeded: simplify the operation or raise GATEWAY_MAX_TOKENS.`;
-  } else if (original && REQUEST_ERROR_CODES.has(original)) {
-    ext.code = ErrorCode.BadUserInput;
-    ext.reason = original;
-  } else if (!original || !CODES.has(original)) {
-    ext.code = ErrorCode.InternalServerError;
-    if (original) ext.reason = original;
-  }
-  if (ext.code === ErrorCode.InternalServerError && options.production && ext.reason !== ErrorReason.ShuttingDown) {
-    message = 'Internal server error. Quote the x-request-id response header when reporting it.';
-    delete ext.reason;
-  }
-  if (options.production) delete ext.stacktrace;
-  else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
-  return { ...formatted, message, extensions: ext };
-}
 
 /** The HTTP status a refusal asks for in `extensions.http` (removed before a client sees it), 400 when none. */
 export function refusalStatus(error: { extensions?: Record<string, unknown> }): number {

@@ -1,16 +1,22 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
-import { ErrorCode, formatError } from './codes.js';
-import type { Operation } from '../pipeline/operation.js';
+import { ErrorCode, ErrorReason } from './codes.js';
 
 /** An error as graphql-js, Apollo or a transport hands it over. */
 export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
 
+/** What an operation's errors are noted on: the codes for its log line, and its logger (with its request id). */
+export interface ErrorSink {
+  readonly errorCodes: Set<string>;
+  readonly context: { readonly log: Logger };
+}
+
 /**
- * Formats errors for the client; `op`, when given, notes their codes for its log line and logs masked details with
- * its request id. `quiet` masks without logging (for a caller that logged them with their operation already).
+ * Formats errors for the client, the one formatter of every entry (each transport, /mcp, chat graph tools); `op`,
+ * when given, notes their codes for its log line and logs masked details with its request id. `quiet` masks without
+ * logging (for a caller that logged them with their operation already).
  */
-export type ErrorFormatter = (errors: readonly ErrorLike[], op?: Operation, quiet?: boolean) => GraphQLFormattedError[];
+export type ErrorFormatter = (errors: readonly ErrorLike[], op?: ErrorSink, quiet?: boolean) => GraphQLFormattedError[];
 
 /** Extensions of an upstream error that stay in production: the gateway's own fields, or opaque tokens. */
 const KEPT = new Set(['code', 'upstream', 'status', 'retryAfter', 'upstreamCode', 'upstreamRequestId', 'attempts', 'reason', 'argument']);
@@ -25,7 +31,7 @@ const TOKEN = /^[\w.:-]{1,64}$/;
  */
 export function createErrorFormatter(options: { production: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
   const { production, redact, log } = options;
-  const one = (error: ErrorLike, op: Operation | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
+  const one = (error: ErrorLike, op: ErrorSink | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
     let formatted = formatError(error as GraphQLFormattedError, { production, redact });
     if (formatted.extensions && 'http' in formatted.extensions) {
       const { http: _http, ...rest } = formatted.extensions;
@@ -36,6 +42,60 @@ export function createErrorFormatter(options: { production: boolean; redact: (te
     return formatted;
   };
   return (errors, op, quiet) => errors.map((e) => one(e, op, quiet));
+}
+
+/**
+ * Apollo's own codes for requests that never reached execution. The contract allows only the codes above, so they
+ * become BAD_USER_INPUT and the original stays in `extensions.reason` for tooling that knows Apollo's names.
+ */
+const CODES = new Set<string>(Object.values(ErrorCode));
+
+const REQUEST_ERROR_CODES = new Set<string>([
+  ErrorReason.GraphqlParseFailed,
+  ErrorReason.GraphqlValidationFailed,
+  ErrorReason.BadRequest,
+  ErrorReason.OperationResolutionFailure,
+  ErrorReason.PersistedQueryNotFound,
+  ErrorReason.PersistedQueryNotSupported,
+]);
+
+interface FormatErrorOptions {
+  /** Hide messages of unexpected errors and drop stack traces. */
+  production: boolean;
+  /** Removes secrets from any text that leaves the process. */
+  redact: (text: string) => string;
+}
+
+/** Maps one error onto a contract code and masks an unexpected one in production (Apollo's codes included). */
+function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptions): GraphQLFormattedError {
+  const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
+  const original = typeof ext.code === 'string' ? ext.code : undefined;
+  let message = options.redact(formatted.message);
+  const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);
+  if (typeof ext.limit === 'string' && original !== ErrorCode.RateLimited) {
+    // An operation limit (see pipeline/limitValidation.ts); Apollo re-codes validation errors, the marker survives.
+    ext.code = ErrorCode.QueryTooComplex;
+    delete ext.reason;
+  } else if (tokens) {
+    ext.code = ErrorCode.QueryTooComplex;
+    ext.limit = 'GATEWAY_MAX_TOKENS';
+    ext.max = Number(tokens[1]);
+    delete ext.reason;
+    message = `Token limit of ${tokens[1]} exceeded: simplify the operation or raise GATEWAY_MAX_TOKENS.`;
+  } else if (original && REQUEST_ERROR_CODES.has(original)) {
+    ext.code = ErrorCode.BadUserInput;
+    ext.reason = original;
+  } else if (!original || !CODES.has(original)) {
+    ext.code = ErrorCode.InternalServerError;
+    if (original) ext.reason = original;
+  }
+  if (ext.code === ErrorCode.InternalServerError && options.production && ext.reason !== ErrorReason.ShuttingDown) {
+    message = 'Internal server error. Quote the x-request-id response header when reporting it.';
+    delete ext.reason;
+  }
+  if (options.production) delete ext.stacktrace;
+  else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
+  return { ...formatted, message, extensions: ext };
 }
 
 /** Codes whose message may repeat an upstream's answer: failures, and refusals the upstream itself answered. */

@@ -1,46 +1,16 @@
-import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { createSourceEventStream, execute, subscribe, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { HandedOver } from '../transports/http/direct.js';
 
-/** Apollo's gateway interface, as its constructor takes it. */
-type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
-
-/**
- * Compiled execution of cached documents (graphql-jit), behind Apollo Server's gateway interface: the supported way
- * to give Apollo 5 another executor while parsing, validation (limit rules included), plugins and HTTP stay Apollo's.
- * Apollo's document store hands back the same `DocumentNode` for the same query text, so each document (and
- * operation name) is compiled once, on its first run, and kept while Apollo keeps the document; a request then costs
- * one call of the generated function instead of graphql-js walking the document again. An operation graphql-jit
- * cannot compile runs on graphql-js `execute`, unchanged.
+/*
+ * Compiled execution of cached documents (graphql-jit). The document caches hand back the same `DocumentNode` for the
+ * same query text, so each document (and operation name) is compiled once, on its first run, and kept while the
+ * document is; a request then costs one call of the generated function instead of graphql-js walking the document
+ * again. An operation graphql-jit cannot compile runs on graphql-js `execute`, unchanged.
  *
  * One known difference: graphql-jit 0.8.9 pushes the null of a list item whose promise rejects onto the end of the
  * list instead of its index, so a resolver must not return a list of promises that can reject (the one that did,
- * `_entities`, settles its list in schema.ts; an Error item is an item error in both executors).
+ * `_entities`, settles its list in schema/build.ts; an Error item is an item error in both executors).
  */
-export function compiledExecution(schema: GraphQLSchema, executedBefore?: (context: BaseContext) => HandedOver | undefined): GatewayInterface {
-  const run = compiledExecute(schema);
-  return {
-    async load() {
-      return {
-        schema,
-        executor: async ({ document, operationName, context, request }) => {
-          // An operation executed before Apollo saw it: its result (or exception) as executing it again would give.
-          const before = executedBefore?.(context);
-          if (before?.result) return before.result;
-          if (before && 'thrown' in before) throw before.thrown;
-          return run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} });
-        },
-      };
-    },
-    onSchemaLoadOrUpdate(callback) {
-      // The schema never changes at run time; Apollo still expects the first notification.
-      callback({ apiSchema: schema, coreSupergraphSdl: '' });
-      return () => undefined;
-    },
-    async stop() {},
-  };
-}
 
 /**
  * Executes a query or mutation with its document's compiled form (graphql-jit), or graphql-js `execute` when
@@ -98,7 +68,7 @@ export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) 
     const variables = args.variableValues ?? {};
     return mapEvents(source, async (event) => {
       const result = (await query.query(event, args.contextValue, variables)) as ExecutionResult;
-      // As in compiledExecution: no data at all is a coercion failure; graphql-js words it.
+      // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
       return result.data === undefined && result.errors?.length ? execute({ ...args, rootValue: event }) : result;
     });
   };

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, type GatewayError } from '../errors/codes.js';
-import { variablesSchema, type JsonSchema } from '../transports/mcp/variablesSchema.js';
+import { variablesSchema, type JsonSchema } from './variablesSchema.js';
 
 /** `operations/mcp` at the project root: the same relative path from `src/trusted` and `dist/trusted`. */
 export const defaultOperationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'operations', 'mcp');

@@ -18,11 +18,11 @@ describe('apiKey rule', () => {
 
     it('refuses a missing or wrong key with UNAUTHENTICATED and never repeats it', async () => {
       for (const apiKey of [undefined, 'wrong-key-9999']) {
-        const result = await h.pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: 'r1', apiKey });
+        const result = await h.inProcess.execute({ query: '{ upstreams { id } }' }, { requestId: 'r1', apiKey });
         expect(result.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
         expect(JSON.stringify(result)).not.toContain('wrong-key');
       }
-      const ok = await h.pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: 'r2', apiKey: 'key-one-1234567890' });
+      const ok = await h.inProcess.execute({ query: '{ upstreams { id } }' }, { requestId: 'r2', apiKey: 'key-one-1234567890' });
       expect(ok.errors).toBeUndefined();
     });
   });

@@ -12,7 +12,7 @@ const input = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER'
 
 it("a caller's abort ends the stream and aborts its upstream request", async () => {
   const controller = new AbortController();
-  const stream = await h.pipeline.subscribe({ query: STREAM, variables: { input } }, { requestId: 'c1', signal: controller.signal });
+  const stream = await h.inProcess.subscribe({ query: STREAM, variables: { input } }, { requestId: 'c1', signal: controller.signal });
   if (!(Symbol.asyncIterator in stream)) throw new Error(`not a stream: ${JSON.stringify(stream)}`);
   let events = 0;
   for await (const _event of stream) {

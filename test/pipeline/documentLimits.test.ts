@@ -20,7 +20,7 @@ describe('documentLimits rule', () => {
     afterAll(() => h.close());
 
     it('refuses an operation deeper than GATEWAY_MAX_DEPTH with no upstream request', async () => {
-      const result = await h.pipeline.execute({ query: '{ title(imdbId: "tt0078346") { series { series { title } } } }' });
+      const result = await h.inProcess.execute({ query: '{ title(imdbId: "tt0078346") { series { series { title } } } }' });
       expect(result.errors?.[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DEPTH' });
       expect(h.sandbox.record.list()).toEqual([]);
     });

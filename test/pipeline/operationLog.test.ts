@@ -17,8 +17,8 @@ it('caps client-chosen strings, saying how long they were', () => {
 
 it('writes one operation line with outcome and codes, its name and request id capped, and counts it', async () => {
   const name = `N${'x'.repeat(5000)}`;
-  await h.pipeline.execute({ query: `query ${name} { upstreams { id } }` }, { requestId: `r-${'y'.repeat(5000)}` });
-  await h.pipeline.execute({ query: '{ nope }' }, { requestId: 'r2' });
+  await h.inProcess.execute({ query: `query ${name} { upstreams { id } }` }, { requestId: `r-${'y'.repeat(5000)}` });
+  await h.inProcess.execute({ query: '{ nope }' }, { requestId: 'r2' });
   const lines = h.logs.json().filter((l) => l.msg === 'operation');
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({ type: 'query', outcome: 'ok', transport: 'in-process' });

@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function all(stream: Awaited<ReturnType<PipelineHarness['pipeline']['subscribe']>>): Promise<number> {
+async function all(stream: Awaited<ReturnType<PipelineHarness['inProcess']['subscribe']>>): Promise<number> {
   if (!(Symbol.asyncIterator in stream)) throw new Error(`not a stream: ${JSON.stringify(stream)}`);
   let n = 0;
   for await (const _ of stream) n++;
@@ -15,10 +15,10 @@ async function all(stream: Awaited<ReturnType<PipelineHarness['pipeline']['subsc
 }
 
 it('lets a running stream finish within the grace, aborts one that outlives it, and refuses new operations meanwhile', async () => {
-  const short = all(await h.pipeline.subscribe({ query: 'subscription { serverTime(intervalMs: 20, count: 5) }' }));
-  const long = all(await h.pipeline.subscribe({ query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' }));
+  const short = all(await h.inProcess.subscribe({ query: 'subscription { serverTime(intervalMs: 20, count: 5) }' }));
+  const long = all(await h.inProcess.subscribe({ query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' }));
   const drained = h.pipeline.drain(400);
-  const refused = await h.pipeline.execute({ query: '{ upstreams { id } }' });
+  const refused = await h.inProcess.execute({ query: '{ upstreams { id } }' });
   expect(refused.errors?.[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR', reason: 'SHUTTING_DOWN' });
   expect(await short).toBe(5);
   const cut = await long;

@@ -5,6 +5,7 @@ import { createRedactor } from '../../src/observability/redact.js';
 import { createGatewayCore } from '../../src/app/core.js';
 import type { GatewayServices } from '../../src/context/services.js';
 import type { OperationPipeline } from '../../src/pipeline/index.js';
+import type { InProcessTransport } from '../../src/transports/inProcess.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { resolveUpstreams } from '../../src/app/upstreams.js';
 import { MemoryState } from '../../src/state/index.js';
@@ -13,6 +14,8 @@ import { LogCapture } from '../support/gateway.js';
 
 export interface PipelineHarness {
   pipeline: OperationPipeline;
+  /** The in-process transport over that pipeline. */
+  inProcess: InProcessTransport;
   services: GatewayServices;
   sandbox: Sandbox;
   logs: LogCapture;
@@ -27,9 +30,10 @@ export async function pipelineHarness(env: Record<string, string> = {}, sandboxS
   const redact = createRedactor(config.secrets);
   const log = createLogger({ level: config.logLevel, redact, destination: logs as never, format: config.logFormat });
   const dependencies = { config, metrics: new GatewayMetrics(), log, redact, state: new MemoryState(), credentials: new GatewayCredentials(log), onClose: [] };
-  const { services, pipeline } = await createGatewayCore({ dependencies, upstreams: resolveUpstreams(config, sandbox) });
+  const { services, pipeline, inProcess } = await createGatewayCore({ dependencies, upstreams: resolveUpstreams(config, sandbox) });
   return {
     pipeline,
+    inProcess,
     services,
     sandbox,
     logs,

@@ -4,11 +4,11 @@ import type { Fault } from '../../src/sandbox/types.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
- * The direct path (src/transports/http/direct.ts) answers JSON POSTs of known documents without Apollo Server; every
- * other request, and every operation that was refused or has errors, is Apollo's. One table of requests runs against
- * two gateways, one with the direct path and one sending everything through Apollo: status, response headers, body
- * and upstream requests must be the same, and the direct gateway must have called Apollo exactly as often as the
- * case says.
+ * The direct path (src/transports/http/graphql.ts) answers JSON POSTs of known documents without Apollo Server,
+ * refusals and errors included, through the one writer (response.ts); the classifier (request.ts) refuses what no
+ * path may run (CSRF) and gives Apollo the rest. One table of requests runs against two gateways, one with the direct
+ * path and one sending every operation through Apollo: status, response headers, body and upstream requests must be
+ * the same, and the direct gateway must have called Apollo exactly as often as the case says.
  */
 const TITLE = 'query OneTitle($imdbId: ID!) { title(imdbId: $imdbId) { imdbId title year genres } }';
 const HEALTH = 'query Health { admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service status } } } }';
@@ -31,18 +31,18 @@ const cases: Case[] = [
   { name: 'accept with weights', body: { query: HEALTH }, headers: { accept: 'application/json;q=0.5, application/graphql-response+json' }, apollo: 0 },
   { name: 'a mutation', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, apollo: 0 },
   { name: '__typename only', body: { query: '{ __typename }', extensions: { trace: true } }, apollo: 0 },
-  { name: 'an argument the resolver refuses', body: { query: TITLE, variables: { imdbId: '5' } }, apollo: 1 },
-  { name: 'variables that fail to coerce', body: { query: TITLE, variables: { imdbId: null } }, apollo: 1 },
-  { name: 'variables that fail to coerce, graphql-response+json', body: { query: TITLE, variables: {} }, headers: { accept: 'application/graphql-response+json' }, apollo: 1 },
-  { name: 'an upstream failure (partial data)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } }` }, faults: [{ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' }], apollo: 1 },
-  { name: 'a refusal at admission (upstream budget)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } c: title(imdbId: "tt0078346") { title } }` }, apollo: 1 },
+  { name: 'an argument the resolver refuses', body: { query: TITLE, variables: { imdbId: '5' } }, apollo: 0 },
+  { name: 'variables that fail to coerce', body: { query: TITLE, variables: { imdbId: null } }, apollo: 0 },
+  { name: 'variables that fail to coerce, graphql-response+json', body: { query: TITLE, variables: {} }, headers: { accept: 'application/graphql-response+json' }, apollo: 0 },
+  { name: 'an upstream failure (partial data)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } }` }, faults: [{ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' }], apollo: 0 },
+  { name: 'a refusal at admission (upstream budget)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } c: title(imdbId: "tt0078346") { title } }` }, apollo: 0 },
   { name: 'an invalid document', body: { query: '{ title { nope } }' }, apollo: 1 },
   { name: 'an unknown operationName', body: { query: HEALTH, operationName: 'Other' }, apollo: 1 },
   { name: 'variables as a string', body: { query: TITLE, variables: '{"imdbId":"tt0133093"}' }, apollo: 1 },
   { name: 'an Accept it cannot answer', body: { query: HEALTH }, headers: { accept: 'text/html' }, apollo: 1 },
   // A browser sends `text/plain` with any parameters as a simple request (no preflight): Apollo's CSRF prevention
   // refuses it, and no parameter that merely mentions JSON may route it past that.
-  { name: 'a mutation as text/plain naming JSON in a parameter (CSRF)', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, headers: { 'content-type': 'text/plain; charset=application/json' }, apollo: 1 },
+  { name: 'a mutation as text/plain naming JSON in a parameter (CSRF)', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, headers: { 'content-type': 'text/plain; charset=application/json' }, apollo: 0 },
   { name: 'APQ with its query', body: { query: HEALTH, extensions: { persistedQuery: { version: 1, sha256Hash: '0ff5c8a1ad41e28e0ad0d76d43ee5ef1c0e9d0d1e0ad3c8d4e2a53b8dc28e4e4' } } }, apollo: 1 },
 ];
 

@@ -1,4 +1,4 @@
-import { badInput, ErrorCode, formatError, GatewayError } from '../../errors/codes.js';
+import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/types.js';
 import { checkArguments } from '../../trusted/operations.js';
 import type { TrustedToolset } from '../../trusted/toolset.js';
@@ -82,7 +82,7 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
   const { schema, operations, execute } = plan.toolset;
   let result: { data?: unknown; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> };
   const op = plan.names.has(call.name) ? operations.get(call.name) : undefined;
-  const refuse = (error: GatewayError) => ({ errors: [formatError(error as never, { production: ctx.services.config.production, redact: ctx.services.redact })] });
+  const refuse = (error: GatewayError) => ({ errors: ctx.services.formatErrors([error]) });
   if (!op) {
     result = refuse(badInput(`${JSON.stringify(call.name)} is not one of this completion's graphTools (${[...plan.names].join(', ')}).`, 'graphTools'));
   } else {

@@ -1,28 +1,73 @@
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
-import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema } from 'graphql';
+import { OperationKey, operationValue, type GatewayContext } from '../../context/request.js';
+import type { GatewayServices } from '../../context/services.js';
+import { ErrorCode } from '../../errors/codes.js';
+import { compiledExecute } from '../../execution/compiled.js';
+import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
 import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
-import type { GatewayContext } from '../../context/request.js';
-import type { DirectOperation } from './direct.js';
+import { subscriptionOverHttp } from './request.js';
+import { graphqlStatus } from './response.js';
+
+/** The pipeline's operation an HTTP request began, for Apollo's plugin (Apollo copies contexts; this map is shared). */
+export const HTTP_OPERATION = new OperationKey<Operation>('the HTTP request\'s operation');
 
 /**
- * Apollo Server as the HTTP protocol adapter only: Apollo parses and validates (its document store, APQ, CSRF
- * prevention, content negotiation), and this one plugin hands the resolved operation to the operation pipeline's
- * `admit` rules and the response's errors to its `finish` rules, so HTTP runs the rules every other transport runs.
+ * Apollo Server as the adapter for what it is best at (GET, automatic persisted queries, batches, unusual `Accept`
+ * headers, its own texts for documents that fail to parse or validate), behind the request classifier
+ * (request.ts): CSRF prevention is decided there, so Apollo's own check is off. Parsing and validation use the
+ * pipeline's settings and document cache; the one plugin hands the operation to the pipeline's rules; execution is
+ * compiled (execution/compiled.ts).
  */
-export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (context: GatewayContext) => DirectOperation): ApolloServerPlugin<GatewayContext> {
+export async function createApolloAdapter(pipeline: OperationPipeline, services: GatewayServices): Promise<ApolloServer<GatewayContext>> {
+  const { config, log } = services;
+  const { documents } = pipeline;
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway: compiledExecution(pipeline.schema),
+    // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
+    logger: log,
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: !config.production,
+    // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
+    hideSchemaDetailsFromClientErrors: !documents.suggestions,
+    validationRules: [...documents.limitRules],
+    parseOptions: documents.parseOptions,
+    // One document cache for both paths: Apollo's entries live in the pipeline's, under Apollo's own keys.
+    documentStore: documents.keyValueStore(),
+    csrfPrevention: false,
+    // Automatic persisted queries stay on unless only the manifest's operations may run (the pipeline resolves those).
+    persistedQueries: pipeline.persistedOnly ? false : undefined,
+    stopOnTerminationSignals: false,
+    // Quiet: the plugin's didEncounterErrors logs masked upstream errors with the operation's request id.
+    formatError: (formatted) => pipeline.format([formatted], undefined, true)[0],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      // @cacheControl is read statically (pipeline/rules/cachePolicy.ts); the plugin would hook every field resolve.
+      ApolloServerPluginCacheControlDisabled(),
+      // Federated inline traces (ftv1) are built from field hooks that compiled execution does not call.
+      ApolloServerPluginInlineTraceDisabled(),
+      pipelinePlugin(pipeline),
+      statusPlugin,
+    ],
+  });
+  await apollo.start();
+  return apollo;
+}
+
+/**
+ * The one plugin: Apollo resolves the operation, and the pipeline's `admit` rules judge it, its `completed` rules
+ * see the result, its formatter formats the errors, and its `finish` rules end it; so HTTP through Apollo runs the
+ * rules every other transport runs.
+ */
+function pipelinePlugin(pipeline: OperationPipeline): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
-      const op = operationOf(contextValue);
+      const op = operationValue(contextValue, HTTP_OPERATION)!;
       return {
         async didResolveOperation({ operation, document, request }) {
           if (!operation) return;
           if (operation.operation === 'subscription') throw subscriptionOverHttp();
-          // Begun by the direct path (directExecution.ts): admitted already, or refused with this.
-          if (op.handedOver) {
-            if (op.handedOver.refusal) throw op.handedOver.refusal;
-            return;
-          }
           const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
           if (refusal) throw refusal;
         },
@@ -40,8 +85,7 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
           if (response.body.kind !== 'single') return;
           const errors = response.body.singleResult.errors;
           for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
-          // The direct path's execution ran the `completed` rules on its result already.
-          if (op.operation && !op.handedOver?.result) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
+          if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
           response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
           pipeline.finish(op);
         },
@@ -50,37 +94,40 @@ export function pipelinePlugin(pipeline: OperationPipeline, operationOf: (contex
   };
 }
 
-/**
- * Subscriptions over HTTP are served by the streaming protocols (transports/http: sse.ts, multipart.ts) before Apollo sees them; one
- * that still arrives here is a plain JSON request, which would otherwise fail with a confusing non-null error from
- * Apollo: tell the client which protocols stream.
- */
-export function subscriptionOverHttp(): GatewayError {
-  return new GatewayError(
-    ErrorCode.BadUserInput,
-    'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',
-    { reason: ErrorReason.SubscriptionOverHttp, http: { status: 400 } },
-  );
-}
-
-/** Codes of requests refused before execution; BAD_REQUEST (malformed HTTP, CSRF) is not a well-formed request. */
-const REQUEST_ERROR = (e: { extensions?: Record<string, unknown> }) =>
-  (e.extensions?.code === ErrorCode.BadUserInput || e.extensions?.code === ErrorCode.QueryTooComplex) && e.extensions?.reason !== ErrorReason.BadRequest;
-
-/**
- * GraphQL-over-HTTP: a client that accepts only `application/json` SHOULD get 200 for a well-formed request whose
- * document fails to parse, validate or coerce its variables, so legacy clients read the errors as GraphQL errors.
- * Apollo answers 400; with `application/graphql-response+json` the 4xx stays, as that media type asks.
- */
-export const legacyJsonStatusPlugin: ApolloServerPlugin<GatewayContext> = {
+/** GraphQL over HTTP's status rule (response.ts) on Apollo's answers too. */
+const statusPlugin: ApolloServerPlugin<GatewayContext> = {
   async requestDidStart() {
     return {
       async willSendResponse({ response, request }) {
-        if (response.http.status !== 400 || response.body.kind !== 'single') return;
-        if (request.http?.headers.get('accept')?.includes('application/graphql-response+json')) return;
-        const errors = response.body.singleResult.errors ?? [];
-        if (errors.length > 0 && errors.every(REQUEST_ERROR)) response.http.status = 200;
+        if (response.body.kind !== 'single' || response.http.status === undefined) return;
+        const modern = request.http?.headers.get('accept')?.includes('application/graphql-response+json') ?? false;
+        response.http.status = graphqlStatus(response.http.status, response.body.singleResult.errors, modern);
       },
     };
   },
 };
+
+/** Apollo's gateway interface, as its constructor takes it. */
+type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
+
+/**
+ * Compiled execution (execution/compiled.ts) behind Apollo Server's gateway interface: the supported way to give
+ * Apollo 5 another executor while parsing, validation, plugins and HTTP stay Apollo's.
+ */
+function compiledExecution(schema: GraphQLSchema): GatewayInterface {
+  const run = compiledExecute(schema);
+  return {
+    async load() {
+      return {
+        schema,
+        executor: async ({ document, operationName, context, request }) => run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} }),
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      // The schema never changes at run time; Apollo still expects the first notification.
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => undefined;
+    },
+    async stop() {},
+  };
+}

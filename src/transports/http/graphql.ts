@@ -1,137 +1,90 @@
-import { ApolloServer, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError } from 'graphql';
+import { HeaderMap } from '@apollo/server';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, refusalStatus } from '../../errors/codes.js';
-import { runInTrace } from '../../observability/tracing.js';
-import { abortWhenGone } from '../../pipeline/rules/cancellation.js';
-import { createDirectExecution, type DirectOperation } from './direct.js';
-import { httpOperationInit } from './operationInit.js';
-import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import type { GatewayContext } from '../../context/request.js';
+import { setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
-import { legacyJsonStatusPlugin, pipelinePlugin } from './apollo.js';
-import { compiledExecution } from '../../execution/compiled.js';
-import { acceptsIncrementalDelivery, createIncrementalResponder } from './incremental.js';
-import { mentionsIncrementalDirective } from '../../execution/incremental.js';
-import { MAX_BODY_BYTES, readBody } from './body.js';
-import { sendJson } from './response.js';
+import { ErrorCode } from '../../errors/codes.js';
+import { runInTrace } from '../../observability/tracing.js';
+import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
+import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
+import { createApolloAdapter, HTTP_OPERATION } from './apollo.js';
+import { abortWhenGone, httpOperationInit } from './operation.js';
+import { subscriptionOverHttp, type GraphqlHttpRoute } from './request.js';
+import { asGraphqlError, formatForResponse, resultStatus, sendApolloResponse, sendResult } from './response.js';
 
-/** The operation each HTTP request's context belongs to (Apollo copies contexts, so it is an own property). */
-const OPERATION = Symbol('operation');
-type HttpContext = GatewayContext & { [OPERATION]?: DirectOperation };
+type DirectRoute = Extract<GraphqlHttpRoute, { kind: 'direct' }>;
+type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
 
 /**
- * GraphQL over HTTP (POST and GET) on `/graphql`: Apollo Server is the protocol adapter (APQ, CSRF prevention,
- * content negotiation, the status rules), the operation pipeline applies the rules every transport shares, and
- * execution is compiled per cached document (execution.ts).
+ * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (request.ts) gives it:
+ * - `direct`: the request most clients send (a JSON POST of a known, valid document). The pipeline admits and runs it
+ *   as on every other transport, and the answer, refusals and errors included, is written by response.ts as Apollo
+ *   Server would write it, without Apollo's per-request work (its header map, SHA-256 and document-store lookup, two
+ *   `Accept` negotiations, ten plugin hooks).
+ * - `apollo`: GET, automatic persisted queries, batches, unusual `Accept` headers, documents that do not parse or
+ *   validate: Apollo Server (apollo.ts) with the pipeline's rules in its plugin, its answer written by response.ts.
  */
-export async function createGraphqlHandler(options: { pipeline: OperationPipeline; services: GatewayServices; direct?: boolean }): Promise<{
-  serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>;
+export async function createGraphqlHttp(options: { pipeline: OperationPipeline; services: GatewayServices }): Promise<{
+  direct(req: IncomingMessage, res: ServerResponse, requestId: string, route: DirectRoute): Promise<void>;
+  apollo(req: IncomingMessage, res: ServerResponse, requestId: string, route: ApolloRoute): Promise<void>;
   stop(): Promise<void>;
 }> {
   const { pipeline, services } = options;
-  const { config, log } = services;
-  const apollo = new ApolloServer<GatewayContext>({
-    // An operation the direct path executed with errors: Apollo formats the result it hands over.
-    gateway: compiledExecution(pipeline.schema, (context) => (context as HttpContext)[OPERATION]?.handedOver),
-    // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
-    logger: log,
-    introspection: config.introspection,
-    includeStacktraceInErrorResponses: !config.production,
-    // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
-    hideSchemaDetailsFromClientErrors: !config.introspection,
-    validationRules: [...pipeline.limitRules],
-    parseOptions: { maxTokens: config.limits.maxTokens },
-    // Automatic persisted queries stay on unless only the manifest's operations may run (the pipeline resolves those).
-    persistedQueries: pipeline.persistedOnly ? false : undefined,
-    stopOnTerminationSignals: false,
-    // Quiet: the plugin's didEncounterErrors logs masked upstream errors with the operation's request id.
-    formatError: (formatted) => pipeline.format([formatted], undefined, true)[0],
-    plugins: [
-      ApolloServerPluginLandingPageDisabled(),
-      // @cacheControl is read statically (pipeline/rules/cachePolicy.ts); the plugin would hook every field resolve.
-      ApolloServerPluginCacheControlDisabled(),
-      // Federated inline traces (ftv1) are built from field hooks that compiled execution does not call.
-      ApolloServerPluginInlineTraceDisabled(),
-      pipelinePlugin(pipeline, (context) => (context as HttpContext)[OPERATION]!),
-      legacyJsonStatusPlugin,
-    ],
-  });
-  await apollo.start();
-  const incremental = createIncrementalResponder(pipeline, services);
-  const direct = options.direct === false ? undefined : createDirectExecution(pipeline);
+  const adapter = await createApolloAdapter(pipeline, services);
+  const stacktrace = !services.config.production;
+
+  /** Errors of the operation answered as Apollo answers them (status from the errors, else `fallback`). */
+  function answerErrors(req: IncomingMessage, res: ServerResponse, op: Operation, errors: readonly GraphQLError[], fallback: number, contentType: string): void {
+    const formatted = formatForResponse(errors, { format: pipeline.format, op, stacktrace });
+    sendResult(req, res, formatted.status ?? fallback, { errors: formatted.errors }, { contentType, cacheControl: cacheControlHeader(op, 'POST', true) });
+  }
 
   return {
-    stop: () => apollo.stop(),
-    async serve(req, res, requestId) {
-      const method = (req.method ?? 'GET').toUpperCase();
-      let body: unknown;
-      if (method === 'POST') {
-        const raw = await readBody(req, MAX_BODY_BYTES);
-        if (raw === undefined) return refuse(res, badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413));
-        if ((req.headers['content-type'] ?? '').includes('json')) {
-          try {
-            body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-          } catch {
-            return refuse(res, badRequest('Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").'));
-          }
-        } else body = raw.toString('utf8');
-      }
-      const url = req.url ?? '/graphql';
-      const q = url.indexOf('?');
-      let search = q === -1 ? '' : url.slice(q);
-      // The pipeline's `prepare` rules (persisted operations, document size) see the payload before Apollo parses it.
-      const params = method === 'POST' ? undefined : new URLSearchParams(search);
-      const fields = params ? Object.fromEntries(params) : body;
-      let op: DirectOperation | undefined;
-      if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
-        const prepared = pipeline.prepare(fields as OperationPayload);
-        if (prepared instanceof GraphQLError) return refuse(res, prepared);
-        // `@defer`/`@stream` for a client that takes parts: the pipeline runs it (Apollo 5 on graphql 16 cannot).
-        if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query)) {
-          return incremental.serve(req, res, requestId, prepared as Record<string, unknown>);
-        }
-        if (prepared !== fields) {
-          if (params) search = `?${asSearch(prepared)}`;
-          else body = prepared;
-        }
-        // A JSON POST of a known document: the pipeline runs it without Apollo's per-request work (directExecution.ts).
-        if (direct && !params) {
-          const outcome = await direct.serve(req, res, requestId, prepared as Record<string, unknown>);
-          if (outcome === 'sent') return;
-          op = outcome;
-        }
-      }
+    stop: () => adapter.stop(),
 
+    async direct(req, res, requestId, route) {
+      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
+      abortWhenGone(op, res);
+      const { payload, document, operation, contentType } = route;
+      try {
+        await runInTrace(op.trace, async () => {
+          if (operation.operation === 'subscription') {
+            if (payload.operationName) op.name = payload.operationName;
+            return answerErrors(req, res, op, [subscriptionOverHttp()], 500, contentType);
+          }
+          const admission = pipeline.admitResolved(op, document, operation, payload.variables, payload.operationName);
+          // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
+          const refusal = admission instanceof Promise ? await admission : admission;
+          if (refusal) return answerErrors(req, res, op, [refusal], 500, contentType);
+          let result: ExecutionResult;
+          try {
+            result = (await pipeline.run(op as AdmittedOperation, { incremental: false })) as ExecutionResult;
+          } catch (thrown) {
+            return answerErrors(req, res, op, [asGraphqlError(thrown)], 500, contentType);
+          }
+          const formatted = result.errors?.length ? formatForResponse(result.errors, { format: pipeline.format, op, stacktrace }) : undefined;
+          sendResult(req, res, resultStatus(result, formatted?.status), { ...result, errors: formatted?.errors }, { contentType, cacheControl: cacheControlHeader(op, 'POST', !!formatted) });
+        });
+      } finally {
+        pipeline.finish(op);
+      }
+    },
+
+    async apollo(req, res, requestId, route) {
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
-      if (!op) {
-        op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
-        abortWhenGone(op, res);
-      }
-      (op.context as HttpContext)[OPERATION] = op;
-      const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search, body };
+      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
+      abortWhenGone(op, res);
+      setOperationValue(op.context, HTTP_OPERATION, op);
       try {
-        const result = await runInTrace(op.trace, () =>
-          apollo.executeHTTPGraphQLRequest({
-            httpGraphQLRequest,
-            context: async () => op.context,
-          }),
+        const response = await runInTrace(op.trace, () =>
+          adapter.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: route.method, headers, search: route.search, body: route.body }, context: async () => op.context }),
         );
-        for (const [key, value] of result.headers) res.setHeader(key, value);
-        res.statusCode = result.status ?? 200;
-        if (result.body.kind === 'complete') {
-          res.end(result.body.string);
-          return;
-        }
-        for await (const chunk of result.body.asyncIterator) res.write(chunk);
-        res.end();
+        await sendApolloResponse(res, response);
       } finally {
-        // An incremental response after its last part; or a request Apollo refused before any plugin saw it (CSRF, a
-        // malformed body, a method), which is a request error.
+        // A request Apollo refused before any plugin saw it (a malformed body, a method) is a request error.
         if (!op.finished) {
           if (res.statusCode >= 400) op.errorCodes.add(ErrorCode.BadUserInput);
           pipeline.finish(op);
@@ -139,18 +92,4 @@ export async function createGraphqlHandler(options: { pipeline: OperationPipelin
       }
     },
   };
-
-  function refuse(res: ServerResponse, error: GraphQLError): void {
-    sendJson(res, refusalStatus(error), { errors: pipeline.format([error]) });
-  }
-}
-
-/** GET parameters of a prepared payload (variables and extensions as JSON, as a GET carries them). */
-function asSearch(payload: OperationPayload): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(payload)) {
-    if (value === undefined || value === null) continue;
-    params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
-  }
-  return params;
 }

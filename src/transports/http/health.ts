@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../../context/services.js';
 import { sendJson } from './response.js';
-import { readyUpstreams } from '../../app/upstreams.js';
+import type { ResolvedUpstream } from '../../context/services.js';
+import type { GatewayCredentials } from '../../upstreams/credentials.js';
 
 /**
  * `/healthz` (the process answers), `/readyz` (it takes traffic: false before listening and while draining) and
@@ -39,4 +40,13 @@ export function createHealthEndpoints(services: GatewayServices): {
     },
   };
   return endpoints;
+}
+
+/** `/readyz`'s upstream list: each upstream's mode and, when it refused the gateway's credential, which variable to fix. */
+export function readyUpstreams(upstreams: readonly ResolvedUpstream[], credentials: GatewayCredentials) {
+  const rejected = new Map(credentials.list().map((r) => [r.upstream, r]));
+  return upstreams.map((u) => {
+    const r = rejected.get(u.id);
+    return r ? { id: u.id, mode: u.mode, credentials: 'rejected', fix: r.variable, since: r.since, retryAt: r.retryAt } : { id: u.id, mode: u.mode };
+  });
 }

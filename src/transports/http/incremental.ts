@@ -1,26 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { subscriptionOverHttp } from './apollo.js';
-import { httpOperationInit } from './operationInit.js';
+import { subscriptionOverHttp } from './request.js';
+import { httpOperationInit } from './operation.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
-import { MultipartWriter, sendErrors } from './multipartWriter.js';
-import { crossSiteRefusal } from './csrf.js';
+import { MultipartWriter } from './multipartWriter.js';
+import { sendErrors } from './response.js';
 
 /** Apollo Router's boundary: parts open with `\r\n---`, the response closes with `\r\n-----`. */
 const BOUNDARY = '-';
 export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed;boundary="${BOUNDARY}";deferSpec=20220824`;
-
-/**
- * Whether the client takes a `multipart/mixed` answer for a query: Apollo Client's `Defer20220824Handler` asks
- * `multipart/mixed;deferSpec=20220824`, GraphiQL `multipart/mixed`. (`subscriptionSpec` asks for Apollo's
- * subscription protocol instead: multipart.ts.)
- */
-export function acceptsIncrementalDelivery(req: IncomingMessage): boolean {
-  const accept = req.headers.accept ?? '';
-  return accept.includes('multipart/mixed') && !/subscriptionSpec/i.test(accept);
-}
 
 /**
  * `@defer`/`@stream` over HTTP, in the format Apollo Router answers and Apollo Client's `Defer20220824Handler` reads:
@@ -76,12 +66,10 @@ export function createIncrementalResponder(pipeline: OperationPipeline, services
   return {
     respond,
     /**
-     * Serves an operation GraphQL over HTTP read and prepared already (graphqlHandler.ts): the CSRF rule Apollo would
-     * have applied, the pipeline's admission, then the parts.
+     * Serves an operation the classifier read and prepared already (request.ts): the pipeline's admission, then the
+     * parts.
      */
     async serve(req: IncomingMessage, res: ServerResponse, requestId: string, sent: Record<string, unknown>): Promise<void> {
-      const csrf = crossSiteRefusal(req);
-      if (csrf) return sendErrors(req, res, 400, pipeline.format([csrf]));
       const payload = asPayload(sent);
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
       const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));

@@ -2,20 +2,15 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { httpOperationInit } from './operationInit.js';
+import { httpOperationInit } from './operation.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { createIncrementalResponder } from './incremental.js';
-import { MultipartWriter, sendErrors } from './multipartWriter.js';
+import { MultipartWriter } from './multipartWriter.js';
+import { sendErrors } from './response.js';
 
 const BOUNDARY = 'graphql';
-
-/** Apollo Client's HttpLink asks for a subscription with `Accept: multipart/mixed;subscriptionSpec="1.0"` (+ boundary). */
-export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
-  const accept = req.headers.accept ?? '';
-  return accept.includes('multipart/mixed') && /subscriptionSpec/i.test(accept);
-}
 
 /**
  * Apollo's multipart HTTP subscription protocol: one `multipart/mixed` response whose parts are JSON objects —

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { OutboundBuffer } from '../outboundBuffer.js';
 
 /**
@@ -35,15 +35,4 @@ export class MultipartWriter {
     this.ended = true;
     if (!this.res.destroyed) this.res.end(this.opened ? '--\r\n' : `\r\n--${this.boundary}--\r\n`);
   }
-}
-
-/** Errors before a stream, as GraphQL over HTTP answers them (4xx only for `application/graphql-response+json`). */
-export function sendErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: readonly unknown[]): void {
-  const modern = req.headers.accept?.includes('application/graphql-response+json');
-  const text = JSON.stringify({ errors });
-  res.writeHead(modern || status !== 400 ? status : 200, {
-    'content-type': `${modern ? 'application/graphql-response+json' : 'application/json'}; charset=utf-8`,
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }

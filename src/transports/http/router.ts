@@ -1,62 +1,87 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, refusalStatus } from '../../errors/codes.js';
-import type { FairShare } from '../../pipeline/rules/fairShare.js';
-import type { OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
+import { ErrorCode, refusalStatus } from '../../errors/codes.js';
+import type { OperationPipeline } from '../../pipeline/index.js';
+import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
+import type { FairShare } from '../../pipeline/rules/fairShare.js';
 import { applyCors } from './cors.js';
+import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
-import { sendJson } from './response.js';
+import { createIncrementalResponder } from './incremental.js';
+import { createMultipartHandler } from './multipart.js';
+import { createRequestClassifier } from './request.js';
+import { sendJson, sendRefusal } from './response.js';
+import { createSseHandler } from './sse.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
-/** The parts the router sends requests to. */
-export interface Routes {
+/** Options of {@link createHttpTransport}. */
+export interface HttpTransportOptions {
+  services: GatewayServices;
+  pipeline: OperationPipeline;
+  /** Connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
+  fairShare: FairShare;
   health: ReturnType<typeof createHealthEndpoints>;
   /** GraphiQL's page and assets; true when it answered. */
   graphiql(req: IncomingMessage, res: ServerResponse): boolean;
-  /** Streaming protocols over HTTP (SSE, multipart), chosen by the request's headers. */
-  httpStreams: { handles(req: IncomingMessage): boolean; serve: Handler };
-  /** GraphQL over HTTP (Apollo as the protocol adapter). */
-  graphql: Handler;
-  /** The Model Context Protocol endpoint: trusted operations as tools, through the same pipeline. */
+  /** The Model Context Protocol endpoint (transports/mcp). */
   mcp: Handler;
-  /** Connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
-  fairShare: FairShare;
+  /** Interval of the multipart subscription protocol's `{}` heartbeat parts. @default 5000 */
+  heartbeatMs?: number;
+  /** JSON POSTs of known documents skip Apollo Server (graphql.ts); false sends them through Apollo (tests compare the two). @default true */
+  direct?: boolean;
 }
 
 const KNOWN_ROUTES = new Set(['/graphql', '/mcp', '/healthz', '/readyz', '/metrics', '/']);
 
 /**
- * The HTTP server's request listener: a request id and the HTTP metrics for every request, then health, GraphiQL or
- * `/graphql` (CORS, the API key, the shutdown refusal, then SSE, multipart or plain GraphQL over HTTP).
+ * The HTTP front door: the server's one request listener. Every request gets a request id and the HTTP metrics;
+ * then the connection caps, health, GraphiQL and `/mcp`; `/graphql` gets CORS, the API key and the shutdown refusal,
+ * then the classifier (request.ts) decides once what the request is and hands it to the one handler of its kind.
+ * Every answer is written by response.ts.
  */
-export function createRouter(services: GatewayServices, pipeline: OperationPipeline, routes: Routes): (req: IncomingMessage, res: ServerResponse) => void {
+export async function createHttpTransport(options: HttpTransportOptions): Promise<{ listener: (req: IncomingMessage, res: ServerResponse) => void; stop(): Promise<void> }> {
+  const { services, pipeline, fairShare, health } = options;
   const { config, log, metrics, redact } = services;
+  const classify = createRequestClassifier(pipeline, { direct: options.direct ?? true });
+  const graphql = await createGraphqlHttp({ pipeline, services });
+  const incremental = createIncrementalResponder(pipeline, services);
+  const sse = createSseHandler({ schema: pipeline.schema, pipeline, services });
+  const multipart = createMultipartHandler({ schema: pipeline.schema, pipeline, services, heartbeatMs: options.heartbeatMs ?? 5000 });
 
-  async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
-    const overConnections = routes.fairShare.connectionRefusal(req, presentedApiKey(req.headers));
-    if (overConnections) {
-      res.setHeader('connection', 'close');
-      return sendJson(res, 429, { errors: pipeline.format([overConnections]) });
-    }
-    if (await routes.health.serve(req, res, path)) return;
-    if (routes.graphiql(req, res)) return;
-    if (path === '/mcp') return routes.mcp(req, res, requestId);
-    if (path !== '/graphql') {
-      return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
-    }
+  async function serveGraphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
     const refusal = pipeline.authenticate(presentedApiKey(req.headers)) ?? pipeline.drainingRefusal();
-    if (refusal) {
-      return sendJson(res, refusalStatus(refusal), { errors: pipeline.format([refusal]) });
+    if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
+    const route = await classify(req);
+    switch (route.kind) {
+      case 'refused':
+        return sendRefusal(req, res, refusalStatus(route.error), pipeline.format([route.error]));
+      case 'sse':
+        return sse(req, res, requestId);
+      case 'multipart':
+        return multipart(req, res, requestId);
+      case 'incremental':
+        return incremental.serve(req, res, requestId, route.payload);
+      case 'direct':
+        return graphql.direct(req, res, requestId, route);
+      case 'apollo':
+        return graphql.apollo(req, res, requestId, route);
     }
-    if (routes.httpStreams.handles(req)) return routes.httpStreams.serve(req, res, requestId);
-    return routes.graphql(req, res, requestId);
   }
 
-  return (req, res) => {
+  async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
+    const overConnections = fairShare.connectionRefusal(req, presentedApiKey(req.headers));
+    if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
+    if (await health.serve(req, res, path)) return;
+    if (options.graphiql(req, res)) return;
+    if (path === '/mcp') return options.mcp(req, res, requestId);
+    if (path !== '/graphql') return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
+    return serveGraphql(req, res, requestId);
+  }
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
@@ -70,8 +95,9 @@ export function createRouter(services: GatewayServices, pipeline: OperationPipel
       // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
       if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
       log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }] });
+      if (!res.headersSent) sendRefusal(req, res, 500, pipeline.format([{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }]));
       else res.destroy();
     });
   };
+  return { listener, stop: () => graphql.stop() };
 }

@@ -3,22 +3,16 @@ import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
-import { httpOperationInit } from './operationInit.js';
+import { httpOperationInit } from './operation.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
+import { sendErrors } from './response.js';
 import { MAX_OPERATION_ID_LENGTH } from '../ws/websocket.js';
 
 const EVENT_STREAM = 'text/event-stream';
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
-
-/** GraphQL over SSE: a stream request (`Accept: text/event-stream`), or a single-connection-mode reservation/operation. */
-export function isSseRequest(req: IncomingMessage): boolean {
-  if (req.headers.accept?.includes(EVENT_STREAM)) return true;
-  if (req.method === 'PUT' || req.method === 'DELETE' || req.headers[TOKEN_HEADER]) return true;
-  return /[?&]token=/.test(req.url ?? '');
-}
 
 interface RequestContext {
   res: ServerResponse;
@@ -96,11 +90,7 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
     let body: string | null = null;
     if (req.method === 'POST') {
       const raw = await readBody(req, MAX_BODY_BYTES);
-      if (raw === undefined) {
-        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ errors: pipeline.format([badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413)]) }));
-        return;
-      }
+      if (raw === undefined) return sendErrors(req, res, 413, pipeline.format([badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413)]));
       body = raw.toString('utf8');
     }
     const outbound = req.headers.accept?.includes(EVENT_STREAM)

@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { getOperationAST, getVariableValues, parse, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badInput, formatError, refusalStatus, type GatewayError } from '../../errors/codes.js';
+import { badInput, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
@@ -110,7 +110,7 @@ function toolResult(result: TrustedResult): CallToolResult {
 
 /** A call refused before it ran, as a tool error the model can read and correct (and one log line). */
 function refusal(error: GatewayError, services: GatewayServices, call: TrustedCall, tool: string): CallToolResult {
-  const formatted = formatError(error as never, { production: services.config.production, redact: services.redact });
+  const [formatted] = services.formatErrors([error]);
   services.log.info({ requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport }, 'mcp tool refused');
   return { content: [{ type: 'text', text: formatted.message }], structuredContent: { data: null, errors: [formatted] }, isError: true };
 }

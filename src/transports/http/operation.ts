@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Operation, OperationInit } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
-import type { OperationInit } from '../../pipeline/index.js';
 
 /** What the pipeline needs to know of an operation that arrived in an HTTP request: its caller, trace and client. */
 export function httpOperationInit(req: IncomingMessage, requestId: string, transport: OperationInit['transport']): OperationInit {
@@ -11,4 +11,11 @@ export function httpOperationInit(req: IncomingMessage, requestId: string, trans
     trace: req.headers,
     client: { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress },
   };
+}
+
+/** Aborts the operation (and its upstream requests) when the response closes before it was finished: the client left. */
+export function abortWhenGone(op: Operation, res: ServerResponse): void {
+  res.once('close', () => {
+    if (!res.writableFinished) op.controller.abort();
+  });
 }

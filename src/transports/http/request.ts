@@ -1,0 +1,203 @@
+import { getOperationAST, GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import Negotiator from 'negotiator';
+import type { IncomingMessage } from 'node:http';
+import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
+import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/incremental.js';
+import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { MAX_BODY_BYTES, readBody } from './body.js';
+import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
+
+/**
+ * What a request to `/graphql` asks for, decided once, here, for every way GraphQL arrives over HTTP; the router
+ * hands it to the one handler of its kind:
+ * - `refused`: answered with the error (CSRF, a body too large, JSON that does not parse, a rule before parsing)
+ * - `sse`, `multipart`: a streaming protocol (GraphQL over SSE; Apollo's multipart subscriptions), read by its handler
+ * - `incremental`: a query with `@defer`/`@stream` for a client that takes `multipart/mixed` parts
+ * - `direct`: a JSON POST of a document the pipeline knows valid, for a response type it can answer: the pipeline runs
+ *   it and this module's sibling writes the answer, errors included (graphql.ts)
+ * - `apollo`: what Apollo Server is best at: GET, automatic persisted queries, batches, unusual `Accept` headers,
+ *   documents that fail to parse or validate (its error texts), other methods and content types
+ */
+export type GraphqlHttpRoute =
+  | { kind: 'refused'; error: GraphQLError }
+  | { kind: 'sse' }
+  | { kind: 'multipart' }
+  | { kind: 'incremental'; payload: Record<string, unknown> }
+  | { kind: 'direct'; payload: PlainPayload; document: DocumentNode; operation: OperationDefinitionNode; contentType: string }
+  | { kind: 'apollo'; method: string; search: string; body: unknown };
+
+/** A payload run as sent: `query` a string, `operationName` a string, `variables` an object. */
+export type PlainPayload = OperationPayload & { query: string; operationName?: string; variables?: Record<string, unknown> };
+
+/**
+ * The classifier of `/graphql` requests ({@link GraphqlHttpRoute}). CSRF prevention is decided here for every route
+ * (Apollo Server's own check is off), a body is JSON by its media type's essence only, and `Accept` is negotiated as
+ * Apollo negotiates it.
+ */
+export function createRequestClassifier(pipeline: OperationPipeline, options: { direct: boolean }): (req: IncomingMessage) => Promise<GraphqlHttpRoute> {
+  const contentTypes = new ContentTypes();
+  return async (req) => {
+    const csrf = crossSiteRefusal(req);
+    if (csrf) return { kind: 'refused', error: csrf };
+    if (isSseRequest(req)) return { kind: 'sse' };
+    if (acceptsMultipartSubscription(req)) return { kind: 'multipart' };
+
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = req.url ?? '/graphql';
+    const q = url.indexOf('?');
+    let search = q === -1 ? '' : url.slice(q);
+    const json = isJsonMediaType(req.headers['content-type']);
+    let body: unknown;
+    if (method === 'POST') {
+      const raw = await readBody(req, MAX_BODY_BYTES);
+      if (raw === undefined) return { kind: 'refused', error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413) };
+      if (json) {
+        try {
+          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+        } catch {
+          return { kind: 'refused', error: badRequest('Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").') };
+        }
+      } else body = raw.toString('utf8');
+    }
+    // The operation as sent: a POST's JSON object, or GET's parameters (a batch, or another body, is Apollo's).
+    const fields = method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
+    if (!isRecord(fields)) return { kind: 'apollo', method, search, body };
+
+    // The pipeline's `prepare` rules (persisted operations, document size) see every payload before anything parses it.
+    const prepared = pipeline.prepare(fields as OperationPayload);
+    if (prepared instanceof GraphQLError) return { kind: 'refused', error: prepared };
+    // `@defer`/`@stream` for a client that takes parts: the pipeline runs it (Apollo 5 on graphql 16 cannot).
+    if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query)) return { kind: 'incremental', payload: prepared as Record<string, unknown> };
+    if (prepared !== fields) {
+      if (method === 'GET') search = `?${asSearch(prepared)}`;
+      else body = prepared;
+    }
+
+    if (options.direct && method === 'POST' && json && isPlainPayload(prepared)) {
+      const contentType = contentTypes.for(req.headers.accept);
+      const document = contentType && pipeline.documents.checked(prepared.query);
+      const operation = document && !Array.isArray(document) ? getOperationAST(document, prepared.operationName) : undefined;
+      if (contentType && operation && !deliversIncrementally(operation, document as DocumentNode)) {
+        return { kind: 'direct', payload: prepared, document: document as DocumentNode, operation, contentType };
+      }
+    }
+    return { kind: 'apollo', method, search, body };
+  };
+}
+
+/**
+ * Subscriptions over HTTP are served by the streaming protocols (request.ts routes them); one sent as a plain request
+ * would fail with a confusing non-null error from Apollo: tell the client which protocols stream.
+ */
+export function subscriptionOverHttp(): GatewayError {
+  return new GatewayError(
+    ErrorCode.BadUserInput,
+    'A subscription needs a streaming response: send it with `Accept: text/event-stream` (GraphQL over SSE, e.g. graphql-sse) or `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo Client\'s HttpLink), or subscribe over graphql-ws at ws://<this host>/graphql.',
+    { reason: ErrorReason.SubscriptionOverHttp, http: { status: 400 } },
+  );
+}
+
+/** Content types a browser sends cross-site without asking first (a "simple" request). */
+const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+/** Headers a page can only set after a CORS preflight the gateway answers (CORS_ORIGINS). */
+const PREFLIGHT_HEADERS = ['apollo-require-preflight', 'x-apollo-operation-name', 'x-graphql-event-stream-token'];
+
+/**
+ * CSRF prevention, Apollo Server's rule for every route: a request must be one a browser would have preflighted.
+ * Otherwise any page could run a mutation or open a costly chat stream with the visitor's cookies or network
+ * position, since a simple request is sent before CORS is consulted. GET needs a preflight header, POST a content type
+ * that is not a simple one (by its essence: `text/plain; charset=application/json` is text/plain).
+ */
+export function crossSiteRefusal(req: IncomingMessage): GraphQLError | undefined {
+  if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') return undefined;
+  if (PREFLIGHT_HEADERS.some((h) => req.headers[h])) return undefined;
+  const type = mediaTypeEssence(req.headers['content-type']);
+  if (type && !SIMPLE_TYPES.has(type)) return undefined;
+  return badRequest(
+    'This request has been blocked as a potential Cross-Site Request Forgery (CSRF): send it with `content-type: application/json`, or add an `apollo-require-preflight: true` header.',
+  );
+}
+
+/** A `Content-Type`'s type and subtype, lower case, parameters aside; undefined when there is none. */
+export function mediaTypeEssence(contentType: string | undefined): string | undefined {
+  const essence = contentType?.split(';', 1)[0].trim().toLowerCase();
+  return essence || undefined;
+}
+
+/** Whether a body is JSON: `application/json` by its essence, whatever its parameters say. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return mediaTypeEssence(contentType) === 'application/json';
+}
+
+const EVENT_STREAM = 'text/event-stream';
+const TOKEN_HEADER = 'x-graphql-event-stream-token';
+
+/** GraphQL over SSE: a stream request (`Accept: text/event-stream`), or a single-connection-mode reservation/operation. */
+export function isSseRequest(req: IncomingMessage): boolean {
+  if (req.headers.accept?.includes(EVENT_STREAM)) return true;
+  if (req.method === 'PUT' || req.method === 'DELETE' || req.headers[TOKEN_HEADER]) return true;
+  return /[?&]token=/.test(req.url ?? '');
+}
+
+/** Apollo Client's HttpLink asks for a subscription with `Accept: multipart/mixed;subscriptionSpec="1.0"` (+ boundary). */
+export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('multipart/mixed') && /subscriptionSpec/i.test(accept);
+}
+
+/**
+ * Whether the client takes a `multipart/mixed` answer for a query: Apollo Client's `Defer20220824Handler` asks
+ * `multipart/mixed;deferSpec=20220824`, GraphiQL `multipart/mixed`. (`subscriptionSpec` asks for Apollo's
+ * subscription protocol instead.)
+ */
+export function acceptsIncrementalDelivery(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('multipart/mixed') && !/subscriptionSpec/i.test(accept);
+}
+
+/**
+ * A body Apollo would accept as it is and run without APQ: `query` a string, `operationName` a string, `variables` and
+ * `extensions` objects, nothing else that changes what runs. Apollo's own checks (and error texts) apply to the rest.
+ */
+function isPlainPayload(payload: OperationPayload): payload is PlainPayload {
+  if (typeof payload.query !== 'string') return false;
+  const { operationName, variables, extensions } = payload;
+  if (operationName != null && typeof operationName !== 'string') return false;
+  if (variables != null && !isRecord(variables)) return false;
+  if (extensions != null && (!isRecord(extensions) || 'persistedQuery' in extensions)) return false;
+  return true;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** GET parameters of a prepared payload (variables and extensions as JSON, as a GET carries them). */
+function asSearch(payload: OperationPayload): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(payload)) {
+    if (value === undefined || value === null) continue;
+    params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return params;
+}
+
+// Apollo negotiates among these three; the callback type (Apollo's subscription callbacks) stays Apollo's.
+const OFFERED = [APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, 'application/json; callbackSpec=1.0; charset=utf-8'];
+const MAX_REMEMBERED_ACCEPTS = 64;
+
+/**
+ * The response type Apollo would choose for an `Accept` header (the same negotiator and offer order), remembered per
+ * header text: clients send a handful of distinct headers, and negotiating costs more than the lookup.
+ */
+class ContentTypes {
+  private readonly chosen = new Map<string, string | undefined>();
+
+  for(accept: string | undefined): string | undefined {
+    if (!accept) return APPLICATION_JSON;
+    if (this.chosen.has(accept)) return this.chosen.get(accept);
+    const preferred = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+    const type = preferred === APPLICATION_JSON || preferred === GRAPHQL_RESPONSE_JSON ? preferred : undefined;
+    // Bounded: an unusual header past the cap is negotiated each time instead of remembered.
+    if (this.chosen.size < MAX_REMEMBERED_ACCEPTS) this.chosen.set(accept, type);
+    return type;
+  }
+}
