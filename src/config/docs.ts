@@ -1,9 +1,12 @@
 import { BUILT_IN_CHAT_PROVIDERS, PROVIDER_VARIABLES, VARIABLES, type Variable } from './variables.js';
 
 /**
- * The README's configuration table and `.env.example`, both written from {@link VARIABLES} by `npm run config:docs`
+ * The configuration guide's table and `.env.example`, both written from {@link VARIABLES} by `npm run config:docs`
  * (`src/build/config-docs.ts`); CI and a test check that the committed files are what this renders.
  */
+
+/** The guide that holds the table, from the project root. */
+export const CONFIGURATION_GUIDE = 'docs/configuration.md';
 
 export const TABLE_START = '<!-- configuration table: written by `npm run config:docs` from src/config/variables.ts -->';
 export const TABLE_END = '<!-- end of configuration table -->';
@@ -46,12 +49,12 @@ export function renderTable(): string {
   return lines.join('\n');
 }
 
-/** `readme` with its table replaced by {@link renderTable}; throws when the markers are missing. */
-export function withTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no configuration table markers (${TABLE_START} … ${TABLE_END})`);
-  return readme.slice(0, start) + renderTable() + readme.slice(end + TABLE_END.length);
+/** `guide` with its table replaced by {@link renderTable}; throws when the markers are missing. */
+export function withTable(guide: string): string {
+  const start = guide.indexOf(TABLE_START);
+  const end = guide.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`${CONFIGURATION_GUIDE} has no configuration table markers (${TABLE_START} … ${TABLE_END})`);
+  return guide.slice(0, start) + renderTable() + guide.slice(end + TABLE_END.length);
 }
 
 const plain = (markdown: string) => markdown.replace(/\*\*|`/g, '');
@@ -80,7 +83,7 @@ function entry(name: string, variable: Variable): string[] {
 export function renderEnvExample(): string {
   const lines = [
     '# Every variable the gateway reads, commented out at its default: uncomment what you change.',
-    '# Written by `npm run config:docs` from src/config/variables.ts; the README\'s configuration table says the same.',
+    `# Written by \`npm run config:docs\` from src/config/variables.ts; ${CONFIGURATION_GUIDE} says the same.`,
     '# Copy it to .env for `docker run --env-file .env` or an `env_file:` in docker-compose.yml.',
     '',
     ...Object.entries(VARIABLES).flatMap(([name, variable]) => entry(name, variable)),

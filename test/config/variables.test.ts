@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderEnvExample, withTable } from '../../src/config/docs.js';
+import { CONFIGURATION_GUIDE, renderEnvExample, withTable } from '../../src/config/docs.js';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { PROVIDER_VARIABLES, VARIABLES } from '../../src/config/variables.js';
 import { freePort } from '../../src/bench/lib/proc.js';
@@ -20,11 +20,11 @@ const problemsOf = (env: Record<string, string>) => {
 };
 
 describe('the variable schema', () => {
-  it('is what the README configuration table and .env.example say (npm run config:docs writes both)', () => {
-    const readme = readFileSync(new URL('README.md', root), 'utf8');
-    expect(withTable(readme)).toBe(readme);
+  it('is what the configuration guide\'s table and .env.example say (npm run config:docs writes both)', () => {
+    const guide = readFileSync(new URL(CONFIGURATION_GUIDE, root), 'utf8');
+    expect(withTable(guide)).toBe(guide);
     expect(readFileSync(new URL('.env.example', root), 'utf8')).toBe(renderEnvExample());
-    for (const name of Object.keys(VARIABLES)) expect(readme).toContain(`| \`${name}\` |`);
+    for (const name of Object.keys(VARIABLES)) expect(guide).toContain(`| \`${name}\` |`);
   });
 
   it('holds every variable loadConfig reads', () => {

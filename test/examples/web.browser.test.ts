@@ -1,7 +1,7 @@
 // examples/web as its users meet it: the Vite build of the page, served by Vite's preview server, in headless
 // Chromium against the real gateway and its sandbox on loopback. Every request the page makes is intercepted: one to
 // any host but the gateway and the page's own server fails the test.
-// WEB_EXAMPLE_SCREENSHOT=docs/web-example.png also saves the page as the README shows it.
+// WEB_EXAMPLE_SCREENSHOT=docs/web-example.png also saves the page as docs/clients-and-transports.md shows it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

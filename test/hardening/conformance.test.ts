@@ -19,7 +19,7 @@ describe('GraphQL over HTTP conformance (graphql-http auditServer)', () => {
 
   it('passes every SHOULD audit, and misses only the MAYs that CSRF prevention refuses on purpose', () => {
     const notOk = results.filter((r) => r.status !== 'ok').map((r) => r.name);
-    // GET without a preflight header is blocked by Apollo's CSRF prevention, which stays on (README, "Endpoints").
+    // GET without a preflight header is blocked by Apollo's CSRF prevention, which stays on (docs/security.md, "CSRF").
     expect(notOk).toEqual([
       'MAY accept application/x-www-form-urlencoded formatted GET requests',
       'MAY allow URL-encoded JSON string {variables} parameter in GETs when accepting application/graphql-response+json',
