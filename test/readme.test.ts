@@ -226,7 +226,7 @@ describe('Operations: Tracing', () => {
 });
 
 describe('Operations: Logs', () => {
-  it('quotes the exact line a busy port prints (test/server/operations.test.ts asserts the gateway prints it)', () => {
+  it('quotes the exact line a busy port prints (test/app/operations.test.ts asserts the gateway prints it)', () => {
     expect(oneLine(section('docs/operations.md', 'Logs'))).toContain(
       '`configuration error: PORT: 127.0.0.1:4000 is already in use by another process; stop it or choose another PORT (or HOST).`',
     );
@@ -331,6 +331,14 @@ describe('every path and link in the docs', () => {
     expect(paths.filter((p) => !existsSync(new URL(p, root)))).toEqual([]);
     const rootFiles = [...text.matchAll(ROOT_FILES)].map((m) => m[1]);
     expect(rootFiles.filter((p) => !existsSync(new URL(p, root)))).toEqual([]);
+  });
+
+  /** The notes beside the code (every .md under src/, and schema/README.md): a file they name resolves beside them, from src/ or from the root. */
+  const NOTES = [...readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `src/${f}`), 'schema/README.md'];
+  it.each(NOTES)('%s: every file it names exists', (file) => {
+    const named = [...read(file).matchAll(/`((?:\.\.?\/)*[\w./-]+\.(?:ts|md|graphql|json))`/g)].map((m) => m[1]);
+    const missing = named.filter((name) => ![new URL(name, new URL(file, root)), new URL(name, new URL('src/', root)), new URL(name, root)].some((url) => existsSync(url)));
+    expect(missing).toEqual([]);
   });
 
   it('finds the paths it checks', () => {

@@ -45,7 +45,8 @@ export async function createGatewayCore(input: {
   services.domains = createDomainServices(services, input.domains);
   const estimates = new UpstreamEstimates(services, upstreamEstimators);
   const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics });
-  const pipeline = createOperationPipeline({ schema, services, estimates, tracing: input.tracing, fairShare });
+  const trustedDocuments = trusted.operations.list().map((op) => op.query);
+  const pipeline = createOperationPipeline({ schema, services, estimates, tracing: input.tracing, fairShare, trustedDocuments });
   const inProcess = new InProcessTransport(pipeline);
   bindTrustedToolset(trusted, inProcess, estimates);
   return { schema, services, pipeline, fairShare, inProcess };

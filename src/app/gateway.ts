@@ -22,7 +22,7 @@ import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from '../transports/ws/websocket.js';
 import { createMcpEndpoint } from '../transports/mcp/server.js';
 
-/** Options of {@link startGateway}; everything defaults to the environment (README.md, "Configuration"). */
+/** Options of {@link startGateway}; everything defaults to the environment (docs/configuration.md). */
 export interface StartGatewayOptions {
   /** Environment to read when `config` is not given. @default process.env */
   env?: NodeJS.ProcessEnv;

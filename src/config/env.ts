@@ -76,7 +76,7 @@ export interface FairShareLimits {
   maxSubscriptions: number;
 }
 
-/** Shared state in Redis (or Valkey); unset, every replica keeps its own (README "Run several replicas"). */
+/** Shared state in Redis (or Valkey); unset, every replica keeps its own (docs/operations.md). */
 export interface RedisConfig {
   /** {@link VARIABLES.REDIS_URL} */
   url: string;

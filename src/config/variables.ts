@@ -2,13 +2,13 @@ import { DEFAULT_LIMITS } from './limits.js';
 
 /**
  * Every environment variable the gateway reads: its type, default and meaning. `loadConfig` (env.ts) parses the
- * environment with these entries, and `npm run config:docs` writes the README's configuration table and
+ * environment with these entries, and `npm run config:docs` writes the configuration guide's table (docs/configuration.md) and
  * `.env.example` from them, so the three cannot disagree.
  */
 
 /** What a value may be: the words shown in the docs, and the parser that turns the text into the value. */
 export interface ValueType<T> {
-  /** Shown in the README's type column, e.g. `whole number ≥ 0`. */
+  /** Shown in the configuration guide's type column, e.g. `whole number ≥ 0`. */
   readonly name: string;
   /** The value, or throws {@link BadValue} saying what it must be. */
   parse(text: string): T;
@@ -113,7 +113,7 @@ const domains: ValueType<GatewayDomain[]> = {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * The variables, in the order the README lists them. Adding one: an entry here, then its typed value is
+ * The variables, in the order the configuration guide lists them. Adding one: an entry here, then its typed value is
  * `values.NAME` in `loadConfig`; `npm run config:docs` regenerates the docs.
  */
 export const VARIABLES = {

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 
 /**
- * Every `extensions.code` a client can see (README.md, "Errors"). This module is the only place that names them.
+ * Every `extensions.code` a client can see (docs/clients-and-transports.md, "Errors"). This module is the only place that names them.
  */
 export enum ErrorCode {
   BadUserInput = 'BAD_USER_INPUT',

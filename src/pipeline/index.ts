@@ -29,6 +29,8 @@ export interface CreatePipelineOptions {
   tracing?: Tracing;
   /** The caps per client (CLIENT_MAX_SUBSCRIPTIONS, CLIENT_MAX_CHAT_STREAMS, …), shared with the transports. */
   fairShare?: FairShare;
+  /** Documents the gateway trusts itself (the trusted operations): with PERSISTED_OPERATIONS_FILE, they run too. */
+  trustedDocuments?: readonly string[];
 }
 
 /**
@@ -41,6 +43,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
   const { config } = services;
   const limits = documentLimits(config.limits);
   const persisted = config.persistedOperationsFile ? PersistedOperations.load(config.persistedOperationsFile) : undefined;
+  for (const document of options.trustedDocuments ?? []) persisted?.allow(document);
   const shutdown = new Shutdown();
   const rules: PipelineRule[] = [
     ...(persisted ? [persistedOperationsRule(persisted)] : []),

@@ -196,3 +196,24 @@ describe('/mcp under GATEWAY_DOMAINS', () => {
     }
   });
 });
+
+describe('/mcp with PERSISTED_OPERATIONS_FILE', () => {
+  it('runs the trusted operations (they are the gateway\'s own), and still refuses a free-form query the manifest does not list', async () => {
+    const manifest = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'manifest.json');
+    writeFileSync(manifest, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'a1', name: 'Upstreams', type: 'query', body: 'query Upstreams { upstreams { id } }' }] }));
+    const t = await startTestGateway({ PERSISTED_OPERATIONS_FILE: manifest, MCP_ALLOW_FREEFORM: 'true' });
+    const client = await connect(t);
+    try {
+      const tool = await client.callTool({ name: 'ServiceHealth', arguments: { id: 'Exchange' } });
+      expect(tool.isError).toBe(false);
+      expect((tool.structuredContent as any).data.admin.serviceAnnouncement.healthOverview.id).toBe('Exchange');
+      t.clearUpstreamRequests();
+      const freeform = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ chatProviders { id } }' } });
+      expect((freeform.structuredContent as any).errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'PERSISTED_QUERY_NOT_FOUND' });
+      expect(t.upstreamRequests()).toHaveLength(0);
+    } finally {
+      await client.close();
+      await t.close();
+    }
+  });
+});

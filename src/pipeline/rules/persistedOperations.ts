@@ -71,6 +71,14 @@ export class PersistedOperations {
     return this.byHash.size;
   }
 
+  /**
+   * Lists a document the gateway trusts itself: the trusted operations (MCP_OPERATIONS), validated at start-up and
+   * run by /mcp tools and chat graph tools, are persisted operations by definition. Their full text is accepted.
+   */
+  allow(body: string): void {
+    this.byHash.set(sha256(body), body);
+  }
+
   /** The document to run for a request body, or an error naming what is missing. */
   resolve(body: { query?: unknown; documentId?: unknown; extensions?: { persistedQuery?: { sha256Hash?: unknown } } }): string | GraphQLError {
     const id = body.extensions?.persistedQuery?.sha256Hash ?? body.documentId;

@@ -1,4 +1,4 @@
-/** Ids of the four chat providers the sandbox emulates (README.md, "Chat"). */
+/** Ids of the four chat providers the sandbox emulates (docs/chat.md). */
 export type ChatProviderName = 'glm' | 'ark' | 'deepseek' | 'moonshot';
 
 export const CHAT_PROVIDER_NAMES: readonly ChatProviderName[] = ['glm', 'ark', 'deepseek', 'moonshot'];

@@ -11,7 +11,7 @@ import { answer, OmdbError, type Answer } from './query.js';
 import { toJson, toXml } from './render.js';
 import { seedTitles } from './seed.js';
 
-/** The one key the sandbox accepts (README.md, "Go live": the sandbox's credentials). */
+/** The one key the sandbox accepts (docs/getting-started.md: the sandbox's credentials). */
 export const SANDBOX_API_KEY = 'sandbox';
 
 /** JSONP names we echo into JavaScript: dotted identifiers only, so a callback cannot inject code. */
