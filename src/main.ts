@@ -2,11 +2,15 @@ import { ConfigError } from './config/env.js';
 import { loadStartupConfig } from './app/startupConfig.js';
 import { startGateway, type Gateway } from './app/gateway.js';
 
-/** `npm start`: validate the configuration, serve the graph, stop cleanly on SIGTERM/SIGINT. */
+/**
+ * `npm start`: read `.env` when there is one (variables already in the environment win), validate the
+ * configuration, serve the graph, stop cleanly on SIGTERM/SIGINT.
+ */
+const envFile = readEnvFile('.env');
 const config = await loadStartupConfig(process.env).catch(exitOnConfigError);
 let gateway: Gateway;
 try {
-  gateway = await startGateway({ config });
+  gateway = await startGateway({ config, envFile });
 } catch (error) {
   const problem = listenProblem((error as NodeJS.ErrnoException).code, config.host, config.port);
   if (!problem) exitOnConfigError(error);
@@ -44,4 +48,17 @@ function listenProblem(code: string | undefined, host: string, port: number): st
   if (code === 'EACCES') return `PORT: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); choose another PORT.`;
   if (code === 'EADDRNOTAVAIL') return `HOST: ${host} is not an address of this machine; set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`;
   return undefined;
+}
+
+/** Loads a dotenv file into `process.env` (Node's own parser; what the environment sets already wins), if it exists. */
+function readEnvFile(path: string): { path: string; variables: string[] } | undefined {
+  const before = new Set(Object.keys(process.env));
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    console.error(`configuration error: ${path}: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  return { path, variables: Object.keys(process.env).filter((name) => !before.has(name)) };
 }

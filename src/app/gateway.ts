@@ -37,6 +37,8 @@ export interface StartGatewayOptions {
   directExecution?: boolean;
   /** What a test sets in the domains' long-lived state (live health's clock and state). */
   domains?: DomainServicesOptions;
+  /** The dotenv file `npm start` read, named in the start-up log (the variables' names, never their values). */
+  envFile?: { path: string; variables: string[] };
 }
 
 export interface Gateway {
@@ -114,7 +116,11 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const origin = `http://${host}:${addr.port}`;
   health.ready = true;
-  for (const u of upstreams) log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}`);
+  if (options.envFile) log.info({ envFile: options.envFile.path, variables: options.envFile.variables }, `read ${options.envFile.variables.length} variables from ${options.envFile.path}`);
+  for (const u of upstreams) {
+    const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
+    log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
+  }
   const shared = state.status();
   log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');
   log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
@@ -156,4 +162,12 @@ function closeServer(server: Server): Promise<void> {
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 1000).unref();
   });
+}
+
+/** Which Graph permissions the gateway uses, said once at start-up (docs/service-health.md, "Credentials"). */
+function graphPermissions(config: GatewayConfig): { mode: 'application' | 'delegated'; text: string } {
+  if (config.graph.mode === 'sandbox') return { mode: 'application', text: "application permissions with the sandbox's credentials; a caller's Authorization header is forwarded when sent" };
+  return config.graph.clientSecret
+    ? { mode: 'application', text: `application permissions: the gateway's own token for tenant ${config.graph.tenantId}` }
+    : { mode: 'delegated', text: "delegated permissions: each caller's Authorization header is forwarded; a call without one is UNAUTHENTICATED" };
 }

@@ -84,7 +84,8 @@ export function renderEnvExample(): string {
   const lines = [
     '# Every variable the gateway reads, commented out at its default: uncomment what you change.',
     `# Written by \`npm run config:docs\` from src/config/variables.ts; ${CONFIGURATION_GUIDE} says the same.`,
-    '# Copy it to .env for `docker run --env-file .env` or an `env_file:` in docker-compose.yml.',
+    '# Copy it to .env: `npm start` reads .env (what the environment sets wins), as do `docker run --env-file .env` and',
+    '# an `env_file:` in docker-compose.yml. Keep .env out of git (.gitignore lists it): it holds your keys.',
     '',
     ...Object.entries(VARIABLES).flatMap(([name, variable]) => entry(name, variable)),
     ...BUILT_IN_CHAT_PROVIDERS.flatMap((p) => [

@@ -385,10 +385,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     pollIntervalMs: values.GRAPH_POLL_INTERVAL_MS,
   };
   attempt(problems, undefined, () => checkPollInterval(graph));
-  if (graph.clientSecret && (!graph.tenantId || !graph.clientId)) {
-    problems.push({ variable: !graph.tenantId ? 'GRAPH_TENANT_ID' : 'GRAPH_CLIENT_ID', message: 'is required with GRAPH_CLIENT_SECRET (application permissions)' });
+  // Application permissions need all three; any one alone is a configuration set half-way (delegated permissions need
+  // none of them: the caller's own token is forwarded).
+  const application = { GRAPH_TENANT_ID: graph.tenantId, GRAPH_CLIENT_ID: graph.clientId, GRAPH_CLIENT_SECRET: graph.clientSecret };
+  const given = Object.entries(application).filter(([, v]) => v).map(([k]) => k);
+  if (given.length > 0 && given.length < 3) {
+    for (const [variable] of Object.entries(application).filter(([, v]) => !v)) {
+      problems.push({
+        variable,
+        message: `is required with ${given.join(' and ')}: application permissions need GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET; for delegated permissions (each caller's own token) set none of them and only GRAPH_BASE_URL`,
+      });
+    }
   }
 
+  if (isSet('OMDB_BASE_URL') && !values.OMDB_API_KEY) {
+    problems.push({ variable: 'OMDB_API_KEY', message: 'is required with OMDB_BASE_URL: OMDb refuses requests without a key; unset OMDB_BASE_URL to use the sandbox' });
+  }
   const omdb: OmdbConfig = {
     mode: ['OMDB_BASE_URL', 'OMDB_API_KEY'].some(isSet) ? 'live' : 'sandbox',
     baseUrl: values.OMDB_BASE_URL,
@@ -407,6 +419,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     endpoints: p.id === 'ark' ? attempt(problems, {}, () => parseEndpoints('ARK_ENDPOINTS', values.ARK_ENDPOINTS)) : {},
     ...providerLimits(env, p.prefix, problems),
   }));
+  for (const [i, p] of BUILT_IN_CHAT_PROVIDERS.entries()) {
+    const c = chat[i];
+    // A built-in provider made live without its key would only ever be refused upstream.
+    if (c.mode === 'live' && !c.apiKey) {
+      const why = [`${p.prefix}_BASE_URL`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])].filter(isSet).join(' and ');
+      problems.push({ variable: `${p.prefix}_API_KEY`, message: `is required with ${why}: the ${p.id} service refuses requests without a key; unset ${why} to use the sandbox` });
+    }
+  }
   chat.push(...parseExtraProviders(env, problems));
   const chatRoutes = attempt(problems, {}, () => parseRoutes(values.CHAT_ROUTES, chat.map((c) => c.id)));
 

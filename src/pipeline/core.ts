@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { createContext } from '../context/request.js';
 import type { GatewayServices } from '../context/services.js';
@@ -52,6 +53,8 @@ export class OperationPipeline {
 
   /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
   private readonly keyed: boolean;
+  /** Listeners one operation's signal may have: one per upstream request in flight, within the upstream budget. */
+  private readonly signalListeners: number;
 
   constructor(private readonly options: OperationPipelineOptions) {
     this.schema = options.schema;
@@ -63,6 +66,7 @@ export class OperationPipeline {
     this.completers = this.rules.filter((r) => r.completed);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
+    this.signalListeners = options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
     this.documents = new Documents(options.schema, { limitRules: options.validationRules, maxTokens: options.services.config.limits.maxTokens, introspection: options.services.config.introspection });
     this.executeCompiled = compiledExecute(options.schema);
     this.subscribeCompiled = compiledSubscribe(options.schema);
@@ -110,6 +114,9 @@ export class OperationPipeline {
   /** Starts an operation (its context, cancellation and span) before its document is known. */
   begin(init: OperationInit, signal?: AbortSignal): Operation {
     const controller = new AbortController();
+    // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
+    // once, which Node's default of 10 would report as a leak.
+    setMaxListeners(this.signalListeners, controller.signal);
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client) });

@@ -18,11 +18,11 @@ describe('configuration', () => {
   });
 
   it('counts an upstream as live when any of its variables is set', () => {
-    const c = loadConfig({ OMDB_API_KEY: 'k-123456', ARK_ENDPOINTS: 'doubao-pro=ep-1,doubao-lite=ep-2', GRAPH_BASE_URL: 'https://graph.example.com/' });
+    const c = loadConfig({ OMDB_API_KEY: 'k-123456', ARK_ENDPOINTS: 'doubao-pro=ep-1,doubao-lite=ep-2', ARK_API_KEY: 'ark-key-123456', GRAPH_BASE_URL: 'https://graph.example.com/' });
     expect(c.omdb.mode).toBe('live');
     expect(c.graph).toMatchObject({ mode: 'live', baseUrl: 'https://graph.example.com', apiVersion: 'v1.0' });
     expect(c.chat.find((p) => p.id === 'ark')).toMatchObject({ mode: 'live', endpoints: { 'doubao-pro': 'ep-1', 'doubao-lite': 'ep-2' } });
-    expect(c.secrets).toEqual(['k-123456']);
+    expect(c.secrets).toEqual(expect.arrayContaining(['k-123456', 'ark-key-123456']));
   });
 
   it.each([
@@ -36,6 +36,11 @@ describe('configuration', () => {
     [{ GRAPH_API_VERSION: 'v2' }, 'GRAPH_API_VERSION'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ GRAPH_CLIENT_SECRET: 's3cret' }, 'GRAPH_TENANT_ID'],
+    [{ GRAPH_TENANT_ID: 'contoso' }, 'GRAPH_CLIENT_ID'],
+    [{ GRAPH_TENANT_ID: 'contoso', GRAPH_CLIENT_ID: 'app' }, 'GRAPH_CLIENT_SECRET'],
+    [{ DEEPSEEK_BASE_URL: 'https://proxy.example/v1' }, 'DEEPSEEK_API_KEY'],
+    [{ ARK_ENDPOINTS: 'doubao-pro=ep-20250101-abc' }, 'ARK_API_KEY'],
+    [{ OMDB_BASE_URL: 'https://omdb.example' }, 'OMDB_API_KEY'],
     [{ CHAT_PROVIDERS: 'bad entry' }, 'CHAT_PROVIDERS'],
     [{ GATEWAY_API_KEYS: 'short' }, 'GATEWAY_API_KEYS'],
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],

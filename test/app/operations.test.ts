@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -52,6 +55,29 @@ describe('log format', () => {
     await p.origin;
     expect(JSON.parse(p.stdout.find((l) => l.includes('gateway listening on'))!)).toMatchObject({ level: 'info' });
     await stop(p);
+  });
+});
+
+describe('.env', () => {
+  it('`npm start` reads .env from its folder when there is one; what the environment sets wins; the log names the variables read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    writeFileSync(join(dir, '.env'), '# a newcomer\'s settings\nGATEWAY_DOMAINS=titles\nLOG_FORMAT=pretty\nOMDB_DAILY_QUOTA=7\n');
+    const p = spawnGateway({ LOG_FORMAT: 'json' }, 30_000, dir);
+    const origin = await p.origin;
+    const lines = p.stdout.map((l) => JSON.parse(l) as { msg: string; variables?: string[] });
+    expect(lines.find((l) => l.msg.startsWith('read '))).toMatchObject({ msg: 'read 2 variables from .env', variables: ['GATEWAY_DOMAINS', 'OMDB_DAILY_QUOTA'] });
+    expect(lines.filter((l) => l.msg.startsWith('upstream ')).map((l) => l.msg.split(':')[0])).toEqual(['upstream omdb']);
+    const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ upstreams { id } }' }) });
+    expect(await res.json()).toEqual({ data: { upstreams: [{ id: 'omdb' }] } });
+    await stop(p);
+  });
+
+  it('a .env that does not parse is a configuration error, not a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    mkdirSync(join(dir, '.env'));
+    const p = spawnGateway({}, 30_000, dir);
+    expect(await p.exited).toBe(2);
+    expect(p.stderr.join('\n')).toMatch(/^configuration error: \.env: /);
   });
 });
 

@@ -43,8 +43,13 @@ describe('the variable schema', () => {
 function sample(name: string, type: string, fallback: string | undefined): Record<string, string> {
   const special: Record<string, Record<string, string>> = {
     HOST: { HOST: 'localhost' },
+    // Application permissions take all three (one alone is a configuration set half-way).
+    GRAPH_TENANT_ID: { GRAPH_TENANT_ID: 't', GRAPH_CLIENT_ID: 'c', GRAPH_CLIENT_SECRET: 'secret-1234' },
+    GRAPH_CLIENT_ID: { GRAPH_CLIENT_ID: 'c', GRAPH_TENANT_ID: 't', GRAPH_CLIENT_SECRET: 'secret-1234' },
     GRAPH_CLIENT_SECRET: { GRAPH_CLIENT_SECRET: 'secret-1234', GRAPH_TENANT_ID: 't', GRAPH_CLIENT_ID: 'c' },
-    ARK_ENDPOINTS: { ARK_ENDPOINTS: 'doubao-pro=ep-1' },
+    // A live service needs its key.
+    OMDB_BASE_URL: { OMDB_BASE_URL: 'http://127.0.0.1:9/elsewhere', OMDB_API_KEY: 'k' },
+    ARK_ENDPOINTS: { ARK_ENDPOINTS: 'doubao-pro=ep-1', ARK_API_KEY: 'k' },
     CHAT_PROVIDERS: { CHAT_PROVIDERS: 'local=http://127.0.0.1:9/v1|m' },
     CHAT_ROUTES: { CHAT_ROUTES: 'fast=glm/glm-4-flash' },
     GATEWAY_API_KEYS: { GATEWAY_API_KEYS: 'a-key-of-16-chars-or-more' },
@@ -66,7 +71,9 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
 describe('every variable of the schema', () => {
   it.each(Object.entries(VARIABLES))('%s changes the configuration', (name, variable) => {
     const env = sample(name, variable.type.name, 'default' in variable ? variable.default : undefined);
-    const companions = Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+    // Variables that only take effect together (application permissions) are compared with none of them set.
+    const together = ['GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET'].includes(name);
+    const companions = together ? {} : Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
     expect(JSON.stringify(loadConfig(env))).not.toBe(JSON.stringify(loadConfig(companions)));
   });
 });

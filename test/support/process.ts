@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,9 +58,9 @@ export function descendants(pid: number): number[] {
 }
 
 /** `npm run <script>` as a real child process (what an operator or a process manager runs), output kept. */
-export function spawnNpmScript(script: string, env: Record<string, string>): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+export function spawnNpmScript(script: string, env: Record<string, string>, args: readonly string[] = []): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
   const child = track(
-    spawn('npm', ['run', '--silent', script], {
+    spawn('npm', ['run', '--silent', script, ...(args.length ? ['--', ...args] : [])], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,11 +83,14 @@ export interface GatewayProcess {
   origin: Promise<string>;
 }
 
-/** Runs `src/main.ts` (what `npm start` runs, compiled) as a real child process with `env` on a clean environment. */
-export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000): GatewayProcess {
+/**
+ * Runs `src/main.ts` (what `npm start` runs, compiled) as a real child process with `env` on a clean environment, in
+ * the project's folder or in `cwd` (where `npm start` looks for `.env`).
+ */
+export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000, cwd = root): GatewayProcess {
   const child = track(
-    spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: root,
+    spawn(process.execPath, ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/main.ts')], {
+      cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
