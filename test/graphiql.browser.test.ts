@@ -84,9 +84,9 @@ async function replaceOperation(page: Page, operation: string, operationName: st
 
 /** Switches to the example tab of that operation; executing before GraphiQL has parsed it would run the old one. */
 async function openTab(page: Page, operationName: string): Promise<void> {
-  await page.locator('.graphiql-tab', { hasText: operationName }).click();
+  await page.locator('.graphiql-tab', { has: page.getByText(operationName, { exact: true }) }).click();
   await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain(operationName);
-  await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain(` ${operationName} `);
+  await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toMatch(new RegExp(`(?:query|mutation|subscription) ${operationName}\\b`));
   // The operation type (HTTP or WebSocket) comes from a debounced parse of the editor.
   await page.waitForTimeout(1_000);
 }
@@ -117,7 +117,8 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   let origin: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '100' });
+    // Chat tokens 15 ms apart: slow enough to see a stream grow, quick enough for a test.
+    gateway = await startTestGateway({ LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '100' }, { chatTokenDelayMs: 15 });
     origin = gateway.gateway.origin;
     browser = await launchChromium();
   }, 60_000);
@@ -188,6 +189,33 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       const shown = await editorText(page, '.graphiql-response');
       const last = wsNext.at(-1) as { data: { serverTime: string } };
       expect(shown).toContain(`"serverTime": "${last.data.serverTime}"`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the Stream tab\'s answer whole in the Stream plugin as it grows: the deltas added up, then how it finished', async () => {
+    const { context, page, wsNext } = await openGraphiql(browser, origin);
+    try {
+      await openTab(page, 'Stream');
+      await page.locator('.graphiql-execute-button').click();
+      const panel = page.locator('.stream-text');
+      const seen = new Set<number>();
+      await expect
+        .poll(
+          async () => {
+            seen.add(((await page.locator('.stream-text-content').textContent().catch(() => '')) ?? '').length);
+            return panel.getAttribute('data-state').catch(() => null);
+          },
+          { timeout: uiTimeoutMs, interval: 20 },
+        )
+        .toBe('done');
+      // Seen partway, more than once: the panel grew with the stream rather than appearing at its end.
+      expect([...seen].filter((n) => n > 0).length).toBeGreaterThan(2);
+      const chunks = wsNext.map((p) => (p as { data: { chatCompletionStream: { delta: { content: string | null } } } }).data.chatCompletionStream);
+      expect(chunks.length).toBeGreaterThan(5);
+      expect(await page.locator('.stream-text-content').textContent()).toBe(chunks.map((c) => c.delta.content ?? '').join(''));
+      expect(await page.locator('.stream-text-meta').textContent()).toMatch(/finished: STOP, \d+ tokens$/);
     } finally {
       await context.close();
     }

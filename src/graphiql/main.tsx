@@ -1,32 +1,48 @@
 import './monacoWorkers.js';
 import 'graphiql/style.css';
+import './streamText.css';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
 import { createClient } from 'graphql-ws';
+import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { loadDefaultTabs } from './examples.js';
+import { onStreamStart, streamTextPlugin, watchingChatStreams } from './streamText.js';
 
 const graphqlPath = '/graphql';
 
 // Same origin for both transports, so the page works behind any host name or TLS terminator.
 const wsUrl = `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${graphqlPath}`;
 
-const fetcher = createGraphiQLFetcher({
-  url: graphqlPath,
-  wsClient: createClient({ url: wsUrl, lazy: true }),
-});
+// Chat streams are also added up into the Stream plugin, which shows the answer whole (streamText.tsx).
+const fetcher = watchingChatStreams(
+  createGraphiQLFetcher({
+    url: graphqlPath,
+    wsClient: createClient({ url: wsUrl, lazy: true }),
+  }),
+);
 
 const container = document.getElementById('graphiql');
 if (!container) throw new Error('index.html has no #graphiql element to mount GraphiQL into');
 
 const defaultTabs = await loadDefaultTabs();
 
-createRoot(container).render(
-  <GraphiQL
-    fetcher={fetcher}
-    defaultTabs={defaultTabs}
-    isHeadersEditorEnabled
-    // Callers paste `Authorization: Bearer …` here; never keep tokens in localStorage.
-    shouldPersistHeaders={false}
-  />,
-);
+function App() {
+  // The Stream plugin opens when a chat stream starts; the user may close it again.
+  const [visiblePlugin, setVisiblePlugin] = useState<string | undefined>();
+  useEffect(() => onStreamStart(() => setVisiblePlugin(streamTextPlugin.title)), []);
+  return (
+    <GraphiQL
+      fetcher={fetcher}
+      defaultTabs={defaultTabs}
+      plugins={[streamTextPlugin]}
+      visiblePlugin={visiblePlugin}
+      onTogglePluginVisibility={(plugin) => setVisiblePlugin(plugin?.title)}
+      isHeadersEditorEnabled
+      // Callers paste `Authorization: Bearer …` here; never keep tokens in localStorage.
+      shouldPersistHeaders={false}
+    />
+  );
+}
+
+createRoot(container).render(<App />);
