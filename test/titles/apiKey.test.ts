@@ -1,4 +1,8 @@
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/env.js';
+import { GatewayMetrics } from '../../src/observability/metrics.js';
+import { OmdbClient } from '../../src/upstreams/omdb/client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { omdbQueries } from './omdbRequests.js';
@@ -67,16 +71,19 @@ describe('a configured OMDb key', () => {
     }
   });
 
-  it('refuses without a request when live mode has no key', async () => {
-    const t = await startTestGateway({ OMDB_BASE_URL: omdb.baseUrls.omdb });
-    try {
-      omdb.record.clear();
-      const { body } = await t.query('{ title(imdbId: "tt0078346") { title } }');
-      expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'omdb' });
-      expect(body.errors![0].message).toContain('OMDB_API_KEY is not set');
-      expect(omdb.record.list()).toEqual([]);
-    } finally {
-      await t.close();
-    }
+  it('a live OMDb without a key does not start: the configuration error names OMDB_API_KEY, and nothing is sent', () => {
+    omdb.record.clear();
+    expect(() => loadConfig({ OMDB_BASE_URL: omdb.baseUrls.omdb })).toThrow(/^OMDB_API_KEY: is required with OMDB_BASE_URL/);
+    expect(omdb.record.list()).toEqual([]);
+  });
+
+  it('a client without a key (no configuration makes one) refuses without a request', async () => {
+    const client = new OmdbClient({ baseUrl: omdb.baseUrls.omdb, dailyQuota: 10, cacheTtlMs: 0, cacheMax: 0, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }), redact: (t) => t });
+    omdb.record.clear();
+    const refused = await client.get({ kind: 'byId', imdbId: 'tt0078346', plot: 'short' }, { requestId: 'r1', signal: new AbortController().signal, log: pino({ level: 'silent' }) } as never).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toContain('OMDB_API_KEY is not set');
+    expect(omdb.record.list()).toEqual([]);
+    await client.close();
   });
 });
