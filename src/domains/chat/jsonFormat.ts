@@ -53,7 +53,7 @@ export function planFormat(input: ChatCompletionInput, spec: ChatProviderSpec, m
 const textOf = (m: ChatMessage) => m.content ?? m.parts?.map((p) => (p.type === 'text' ? p.text : '')).join(' ') ?? '';
 
 /** Compiled schemas by their JSON text: a caller that sends the same schema again does not pay for it again. */
-const validators = new LRUCache<string, Validator>({ max: 256 });
+const validators = new LRUCache<string, Validator>({ max: 64 });
 
 /** The answer parsed, or why it could not be: not JSON, cut by maxTokens, or not matching the schema. */
 export function checkAnswer(format: AnswerFormat, content: string | null, finish: string | null): { json: unknown; error: string | null } {

@@ -103,7 +103,10 @@ export type ChatReasoningInput = {
 export type ChatResponseFormatInput = {
   /** JSON_SCHEMA: the JSON Schema the answer must match. */
   schema?: unknown;
-  /** JSON_SCHEMA: an answer that does not match is an UPSTREAM_ERROR instead of `json: null` with `jsonError`. Default true. */
+  /**
+   * JSON_SCHEMA: an answer that does not match is an UPSTREAM_ERROR instead of `json: null` with `jsonError` (a whole
+   * completion; a stream has sent the text already and says so in its last chunk's `jsonError`). Default true.
+   */
   strict?: boolean | null | undefined;
   type: ChatResponseFormatType;
 };

@@ -11,6 +11,8 @@ export type { CatalogueModel, ChatModelSpec, ProviderCatalogue, ReasoningSupport
 export class ChatModels {
   private offer: ModelOffer;
   private byName = new Map<string, ChatModelSpec>();
+  /** The catalogue by model id, for raw names (Ark's dated model ids) it describes. */
+  private readonly catalogued: ReadonlyMap<string, CatalogueModel>;
   private readonly known = new Set<string>();
   /** When the provider's list was last read; undefined while the catalogue stands in for it. */
   listedAt: number | undefined;
@@ -21,6 +23,7 @@ export class ChatModels {
     private readonly acceptsRaw: ((name: string) => boolean) | undefined,
     private readonly warn: (names: string[]) => void,
   ) {
+    this.catalogued = new Map(input.catalogue.models.map((m) => [m.id, m]));
     this.offer = this.rebuild(undefined);
   }
 
@@ -36,9 +39,7 @@ export class ChatModels {
     const aliased = this.input.catalogue.models.find((m) => m.aliases?.includes(name));
     if (aliased && this.byName.has(aliased.id)) return this.byName.get(aliased.id);
     if (!this.acceptsRaw?.(name)) return undefined;
-    const byName = new Map<string, CatalogueModel>();
-    for (const m of this.input.catalogue.models) byName.set(m.id, m);
-    return describe(this.input, byName, new Map(), name, name, 'operator', CONFIGURED, []);
+    return describe(this.input, this.catalogued, new Map(), name, name, 'operator', CONFIGURED, []);
   }
 
   retired(name: string): RetiredModel | undefined {
