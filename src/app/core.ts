@@ -8,6 +8,7 @@ import { FairShare } from '../pipeline/rules/fairShare.js';
 import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { buildSchema } from '../schema/build.js';
 import { InProcessTransport } from '../transports/inProcess.js';
+import { refreshChatModels } from '../upstreams/chat/client.js';
 import { createUpstreamClients } from '../upstreams/clients.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
 import { bindTrustedToolset, loadTrustedToolset } from './trusted.js';
@@ -43,6 +44,8 @@ export async function createGatewayCore(input: {
   const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });
   const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, formatErrors, domains: undefined as never };
   services.domains = createDomainServices(services, input.domains);
+  // Live chat providers are offered as their own GET /models lists them, read before the first request.
+  await refreshChatModels(dependencies, services.clients.chat);
   const estimates = new UpstreamEstimates(services, upstreamEstimators);
   const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics });
   const trustedDocuments = trusted.operations.list().map((op) => op.query);

@@ -70,6 +70,8 @@ export const PROFILED_QUERIES: Record<string, { query: string; turns?: Array<Rec
   title: { query: singleTitleQuery },
   'health-turn': { query: healthByIdQuery, turns: TURN_HEALTH_IDS.map((id) => ({ id })) },
   'title-turn': { query: titleByIdQuery, turns: TURN_TITLE_IDS.map((imdbId) => ({ imdbId })) },
+  // One whole chat completion: validation, the model offer, the provider call and the mapping of its answer.
+  chat: { query: 'mutation { createChatCompletion(input: { provider: "glm", model: "glm-4-flash", maxTokens: 16, messages: [{ role: USER, content: "Say hello." }] }) { content usage { totalTokens } } }' },
 };
 export const healthRestFor = (id: string) => `/graph/v1.0/admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`;
 export const titleRestFor = (id: string) => `/omdb/?apikey=sandbox&i=${id}`;

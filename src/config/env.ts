@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from './limits.js';
-import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
+import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type OperatorModelFacts, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
 
-export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain } from './variables.js';
+export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain, type OperatorModelFacts } from './variables.js';
 
 /**
  * Start-up configuration, parsed once from the environment. Each variable is declared once, with its meaning and
@@ -54,6 +54,8 @@ export interface ChatProviderConfig {
   dailyTokenBudget?: number;
   /** `<ID>_CONTEXT_WINDOWS`: model → context window in tokens, for models the gateway has no table for. */
   contextWindows: Record<string, number>;
+  /** `<ID>_MODELS`: models the operator adds or corrects, with their facts. */
+  modelFacts?: Record<string, OperatorModelFacts>;
 }
 
 /** One `provider/model` target of a fallback list or a named route. */
@@ -107,6 +109,10 @@ export interface GatewayConfig {
   chatRoutes: Record<string, ChatTarget[]>;
   /** Longest a chat request waits in the client-side `*_RPM` limiter before UPSTREAM_RATE_LIMITED. @default 2000 */
   chatRateLimitWaitMs: number;
+  /** {@link VARIABLES.CHAT_MODELS_REFRESH_MS} */
+  chatModelsRefreshMs: number;
+  /** {@link VARIABLES.CHAT_CACHED_TOKEN_WEIGHT} */
+  chatCachedTokenWeight: number;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
@@ -281,7 +287,7 @@ function parseRoutes(value: string | undefined, providers: readonly string[]): R
   const routes: Record<string, ChatTarget[]> = {};
   for (const entry of (value ?? '').split(';').map((e) => e.trim()).filter(Boolean)) {
     const m = /^([A-Za-z0-9_-]+)=(.+)$/.exec(entry);
-    if (!m) throw new ConfigError('CHAT_ROUTES', `entry ${JSON.stringify(entry)} must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-chat`);
+    if (!m) throw new ConfigError('CHAT_ROUTES', `entry ${JSON.stringify(entry)} must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-flash`);
     const [, name, list] = m;
     routes[name] = list.split(',').map((t) => t.trim()).filter(Boolean).map((target) => {
       const slash = target.indexOf('/');
@@ -295,11 +301,12 @@ function parseRoutes(value: string | undefined, providers: readonly string[]): R
 }
 
 /** The per-provider variables every chat provider has, built in or configured. */
-function providerLimits(env: NodeJS.ProcessEnv, prefix: string, problems: ConfigProblem[]): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows'> {
+function providerLimits(env: NodeJS.ProcessEnv, prefix: string, problems: ConfigProblem[]): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows' | 'modelFacts'> {
   const variable = `${prefix}_CONTEXT_WINDOWS`;
   return {
     dailyTokenBudget: providerVariable(env, prefix, 'DAILY_TOKEN_BUDGET', problems),
     contextWindows: attempt(problems, {}, () => parseWindows(variable, env[variable] || undefined)),
+    modelFacts: providerVariable(env, prefix, 'MODELS', problems),
   };
 }
 
@@ -492,6 +499,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chat,
     chatRoutes,
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
+    chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
+    chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,

@@ -90,6 +90,79 @@ export function oneOf<const V extends string>(...values: V[]): ValueType<V> {
 }
 
 /** A path; that the file exists and parses is checked at start (`checkAtStart`). */
+/** A number from 0 to 1, e.g. a weight. */
+export const fraction: ValueType<number> = {
+  name: 'number 0…1',
+  parse(text) {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new BadValue('must be a number from 0 to 1, e.g. 0.1');
+    return n;
+  },
+};
+
+/** What `<ID>_MODELS` may say of a model (the names the model catalogue uses, src/upstreams/chat/models/types.ts). */
+export interface OperatorModelFacts {
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  reasoning?: 'none' | 'optional-off' | 'optional-on' | 'always';
+  vision?: boolean;
+  tools?: boolean;
+  json?: boolean;
+}
+
+const REASONING: Readonly<Record<string, OperatorModelFacts['reasoning']>> = {
+  none: 'none',
+  off: 'optional-off',
+  optional_off: 'optional-off',
+  'optional-off': 'optional-off',
+  on: 'optional-on',
+  default: 'optional-on',
+  optional_on: 'optional-on',
+  'optional-on': 'optional-on',
+  always: 'always',
+};
+const YES_NO: Readonly<Record<string, boolean>> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
+const MODEL_KEYS = 'context, output, reasoning, vision, tools, json';
+
+/**
+ * `<ID>_MODELS`: `model:key=value;key=value,model2:…`. A comma followed by a bare `key=value` (no `model:`) goes on
+ * describing the model before it, so `deepseek-v4-pro:context=1000000,output=384000` reads as one model.
+ */
+export const modelFacts: ValueType<Record<string, OperatorModelFacts>> = {
+  name: 'model list',
+  parse(text) {
+    const out: Record<string, OperatorModelFacts> = {};
+    let current: OperatorModelFacts | undefined;
+    for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const m = /^([A-Za-z0-9][A-Za-z0-9._\/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._\/-]*)$/.exec(part);
+      let pairs: string;
+      if (m && (m[2] !== undefined || !part.includes('='))) {
+        current = out[m[1]] ??= {};
+        pairs = m[2] ?? '';
+      } else if (current && /^[a-z_]+=/i.test(part)) pairs = part;
+      else throw new BadValue(`entry ${JSON.stringify(part)} must be model:key=value;key=value with keys ${MODEL_KEYS}, e.g. deepseek-v4-pro:context=1000000;output=384000;reasoning=on`);
+      for (const pair of pairs.split(';').map((p) => p.trim()).filter(Boolean)) {
+        const eq = pair.indexOf('=');
+        const key = pair.slice(0, eq).trim().toLowerCase();
+        const value = pair.slice(eq + 1).trim().toLowerCase();
+        if (key === 'context' || key === 'output') {
+          if (!/^\d+$/.test(value) || Number(value) < 1) throw new BadValue(`${key} of ${JSON.stringify(Object.keys(out).at(-1))} must be a whole number of tokens ≥ 1`);
+          current![key === 'context' ? 'contextWindow' : 'maxOutputTokens'] = Number(value);
+        } else if (key === 'reasoning') {
+          const r = REASONING[value];
+          if (!r) throw new BadValue('reasoning must be none, off (optional, off by default), on or default (optional, on by default) or always');
+          current!.reasoning = r;
+        } else if (key === 'vision' || key === 'tools' || key === 'json') {
+          const b = YES_NO[value];
+          if (b === undefined) throw new BadValue(`${key} must be true or false`);
+          current![key] = b;
+        } else throw new BadValue(`unknown key ${JSON.stringify(key)}; keys are ${MODEL_KEYS}`);
+      }
+    }
+    return out;
+  },
+};
+
 export const file: ValueType<string> = { name: 'file path', parse: (value) => value };
 /** A host name or address; that it resolves is checked at start (`checkAtStart`). */
 export const host: ValueType<string> = { name: 'host name or address', parse: (value) => value };
@@ -156,8 +229,18 @@ export const VARIABLES = {
     description: 'more OpenAI-compatible providers, no code: `id=https://host/v1|model-a model-b;other=…`, keys in `<ID>_API_KEY`, limits in `<ID>_RPM`',
     example: 'local=http://127.0.0.1:8080/v1|llama-3',
   },
-  CHAT_ROUTES: { type: text, description: 'named fallback lists, `name=provider/model,provider/model;name2=…`, used as `provider: "route:name"`', example: 'fast=glm/glm-4-flash,deepseek/deepseek-chat' },
-  CHAT_RATE_LIMIT_WAIT_MS: { type: count, default: '2000', description: 'how long a chat request may queue for its provider\'s `*_RPM` limiter before `UPSTREAM_RATE_LIMITED`' },
+  CHAT_ROUTES: { type: text, description: 'named fallback lists, `name=provider/model,provider/model;name2=…`, used as `provider: "route:name"`', example: 'fast=glm/glm-4-flash,deepseek/deepseek-flash' },
+  CHAT_RATE_LIMIT_WAIT_MS: { type: count, default: '2000', description: 'how long a chat request may queue for its provider\'s `*_RPM` limiter (or, for Kimi, until its `X-RateLimit-Reset`) before `UPSTREAM_RATE_LIMITED`' },
+  CHAT_MODELS_REFRESH_MS: {
+    type: count,
+    default: '3600000',
+    description: 'live providers: how often each one\'s `GET /models` is read again (once at start-up in any case; `0` = start-up only). The models it lists are what `chatProviders` offers, with the catalogue\'s and `<ID>_MODELS`\' facts',
+  },
+  CHAT_CACHED_TOKEN_WEIGHT: {
+    type: fraction,
+    default: '0.1',
+    description: 'how much one cached prompt token (served from the provider\'s prefix cache, billed lower) counts against `<ID>_DAILY_TOKEN_BUDGET`; `1` counts it in full',
+  },
   UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
   CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },
   CHAT_STREAM_IDLE_TIMEOUT_MS: {
@@ -254,7 +337,8 @@ export type Values = {
 export const BUILT_IN_CHAT_PROVIDERS = [
   { id: 'glm', prefix: 'GLM', baseUrl: 'https://open.bigmodel.cn/api/paas/v4', rpm: undefined },
   { id: 'ark', prefix: 'ARK', baseUrl: 'https://ark.cn-beijing.volces.com/api/v3', rpm: undefined },
-  { id: 'deepseek', prefix: 'DEEPSEEK', baseUrl: 'https://api.deepseek.com/v1', rpm: 60 },
+  // DeepSeek limits concurrency, not requests per minute (api-docs.deepseek.com/quick_start/rate_limit, 2026-11-26).
+  { id: 'deepseek', prefix: 'DEEPSEEK', baseUrl: 'https://api.deepseek.com/v1', rpm: undefined },
   { id: 'moonshot', prefix: 'MOONSHOT', baseUrl: 'https://api.moonshot.cn/v1', rpm: undefined },
 ] as const;
 
@@ -265,7 +349,12 @@ export const BUILT_IN_CHAT_PROVIDERS = [
 export const PROVIDER_VARIABLES = {
   BASE_URL: { type: url, defaultText: 'the provider\'s API', description: 'chat provider base URL; setting `<ID>_BASE_URL` or `<ID>_API_KEY` makes the provider live (built in only: config-added ones are always live)' },
   API_KEY: { type: text, secret: true, description: 'the provider\'s API key' },
-  RPM: { type: positive, defaultText: '`60` for deepseek, else no limiter', description: 'client-side requests per minute to the provider' },
+  RPM: { type: positive, defaultText: 'no limiter', description: 'client-side requests per minute to the provider (DeepSeek limits concurrency instead: the gateway holds at most `CHAT_PROVIDER_MAX_CONNECTIONS` connections to each provider; Kimi\'s `X-RateLimit-*` headers are followed without it)' },
+  MODELS: {
+    type: modelFacts,
+    description: 'add or correct models without a release: `model:key=value;…,model2:…` with keys `context`, `output` (tokens), `reasoning` (`none`, `off`, `on`/`default`, `always`), `vision`, `tools`, `json` (`true`/`false`); such a model is offered even when the provider does not list it',
+    example: 'deepseek-v4-pro:context=1000000;output=384000;reasoning=default',
+  },
   DAILY_TOKEN_BUDGET: { type: count, description: 'tokens per UTC day the gateway spends on the provider before refusing with `UPSTREAM_QUOTA_EXHAUSTED`' },
   CONTEXT_WINDOWS: { type: text, description: 'context windows for models without a built-in one, `model=tokens,…` (e.g. `ARK_CONTEXT_WINDOWS=ep-2024…=131072`)' },
 } satisfies Record<string, Variable<any>>;

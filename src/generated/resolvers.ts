@@ -136,7 +136,14 @@ export type ResolversTypes = {
   ChatMessage: ResolverTypeWrapper<Types.ChatMessage>;
   ChatMessageInput: Types.ChatMessageInput;
   ChatModel: ResolverTypeWrapper<Types.ChatModel>;
+  ChatModelFactSources: ResolverTypeWrapper<Types.ChatModelFactSources>;
+  ChatModelSource: Types.ChatModelSource;
   ChatProvider: ResolverTypeWrapper<Types.ChatProvider>;
+  ChatReasoningEffort: Types.ChatReasoningEffort;
+  ChatReasoningInput: Types.ChatReasoningInput;
+  ChatReasoningSupport: Types.ChatReasoningSupport;
+  ChatResponseFormatInput: Types.ChatResponseFormatInput;
+  ChatResponseFormatType: Types.ChatResponseFormatType;
   ChatRole: Types.ChatRole;
   ChatTarget: Types.ChatTarget;
   ChatTokenUsage: ResolverTypeWrapper<Types.ChatTokenUsage>;
@@ -161,6 +168,7 @@ export type ResolversTypes = {
   ImageUsage: ResolverTypeWrapper<Types.ImageUsage>;
   ItemBody: ResolverTypeWrapper<Types.ItemBody>;
   ItemBodyInput: Types.ItemBodyInput;
+  JSON: ResolverTypeWrapper<Types.Scalars['JSON']['output']>;
   JSONObject: ResolverTypeWrapper<Types.Scalars['JSONObject']['output']>;
   KeyValuePair: ResolverTypeWrapper<Types.KeyValuePair>;
   KeyValuePairInput: Types.KeyValuePairInput;
@@ -234,7 +242,10 @@ export type ResolversParentTypes = {
   ChatMessage: Types.ChatMessage;
   ChatMessageInput: Types.ChatMessageInput;
   ChatModel: Types.ChatModel;
+  ChatModelFactSources: Types.ChatModelFactSources;
   ChatProvider: Types.ChatProvider;
+  ChatReasoningInput: Types.ChatReasoningInput;
+  ChatResponseFormatInput: Types.ChatResponseFormatInput;
   ChatTarget: Types.ChatTarget;
   ChatTokenUsage: Types.ChatTokenUsage;
   ChatToolCall: Types.ChatToolCall;
@@ -256,6 +267,7 @@ export type ResolversParentTypes = {
   ImageUsage: Types.ImageUsage;
   ItemBody: Types.ItemBody;
   ItemBodyInput: Types.ItemBodyInput;
+  JSON: Types.Scalars['JSON']['output'];
   JSONObject: Types.Scalars['JSONObject']['output'];
   KeyValuePair: Types.KeyValuePair;
   KeyValuePairInput: Types.KeyValuePairInput;
@@ -339,8 +351,11 @@ export type ChatCompletionResolvers<ContextType = GatewayContext, ParentType ext
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   graphSteps?: Resolver<Array<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  json?: Resolver<Types.Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  jsonError?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reasoningUsed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   usage?: Resolver<ResolversTypes['ChatTokenUsage'], ParentType, ContextType>;
 };
 
@@ -350,8 +365,11 @@ export type ChatCompletionChunkResolvers<ContextType = GatewayContext, ParentTyp
   graphStep?: Resolver<Types.Maybe<ResolversTypes['ChatGraphStep']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   index?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  json?: Resolver<Types.Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  jsonError?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   provider?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reasoningUsed?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   usage?: Resolver<Types.Maybe<ResolversTypes['ChatTokenUsage']>, ParentType, ContextType>;
 };
 
@@ -380,23 +398,42 @@ export type ChatMessageResolvers<ContextType = GatewayContext, ParentType extend
 
 export type ChatModelResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModel'] = ResolversParentTypes['ChatModel']> = {
   contextWindow?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  factSources?: Resolver<ResolversTypes['ChatModelFactSources'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  json?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   maxOutputTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  reasoning?: Resolver<ResolversTypes['ChatReasoningSupport'], ParentType, ContextType>;
+  reasoningEffort?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reference?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['ChatModelSource'], ParentType, ContextType>;
+  tools?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   upstreamModel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   vision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ChatModelFactSourcesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModelFactSources'] = ResolversParentTypes['ChatModelFactSources']> = {
+  contextWindow?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  json?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  maxOutputTokens?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  reasoning?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  tools?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  vision?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
 };
 
 export type ChatProviderResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatProvider'] = ResolversParentTypes['ChatProvider']> = {
   capabilities?: Resolver<ResolversTypes['ChatCapabilities'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   live?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  maxConcurrentRequests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   modelDetails?: Resolver<Array<ResolversTypes['ChatModel']>, ParentType, ContextType>;
   models?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  modelsListedAt?: Resolver<Types.Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   requestsPerMinute?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   variant?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ChatTokenUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatTokenUsage'] = ResolversParentTypes['ChatTokenUsage']> = {
+  cachedPromptTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   promptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   reasoningTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -417,6 +454,7 @@ export type ChatToolCallDeltaResolvers<ContextType = GatewayContext, ParentType 
 };
 
 export type ChatUsageResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatUsage'] = ResolversParentTypes['ChatUsage']> = {
+  cachedPromptTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   completionTokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   day?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   model?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -483,6 +521,10 @@ export type ItemBodyResolvers<ContextType = GatewayContext, ParentType extends R
   content?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   contentType?: Resolver<Types.Maybe<ResolversTypes['BodyType']>, ParentType, ContextType>;
 };
+
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
 
 export interface JsonObjectScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSONObject'], any> {
   name: 'JSONObject';
@@ -715,6 +757,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChatGraphStep?: ChatGraphStepResolvers<ContextType>;
   ChatMessage?: ChatMessageResolvers<ContextType>;
   ChatModel?: ChatModelResolvers<ContextType>;
+  ChatModelFactSources?: ChatModelFactSourcesResolvers<ContextType>;
   ChatProvider?: ChatProviderResolvers<ContextType>;
   ChatTokenUsage?: ChatTokenUsageResolvers<ContextType>;
   ChatToolCall?: ChatToolCallResolvers<ContextType>;
@@ -730,6 +773,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ImageGeneration?: ImageGenerationResolvers<ContextType>;
   ImageUsage?: ImageUsageResolvers<ContextType>;
   ItemBody?: ItemBodyResolvers<ContextType>;
+  JSON?: GraphQLScalarType;
   JSONObject?: GraphQLScalarType;
   KeyValuePair?: KeyValuePairResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;

@@ -11,6 +11,8 @@ export type Scalars = {
   Date: { input: string; output: string; }
   /** An ISO-8601 date and time with offset, e.g. `2021-03-04T05:06:07Z`. */
   DateTime: { input: string; output: string; }
+  /** Any JSON value (object, array, string, number, boolean or null), given and returned as JSON, not as text. */
+  JSON: { input: unknown; output: unknown; }
   /** A JSON object, given and returned as a JSON value (not as text). */
   JSONObject: { input: unknown; output: unknown; }
 };
@@ -96,10 +98,16 @@ export type ChatCompletion = {
   graphSteps: Array<ChatGraphStep>;
   /** The provider's completion id. */
   id: Scalars['ID']['output'];
+  /** With a JSON `responseFormat`: the answer parsed (and checked against the schema); null when it was not valid. */
+  json?: Maybe<Scalars['JSON']['output']>;
+  /** Why `json` is null: the answer was not JSON, was cut by `maxTokens`, or did not match the schema. */
+  jsonError?: Maybe<Scalars['String']['output']>;
   /** The model that served it, by the name the caller uses (Ark: not the endpoint id). */
   model: Scalars['String']['output'];
   /** The provider that served it (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
+  /** Whether the model reasoned for this answer (the model's default, or `reasoning.enabled`). */
+  reasoningUsed: Scalars['Boolean']['output'];
   usage: ChatTokenUsage;
 };
 
@@ -113,10 +121,16 @@ export type ChatCompletionChunk = {
   id: Scalars['ID']['output'];
   /** The choice this delta belongs to. */
   index: Scalars['Int']['output'];
+  /** Set on the last chunk only, with a JSON `responseFormat`: the whole answer parsed. */
+  json?: Maybe<Scalars['JSON']['output']>;
+  /** Set on the last chunk only: why `json` is null. */
+  jsonError?: Maybe<Scalars['String']['output']>;
   /** The model serving it, by the caller's name. */
   model: Scalars['String']['output'];
   /** The provider serving this stream (with fallbacks or a route, the target that answered). */
   provider: Scalars['ID']['output'];
+  /** Set on the last chunk only: whether the model reasoned. */
+  reasoningUsed?: Maybe<Scalars['Boolean']['output']>;
   /** Set on the last chunk only. */
   usage?: Maybe<ChatTokenUsage>;
 };
@@ -134,7 +148,11 @@ export type ChatCompletionInput = {
    * operations per completion (then finish `GRAPH_TOOL_LIMIT`). Not combined with `tools`.
    */
   graphTools?: InputMaybe<Array<Scalars['String']['input']>>;
-  /** 1 up to the model's `maxOutputTokens`. */
+  /**
+   * Everything the model generates, reasoning included, is capped at this many tokens (sent as `max_tokens` to GLM,
+   * DeepSeek and Kimi, whose `max_tokens` covers reasoning, and as `max_completion_tokens` to Ark, whose `max_tokens`
+   * does not). From 1 up to the model's `maxOutputTokens`.
+   */
   maxTokens?: InputMaybe<Scalars['Int']['input']>;
   /** At least one message, oldest first. */
   messages: Array<ChatMessageInput>;
@@ -142,6 +160,19 @@ export type ChatCompletionInput = {
   model: Scalars['String']['input'];
   /** A `ChatProvider.id`, or `route:<name>` for a route of `CHAT_ROUTES` (then `model` is `"auto"`). */
   provider: Scalars['ID']['input'];
+  /**
+   * Reasoning before the answer: on or off, and how much. Left out, the model's default applies (see
+   * `ChatModel.reasoning`); `ChatCompletion.reasoningUsed` says which was used. DeepSeek and Kimi refuse a forced
+   * `toolChoice` while reasoning: with `enabled` left out the gateway then turns reasoning off for that call; with
+   * `enabled: true` the request is refused.
+   */
+  reasoning?: InputMaybe<ChatReasoningInput>;
+  /**
+   * JSON output. JSON_SCHEMA goes to Ark as a schema; elsewhere the model is asked for a JSON object matching it (the
+   * schema is added as a system message) and the gateway checks the answer against it. The parsed value is
+   * `ChatCompletion.json`.
+   */
+  responseFormat?: InputMaybe<ChatResponseFormatInput>;
   /** Up to 4 sequences (GLM: 1) that end the answer. */
   stop?: InputMaybe<Array<Scalars['String']['input']>>;
   /** GLM and Moonshot 0..1, Ark and DeepSeek 0..2. */
@@ -151,7 +182,7 @@ export type ChatCompletionInput = {
   tools?: InputMaybe<Array<ChatToolInput>>;
   /** 0..1. */
   topP?: InputMaybe<Scalars['Float']['input']>;
-  /** An id of the end user, for the provider's abuse monitoring. */
+  /** An id of the end user, for the provider's abuse monitoring (DeepSeek `user_id`: letters, digits, `_` and `-`, also isolating its cache). */
   user?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -214,7 +245,7 @@ export type ChatGraphStep = {
 export type ChatMessage = {
   __typename?: 'ChatMessage';
   content?: Maybe<Scalars['String']['output']>;
-  /** The reasoning models' thoughts before the answer (DeepSeek reasoner, GLM with thinking). */
+  /** The model's reasoning before the answer; send it back as `ChatMessageInput.reasoningContent` with this turn. */
   reasoningContent?: Maybe<Scalars['String']['output']>;
   role: ChatRole;
   toolCalls?: Maybe<Array<ChatToolCall>>;
@@ -226,6 +257,11 @@ export type ChatMessageInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   /** Text and image parts, for models with vision. */
   parts?: InputMaybe<Array<ChatContentPartInput>>;
+  /**
+   * ASSISTANT messages: the reasoning the model returned with this turn (`ChatMessage.reasoningContent`), sent back
+   * as it came. DeepSeek and Kimi need it on every turn with tool calls while reasoning; it is refused elsewhere.
+   */
+  reasoningContent?: InputMaybe<Scalars['String']['input']>;
   role: ChatRole;
   /** Required for TOOL messages: the `ChatToolCall.id` this message answers. */
   toolCallId?: InputMaybe<Scalars['String']['input']>;
@@ -235,15 +271,47 @@ export type ChatMessageInput = {
 
 export type ChatModel = {
   __typename?: 'ChatModel';
-  /** Prompt plus answer, in tokens; null when unknown. */
+  /** Prompt plus answer, in tokens; null when unknown (then the provider's own count decides). */
   contextWindow?: Maybe<Scalars['Int']['output']>;
+  /** Where each fact above came from; null where the fact is unknown and a conservative default stands in. */
+  factSources: ChatModelFactSources;
   id: Scalars['String']['output'];
-  /** The largest `maxTokens` accepted; null when unknown. */
+  /** Takes `responseFormat` JSON_OBJECT and JSON_SCHEMA. */
+  json: Scalars['Boolean']['output'];
+  /** The largest `maxTokens` accepted, reasoning included; null when unknown. */
   maxOutputTokens?: Maybe<Scalars['Int']['output']>;
+  /** Whether it reasons before it answers, and whether `reasoning.enabled` can change that. */
+  reasoning: ChatReasoningSupport;
+  /** Takes `reasoning.effort`. */
+  reasoningEffort: Scalars['Boolean']['output'];
+  /** The vendor page the catalogue's facts were read from, with the date; null for models the catalogue does not describe. */
+  reference?: Maybe<Scalars['String']['output']>;
+  /** Why it is offered: in the gateway's catalogue, listed by the provider's `GET /models`, or named in `<ID>_MODELS` (or `ARK_ENDPOINTS`). */
+  source: ChatModelSource;
+  /** Takes `tools` (and `graphTools`). */
+  tools: Scalars['Boolean']['output'];
   /** What the gateway sends upstream as `model` (Ark: the inference endpoint id). */
   upstreamModel: Scalars['String']['output'];
   vision: Scalars['Boolean']['output'];
 };
+
+export type ChatModelFactSources = {
+  __typename?: 'ChatModelFactSources';
+  contextWindow?: Maybe<ChatModelSource>;
+  json?: Maybe<ChatModelSource>;
+  maxOutputTokens?: Maybe<ChatModelSource>;
+  reasoning?: Maybe<ChatModelSource>;
+  tools?: Maybe<ChatModelSource>;
+  vision?: Maybe<ChatModelSource>;
+};
+
+export type ChatModelSource =
+  /** The gateway's model catalogue (src/upstreams/chat/models), each fact with the vendor page it was read from. */
+  | 'CATALOGUE'
+  /** The operator: `<ID>_MODELS`, `<ID>_CONTEXT_WINDOWS`, `ARK_ENDPOINTS` or `CHAT_PROVIDERS`. */
+  | 'OPERATOR'
+  /** The provider's own `GET /models`. */
+  | 'PROVIDER';
 
 export type ChatProvider = {
   __typename?: 'ChatProvider';
@@ -252,15 +320,62 @@ export type ChatProvider = {
   id: Scalars['ID']['output'];
   /** True when the provider's credentials are configured; false when the built-in sandbox answers. */
   live: Scalars['Boolean']['output'];
+  /** Requests the gateway has open to it at most (`CHAT_PROVIDER_MAX_CONNECTIONS`): DeepSeek limits concurrency, not requests per minute. */
+  maxConcurrentRequests: Scalars['Int']['output'];
   /** The same models with what each can do. */
   modelDetails: Array<ChatModel>;
   /** Model names accepted in `ChatCompletionInput.model`. Ark also accepts a raw inference endpoint id `ep-…`. */
   models: Array<Scalars['String']['output']>;
+  /** When its `GET /models` was last read (live mode, every `CHAT_MODELS_REFRESH_MS`); null while the catalogue stands in (sandbox mode, or no answer yet). */
+  modelsListedAt?: Maybe<Scalars['DateTime']['output']>;
   /** Requests per minute the gateway sends at most (`<ID>_RPM`); null when unlimited. */
   requestsPerMinute?: Maybe<Scalars['Int']['output']>;
   /** P (glm), Q (ark), R (deepseek), S (moonshot); null for providers added by configuration. */
   variant?: Maybe<Scalars['String']['output']>;
 };
+
+/** Each provider's own scale, mapped: DeepSeek low/low/high/high/max, Ark minimal/low/medium/high/max, GLM low/low/high/high/max. */
+export type ChatReasoningEffort =
+  | 'HIGH'
+  | 'LOW'
+  | 'MAX'
+  | 'MEDIUM'
+  | 'MINIMAL';
+
+export type ChatReasoningInput = {
+  /** How much to reason, where the model takes it (`ChatModel.reasoningEffort`); implies `enabled` unless it is false (then refused). */
+  effort?: InputMaybe<ChatReasoningEffort>;
+  /** True: reason (refused on NONE models); false: answer at once (refused on ALWAYS models). Left out: the model's default. */
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type ChatReasoningSupport =
+  /** Always reasons: `reasoning.enabled: false` is refused. */
+  | 'ALWAYS'
+  /** Never reasons: `reasoning.enabled: true` is refused. */
+  | 'NONE'
+  /** Reasons only when `reasoning.enabled` is true. */
+  | 'OPTIONAL_OFF'
+  /** Reasons unless `reasoning.enabled` is false (the current models of all four providers). */
+  | 'OPTIONAL_ON';
+
+export type ChatResponseFormatInput = {
+  /** JSON_SCHEMA: the JSON Schema the answer must match. */
+  schema?: InputMaybe<Scalars['JSON']['input']>;
+  /**
+   * JSON_SCHEMA: an answer that does not match is an UPSTREAM_ERROR instead of `json: null` with `jsonError` (a whole
+   * completion; a stream has sent the text already and says so in its last chunk's `jsonError`). Default true.
+   */
+  strict?: InputMaybe<Scalars['Boolean']['input']>;
+  type: ChatResponseFormatType;
+};
+
+export type ChatResponseFormatType =
+  /** Any one JSON object (DeepSeek asks for the word "json" in the prompt). */
+  | 'JSON_OBJECT'
+  /** One JSON object matching `schema`. */
+  | 'JSON_SCHEMA'
+  | 'TEXT';
 
 export type ChatRole =
   | 'ASSISTANT'
@@ -276,6 +391,8 @@ export type ChatTarget = {
 
 export type ChatTokenUsage = {
   __typename?: 'ChatTokenUsage';
+  /** Of `promptTokens`, those the provider served from its prompt cache (billed lower); null where it does not say. */
+  cachedPromptTokens?: Maybe<Scalars['Int']['output']>;
   completionTokens: Scalars['Int']['output'];
   promptTokens: Scalars['Int']['output'];
   /** Of `completionTokens`, the reasoning ones, where the provider reports them. */
@@ -332,6 +449,8 @@ export type ChatToolInput = {
 /** One provider and model on one UTC day. */
 export type ChatUsage = {
   __typename?: 'ChatUsage';
+  /** Of `promptTokens`, those served from the provider's cache: they count `CHAT_CACHED_TOKEN_WEIGHT` each against the daily budget. */
+  cachedPromptTokens: Scalars['Int']['output'];
   completionTokens: Scalars['Int']['output'];
   day: Scalars['Date']['output'];
   model: Scalars['String']['output'];

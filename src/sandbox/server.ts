@@ -54,7 +54,12 @@ const BASE_PATHS: Record<UpstreamName, string> = {
 
 /** Starts every emulator on one HTTP server. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const settings: SandboxSettings = { ...DEFAULT_SETTINGS, ...options.settings, chatRpm: { ...DEFAULT_SETTINGS.chatRpm, ...options.settings?.chatRpm } };
+  const settings: SandboxSettings = {
+    ...DEFAULT_SETTINGS,
+    ...options.settings,
+    chatRpm: { ...DEFAULT_SETTINGS.chatRpm, ...options.settings?.chatRpm },
+    chatConcurrency: { ...DEFAULT_SETTINGS.chatConcurrency, ...options.settings?.chatConcurrency },
+  };
   const record = new RequestRecord(options.recordCapacity);
   const faults = new FaultQueue();
   let clockOffset = 0;
@@ -190,6 +195,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           if (!(key in settings)) return sendJson(res, 400, { error: `unknown setting ${JSON.stringify(key)}; known: ${Object.keys(settings).join(', ')}` });
         }
         if (patch.chatRpm) patch.chatRpm = { ...settings.chatRpm, ...patch.chatRpm };
+        if (patch.chatConcurrency) patch.chatConcurrency = { ...settings.chatConcurrency, ...patch.chatConcurrency };
         Object.assign(settings, patch);
         return sendJson(res, 200, settings);
       }

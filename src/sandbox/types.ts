@@ -62,8 +62,13 @@ export interface SandboxSettings {
   omdbDailyQuota: number;
   /** Milliseconds between streamed chat tokens. @default 2 */
   chatTokenDelayMs: number;
-  /** Requests per minute each chat provider accepts before its own 429. @default { deepseek: 60 } others unlimited */
+  /** Requests per minute each chat provider accepts before its own 429. @default {} (unlimited) */
   chatRpm: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
+  /**
+   * Requests each chat provider has open at once before its own 429 (DeepSeek limits concurrency: 500 on
+   * deepseek-v4-pro, the lower of its two models). @default { deepseek: 500 }
+   */
+  chatConcurrency: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
   /** Lifetime in seconds of tokens the identity platform issues. @default 3599 */
   tokenLifetimeSeconds: number;
 }
@@ -71,7 +76,8 @@ export interface SandboxSettings {
 export const DEFAULT_SETTINGS: SandboxSettings = {
   omdbDailyQuota: 1000,
   chatTokenDelayMs: 2,
-  chatRpm: { deepseek: 60 },
+  chatRpm: {},
+  chatConcurrency: { deepseek: 500 },
   tokenLifetimeSeconds: 3599,
 };
 

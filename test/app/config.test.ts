@@ -12,7 +12,7 @@ describe('configuration', () => {
     expect(c.chat.map((p) => [p.id, p.mode, p.rpm])).toEqual([
       ['glm', 'sandbox', undefined],
       ['ark', 'sandbox', undefined],
-      ['deepseek', 'sandbox', 60],
+      ['deepseek', 'sandbox', undefined],
       ['moonshot', 'sandbox', undefined],
     ]);
   });

@@ -65,7 +65,7 @@ describe('provider errors mapped to contract codes, with the provider id and its
 
   it('deepseek: 402 Insufficient Balance is UPSTREAM_QUOTA_EXHAUSTED', async () => {
     env.t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 402 });
-    const body = await complete({ provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] });
+    const body = await complete({ provider: 'deepseek', model: 'deepseek-flash', messages: [user('Hi')] });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'deepseek', status: 402, upstreamCode: 'unknown_error' });
     expect(body.errors![0].message).toContain('Insufficient Balance');
   });
@@ -131,7 +131,7 @@ describe('finish reasons, the same for every provider', () => {
   });
 
   it('maxTokens cuts the answer with LENGTH', async () => {
-    const { chunks } = await stream({ provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')], maxTokens: 5 });
+    const { chunks } = await stream({ provider: 'deepseek', model: 'deepseek-flash', messages: [user('Hi')], maxTokens: 5 });
     expect(chunks.at(-1)).toMatchObject({ finishReason: 'LENGTH', usage: { completionTokens: 5 } });
   });
 });

@@ -7,7 +7,7 @@ import { wsClient } from '../support/ws.js';
 const KEY_A = 'client-a-key-0123456789';
 const KEY_B = 'client-b-key-0123456789';
 const STREAM = 'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
-const input = (content: string) => ({ provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content }] });
+const input = (content: string) => ({ provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content }] });
 
 describe('a provider’s connections shared between clients (CHAT_PROVIDER_MAX_CONNECTIONS)', () => {
   let gw: TestGateway;

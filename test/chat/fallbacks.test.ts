@@ -8,7 +8,7 @@ const COMPLETION_WITH_ATTEMPTS = COMPLETION.replace('usage {', 'attempts { provi
 let t: TestGateway;
 beforeAll(async () => {
   t = await startTestGateway(
-    { CHAT_ROUTES: 'fast=glm/glm-4-flash,deepseek/deepseek-chat;kimi=moonshot/moonshot-v1-8k', GATEWAY_MAX_UPSTREAM_REQUESTS: '3' },
+    { CHAT_ROUTES: 'fast=glm/glm-4-flash,deepseek/deepseek-flash;kimi=moonshot/moonshot-v1-8k', GATEWAY_MAX_UPSTREAM_REQUESTS: '3' },
     { chatTokenDelayMs: 1 },
   );
 });
@@ -21,7 +21,7 @@ beforeEach(() => {
 const complete = async (input: Record<string, unknown>) => (await t.query(COMPLETION_WITH_ATTEMPTS, { input })).body;
 const stream = (input: Record<string, unknown>) => streamOnce(t, input);
 const counts = () => Object.fromEntries(['glm', 'deepseek', 'moonshot'].map((id) => [id, t.upstreamRequests(id).length]));
-const GLM_THEN_DEEPSEEK = { provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'deepseek-chat' }], messages: [user('Hi')] };
+const GLM_THEN_DEEPSEEK = { provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }], messages: [user('Hi')] };
 
 describe('fallbacks before the first token', () => {
   it('after a 429 sends exactly one request to each target, and the answer names the target that served it', async () => {
@@ -30,12 +30,12 @@ describe('fallbacks before the first token', () => {
     expect(body.errors).toBeUndefined();
     expect(counts()).toEqual({ glm: 1, deepseek: 1, moonshot: 0 });
     const answer = body.data!.createChatCompletion;
-    expect(answer).toMatchObject({ provider: 'deepseek', model: 'deepseek-chat' });
+    expect(answer).toMatchObject({ provider: 'deepseek', model: 'deepseek-flash' });
     expect(answer.attempts).toEqual([
       { provider: 'glm', model: 'glm-4-flash', outcome: 'RATE_LIMITED', code: 'UPSTREAM_RATE_LIMITED' },
-      { provider: 'deepseek', model: 'deepseek-chat', outcome: 'SERVED', code: null },
+      { provider: 'deepseek', model: 'deepseek-flash', outcome: 'SERVED', code: null },
     ]);
-    expect(JSON.parse(t.upstreamRequests('deepseek')[0].body)).toMatchObject({ model: 'deepseek-chat', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(JSON.parse(t.upstreamRequests('deepseek')[0].body)).toMatchObject({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'Hi' }] });
   });
 
   it('a named route streams from its second target after a 429, every chunk saying so', async () => {
@@ -43,7 +43,7 @@ describe('fallbacks before the first token', () => {
     const { chunks, errors } = await stream({ provider: 'route:fast', model: 'auto', messages: [user('Hi')] });
     expect(errors).toBeUndefined();
     expect(chunks.length).toBeGreaterThan(3);
-    expect(new Set(chunks.map((c) => `${c.provider}/${c.model}`))).toEqual(new Set(['deepseek/deepseek-chat']));
+    expect(new Set(chunks.map((c) => `${c.provider}/${c.model}`))).toEqual(new Set(['deepseek/deepseek-flash']));
     expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP' });
     expect(counts()).toEqual({ glm: 1, deepseek: 1, moonshot: 0 });
   });
@@ -94,7 +94,7 @@ describe('fallbacks before the first token', () => {
       upstream: 'deepseek',
       attempts: [
         { provider: 'glm', model: 'glm-4-flash', outcome: 'rate_limited', code: 'UPSTREAM_RATE_LIMITED' },
-        { provider: 'deepseek', model: 'deepseek-chat', outcome: 'rate_limited', code: 'UPSTREAM_RATE_LIMITED' },
+        { provider: 'deepseek', model: 'deepseek-flash', outcome: 'rate_limited', code: 'UPSTREAM_RATE_LIMITED' },
       ],
     });
     expect(counts()).toEqual({ glm: 1, deepseek: 3, moonshot: 0 });
@@ -111,16 +111,16 @@ describe('fallbacks before the first token', () => {
     ]);
     const metrics = await (await fetch(`${t.gateway.origin}/metrics`)).text();
     expect(metrics).toMatch(/gateway_chat_attempts_total\{provider="glm",model="glm-4-flash",outcome="rate_limited"\} [1-9]/);
-    expect(metrics).toMatch(/gateway_chat_attempts_total\{provider="deepseek",model="deepseek-chat",outcome="served"\} [1-9]/);
+    expect(metrics).toMatch(/gateway_chat_attempts_total\{provider="deepseek",model="deepseek-flash",outcome="served"\} [1-9]/);
   });
 });
 
 describe('targets are checked before anything is sent', () => {
   it.each([
     [{ provider: 'route:slow', model: 'auto' }, 'Unknown chat route "slow"; CHAT_ROUTES defines route:fast, route:kimi.'],
-    [{ provider: 'route:fast', model: 'glm-4-flash' }, 'the route picks the models (glm/glm-4-flash, deepseek/deepseek-chat); give model "auto"'],
+    [{ provider: 'route:fast', model: 'glm-4-flash' }, 'the route picks the models (glm/glm-4-flash, deepseek/deepseek-flash); give model "auto"'],
     [{ provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'gpt-4' }] }, 'input.fallbacks[0] (deepseek/gpt-4): Provider deepseek has no model "gpt-4"'],
-    [{ provider: 'glm', model: 'glm-4-flash', temperature: 1.5, fallbacks: [{ provider: 'deepseek', model: 'deepseek-chat' }] }, "temperature 1.5 is outside glm's range 0..1."],
+    [{ provider: 'glm', model: 'glm-4-flash', temperature: 1.5, fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }] }, "temperature 1.5 is outside glm's range 0..1."],
     [
       {
         provider: 'glm',
@@ -143,9 +143,9 @@ describe('targets are checked before anything is sent', () => {
   });
 
   it('the upstream-request budget counts every target: the worst case, not the likely one', async () => {
-    const op = `mutation { a: createChatCompletion(input: { provider: "route:fast", model: "auto", messages: [{ role: USER, content: "Hi" }], fallbacks: [{ provider: "deepseek", model: "deepseek-coder" }] }) { content }
-      b: createChatCompletion(input: { provider: "deepseek", model: "deepseek-chat", messages: [{ role: USER, content: "Hi" }] }) { content }
-      c: createChatCompletion(input: { provider: "moonshot", model: "moonshot-v1-8k", messages: [{ role: USER, content: "Hi" }], fallbacks: [{ provider: "deepseek", model: "deepseek-chat" }] }) { content } }`;
+    const op = `mutation { a: createChatCompletion(input: { provider: "route:fast", model: "auto", messages: [{ role: USER, content: "Hi" }], fallbacks: [{ provider: "deepseek", model: "deepseek-v4-pro" }] }) { content }
+      b: createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Hi" }] }) { content }
+      c: createChatCompletion(input: { provider: "moonshot", model: "moonshot-v1-8k", messages: [{ role: USER, content: "Hi" }], fallbacks: [{ provider: "deepseek", model: "deepseek-flash" }] }) { content } }`;
     const { body } = await t.query(op);
     // Likely: one deepseek request (b). Worst case: a's second route target, a's fallback, b and c's fallback.
     expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'deepseek', found: 4, max: 3 });
@@ -162,10 +162,10 @@ describe('targets are checked before anything is sent', () => {
 describe('CHAT_ROUTES', () => {
   const load = (value: string) => () => loadConfig({ CHAT_ROUTES: value });
   it('parses name=provider/model lists', () => {
-    expect(loadConfig({ CHAT_ROUTES: 'fast=glm/glm-4-flash, deepseek/deepseek-chat ; doubao=ark/ep-2024-x' }).chatRoutes).toEqual({
+    expect(loadConfig({ CHAT_ROUTES: 'fast=glm/glm-4-flash, deepseek/deepseek-flash ; doubao=ark/ep-2024-x' }).chatRoutes).toEqual({
       fast: [
         { provider: 'glm', model: 'glm-4-flash' },
-        { provider: 'deepseek', model: 'deepseek-chat' },
+        { provider: 'deepseek', model: 'deepseek-flash' },
       ],
       doubao: [{ provider: 'ark', model: 'ep-2024-x' }],
     });
@@ -181,7 +181,7 @@ describe('CHAT_ROUTES', () => {
 });
 
 it('streams text from the served target unchanged', async () => {
-  const direct = await stream({ provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] });
+  const direct = await stream({ provider: 'deepseek', model: 'deepseek-flash', messages: [user('Hi')] });
   t.sandbox.faults.push({ upstream: 'glm', times: 1, status: 503 });
   const viaFallback = await stream(GLM_THEN_DEEPSEEK);
   expect(text(viaFallback.chunks)).toBe(text(direct.chunks));

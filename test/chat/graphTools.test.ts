@@ -15,9 +15,10 @@ const COMPLETE = `mutation Complete($input: ChatCompletionInput!) {
 
 const STREAM = `subscription Stream($input: ChatCompletionInput!) {
   chatCompletionStream(input: $input) {
-    delta { content toolCalls { index } }
+    delta { content reasoningContent toolCalls { index } }
     finishReason
-    usage { totalTokens }
+    reasoningUsed
+    usage { totalTokens reasoningTokens }
     graphStep { turn toolCallId operation arguments result errorCode }
   }
 }`;
@@ -75,6 +76,9 @@ describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
     ]);
     const [assistant, tool] = bodies[1].messages.slice(-2);
     expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: step.toolCallId, type: 'function', function: { name: 'ServiceHealth' } }] });
+    // Every tool model here reasons by default: the turn goes back with its reasoning, as DeepSeek and Kimi require.
+    expect(assistant.reasoning_content).toEqual(expect.any(String));
+    expect(assistant.reasoning_content.length).toBeGreaterThan(0);
     expect(tool).toMatchObject({ role: 'tool', tool_call_id: step.toolCallId });
     expect(tool.content).toContain('"service":"Exchange Online"');
     // Usage counts both turns.
@@ -94,10 +98,14 @@ describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
       expect(chunks.filter((c) => c.graphStep)).toHaveLength(1);
       expect(chunks[stepAt].graphStep).toMatchObject({ turn: 1, operation: 'ServiceHealth', arguments: '{"id":"Exchange","issues":1}', errorCode: null });
       expect(chunks[stepAt].graphStep!.result).toContain('"service":"Exchange Online"');
+      // The second turn reasons again before it answers: its reasoning deltas come first, then the content.
       const answer = chunks.slice(stepAt + 1, -1);
-      expect(answer.length).toBeGreaterThan(1);
-      expect(answer.every((c) => c.delta.content && !c.delta.toolCalls && !c.finishReason)).toBe(true);
-      expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: expect.any(Number) } });
+      const kinds = answer.map((c) => (c.delta.reasoningContent ? 'r' : c.delta.content ? 'c' : '-')).join('');
+      expect(kinds).toMatch(/^r+c+$/);
+      expect(answer.every((c) => !c.delta.toolCalls && !c.finishReason)).toBe(true);
+      expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', reasoningUsed: true, usage: { totalTokens: expect.any(Number) } });
+      // Kimi does not count reasoning tokens apart; the other three do.
+      if (id !== 'moonshot') expect(chunks.at(-1)!.usage!.reasoningTokens).toBeGreaterThan(0);
       expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
     } finally {
       await client.dispose();
@@ -106,6 +114,9 @@ describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
     expect(chat).toHaveLength(2);
     expect(bodies.every((b) => b.stream === true)).toBe(true);
     expect(graph).toHaveLength(1);
+    // The tool-call turn goes back with the reasoning it streamed (DeepSeek and Kimi refuse it otherwise).
+    const assistant = bodies[1].messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(assistant.reasoning_content.length).toBeGreaterThan(0);
   });
 });
 
@@ -114,7 +125,7 @@ describe('graphTools: several steps, bounds and refusals', () => {
     t.clearUpstreamRequests();
     const body = await complete({
       provider: 'deepseek',
-      model: 'deepseek-chat',
+      model: 'deepseek-flash',
       messages: [user('Exchange health, then the film Alien. [[tool:ServiceHealth {"id":"Exchange"}]] [[tool:TitleLookup {"imdbId":"tt0078346"}]]')],
       graphTools: ['ServiceHealth', 'TitleLookup'],
     });
@@ -210,18 +221,22 @@ describe('graphTools: several steps, bounds and refusals', () => {
     expect(chat.every((r) => r.headers.authorization === 'Bearer sandbox')).toBe(true);
   });
 
-  it('the GraphiQL tab runs as shipped: one step over the service health, then the answer', async () => {
+  it('the GraphiQL tab runs as shipped: two steps over the service health in one turn, then the answer', async () => {
     const example = chatExamples.find((e) => e.query.includes('graphTools') || e.variables?.includes('graphTools'))!;
     t.clearUpstreamRequests();
     const client = wsClient(t.gateway.wsUrl);
     try {
       const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; finishReason: string | null } }>(client, example.query, JSON.parse(example.variables!));
       const chunks = results.map((r) => r.data!.chatCompletionStream);
-      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.errorCode])).toEqual([['ServiceHealthOverview', null]]);
+      // The model calls the first two of the three operations offered at once, in one turn (parallel tool calls).
+      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.turn, c.graphStep!.errorCode])).toEqual([
+        ['ServiceHealthOverview', 1, null],
+        ['ServiceHealth', 1, null],
+      ]);
       expect(chunks.at(-1)!.finishReason).toBe('STOP');
     } finally {
       await client.dispose();
     }
-    expect([upstream('deepseek').chat.length, upstream('deepseek').graph.length]).toEqual([2, 1]);
+    expect([upstream('deepseek').chat.length, upstream('deepseek').graph.length]).toEqual([2, 2]);
   });
 });

@@ -11,7 +11,7 @@ const MUTATION = 'mutation Complete($input: ChatCompletionInput!) { createChatCo
 
 /** The request body as text: JSON.stringify itself overflows the stack on 10,000 levels. */
 function body(parametersJson: string): string {
-  const input = `{"provider":"deepseek","model":"deepseek-chat","messages":[{"role":"USER","content":"Weather?"}],"tools":[{"name":"get_weather","parameters":${parametersJson}}]}`;
+  const input = `{"provider":"deepseek","model":"deepseek-flash","messages":[{"role":"USER","content":"Weather?"}],"tools":[{"name":"get_weather","parameters":${parametersJson}}]}`;
   return `{"query":${JSON.stringify(MUTATION)},"variables":{"input":${input}}}`;
 }
 
@@ -59,7 +59,7 @@ describe('JSON arguments', () => {
   });
 
   it('refuses a literal nested 10,000 levels before parsing it (token limit), and one within the tokens by its depth', async () => {
-    const literal = (levels: number) => `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-chat", messages: [{ role: USER, content: "Hi" }],
+    const literal = (levels: number) => `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Hi" }],
       tools: [{ name: "f", parameters: ${'{ p: '.repeat(levels)}1${' }'.repeat(levels)} }] }) { content } }`;
     const deep = await post(JSON.stringify({ query: literal(10_000) }));
     expect(deep.body.errors![0].extensions.code).toBe('QUERY_TOO_COMPLEX');
@@ -74,7 +74,7 @@ describe('a document nested 10,000 levels deep with the token and size limits ra
   it('is refused before parsing (graphql-js would overflow its stack), over HTTP, with 0 upstream requests', async () => {
     const raised = await startTestGateway({ GATEWAY_MAX_TOKENS: '200000', GATEWAY_MAX_DOCUMENT_BYTES: '2000000' });
     try {
-      const query = `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-chat", messages: [{ role: USER, content: "Hi" }],
+      const query = `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Hi" }],
         tools: [{ name: "f", parameters: ${'{ p: '.repeat(10_000)}1${' }'.repeat(10_000)} }] }) { content } }`;
       const { body: result } = await raised.query(query);
       expect(result.errors).toHaveLength(1);

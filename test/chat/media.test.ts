@@ -50,7 +50,7 @@ describe('createEmbeddings', () => {
   });
 
   it.each([
-    [{ provider: 'deepseek', model: 'deepseek-chat', input: ['a'] }, 'Provider deepseek offers no embeddings; use glm or ark.'],
+    [{ provider: 'deepseek', model: 'deepseek-flash', input: ['a'] }, 'Provider deepseek offers no embeddings; use glm or ark.'],
     [{ provider: 'moonshot', model: 'x', input: ['a'] }, 'Provider moonshot offers no embeddings; use glm or ark.'],
     [{ provider: 'glm', model: 'glm-4-flash', input: ['a'] }, 'Provider glm has no embeddings model "glm-4-flash"; use embedding-3, embedding-2.'],
     [{ provider: 'glm', model: 'embedding-3', input: [] }, 'input is empty'],

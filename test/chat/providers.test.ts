@@ -6,8 +6,8 @@ import { wsClient } from '../support/ws.js';
 import { COMPLETION, streamAll, text, user } from './support.js';
 
 const PROVIDERS_QUERY = `{ chatProviders {
-  id variant models live requestsPerMinute
-  modelDetails { id upstreamModel vision contextWindow maxOutputTokens }
+  id variant models live requestsPerMinute maxConcurrentRequests modelsListedAt
+  modelDetails { id upstreamModel vision contextWindow maxOutputTokens reasoning reasoningEffort tools json source factSources { contextWindow reasoning vision } reference }
   capabilities { streaming tools vision contextWindow temperatureMin temperatureMax }
 } }`;
 
@@ -24,27 +24,46 @@ describe('chatProviders', () => {
     t = await startTestGateway();
     const { body } = await t.query(PROVIDERS_QUERY);
     const providers = body.data!.chatProviders as Array<Record<string, any>>;
-    expect(providers.map((p) => [p.id, p.variant, p.live, p.requestsPerMinute])).toEqual([
-      ['glm', 'P', false, null],
-      ['ark', 'Q', false, null],
-      ['deepseek', 'R', false, 60],
-      ['moonshot', 'S', false, null],
+    // DeepSeek limits concurrency, not requests per minute: no RPM limiter, at most CHAT_PROVIDER_MAX_CONNECTIONS open.
+    expect(providers.map((p) => [p.id, p.variant, p.live, p.requestsPerMinute, p.maxConcurrentRequests, p.modelsListedAt])).toEqual([
+      ['glm', 'P', false, null, 256, null],
+      ['ark', 'Q', false, null, 256, null],
+      ['deepseek', 'R', false, null, 256, null],
+      ['moonshot', 'S', false, null, 256, null],
     ]);
-    expect(providers[1].models).toEqual(['doubao-pro', 'doubao-lite', 'doubao-vision']);
-    expect(providers[1].modelDetails[2]).toEqual({ id: 'doubao-vision', upstreamModel: 'ep-20250101-doubao-vision', vision: true, contextWindow: 32768, maxOutputTokens: 4096 });
+    expect(providers[1].models).toEqual(['doubao-pro', 'doubao-lite', 'doubao-vision', 'doubao-seed-1-6-251015', 'doubao-seed-2-0-lite-260428']);
+    expect(providers[1].modelDetails[2]).toEqual({
+      id: 'doubao-vision',
+      upstreamModel: 'ep-20250101-doubao-vision',
+      vision: true,
+      contextWindow: 32768,
+      maxOutputTokens: 16384,
+      reasoning: 'OPTIONAL_OFF',
+      reasoningEffort: true,
+      tools: true,
+      json: true,
+      source: 'CATALOGUE',
+      factSources: { contextWindow: 'CATALOGUE', reasoning: 'CATALOGUE', vision: 'CATALOGUE' },
+      reference: expect.stringContaining("emulator's account"),
+    });
+    expect(providers[2].models).toEqual(['deepseek-flash', 'deepseek-v4-pro']);
+    expect(providers[2].modelDetails[0]).toMatchObject({ contextWindow: 1048576, maxOutputTokens: 393216, reasoning: 'OPTIONAL_ON', vision: true, reference: expect.stringMatching(/^https:\/\/api-docs\.deepseek\.com\/.*\(read 2026-11-26\)/) });
+    expect(providers[3].modelDetails.find((m: { id: string }) => m.id === 'kimi-k3')).toMatchObject({ reasoning: 'ALWAYS', contextWindow: 1048576 });
     expect(providers[0].capabilities).toEqual({ streaming: true, tools: true, vision: true, contextWindow: 200000, temperatureMin: 0, temperatureMax: 1 });
-    expect(providers[2].capabilities).toMatchObject({ vision: false, temperatureMax: 2 });
+    expect(providers[2].capabilities).toMatchObject({ vision: true, temperatureMax: 2, contextWindow: 1048576 });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
-  it('offers only models the sandbox serves, with the same vision flag and context window', async () => {
+  it('offers only models the sandbox serves, with the same vision flag, reasoning and (where known) context window', async () => {
     t = await startTestGateway();
     const { body } = await t.query(PROVIDERS_QUERY);
+    const REASONING = { undefined: 'NONE', off: 'OPTIONAL_OFF', on: 'OPTIONAL_ON', always: 'ALWAYS' } as const;
     for (const p of body.data!.chatProviders as Array<{ id: 'glm' | 'ark' | 'deepseek' | 'moonshot'; modelDetails: Array<Record<string, any>> }>) {
       for (const m of p.modelDetails) {
         const served = SANDBOX_MODELS[p.id].find((s) => s.id === m.upstreamModel);
         expect(served, `${p.id} ${m.id}`).toBeDefined();
-        expect([m.id, m.vision, m.contextWindow]).toEqual([m.id, served!.vision === true, served!.contextWindow]);
+        expect([m.id, m.vision, m.reasoning]).toEqual([m.id, served!.vision === true, REASONING[String(served!.reasoning) as keyof typeof REASONING]]);
+        if (m.contextWindow !== null) expect([m.id, m.contextWindow]).toEqual([m.id, served!.contextWindow]);
       }
     }
   });
@@ -54,7 +73,10 @@ describe('chatProviders', () => {
     t = await startTestGateway({ ARK_BASE_URL: other.baseUrls.ark, ARK_API_KEY: 'sandbox', ARK_ENDPOINTS: 'my-model=ep-20250101-doubao-lite' });
     const { body } = await t.query(PROVIDERS_QUERY);
     const ark = (body.data!.chatProviders as Array<Record<string, any>>).find((p) => p.id === 'ark')!;
-    expect(ark).toMatchObject({ live: true, models: ['my-model'] });
+    // The name ARK_ENDPOINTS gives, then the model ids Ark's GET /models lists (its endpoint ids stay callable raw).
+    expect(ark).toMatchObject({ live: true, models: ['my-model', 'doubao-seed-1-6-251015', 'doubao-seed-2-0-lite-260428'] });
+    expect(ark.modelDetails[0]).toMatchObject({ source: 'OPERATOR', reasoning: 'NONE', factSources: { reasoning: 'CATALOGUE' } });
+    other.record.clear();
     const answer = await t.query(COMPLETION, { input: { provider: 'ark', model: 'my-model', messages: [user('Hi')] } });
     expect(answer.body.data!.createChatCompletion.model).toBe('my-model');
     expect(JSON.parse(other.record.list()[0].body).model).toBe('ep-20250101-doubao-lite');
@@ -65,8 +87,12 @@ describe('chatProviders', () => {
     t = await startTestGateway({ CHAT_PROVIDERS: `kimi2=${other.baseUrls.moonshot}|moonshot-v1-8k moonshot-v1-32k`, KIMI2_API_KEY: 'sandbox', KIMI2_RPM: '30' });
     const { body } = await t.query(PROVIDERS_QUERY);
     const extra = (body.data!.chatProviders as Array<Record<string, any>>).find((p) => p.id === 'kimi2')!;
-    expect(extra).toMatchObject({ variant: null, live: true, models: ['moonshot-v1-8k', 'moonshot-v1-32k'], requestsPerMinute: 30 });
-    expect(extra.capabilities).toMatchObject({ streaming: true, tools: true, contextWindow: null });
+    // The configured names first; then what its GET /models lists, with the facts the listing carries (Kimi's).
+    expect(extra).toMatchObject({ variant: null, live: true, requestsPerMinute: 30 });
+    expect(extra.models.slice(0, 2)).toEqual(['moonshot-v1-8k', 'moonshot-v1-32k']);
+    expect(extra.models).toContain('kimi-k2.6');
+    expect(extra.modelDetails[0]).toMatchObject({ source: 'OPERATOR', contextWindow: 8192, factSources: { contextWindow: 'PROVIDER' } });
+    other.record.clear();
 
     const input = { provider: 'kimi2', model: 'moonshot-v1-8k', messages: [user('Hello from configuration')] };
     const answer = await t.query(COMPLETION, { input });

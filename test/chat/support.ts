@@ -3,12 +3,12 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { Client } from 'graphql-ws';
 import { collect, wsClient } from '../support/ws.js';
 
-/** The four built-in providers with a text model and a vision model each. */
+/** The four built-in providers with a text model and a model that reasons by default (used for tools). */
 export const PROVIDERS = [
   { id: 'glm', model: 'glm-4-flash', toolModel: 'glm-4.7' },
   { id: 'ark', model: 'doubao-pro', toolModel: 'doubao-pro' },
-  { id: 'deepseek', model: 'deepseek-chat', toolModel: 'deepseek-chat' },
-  { id: 'moonshot', model: 'moonshot-v1-8k', toolModel: 'moonshot-v1-8k' },
+  { id: 'deepseek', model: 'deepseek-flash', toolModel: 'deepseek-flash' },
+  { id: 'moonshot', model: 'moonshot-v1-8k', toolModel: 'kimi-k2.6' },
 ] as const;
 
 export const COMPLETION = `mutation Complete($input: ChatCompletionInput!) {
@@ -32,6 +32,8 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  reasoningTokens?: number | null;
+  cachedPromptTokens?: number | null;
 }
 
 export interface Chunk {

@@ -66,7 +66,9 @@ describe('request translation', () => {
   it('ark: the model name becomes its inference endpoint id, and streams ask for usage', async () => {
     const { requests, plain, stream } = await bodies('ark', { model: 'doubao-pro', messages: conversation, ...sampling });
     expect(requests[0].url).toBe('/ark/api/v3/chat/completions');
-    expect(plain).toEqual({ model: 'ep-20250101-doubao-pro', messages: wireConversation, stream: false, ...wireSampling, user: 'user-12345' });
+    // Ark's max_tokens leaves the reasoning out; max_completion_tokens is the one that counts all the model writes.
+    const { max_tokens, ...rest } = wireSampling;
+    expect(plain).toEqual({ model: 'ep-20250101-doubao-pro', messages: wireConversation, stream: false, ...rest, max_completion_tokens: max_tokens, user: 'user-12345' });
     expect(stream).toEqual({ ...plain, stream: true, stream_options: { include_usage: true } });
   });
 
@@ -75,20 +77,21 @@ describe('request translation', () => {
     expect(plain).toMatchObject({ model: 'ep-20250101-doubao-lite', tool_choice: { type: 'function', function: { name: 'get_weather' } } });
   });
 
-  it('deepseek: OpenAI-style, and streams ask for usage', async () => {
-    const { requests, plain, stream } = await bodies('deepseek', { model: 'deepseek-chat', messages: conversation, ...sampling, toolChoice: { mode: 'REQUIRED' } });
+  it('deepseek: OpenAI-style with user_id, streams ask for usage, and a forced tool choice turns the default reasoning off', async () => {
+    // Reasoning left at its default: the earlier tool-call turn needs no reasoningContent once it is off.
+    const { requests, plain, stream } = await bodies('deepseek', { model: 'deepseek-flash', messages: conversation, ...sampling, toolChoice: { mode: 'REQUIRED' } });
     expect(requests[0].url).toBe('/deepseek/v1/chat/completions');
-    expect(plain).toEqual({ model: 'deepseek-chat', messages: wireConversation, stream: false, ...wireSampling, tool_choice: 'required', user: 'user-12345' });
+    expect(plain).toEqual({ model: 'deepseek-flash', messages: wireConversation, stream: false, ...wireSampling, tool_choice: 'required', user_id: 'user-12345', thinking: { type: 'disabled' } });
     expect(stream).toEqual({ ...plain, stream: true, stream_options: { include_usage: true } });
   });
 
   it('moonshot: OpenAI-style without stream_options (usage comes in the last choice), images as image_url parts', async () => {
     const image = 'data:image/png;base64,iVBORw0KGgo=';
     const messages = [{ role: 'USER', parts: [{ type: 'TEXT', text: 'What is in this picture?' }, { type: 'IMAGE_URL', imageUrl: image }] }];
-    const { requests, plain, stream } = await bodies('moonshot', { model: 'kimi-latest', messages, temperature: 0.3 });
+    const { requests, plain, stream } = await bodies('moonshot', { model: 'moonshot-v1-8k-vision-preview', messages, temperature: 0.3 });
     expect(requests[0].url).toBe('/moonshot/v1/chat/completions');
     expect(plain).toEqual({
-      model: 'kimi-latest',
+      model: 'moonshot-v1-8k-vision-preview',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url: image } }] }],
       stream: false,
       temperature: 0.3,

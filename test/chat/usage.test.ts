@@ -17,7 +17,7 @@ describe('token accounting per provider, model and UTC day', () => {
 
   it('counts completions streamed or not, reasoning tokens included, in chatUsage and Prometheus', async () => {
     expect((await t.query(USAGE)).body.data!.chatUsage).toEqual([]);
-    const whole = (await t.query(COMPLETION.replace('totalTokens }', 'totalTokens reasoningTokens }'), { input: { provider: 'deepseek', model: 'deepseek-reasoner', messages: [user('Why?')] } })).body.data!
+    const whole = (await t.query(COMPLETION.replace('totalTokens }', 'totalTokens reasoningTokens }'), { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [user('Why?')] } })).body.data!
       .createChatCompletion.usage;
     expect(whole.reasoningTokens).toBeGreaterThan(0);
     const streamed = (await stream(t, { provider: 'glm', model: 'glm-4-flash', messages: [user('Hi')] })).chunks.at(-1)!.usage!;
@@ -25,7 +25,7 @@ describe('token accounting per provider, model and UTC day', () => {
 
     const rows = (await t.query(USAGE, { day: today() })).body.data!.chatUsage;
     expect(rows).toEqual([
-      { day: today(), provider: 'deepseek', model: 'deepseek-reasoner', ...whole, requests: 1 },
+      { day: today(), provider: 'deepseek', model: 'deepseek-flash', ...whole, requests: 1 },
       {
         day: today(),
         provider: 'glm',
@@ -39,7 +39,7 @@ describe('token accounting per provider, model and UTC day', () => {
     ]);
     const metrics = await (await fetch(`${t.gateway.origin}/metrics`)).text();
     expect(metrics).toContain(`gateway_chat_tokens_total{provider="glm",model="glm-4-flash",kind="completion"} ${streamed.completionTokens + again.completionTokens}`);
-    expect(metrics).toContain(`gateway_chat_tokens_total{provider="deepseek",model="deepseek-reasoner",kind="reasoning"} ${whole.reasoningTokens}`);
+    expect(metrics).toContain(`gateway_chat_tokens_total{provider="deepseek",model="deepseek-flash",kind="reasoning"} ${whole.reasoningTokens}`);
   });
 
   it('lists nothing for another day, and refuses a day that is not one', async () => {
@@ -83,12 +83,12 @@ describe('token accounting per provider, model and UTC day', () => {
 describe('daily token budgets', () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await startTestGateway({ DEEPSEEK_DAILY_TOKEN_BUDGET: '20', CHAT_ROUTES: 'cheap=deepseek/deepseek-chat,glm/glm-4-flash' }, { chatTokenDelayMs: 0 });
+    t = await startTestGateway({ DEEPSEEK_DAILY_TOKEN_BUDGET: '20', CHAT_ROUTES: 'cheap=deepseek/deepseek-flash,glm/glm-4-flash' }, { chatTokenDelayMs: 0 });
   });
   afterAll(() => t?.close());
 
   it('lets a stream that crosses the budget finish, counts the overrun, then refuses before sending', async () => {
-    const first = await stream(t, { provider: 'deepseek', model: 'deepseek-chat', messages: [user('Tell me a story')] });
+    const first = await stream(t, { provider: 'deepseek', model: 'deepseek-flash', messages: [user('Tell me a story')] });
     expect(first.errors).toBeUndefined();
     const spent = first.chunks.at(-1)!.usage!.totalTokens;
     expect(spent).toBeGreaterThan(20);
@@ -96,10 +96,10 @@ describe('daily token budgets', () => {
     expect((await t.query(USAGE)).body.data!.chatUsage).toMatchObject([{ provider: 'deepseek', totalTokens: spent, requests: 1 }]);
 
     t.clearUpstreamRequests();
-    const { body } = await t.query(COMPLETION, { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] } });
+    const { body } = await t.query(COMPLETION, { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [user('Hi')] } });
     expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'deepseek', upstreamCode: 'DAILY_TOKEN_BUDGET' });
     expect(body.errors![0].message).toContain(`daily token budget for deepseek (DEEPSEEK_DAILY_TOKEN_BUDGET=20) is spent: ${spent} tokens today`);
-    const refused = await stream(t, { provider: 'deepseek', model: 'deepseek-chat', messages: [user('Hi')] });
+    const refused = await stream(t, { provider: 'deepseek', model: 'deepseek-flash', messages: [user('Hi')] });
     expect(refused.chunks).toHaveLength(0);
     expect(refused.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED' });
     expect(t.upstreamRequests()).toHaveLength(0);

@@ -63,6 +63,7 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
   if (special[name]) return special[name];
   if (/whole number|port/.test(type)) return { [name]: String(Number(fallback ?? 0) + 7) };
   if (type === 'http(s) URL') return { [name]: 'http://127.0.0.1:9/elsewhere' };
+  if (type === 'number 0…1') return { [name]: '0.5' };
   if (type === '`true` or `false`') return { [name]: fallback === 'false' ? 'true' : 'false' };
   if (type.startsWith('`')) return { [name]: type.split(', ').map((v) => v.replaceAll('`', '')).find((v) => v !== fallback)! };
   return { [name]: 'some-value' };
@@ -86,7 +87,7 @@ describe('configuration errors', () => {
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
       'GRAPH_POLL_INTERVAL_MS: must be a whole number >= 1, got "-5"',
       'DEEPSEEK_RPM: must be greater than 0, got "0"',
-      'CHAT_ROUTES: entry "x" must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-chat',
+      'CHAT_ROUTES: entry "x" must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-flash',
     ]);
   });
 

@@ -45,7 +45,7 @@ export interface ConformanceCase {
 }
 
 const CHAT_STREAM = 'subscription($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
-const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
+const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
 const LISTED = '{ upstreams { id } }';
 const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
 /** A manifest of one operation, for the persisted-only rows. */

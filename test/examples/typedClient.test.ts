@@ -29,7 +29,7 @@ describe('the typed client example (client preset over schema.graphql)', () => {
     expect(lines.filter((l) => l.startsWith('error'))).toEqual([]);
     expect(lines).toHaveLength(5); // three services, one title, one completion
     expect(lines[3]).toMatch(/^Superman \(1978\), 143 min, Action\//);
-    expect(lines[4]).toMatch(/^deepseek\/deepseek-chat: .+ \[\d+ tokens\]$/);
+    expect(lines[4]).toMatch(/^deepseek\/deepseek-flash: .+ \[\d+ tokens\]$/);
     expect(t.upstreamRequests('graph').filter((r) => !r.url.includes('/oauth2/'))).toHaveLength(1);
     expect(t.upstreamRequests('omdb')).toHaveLength(1);
     expect(t.upstreamRequests('deepseek')).toHaveLength(1);

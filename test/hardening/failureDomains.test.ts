@@ -28,7 +28,7 @@ const CHAT_AND_GRAPH = `mutation ChatAndGraph($input: ChatCompletionInput!) {
   createChatCompletion(input: $input) { provider content }
   updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id status }
 }`;
-const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'Hi' }] };
+const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Hi' }] };
 
 type Upstream = 'graph' | 'omdb' | 'deepseek';
 type Kind = '5xx' | 'timeout' | 'refused credentials' | 'quota exhausted';

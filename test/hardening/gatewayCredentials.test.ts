@@ -83,14 +83,14 @@ describe("a refused credential of the gateway's own", () => {
     expect((await readyz()).body.upstreams.find((u) => u.id === 'omdb')).toMatchObject({ credentials: 'rejected', fix: 'OMDB_API_KEY' });
   });
 
-  it('a chat provider: 20 completions cost 1 provider request', async () => {
+  it('a chat provider: 20 completions cost 1 provider request (its model list, read at start)', async () => {
     t = await startTestGateway({ DEEPSEEK_BASE_URL: live.baseUrls.deepseek, DEEPSEEK_API_KEY: WRONG });
     for (let i = 0; i < 20; i++) {
-      const r = await t.query(COMPLETE, { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: `Hi ${i}` }] } });
+      const r = await t.query(COMPLETE, { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: `Hi ${i}` }] } });
       expectRejected(r.body.errors, 'deepseek');
       expect(r.body.errors![0].message).toContain('Fix DEEPSEEK_API_KEY');
     }
-    expect(requests('deepseek')).toHaveLength(1);
+    expect(requests('deepseek').map((r) => r.url)).toEqual(['/deepseek/v1/models']);
     expect(errorLines().map((l) => l.variable)).toEqual(['DEEPSEEK_API_KEY']);
   });
 });

@@ -5,11 +5,14 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 type Provider = 'glm' | 'ark' | 'deepseek' | 'moonshot';
 const PROVIDERS: Provider[] = ['glm', 'ark', 'deepseek', 'moonshot'];
 
-/** Per provider: a text model, a vision model, and how its envelope names an error. */
-const CASES: Record<Provider, { model: string; visionModel: string; errorName: (body: any) => string }> = {
+/**
+ * Per provider: a text model (answering without reasoning, so token counts are the answer's: DeepSeek has no such
+ * model any more, so its requests turn thinking off), a vision model, and how its envelope names an error.
+ */
+const CASES: Record<Provider, { model: string; visionModel: string; plain?: Record<string, unknown>; errorName: (body: any) => string }> = {
   glm: { model: 'glm-4-flash', visionModel: 'glm-4v-plus', errorName: (b) => b.error.code },
-  ark: { model: 'ep-20250101-doubao-pro', visionModel: 'ep-20250101-doubao-vision', errorName: (b) => b.error.code },
-  deepseek: { model: 'deepseek-chat', visionModel: '', errorName: (b) => b.error.type },
+  ark: { model: 'ep-20250101-doubao-lite', visionModel: 'ep-20250101-doubao-vision', errorName: (b) => b.error.code },
+  deepseek: { model: 'deepseek-v4-pro', visionModel: 'deepseek-flash', plain: { thinking: { type: 'disabled' } }, errorName: (b) => b.error.type },
   moonshot: { model: 'moonshot-v1-8k', visionModel: 'moonshot-v1-8k-vision-preview', errorName: (b) => b.error.type },
 };
 
@@ -35,8 +38,7 @@ const WEATHER_TOOL = {
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  // DeepSeek's default 60 RPM would trip over this file's own traffic; 0 lifts it (the rate-limit tests set their own).
-  sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, chatRpm: { deepseek: 0 } } });
+  sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
 });
 afterAll(() => sandbox.close());
 afterEach(() => control('POST', '/_sandbox/reset'));
@@ -54,7 +56,7 @@ function post(provider: Provider, body: unknown, key: string | null = 'sandbox',
 }
 
 const ask = (provider: Provider, extra: Record<string, unknown> = {}, content = 'How does the gateway stream tokens?') =>
-  post(provider, { model: CASES[provider].model, messages: [{ role: 'user', content }], ...extra });
+  post(provider, { model: CASES[provider].model, messages: [{ role: 'user', content }], ...CASES[provider].plain, ...extra });
 
 /** The raw body, even when the server cuts the connection part-way (then `complete` is false). */
 async function readRaw(res: Response): Promise<{ text: string; complete: boolean }> {
@@ -187,7 +189,7 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     const res = await post(provider, { model, messages });
     expect(res.status).toBe(400);
     if (CASES[provider].visionModel) {
-      const ok = await post(provider, { model: CASES[provider].visionModel, messages });
+      const ok = await post(provider, { model: CASES[provider].visionModel, messages, ...CASES[provider].plain });
       expect(ok.status).toBe(200);
       // The image counts 256 prompt tokens.
       expect((await ok.json()).usage.prompt_tokens).toBe(256 + 4 + 3);
@@ -243,6 +245,7 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect(body.choices[0].message.tool_calls[0]).toMatchObject({ id: calls[0].id, function: { name: 'get_weather', arguments: fragments.join('') } });
     const followUp = await post(provider, {
       model,
+      ...CASES[provider].plain,
       tools: [WEATHER_TOOL],
       messages: [
         { role: 'user', content: 'Weather in Hangzhou?' },
@@ -408,19 +411,48 @@ describe('glm stream layout and rules', () => {
     expect((await res.json()).error.code).toBe('1234');
   });
 
-  it('streams reasoning_content first when thinking is enabled on a GLM 4.5+ model', async () => {
-    const body = await (await post('glm', { model: 'glm-4.6', thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'Think' }] })).json();
+  it('reasons by default on GLM 4.6 and later, not with thinking disabled, and never on glm-4-flash', async () => {
+    const body = await (await post('glm', { model: 'glm-4.6', messages: [{ role: 'user', content: 'Think' }] })).json();
     expect(body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
-    const plain = await (await post('glm', { model: 'glm-4.6', messages: [{ role: 'user', content: 'Think' }] })).json();
-    expect(plain.choices[0].message).not.toHaveProperty('reasoning_content');
+    expect(body.usage.completion_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+    const off = await (await post('glm', { model: 'glm-4.6', thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'Think' }] })).json();
+    expect(off.choices[0].message).not.toHaveProperty('reasoning_content');
+    const old = await (await post('glm', { model: 'glm-4-flash', thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'Think' }] })).json();
+    expect(old.choices[0].message).not.toHaveProperty('reasoning_content');
+  });
+
+  it('refuses json_schema, which only Ark takes', async () => {
+    const res = await post('glm', { model: 'glm-4-flash', response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } }, messages: [{ role: 'user', content: 'hi' }] });
+    expect([res.status, (await res.json()).error.code]).toEqual([400, '1210']);
   });
 });
 
 describe('ark stream layout and rules', () => {
+  it('answers a json_schema request with JSON of that schema, and counts reasoning under max_completion_tokens only', async () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] };
+    const body = await (await post('ark', { model: 'ep-20250101-doubao-pro', response_format: { type: 'json_schema', json_schema: { name: 'w', schema, strict: true } }, messages: [{ role: 'user', content: 'Weather plan' }] })).json();
+    const value = JSON.parse(body.choices[0].message.content);
+    expect(Object.keys(value).sort()).toEqual(['city', 'days']);
+    expect(body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
+    // max_tokens caps the answer after the reasoning; max_completion_tokens caps both.
+    const capped = await (await post('ark', { model: 'ep-20250101-doubao-pro', max_tokens: 3, messages: [{ role: 'user', content: 'Plan' }] })).json();
+    expect(capped.usage.completion_tokens - capped.usage.completion_tokens_details.reasoning_tokens).toBe(3);
+    const all = await (await post('ark', { model: 'ep-20250101-doubao-pro', max_completion_tokens: 3, messages: [{ role: 'user', content: 'Plan' }] })).json();
+    expect(all.usage.completion_tokens).toBe(3);
+  });
+
+  it('makes two tool calls in one turn when two tools are offered, one with parallel_tool_calls false', async () => {
+    const other = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } };
+    const both = await (await post('ark', { model: 'ep-20250101-doubao-lite', tools: [WEATHER_TOOL, other], messages: [{ role: 'user', content: 'Weather and time?' }] })).json();
+    expect(both.choices[0].message.tool_calls.map((c: { function: { name: string } }) => c.function.name)).toEqual(['get_weather', 'get_time']);
+    const one = await (await post('ark', { model: 'ep-20250101-doubao-lite', parallel_tool_calls: false, tools: [WEATHER_TOOL, other], messages: [{ role: 'user', content: 'Weather and time?' }] })).json();
+    expect(one.choices[0].message.tool_calls).toHaveLength(1);
+  });
+
   it('sends no usage at all without stream_options', async () => {
     const s = await stream('ark', { max_tokens: 3 });
     expect(s.chunks.every((c) => !('usage' in c))).toBe(true);
-    expect(s.chunks[0].choices[0]).toStrictEqual({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null });
+    expect(s.chunks[0].choices[0]).toStrictEqual({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null });
     expect(s.data.at(-1)).toBe('[DONE]');
   });
 
@@ -430,7 +462,7 @@ describe('ark stream layout and rules', () => {
     expect(last.choices).toEqual([]);
     expect(last.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
     for (const c of s.chunks.slice(0, -1)) expect(c.usage).toBeNull();
-    expect(s.chunks.at(-2).choices[0]).toStrictEqual({ index: 0, delta: {}, finish_reason: 'length' });
+    expect(s.chunks.at(-2).choices[0]).toStrictEqual({ index: 0, delta: {}, finish_reason: 'length', logprobs: null });
   });
 
   it('carries cumulative usage on every chunk for chunk_include_usage', async () => {
@@ -489,16 +521,78 @@ describe('deepseek stream layout and rules', () => {
     const hot = await ask('deepseek', { temperature: 2.5 });
     expect(hot.status).toBe(422);
     expect((await hot.json()).error.message).toMatch(/^Invalid Parameters/);
-    const broken = await post('deepseek', '{"model": "deepseek-chat",');
+    const broken = await post('deepseek', '{"model": "deepseek-flash",');
     expect(broken.status).toBe(400);
     expect((await broken.json()).error.message).toMatch(/^Invalid Format/);
   });
 
-  it('streams reasoning_content before content on deepseek-reasoner', async () => {
-    const res = await post('deepseek', { model: 'deepseek-reasoner', stream: true, messages: [{ role: 'user', content: 'Why?' }] });
-    const s = parseSse((await readRaw(res)).text);
-    const kinds = s.chunks.map((c) => (c.choices[0]?.delta.reasoning_content ? 'r' : c.choices[0]?.delta.content ? 'c' : '-')).join('');
-    expect(kinds).toMatch(/^-r{10,30}c{20,80}-$/);
+  it('streams reasoning_content before content by default, and not with thinking disabled', async () => {
+    const kindsOf = async (extra: Record<string, unknown>) => {
+      const res = await post('deepseek', { model: 'deepseek-flash', stream: true, messages: [{ role: 'user', content: 'Why?' }], ...extra });
+      const s = parseSse((await readRaw(res)).text);
+      return s.chunks.map((c) => (c.choices[0]?.delta.reasoning_content ? 'r' : c.choices[0]?.delta.content ? 'c' : '-')).join('');
+    };
+    expect(await kindsOf({})).toMatch(/^-r{10,30}c{20,80}-$/);
+    expect(await kindsOf({ thinking: { type: 'disabled' } })).toMatch(/^-c{20,80}-$/);
+    // "max" reasons twice as long as the default "high"; "low" half as long.
+    const lengths = await Promise.all(['low', 'high', 'max'].map(async (e) => (await kindsOf({ reasoning_effort: e })).split('r').length - 1));
+    expect(lengths[0]).toBeLessThan(lengths[1]);
+    expect(lengths[2]).toBeGreaterThan(lengths[1]);
+  });
+
+  it('refuses the retired deepseek-chat and deepseek-reasoner as it refuses any unknown model, and serves deepseek-v4-flash as deepseek-flash', async () => {
+    for (const model of ['deepseek-chat', 'deepseek-reasoner', 'deepseek-coder']) {
+      const res = await post('deepseek', { model, messages: [{ role: 'user', content: 'hi' }] });
+      expect([res.status, (await res.json()).error.message]).toEqual([400, 'Model Not Exist']);
+    }
+    expect((await post('deepseek', { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+  });
+
+  it('while thinking: refuses a forced tool_choice, and a tool-call turn sent back without its reasoning_content', async () => {
+    const tools = [WEATHER_TOOL];
+    const forced = await post('deepseek', { model: 'deepseek-flash', tools, tool_choice: 'required', messages: [{ role: 'user', content: 'Weather?' }] });
+    expect([forced.status, (await forced.json()).error.message]).toEqual([400, 'Thinking mode does not support this tool_choice']);
+    const off = await post('deepseek', { model: 'deepseek-flash', tools, tool_choice: 'required', thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'Weather?' }] });
+    expect(off.status).toBe(200);
+
+    const first = await (await post('deepseek', { model: 'deepseek-flash', tools, messages: [{ role: 'user', content: 'Weather in Berlin?' }] })).json();
+    const { message } = first.choices[0];
+    expect(message.reasoning_content.length).toBeGreaterThan(0);
+    const history = (turn: Record<string, unknown>) => [
+      { role: 'user', content: 'Weather in Berlin?' },
+      { role: 'assistant', content: null, tool_calls: message.tool_calls, ...turn },
+      { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '{"temperature": 3}' },
+    ];
+    const without = await post('deepseek', { model: 'deepseek-flash', tools, messages: history({}) });
+    expect([without.status, await without.json()]).toEqual([
+      400,
+      { error: { message: 'The `reasoning_content` in the thinking mode must be passed back to the API.', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } },
+    ]);
+    const withIt = await post('deepseek', { model: 'deepseek-flash', tools, messages: history({ reasoning_content: message.reasoning_content }) });
+    expect(withIt.status).toBe(200);
+  });
+
+  it('answers JSON for json_object only when the prompt says json, and reports a repeated prefix as cached', async () => {
+    const bare = await post('deepseek', { model: 'deepseek-flash', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'Give me a thing' }] });
+    expect(bare.status).toBe(400);
+    const long = `Answer in JSON. ${'Context sentence for caching. '.repeat(40)}`;
+    const ok = await (await post('deepseek', { model: 'deepseek-flash', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: long }] })).json();
+    expect(JSON.parse(ok.choices[0].message.content)).toEqual({ answer: expect.any(String) });
+    expect(ok.usage).toMatchObject({ prompt_cache_hit_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } });
+    const again = await (await post('deepseek', { model: 'deepseek-flash', messages: [{ role: 'user', content: long }, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'And?' }] })).json();
+    const hit = again.usage.prompt_cache_hit_tokens;
+    expect(hit % 64).toBe(0);
+    expect(hit).toBeGreaterThan(0);
+    expect(again.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: hit }, prompt_cache_miss_tokens: again.usage.prompt_tokens - hit });
+  });
+
+  it('limits concurrency, not requests per minute', async () => {
+    await control('POST', '/_sandbox/config', { chatConcurrency: { deepseek: 2 }, chatTokenDelayMs: 20 });
+    const statuses = await Promise.all(Array.from({ length: 3 }, () => ask('deepseek', { max_tokens: 3 }).then(async (r) => (await r.text(), r.status))));
+    expect(statuses.sort()).toEqual([200, 200, 429]);
+    const later = await ask('deepseek', { max_tokens: 1 });
+    expect(later.status).toBe(200);
+    await control('POST', '/_sandbox/config', { chatConcurrency: { deepseek: 500 }, chatTokenDelayMs: 0 });
   });
 
   it('reaches insufficient_system_resource with [[network_error]]', async () => {
@@ -513,12 +607,6 @@ describe('deepseek stream layout and rules', () => {
     expect((await res.json()).error).toMatchObject({ message: 'Insufficient Balance', type: 'unknown_error' });
   });
 
-  it('limits to 60 requests per minute by default', async () => {
-    // The reset after each test restores this file's "unlimited"; ask for the emulator default explicitly.
-    await control('POST', '/_sandbox/config', { chatRpm: { deepseek: 60 } });
-    const statuses = await Promise.all(Array.from({ length: 61 }, () => ask('deepseek', { max_tokens: 1 }).then((r) => r.status)));
-    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
-  });
 });
 
 describe('moonshot stream layout and rules', () => {
@@ -537,7 +625,7 @@ describe('moonshot stream layout and rules', () => {
       index: 0,
       delta: {},
       finish_reason: 'length',
-      usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+      usage: { cached_tokens: 0, prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
     });
   });
 
@@ -550,6 +638,31 @@ describe('moonshot stream layout and rules', () => {
     const body = await (await ask('moonshot', { n: 3 })).json();
     expect(body.choices.map((c: { index: number }) => c.index)).toEqual([0, 1, 2]);
     expect(new Set(body.choices.map((c: { message: { content: string } }) => c.message.content)).size).toBe(3);
+  });
+
+  it('lists its models with their window, images and reasoning, and no longer serves kimi-latest', async () => {
+    const list = await (await fetch(`${sandbox.baseUrls.moonshot}/models`, { headers: { authorization: 'Bearer sandbox' } })).json();
+    expect(list.data.find((m: { id: string }) => m.id === 'kimi-k2.6')).toMatchObject({ context_length: 262144, supports_image_in: true, supports_reasoning: true });
+    const gone = await post('moonshot', { model: 'kimi-latest', messages: [{ role: 'user', content: 'hi' }] });
+    expect([gone.status, (await gone.json()).error.type]).toEqual([404, 'resource_not_found_error']);
+  });
+
+  it('kimi-k2.6 while thinking: fixed temperature, no forced tool_choice, reasoning_content on tool-call turns', async () => {
+    const say = (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'Weather?' }]) => post('moonshot', { model: 'kimi-k2.6', messages, ...extra });
+    const cold = await say({ temperature: 0.3 });
+    expect([cold.status, (await cold.json()).error]).toEqual([400, { type: 'invalid_request_error', message: 'invalid temperature: only 1 is allowed for this model' }]);
+    expect((await say({ temperature: 0.6, thinking: { type: 'disabled' } })).status).toBe(200);
+    const named = await say({ tools: [WEATHER_TOOL], tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+    expect((await named.json()).error.message).toBe("tool_choice 'specified' is incompatible with thinking enabled");
+    const history: Array<Record<string, unknown>> = [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Berlin"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '{}' },
+    ];
+    const missing = await say({ tools: [WEATHER_TOOL] }, history);
+    expect((await missing.json()).error.message).toBe('thinking is enabled but reasoning_content is missing in assistant tool call message at index 1');
+    history[1] = { ...history[1], reasoning_content: 'I should look it up.' };
+    expect((await say({ tools: [WEATHER_TOOL] }, history)).status).toBe(200);
   });
 
   it('sends retry-after and X-RateLimit headers with its 429', async () => {

@@ -153,7 +153,7 @@ export class OperationFuzzer {
             : /provider/i.test(name)
               ? this.pick(['glm', 'ark', 'deepseek', 'moonshot', 'nope'])
               : /model/i.test(name)
-                ? this.pick(['glm-4-flash', 'deepseek-chat', 'moonshot-v1-8k', 'doubao-pro', 'gpt-x'])
+                ? this.pick(['glm-4-flash', 'deepseek-flash', 'moonshot-v1-8k', 'doubao-pro', 'gpt-x'])
                 : /id$/i.test(name)
                   ? this.pick(['Exchange', 'SharePoint', 'microsoftteams', 'EX226574', 'nope', ''])
                   : /query|title/i.test(name)

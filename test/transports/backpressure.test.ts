@@ -22,7 +22,7 @@ const LONG = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER',
 const NORMAL = ['glm', 'ark', 'deepseek', 'moonshot'].flatMap((provider, i) =>
   [0, 1].map((n) => ({
     provider,
-    model: { glm: 'glm-4-flash', ark: 'doubao-pro', deepseek: 'deepseek-chat', moonshot: 'moonshot-v1-8k' }[provider],
+    model: { glm: 'glm-4-flash', ark: 'doubao-pro', deepseek: 'deepseek-flash', moonshot: 'moonshot-v1-8k' }[provider],
     messages: [{ role: 'USER', content: `Unaffected stream ${i}.${n}: say something.` }],
   })),
 );

@@ -29,7 +29,7 @@ const cases: Case[] = [
   { name: 'a health overview (Graph, application token)', body: { query: HEALTH, operationName: 'Health' }, apollo: 0 },
   { name: 'the same, asking for application/graphql-response+json', body: { query: HEALTH }, headers: { accept: 'application/graphql-response+json' }, apollo: 0 },
   { name: 'accept with weights', body: { query: HEALTH }, headers: { accept: 'application/json;q=0.5, application/graphql-response+json' }, apollo: 0 },
-  { name: 'a mutation', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, apollo: 0 },
+  { name: 'a mutation', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'hi' }] } } }, apollo: 0 },
   { name: '__typename only', body: { query: '{ __typename }', extensions: { trace: true } }, apollo: 0 },
   { name: 'an argument the resolver refuses', body: { query: TITLE, variables: { imdbId: '5' } }, apollo: 0 },
   { name: 'variables that fail to coerce', body: { query: TITLE, variables: { imdbId: null } }, apollo: 0 },
@@ -42,7 +42,7 @@ const cases: Case[] = [
   { name: 'an Accept it cannot answer', body: { query: HEALTH }, headers: { accept: 'text/html' }, apollo: 1 },
   // A browser sends `text/plain` with any parameters as a simple request (no preflight): Apollo's CSRF prevention
   // refuses it, and no parameter that merely mentions JSON may route it past that.
-  { name: 'a mutation as text/plain naming JSON in a parameter (CSRF)', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] } } }, headers: { 'content-type': 'text/plain; charset=application/json' }, apollo: 0 },
+  { name: 'a mutation as text/plain naming JSON in a parameter (CSRF)', body: { query: CHAT, variables: { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'hi' }] } } }, headers: { 'content-type': 'text/plain; charset=application/json' }, apollo: 0 },
   { name: 'APQ with its query', body: { query: HEALTH, extensions: { persistedQuery: { version: 1, sha256Hash: '0ff5c8a1ad41e28e0ad0d76d43ee5ef1c0e9d0d1e0ad3c8d4e2a53b8dc28e4e4' } } }, apollo: 1 },
 ];
 

@@ -5,7 +5,7 @@ import { readMultipart, type MultipartPart } from '../support/multipart.js';
 import { COMPLETION, STREAM, eventually, text, user, type Chunk } from '../chat/support.js';
 
 const MULTIPART = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",application/json';
-const input = { provider: 'deepseek', model: 'deepseek-chat', messages: [user('What does a GraphQL gateway do?')] };
+const input = { provider: 'deepseek', model: 'deepseek-flash', messages: [user('What does a GraphQL gateway do?')] };
 
 let t: TestGateway;
 beforeAll(async () => {

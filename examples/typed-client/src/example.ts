@@ -16,7 +16,7 @@ export async function runExample(url: string): Promise<string[]> {
     lines.push(`${t.title} (${t.year ?? '?'}), ${t.runtimeMinutes ?? '?'} min, ${t.genres.join('/')}, IMDb ${t.imdbRating ?? '-'}`);
   }
   const completion = await execute(url, CompletionDocument, {
-    input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }] },
+    input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }] },
   });
   if (completion.data?.createChatCompletion) {
     const c = completion.data.createChatCompletion;

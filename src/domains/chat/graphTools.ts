@@ -6,7 +6,8 @@ import type { GatewayContext } from '../../context/request.js';
 import { eventStream } from '../../execution/eventStream.js';
 import type { ChatChunk, ChatToolCall, ChatUsage } from '../../upstreams/chat/types.js';
 import { firstServing, type Attempt } from './fallbacks.js';
-import { chunkOf, completionOf } from './map.js';
+import { checkAnswer } from './jsonFormat.js';
+import { chunkOf, completionOf, usageOf } from './map.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
 
 // Chat with `graphTools`: the model may call trusted operations (the /mcp tools, src/trusted), which the gateway runs
@@ -53,15 +54,16 @@ function turnInput(input: ChatCompletionInput, plan: GraphToolPlan, messages: Ch
   return { ...input, graphTools: null, tools: plan.tools, messages };
 }
 
-/** Adds one turn's usage to the total; reasoning tokens stay null when no turn reported them. */
+/** Adds one turn's usage to the total; reasoning and cached tokens stay null when no turn reported them. */
 function addUsage(total: ChatUsage | undefined, turn: ChatUsage): ChatUsage {
   if (!total) return { ...turn };
-  const reasoning = total.reasoningTokens == null && turn.reasoningTokens == null ? null : (total.reasoningTokens ?? 0) + (turn.reasoningTokens ?? 0);
+  const sum = (a: number | null | undefined, b: number | null | undefined) => (a == null && b == null ? null : (a ?? 0) + (b ?? 0));
   return {
     promptTokens: total.promptTokens + turn.promptTokens,
     completionTokens: total.completionTokens + turn.completionTokens,
     totalTokens: total.totalTokens + turn.totalTokens,
-    reasoningTokens: reasoning,
+    reasoningTokens: sum(total.reasoningTokens, turn.reasoningTokens),
+    cachedPromptTokens: sum(total.cachedPromptTokens, turn.cachedPromptTokens),
   };
 }
 
@@ -114,9 +116,15 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
   };
 }
 
-/** The assistant message that asked for tool calls, as the next turn's conversation carries it. */
-function assistantTurn(content: string | null, calls: readonly ChatToolCall[]): ChatMessageInput {
-  return { role: 'ASSISTANT', content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) };
+/**
+ * The assistant message that asked for tool calls, as the next turn's conversation carries it: with the reasoning it
+ * came with (DeepSeek and Kimi refuse the next turn without it while reasoning; GLM asks for it to be kept), or an
+ * empty one when the model reasoned without returning any.
+ */
+function assistantTurn(content: string | null, calls: readonly ChatToolCall[], reasoning: string | null, reasoned: boolean): ChatMessageInput {
+  const turn: ChatMessageInput = { role: 'ASSISTANT', content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) };
+  if (reasoning || reasoned) turn.reasoningContent = reasoning ?? '';
+  return turn;
 }
 
 /** Tool calls as a stream's fragments assemble them: `id` and `name` first, `arguments` in pieces per index. */
@@ -140,16 +148,23 @@ class StreamedToolCalls {
 
 /** A streamed chunk that reports one graph step (no text of its own). */
 function stepChunk(base: Pick<ChatCompletionChunk, 'id' | 'provider' | 'model'>, step: ChatGraphStep): ChatCompletionChunk {
-  return { ...base, index: 0, delta: { role: null, content: null, reasoningContent: null, toolCalls: null }, finishReason: null, usage: null, graphStep: step };
+  return { ...base, index: 0, delta: { role: null, content: null, reasoningContent: null, toolCalls: null }, finishReason: null, usage: null, graphStep: step, reasoningUsed: null, json: null, jsonError: null };
+}
+
+/** The streamed answer's JSON, checked as a whole answer's would be. */
+function answerOf(format: Parameters<typeof checkAnswer>[0], text: string, finish: ChatCompletionChunk['finishReason']) {
+  const checked = checkAnswer(format, text, finish ?? null);
+  return { json: checked.json, jsonError: checked.error };
 }
 
 /** The completion of the last turn with the steps before it, the usage of all turns and the bound's finish. */
-function finalCompletion(last: GraphCompletion, steps: ChatGraphStep[], usage: ChatUsage, stopped: boolean): GraphCompletion {
+function finalCompletion(last: GraphCompletion, steps: ChatGraphStep[], usage: ChatUsage, stopped: boolean, reasoned: boolean): GraphCompletion {
   return {
     ...last,
     choices: stopped ? last.choices.map((c) => ({ ...c, finishReason: 'GRAPH_TOOL_LIMIT' })) : last.choices,
-    usage: { ...usage, reasoningTokens: usage.reasoningTokens ?? null },
+    usage: usageOf(usage),
     graphSteps: steps,
+    reasoningUsed: reasoned,
   };
 }
 
@@ -162,18 +177,21 @@ export async function completeWithGraphTools(input: ChatCompletionInput, plan: G
   const steps: ChatGraphStep[] = [];
   const attempts: Attempt[] = [];
   let usage: ChatUsage | undefined;
+  let reasoned = false;
   for (let turn = 1; ; turn++) {
     const targets = await targetsOf(turnInput(input, plan, messages), ctx);
     const { target, value, attempts: tried } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
     attempts.push(...tried);
     await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
     usage = addUsage(usage, value.usage);
-    const completion = completionOf(target.client.spec.id, target.model.id, value, attempts);
     const choice = value.choices[0];
     const calls = choice?.finishReason === 'TOOL_CALLS' ? (choice.message.toolCalls ?? []) : [];
-    if (calls.length === 0) return finalCompletion(completion, steps, usage, false);
-    if (!withinBounds(plan, turn, steps.length, calls)) return finalCompletion(completion, steps, usage, true);
-    messages.push(assistantTurn(choice.message.content, calls));
+    // The answer's JSON is checked on the last turn only: a turn that calls tools has no answer yet.
+    const completion = completionOf(target.client.spec.id, target.model.id, value, attempts, calls.length ? { reasoningExpected: target.reasoningExpected } : target);
+    reasoned ||= completion.reasoningUsed;
+    if (calls.length === 0) return finalCompletion(completion, steps, usage, false, reasoned);
+    if (!withinBounds(plan, turn, steps.length, calls)) return finalCompletion(completion, steps, usage, true, reasoned);
+    messages.push(assistantTurn(choice.message.content, calls, choice.message.reasoningContent, completion.reasoningUsed));
     for (const call of calls) {
       const { step, message } = await runGraphCall(ctx, plan, call, turn);
       steps.push(step);
@@ -195,6 +213,7 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
     return (async () => {
       const steps: ChatGraphStep[] = [];
       let usage: ChatUsage | undefined;
+      let reasoned = false;
       let turn = 1;
       let finish: ChatCompletionChunk['finishReason'] = null;
       try {
@@ -204,6 +223,7 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
           const calls = new StreamedToolCalls();
           let id = '';
           let text = '';
+          let reasoning = '';
           let count = 0;
           let turnUsage: ChatUsage | null = null;
           finish = null;
@@ -217,15 +237,18 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             turnUsage = c.usage ?? turnUsage;
             if (!c.delta.content && !c.delta.reasoningContent) continue;
             text += c.delta.content ?? '';
+            reasoning += c.delta.reasoningContent ?? '';
             await sink.push({ chunk: chunkOf(provider, model, { ...c, delta: { ...c.delta, toolCalls: null }, finishReason: null, usage: null }) });
           }
           const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
           await ctx.services.domains.chatUsage.record(provider, model, used, ctx);
           usage = addUsage(usage, used);
+          const turnReasoned = opened.target.reasoningExpected || reasoning !== '' || !!used.reasoningTokens;
+          reasoned ||= turnReasoned;
           const list = finish === 'TOOL_CALLS' ? calls.list() : [];
           if (list.length > 0 && !withinBounds(plan, turn, steps.length, list)) finish = 'GRAPH_TOOL_LIMIT';
           else if (list.length > 0) {
-            messages.push(assistantTurn(text || null, list));
+            messages.push(assistantTurn(text || null, list, reasoning || null, turnReasoned));
             for (const call of list) {
               const { step, message } = await runGraphCall(ctx, plan, call, turn);
               steps.push(step);
@@ -236,7 +259,9 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             continue;
           }
           const empty = { role: null, content: null, reasoningContent: null, toolCalls: null };
-          await sink.push({ chunk: { id, provider, model, index: 0, delta: empty, finishReason: finish, usage: { ...usage, reasoningTokens: usage.reasoningTokens ?? null }, graphStep: null } });
+          const last: ChatCompletionChunk = { id, provider, model, index: 0, delta: empty, finishReason: finish, usage: usageOf(usage), graphStep: null, reasoningUsed: reasoned, json: null, jsonError: null };
+          if (opened.target.answerFormat) Object.assign(last, answerOf(opened.target.answerFormat, text, finish));
+          await sink.push({ chunk: last });
           break;
         }
       } catch (error) {

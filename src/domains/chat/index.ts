@@ -14,6 +14,7 @@ export const chatExamples: GraphiqlExample[] = [
     live
     models
     capabilities { streaming tools vision contextWindow }
+    modelDetails { id contextWindow maxOutputTokens reasoning reasoningEffort json source factSources { contextWindow reasoning } }
   }
 }`,
   },
@@ -24,12 +25,37 @@ export const chatExamples: GraphiqlExample[] = [
     id
     model
     content
-    choices { finishReason message { toolCalls { id name arguments } } }
-    usage { promptTokens completionTokens totalTokens }
+    reasoningUsed
+    choices { finishReason message { reasoningContent toolCalls { id name arguments } } }
+    usage { promptTokens completionTokens totalTokens reasoningTokens cachedPromptTokens }
   }
 }`,
     variables: JSON.stringify(
-      { input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }], maxTokens: 100 } },
+      { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }], reasoning: { enabled: false }, maxTokens: 100 } },
+      null,
+      2,
+    ),
+  },
+  {
+    title: 'Reasoning, then a JSON answer checked against a schema',
+    query: `mutation Structured($input: ChatCompletionInput!) {
+  createChatCompletion(input: $input) {
+    reasoningUsed
+    json
+    jsonError
+    usage { completionTokens reasoningTokens }
+  }
+}`,
+    variables: JSON.stringify(
+      {
+        input: {
+          provider: 'ark',
+          model: 'doubao-pro',
+          messages: [{ role: 'USER', content: 'Plan a weekend trip.' }],
+          reasoning: { effort: 'LOW' },
+          responseFormat: { type: 'JSON_SCHEMA', schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] } },
+        },
+      },
       null,
       2,
     ),
@@ -38,9 +64,10 @@ export const chatExamples: GraphiqlExample[] = [
     title: 'A chat completion, token by token over the WebSocket',
     query: `subscription Stream($input: ChatCompletionInput!) {
   chatCompletionStream(input: $input) {
-    delta { content toolCalls { index id name arguments } }
+    delta { reasoningContent content toolCalls { index id name arguments } }
     finishReason
-    usage { promptTokens completionTokens totalTokens }
+    reasoningUsed
+    usage { promptTokens completionTokens totalTokens reasoningTokens }
   }
 }`,
     variables: JSON.stringify(
@@ -75,7 +102,7 @@ export const chatExamples: GraphiqlExample[] = [
         input: {
           provider: 'glm',
           model: 'glm-4-flash',
-          fallbacks: [{ provider: 'deepseek', model: 'deepseek-chat' }],
+          fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }],
           messages: [{ role: 'USER', content: 'Name three uses of a message queue.' }],
           maxTokens: 200,
         },
@@ -89,16 +116,17 @@ export const chatExamples: GraphiqlExample[] = [
     query: `subscription GraphGroundedChat($input: ChatCompletionInput!) {
   chatCompletionStream(input: $input) {
     graphStep { turn operation arguments result errorCode }
-    delta { content }
+    delta { reasoningContent content }
     finishReason
-    usage { totalTokens }
+    reasoningUsed
+    usage { totalTokens reasoningTokens }
   }
 }`,
     variables: JSON.stringify(
       {
         input: {
           provider: 'deepseek',
-          model: 'deepseek-chat',
+          model: 'deepseek-flash',
           messages: [
             { role: 'SYSTEM', content: 'Answer from the service health the tools return.' },
             { role: 'USER', content: 'Is Exchange degraded right now?' },
@@ -113,7 +141,7 @@ export const chatExamples: GraphiqlExample[] = [
   {
     title: "Today's token usage per provider and model",
     query: `query ChatUsage {
-  chatUsage { day provider model promptTokens completionTokens reasoningTokens totalTokens requests }
+  chatUsage { day provider model promptTokens cachedPromptTokens completionTokens reasoningTokens totalTokens requests }
 }`,
   },
   {

@@ -58,3 +58,24 @@ export const JSONObjectScalar = new GraphQLScalarType({
     return object(valueFromASTUntyped(ast, variables));
   },
 });
+
+function anyJson(value: unknown): unknown {
+  checkDepth(value, valueChildren);
+  const text = JSON.stringify(value);
+  if (text === undefined) throw badInput('JSON must be a JSON value: an object, array, string, number, boolean or null.');
+  const bytes = Buffer.byteLength(text);
+  if (bytes > JSON_ARGUMENT_LIMITS.maxBytes) throw badInput(`JSON is ${bytes} bytes; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxBytes}: shorten it.`);
+  return value;
+}
+
+/** Any JSON value (a schema given, an answer parsed), under the same limits as JSONObject when it comes in. */
+export const JSONScalar = new GraphQLScalarType({
+  name: 'JSON',
+  // Out: a value the gateway parsed itself from one answer, bounded by UPSTREAM_MAX_RESPONSE_BYTES.
+  serialize: (value) => value,
+  parseValue: anyJson,
+  parseLiteral: (ast, variables) => {
+    checkDepth(ast, literalChildren);
+    return anyJson(valueFromASTUntyped(ast, variables));
+  },
+});

@@ -3,14 +3,16 @@ import type { ChatCompletionChunk } from '../../generated/types.js';
 import { eventStream } from '../../execution/eventStream.js';
 import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
-import { JSONObjectScalar } from './jsonObject.js';
+import { JSONObjectScalar, JSONScalar } from './jsonObject.js';
 import { chunkOf, completionOf, providerOf } from './map.js';
+import { finishChunk } from './stream.js';
 import { createEmbeddings, generateImage } from './media.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
 import { utcDay } from './usage/store.js';
 
 export const resolvers: Resolvers = {
   JSONObject: JSONObjectScalar,
+  JSON: JSONScalar,
   Query: {
     chatProviders: (_root, _args, ctx) => [...ctx.services.clients.chat.values()].map(providerOf),
     chatUsage: (_root, { day }, ctx) => ctx.services.domains.chatUsage.list(day ?? utcDay()),
@@ -22,7 +24,7 @@ export const resolvers: Resolvers = {
       const targets = await targetsOf(input, ctx);
       const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
       await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
-      return completionOf(target.client.spec.id, target.model.id, value, attempts);
+      return completionOf(target.client.spec.id, target.model.id, value, attempts, target);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
     generateImage: (_root, { input }, ctx) => generateImage(input, ctx),
@@ -44,9 +46,14 @@ export const resolvers: Resolvers = {
           return (async () => {
             let count = 0;
             let last: ChatCompletionChunk | undefined;
+            const answer = { text: '', reasoned: false };
             try {
               for (let next = first; !next.done; next = await chunks.next()) {
-                last = chunkOf(provider, model, next.value);
+                const c = next.value;
+                if (c.delta.reasoningContent) answer.reasoned = true;
+                if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
+                last = chunkOf(provider, model, c);
+                if (c.finishReason) finishChunk(last, target, answer, c);
                 count += 1;
                 // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
                 await sink.push({ chunk: last });

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../../context/request.js';
 import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';
 import { firstServing } from './fallbacks.js';
+import { checkAnswer } from './jsonFormat.js';
 import { completionTargets } from './targets.js';
 import type { ValidCompletion } from './validate.js';
 
@@ -31,4 +32,17 @@ export function openStream(ctx: GatewayContext, targets: readonly ValidCompletio
       throw error;
     }
   });
+}
+
+/**
+ * The last chunk of a stream says what a whole answer would: whether the model reasoned, and the answer parsed when
+ * JSON was asked for (`answer.text` is the content streamed; a mismatch is reported in `jsonError`, never thrown:
+ * the text has been sent already).
+ */
+export function finishChunk(out: ChatCompletionChunk, target: Pick<ValidCompletion, 'reasoningExpected' | 'answerFormat'>, answer: { text: string; reasoned: boolean }, c: ChatChunk): void {
+  out.reasoningUsed = target.reasoningExpected || answer.reasoned || !!c.usage?.reasoningTokens;
+  if (!target.answerFormat) return;
+  const checked = checkAnswer(target.answerFormat, answer.text, c.finishReason);
+  out.json = checked.json;
+  out.jsonError = checked.error;
 }

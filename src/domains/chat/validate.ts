@@ -2,14 +2,19 @@ import { badInput } from '../../errors/codes.js';
 import type { ChatCompletionInput, ChatMessageInput } from '../../generated/types.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
 import type { ChatModelSpec } from '../../upstreams/chat/provider.js';
-import { findModel } from '../../upstreams/chat/registry.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatRole, ChatTool, ChatToolChoice } from '../../upstreams/chat/types.js';
+import { planFormat, type AnswerFormat } from './jsonFormat.js';
+import { checkReasoningTurns, planReasoning } from './reasoning.js';
 
 /** A checked input: the client to call, the model's spec, and the neutral request. */
 export interface ValidCompletion {
   client: ChatClient;
   model: ChatModelSpec;
   request: ChatRequest;
+  /** Whether the model reasons for this call, as far as the gateway can tell before the answer. */
+  reasoningExpected: boolean;
+  /** With a JSON `responseFormat`: what the answer is checked against. */
+  answerFormat?: AnswerFormat;
 }
 
 const ROLES: Readonly<Record<string, ChatRole>> = { SYSTEM: 'system', USER: 'user', ASSISTANT: 'assistant', TOOL: 'tool' };
@@ -25,15 +30,24 @@ export function validateCompletion(input: ChatCompletionInput, clients: Readonly
   if (!client) {
     throw badInput(`Unknown chat provider ${JSON.stringify(input.provider)}; use one of ${[...clients.keys()].join(', ')}.`, 'input.provider');
   }
-  const { spec } = client;
-  const model = findModel(spec, input.model);
+  const { spec, models } = client;
+  const retired = models.retired(input.model);
+  if (retired) {
+    const note = retired.note ? `, ${retired.note}` : '';
+    throw badInput(`${spec.id} retired model ${JSON.stringify(input.model)} on ${retired.since}; use ${retired.successor} instead${note}.`, 'input.model');
+  }
+  const model = models.find(input.model);
   if (!model) {
     const raw = spec.acceptsRawModel ? ' (or an inference endpoint id ep-…)' : '';
-    throw badInput(`Provider ${spec.id} has no model ${JSON.stringify(input.model)}; use one of ${spec.models.map((m) => m.id).join(', ') || '(none configured)'}${raw}.`, 'input.model');
+    throw badInput(`Provider ${spec.id} has no model ${JSON.stringify(input.model)}; use one of ${models.list.map((m) => m.id).join(', ') || '(none configured)'}${raw}.`, 'input.model');
   }
   if (input.messages.length === 0) throw badInput('messages is empty; give at least one message, e.g. {role: USER, content: "Hello"}.', 'input.messages');
   const messages = input.messages.map((m, i) => message(m, i, model, spec.id));
 
+  if (model.fixedSampling && (input.temperature != null || input.topP != null)) {
+    const which = input.temperature != null ? 'temperature' : 'topP';
+    throw badInput(`${spec.id} model ${model.id} fixes ${which} itself and refuses any other; leave ${which} out.`, `input.${which}`);
+  }
   const { min, max } = spec.temperature;
   if (input.temperature != null && !(input.temperature >= min && input.temperature <= max)) {
     throw badInput(`temperature ${input.temperature} is outside ${spec.id}'s range ${min}..${max}.`, 'input.temperature');
@@ -53,17 +67,26 @@ export function validateCompletion(input: ChatCompletionInput, clients: Readonly
   if (input.user != null && spec.userLength && (input.user.length < spec.userLength.min || input.user.length > spec.userLength.max)) {
     throw badInput(`user ${JSON.stringify(input.user)} must be ${spec.userLength.min}..${spec.userLength.max} characters for ${spec.id}.`, 'input.user');
   }
+  if (input.user != null && spec.userPattern && !spec.userPattern.test(input.user)) {
+    throw badInput(`user ${JSON.stringify(input.user.slice(0, 40))} is not an id ${spec.id} takes: ${spec.userPattern.hint}.`, 'input.user');
+  }
   const tools = input.tools?.map(tool);
   const names = new Set(tools?.map((t) => t.name));
   if (tools && names.size !== tools.length) throw badInput('tools has two tools with the same name; names must be unique.', 'input.tools');
+  if (tools?.length && !model.tools) throw badInput(`${spec.id} model ${model.id} takes no tools; pick a model with tools: true.`, 'input.tools');
   const toolChoice = choice(input, names, client);
+  const reasoning = planReasoning(input, spec, model, toolChoice);
+  checkReasoningTurns(messages, spec, reasoning);
+  const format = planFormat(input, spec, model, messages);
 
   return {
     client,
     model,
+    reasoningExpected: reasoning.expected,
+    answerFormat: format.answer,
     request: {
       model: model.upstreamModel ?? model.id,
-      messages,
+      messages: format.messages,
       temperature: input.temperature ?? undefined,
       topP: input.topP ?? undefined,
       maxTokens: input.maxTokens ?? undefined,
@@ -71,6 +94,8 @@ export function validateCompletion(input: ChatCompletionInput, clients: Readonly
       tools: tools?.length ? tools : undefined,
       toolChoice,
       user: input.user ?? undefined,
+      ...(reasoning.wire ? { reasoning: reasoning.wire } : {}),
+      ...(format.wire ? { responseFormat: format.wire } : {}),
     },
   };
 }
@@ -80,6 +105,7 @@ function message(m: ChatMessageInput, i: number, model: ChatModelSpec, provider:
   const role = ROLES[m.role];
   if (m.content != null && m.parts != null) throw badInput(`${at} has both content and parts; give one of them.`, at);
   if (m.toolCalls != null && role !== 'assistant') throw badInput(`${at} is a ${m.role} message with toolCalls; only ASSISTANT messages carry them.`, `${at}.toolCalls`);
+  if (m.reasoningContent != null && role !== 'assistant') throw badInput(`${at} is a ${m.role} message with reasoningContent; only ASSISTANT turns carry the reasoning they came with.`, `${at}.reasoningContent`);
   if (role === 'tool' && !m.toolCallId) throw badInput(`${at} is a TOOL message without toolCallId; give the id of the tool call it answers.`, `${at}.toolCallId`);
   if (m.content == null && m.parts == null && !m.toolCalls?.length) throw badInput(`${at} has no content; give content, parts or (ASSISTANT) toolCalls.`, at);
   let parts: ChatContentPart[] | undefined;
@@ -108,6 +134,7 @@ function message(m: ChatMessageInput, i: number, model: ChatModelSpec, provider:
     ...(m.name != null ? { name: m.name } : {}),
     ...(role === 'tool' ? { toolCallId: m.toolCallId! } : {}),
     ...(toolCalls?.length ? { toolCalls } : {}),
+    ...(m.reasoningContent != null ? { reasoningContent: m.reasoningContent } : {}),
   };
 }
 

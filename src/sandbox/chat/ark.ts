@@ -51,6 +51,9 @@ export const ark: ChatProvider = {
         return arkError(ArkType.BadRequest, 'OutofContextError', `The request exceeded the model's context window: ${problem.tokens} tokens for ${problem.limit}.`, requestId, 'messages');
       case 'inference':
         return arkError(ArkType.InternalServiceError, 'InternalServiceError', 'The service encountered an unexpected internal error.', requestId);
+      default:
+        // Ark has none of DeepSeek's and Kimi's thinking rules; what else reaches here is a bad parameter.
+        return arkError(ArkType.BadRequest, 'InvalidParameter', `The request is not valid: ${describe(problem)}.`, requestId);
     }
   },
   faultReply(status, requestId) {
@@ -76,11 +79,16 @@ export const ark: ChatProvider = {
     completion_tokens: u.completion,
     prompt_tokens: u.prompt,
     total_tokens: u.prompt + u.completion,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cached },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
   }),
+  efforts: { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'max' },
+  jsonSchema: true,
+  cacheBlock: 64,
   shape: {
     object: true,
+    serviceTier: 'default',
+    logprobsNull: true,
     roleInEveryDelta: false,
     omitNullFinishReason: false,
     usagePlacement(req) {

@@ -8,7 +8,10 @@ const deepseekError = (status: number, message: string, type: string, code: stri
   body: { error: { message, type, param: null, code } },
 });
 
-/** (R) DeepSeek: OpenAI-compatible, plus keep-alive lines and comments while a busy server works. */
+/**
+ * (R) DeepSeek: OpenAI-compatible, plus keep-alive lines and comments while a busy server works. Thinking is on by
+ * default (deepseek-flash, deepseek-v4-pro); its limit is concurrency, not requests per minute.
+ */
 export const deepseek: ChatProvider = {
   name: 'deepseek',
   models: SANDBOX_MODELS.deepseek,
@@ -21,7 +24,14 @@ export const deepseek: ChatProvider = {
       case 'auth':
         return deepseekError(401, `Authentication Fails, Your api key: ****${(problem.key ?? '').slice(-4)} is invalid`, 'authentication_error');
       case 'rate':
+      case 'concurrency':
         return deepseekError(429, 'Rate Limit Reached', 'rate_limit_error', 'rate_limit_exceeded');
+      case 'reasoning-missing':
+        return deepseekError(400, 'The `reasoning_content` in the thinking mode must be passed back to the API.', 'invalid_request_error');
+      case 'forced-tool-choice':
+        return deepseekError(400, 'Thinking mode does not support this tool_choice', 'invalid_request_error');
+      case 'json-word':
+        return deepseekError(400, "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.", 'invalid_request_error');
       case 'range':
         return deepseekError(422, `Invalid Parameters: ${problem.detail}`, 'invalid_request_error');
       case 'model':
@@ -66,14 +76,22 @@ export const deepseek: ChatProvider = {
     prompt_tokens: u.prompt,
     completion_tokens: u.completion,
     total_tokens: u.prompt + u.completion,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cached },
     ...(u.reasoning ? { completion_tokens_details: { reasoning_tokens: u.reasoning } } : {}),
-    prompt_cache_hit_tokens: 0,
-    prompt_cache_miss_tokens: u.prompt,
+    prompt_cache_hit_tokens: u.cached,
+    prompt_cache_miss_tokens: u.prompt - u.cached,
   }),
+  // thinking_mode: "minimal → low, low → low, medium → high, high → high, xhigh → high, max → max, ultra → max".
+  efforts: { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high', max: 'max', ultra: 'max' },
+  strictThinking: true,
+  jsonNeedsWord: true,
+  // kv_cache: the cache is stored in units of 64 tokens; shorter prefixes are not cached.
+  cacheBlock: 64,
   shape: {
     object: true,
     systemFingerprint: 'fp_3a5770e1b4_prod0225',
+    logprobsNull: true,
+    modelsCreated: false,
     roleInEveryDelta: false,
     omitNullFinishReason: false,
     usagePlacement(req) {

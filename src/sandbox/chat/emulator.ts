@@ -6,7 +6,9 @@ import { generate } from './generator.js';
 import { handleMedia, serveFile } from './media.js';
 import type { ChatProvider } from './provider.js';
 import { RateWindow } from './rateWindow.js';
-import { checkModel, countPromptTokens, isProblem, parseChatRequest, type Problem } from './request.js';
+import { servedModel, type SandboxModel } from './models.js';
+import { PromptCache } from './promptCache.js';
+import { checkModel, countPromptTokens, isProblem, parseChatRequest, type ChatRequest, type Problem } from './request.js';
 import { completionBody, streamEvents, totalUsage } from './response.js';
 import { writeJsonAfterGeneration, writeSse } from './wire.js';
 
@@ -16,6 +18,8 @@ const MODELS_CREATED = 1_735_689_600;
 /** One emulator from the shared core and a provider's differences. */
 export function createChatEmulator(p: ChatProvider): Emulator {
   const rate = new RateWindow();
+  const cache = new PromptCache(p.cacheBlock);
+  let open = 0;
 
   async function handle(req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
     const requestId = newRequestId(ctx.now());
@@ -31,7 +35,7 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     if (key !== 'sandbox') return fail({ kind: 'auth', key });
     if (media && handleMedia(p.media!, route, req, res, ctx, fail, requestId)) return;
     if (route === 'GET /models') {
-      return sendJson(res, 200, { object: 'list', data: p.models.map((m) => ({ id: m.id, object: 'model', created: MODELS_CREATED, owned_by: p.name })) });
+      return sendJson(res, 200, { object: 'list', data: p.models.map((m) => ({ id: m.id, object: 'model', ...(p.shape.modelsCreated === false ? {} : { created: MODELS_CREATED }), owned_by: p.name, ...m.listing })) });
     }
 
     let rateHeaders: Record<string, string> = {};
@@ -44,22 +48,35 @@ export function createChatEmulator(p: ChatProvider): Emulator {
       if (!verdict.ok) return fail({ kind: 'rate', limit, retryAfterSec: verdict.resetSec }, rateHeaders);
     }
 
+    const concurrency = ctx.settings.chatConcurrency[p.name];
+    if (concurrency && open >= concurrency) return fail({ kind: 'concurrency', limit: concurrency }, rateHeaders);
+
     const parsed = parseChatRequest(req.body, p.limits);
     if (isProblem(parsed)) return fail(parsed);
     const problem = p.validate?.(parsed) ?? checkModel(parsed, p.models);
     if (problem) return fail(problem);
 
-    const model = p.models.find((m) => m.id === parsed.model)!;
-    const thinking = (parsed.raw.thinking as { type?: unknown } | undefined)?.type === 'enabled';
-    const choices = generate(parsed, { reasoning: model.reasoning === 'always' || (model.reasoning === 'on-request' && thinking), triggers: p.triggers });
+    const model = servedModel(p.models, parsed.model)!;
+    const thinking = thinks(model, parsed);
+    const rule = thinkingRules(p, model, parsed, thinking) ?? formatRules(p, parsed);
+    if (rule) return fail(rule);
+    if (parsed.effort !== undefined && p.efforts && !(parsed.effort in p.efforts)) {
+      return fail({ kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort must be one of ${Object.keys(p.efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}` });
+    }
+    const effort = parsed.effort !== undefined ? p.efforts?.[parsed.effort] : undefined;
+    const choices = generate(parsed, { reasoning: thinking, effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark' });
     if (!parsed.stream && choices.some((c) => c.cause === 'error')) return fail({ kind: 'inference' });
 
     const meta = { id: p.newId(ctx.now()), created: Math.floor(ctx.now() / 1000), model: parsed.model };
     const promptTokens = countPromptTokens(parsed.messages);
+    const cached = cache.take(model.id, parsed.messages);
     const paced = { delayMs: ctx.settings.chatTokenDelayMs, signal: req.signal, cutAfterChunks: ctx.cutAfterChunks };
     for (const [name, value] of Object.entries(rateHeaders)) res.setHeader(name, value);
-    if (parsed.stream) return writeSse(res, streamEvents(p, parsed, meta, choices, promptTokens), paced);
-    const body = completionBody(p, meta, choices, promptTokens);
+    // DeepSeek's limit counts a request from when it is sent until its answer is complete.
+    open += 1;
+    res.once('close', () => (open -= 1));
+    if (parsed.stream) return writeSse(res, streamEvents(p, parsed, meta, choices, promptTokens, cached), paced);
+    const body = completionBody(p, meta, choices, promptTokens, cached);
     return writeJsonAfterGeneration(res, body, totalUsage(choices, promptTokens).completion, { ...paced, keepAliveLines: p.shape.keepAliveLines === true });
   }
 
@@ -70,8 +87,45 @@ export function createChatEmulator(p: ChatProvider): Emulator {
       const reply = p.faultReply(status, newRequestId(ctx.now()));
       return { body: reply.body, headers: reply.headers };
     },
-    reset: () => rate.clear(),
+    reset: () => {
+      rate.clear();
+      cache.clear();
+    },
   };
+}
+
+/** Whether the model reasons for this request: its default, turned by `thinking` where the model allows. */
+function thinks(model: SandboxModel, req: ChatRequest): boolean {
+  if (model.reasoning === 'always') return true;
+  if (model.reasoning === 'on') return req.thinking !== 'disabled';
+  if (model.reasoning === 'off') return req.thinking === 'enabled' || req.thinking === 'auto';
+  return false;
+}
+
+/**
+ * DeepSeek's and Kimi's rules while thinking (docs/upstreams.md §3.6): a forced tool choice is refused, and so is an
+ * earlier assistant turn with tool calls that comes back without its `reasoning_content`. Kimi K2.6 also fixes its
+ * sampling: temperature 1 while thinking, 0.6 without, top_p 0.95.
+ */
+function thinkingRules(p: ChatProvider, model: SandboxModel, req: ChatRequest, thinking: boolean): Problem | undefined {
+  if (model.fixedSampling) {
+    const temperature = thinking ? 1 : 0.6;
+    if (req.temperature !== undefined && req.temperature !== temperature) return { kind: 'fixed-sampling', param: 'temperature', allowed: temperature };
+    if (req.topP !== undefined && req.topP !== 0.95) return { kind: 'fixed-sampling', param: 'top_p', allowed: 0.95 };
+  }
+  if (model.reasoning === 'always' && req.thinking === 'disabled') return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
+  if (!thinking || !p.strictThinking) return undefined;
+  if (req.toolChoice === 'required' || typeof req.toolChoice === 'object') return { kind: 'forced-tool-choice', choice: req.toolChoice === 'required' ? 'required' : 'specified' };
+  const index = req.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls > 0 && m.reasoningContent === undefined);
+  return index === -1 ? undefined : { kind: 'reasoning-missing', index };
+}
+
+/** `response_format`: a schema only where the provider takes one (Ark); DeepSeek's JSON mode wants the word "json". */
+function formatRules(p: ChatProvider, req: ChatRequest): Problem | undefined {
+  const format = req.responseFormat;
+  if (format?.type === 'json_schema' && !p.jsonSchema) return { kind: 'invalid', param: 'response_format.type', detail: 'response_format.type must be text or json_object, got "json_schema"' };
+  if (format?.type === 'json_object' && p.jsonNeedsWord && !req.messages.some((m) => /json/i.test(m.text))) return { kind: 'json-word' };
+  return undefined;
 }
 
 function bearerKey(header: string | undefined): string | undefined {

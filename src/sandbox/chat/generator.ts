@@ -33,7 +33,8 @@ export interface GeneratedToolCall {
 export interface GeneratedChoice {
   reasoning: string[];
   content: string[];
-  toolCall?: GeneratedToolCall;
+  /** One call, or several in one turn (parallel tool calls). */
+  toolCalls?: GeneratedToolCall[];
   cause: FinishCause;
   /** `[[long:N:B]]`: each streamed content token is padded to this many characters. */
   tokenLength?: number;
@@ -42,13 +43,20 @@ export interface GeneratedChoice {
 export interface GenerateOptions {
   /** Emit `reasoning_content` tokens before the content. */
   reasoning: boolean;
+  /** Scales the reasoning's length: `low` halves it, `max` doubles it. */
+  effort?: string;
+  /** `max_tokens` leaves the reasoning out of its count (Ark, whose `max_completion_tokens` counts it). */
+  maxTokensExcludesReasoning?: boolean;
   /** Trigger causes this provider reports; a trigger for any other is ignored. */
   triggers: ReadonlySet<FinishCause>;
 }
 
 export function completionTokens(c: GeneratedChoice): number {
-  return c.reasoning.length + c.content.length + (c.toolCall?.fragments.length ?? 0);
+  return c.reasoning.length + c.content.length + (c.toolCalls ?? []).reduce((n, call) => n + call.fragments.length, 0);
 }
+
+/** How much longer than the default each effort makes the reasoning (providers map their own names onto these). */
+const EFFORT_SCALE: Readonly<Record<string, number>> = { minimal: 0.25, low: 0.5, medium: 1, high: 1, xhigh: 1.5, max: 2, ultra: 2 };
 
 /**
  * The deterministic answer: the same model, messages and sampling parameters give the same tokens. `stream`,
@@ -57,14 +65,15 @@ export function completionTokens(c: GeneratedChoice): number {
 export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoice[] {
   const r = req.raw;
   const seed = createHash('sha256')
-    .update(JSON.stringify([r.model, r.messages, r.tools, r.tool_choice, r.temperature, r.top_p, r.seed, r.thinking]))
+    .update(JSON.stringify([r.model, r.messages, r.tools, r.tool_choice, r.temperature, r.top_p, r.seed, r.thinking, ...(r.response_format ? [r.response_format] : [])]))
     .digest();
   return Array.from({ length: req.n }, (_, i) => generateChoice(req, opts, seed, i));
 }
 
 function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, index: number): GeneratedChoice {
   const rng = mulberry32(seed.readUInt32BE(0) ^ Math.imul(index + 1, 0x9e3779b9));
-  const reasoning = opts.reasoning ? sentences(rng, 10 + Math.floor(rng() * 21), REASONING_OPENERS) : [];
+  // Drawn only when reasoning, so that an answer without it is the one the same request always had.
+  const reasoning = opts.reasoning ? sentences(rng, Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1))), REASONING_OPENERS) : [];
   const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
   const long = LONG.exec(userText);
   const length = long ? Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER) : 20 + Math.floor(rng() * 61);
@@ -73,29 +82,58 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
   if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
 
   const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
-  const scripted = scriptedToolCall(req, userText);
-  const tool = trigger || scripted ? undefined : toolToCall(req);
+  const scripted = scriptedToolCalls(req, userText);
+  const tools = trigger || scripted ? [] : toolsToCall(req);
   if (trigger) {
     // The answer breaks off half-way, as moderation or a failed inference does.
     choice.content = choice.content.slice(0, Math.max(1, Math.ceil(choice.content.length / 2)));
     choice.cause = trigger[1];
   } else if (scripted === 'answer') {
     // The script's calls are done: the answer follows the tool results.
-  } else if (tool || scripted) {
-    const name = scripted ? scripted.name : tool!.name;
-    const args = scripted ? scripted.arguments : JSON.stringify(sampleSchema(tool!.parameters, rng, 0));
-    const fragments: string[] = [];
-    for (let at = 0; at < args.length; ) {
-      const size = 5 + Math.floor(rng() * 6);
-      fragments.push(args.slice(at, at + size));
-      at += size;
-    }
-    const id = `call_${seed.toString('hex', 4, 16)}${index ? index.toString(16) : ''}`;
+  } else if (scripted || tools.length) {
+    const calls = scripted ? scripted : tools.map((t) => ({ name: t.name, arguments: JSON.stringify(sampleSchema(t.parameters, rng, 0)) }));
     choice.content = [];
-    choice.toolCall = { id, name, arguments: args, fragments };
+    choice.toolCalls = calls.map((call, n) => {
+      const fragments: string[] = [];
+      for (let at = 0; at < call.arguments.length; ) {
+        const size = 5 + Math.floor(rng() * 6);
+        fragments.push(call.arguments.slice(at, at + size));
+        at += size;
+      }
+      const id = `call_${seed.toString('hex', 4, 16)}${index ? index.toString(16) : ''}${n ? `_${n}` : ''}`;
+      return { id, name: call.name, arguments: call.arguments, fragments };
+    });
     choice.cause = 'tool_calls';
+  } else if (req.responseFormat) {
+    choice.content = jsonAnswer(req, userText, rng);
   }
-  return applyMaxTokens(choice, req.maxTokens);
+  const budget = opts.maxTokensExcludesReasoning ? req.maxCompletionTokens : (req.maxCompletionTokens ?? req.maxTokens);
+  const capped = applyMaxTokens(choice, budget);
+  // Ark's max_tokens caps the answer after the reasoning.
+  return opts.maxTokensExcludesReasoning && req.maxTokens !== undefined ? capAnswer(capped, req.maxTokens) : capped;
+}
+
+/**
+ * A JSON answer in 4-character tokens: a value of the schema Ark was given, or of the one a system message gives as
+ * "JSON Schema: {…}" (how the gateway asks the providers that take no schema), else `{"answer": "<a sentence>"}`.
+ * `[[json:bad]]` in a user message makes the model answer JSON that matches nothing asked, so clients can see it.
+ */
+function jsonAnswer(req: ChatRequest, userText: string, rng: () => number): string[] {
+  const format = req.responseFormat!;
+  let schema: unknown = format.type === 'json_schema' ? format.schema : undefined;
+  if (schema === undefined) {
+    const system = req.messages.find((m) => m.role === 'system' && m.text.includes('JSON Schema: '));
+    try {
+      if (system) schema = JSON.parse(system.text.slice(system.text.indexOf('JSON Schema: ') + 'JSON Schema: '.length));
+    } catch {
+      schema = undefined;
+    }
+  }
+  const value = userText.includes('[[json:bad]]') ? { unexpected: true } : schema ? sampleSchema(schema, rng, 0) : { answer: sentences(rng, 8, OPENERS).join('') };
+  const text = JSON.stringify(value);
+  const tokens: string[] = [];
+  for (let at = 0; at < text.length; at += 4) tokens.push(text.slice(at, at + 4));
+  return tokens;
 }
 
 /**
@@ -107,21 +145,32 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
  */
 const TOOL_MARKER = /\[\[tool:([A-Za-z0-9_-]{1,64})(?:\s+(\{.*?\}))?\]\]/g;
 
-function scriptedToolCall(req: ChatRequest, userText: string): { name: string; arguments: string } | 'answer' | undefined {
+function scriptedToolCalls(req: ChatRequest, userText: string): Array<{ name: string; arguments: string }> | 'answer' | undefined {
   const markers = [...userText.matchAll(TOOL_MARKER)];
   if (markers.length === 0 || req.tools.length === 0 || req.toolChoice === 'none') return undefined;
+  // Markers written back to back (`]][[`) are one turn's parallel calls; each turn answers one group.
+  const groups: RegExpExecArray[][] = [];
+  for (const m of markers) {
+    const last = groups.at(-1)?.at(-1);
+    if (last && last.index + last[0].length === m.index && req.parallelToolCalls) groups.at(-1)!.push(m);
+    else groups.push([m]);
+  }
   const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
-  const done = req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
-  const marker = done < markers.length ? markers[done] : userText.includes('[[tool-loop]]') ? markers[markers.length - 1] : undefined;
-  return marker ? { name: marker[1], arguments: marker[2] ?? '{}' } : 'answer';
+  const turns = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant' && m.toolCalls > 0).length;
+  const group = turns < groups.length ? groups[turns] : userText.includes('[[tool-loop]]') ? groups[groups.length - 1] : undefined;
+  return group ? group.map((m) => ({ name: m[1], arguments: m[2] ?? '{}' })) : 'answer';
 }
 
-/** A tool call answers when tools are offered, not refused, and the model has not just been given a tool result. */
-function toolToCall(req: ChatRequest): ToolDefinition | undefined {
-  if (req.tools.length === 0 || req.toolChoice === 'none') return undefined;
-  if (req.messages[req.messages.length - 1].role === 'tool') return undefined;
+/**
+ * The tools the model calls unprompted: none once it has just been given a tool result; the named one; else the first
+ * offered, and the second as well in the same turn when two or more are offered and parallel calls are allowed.
+ */
+function toolsToCall(req: ChatRequest): ToolDefinition[] {
+  if (req.tools.length === 0 || req.toolChoice === 'none') return [];
+  if (req.messages[req.messages.length - 1].role === 'tool') return [];
   const choice = req.toolChoice;
-  return typeof choice === 'object' ? req.tools.find((t) => t.name === choice.name) : req.tools[0];
+  if (typeof choice === 'object') return req.tools.filter((t) => t.name === choice.name).slice(0, 1);
+  return req.tools.slice(0, req.parallelToolCalls ? 2 : 1);
 }
 
 /** Keeps the text before the first stop sequence, splitting the token it starts in. */
@@ -147,10 +196,21 @@ function applyMaxTokens(c: GeneratedChoice, max: number | undefined): GeneratedC
   if (max === undefined || completionTokens(c) <= max) return c;
   const reasoning = c.reasoning.slice(0, max);
   const content = c.content.slice(0, max - reasoning.length);
-  const left = max - reasoning.length - content.length;
-  const toolCall = c.toolCall && left > 0 ? { ...c.toolCall, fragments: c.toolCall.fragments.slice(0, left) } : undefined;
-  if (toolCall) toolCall.arguments = toolCall.fragments.join('');
-  return { reasoning, content, toolCall, cause: 'length' };
+  let left = max - reasoning.length - content.length;
+  const toolCalls: GeneratedToolCall[] = [];
+  for (const call of c.toolCalls ?? []) {
+    if (left <= 0) break;
+    const fragments = call.fragments.slice(0, left);
+    left -= fragments.length;
+    toolCalls.push({ ...call, fragments, arguments: fragments.join('') });
+  }
+  return { reasoning, content, ...(toolCalls.length ? { toolCalls } : {}), cause: 'length' };
+}
+
+/** Caps what comes after the reasoning (Ark's `max_tokens`). */
+function capAnswer(c: GeneratedChoice, max: number): GeneratedChoice {
+  const rest = applyMaxTokens({ ...c, reasoning: [] }, max);
+  return rest.cause === 'length' && completionTokens(c) - c.reasoning.length > max ? { ...rest, reasoning: c.reasoning } : c;
 }
 
 const OPENERS = ['The', 'A', 'This', 'Each', 'Every', 'Our', 'In', 'When', 'Today', 'Then'];

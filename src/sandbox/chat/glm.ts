@@ -80,8 +80,12 @@ export const glm: ChatProvider = {
     prompt_tokens: u.prompt,
     completion_tokens: u.completion,
     total_tokens: u.prompt + u.completion,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cached },
+    ...(u.reasoning ? { completion_tokens_details: { reasoning_tokens: u.reasoning } } : {}),
   }),
+  // GLM-5.2's reasoning_effort: low, high, max [?].
+  efforts: { low: 'low', high: 'high', max: 'max' },
+  cacheBlock: 64,
   shape: {
     object: false,
     requestIdField: true,

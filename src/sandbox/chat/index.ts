@@ -6,18 +6,26 @@
  * (the request flow) — and one file per provider with only what differs (`provider.ts` lists those differences).
  *
  * Behaviour worth knowing when testing against it:
- * - Credential: `Authorization: Bearer sandbox`. `GET …/models` lists the models of `SANDBOX_MODELS`.
+ * - Credential: `Authorization: Bearer sandbox`.
  * - The same model, messages, tools and sampling parameters give the same tokens, streamed or not; `max_tokens`
  *   and `stop` cut that same answer (finish `length` / `stop`). 20–80 content tokens, one per SSE event,
  *   `chatTokenDelayMs` apart; a non-streaming answer waits as long before it is sent.
  * - Tools offered, `tool_choice` not `none` and the last message not a tool result → a call of the first (or the
- *   named) tool with arguments sampled from its JSON Schema, finish `tool_calls`. Arguments stream in 5–10 character
- *   fragments; GLM sends the call whole unless the request has `tool_stream: true`, as GLM does.
+ *   named) tool with arguments sampled from its JSON Schema, finish `tool_calls`; with two or more tools offered (and
+ *   `parallel_tool_calls` not false) the first two in one turn. Arguments stream in 5–10 character fragments; GLM
+ *   sends the calls whole unless the request has `tool_stream: true`, as GLM does.
  * - Scripted tool calls: `[[tool:Name {"id":"Exchange"}]]` markers in a user message make the model call those tools
- *   with exactly those arguments, one per turn in marker order, then answer; `[[tool-loop]]` makes it call the last
- *   one for ever (generator.ts, `scriptedToolCall`).
- * - Reasoning: `deepseek-reasoner` always, GLM 4.5+ with `thinking: {type: "enabled"}`, emit `reasoning_content`
- *   before `content`; those tokens count towards `completion_tokens` and `max_tokens`.
+ *   with exactly those arguments, one turn per marker in order (markers written back to back, `]][[`, are one turn's
+ *   parallel calls), then answer; `[[tool-loop]]` makes it call the last group for ever (generator.ts).
+ * - Reasoning: on by default where the real model has it (models.ts `reasoning`), turned off or on by
+ *   `thinking: {type}`, longer or shorter with `reasoning_effort`; `reasoning_content` comes before `content` and
+ *   counts towards `completion_tokens` and `max_tokens` (Ark: `max_completion_tokens`; its `max_tokens` caps only the
+ *   answer). DeepSeek and Kimi while thinking refuse a forced `tool_choice` and an assistant tool-call turn sent back
+ *   without its `reasoning_content`, with their own 400s; Kimi K2.6 refuses any temperature but its own.
+ * - JSON output: `response_format` json_object (DeepSeek: the prompt must say "json"), Ark also json_schema; the
+ *   answer is JSON, of the schema given (or of a "JSON Schema: {…}" system message), `[[json:bad]]` makes it miss.
+ * - Cached tokens: a prompt whose leading messages an earlier request of the same model began with reports them as
+ *   cached (promptCache.ts), in blocks of 64 tokens (Kimi 256), in each provider's usage fields.
  * - Trigger markers in any user message (the answer then breaks off half-way):
  *     `[[sensitive]]`     → GLM `sensitive`; Ark, DeepSeek, Moonshot `content_filter`
  *     `[[network_error]]` → GLM `network_error`; DeepSeek `insufficient_system_resource`
@@ -33,7 +41,10 @@
  *   GLM `embedding-3` (64 texts per call), `embedding-2` (16), `cogview-*`; Ark the endpoints
  *   `ep-20250101-doubao-embedding` (256 texts per call) and `ep-20250101-doubao-seedream`.
  * - Rate limit: a sliding 60 s window per provider over the sandbox clock, `chatRpm[provider]` requests (absent or 0:
- *   unlimited; DeepSeek 60 by default). Authenticated chat calls count, valid or not.
+ *   unlimited). Authenticated chat calls count, valid or not. DeepSeek limits concurrency: past `chatConcurrency`
+ *   (default 500) requests open at once, its 429.
+ * - `GET …/models` lists the models served today (models.ts); Kimi's entries carry `context_length`,
+ *   `supports_image_in` and `supports_reasoning`.
  */
 import type { Emulator } from '../types.js';
 import { ark } from './ark.js';

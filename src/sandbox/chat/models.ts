@@ -10,44 +10,77 @@ export interface SandboxModel {
   contextWindow: number;
   /** Accepts `image_url` content parts. @default false */
   vision?: boolean;
-  /** `always`: emits `reasoning_content` before `content`; `on-request`: only with `thinking: {type: "enabled"}`. */
-  reasoning?: 'always' | 'on-request';
+  /**
+   * `always`: reasons whatever `thinking` says; `on`: unless `thinking: {type: "disabled"}`; `off`: only with
+   * `thinking: {type: "enabled"}`; absent: never (a `thinking` field is ignored, as fields outside a schema are).
+   */
+  reasoning?: 'always' | 'on' | 'off';
+  /** Older names the provider still serves with this model (DeepSeek `deepseek-v4-flash`). */
+  aliases?: readonly string[];
+  /** Kimi K2.6: refuses any temperature but 1 while thinking and 0.6 without, and any top_p but 0.95. */
+  fixedSampling?: boolean;
+  /** What `GET /models` adds to its entry (Kimi: `context_length`, `supports_image_in`, `supports_reasoning`). */
+  listing?: Readonly<Record<string, unknown>>;
 }
 
+const kimi = (id: string, contextWindow: number, reasoning: 'on' | 'always', vision: boolean): SandboxModel => ({
+  id,
+  contextWindow,
+  reasoning,
+  vision,
+  fixedSampling: true,
+  listing: { context_length: contextWindow, supports_image_in: vision, supports_video_in: false, supports_reasoning: true },
+});
+const moonshotV1 = (id: string, contextWindow: number, vision = false): SandboxModel => ({
+  id,
+  contextWindow,
+  vision,
+  listing: { context_length: contextWindow, supports_image_in: vision, supports_video_in: false, supports_reasoning: false },
+});
+
 /**
- * The models each emulator serves. Exported so the gateway's provider registry can cross-check its own tables;
- * the emulators never read gateway code.
+ * The models each emulator serves, as the providers list them today (docs/upstreams.md §3.6): the retired names are
+ * gone, so asking for them gets the provider's own "no such model" error. Exported so the gateway's tests can
+ * cross-check its catalogue; the emulators never read gateway code.
  */
 export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxModel[]>> = {
   glm: [
+    { id: 'glm-5.2', contextWindow: 200_000, reasoning: 'on' },
+    { id: 'glm-5.1', contextWindow: 200_000, reasoning: 'on' },
+    { id: 'glm-5', contextWindow: 200_000, reasoning: 'on' },
+    { id: 'glm-4.7', contextWindow: 200_000, reasoning: 'on' },
+    { id: 'glm-4.6', contextWindow: 200_000, reasoning: 'on' },
+    { id: 'glm-4.5-air', contextWindow: 128_000, reasoning: 'on' },
     { id: 'glm-4-flash', contextWindow: 128_000 },
     { id: 'glm-4-plus', contextWindow: 128_000 },
     { id: 'glm-4v-plus', contextWindow: 8_000, vision: true },
-    { id: 'glm-4.5-air', contextWindow: 128_000, reasoning: 'on-request' },
-    { id: 'glm-4.6', contextWindow: 200_000, reasoning: 'on-request' },
-    { id: 'glm-4.7', contextWindow: 200_000, reasoning: 'on-request' },
-    { id: 'glm-5', contextWindow: 200_000, reasoning: 'on-request' },
   ],
   // Ark calls name an inference endpoint (ep-…) or a dated model id; the sandbox account owns these three endpoints.
   ark: [
-    { id: 'ep-20250101-doubao-pro', contextWindow: 32_768 },
+    { id: 'ep-20250101-doubao-pro', contextWindow: 32_768, reasoning: 'on' },
     { id: 'ep-20250101-doubao-lite', contextWindow: 32_768 },
-    { id: 'ep-20250101-doubao-vision', contextWindow: 32_768, vision: true },
-    { id: 'doubao-seed-1-6-251015', contextWindow: 256_000 },
+    { id: 'ep-20250101-doubao-vision', contextWindow: 32_768, vision: true, reasoning: 'off' },
+    { id: 'doubao-seed-1-6-251015', contextWindow: 256_000, vision: true, reasoning: 'on' },
+    { id: 'doubao-seed-2-0-lite-260428', contextWindow: 256_000, vision: true, reasoning: 'on' },
   ],
   deepseek: [
-    { id: 'deepseek-chat', contextWindow: 65_536 },
-    { id: 'deepseek-coder', contextWindow: 32_768 },
-    { id: 'deepseek-reasoner', contextWindow: 65_536, reasoning: 'always' },
+    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash'], contextWindow: 1_048_576, vision: true, reasoning: 'on' },
+    { id: 'deepseek-v4-pro', contextWindow: 1_048_576, reasoning: 'on' },
   ],
   moonshot: [
-    { id: 'moonshot-v1-8k', contextWindow: 8_192 },
-    { id: 'moonshot-v1-32k', contextWindow: 32_768 },
-    { id: 'moonshot-v1-128k', contextWindow: 131_072 },
-    { id: 'kimi-latest', contextWindow: 131_072, vision: true },
-    { id: 'moonshot-v1-8k-vision-preview', contextWindow: 8_192, vision: true },
+    kimi('kimi-k2.6', 262_144, 'on', true),
+    kimi('kimi-k2.5', 262_144, 'on', true),
+    kimi('kimi-k2.7-code', 262_144, 'on', false),
+    kimi('kimi-k3', 1_048_576, 'always', true),
+    moonshotV1('moonshot-v1-8k', 8_192),
+    moonshotV1('moonshot-v1-32k', 32_768),
+    moonshotV1('moonshot-v1-128k', 131_072),
+    moonshotV1('moonshot-v1-8k-vision-preview', 8_192, true),
   ],
 };
+
+/** The model served under `name`, its own or an older alias. */
+export const servedModel = (models: readonly SandboxModel[], name: string) => models.find((m) => m.id === name || m.aliases?.includes(name));
 
 /** Embedding and image models of the two providers that serve them (Ark: the sandbox account's endpoints). */
 export const SANDBOX_MEDIA_MODELS = {

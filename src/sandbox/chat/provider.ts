@@ -11,6 +11,8 @@ export interface UsageCounts {
   completion: number;
   /** Of `completion`, the `reasoning_content` tokens. */
   reasoning: number;
+  /** Of `prompt`, those served from the prefix cache. */
+  cached: number;
 }
 
 /** Where a stream carries `usage`, decided per request. */
@@ -50,6 +52,12 @@ export interface ChatProvider {
     /** GLM repeats the id as `request_id` in non-streaming bodies. */
     requestIdField?: boolean;
     systemFingerprint?: string;
+    /** Ark: `service_tier` on every body and chunk. */
+    serviceTier?: string;
+    /** DeepSeek and Ark: `logprobs: null` in every choice. */
+    logprobsNull?: boolean;
+    /** `created` on each `GET /models` entry (DeepSeek's list has none). @default true */
+    modelsCreated?: boolean;
     /** GLM repeats `role: "assistant"` in every delta; the others send it once, in a first empty chunk. */
     roleInEveryDelta: boolean;
     /** GLM leaves `finish_reason` out of intermediate chunks; the others send `null`. */
@@ -66,6 +74,16 @@ export interface ChatProvider {
   };
   /** Moonshot: `X-RateLimit-*` headers on answers while a limit is set. */
   rateLimitHeaders?: boolean;
+  /** The `reasoning_effort` values it takes, each with the effort it really gets; undefined = it ignores the field. */
+  efforts?: Readonly<Record<string, string>>;
+  /** While thinking: refuses a forced `tool_choice`, and an assistant tool-call turn without `reasoning_content`. */
+  strictThinking?: boolean;
+  /** Takes `response_format: {type: "json_schema"}` (Ark); the others refuse it. */
+  jsonSchema?: boolean;
+  /** JSON object mode needs the word "json" in the messages (DeepSeek). */
+  jsonNeedsWord?: boolean;
+  /** Prompt caching: a repeated prefix is served from cache in blocks of this many tokens. */
+  cacheBlock: number;
   /** GLM and Ark: embeddings and image generation (see media.ts). */
   media?: MediaProvider;
 }

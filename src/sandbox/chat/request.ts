@@ -1,4 +1,4 @@
-import type { SandboxModel } from './models.js';
+import { servedModel, type SandboxModel } from './models.js';
 
 /** What went wrong with a request, in provider-neutral terms; each provider turns it into its own status and envelope. */
 /** A provider's error answer: status, JSON body, extra headers. */
@@ -23,7 +23,17 @@ export type Problem =
   | { kind: 'vision'; model: string; param: string }
   | { kind: 'context'; model: string; limit: number; tokens: number }
   /** Inference failed after it started (the `[[error]]` trigger on a non-streaming call). */
-  | { kind: 'inference' };
+  | { kind: 'inference' }
+  /** While thinking: an assistant turn with tool calls came back without its `reasoning_content` (DeepSeek, Kimi). */
+  | { kind: 'reasoning-missing'; index: number }
+  /** While thinking: a forced `tool_choice` (DeepSeek, Kimi). */
+  | { kind: 'forced-tool-choice'; choice: 'required' | 'specified' }
+  /** Kimi K2.6: a sampling value other than the one it fixes. */
+  | { kind: 'fixed-sampling'; param: 'temperature' | 'top_p'; allowed: number }
+  /** JSON object mode without the word "json" in the prompt (DeepSeek). */
+  | { kind: 'json-word' }
+  /** More requests open at once than the account may have (DeepSeek's limit is concurrency). */
+  | { kind: 'concurrency'; limit: number };
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -33,6 +43,9 @@ export interface ChatMessage {
   text: string;
   images: number;
   toolCallId?: string;
+  /** Assistant turns: how many tool calls it carries, and the reasoning sent back with it (undefined: none). */
+  toolCalls: number;
+  reasoningContent?: string;
 }
 
 export interface ToolDefinition {
@@ -54,7 +67,17 @@ export interface ChatRequest {
   n: number;
   tools: ToolDefinition[];
   toolChoice: ToolChoice;
-  /** The parsed body, for the options only one provider knows (`stream_options`, `thinking`, `tool_stream`). */
+  /** `parallel_tool_calls`: false keeps the model to one call per turn. @default true */
+  parallelToolCalls: boolean;
+  /** `thinking.type` as sent; undefined when left out (then the model's default). */
+  thinking?: 'enabled' | 'disabled' | 'auto';
+  /** `reasoning_effort` as sent. */
+  effort?: string;
+  /** `max_completion_tokens` (Ark, Kimi): reasoning included, unlike Ark's `max_tokens`. */
+  maxCompletionTokens?: number;
+  /** `response_format`, when it asks for JSON. */
+  responseFormat?: { type: 'json_object' } | { type: 'json_schema'; schema: unknown };
+  /** The parsed body, for the options only one provider knows (`stream_options`, `tool_stream`). */
   raw: Record<string, unknown>;
 }
 
@@ -114,6 +137,7 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
     ['temperature', 0, limits.temperatureMax, false],
     ['top_p', 0, 1, false],
     ['max_tokens', 1, Number.MAX_SAFE_INTEGER, true],
+    ['max_completion_tokens', 1, Number.MAX_SAFE_INTEGER, true],
     ['n', 1, limits.maxChoices ?? Number.MAX_SAFE_INTEGER, true],
   ] as const;
   for (const [param, min, max, integer] of numbers) {
@@ -132,6 +156,13 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
   const toolChoice = parseToolChoice(raw.tool_choice, tools);
   if (isProblem(toolChoice)) return toolChoice;
   if (raw.stream !== undefined && raw.stream !== null && typeof raw.stream !== 'boolean') return { kind: 'format', detail: 'stream must be a boolean' };
+  const thinking = (raw.thinking as { type?: unknown } | undefined)?.type;
+  if (raw.thinking !== undefined && raw.thinking !== null && thinking !== 'enabled' && thinking !== 'disabled' && thinking !== 'auto') {
+    return { kind: 'invalid', param: 'thinking.type', detail: 'thinking.type must be enabled or disabled' };
+  }
+  if (raw.reasoning_effort !== undefined && typeof raw.reasoning_effort !== 'string') return { kind: 'format', detail: 'reasoning_effort must be a string' };
+  const responseFormat = parseResponseFormat(raw.response_format);
+  if (isProblem(responseFormat)) return responseFormat;
 
   return {
     model: raw.model,
@@ -144,8 +175,26 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
     n: limits.maxChoices === undefined ? 1 : ((raw.n as number | undefined) ?? 1),
     tools,
     toolChoice,
+    parallelToolCalls: raw.parallel_tool_calls !== false,
+    thinking: thinking as ChatRequest['thinking'],
+    effort: raw.reasoning_effort as string | undefined,
+    maxCompletionTokens: raw.max_completion_tokens as number | undefined,
+    responseFormat,
     raw,
   };
+}
+
+function parseResponseFormat(input: unknown): ChatRequest['responseFormat'] | Problem {
+  if (input === undefined || input === null) return undefined;
+  const type = (input as { type?: unknown }).type;
+  if (type === 'text') return undefined;
+  if (type === 'json_object') return { type };
+  if (type === 'json_schema') {
+    const schema = (input as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    if (typeof schema !== 'object' || schema === null) return { kind: 'missing', param: 'response_format.json_schema.schema' };
+    return { type, schema };
+  }
+  return { kind: 'invalid', param: 'response_format.type', detail: `response_format.type must be text or json_object, got ${JSON.stringify(type)}` };
 }
 
 function parseMessage(m: unknown, at: string): ChatMessage | Problem {
@@ -177,7 +226,15 @@ function parseMessage(m: unknown, at: string): ChatMessage | Problem {
   const hasToolCalls = Array.isArray(toolCalls) && toolCalls.length > 0;
   if ((content === undefined || content === null) && !hasToolCalls) return { kind: 'missing', param: `${at}.content` };
   if (role === 'tool' && (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === '')) return { kind: 'missing', param: `${at}.tool_call_id` };
-  return { role, text: texts.join(' '), images, toolCallId: role === 'tool' ? (msg.tool_call_id as string) : undefined };
+  if (msg.reasoning_content !== undefined && msg.reasoning_content !== null && typeof msg.reasoning_content !== 'string') return { kind: 'format', detail: `${at}.reasoning_content must be a string` };
+  return {
+    role,
+    text: texts.join(' '),
+    images,
+    toolCallId: role === 'tool' ? (msg.tool_call_id as string) : undefined,
+    toolCalls: hasToolCalls ? (toolCalls as unknown[]).length : 0,
+    ...(typeof msg.reasoning_content === 'string' ? { reasoningContent: msg.reasoning_content } : {}),
+  };
 }
 
 function parseTools(input: unknown): ToolDefinition[] | Problem {
@@ -211,7 +268,7 @@ export function countPromptTokens(messages: readonly ChatMessage[]): number {
 
 /** The model checks every provider makes, in its order: the model exists, takes images if given any, and the prompt fits. */
 export function checkModel(req: ChatRequest, models: readonly SandboxModel[]): Problem | undefined {
-  const model = models.find((m) => m.id === req.model);
+  const model = servedModel(models, req.model);
   if (!model) return { kind: 'model', model: req.model };
   const withImage = req.messages.findIndex((m) => m.images > 0);
   if (withImage !== -1 && !model.vision) return { kind: 'vision', model: model.id, param: `messages[${withImage}].content` };

@@ -10,9 +10,10 @@ export interface AnswerMeta {
   model: string;
 }
 
-export function totalUsage(choices: readonly GeneratedChoice[], promptTokens: number): UsageCounts {
+export function totalUsage(choices: readonly GeneratedChoice[], promptTokens: number, cached = 0): UsageCounts {
   return {
     prompt: promptTokens,
+    cached,
     completion: choices.reduce((n, c) => n + completionTokens(c), 0),
     reasoning: choices.reduce((n, c) => n + c.reasoning.length, 0),
   };
@@ -25,6 +26,7 @@ function head(p: ChatProvider, meta: AnswerMeta, object: string): Record<string,
     created: meta.created,
     model: meta.model,
     ...(p.shape.systemFingerprint ? { system_fingerprint: p.shape.systemFingerprint } : {}),
+    ...(p.shape.serviceTier ? { service_tier: p.shape.serviceTier } : {}),
   };
 }
 
@@ -33,7 +35,7 @@ function finishReason(p: ChatProvider, c: GeneratedChoice): string {
 }
 
 /** The non-streaming body. */
-export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): unknown {
+export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number, cached = 0): unknown {
   return {
     ...head(p, meta, 'chat.completion'),
     ...(p.shape.requestIdField ? { request_id: meta.id } : {}),
@@ -41,13 +43,14 @@ export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: reado
       index,
       message: {
         role: 'assistant',
-        content: c.toolCall ? null : c.content.join(''),
+        content: c.toolCalls ? null : c.content.join(''),
         ...(c.reasoning.length ? { reasoning_content: c.reasoning.join('') } : {}),
-        ...(c.toolCall ? { tool_calls: [{ id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: c.toolCall.arguments } }] } : {}),
+        ...(c.toolCalls ? { tool_calls: c.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
       },
+      ...(p.shape.logprobsNull ? { logprobs: null } : {}),
       finish_reason: finishReason(p, c),
     })),
-    usage: p.usage(totalUsage(choices, promptTokens)),
+    usage: p.usage(totalUsage(choices, promptTokens, cached)),
   };
 }
 
@@ -55,12 +58,12 @@ export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: reado
  * The whole stream as events, in order; the writer paces them. One token per event. Made as the writer asks for
  * them, so a `[[long:N]]` answer never sits in memory as N serialized events.
  */
-export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number): Generator<SseEvent> {
+export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number, cached = 0): Generator<SseEvent> {
   const { shape } = p;
   const placement = shape.usagePlacement(req);
-  const total = totalUsage(choices, promptTokens);
+  const total = totalUsage(choices, promptTokens, cached);
   let events: SseEvent[] = [];
-  const sofar: UsageCounts = { prompt: promptTokens, completion: 0, reasoning: 0 };
+  const sofar: UsageCounts = { prompt: promptTokens, completion: 0, reasoning: 0, cached };
   let dataEvents = 0;
   if (shape.keepAliveEvery) events.push({ comment: 'keep-alive' });
   /** The events made since the last call. */
@@ -87,6 +90,7 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
     const out: Record<string, unknown> = { index, delta: shape.roleInEveryDelta ? { role: 'assistant', ...d } : d };
     if (finish !== undefined) out.finish_reason = finish;
     else if (!shape.omitNullFinishReason) out.finish_reason = null;
+    if (shape.logprobsNull) out.logprobs = null;
     return out;
   };
   const token = (field: 'reasoning' | 'completion') => {
@@ -111,14 +115,14 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
       yield* made();
       return; // the provider gives up mid-stream: no finish chunk, no [DONE]
     }
-    if (c.toolCall) {
-      const { id, name, fragments } = c.toolCall;
-      const streamed = shape.streamsToolArguments?.(req) ?? true;
-      chunk(delta(index, { tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: streamed ? '' : fragments.join('') } }] }));
+    const streamed = shape.streamsToolArguments?.(req) ?? true;
+    for (const [n, call] of (c.toolCalls ?? []).entries()) {
+      const { id, name, fragments } = call;
+      chunk(delta(index, { tool_calls: [{ index: n, id, type: 'function', function: { name, arguments: streamed ? '' : fragments.join('') } }] }));
       if (streamed) {
         for (const f of fragments) {
           token('completion');
-          chunk(delta(index, { tool_calls: [{ index: 0, function: { arguments: f } }] }));
+          chunk(delta(index, { tool_calls: [{ index: n, function: { arguments: f } }] }));
         }
       } else sofar.completion += fragments.length;
     }

@@ -1,5 +1,7 @@
 import { ErrorCode } from '../../errors/codes.js';
-import type { ChatModelSpec, ChatProviderSpec, EmbeddingModelSpec, ImageModelSpec } from './provider.js';
+import { ARK_CATALOGUE } from './models/ark.js';
+import type { ChatProviderSpec, EmbeddingModelSpec, ImageModelSpec } from './provider.js';
+import { thinkingSwitch } from './reasoning.js';
 
 /** The sandbox account's inference endpoints, under the friendly names a newcomer would use. */
 export const SANDBOX_ARK_ENDPOINTS: Readonly<Record<string, string>> = {
@@ -15,6 +17,7 @@ const RAW_ENDPOINT = /^ep-[A-Za-z0-9-]+$/;
 /** Endpoints whose name says what they serve; everything else is a chat endpoint. */
 const EMBEDDING_NAME = /embedding/i;
 const IMAGE_NAME = /seedream|seededit/i;
+export const isChatEndpointName = (name: string) => !EMBEDDING_NAME.test(name) && !IMAGE_NAME.test(name);
 
 /** Seedream: a preset (1K, 2K, 4K) or WIDTHxHEIGHT. */
 const SEEDREAM_SIZE = {
@@ -25,34 +28,28 @@ const SEEDREAM_SIZE = {
 const arkEmbedding = (id: string, upstreamModel: string): EmbeddingModelSpec => ({ id, upstreamModel, maxInputs: 256 });
 const arkImage = (id: string, upstreamModel: string): ImageModelSpec => ({ id, upstreamModel, size: SEEDREAM_SIZE, formats: ['url', 'b64_json'] });
 
-/** A window in the endpoint's name (`doubao-pro-128k`), else the sandbox account's 32K, else unknown. */
-function windowOf(name: string, endpoint: string): number | undefined {
-  const k = /(\d+)k\b/i.exec(name);
-  if (k) return Number(k[1]) * 1024;
-  return Object.values(SANDBOX_ARK_ENDPOINTS).includes(endpoint) ? 32_768 : undefined;
-}
-
 const RATE_LIMITED = /^(RateLimitExceeded|Model(Account)?[A-Za-z]*RateLimitExceeded|APIAccount[A-Za-z]*RateLimitExceeded|AccountRateLimitExceeded|InflightBatchsizeExceeded|RequestBurstTooFast|ServerOverloaded)/;
 const QUOTA = /^(QuotaExceeded|SetLimitExceeded|AccountQuotaExceeded|AccountOverdueError|OperationDenied\.ServiceOverdue)/;
 const CALLER = /^(MissingParameter|InvalidParameter|InvalidArgumentError|InvalidImageURL|OutofContextError|InvalidEndpointOrModel|ModelNotOpen|.*SensitiveContentDetected)/;
 
 /**
- * (Q) Volcengine Ark (Doubao). Calls name an inference endpoint; `ARK_ENDPOINTS` gives them model names. Doubao
- * endpoints' limits depend on the model behind them, so the table guesses from the name (vision models say so).
+ * (Q) Volcengine Ark (Doubao). Calls name an inference endpoint; `ARK_ENDPOINTS` gives them model names. What an
+ * endpoint can do depends on the model behind it: the catalogue knows the sandbox account's, `ARK_MODELS` the rest.
  */
 export function arkProvider(endpoints: Readonly<Record<string, string>>): ChatProviderSpec {
   const all = Object.entries(endpoints);
-  const models: ChatModelSpec[] = all
-    .filter(([id]) => !EMBEDDING_NAME.test(id) && !IMAGE_NAME.test(id))
-    .map(([id, upstreamModel]) => ({ id, upstreamModel, vision: /vision/i.test(id), contextWindow: windowOf(id, upstreamModel), maxOutputTokens: 4_096 }));
   return {
     id: 'ark',
     variant: 'Q',
-    models,
+    catalogue: ARK_CATALOGUE,
+    // thinking enabled | disabled (| auto); reasoning_effort minimal … max; max_completion_tokens covers the reasoning.
+    reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', MAX: 'max' } },
+    maxTokensField: 'max_completion_tokens',
+    jsonSchema: true,
     // A raw endpoint id (`ep-…`) or a dated model id (`doubao-seed-1-6-251015`) goes through as it is.
     acceptsRawModel: (model) => RAW_ENDPOINT.test(model) || /^doubao-[a-z0-9-]+-\d{6}$/.test(model),
     temperature: { min: 0, max: 2 },
-    toolChoices: ['none', 'auto', 'named'],
+    toolChoices: ['none', 'auto', 'required', 'named'],
     streamUsageOption: true,
     finishReasons: { function_call: 'TOOL_CALLS' },
     classifyError(_status, error) {

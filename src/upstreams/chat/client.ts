@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatProviderConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
@@ -9,8 +10,10 @@ import type { RetryPolicy } from '../http/retry.js';
 import type { GatewayCredentials } from '../credentials.js';
 import { providerError, streamError, unreadableAnswer } from './errors.js';
 import type { ChatModelSpec, ChatProviderSpec } from './provider.js';
-import { chatRateLimiter, type RateLimiter } from './requestRate.js';
-import { providerSpec } from './registry.js';
+import type { ChatModels } from './models/index.js';
+import { parseModelList } from './models/listing.js';
+import { chatRateLimiter, HeaderRateWindow, type RateLimiter } from './requestRate.js';
+import { providerModels, providerSpec } from './registry.js';
 import { SseParser, SseStreamError } from './eventStreamParser.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
@@ -31,6 +34,8 @@ export interface ChatStream extends AsyncIterable<ChatChunk> {
  */
 export class ChatClient {
   private readonly url: string;
+  /** Kimi's `X-RateLimit-*` headers, as its last answer sent them. */
+  readonly rateHeaders: HeaderRateWindow | undefined;
 
   constructor(
     readonly spec: ChatProviderSpec,
@@ -40,8 +45,29 @@ export class ChatClient {
     readonly credentials: GatewayCredentials,
     /** The provider's connections, shared fairly between the gateway's clients. */
     readonly connections: FairQueue,
+    /** What it offers now: the catalogue, then what its `GET /models` lists (live mode). */
+    readonly models: ChatModels,
+    private readonly rateLimitWaitMs = 2_000,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
+    this.rateHeaders = spec.rateLimitHeaders ? new HeaderRateWindow() : undefined;
+  }
+
+  /**
+   * Reads the provider's `GET {base}/models` and offers what it lists (models/offer.ts). A failure leaves the offer as
+   * it was (the catalogue at first) and is returned for the log: the provider is still called for the models known.
+   */
+  async listModels(signal: AbortSignal): Promise<{ ok: true; count: number } | { ok: false; reason: string }> {
+    try {
+      const res = await this.http.send({ method: 'GET', url: `${this.config.baseUrl}/models`, headers: this.headers(false), signal, requestId: 'model-list', retry: { maxAttempts: 1 } });
+      // A rejected key is recorded like any other call's: the calls after it are refused without a request.
+      if (res.status >= 300) return { ok: false, reason: providerError(this.spec, res.status, res.headers, res.text, this.credentials).message };
+      const listed = parseModelList(JSON.parse(res.text));
+      this.models.listed(listed, Date.now());
+      return { ok: true, count: listed.length };
+    } catch (error) {
+      return { ok: false, reason: (error as Error).message };
+    }
   }
 
   /**
@@ -57,6 +83,7 @@ export class ChatClient {
     try {
       release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
       const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, retry, isFinal: this.quotaSpent });
+      this.rateHeaders?.observe(res.headers, Date.now());
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
       this.credentials.accepted(this.spec.id);
       ({ status, text } = res);
@@ -86,6 +113,7 @@ export class ChatClient {
       release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
       const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
+      this.rateHeaders?.observe(res.headers, Date.now());
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);
       this.credentials.accepted(this.spec.id);
       const type = String(res.headers['content-type'] ?? '');
@@ -184,6 +212,7 @@ export class ChatClient {
   /** The client-side rate limit: a short wait in line, else UPSTREAM_RATE_LIMITED saying when to retry. */
   async admit(signal: AbortSignal): Promise<void> {
     this.credentials.assertUsable(this.spec.id);
+    if (this.rateHeaders) await this.awaitProviderWindow(signal);
     if (!this.limiter) return;
     const verdict = await this.limiter.acquire(signal);
     if (verdict.ok) return;
@@ -196,6 +225,21 @@ export class ChatClient {
     );
   }
 
+  /** Kimi said no request is left until its reset: wait for it when that is soon, else say when to come back. */
+  private async awaitProviderWindow(signal: AbortSignal): Promise<void> {
+    const wait = this.rateHeaders!.waitMs(Date.now());
+    if (wait > 0 && wait <= this.rateLimitWaitMs) await sleep(wait, undefined, { signal });
+    else if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      throw upstreamError(
+        ErrorCode.UpstreamRateLimited,
+        `The ${this.spec.id} service said (X-RateLimit-Remaining: 0) that it takes no more requests from this gateway for ${seconds} s; retry then.`,
+        { upstream: this.spec.id, retryAfter: seconds },
+      );
+    }
+    this.rateHeaders!.sent();
+  }
+
   /** A 429 that means "no balance / quota used up" (GLM 1113, Moonshot exceeded_current_quota_error, …): retrying only wastes time. */
   readonly quotaSpent = (status: number, body: string): boolean =>
     status === 429 && providerError(this.spec, status, {}, body).extensions.code === ErrorCode.UpstreamQuotaExhausted;
@@ -204,6 +248,30 @@ export class ChatClient {
     if (error instanceof GatewayError || signal.aborted) return error;
     return upstreamError(ErrorCode.UpstreamError, `The ${this.spec.id} service failed: ${what} (${(error as Error)?.message ?? 'unknown error'}).`, { upstream: this.spec.id });
   }
+}
+
+/**
+ * Reads every live provider's `GET /models` now and then every CHAT_MODELS_REFRESH_MS (0: now only), each read
+ * bounded by 10 s; resolves once the first reads are done, so the gateway starts with the providers' own lists.
+ * Sandbox providers keep the catalogue, which is what the sandbox lists.
+ */
+export async function refreshChatModels(s: UpstreamDependencies, clients: ReadonlyMap<string, ChatClient>): Promise<void> {
+  const live = [...clients.values()].filter((c) => c.config.mode === 'live');
+  if (live.length === 0) return;
+  const readAll = () =>
+    Promise.all(
+      live.map(async (c) => {
+        const result = await c.listModels(AbortSignal.timeout(10_000));
+        if (result.ok) s.log.info({ provider: c.spec.id, models: result.count }, `${c.spec.id}: ${result.count} models listed by GET /models`);
+        else s.log.warn({ provider: c.spec.id, reason: result.reason }, `${c.spec.id}: GET /models failed; offering ${c.models.listedAt ? 'its last list' : 'the catalogue'}`);
+      }),
+    );
+  await readAll();
+  const every = s.config.chatModelsRefreshMs;
+  if (!every) return;
+  const timer = setInterval(() => void readAll(), every);
+  timer.unref();
+  s.onClose.push(() => clearInterval(timer));
 }
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
@@ -230,7 +298,11 @@ export function createChatClients(s: UpstreamDependencies, bufferBudget: Respons
       });
       s.onClose.push(() => http.close());
       const connections = new FairQueue(s.config.chatProviderMaxConnections, config.id);
-      clients.set(config.id, new ChatClient(providerSpec(config), config, http, chatRateLimiter(s, config), s.credentials, connections));
+      const spec = providerSpec(config);
+      const models = providerModels(spec, config, (names) =>
+        s.log.warn({ provider: config.id, models: names }, `${config.id} offers ${names.join(', ')}, which the model catalogue does not describe: offered with no window check, no images, reasoning on by default; describe them with ${config.id.toUpperCase().replace(/-/g, '_')}_MODELS`),
+      );
+      clients.set(config.id, new ChatClient(spec, config, http, chatRateLimiter(s, config), s.credentials, connections, models, s.config.chatRateLimitWaitMs));
     }
     return clients;
   }

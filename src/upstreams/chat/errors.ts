@@ -4,6 +4,12 @@ import { parseRetryAfter } from '../http/retry.js';
 import type { ChatProviderSpec, UpstreamErrorBody } from './provider.js';
 import { errorBody } from './wire.js';
 
+/**
+ * Fields the gateway writes on its own (the reasoning switch and the reasoning it carries through tool loops, stream
+ * and usage options, renamed ids): a refusal that names one blames the gateway's request, not the caller's input.
+ */
+const GATEWAY_FIELDS = /reasoning_content|thinking|reasoning_effort|stream_options|tool_stream|user_id|max_completion_tokens|content\[\]\.thinking/i;
+
 /** When the provider's own code says nothing we know, the HTTP status decides. */
 function byStatus(status: number): ErrorCode {
   if (status === 400 || status === 404 || status === 413 || status === 422) return ErrorCode.BadUserInput;
@@ -49,6 +55,11 @@ export function providerError(
   }
   const code = p.classifyError?.(status, parsed) ?? byStatus(status);
   const message = parsed.message ? `: ${parsed.message}` : '.';
+  if (code === ErrorCode.BadUserInput && GATEWAY_FIELDS.test(parsed.message ?? '')) {
+    const error = upstreamError(ErrorCode.UpstreamError, `The ${p.id} service refused a request the gateway built, not something the caller sent${said}${message}`, details);
+    error.extensions.reason = 'GATEWAY_REQUEST_REFUSED';
+    return error;
+  }
   switch (code) {
     case ErrorCode.UpstreamRateLimited:
       return upstreamError(code, `The ${p.id} service is rate limiting the gateway${said}${retryAfter !== undefined ? `; retry in ${Math.ceil(retryAfter)} s` : '; retry in a few seconds'}.`, details);

@@ -1,5 +1,7 @@
 import { ErrorCode } from '../../errors/codes.js';
+import { GLM_CATALOGUE } from './models/glm.js';
 import type { ChatProviderSpec } from './provider.js';
+import { thinkingSwitch } from './reasoning.js';
 
 /** GLM business codes by meaning (docs/upstreams.md 3.1); the HTTP status alone would call arrears a rate limit. */
 function classify(code: number): ErrorCode | undefined {
@@ -26,15 +28,9 @@ const COGVIEW_SIZE = {
 export const glm: ChatProviderSpec = {
   id: 'glm',
   variant: 'P',
-  models: [
-    { id: 'glm-4-flash', contextWindow: 128_000, maxOutputTokens: 4_095 },
-    { id: 'glm-4-plus', contextWindow: 128_000, maxOutputTokens: 4_095 },
-    { id: 'glm-4v-plus', contextWindow: 8_000, maxOutputTokens: 1_024, vision: true },
-    { id: 'glm-4.5-air', contextWindow: 128_000, maxOutputTokens: 98_304 },
-    { id: 'glm-4.6', contextWindow: 200_000, maxOutputTokens: 131_072 },
-    { id: 'glm-4.7', contextWindow: 200_000, maxOutputTokens: 131_072, toolStream: true },
-    { id: 'glm-5', contextWindow: 200_000, maxOutputTokens: 131_072, toolStream: true },
-  ],
+  catalogue: GLM_CATALOGUE,
+  // reasoning_effort from GLM-5.2 on; the values GLM-5.x takes are low, high and max [?] (docs/upstreams.md §3.6).
+  reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'low', LOW: 'low', MEDIUM: 'high', HIGH: 'high', MAX: 'max' } },
   temperature: { min: 0, max: 1 },
   // The docs: "one stop word supported", although the schema takes 4.
   maxStop: 1,

@@ -1,5 +1,7 @@
 import { ErrorCode } from '../../errors/codes.js';
+import { MOONSHOT_CATALOGUE } from './models/moonshot.js';
 import type { ChatProviderSpec } from './provider.js';
+import { thinkingSwitch } from './reasoning.js';
 
 const BY_TYPE: Readonly<Record<string, ErrorCode>> = {
   content_filter: ErrorCode.BadUserInput,
@@ -15,17 +17,19 @@ const BY_TYPE: Readonly<Record<string, ErrorCode>> = {
   unexpected_output: ErrorCode.UpstreamError,
 };
 
-/** (S) Moonshot AI (Kimi): usage arrives inside the last choice of a stream, without asking. */
+/**
+ * (S) Moonshot AI (Kimi): usage arrives inside the last choice of a stream, without asking; its answers carry
+ * `X-RateLimit-*` headers. While K2.6 reasons it refuses a forced tool choice and a tool-call turn without its reasoning.
+ */
 export const moonshot: ChatProviderSpec = {
   id: 'moonshot',
   variant: 'S',
-  models: [
-    { id: 'moonshot-v1-8k', contextWindow: 8_192, maxOutputTokens: 8_192 },
-    { id: 'moonshot-v1-32k', contextWindow: 32_768, maxOutputTokens: 32_768 },
-    { id: 'moonshot-v1-128k', contextWindow: 131_072, maxOutputTokens: 131_072 },
-    { id: 'kimi-latest', contextWindow: 131_072, maxOutputTokens: 131_072, vision: true },
-    { id: 'moonshot-v1-8k-vision-preview', contextWindow: 8_192, maxOutputTokens: 8_192, vision: true },
-  ],
+  catalogue: MOONSHOT_CATALOGUE,
+  // K2.6: `thinking: {"type": "enabled" | "disabled"}`; no documented effort.
+  reasoning: { toggle: thinkingSwitch },
+  refusesForcedToolChoiceWhileReasoning: true,
+  needsReasoningWithToolCalls: true,
+  rateLimitHeaders: true,
   temperature: { min: 0, max: 1 },
   toolChoices: ['none', 'auto', 'named'],
   streamUsageOption: false,

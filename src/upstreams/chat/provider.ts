@@ -1,21 +1,9 @@
 import type { ErrorCode } from '../../errors/codes.js';
-import type { ChatRequest, FinishReason } from './types.js';
+import type { ChatModelSpec, ProviderCatalogue } from './models/types.js';
+import type { ChatReasoningEffort, ChatRequest, FinishReason } from './types.js';
 
-/** One model a provider offers, with the limits the gateway checks before calling it. */
-export interface ChatModelSpec {
-  /** The name callers use. */
-  id: string;
-  /** What goes upstream as `model` (Ark: the inference endpoint id). @default id */
-  upstreamModel?: string;
-  /** Accepts image parts. @default false */
-  vision?: boolean;
-  /** Prompt plus answer, in tokens. */
-  contextWindow?: number;
-  /** The largest `max_tokens` the provider accepts for it. */
-  maxOutputTokens?: number;
-  /** GLM: streams tool-call arguments in fragments when asked (`tool_stream`). @default false */
-  toolStream?: boolean;
-}
+export type { ChatModelSpec } from './models/types.js';
+
 
 /** An embedding model: how many texts one call takes, and the output sizes it offers. */
 export interface EmbeddingModelSpec {
@@ -58,8 +46,9 @@ export interface ChatProviderSpec {
   variant?: string;
   /** Appended to the base URL. @default '/chat/completions' */
   path?: string;
-  models: ChatModelSpec[];
-  /** Also accept model names outside `models`, as they are (Ark `ep-…` endpoint ids and dated model ids). */
+  /** What the gateway knows of its models before asking it (models/<provider>.ts). */
+  catalogue: ProviderCatalogue;
+  /** Also accept model names outside the offer, as they are (Ark `ep-…` endpoint ids and dated model ids). */
   acceptsRawModel?(model: string): boolean;
   temperature: { min: number; max: number };
   /** Most `stop` sequences. @default 4 */
@@ -68,6 +57,29 @@ export interface ChatProviderSpec {
   userLength?: { min: number; max: number };
   /** Tool-choice forms the provider understands. */
   toolChoices: ReadonlyArray<'none' | 'auto' | 'required' | 'named'>;
+  /**
+   * How a reasoning choice goes on the wire: the switch (`thinking`) and the effort, each translated to what the
+   * provider takes. Undefined: the provider has no switch the gateway knows (then reasoning is its default).
+   */
+  reasoning?: {
+    toggle(body: Record<string, unknown>, enabled: boolean): void;
+    /** Efforts the provider takes, each as it spells it; undefined = no effort setting. */
+    efforts?: Readonly<Record<ChatReasoningEffort, string>>;
+  };
+  /** Refuses a forced `tool_choice` (required or named) while reasoning (DeepSeek, Kimi). @default false */
+  refusesForcedToolChoiceWhileReasoning?: boolean;
+  /** Needs an assistant turn's `reasoning_content` sent back with its tool calls while reasoning (DeepSeek, Kimi). @default false */
+  needsReasoningWithToolCalls?: boolean;
+  /** Takes `response_format: {type: "json_schema"}` itself (Ark); the others get JSON object mode and the gateway checks. */
+  jsonSchema?: boolean;
+  /** JSON object mode needs the word "json" in the prompt (DeepSeek). @default false */
+  jsonNeedsWord?: boolean;
+  /** Where `maxTokens` goes: `max_tokens`, or `max_completion_tokens` where only that one covers reasoning (Ark). @default 'max_tokens' */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** Checks `user` beyond its length (DeepSeek `user_id`: letters, digits, `_` and `-`). */
+  userPattern?: { test(user: string): boolean; hint: string };
+  /** Reads its rate-limit headers on every answer and waits when they say none is left (Kimi). @default false */
+  rateLimitHeaders?: boolean;
   /** Adjusts the OpenAI-style body built from `req` (rename, drop or add fields). */
   adjustBody?(body: Record<string, unknown>, req: ChatRequest, stream: boolean, model: ChatModelSpec | undefined): void;
   /** Asks for usage in streams with `stream_options.include_usage`. */

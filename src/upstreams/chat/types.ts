@@ -22,6 +22,8 @@ export interface ChatMessage {
   name?: string;
   toolCallId?: string;
   toolCalls?: ChatToolCall[];
+  /** An assistant turn's reasoning, sent back as it came (DeepSeek and Kimi need it with tool calls). */
+  reasoningContent?: string;
 }
 
 export interface ChatTool {
@@ -32,6 +34,18 @@ export interface ChatTool {
 }
 
 export type ChatToolChoice = 'none' | 'auto' | 'required' | { name: string };
+
+/** The graph's `ChatReasoningEffort`; each provider spells its own (provider.ts `reasoning.efforts`). */
+export type ChatReasoningEffort = 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH' | 'MAX';
+
+/** What the request says of reasoning; a field left out leaves the provider's default. */
+export interface ChatReasoning {
+  enabled?: boolean;
+  effort?: ChatReasoningEffort;
+}
+
+/** JSON output: object mode, or a schema (sent as such to Ark; elsewhere object mode, checked by the gateway). */
+export type ChatResponseFormat = { type: 'json_object' } | { type: 'json_schema'; schema: Record<string, unknown>; strict: boolean };
 
 /** A validated request; `model` is already the upstream's model id (Ark: the endpoint id). */
 export interface ChatRequest {
@@ -44,6 +58,8 @@ export interface ChatRequest {
   tools?: ChatTool[];
   toolChoice?: ChatToolChoice;
   user?: string;
+  reasoning?: ChatReasoning;
+  responseFormat?: ChatResponseFormat;
 }
 
 /** The graph's `ChatFinishReason`, named once here for every adapter. */
@@ -55,6 +71,8 @@ export interface ChatUsage {
   totalTokens: number;
   /** Of `completionTokens`, the reasoning ones, where the provider reports them (`completion_tokens_details`). */
   reasoningTokens?: number | null;
+  /** Of `promptTokens`, those the provider served from its cache (`prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`). */
+  cachedPromptTokens?: number | null;
 }
 
 export interface ChatChoice {

@@ -29,6 +29,7 @@ function wireMessage(m: ChatMessage): Record<string, unknown> {
   if (m.toolCalls?.length) {
     out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   }
+  if (m.reasoningContent !== undefined) out.reasoning_content = m.reasoningContent;
   return out;
 }
 
@@ -37,7 +38,7 @@ export function requestBody(p: ChatProviderSpec, req: ChatRequest, stream: boole
   const body: Record<string, unknown> = { model: req.model, messages: req.messages.map(wireMessage), stream };
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
-  if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+  if (req.maxTokens !== undefined) body[p.maxTokensField ?? 'max_tokens'] = req.maxTokens;
   if (req.stop?.length) body.stop = req.stop;
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({
@@ -50,6 +51,12 @@ export function requestBody(p: ChatProviderSpec, req: ChatRequest, stream: boole
   }
   if (req.user !== undefined) body.user = req.user;
   if (stream && p.streamUsageOption) body.stream_options = { include_usage: true };
+  const { reasoning, responseFormat } = req;
+  if (reasoning?.enabled !== undefined) p.reasoning?.toggle(body, reasoning.enabled);
+  if (reasoning?.effort && p.reasoning?.efforts) body.reasoning_effort = p.reasoning.efforts[reasoning.effort];
+  if (responseFormat?.type === 'json_schema' && p.jsonSchema) {
+    body.response_format = { type: 'json_schema', json_schema: { name: 'answer', schema: responseFormat.schema, strict: responseFormat.strict } };
+  } else if (responseFormat) body.response_format = { type: 'json_object' };
   p.adjustBody?.(body, req, stream, model);
   return body;
 }
@@ -65,11 +72,14 @@ export function usage(raw: unknown): ChatUsage | null {
   const promptTokens = Number(u.prompt_tokens ?? 0);
   const completionTokens = Number(u.completion_tokens ?? 0);
   const reasoning = obj(u.completion_tokens_details)?.reasoning_tokens;
+  // GLM, Ark and DeepSeek: prompt_tokens_details.cached_tokens; DeepSeek also prompt_cache_hit_tokens; Kimi cached_tokens.
+  const cached = obj(u.prompt_tokens_details)?.cached_tokens ?? u.prompt_cache_hit_tokens ?? u.cached_tokens;
   return {
     promptTokens,
     completionTokens,
     totalTokens: Number(u.total_tokens ?? promptTokens + completionTokens),
     reasoningTokens: typeof reasoning === 'number' ? reasoning : null,
+    cachedPromptTokens: typeof cached === 'number' ? cached : null,
   };
 }
 

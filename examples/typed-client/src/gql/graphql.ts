@@ -17,7 +17,11 @@ export type ChatCompletionInput = {
    * operations per completion (then finish `GRAPH_TOOL_LIMIT`). Not combined with `tools`.
    */
   graphTools?: Array<string> | null | undefined;
-  /** 1 up to the model's `maxOutputTokens`. */
+  /**
+   * Everything the model generates, reasoning included, is capped at this many tokens (sent as `max_tokens` to GLM,
+   * DeepSeek and Kimi, whose `max_tokens` covers reasoning, and as `max_completion_tokens` to Ark, whose `max_tokens`
+   * does not). From 1 up to the model's `maxOutputTokens`.
+   */
   maxTokens?: number | null | undefined;
   /** At least one message, oldest first. */
   messages: Array<ChatMessageInput>;
@@ -25,6 +29,19 @@ export type ChatCompletionInput = {
   model: string;
   /** A `ChatProvider.id`, or `route:<name>` for a route of `CHAT_ROUTES` (then `model` is `"auto"`). */
   provider: string | number;
+  /**
+   * Reasoning before the answer: on or off, and how much. Left out, the model's default applies (see
+   * `ChatModel.reasoning`); `ChatCompletion.reasoningUsed` says which was used. DeepSeek and Kimi refuse a forced
+   * `toolChoice` while reasoning: with `enabled` left out the gateway then turns reasoning off for that call; with
+   * `enabled: true` the request is refused.
+   */
+  reasoning?: ChatReasoningInput | null | undefined;
+  /**
+   * JSON output. JSON_SCHEMA goes to Ark as a schema; elsewhere the model is asked for a JSON object matching it (the
+   * schema is added as a system message) and the gateway checks the answer against it. The parsed value is
+   * `ChatCompletion.json`.
+   */
+  responseFormat?: ChatResponseFormatInput | null | undefined;
   /** Up to 4 sequences (GLM: 1) that end the answer. */
   stop?: Array<string> | null | undefined;
   /** GLM and Moonshot 0..1, Ark and DeepSeek 0..2. */
@@ -34,7 +51,7 @@ export type ChatCompletionInput = {
   tools?: Array<ChatToolInput> | null | undefined;
   /** 0..1. */
   topP?: number | null | undefined;
-  /** An id of the end user, for the provider's abuse monitoring. */
+  /** An id of the end user, for the provider's abuse monitoring (DeepSeek `user_id`: letters, digits, `_` and `-`, also isolating its cache). */
   user?: string | null | undefined;
 };
 
@@ -56,12 +73,50 @@ export type ChatMessageInput = {
   name?: string | null | undefined;
   /** Text and image parts, for models with vision. */
   parts?: Array<ChatContentPartInput> | null | undefined;
+  /**
+   * ASSISTANT messages: the reasoning the model returned with this turn (`ChatMessage.reasoningContent`), sent back
+   * as it came. DeepSeek and Kimi need it on every turn with tool calls while reasoning; it is refused elsewhere.
+   */
+  reasoningContent?: string | null | undefined;
   role: ChatRole;
   /** Required for TOOL messages: the `ChatToolCall.id` this message answers. */
   toolCallId?: string | null | undefined;
   /** ASSISTANT messages: the tool calls the model made, as returned earlier. */
   toolCalls?: Array<ChatToolCallInput> | null | undefined;
 };
+
+/** Each provider's own scale, mapped: DeepSeek low/low/high/high/max, Ark minimal/low/medium/high/max, GLM low/low/high/high/max. */
+export type ChatReasoningEffort =
+  | 'HIGH'
+  | 'LOW'
+  | 'MAX'
+  | 'MEDIUM'
+  | 'MINIMAL';
+
+export type ChatReasoningInput = {
+  /** How much to reason, where the model takes it (`ChatModel.reasoningEffort`); implies `enabled` unless it is false (then refused). */
+  effort?: ChatReasoningEffort | null | undefined;
+  /** True: reason (refused on NONE models); false: answer at once (refused on ALWAYS models). Left out: the model's default. */
+  enabled?: boolean | null | undefined;
+};
+
+export type ChatResponseFormatInput = {
+  /** JSON_SCHEMA: the JSON Schema the answer must match. */
+  schema?: unknown;
+  /**
+   * JSON_SCHEMA: an answer that does not match is an UPSTREAM_ERROR instead of `json: null` with `jsonError` (a whole
+   * completion; a stream has sent the text already and says so in its last chunk's `jsonError`). Default true.
+   */
+  strict?: boolean | null | undefined;
+  type: ChatResponseFormatType;
+};
+
+export type ChatResponseFormatType =
+  /** Any one JSON object (DeepSeek asks for the word "json" in the prompt). */
+  | 'JSON_OBJECT'
+  /** One JSON object matching `schema`. */
+  | 'JSON_SCHEMA'
+  | 'TEXT';
 
 export type ChatRole =
   | 'ASSISTANT'

@@ -16,6 +16,7 @@ export interface ReportedUsage {
   completionTokens?: number;
   totalTokens: number;
   reasoningTokens?: number | null;
+  cachedPromptTokens?: number | null;
 }
 
 /**
@@ -30,6 +31,8 @@ export class ChatLedger {
     private readonly budgets: ReadonlyMap<string, number>,
     private readonly counters: { tokens: Counter<'provider' | 'model' | 'kind'>; attempts: Counter<'provider' | 'model' | 'outcome'> },
     private readonly log: GatewayServices['log'],
+    /** CHAT_CACHED_TOKEN_WEIGHT: what one cached prompt token counts against a budget. */
+    private readonly cachedWeight = 1,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -43,11 +46,13 @@ export class ChatLedger {
       completionTokens: usage.completionTokens ?? 0,
       totalTokens: usage.totalTokens,
       reasoningTokens: usage.reasoningTokens ?? 0,
+      cachedPromptTokens: usage.cachedPromptTokens ?? 0,
     };
     const labels = { provider, model: this.modelLabel(model) };
     this.counters.tokens.inc({ ...labels, kind: 'prompt' }, counts.promptTokens);
     this.counters.tokens.inc({ ...labels, kind: 'completion' }, counts.completionTokens);
     if (counts.reasoningTokens) this.counters.tokens.inc({ ...labels, kind: 'reasoning' }, counts.reasoningTokens);
+    if (counts.cachedPromptTokens) this.counters.tokens.inc({ ...labels, kind: 'cached' }, counts.cachedPromptTokens);
     try {
       await this.store.add(utcDay(this.now()), provider, model, counts);
     } catch (error) {
@@ -65,7 +70,7 @@ export class ChatLedger {
     if (budget === undefined) return;
     let spent: number;
     try {
-      spent = await this.store.totalFor(utcDay(this.now()), provider);
+      spent = await this.store.totalFor(utcDay(this.now()), provider, this.cachedWeight);
     } catch (error) {
       // Without the books the gateway cannot know; it lets the call go rather than stop every completion.
       (caller?.log ?? this.log).warn({ provider, err: error }, 'chat usage unreadable; daily token budget not checked');
@@ -75,7 +80,7 @@ export class ChatLedger {
     const variable = `${provider.toUpperCase().replace(/-/g, '_')}_DAILY_TOKEN_BUDGET`;
     throw upstreamError(
       ErrorCode.UpstreamQuotaExhausted,
-      `The gateway's daily token budget for ${provider} (${variable}=${budget}) is spent: ${spent} tokens today (UTC). Retry after midnight UTC, use another provider, or raise ${variable}.`,
+      `The gateway's daily token budget for ${provider} (${variable}=${budget}) is spent: ${spent} tokens today (UTC, cached prompt tokens at CHAT_CACHED_TOKEN_WEIGHT=${this.cachedWeight}). Retry after midnight UTC, use another provider, or raise ${variable}.`,
       { upstream: provider, upstreamCode: 'DAILY_TOKEN_BUDGET' },
     );
   }
@@ -108,7 +113,7 @@ export function createChatLedger(s: Pick<GatewayServices, 'metrics' | 'config' |
   const registers = [s.metrics.registry];
   const tokens = new Counter({
     name: 'gateway_chat_tokens_total',
-    help: 'Tokens the chat providers reported, by provider, model and kind (prompt, completion, reasoning)',
+    help: 'Tokens the chat providers reported, by provider, model and kind (prompt, completion, reasoning, cached: prompt tokens served from the cache)',
     labelNames: ['provider', 'model', 'kind'] as const,
     registers,
   });
@@ -120,5 +125,5 @@ export function createChatLedger(s: Pick<GatewayServices, 'metrics' | 'config' |
   });
   const budgets = new Map<string, number>();
   for (const c of s.config.chat) if (c.dailyTokenBudget !== undefined) budgets.set(c.id, c.dailyTokenBudget);
-  return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log);
+  return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log, s.config.chatCachedTokenWeight);
 }

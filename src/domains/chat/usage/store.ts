@@ -11,6 +11,8 @@ export interface TokenCounts {
   totalTokens: number;
   /** Of `completionTokens`, the reasoning ones; 0 where the provider does not say. */
   reasoningTokens: number;
+  /** Of `promptTokens`, those served from the provider's cache; 0 where it does not say. */
+  cachedPromptTokens: number;
 }
 
 /** One provider and model on one day: summed tokens and the number of calls counted. */
@@ -27,8 +29,11 @@ export interface ChatUsageStore {
   add(day: string, provider: string, model: string, usage: TokenCounts): Promise<void>;
   /** The day's rows, ordered by provider then model. */
   list(day: string): Promise<ChatUsageRow[]>;
-  /** The day's total tokens of `provider`, all models: what its daily budget is checked against. */
-  totalFor(day: string, provider: string): Promise<number>;
+  /**
+   * The day's tokens of `provider`, all models, as its daily budget counts them: each cached prompt token counts
+   * `cachedWeight` (CHAT_CACHED_TOKEN_WEIGHT), every other token 1.
+   */
+  totalFor(day: string, provider: string, cachedWeight: number): Promise<number>;
 }
 
 /** The UTC day of `ms` as `YYYY-MM-DD`. */
