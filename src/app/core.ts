@@ -38,7 +38,7 @@ export async function createGatewayCore(input: {
 }): Promise<GatewayCore> {
   const { dependencies } = input;
   const { config } = dependencies;
-  const schema = await buildSchema(config.domains);
+  const schema = await buildSchema(config.domains, config.subgraph);
   const trusted = loadTrustedToolset(schema, config);
   // The domains' state is built from the services it belongs to; nothing reads it before an operation runs.
   const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });

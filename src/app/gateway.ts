@@ -11,6 +11,7 @@ import { graphiqlExamples, type DomainServicesOptions } from '../domains/index.j
 import type { OperationPipeline } from '../pipeline/index.js';
 import { createGatewayCore } from './core.js';
 import type { InProcessTransport } from '../transports/inProcess.js';
+import { servedOperationText } from '../schema/renames.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { createSharedState } from '../state/index.js';
@@ -101,7 +102,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     pipeline,
     fairShare,
     health,
-    graphiql: createGraphiqlHandler({ examples: () => [...graphiqlExamples] }),
+    // GraphiQL's tabs with the type names this schema serves (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES).
+    graphiql: createGraphiqlHandler({ examples: () => graphiqlExamples.map((e) => ({ ...e, query: servedOperationText(e.query, schema) })) }),
     mcp: createMcpEndpoint({ services, pipeline }),
     heartbeatMs: options.multipartHeartbeatMs,
     direct: options.directExecution,
@@ -117,7 +119,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const origin = `http://${host}:${addr.port}`;
   health.ready = true;
   if (options.envFile) log.info({ envFile: options.envFile.path, variables: options.envFile.variables }, `read ${options.envFile.variables.length} variables from ${options.envFile.path}`);
-  for (const u of upstreams) {
+  for (const u of upstreams.filter((x) => x.served)) {
     const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
     log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
   }

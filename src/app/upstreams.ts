@@ -30,11 +30,12 @@ export function resolveUpstreams(config: GatewayConfig, sandbox: Sandbox | undef
     const base = need('sandbox').baseUrls[chat.id as 'glm' | 'ark' | 'deepseek' | 'moonshot'];
     Object.assign(chat, { baseUrl: base, apiKey: SANDBOX_CREDENTIAL });
   }
-  // Only the served domains' upstreams: the others are never called, so `upstreams`, `/readyz` and the log leave them out.
+  // Every domain's upstreams: `upstreams` (the gateway domain) answers for the whole graph, also when the domains run
+  // as several instances. Those of the domains not served here are never called: `/readyz` and the log leave them out.
   const served = (domain: GatewayDomain) => config.domains.includes(domain);
   return [
-    ...(served('enterprise') ? [{ id: 'graph', mode: config.graph.mode, baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}` }] : []),
-    ...(served('titles') ? [{ id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl }] : []),
-    ...(served('chat') ? config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl })) : []),
+    { id: 'graph', mode: config.graph.mode, baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}`, served: served('enterprise') },
+    { id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl, served: served('titles') },
+    ...config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl, served: served('chat') })),
   ];
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from './limits.js';
-import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type OperatorModelFacts, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
+import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type FieldOverride, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type OperatorModelFacts, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
 
-export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type GatewayDomain, type OperatorModelFacts } from './variables.js';
+export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type FieldOverride, type GatewayDomain, type OperatorModelFacts } from './variables.js';
 
 /**
  * Start-up configuration, parsed once from the environment. Each variable is declared once, with its meaning and
@@ -186,6 +186,18 @@ export interface GatewayConfig {
   secrets: string[];
   /** {@link VARIABLES.GATEWAY_DOMAINS} */
   domains: GatewayDomain[];
+  /** The subgraph as a router sees it: its types' names and the fields it takes over. */
+  subgraph: SubgraphOptions;
+}
+
+/** How the subgraph presents itself to a router (src/schema/renames.ts, src/schema/routerDirectives.ts). */
+export interface SubgraphOptions {
+  /** SUBGRAPH_TYPE_PREFIX: put before every domain type's name (`Ops`). @default none */
+  typePrefix?: string;
+  /** SUBGRAPH_RENAMES: single types' names, old to new. @default none */
+  renames?: Readonly<Record<string, string>>;
+  /** SUBGRAPH_OVERRIDES: fields taken over from other subgraphs. @default none */
+  overrides?: readonly FieldOverride[];
 }
 
 /** One bad variable: its name and what is wrong with its value, with the fix. */
@@ -514,5 +526,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatProviderMaxConnections: values.CHAT_PROVIDER_MAX_CONNECTIONS,
     secrets,
     domains: values.GATEWAY_DOMAINS ?? [...GATEWAY_DOMAINS],
+    subgraph: { typePrefix: values.SUBGRAPH_TYPE_PREFIX, renames: values.SUBGRAPH_RENAMES ?? {}, overrides: values.SUBGRAPH_OVERRIDES ?? [] },
   };
 }

@@ -167,8 +167,12 @@ export const file: ValueType<string> = { name: 'file path', parse: (value) => va
 /** A host name or address; that it resolves is checked at start (`checkAtStart`). */
 export const host: ValueType<string> = { name: 'host name or address', parse: (value) => value };
 
-/** The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields). */
-export const GATEWAY_DOMAINS = ['enterprise', 'chat', 'titles'] as const;
+/**
+ * The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields);
+ * `gateway` holds the fields about the graph itself (`upstreams`, `serverTime`), served by one instance of a split
+ * deployment.
+ */
+export const GATEWAY_DOMAINS = ['enterprise', 'chat', 'titles', 'gateway'] as const;
 export type GatewayDomain = (typeof GATEWAY_DOMAINS)[number];
 
 /** A comma-separated subset of {@link GATEWAY_DOMAINS}, in their order. */
@@ -180,6 +184,67 @@ const domains: ValueType<GatewayDomain[]> = {
     if (unknown !== undefined) throw new BadValue(`${JSON.stringify(unknown)} is not a domain; list some of ${GATEWAY_DOMAINS.join(', ')}, separated by commas (unset: all)`);
     // An empty list is the default, as unset is: every domain.
     return named.length ? GATEWAY_DOMAINS.filter((d) => named.includes(d)) : [...GATEWAY_DOMAINS];
+  },
+};
+
+/** A GraphQL type name a router may see: a letter first (a leading `_` is the federation machinery's). */
+const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+const typePrefix: ValueType<string> = {
+  name: 'GraphQL name',
+  parse(value) {
+    if (!TYPE_NAME.test(value)) throw new BadValue(`${JSON.stringify(value)} cannot start a GraphQL type name; use letters, digits and _, a letter first, e.g. Ops`);
+    return value;
+  },
+};
+
+/** `Old=New,…`: each type's name as a router sees it. That `Old` is a type of the graph is checked when the schema is built. */
+const typeRenames: ValueType<Record<string, string>> = {
+  name: 'comma-separated `Old=New` pairs',
+  parse(value) {
+    const renames: Record<string, string> = {};
+    const targets = new Map<string, string>();
+    for (const pair of list.parse(value)) {
+      const [from, to, ...rest] = pair.split('=').map((x) => x.trim());
+      if (to === undefined || rest.length) throw new BadValue(`${JSON.stringify(pair)} is not Old=New; write e.g. Title=Movie,OrderDirection=SortDirection`);
+      for (const name of [from, to]) {
+        if (!TYPE_NAME.test(name)) throw new BadValue(`${JSON.stringify(name)} in ${JSON.stringify(pair)} is not a GraphQL type name; use letters, digits and _, a letter first`);
+      }
+      if (from in renames) throw new BadValue(`${from} is renamed twice (to ${renames[from]} and to ${to}); keep one`);
+      const twice = targets.get(to);
+      if (twice !== undefined) throw new BadValue(`${twice} and ${from} are both renamed to ${to}; give each its own name`);
+      renames[from] = to;
+      targets.set(to, from);
+    }
+    return renames;
+  },
+};
+
+/** One field taken over from another subgraph by `@override` (SUBGRAPH_OVERRIDES). */
+export interface FieldOverride {
+  /** The type as the router sees it (after renames). */
+  type: string;
+  field: string;
+  /** The subgraph that resolves the field until now. */
+  from: string;
+  /** Progressive override: `percent(N)`, or a label the router's configuration turns on. */
+  label?: string;
+}
+
+/** Apollo's label grammar: `percent(N)` with N a number from 0 to 100, or a name of letters, digits, `_-:.`. */
+const OVERRIDE_LABEL = /^(percent\((100|\d{1,2}(\.\d+)?)\)|[A-Za-z][A-Za-z0-9_\-:.]*)$/;
+
+/** `Type.field=subgraph[@label],…`. */
+const fieldOverrides: ValueType<FieldOverride[]> = {
+  name: 'comma-separated `Type.field=subgraph[@label]`',
+  parse(value) {
+    return list.parse(value).map((entry) => {
+      const match = /^([A-Za-z][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)=([A-Za-z_][A-Za-z0-9_-]*)(?:@(.+))?$/.exec(entry.replace(/\s+/g, ''));
+      if (!match) throw new BadValue(`${JSON.stringify(entry)} is not Type.field=subgraph or Type.field=subgraph@label; write e.g. Title.plot=movies@percent(10)`);
+      const [, type, field, from, label] = match;
+      if (label !== undefined && !OVERRIDE_LABEL.test(label)) throw new BadValue(`${JSON.stringify(label)} in ${JSON.stringify(entry)} is not an override label; use percent(0..100) or a name of letters, digits, _ - : .`);
+      return { type, field, from, ...(label === undefined ? {} : { label }) };
+    });
   },
 };
 
@@ -316,9 +381,24 @@ export const VARIABLES = {
   GATEWAY_REPLICAS: { type: positive, default: '1', description: 'how many replicas share the limits: it sizes the OMDb quota slices and the `*_RPM` leases each replica holds ahead (what it may spend while Redis is unreachable), and the daily token budgets\' per-replica share during an outage' },
   GATEWAY_DOMAINS: {
     type: domains,
-    defaultText: 'all three',
-    description: 'the domains this gateway serves, standalone and as a subgraph: only their root fields, types and upstreams (schema/README.md lists the root names each claims)',
-    example: 'enterprise,chat,titles',
+    defaultText: 'all four',
+    description: 'the domains this gateway serves, standalone and as a subgraph: only their root fields, types and upstreams (schema/README.md lists the root names each claims). `gateway` is the graph\'s own fields (`upstreams`, `serverTime`): when the domains run as several instances behind a router, exactly one of them serves it',
+    example: 'enterprise,chat,titles,gateway',
+  },
+  SUBGRAPH_TYPE_PREFIX: {
+    type: typePrefix,
+    description: 'put before the name of every type of the domains as a router sees it (`Ops`: `OpsTitle`, `OpsChatMessage`…), in the SDL, in `__typename` and in entity representations; `PageInfo` (Relay\'s, shared) and the scalars keep theirs. Unset: the names of schema/',
+    example: 'Ops',
+  },
+  SUBGRAPH_RENAMES: {
+    type: typeRenames,
+    description: 'renames single types the same way, `Old=New,…` (e.g. `Title=Movie,OrderDirection=SortDirection`); a type named here is not prefixed. Start-up stops when `Old` is no type of the graph or two types would share a name',
+    example: 'Title=Movie,OrderDirection=SortDirection',
+  },
+  SUBGRAPH_OVERRIDES: {
+    type: fieldOverrides,
+    description: 'fields this subgraph takes over from another subgraph with `@override(from:, label:)`, `Type.field=subgraph[@label],…` with the type as the router sees it (e.g. `Movie.plot=movies@percent(10)`: 10 % of requests move here first). Start-up stops when the field is not one of the graph; docs/federation.md shows the steps',
+    example: 'Title.plot=movies@percent(10)',
   },
   MCP_OPERATIONS: { type: text, defaultText: '`operations/mcp`', description: 'folder of `.graphql` files whose named operations are the tools of `/mcp` and what chat `graphTools` may name; checked at start' },
   MCP_ALLOW_MUTATIONS: { type: boolean, default: 'false', description: 'offer the folder\'s mutations as tools too' },

@@ -8,6 +8,8 @@ export interface ResolvedUpstream {
   id: string;
   mode: 'live' | 'sandbox';
   baseUrl: string;
+  /** Its domain is served here (GATEWAY_DOMAINS): this instance calls it. */
+  served: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface DomainServices {}
  * what the upstream clients are built from, the clients themselves, the trusted operations and each domain's state.
  */
 export interface GatewayServices extends UpstreamDependencies {
-  /** Each upstream as resolved at start-up: live base URL, or the in-process sandbox's. */
+  /** Each upstream of every domain as resolved at start-up: live base URL, or the in-process sandbox's. */
   upstreams: ResolvedUpstream[];
   /** Every upstream client (upstreams/clients.ts). */
   clients: UpstreamClients;

@@ -8,14 +8,16 @@ import { enterpriseExamples, enterpriseResolvers, estimateGraphRequests } from '
 import { createLiveHealth, type LiveHealthOptions } from './enterprise/live/feed.js';
 import { gatewayExamples, gatewayResolvers } from './gateway/resolvers.js';
 import type { GraphiqlExample } from './graphiqlExample.js';
+import { scalarResolvers } from './scalars/index.js';
 import { estimateOmdbBeforeRun, titlesExamples, titlesResolvers } from './titles/index.js';
 
 /**
- * Every domain's resolvers (no domain: the gateway's own, always served); `buildSchema` (src/schema/build.ts) merges
+ * Every domain's resolvers (no domain: the shared scalars, always served); `buildSchema` (src/schema/build.ts) merges
  * those of the served domains (GATEWAY_DOMAINS) onto the SDL of `schema/`.
  */
 export const resolvers: Array<{ domain?: GatewayDomain; resolvers: Resolvers }> = [
-  { resolvers: gatewayResolvers },
+  { resolvers: scalarResolvers },
+  { domain: 'gateway', resolvers: gatewayResolvers },
   { domain: 'enterprise', resolvers: enterpriseResolvers },
   { domain: 'chat', resolvers: chatResolvers },
   { domain: 'titles', resolvers: titlesResolvers },

@@ -290,7 +290,7 @@ export type ChatModel = {
   source: ChatModelSource;
   /** Takes `tools` (and `graphTools`). */
   tools: Scalars['Boolean']['output'];
-  /** What the gateway sends upstream as `model` (Ark: the inference endpoint id). */
+  /** What the gateway sends upstream as `model` (Ark: the inference endpoint id, an account's own). Inaccessible through a router. */
   upstreamModel: Scalars['String']['output'];
   vision: Scalars['Boolean']['output'];
 };
@@ -708,7 +708,11 @@ export type Query = {
    * no such title. `year` and `type` narrow a lookup by title.
    */
   title?: Maybe<Title>;
-  /** The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. */
+  /**
+   * The upstream services behind this graph: whether each is live or served by the built-in sandbox, and where. Every
+   * domain's upstreams, also when this instance serves only some domains (the instances of one deployment share their
+   * upstream configuration).
+   */
   upstreams: Array<Upstream>;
 };
 
@@ -1206,7 +1210,7 @@ export type TitleType =
 
 export type Upstream = {
   __typename?: 'Upstream';
-  /** Base URL requests are sent to (no credentials in it). */
+  /** Base URL requests are sent to (no credentials in it). Inaccessible through a router: addresses stay inside. */
   baseUrl: Scalars['String']['output'];
   /** `graph`, `omdb`, or a chat provider id. */
   id: Scalars['ID']['output'];

@@ -9,6 +9,7 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
+import { servedTypeName } from '../schema/renames.js';
 
 /** What walking a selection needs from the resolver's `info`. */
 export type SelectionContext = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;
@@ -53,14 +54,16 @@ function collect(set: SelectionSetNode | undefined, typeName: string, sc: Select
 }
 
 /**
- * The fields the given nodes select on an object of `typeName`, by response key, as graphql-js would execute them:
- * aliases apart, inline and named fragments merged, `@skip`/`@include` applied with the operation's variables.
+ * The fields the given nodes select on an object of `type` (named as in `schema/`, whatever SUBGRAPH_TYPE_PREFIX or
+ * SUBGRAPH_RENAMES serve it as), by response key, as graphql-js would execute them: aliases apart, inline and named
+ * fragments merged, `@skip`/`@include` applied with the operation's variables.
  */
-export function selectedFields(nodes: readonly FieldNode[], typeName: string, sc: SelectionContext): SelectedField[] {
+export function selectedFields(nodes: readonly FieldNode[], type: string, sc: SelectionContext): SelectedField[] {
+  const typeName = servedTypeName(sc.schema, type);
   const byKey = new Map<string, FieldNode[]>();
   for (const node of nodes) collect(node.selectionSet, typeName, sc, byKey, new Set());
-  const type = sc.schema.getType(typeName);
-  const defs = isObjectType(type) ? type.getFields() : {};
+  const served = sc.schema.getType(typeName);
+  const defs = isObjectType(served) ? served.getFields() : {};
   const out: SelectedField[] = [];
   for (const fieldNodes of byKey.values()) {
     const name = fieldNodes[0].name.value;

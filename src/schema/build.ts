@@ -2,6 +2,7 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import {
   buildASTSchema,
   concatAST,
+  GraphQLScalarType,
   isObjectType,
   isScalarType,
   isUnionType,
@@ -17,9 +18,11 @@ import {
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GATEWAY_DOMAINS, type GatewayDomain } from '../config/env.js';
+import { GATEWAY_DOMAINS, type GatewayDomain, type SubgraphOptions } from '../config/env.js';
 import { badInput } from '../errors/codes.js';
 import { domainOfFile, recordDomains, ROOT_TYPES } from './domains.js';
+import { planRenames, recordRenames, renameTypes } from './renames.js';
+import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../domains/index.js';
 import type { GatewayContext } from '../context/request.js';
@@ -32,51 +35,85 @@ export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..
 /** The generated public schema at the project root (`npm run schema`), for frontends' code generators. */
 export const publicSchemaFile = join(schemaDir, '..', 'schema.graphql');
 
-/**
- * The `schema/*.graphql` of the given domains (one file or more per domain, plus the gateway's own fields and the
- * federation `@link`) as one document. Domains only extend the root types; a root type no served file defines (no
- * domain with mutations, say) is defined by its first extension.
- */
-export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<DocumentNode> {
+/** Every `schema/*.graphql` file as one document; each definition keeps its file's name as its source (domainOf). */
+async function allTypeDefs(): Promise<DocumentNode> {
   const files = (await readdir(schemaDir)).filter((f) => f.endsWith('.graphql')).sort();
-  const served = files.filter((f) => {
-    const domain = domainOfFile(f);
-    return domain === undefined || domains.includes(domain);
+  const texts = await Promise.all(files.map((f) => readFile(join(schemaDir, f), 'utf8')));
+  return concatAST(texts.map((text, i) => parse(new Source(text, files[i]))));
+}
+
+/**
+ * The definitions of the given domains (one file or more per domain, plus `common.graphql` and the federation `@link`)
+ * as one document. Domains only extend the root types; a root type no served file defines (no domain with mutations,
+ * say) is defined by its first extension.
+ */
+function servedDefinitions(all: DocumentNode, domains: readonly GatewayDomain[]): DocumentNode {
+  const served = all.definitions.filter((d) => {
+    const domain = d.loc && domainOfFile(d.loc.source.name);
+    return !domain || domains.includes(domain);
   });
-  const texts = await Promise.all(served.map((f) => readFile(join(schemaDir, f), 'utf8')));
-  // Each definition keeps its file's name as its source: the domain of a type or root field (domainOf).
-  const document = concatAST(texts.map((text, i) => parse(new Source(text, served[i]))));
-  const defined = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
-  const definitions = document.definitions.map((d): DefinitionNode => {
+  const defined = new Set(served.flatMap((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION ? [d.name.value] : [])));
+  const definitions = served.map((d): DefinitionNode => {
     if (d.kind !== Kind.OBJECT_TYPE_EXTENSION || !ROOT_TYPES.has(d.name.value) || defined.has(d.name.value)) return d;
     defined.add(d.name.value);
     return { ...d, kind: Kind.OBJECT_TYPE_DEFINITION };
   });
-  return { ...document, definitions };
+  return { ...all, definitions };
+}
+
+/** The SDL of the given domains with the names of `schema/` and no directive added: codegen's and the public schema's view. */
+export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<DocumentNode> {
+  return servedDefinitions(await allTypeDefs(), domains);
+}
+
+/**
+ * The SDL a router reads from this subgraph: the served domains' definitions with their `@tag`s, renamed
+ * (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES), with the `@override`s of SUBGRAPH_OVERRIDES; and the renames made.
+ * Renames and overrides are checked against every domain, so a typo stops start-up whichever domains are served.
+ */
+async function routerTypeDefs(domains: readonly GatewayDomain[], options: SubgraphOptions): Promise<{ typeDefs: DocumentNode; renames: ReadonlyMap<string, string> }> {
+  const all = await allTypeDefs();
+  const renames = planRenames(all, options);
+  const typeDefs = renameTypes(withDomainTags(servedDefinitions(all, domains)), renames);
+  return { typeDefs: withOverrides(typeDefs, options.overrides ?? [], renameTypes(all, renames)), renames };
 }
 
 /**
  * The executable schema: a Federation v2 subgraph (`_service`, `_entities`, `__resolveReference` per entity) over the
- * SDL and resolvers of the served domains (GATEWAY_DOMAINS). Served standalone it answers exactly as a plain schema would.
+ * SDL and resolvers of the served domains (GATEWAY_DOMAINS), its types named as `options` says. Served standalone it
+ * answers exactly as a plain schema would.
  */
-export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<GraphQLSchema> {
-  const typeDefs = await subgraphTypeDefs(domains);
-  const merged = mergeResolvers(resolvers.filter((r) => r.domain === undefined || domains.includes(r.domain)).map((r) => r.resolvers));
+export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS, options: SubgraphOptions = {}): Promise<GraphQLSchema> {
+  const { typeDefs, renames } = await routerTypeDefs(domains, options);
+  const merged = renameResolvers(mergeResolvers(resolvers.filter((r) => r.domain === undefined || domains.includes(r.domain)).map((r) => r.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);
-  checkRepresentations(schema);
+  checkRepresentations(schema, renames.get('Title') ?? 'Title');
   // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
   const served = withIncrementalDirectives(schema);
   recordDomains(served, typeDefs);
+  recordRenames(served, renames);
   return served;
+}
+
+/** The resolver map under the served type names; a renamed scalar gets a copy under its new name (@apollo/subgraph copies every property of a scalar, its name too). */
+function renameResolvers(map: Record<string, unknown>, renames: ReadonlyMap<string, string>): Record<string, unknown> {
+  if (renames.size === 0) return map;
+  return Object.fromEntries(
+    Object.entries(map).map(([type, value]) => {
+      const to = renames.get(type);
+      if (to === undefined) return [type, value];
+      return [to, isScalarType(value) ? new GraphQLScalarType({ ...value.toConfig(), name: to }) : value];
+    }),
+  );
 }
 
 /**
  * `_entities` checks its representations before @apollo/subgraph reads them: a representation that is not an object
  * or names no entity of this subgraph is BAD_USER_INPUT naming it, where the library would fail with an internal error.
  */
-function checkRepresentations(schema: GraphQLSchema): void {
+function checkRepresentations(schema: GraphQLSchema, titleType: string): void {
   const field = schema.getQueryType()?.getFields()._entities;
   const entity = schema.getType('_Entity');
   if (!field?.resolve || !isUnionType(entity)) return;
@@ -87,7 +124,7 @@ function checkRepresentations(schema: GraphQLSchema): void {
       const typename = r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
       if (typeof typename !== 'string' || !entities.includes(typename)) {
         throw badInput(
-          `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "Title", "imdbId": "tt0078346"}.`,
+          `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "${titleType}", "imdbId": "tt0078346"}.`,
           'representations',
         );
       }
@@ -128,8 +165,8 @@ function assertResolversMatchSchema(schema: GraphQLSchema, map: Record<string, u
 }
 
 /** This subgraph's SDL as a router reads it from `_service { sdl }` (federation directives included). */
-export async function subgraphSdl(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS): Promise<string> {
-  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: await subgraphTypeDefs(domains) }));
+export async function subgraphSdl(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS, options: SubgraphOptions = {}): Promise<string> {
+  return printSubgraphSchema(buildSubgraphSchema({ typeDefs: (await routerTypeDefs(domains, options)).typeDefs }));
 }
 
 /** `_entities`, `_service`, `_Any`, `link__Import`, `federation__FieldSet`: the federation machinery. */

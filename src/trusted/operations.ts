@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, type GatewayError } from '../errors/codes.js';
+import { renamesOf, renameTypes } from '../schema/renames.js';
 import { variablesSchema, type JsonSchema } from './variablesSchema.js';
 
 /** `operations/mcp` at the project root: the same relative path from `src/trusted` and `dist/trusted`. */
@@ -129,7 +130,8 @@ export function checkArguments(schema: GraphQLSchema, op: TrustedOperation, give
 function operationsOf(schema: GraphQLSchema, path: string, text: string): TrustedOperation[] {
   let document: DocumentNode;
   try {
-    document = parse(text);
+    // Written with the type names of `schema/` (or those served); SUBGRAPH_TYPE_PREFIX and SUBGRAPH_RENAMES apply.
+    document = renameTypes(parse(text), renamesOf(schema));
   } catch (error) {
     throw new OperationsFileError(`${path}: ${(error as Error).message}`);
   }

@@ -1,6 +1,7 @@
 import type { FieldNode } from 'graphql';
 import { stableEstimator } from '../../planning/upstreamEstimate.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
+import { servedTypeName } from '../../schema/renames.js';
 
 const BATCH = 20;
 const DEFAULT_PAGE = 100;
@@ -44,10 +45,12 @@ export const estimateGraphRequests = stableEstimator((op) => {
   }
   for (const entities of top.filter((f) => f.name === '_entities')) {
     const services = new Set<string>();
+    // A router names the entities as this schema serves them (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES).
+    const [service, message, issue] = ['ServiceHealth', 'ServiceUpdateMessage', 'ServiceHealthIssue'].map((t) => servedTypeName(op.schema, t));
     for (const { __typename, id } of representations(entities.args)) {
-      if (__typename === 'ServiceHealth') services.add(id);
-      if (__typename === 'ServiceUpdateMessage') messageIds.add(id);
-      if (__typename === 'ServiceHealthIssue') issueIds.add(id);
+      if (__typename === service) services.add(id);
+      if (__typename === message) messageIds.add(id);
+      if (__typename === issue) issueIds.add(id);
     }
     services.forEach((id) => ids.add(id));
     count += extraIssueSets(entities.nodes, sc, services.size);

@@ -2,14 +2,11 @@ import type { GraphiqlExample } from '../graphiqlExample.js';
 import { badInput } from '../../errors/codes.js';
 import type { Resolvers } from '../../generated/resolvers.js';
 import { eventStream } from '../../execution/eventStream.js';
-import { DateScalar } from './date.js';
-import { DateTimeScalar } from './dateTime.js';
 
-/** Fields about the gateway itself. */
+/** The gateway domain: fields about the graph itself (`schema/gateway.graphql`). */
 export const gatewayResolvers: Resolvers = {
-  DateTime: DateTimeScalar,
-  Date: DateScalar,
   Query: {
+    // Every domain's upstreams, served here or not: in a split deployment this one instance answers for the graph.
     upstreams: (_root, _args, ctx) =>
       ctx.services.upstreams.map((u) => ({ id: u.id, mode: u.mode === 'live' ? 'LIVE' : 'SANDBOX', baseUrl: u.baseUrl })),
   },

@@ -14,6 +14,7 @@
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { selectedFields } from '../../planning/selection.js';
+import { servedTypeName } from '../../schema/renames.js';
 import { OperationKey, operationValue, setOperationValue, type GatewayContext } from '../../context/request.js';
 import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
@@ -69,7 +70,7 @@ class Estimate {
         for (const r of representations ?? []) {
           const ref = (r ?? {}) as Record<string, unknown>;
           // Only the fields selected on Title count: fields() keeps fragments that apply to it.
-          if (ref.__typename === 'Title') this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
+          if (ref.__typename === servedTypeName(this.info.schema, 'Title')) this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
         }
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
@@ -136,7 +137,7 @@ class Estimate {
         }
         case 'episodes': {
           if (type && type !== 'SERIES') break;
-          const def = this.info.schema.getType('Title');
+          const def = this.info.schema.getType(servedTypeName(this.info.schema, 'Title'));
           const args = def && 'getFields' in def ? getArgumentValues((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues) : {};
           const n = Number(args.season);
           if (n >= 1) this.season(subject, n, field.selectionSet);
