@@ -59,6 +59,9 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
     REDIS_COMMAND_TIMEOUT_MS: { REDIS_URL: 'redis://127.0.0.1:6379/0', REDIS_COMMAND_TIMEOUT_MS: '77' },
     GRAPH_API_VERSION: { GRAPH_API_VERSION: 'beta' },
     GATEWAY_DOMAINS: { GATEWAY_DOMAINS: 'chat' },
+    SUBGRAPH_TYPE_PREFIX: { SUBGRAPH_TYPE_PREFIX: 'Ops' },
+    SUBGRAPH_RENAMES: { SUBGRAPH_RENAMES: 'Title=Movie' },
+    SUBGRAPH_OVERRIDES: { SUBGRAPH_OVERRIDES: 'Title.plot=movies@percent(10)' },
   };
   if (special[name]) return special[name];
   if (/whole number|port/.test(type)) return { [name]: String(Number(fallback ?? 0) + 7) };
