@@ -64,7 +64,7 @@ export function planRenames(document: DocumentNode, options: SubgraphOptions): R
     const other = byServedName.get(to);
     if (other !== undefined) {
       const variable = renames[name] !== undefined || renames[other] !== undefined ? 'SUBGRAPH_RENAMES' : 'SUBGRAPH_TYPE_PREFIX';
-      throw new ConfigError(variable, `${other} and ${name} would both be named ${to} as the router sees them; rename one of them (SUBGRAPH_RENAMES=${name}=…).`);
+      throw new ConfigError(variable, `${other} and ${name} would both be named ${to} as the router sees them; give one of them another name in SUBGRAPH_RENAMES.`);
     }
     byServedName.set(to, name);
   }
