@@ -1,27 +1,36 @@
 /**
- * `npm run supergraph -- [--out file] [--url url] [--name name] [subgraph.graphql[=url] …]`
+ * `npm run supergraph -- [--out file] [--url url] [--name name] [--instance domains=url …]
+ *   [--exclude-tag tag …] [--include-tag tag …] [subgraph.graphql[=url] …]`
  *
  * Composes this gateway's subgraph with the subgraph SDL files given (Apollo Federation v2, with
  * @theguild/federation-composition: no network, no CLI download) and writes the supergraph SDL that Apollo Router or
- * Hive Gateway serves. Each file's subgraph is named after the file (`reviews.graphql` → `reviews`); `=url` gives its
- * routing URL. A composition error is printed as one numbered list, and the exit code is 1 (2 for bad arguments).
+ * Hive Gateway serves. The subgraph is the one the environment configures (GATEWAY_DOMAINS, SUBGRAPH_TYPE_PREFIX,
+ * SUBGRAPH_RENAMES, SUBGRAPH_OVERRIDES); `--instance enterprise,gateway=http://…` (repeated) composes one instance per
+ * set of domains instead, each named after its domains (`enterprise_gateway`). Each file's subgraph is named after the
+ * file (`people.graphql` → `people`); `=url` gives its routing URL. `--exclude-tag chat` / `--include-tag …` write a
+ * contract variant: the elements so tagged (each domain's `@tag(name: "<domain>")`) are left out or kept, and what
+ * nothing reaches any more is left out too. A composition error is printed as one numbered list, and the exit code
+ * is 1 (2 for bad arguments or configuration).
  */
-import { composeServices, type ServiceDefinition } from '@theguild/federation-composition';
+import { composeSchemaContract, composeServices, type ServiceDefinition } from '@theguild/federation-composition';
 import { parse, type GraphQLError } from 'graphql';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ConfigError, GATEWAY_DOMAINS, loadConfig, type GatewayDomain } from '../config/env.js';
 import { subgraphSdl } from '../schema/build.js';
 
 /** What `npm start` serves by default (PORT 4000 on loopback). */
 const DEFAULT_URL = 'http://127.0.0.1:4000/graphql';
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url ${DEFAULT_URL}] [--name gateway] [subgraph.graphql[=http://host/graphql] …]`);
+  console.error(
+    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url ${DEFAULT_URL}] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [--include-tag tag …] [subgraph.graphql[=http://host/graphql] …]`,
+  );
   process.exit(2);
 }
 
-/** `reviews.graphql=http://…` → the subgraph named `reviews` at that URL. */
+/** `people.graphql=http://…` → the subgraph named `people` at that URL. */
 async function subgraphFromArgument(argument: string): Promise<ServiceDefinition> {
   const at = argument.search(/=https?:\/\//);
   const file = at === -1 ? argument : argument.slice(0, at);
@@ -40,6 +49,16 @@ async function subgraphFromArgument(argument: string): Promise<ServiceDefinition
   }
 }
 
+/** `enterprise,gateway=http://…` → the domains and the URL of one instance of this gateway. */
+function instanceFromArgument(argument: string): { domains: GatewayDomain[]; url: string } {
+  const at = argument.search(/=https?:\/\//);
+  if (at === -1) usage(`--instance ${argument}: write the instance's domains and its URL, e.g. --instance enterprise,gateway=http://ops-enterprise:4000/graphql`);
+  const named = argument.slice(0, at).split(',').map((d) => d.trim());
+  const unknown = named.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
+  if (unknown !== undefined || named.length === 0) usage(`--instance ${argument}: ${JSON.stringify(unknown ?? '')} is not a domain; use some of ${GATEWAY_DOMAINS.join(', ')}`);
+  return { domains: named as GatewayDomain[], url: argument.slice(at + 1) };
+}
+
 /** Each error once, with its subgraph-independent code, as one readable list. */
 function describeErrors(errors: readonly GraphQLError[]): string {
   const lines = errors.map((e, i) => {
@@ -53,25 +72,58 @@ const { values, positionals } = (() => {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { out: { type: 'string', default: 'supergraph.graphql' }, url: { type: 'string', default: DEFAULT_URL }, name: { type: 'string', default: 'gateway' } },
+      options: {
+        out: { type: 'string', default: 'supergraph.graphql' },
+        url: { type: 'string', default: DEFAULT_URL },
+        name: { type: 'string', default: 'gateway' },
+        instance: { type: 'string', multiple: true, default: [] },
+        'exclude-tag': { type: 'string', multiple: true, default: [] },
+        'include-tag': { type: 'string', multiple: true, default: [] },
+      },
     });
   } catch (error) {
     usage((error as Error).message);
   }
 })();
 
-const subgraphs: ServiceDefinition[] = [{ name: values.name, url: values.url, typeDefs: parse(await subgraphSdl()) }];
+const config = (() => {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
+    process.exit(2);
+  }
+})();
+
+async function ourSdl(domains: readonly GatewayDomain[]): Promise<string> {
+  try {
+    return await subgraphSdl(domains, config.subgraph);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
+    process.exit(2);
+  }
+}
+
+const instances = values.instance.map(instanceFromArgument);
+const subgraphs: ServiceDefinition[] = instances.length
+  ? await Promise.all(instances.map(async (i) => ({ name: i.domains.join('_'), url: i.url, typeDefs: parse(await ourSdl(i.domains)) })))
+  : [{ name: values.name, url: values.url, typeDefs: parse(await ourSdl(config.domains)) }];
 for (const argument of positionals) subgraphs.push(await subgraphFromArgument(argument));
 const names = subgraphs.map((s) => s.name);
 const twice = names.find((n, i) => names.indexOf(n) !== i);
-if (twice) usage(`two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name).`);
+if (twice) usage(`two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`);
 
-const result = composeServices(subgraphs);
+const filter = { include: new Set(values['include-tag']), exclude: new Set(values['exclude-tag']) };
+const contract = filter.include.size > 0 || filter.exclude.size > 0;
+const result = contract ? composeSchemaContract(subgraphs, filter, true) : composeServices(subgraphs);
 if (result.errors) {
   console.error(describeErrors(result.errors));
   process.exit(1);
 }
 await writeFile(values.out, result.supergraphSdl);
 const missing = subgraphs.filter((s) => !s.url).map((s) => s.name);
-console.log(`wrote ${values.out}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
+const variant = contract ? ` (contract:${filter.include.size ? ` with ${[...filter.include].join(', ')}` : ''}${filter.exclude.size ? ` without ${[...filter.exclude].join(', ')}` : ''})` : '';
+console.log(`wrote ${values.out}${variant}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
 if (missing.length) console.log(`note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`);

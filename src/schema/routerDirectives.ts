@@ -4,7 +4,7 @@
  * (the tags follow the files, so a new type cannot miss its tag), and `@override` on the fields SUBGRAPH_OVERRIDES
  * takes over from another subgraph.
  */
-import { Kind, type ConstDirectiveNode, type DefinitionNode, type DocumentNode, type FieldDefinitionNode } from 'graphql';
+import { Kind, type ConstDirectiveNode, type DefinitionNode, type DocumentNode, type FieldDefinitionNode, type TypeNode } from 'graphql';
 import { ConfigError, type FieldOverride } from '../config/env.js';
 import { domainOfFile, ROOT_TYPES } from './domains.js';
 
@@ -29,11 +29,13 @@ const TAGGED_KINDS: ReadonlySet<string> = new Set([
 
 /**
  * `document` with `@tag(name: "<domain>")` on every type a domain's file defines and on every root field it adds.
- * Left untagged: what `common.graphql` and `subgraph.graphql` define, and `@shareable` value types (`PageInfo`):
- * other subgraphs define those too, and a contract that drops this domain must not take them from theirs (a contract
- * drops them anyway where nothing reaches them).
+ * Left untagged: what `common.graphql` and `subgraph.graphql` define, `@shareable` value types (`PageInfo`,
+ * `ItemBody`…) and the types those refer to (`BodyType`): other subgraphs define them too, and a contract that drops
+ * this domain must neither take them from theirs nor leave a kept type referring to a dropped one (a contract drops
+ * them anyway where nothing reaches them).
  */
 export function withDomainTags(document: DocumentNode): DocumentNode {
+  const shared = sharedTypes(document);
   const definitions = document.definitions.map((d): DefinitionNode => {
     const domain = d.loc && domainOfFile(d.loc.source.name);
     if (!domain || !('name' in d) || !d.name) return d;
@@ -42,11 +44,29 @@ export function withDomainTags(document: DocumentNode): DocumentNode {
       const fields = (d.fields as readonly FieldDefinitionNode[] | undefined)?.map((f) => ({ ...f, directives: [...(f.directives ?? []), tag] }));
       return { ...d, fields } as DefinitionNode;
     }
-    if (!TAGGED_KINDS.has(d.kind) || hasDirective(d as { directives?: readonly ConstDirectiveNode[] }, 'shareable')) return d;
+    if (!TAGGED_KINDS.has(d.kind) || shared.has(d.name.value)) return d;
     return { ...d, directives: [...((d as { directives?: readonly ConstDirectiveNode[] }).directives ?? []), tag] } as DefinitionNode;
   });
   return { ...document, definitions };
 }
+
+/** The `@shareable` types of `document` and every type their fields and arguments refer to, transitively. */
+function sharedTypes(document: DocumentNode): Set<string> {
+  const byName = new Map<string, DefinitionNode>();
+  for (const d of document.definitions) if ('name' in d && d.name && TAGGED_KINDS.has(d.kind)) byName.set(d.name.value, d);
+  const shared = new Set<string>();
+  const visit = (name: string) => {
+    const d = byName.get(name);
+    if (!d || shared.has(name)) return;
+    shared.add(name);
+    const fields = ('fields' in d ? (d.fields as readonly { type: TypeNode; arguments?: readonly { type: TypeNode }[] }[] | undefined) : undefined) ?? [];
+    for (const f of fields) for (const t of [f.type, ...(f.arguments ?? []).map((a) => a.type)]) visit(namedType(t));
+  };
+  for (const [name, d] of byName) if (hasDirective(d as { directives?: readonly ConstDirectiveNode[] }, 'shareable')) visit(name);
+  return shared;
+}
+
+const namedType = (t: TypeNode): string => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedType(t.type));
 
 /**
  * `document` (with the names a router sees) with `@override(from:, label:)` on each field of `overrides` it defines.

@@ -17,8 +17,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
 /** `npm run supergraph -- …` as a child process (what a user runs). */
-function supergraph(args: string[]) {
-  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], { cwd: root, timeout: 60_000 });
+function supergraph(args: string[], env: Record<string, string> = {}) {
+  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], { cwd: root, timeout: 60_000, env: { ...process.env, ...env } });
 }
 
 let dir: string;
@@ -37,6 +37,28 @@ describe('npm run supergraph', () => {
     expect(sdl).toContain('REVIEWS @join__graph(name: "reviews", url: "http://127.0.0.1:4002/graphql")');
     expect(sdl).toMatch(/type Title\s+@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/);
     expect(sdl).toMatch(/reviews: \[Review!\]! @join__field\(graph: REVIEWS\)/);
+  }, 60_000);
+
+  it('composes one subgraph per --instance, under the configured prefix, and a contract variant with --exclude-tag', async () => {
+    const out = join(dir, 'contract.graphql');
+    const { stdout } = await supergraph(
+      ['--out', out, '--instance', 'enterprise,gateway=http://127.0.0.1:4101/graphql', '--instance', 'titles=http://127.0.0.1:4102/graphql', '--instance', 'chat=http://127.0.0.1:4103/graphql', '--exclude-tag', 'chat'],
+      { SUBGRAPH_TYPE_PREFIX: 'Ops' },
+    );
+    expect(stdout).toContain('(contract: without chat): enterprise_gateway (http://127.0.0.1:4101/graphql), titles (http://127.0.0.1:4102/graphql), chat (http://127.0.0.1:4103/graphql)');
+    const sdl = readFileSync(out, 'utf8');
+    expect(sdl).toMatch(/type OpsTitle\s+@join__type\(graph: TITLES, key: "imdbId"\)/);
+    expect(sdl).toMatch(/upstreams: \[OpsUpstream!\]! @join__field\(graph: ENTERPRISE_GATEWAY\)/);
+    expect(sdl).toMatch(/chatProviders: \[OpsChatProvider!\]! @join__field\(graph: CHAT\)[^\n]*@inaccessible/);
+  }, 60_000);
+
+  it('stops with the configuration error when SUBGRAPH_RENAMES names no type', async () => {
+    const failed = await supergraph(['--out', join(dir, 'never.graphql')], { SUBGRAPH_RENAMES: 'Titel=Movie' }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed!.stderr.trim()).toMatch(/^configuration error: SUBGRAPH_RENAMES: Titel is not a type of this graph/);
   }, 60_000);
 
   it('prints every composition error as one numbered list and exits non-zero', async () => {

@@ -1,0 +1,145 @@
+/**
+ * A supergraph on loopback for the federation suite: instances of this gateway sharing one sandbox, company subgraphs,
+ * both composers, and three routers in-process (Hive Gateway with its JavaScript query planner, Hive Gateway with
+ * Hive Router's Rust query planner, Apollo Gateway).
+ */
+import { composeServices as composeWithApollo } from '@apollo/composition';
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { startStandaloneServer } from '@apollo/server/standalone';
+import { createGatewayRuntime } from '@graphql-hive/gateway';
+import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
+import { composeServices as composeWithGuild, composeSchemaContract } from '@theguild/federation-composition';
+import { parse, type DocumentNode } from 'graphql';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startGateway, type Gateway } from '../../src/app/gateway.js';
+import { loadConfig } from '../../src/config/env.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { LogCapture } from '../support/gateway.js';
+
+export interface Subgraph {
+  name: string;
+  url: string;
+  typeDefs: DocumentNode;
+}
+
+/** One instance of this gateway with its own environment, on the shared sandbox. */
+export interface Instance {
+  name: string;
+  gateway: Gateway;
+  logs: LogCapture;
+  /** Operations this instance ran (what a router sent it). */
+  operations(): Array<Record<string, unknown>>;
+}
+
+export async function startInstance(name: string, env: Record<string, string>, sandbox: Sandbox): Promise<Instance> {
+  const logs = new LogCapture();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const gateway = await startGateway({ config, sandbox, logDestination: logs });
+  return { name, gateway, logs, operations: () => logs.json().filter((l) => l.msg === 'operation') };
+}
+
+/** The subgraph a router composes from an instance: its SDL as the instance serves it from `_service { sdl }`. */
+export async function subgraphOf(instance: Instance): Promise<Subgraph> {
+  const { data } = await post(instance.gateway.url, '{ _service { sdl } }');
+  return { name: instance.name, url: instance.gateway.url, typeDefs: parse((data as { _service: { sdl: string } })._service.sdl) };
+}
+
+export type Composer = 'apollo' | 'guild';
+
+/** Composition errors as `CODE` strings, or none; both composers report the same codes for the fixtures here. */
+export function compositionErrors(composer: Composer, subgraphs: readonly Subgraph[]): string[] {
+  const result = composer === 'apollo' ? composeWithApollo([...subgraphs]) : composeWithGuild([...subgraphs]);
+  return (result.errors ?? []).map((e) => String(e.extensions?.code ?? e.message));
+}
+
+export function supergraph(composer: Composer, subgraphs: readonly Subgraph[]): string {
+  const result = composer === 'apollo' ? composeWithApollo([...subgraphs]) : composeWithGuild([...subgraphs]);
+  if (result.errors?.length) throw new Error(`${composer} composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
+  return result.supergraphSdl!;
+}
+
+/** A contract variant (the Guild's composer): what carries an excluded tag is left out, and what nothing reaches then. */
+export function contractSupergraph(subgraphs: readonly Subgraph[], exclude: string[]): { supergraphSdl: string; publicSdl: string } {
+  const result = composeSchemaContract([...subgraphs], { include: new Set(), exclude: new Set(exclude) }, true);
+  if (result.errors?.length) throw new Error(`contract composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
+  return { supergraphSdl: result.supergraphSdl!, publicSdl: result.publicSdl! };
+}
+
+export interface Router {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export type Planner = 'hive-js' | 'hive-rust';
+
+/**
+ * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs over graphql-ws on `/graphql` (what
+ * docs/federation.md tells a router operator to set), clients subscribe over SSE.
+ */
+export async function startHiveGateway(name: string, supergraphSdl: string, planner: Planner = 'hive-js'): Promise<Router> {
+  const runtime = createGatewayRuntime({
+    supergraph: supergraphSdl,
+    logging: false,
+    ...(planner === 'hive-rust' ? { unifiedGraphHandler } : {}),
+    transportEntries: { '*.http': { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
+  });
+  const server = createServer(runtime);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    name,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await runtime.dispose();
+    },
+  };
+}
+
+/** Apollo Gateway (Apollo Server 5 with `gateway`) over `supergraphSdl`; it serves queries and mutations. */
+export async function startApolloGateway(name: string, supergraphSdl: string): Promise<Router> {
+  const server = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl }), plugins: [ApolloServerPluginInlineTraceDisabled()] });
+  const { url } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
+  return { name, url, stop: () => server.stop() };
+}
+
+export interface GraphQLAnswer {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+}
+
+export async function post(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  return (await res.json()) as GraphQLAnswer;
+}
+
+/** A subscription over GraphQL over SSE (Hive Gateway's default for clients): every `next` payload until `complete`. */
+export async function subscribeOverSse(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer[]> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(20_000),
+  });
+  if (!res.ok || !res.body) throw new Error(`subscription refused: ${res.status} ${await res.text()}`);
+  const events: GraphQLAnswer[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: ?(.*)$/m.exec(block)?.[1];
+      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      if (event === 'complete') return events;
+      if (data) events.push(JSON.parse(data) as GraphQLAnswer);
+    }
+  }
+  return events;
+}
