@@ -234,3 +234,50 @@ describe('a contract without the chat domain (tags, the Guild\'s composer)', () 
     for (const q of QUERIES.slice(1, 5)) expect((await post(contract.url, q.query, q.variables)).errors, q.name).toBeUndefined();
   });
 });
+
+describe('a router\'s subscriptions at scale, with the settings docs/federation.md gives a router operator', () => {
+  let instance: Instance;
+  let hive: Router;
+  let upgrades = 0;
+  beforeAll(async () => {
+    instance = await startInstance('ops', { ...ENV, GATEWAY_WS_MAX_OPERATIONS: '1000', CLIENT_MAX_SUBSCRIPTIONS: '1000' }, sandbox);
+    instance.gateway.server.on('upgrade', () => upgrades++);
+    hive = await startHiveGateway('Hive Gateway, one instance', supergraph('guild', [await subgraphOf(instance), ...company]));
+  });
+  afterAll(async () => {
+    await hive?.stop();
+    await instance?.gateway.close();
+  });
+
+  it('carries 300 subscriptions that Hive Gateway multiplexes over one graphql-ws connection: every one receives all its events', async () => {
+    const streams = await Promise.all(Array.from({ length: 300 }, () => subscribeOverSse(hive.url, 'subscription { serverTime(intervalMs: 20, count: 3) }')));
+    expect(streams.filter((events) => events.length === 3 && events.every((e) => typeof (e.data as any)?.serverTime === 'string'))).toHaveLength(300);
+    expect(upgrades).toBe(1);
+    await expect.poll(() => instance.operations().filter((l) => l.type === 'subscription' && l.outcome === 'ok').length).toBe(300);
+  });
+});
+
+describe('@defer through Hive Gateway (deferStream: true)', () => {
+  let hive: Router;
+  beforeAll(async () => {
+    hive = await startHiveGateway('Hive Gateway with deferStream, three instances', supergraph('guild', [...(await Promise.all(split.map(subgraphOf))), ...company]), 'hive-js', { deferStream: true });
+  });
+  afterAll(() => hive?.stop());
+
+  it('answers the fields outside @defer first and the deferred ones after, each subgraph asked once', async () => {
+    sandbox.record.clear();
+    const res = await fetch(hive.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+      body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title ... @defer { directors } } tickets { id ... @defer { service { status } } } }' }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    const parts = (await res.text()).split(/\r?\n---/).flatMap((p) => (/\{.*\}/s.exec(p) ? [JSON.parse(/\{.*\}/s.exec(p)![0])] : []));
+    expect(parts[0]).toEqual({ data: { title: { title: 'The Matrix' }, tickets: TICKETS.map((t) => ({ id: t.id })) }, hasNext: true });
+    const incremental = parts.slice(1).flatMap((p) => p.incremental ?? []);
+    expect(incremental).toContainEqual({ data: { directors: ['Lana Wachowski', 'Lilly Wachowski'] }, path: ['title'] });
+    expect(incremental.filter((i: { path: unknown[] }) => i.path[0] === 'tickets')).toHaveLength(3);
+    expect(parts.at(-1).hasNext).toBe(false);
+    expect(upstreamCounts()).toEqual({ graph: 1, omdb: 1 });
+  });
+});

@@ -80,10 +80,11 @@ export type Planner = 'hive-js' | 'hive-rust';
  * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs over graphql-ws on `/graphql` (what
  * docs/federation.md tells a router operator to set), clients subscribe over SSE.
  */
-export async function startHiveGateway(name: string, supergraphSdl: string, planner: Planner = 'hive-js'): Promise<Router> {
+export async function startHiveGateway(name: string, supergraphSdl: string, planner: Planner = 'hive-js', options: { deferStream?: boolean } = {}): Promise<Router> {
   const runtime = createGatewayRuntime({
     supergraph: supergraphSdl,
     logging: false,
+    deferStream: options.deferStream,
     ...(planner === 'hive-rust' ? { unifiedGraphHandler } : {}),
     transportEntries: { '*.http': { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
   });
