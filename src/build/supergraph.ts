@@ -1,15 +1,14 @@
 /**
- * `npm run supergraph -- [--out file] [--url url] [--name name] [--instance domains=url …]
- *   [--exclude-tag tag …] [--include-tag tag …] [subgraph.graphql[=url] …]`
+ * `npm run supergraph -- [--out file] [--url url] [--name name] [--instance domains=url …] [--exclude-tag tag …]
+ *   [subgraph.graphql[=url] …]`
  *
  * Composes this gateway's subgraph with the subgraph SDL files given (Apollo Federation v2, with
  * @theguild/federation-composition: no network, no CLI download) and writes the supergraph SDL that Apollo Router or
  * Hive Gateway serves. The subgraph is the one the environment configures (GATEWAY_DOMAINS, SUBGRAPH_TYPE_PREFIX,
  * SUBGRAPH_RENAMES, SUBGRAPH_OVERRIDES); `--instance enterprise,gateway=http://…` (repeated) composes one instance per
  * set of domains instead, each named after its domains (`enterprise_gateway`). Each file's subgraph is named after the
- * file (`people.graphql` → `people`); `=url` gives its routing URL. `--exclude-tag chat` / `--include-tag …` write a
- * contract variant: the elements so tagged (each domain's `@tag(name: "<domain>")`) are left out or kept, and what
- * nothing reaches any more is left out too. A composition error is printed as one numbered list, and the exit code
+ * file (`people.graphql` → `people`); `=url` gives its routing URL. `--exclude-tag chat` writes a contract variant:
+ * the elements so tagged (each domain's `@tag(name: "<domain>")`) are left out, and what nothing reaches any more. A composition error is printed as one numbered list, and the exit code
  * is 1 (2 for bad arguments or configuration).
  */
 import { composeSchemaContract, composeServices, type ServiceDefinition } from '@theguild/federation-composition';
@@ -25,7 +24,7 @@ const DEFAULT_URL = 'http://127.0.0.1:4000/graphql';
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url ${DEFAULT_URL}] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [--include-tag tag …] [subgraph.graphql[=http://host/graphql] …]`,
+    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url ${DEFAULT_URL}] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [subgraph.graphql[=http://host/graphql] …]`,
   );
   process.exit(2);
 }
@@ -78,7 +77,6 @@ const { values, positionals } = (() => {
         name: { type: 'string', default: 'gateway' },
         instance: { type: 'string', multiple: true, default: [] },
         'exclude-tag': { type: 'string', multiple: true, default: [] },
-        'include-tag': { type: 'string', multiple: true, default: [] },
       },
     });
   } catch (error) {
@@ -115,8 +113,9 @@ const names = subgraphs.map((s) => s.name);
 const twice = names.find((n, i) => names.indexOf(n) !== i);
 if (twice) usage(`two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`);
 
-const filter = { include: new Set(values['include-tag']), exclude: new Set(values['exclude-tag']) };
-const contract = filter.include.size > 0 || filter.exclude.size > 0;
+// Exclusion only: including by tag would also drop every untagged argument of the included fields.
+const filter = { include: new Set<string>(), exclude: new Set(values['exclude-tag']) };
+const contract = filter.exclude.size > 0;
 const result = contract ? composeSchemaContract(subgraphs, filter, true) : composeServices(subgraphs);
 if (result.errors) {
   console.error(describeErrors(result.errors));
@@ -124,6 +123,6 @@ if (result.errors) {
 }
 await writeFile(values.out, result.supergraphSdl);
 const missing = subgraphs.filter((s) => !s.url).map((s) => s.name);
-const variant = contract ? ` (contract:${filter.include.size ? ` with ${[...filter.include].join(', ')}` : ''}${filter.exclude.size ? ` without ${[...filter.exclude].join(', ')}` : ''})` : '';
+const variant = contract ? ` (contract: without ${[...filter.exclude].join(', ')})` : '';
 console.log(`wrote ${values.out}${variant}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
 if (missing.length) console.log(`note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`);

@@ -5,11 +5,12 @@
  * in both directions; a tag-based contract. Routing the results: routers.test.ts.
  */
 import { parse } from 'graphql';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GatewayDomain, SubgraphOptions } from '../../src/config/env.js';
 import { subgraphSdl } from '../../src/schema/build.js';
 import { people } from './company/people.js';
-import { LINK, type OurNames } from './company/names.js';
+import type { OurNames } from './company/names.js';
 import { support } from './company/support.js';
 import { compositionErrors, contractSupergraph, supergraph, type Composer, type Subgraph } from './routing.js';
 
@@ -19,6 +20,14 @@ const subgraph = (name: string, sdl: string): Subgraph => ({ name, url: `http://
 const ours = async (options: SubgraphOptions = {}, domains?: GatewayDomain[], name = 'ops') => subgraph(name, await subgraphSdl(domains, options));
 /** Error codes and how often each occurs, e.g. `{ SATISFIABILITY_ERROR: 34 }`. */
 const tally = (codes: string[]) => codes.reduce<Record<string, number>>((t, c) => ({ ...t, [c]: (t[c] ?? 0) + 1 }), {});
+
+/** A ```graphql block of docs/federation.md by its first line, `# <name>: …`: the guide's examples are what is composed here. */
+const guide = readFileSync(new URL('../../docs/federation.md', import.meta.url), 'utf8');
+function guideExample(name: string): string {
+  const block = [...guide.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith(`# ${name}:`));
+  if (!block) throw new Error(`docs/federation.md has no graphql example starting "# ${name}:"`);
+  return block;
+}
 
 /** The company's subgraphs once this one is in: they refer to its entities by the names it serves them under. */
 const companyOf = (names: OurNames) => [subgraph('people', people(names).sdl), subgraph('support', support(names).sdl)];
@@ -75,10 +84,8 @@ describe.each(COMPOSERS)('composed with %s\'s composer', (composer) => {
   });
 
   describe('progressive @override', () => {
-    /** A company catalogue that served movie plots before this subgraph came. */
-    const movies = `${LINK.replace('"@shareable"', '"@shareable", "@override"')}
-      type Query { movieOfTheDay: OpsTitle }
-      type OpsTitle @key(fields: "imdbId") { imdbId: ID! plot: String }`;
+    /** A company catalogue that served movie plots before this subgraph came (docs/federation.md, section 5). */
+    const movies = guideExample('movies');
 
     it('moves a company field into this subgraph with SUBGRAPH_OVERRIDES=OpsTitle.plot=movies@percent(10)', async () => {
       expect(tally(compositionErrors(composer, [await ours({ typePrefix: 'Ops' }), subgraph('movies', movies)]))).toEqual({ INVALID_FIELD_SHARING: 1 });
@@ -91,9 +98,7 @@ describe.each(COMPOSERS)('composed with %s\'s composer', (composer) => {
     });
 
     it('moves one of this subgraph\'s fields to a company subgraph that declares @override(from: "ops", label: "percent(25)")', async () => {
-      const taking = `${LINK.replace('"@shareable"', '"@shareable", "@override"')}
-        type Query { featured: OpsTitle }
-        type OpsTitle @key(fields: "imdbId") { imdbId: ID! rated: String @override(from: "ops", label: "percent(25)") }`;
+      const taking = guideExample('catalog');
       const sdl = supergraph(composer, [await ours({ typePrefix: 'Ops' }), subgraph('catalog', taking)]);
       expect(sdl).toMatch(/rated: String @join__field\(graph: CATALOG, override: "ops", overrideLabel: "percent\(25\)"\) @join__field\(graph: OPS, overrideLabel: "percent\(25\)"\)/);
     });
@@ -112,7 +117,7 @@ describe('contracts on the domain tags (the Guild\'s composer, as Hive\'s schema
     expect(publicSdl).toMatch(/type ChatMessage\b/);
   });
 
-  it('keeps only the domains a variant includes', async () => {
+  it('keeps only the domains a variant does not exclude', async () => {
     const { publicSdl } = contractSupergraph([await ours({ typePrefix: 'Ops' })], ['chat', 'enterprise', 'gateway']);
     const query = parse(publicSdl).definitions.find((d) => 'name' in d && d.name?.value === 'Query');
     expect(query && 'fields' in query ? query.fields?.map((f) => f.name.value) : []).toEqual(['title', 'searchTitles']);
