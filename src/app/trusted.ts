@@ -1,7 +1,9 @@
 import { parse, type GraphQLSchema } from 'graphql';
 import { GATEWAY_DOMAINS, type GatewayConfig } from '../config/env.js';
 import type { InProcessTransport } from '../transports/inProcess.js';
+import { servedNames } from '../planning/servedNames.js';
 import { operationShape, type UpstreamEstimates } from '../planning/upstreamEstimate.js';
+import { renameTypes } from '../schema/renames.js';
 import type { ExecuteTrusted } from '../trusted/execute.js';
 import { TrustedOperations } from '../trusted/operations.js';
 import { placeholderVariables, type TrustedToolset } from '../trusted/toolset.js';
@@ -17,6 +19,7 @@ export function loadTrustedToolset(schema: GraphQLSchema, config: GatewayConfig)
     allowMutations: mcp.allowMutations,
     // The shipped folder has files for every domain; a gateway serving some of them offers those domains' tools.
     skipInvalidFiles: !mcp.operationsDir && config.domains.length < GATEWAY_DOMAINS.length,
+    servedDocument: (document) => renameTypes(document, servedNames(schema)),
   });
   return { schema, operations, execute: notYetRunnable, estimates: new Map() };
 }

@@ -9,7 +9,7 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import { servedTypeName } from '../schema/renames.js';
+import { servedTypeName } from './servedNames.js';
 
 /** What walking a selection needs from the resolver's `info`. */
 export type SelectionContext = Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>;

@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { GATEWAY_DOMAINS, type GatewayDomain, type SubgraphOptions } from '../config/env.js';
 import { badInput } from '../errors/codes.js';
 import { domainOfFile, recordDomains, ROOT_TYPES } from './domains.js';
-import { planRenames, recordRenames, renameTypes } from './renames.js';
+import { planRenames, renameTypes } from './renames.js';
+import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../domains/index.js';
@@ -93,7 +94,7 @@ export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DO
   // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
   const served = withIncrementalDirectives(schema);
   recordDomains(served, typeDefs);
-  recordRenames(served, renames);
+  recordServedNames(served, renames);
   return served;
 }
 

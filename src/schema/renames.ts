@@ -2,12 +2,13 @@
  * The subgraph's type names as a router sees them (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES). The rename is made once,
  * on the SDL before the executable schema is built: the schema then has the served names, so `__typename` in answers,
  * the `__typename` of the representations `_entities` reads and the `_service` SDL all agree, at no cost per
- * operation. Code that names a type of `schema/` (the planners, the quota guard) asks for its served name with
- * {@link servedTypeName}; documents written with the names of `schema/` (trusted operations, GraphiQL's examples) are
- * renamed with {@link renameTypes}. Without a prefix or renames nothing changes.
+ * operation. The built schema's renames are recorded for the planners (src/planning/servedNames.ts); documents
+ * written with the names of `schema/` (trusted operations, GraphiQL's examples) are renamed with {@link renameTypes}.
+ * Without a prefix or renames nothing changes.
  */
 import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { ConfigError, type SubgraphOptions } from '../config/env.js';
+import { servedNames } from '../planning/servedNames.js';
 import { domainOfFile, ROOT_TYPES } from './domains.js';
 
 /** A type definition or extension, which carries the type's name. */
@@ -86,26 +87,8 @@ export function renameTypes<T extends DocumentNode>(document: T, renames: Readon
   });
 }
 
-/** Each built schema's renames, by old name. */
-const renamesOfSchema = new WeakMap<GraphQLSchema, ReadonlyMap<string, string>>();
-
-/** Notes the renames `schema` was built with, for {@link servedTypeName}. */
-export function recordRenames(schema: GraphQLSchema, renames: ReadonlyMap<string, string>): void {
-  if (renames.size) renamesOfSchema.set(schema, renames);
-}
-
-/** The name `schema` serves the type `name` of `schema/` under (the same name when nothing renames it). */
-export function servedTypeName(schema: GraphQLSchema, name: string): string {
-  return renamesOfSchema.get(schema)?.get(name) ?? name;
-}
-
 /** An operation's text written with the names of `schema/`, with the names `schema` serves (reprinted only when they differ). */
 export function servedOperationText(text: string, schema: GraphQLSchema): string {
-  const renames = renamesOf(schema);
+  const renames = servedNames(schema);
   return renames.size === 0 ? text : print(renameTypes(parse(text), renames));
-}
-
-/** The renames `schema` was built with (empty when none), for documents written with the names of `schema/`. */
-export function renamesOf(schema: GraphQLSchema): ReadonlyMap<string, string> {
-  return renamesOfSchema.get(schema) ?? new Map();
 }

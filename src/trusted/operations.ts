@@ -3,7 +3,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, type GatewayError } from '../errors/codes.js';
-import { renamesOf, renameTypes } from '../schema/renames.js';
 import { variablesSchema, type JsonSchema } from './variablesSchema.js';
 
 /** `operations/mcp` at the project root: the same relative path from `src/trusted` and `dist/trusted`. */
@@ -43,6 +42,12 @@ export interface TrustedOperationsOptions {
    * @default false
    */
   skipInvalidFiles?: boolean;
+  /**
+   * Each file's document as the schema serves its types: files are written with the type names of `schema/`, and
+   * SUBGRAPH_TYPE_PREFIX or SUBGRAPH_RENAMES may serve them under others (app/trusted.ts passes the renaming).
+   * @default the document as written
+   */
+  servedDocument?: (document: DocumentNode) => DocumentNode;
 }
 
 /**
@@ -73,7 +78,7 @@ export class TrustedOperations {
       const path = join(dir, file);
       let operations: TrustedOperation[];
       try {
-        operations = operationsOf(schema, path, readFileSync(path, 'utf8'));
+        operations = operationsOf(schema, path, readFileSync(path, 'utf8'), options.servedDocument);
       } catch (error) {
         if (options.skipInvalidFiles && error instanceof OperationsFileError) continue;
         throw error;
@@ -127,11 +132,10 @@ export function checkArguments(schema: GraphQLSchema, op: TrustedOperation, give
   return args;
 }
 
-function operationsOf(schema: GraphQLSchema, path: string, text: string): TrustedOperation[] {
+function operationsOf(schema: GraphQLSchema, path: string, text: string, served: (document: DocumentNode) => DocumentNode = (d) => d): TrustedOperation[] {
   let document: DocumentNode;
   try {
-    // Written with the type names of `schema/` (or those served); SUBGRAPH_TYPE_PREFIX and SUBGRAPH_RENAMES apply.
-    document = renameTypes(parse(text), renamesOf(schema));
+    document = served(parse(text));
   } catch (error) {
     throw new OperationsFileError(`${path}: ${(error as Error).message}`);
   }

@@ -84,7 +84,7 @@ describe.each(COMPOSERS)('composed with %s\'s composer', (composer) => {
   });
 
   describe('progressive @override', () => {
-    /** A company catalogue that served movie plots before this subgraph came (docs/federation.md, section 5). */
+    /** A company catalogue that served movie plots before this subgraph came (docs/federation.md, "Moving fields"). */
     const movies = guideExample('movies');
 
     it('moves a company field into this subgraph with SUBGRAPH_OVERRIDES=OpsTitle.plot=movies@percent(10)', async () => {

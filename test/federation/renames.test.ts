@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { buildSchema, subgraphSdl } from '../../src/schema/build.js';
 import { domainOf } from '../../src/schema/domains.js';
-import { servedTypeName } from '../../src/schema/renames.js';
+import { servedTypeName } from '../../src/planning/servedNames.js';
 import { batchItems, graphCalls } from '../enterprise/requests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { spawnGateway } from '../support/process.js';

@@ -1,7 +1,7 @@
 import type { FieldNode } from 'graphql';
 import { stableEstimator } from '../../planning/upstreamEstimate.js';
 import { connectionNodes, selectedFields, type SelectionContext } from '../../planning/selection.js';
-import { servedTypeName } from '../../schema/renames.js';
+import { servedTypeName } from '../../planning/servedNames.js';
 
 const BATCH = 20;
 const DEFAULT_PAGE = 100;

@@ -14,7 +14,7 @@
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { selectedFields } from '../../planning/selection.js';
-import { servedTypeName } from '../../schema/renames.js';
+import { servedTypeName } from '../../planning/servedNames.js';
 import { OperationKey, operationValue, setOperationValue, type GatewayContext } from '../../context/request.js';
 import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
