@@ -4,8 +4,8 @@
  *
  * Composes this gateway's subgraph with the subgraph SDL files given (Apollo Federation v2, with
  * @theguild/federation-composition: no network, no CLI download) and writes the supergraph SDL that Apollo Router or
- * Hive Gateway serves. The subgraph is the one the environment configures (GATEWAY_DOMAINS, SUBGRAPH_TYPE_PREFIX,
- * SUBGRAPH_RENAMES, SUBGRAPH_OVERRIDES); `--instance enterprise,gateway=http://…` (repeated) composes one instance per
+ * Hive Gateway serves. The subgraph is the one the environment (and `.env`, as `npm start` reads it) configures
+ * (GATEWAY_DOMAINS, SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES, SUBGRAPH_OVERRIDES); `--instance enterprise,gateway=http://…` (repeated) composes one instance per
  * set of domains instead, each named after its domains (`enterprise_gateway`). Each file's subgraph is named after the
  * file (`people.graphql` → `people`); `=url` gives its routing URL. `--exclude-tag chat` writes a contract variant:
  * the elements so tagged (each domain's `@tag(name: "<domain>")`) are left out, and what nothing reaches any more. A composition error is printed as one numbered list, and the exit code
@@ -83,6 +83,13 @@ const { values, positionals } = (() => {
     usage((error as Error).message);
   }
 })();
+
+// The subgraph `npm start` serves: it reads `.env` too, when there is one (the environment wins).
+try {
+  process.loadEnvFile('.env');
+} catch (error) {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') usage(`.env: ${(error as Error).message}`);
+}
 
 const config = (() => {
   try {
