@@ -22,6 +22,8 @@ import { resolveUpstreams } from './upstreams.js';
 import { GatewayCredentials } from '../upstreams/credentials.js';
 import { attachWebSocket } from '../transports/ws/websocket.js';
 import { createMcpEndpoint } from '../transports/mcp/server.js';
+import { ClientResolver } from '../transports/clientIdentity.js';
+import { HostOriginCheck } from '../transports/hostOrigin.js';
 
 /** Options of {@link startGateway}; everything defaults to the environment (docs/configuration.md). */
 export interface StartGatewayOptions {
@@ -95,16 +97,20 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare });
+  const hostOrigin = new HostOriginCheck(config.trust);
+  const clients = new ClientResolver(config.trust);
+  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare, hostOrigin, clients });
   const health = createHealthEndpoints(services);
   const http = await createHttpTransport({
     services,
     pipeline,
     fairShare,
+    hostOrigin,
+    clients,
     health,
     // GraphiQL's tabs with the type names this schema serves (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES).
     graphiql: createGraphiqlHandler({ examples: () => graphiqlExamples.map((e) => ({ ...e, query: servedOperationText(e.query, schema) })) }),
-    mcp: createMcpEndpoint({ services, pipeline }),
+    mcp: createMcpEndpoint({ services, pipeline, clients }),
     heartbeatMs: options.multipartHeartbeatMs,
     direct: options.directExecution,
   });
@@ -125,6 +131,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   }
   const shared = state.status();
   log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');
+  log.info({ allowedHosts: config.trust.allowedHosts, allowedOrigins: config.trust.allowedOrigins }, hostOrigin.describe(config.host));
   log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
 
   let closing: Promise<void> | undefined;

@@ -38,7 +38,7 @@ export function bindTrustedToolset(
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, signal: call.signal },
+      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, signal: call.signal },
     );
     return { data: result.data as Record<string, unknown> | null | undefined, ...(result.errors?.length ? { errors: result.errors } : {}) };
   };

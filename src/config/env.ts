@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import proxyAddr from 'proxy-addr';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from './limits.js';
 import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type FieldOverride, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type OperatorModelFacts, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
 
@@ -77,6 +79,50 @@ export interface FairShareLimits {
   /** {@link VARIABLES.MAX_SUBSCRIPTIONS} */
   maxSubscriptions: number;
 }
+
+/** Host and Origin checks, and how the real client is found behind proxies and routers (docs/security.md). */
+export interface TrustConfig {
+  /**
+   * {@link VARIABLES.ALLOWED_HOSTS}, lower case: names, `.domain` for a domain and its subdomains; `*` turns the check
+   * off. Unset: {@link defaultAllowedHosts}.
+   */
+  allowedHosts: string[];
+  /** {@link VARIABLES.ALLOWED_ORIGINS} together with CORS_ORIGINS; `*` turns the check off. The same origin always passes. */
+  allowedOrigins: string[];
+  /** {@link VARIABLES.TRUSTED_PROXIES}, as proxy-addr reads them (addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). */
+  trustedProxies: string[];
+  /** {@link VARIABLES.TRUSTED_ROUTER_KEYS} */
+  routerKeys: string[];
+  /** {@link VARIABLES.ROUTER_CLIENT_HEADER}, lower case. */
+  routerClientHeader?: string;
+}
+
+/**
+ * ALLOWED_HOSTS when unset: the loopback names, and `HOST` when it is a name. (An IP address always passes: a DNS
+ * rebinding attack needs a name it controls, and load balancers probe by address.)
+ */
+export function defaultAllowedHosts(host: string): string[] {
+  const names = ['localhost', '.localhost'];
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (!isIP(name) && !names.includes(name)) names.push(name);
+  return names;
+}
+
+/** A host name, or `.` and a domain (it and its subdomains), or an address; no scheme, port or path. */
+const HOST_PATTERN = /^\.?(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.?$/;
+
+function checkHosts(hosts: readonly string[], problems: ConfigProblem[]): string[] {
+  const out: string[] = [];
+  for (const entry of hosts) {
+    const host = entry.toLowerCase();
+    if (host === '*' || HOST_PATTERN.test(host) || isIP(host.replace(/^\[|\]$/g, ''))) out.push(host.replace(/(.)\.$/, '$1'));
+    else problems.push({ variable: 'ALLOWED_HOSTS', message: `${JSON.stringify(entry)} must be a host name such as api.example.com (no scheme, port or path), .example.com for a domain and its subdomains, or *` });
+  }
+  return out;
+}
+
+/** An origin as a browser sends it (scheme and host, no path), or `*`. */
+const isOrigin = (origin: string) => origin === '*' || (/^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin));
 
 /** Shared state in Redis (or Valkey); unset, every replica keeps its own (docs/operations.md). */
 export interface RedisConfig {
@@ -160,6 +206,8 @@ export interface GatewayConfig {
   apiKeys: string[];
   /** {@link VARIABLES.CORS_ORIGINS} */
   corsOrigins: string[];
+  /** Who may reach the gateway, and who a client is behind a proxy or a router. */
+  trust: TrustConfig;
   /** {@link VARIABLES.PERSISTED_OPERATIONS_FILE} */
   persistedOperationsFile?: string;
   /** {@link VARIABLES.REDIS_URL} */
@@ -464,15 +512,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   if (shortKey) problems.push({ variable: 'GATEWAY_API_KEYS', message: `each key must be at least 16 characters; one has ${shortKey.length}` });
   const corsOrigins = values.CORS_ORIGINS ?? [];
   for (const origin of corsOrigins) {
-    if (origin === '*' || (/^https?:\/\/[^/\s]+$/.test(origin) && URL.canParse(origin))) continue;
-    problems.push({ variable: 'CORS_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
+    if (!isOrigin(origin)) problems.push({ variable: 'CORS_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
   }
+  const allowedOrigins = values.ALLOWED_ORIGINS ?? [];
+  for (const origin of allowedOrigins) {
+    if (!isOrigin(origin)) problems.push({ variable: 'ALLOWED_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
+  }
+  const allowedHosts = values.ALLOWED_HOSTS ? checkHosts(values.ALLOWED_HOSTS, problems) : defaultAllowedHosts(values.HOST);
+  const trustedProxies = values.TRUSTED_PROXIES ?? [];
+  for (const proxy of trustedProxies) {
+    try {
+      proxyAddr.compile(proxy);
+    } catch {
+      problems.push({ variable: 'TRUSTED_PROXIES', message: `${JSON.stringify(proxy)} must be an address (10.0.0.7), a CIDR (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal` });
+    }
+  }
+  const routerKeys = values.TRUSTED_ROUTER_KEYS ?? [];
+  const shortRouterKey = routerKeys.find((k) => k.length < 16);
+  if (shortRouterKey) problems.push({ variable: 'TRUSTED_ROUTER_KEYS', message: `each key must be at least 16 characters; one has ${shortRouterKey.length}` });
   const redis = attempt(problems, undefined, () => parseRedis(values));
   if (problems.length) throw new ConfigError(problems);
 
   const mcp = { operationsDir: values.MCP_OPERATIONS, allowMutations: values.MCP_ALLOW_MUTATIONS, allowFreeform: values.MCP_ALLOW_FREEFORM };
   const graphTools = { maxSteps: values.CHAT_GRAPH_TOOL_MAX_STEPS, maxCalls: values.CHAT_GRAPH_TOOL_MAX_CALLS };
-  const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys].filter((s): s is string => !!s && s.length >= 4);
+  const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys, ...routerKeys].filter((s): s is string => !!s && s.length >= 4);
   return {
     port: values.PORT,
     host: values.HOST,
@@ -505,6 +568,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     http,
     apiKeys,
     corsOrigins,
+    trust: {
+      allowedHosts,
+      // A page CORS lets call the gateway is a page the Origin check lets in.
+      allowedOrigins: [...new Set([...allowedOrigins, ...corsOrigins])],
+      trustedProxies,
+      routerKeys,
+      routerClientHeader: values.ROUTER_CLIENT_HEADER,
+    },
     persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,
     graph,
     omdb,

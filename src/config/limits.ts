@@ -19,6 +19,8 @@ export interface OperationLimits {
   maxCost: number;
   /** Upstream requests one operation may cause per upstream, by the planners' estimate. @default 50 */
   maxUpstreamRequests: number;
+  /** Representations of one `_entities` call. @default 1000 */
+  maxEntityRepresentations: number;
 }
 
 export const DEFAULT_LIMITS: OperationLimits = {
@@ -30,6 +32,7 @@ export const DEFAULT_LIMITS: OperationLimits = {
   maxDirectives: 50,
   maxCost: 5000,
   maxUpstreamRequests: 50,
+  maxEntityRepresentations: 1000,
 };
 
 /** Environment variable of each limit (GATEWAY_MAX_DEPTH, …). */
@@ -43,4 +46,5 @@ export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', st
   maxDirectives: 'GATEWAY_MAX_DIRECTIVES',
   maxCost: 'GATEWAY_MAX_COST',
   maxUpstreamRequests: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+  maxEntityRepresentations: 'MAX_ENTITY_REPRESENTATIONS',
 };

@@ -167,6 +167,15 @@ export const file: ValueType<string> = { name: 'file path', parse: (value) => va
 /** A host name or address; that it resolves is checked at start (`checkAtStart`). */
 export const host: ValueType<string> = { name: 'host name or address', parse: (value) => value };
 
+/** An HTTP header name (RFC 9110 token), lower case. */
+export const headerName: ValueType<string> = {
+  name: 'header name',
+  parse(value) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value.trim())) throw new BadValue('must be an HTTP header name such as x-client-id');
+    return value.trim().toLowerCase();
+  },
+};
+
 /**
  * The graph's domains, each with its own SDL, resolvers and upstreams (schema/README.md lists their root fields);
  * `gateway` holds the fields about the graph itself (`upstreams`, `serverTime`), served by one instance of a split
@@ -335,6 +344,38 @@ export const VARIABLES = {
     description: 'bytes of whole responses the response cache keeps (64 MiB), keyed by document, variables and, for `PRIVATE` data or a request with `Authorization`, the caller; shared through Redis when `REDIS_URL` is set; `0` turns it off',
   },
   CORS_ORIGINS: { type: list, description: 'origins allowed to call from a browser, e.g. `https://app.example.com`, or `*`', example: 'https://app.example.com' },
+  ALLOWED_HOSTS: {
+    type: list,
+    defaultText: 'the loopback names (`localhost`, `*.localhost`), `HOST` when it is a name, and any IP address',
+    description:
+      'host names a request\'s `Host` may carry, on every endpoint (`/graphql` and its WebSocket, `/mcp`, GraphiQL, `/healthz`, `/readyz`, `/metrics`); any other is answered 403, so no web page reaches the gateway through DNS rebinding. `.example.com` allows the name and every subdomain; an IP address always passes (rebinding needs a name, and load balancers probe by address); `*` turns the check off',
+    example: 'api.example.com,.internal.example.com',
+  },
+  ALLOWED_ORIGINS: {
+    type: list,
+    defaultText: 'the same origin, and `CORS_ORIGINS`',
+    description:
+      'origins a browser request (one with an `Origin` header) may come from, on every endpoint and WebSocket upgrade; any other is answered 403. Requests without `Origin` (servers, curl, routers) pass. `*` turns the check off',
+    example: 'https://app.example.com',
+  },
+  TRUSTED_PROXIES: {
+    type: list,
+    description:
+      'addresses or CIDRs of reverse proxies whose `X-Forwarded-For` is believed (also `loopback`, `linklocal`, `uniquelocal`): the client is the nearest address in it that is not one of them. Unset: the client is the socket\'s peer',
+    example: '10.0.0.0/8',
+  },
+  TRUSTED_ROUTER_KEYS: {
+    type: list,
+    secret: true,
+    description:
+      'API keys of federation routers (16+ characters; accepted wherever `GATEWAY_API_KEYS` are): a request with one is an end client\'s, named by `ROUTER_CLIENT_HEADER`, and its WebSocket is not bound by `GATEWAY_WS_MAX_OPERATIONS`',
+  },
+  ROUTER_CLIENT_HEADER: {
+    type: headerName,
+    description:
+      'the header by which a router (`TRUSTED_ROUTER_KEYS`) names the end client, e.g. one it sets from the `sub` of a token it verified; over graphql-ws read from each operation\'s `extensions.headers` (Hive Gateway\'s `propagateHeaders`), else `connectionParams`, else the upgrade request. Unset, or absent from a request: the router is the client',
+    example: 'x-client-id',
+  },
   PERSISTED_OPERATIONS_FILE: {
     type: file,
     description: 'a persisted-query manifest (Apollo\'s format or a `{ hash: query }` map): only its operations run; it must exist and parse at start. Unset: automatic persisted queries are on',
@@ -348,6 +389,7 @@ export const VARIABLES = {
   GATEWAY_MAX_COST: { type: positive, default: String(DEFAULT_LIMITS.maxCost), description: 'cost of one operation (objects 2, scalars 1, ×1.5 per level)' },
   GATEWAY_MAX_DOCUMENT_BYTES: { type: positive, default: String(DEFAULT_LIMITS.maxDocumentBytes), description: 'characters of one document' },
   GATEWAY_MAX_UPSTREAM_REQUESTS: { type: positive, default: String(DEFAULT_LIMITS.maxUpstreamRequests), description: 'upstream requests one operation may cause per upstream, by the planners\' estimate, checked before execution' },
+  MAX_ENTITY_REPRESENTATIONS: { type: positive, default: String(DEFAULT_LIMITS.maxEntityRepresentations), description: 'representations one `_entities` call may carry; more are refused whole, before any upstream request' },
   GATEWAY_WS_MAX_OPERATIONS: { type: positive, default: '50', description: 'concurrent operations on one WebSocket connection' },
   GATEWAY_WS_MAX_MESSAGE_BYTES: { type: positive, default: '4194304', description: 'largest WebSocket message accepted (4 MiB: chat messages may carry base64 images)' },
   GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: { type: positive, default: '3000', description: 'time a WebSocket client has to send `connection_init`' },

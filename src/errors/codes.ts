@@ -31,6 +31,10 @@ export enum ErrorReason {
   SubscriptionOverHttp = 'SUBSCRIPTION_OVER_HTTP',
   /** The gateway is draining for shutdown and takes no new operations. */
   ShuttingDown = 'SHUTTING_DOWN',
+  /** The request's `Host` is not one of ALLOWED_HOSTS (DNS rebinding). */
+  HostNotAllowed = 'HOST_NOT_ALLOWED',
+  /** A browser's `Origin` is not the gateway's own nor one of ALLOWED_ORIGINS. */
+  OriginNotAllowed = 'ORIGIN_NOT_ALLOWED',
   /** An upstream refused the gateway's own credentials (a client secret, an API key): the operator's to fix. */
   GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
 }

@@ -64,7 +64,8 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     validationRules: limits.validationRules,
     format: services.formatErrors,
     shutdown,
-    apiKeyCheck: createApiKeyCheck(config.apiKeys),
+    // A router's key (TRUSTED_ROUTER_KEYS) is a key too; without GATEWAY_API_KEYS everyone is let in.
+    apiKeyCheck: createApiKeyCheck(config.apiKeys.length ? [...config.apiKeys, ...config.trust.routerKeys] : []),
     persistedOnly: persisted !== undefined,
   });
 }

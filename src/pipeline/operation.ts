@@ -12,11 +12,24 @@ export interface OperationPayload {
   documentId?: string;
 }
 
-/** Who a connection or operation comes from, as the transport knows it: what the fair-share caps count against. */
+/**
+ * Who a connection or operation comes from, as its transport resolved it (transports/clientIdentity.ts): what the
+ * fair-share caps, budgets and ownership count against. The client is its {@link subject} when one is known, else
+ * its API key when GATEWAY_API_KEYS is set, else its address ({@link clientKey}).
+ */
 export interface ClientIdentity {
   /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
   apiKey?: string;
+  /** The socket's peer, or behind a trusted proxy (TRUSTED_PROXIES) the address its `X-Forwarded-For` names. */
   remoteAddress?: string;
+  /**
+   * Who the client is by an authority the gateway trusts, which wins over the key and the address: the end client a
+   * federation router names (TRUSTED_ROUTER_KEYS, ROUTER_CLIENT_HEADER), or an authenticated caller's subject (a
+   * verified token's `sub`) where a transport authenticates one.
+   */
+  subject?: string;
+  /** It came through a trusted federation router: its connection is not bound by the per-connection caps meant for browsers. */
+  router?: boolean;
 }
 
 /** Who sent an operation, and over what. */

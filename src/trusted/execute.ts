@@ -7,6 +7,11 @@ export interface TrustedCall {
   authorization?: string;
   /** The caller's gateway API key, already checked, for per-client limits. */
   apiKey?: string;
+  /**
+   * Who the caller is, as its transport resolved it (the pipeline's `ClientIdentity`: its key, address, and a subject
+   * when one was authenticated); unset, the key alone.
+   */
+  client?: { apiKey?: string; remoteAddress?: string; subject?: string };
   /** `mcp` for the /mcp endpoint, `graph-tool` for a chat model's tool call. */
   transport: 'mcp' | 'graph-tool';
   /** Aborts the operation's upstream requests (the chat completion that called it ended). */

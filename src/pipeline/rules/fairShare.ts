@@ -12,12 +12,30 @@ import type { ClientIdentity, PipelineRule } from '../operation.js';
 /** What one client holds: sockets, open subscriptions (every transport), concurrent chat streams. */
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
 
+/** Digests of keys and subjects already seen: a gateway has a handful of keys, and a digest per operation shows. */
+const digests = new Map<string, string>();
+const MAX_DIGESTS = 1024;
+
+function digest(value: string): string {
+  let known = digests.get(value);
+  if (known === undefined) {
+    known = createHash('sha256').update(value).digest('base64url').slice(0, 22);
+    if (digests.size >= MAX_DIGESTS) digests.delete(digests.keys().next().value as string);
+    digests.set(value, known);
+  }
+  return known;
+}
+
 /**
- * The client a request counts against at the upstream connection pools: its API key when GATEWAY_API_KEYS is set (one
- * it cannot invent), else its address. Kept in memory only, never logged.
+ * The client an operation or connection counts against, everywhere a client is counted (fair shares, the upstream
+ * connection pools, budgets): its subject when a trusted authority named one (a router's end client, an
+ * authenticated subject), else its API key when GATEWAY_API_KEYS is set (one it cannot invent), else its address.
+ * Keys and subjects are kept as digests, in memory only, never logged.
  */
 export function clientKey(keyed: boolean, identity: ClientIdentity | undefined): string {
-  return (keyed && identity?.apiKey) || identity?.remoteAddress || 'unknown';
+  if (identity?.subject) return `subject:${digest(identity.subject)}`;
+  if (keyed && identity?.apiKey) return `key:${digest(identity.apiKey)}`;
+  return `address:${identity?.remoteAddress ?? 'unknown'}`;
 }
 
 /** A share held; `release()` gives it back (once, however often it is called). */
@@ -34,20 +52,26 @@ const CAPS: Record<ShareKind, { client: keyof FairShareLimits; clientName: strin
   chatStream: { client: 'clientMaxChatStreams', clientName: 'CLIENT_MAX_CHAT_STREAMS', what: 'concurrent chat streams' },
 };
 
-/** A socket's connection shares: everyone's, then its client's (once known); or why it is refused. */
+/** A socket's connection shares: everyone's from the moment it connects, its client's from its first request. */
 interface SocketShare {
-  leases?: Lease[];
+  leases: Lease[];
   refused?: GatewayError;
-  /** Whether it counts against its client yet (at once by address; by key from its first request). */
+  /** Whether it counts against its client yet (from its first request's headers). */
   joined: boolean;
+}
+
+/** What tells that a request is over: its response (HTTP) or its socket (a WebSocket) closing. */
+export interface Closes {
+  once(event: 'close', listener: () => void): unknown;
 }
 
 /** Which counts a lease takes from: the client's, everyone's, or both. */
 type Scope = 'both' | 'total' | 'client';
 
 /**
- * Fair share of one gateway between its clients: how many sockets, subscriptions and chat streams one client (its
- * API key when GATEWAY_API_KEYS is set, else its remote address) and everyone together may hold at once. A share past
+ * Fair share of one gateway between its clients: how many sockets, subscriptions and chat streams one client
+ * ({@link clientKey}: the end client a router names, else its API key when GATEWAY_API_KEYS is set, else its
+ * address) and everyone together may hold at once. A share past
  * a cap is refused with RATE_LIMITED at once (HTTP 429, WebSocket close 4429, a graphql-ws error message), so one
  * client's excess never queues in front of anyone else's work. Counted across transports, per gateway process.
  */
@@ -59,16 +83,15 @@ export class FairShare {
   constructor(
     private readonly limits: FairShareLimits,
     private readonly options: {
-      /** GATEWAY_API_KEYS is set: clients are told apart by key. */
+      /** GATEWAY_API_KEYS is set: clients are told apart by key ({@link clientKey}). */
       keyed: boolean;
       metrics?: GatewayMetrics;
     },
   ) {}
 
-  /** The client a connection or operation counts against. A key is kept only as a digest. */
+  /** The client a connection or operation counts against ({@link clientKey}). */
   clientOf(identity: ClientIdentity): string {
-    if (this.options.keyed && identity.apiKey) return `key:${createHash('sha256').update(identity.apiKey).digest('base64url').slice(0, 22)}`;
-    return `address:${identity.remoteAddress ?? 'unknown'}`;
+    return clientKey(this.options.keyed, identity);
   }
 
   /** Takes one of each kind for `client`, all or none: the refusal names the first cap it would pass. */
@@ -92,31 +115,44 @@ export class FairShare {
   }
 
   /**
-   * Counts every socket of `server` (MAX_CONNECTIONS) and, without API keys, every socket of one address
-   * (CLIENT_MAX_CONNECTIONS) as it connects; with keys, a socket counts against its key from its first request. A
-   * socket past a cap is not cut at once: its first request is answered with {@link connectionRefusal} (HTTP 429, a
-   * WebSocket closed with 4429), and the HTTP server's header timeout drops one that sends none.
+   * Counts every socket of `server` (MAX_CONNECTIONS) as it connects; it counts against its client
+   * (CLIENT_MAX_CONNECTIONS) only from its first request, whose headers say who the client is
+   * ({@link connectionRefusal}): a half-open socket counts against no one's cap, and the HTTP server's header timeout
+   * drops it. A socket past a cap is not cut at once: its first request is answered with the refusal (HTTP 429, a
+   * WebSocket closed with 4429).
    */
   guard(server: Server): void {
     server.on('connection', (socket: Socket) => {
-      const state: SocketShare = { joined: !this.options.keyed };
+      const state: SocketShare = { leases: [], joined: false };
       this.sockets.set(socket, state);
-      const taken = this.take(this.clientOf({ remoteAddress: socket.remoteAddress }), ['connection'], state.joined ? 'both' : 'total');
+      const taken = this.take('', ['connection'], 'total');
       if (taken instanceof GatewayError) state.refused = taken;
-      else state.leases = [taken];
-      socket.once('close', () => state.leases?.forEach((lease) => lease.release()));
+      else state.leases.push(taken);
+      socket.once('close', () => state.leases.forEach((lease) => lease.release()));
     });
   }
 
-  /** RATE_LIMITED when the request's socket is past a connection cap (see {@link guard}); undefined lets it in. */
-  connectionRefusal(req: IncomingMessage, apiKey: string | undefined): GatewayError | undefined {
+  /**
+   * RATE_LIMITED when the request's socket is past a connection cap (see {@link guard}); undefined lets it in. A
+   * client's own socket joins `client` at its first request and counts until it closes. A socket of an intermediary
+   * (a trusted proxy, a federation router) carries the requests of many clients: each request counts against its own
+   * client instead, until `done` closes (its response; a WebSocket's socket), so behind a proxy one client's sockets
+   * never refuse another's.
+   */
+  connectionRefusal(req: IncomingMessage, client: ClientIdentity, intermediary: boolean, done: Closes): GatewayError | undefined {
     const state = this.sockets.get(req.socket);
-    if (!state || state.refused || state.joined) return state?.refused;
-    // With keys, the socket joins its client at its first request.
+    if (!state || state.refused) return state?.refused;
+    if (intermediary) {
+      const taken = this.take(this.clientOf(client), ['connection'], 'client');
+      if (taken instanceof GatewayError) return taken;
+      done.once('close', () => taken.release());
+      return undefined;
+    }
+    if (state.joined) return undefined;
     state.joined = true;
-    const taken = this.take(this.clientOf({ apiKey, remoteAddress: req.socket.remoteAddress }), ['connection'], 'client');
+    const taken = this.take(this.clientOf(client), ['connection'], 'client');
     if (taken instanceof GatewayError) state.refused = taken;
-    else state.leases?.push(taken);
+    else state.leases.push(taken);
     return state.refused;
   }
 

@@ -8,6 +8,7 @@ import { runInTrace } from '../../observability/tracing.js';
 import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
 import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
 import { createApolloAdapter, HTTP_OPERATION } from './apollo.js';
+import type { ClientResolver } from '../clientIdentity.js';
 import { abortWhenGone, httpOperationInit } from './operation.js';
 import { subscriptionOverHttp, type GraphqlHttpRoute } from './request.js';
 import { asGraphqlError, formatForResponse, resultStatus, sendApolloResponse, sendResult } from './response.js';
@@ -24,12 +25,12 @@ type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
  * - `apollo`: GET, automatic persisted queries, batches, unusual `Accept` headers, documents that do not parse or
  *   validate: Apollo Server (apollo.ts) with the pipeline's rules in its plugin, its answer written by response.ts.
  */
-export async function createGraphqlHttp(options: { pipeline: OperationPipeline; services: GatewayServices }): Promise<{
+export async function createGraphqlHttp(options: { pipeline: OperationPipeline; services: GatewayServices; clients: ClientResolver }): Promise<{
   direct(req: IncomingMessage, res: ServerResponse, requestId: string, route: DirectRoute): Promise<void>;
   apollo(req: IncomingMessage, res: ServerResponse, requestId: string, route: ApolloRoute): Promise<void>;
   stop(): Promise<void>;
 }> {
-  const { pipeline, services } = options;
+  const { pipeline, services, clients } = options;
   const adapter = await createApolloAdapter(pipeline, services);
   const stacktrace = !services.config.production;
 
@@ -43,7 +44,7 @@ export async function createGraphqlHttp(options: { pipeline: OperationPipeline; 
     stop: () => adapter.stop(),
 
     async direct(req, res, requestId, route) {
-      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
+      const op = pipeline.begin(httpOperationInit(req, requestId, 'http', clients));
       abortWhenGone(op, res);
       const { payload, document, operation, contentType } = route;
       try {
@@ -75,7 +76,7 @@ export async function createGraphqlHttp(options: { pipeline: OperationPipeline; 
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
-      const op = pipeline.begin(httpOperationInit(req, requestId, 'http'));
+      const op = pipeline.begin(httpOperationInit(req, requestId, 'http', clients));
       abortWhenGone(op, res);
       setOperationValue(op.context, HTTP_OPERATION, op);
       try {

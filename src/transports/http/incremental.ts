@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { subscriptionOverHttp } from './request.js';
+import type { ClientResolver } from '../clientIdentity.js';
 import { httpOperationInit } from './operation.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
@@ -20,7 +21,7 @@ export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed;boundary="${BOUNDARY}";
  * errors (limits, validation, budget, quota) are answered before any part as a GraphQL-over-HTTP JSON response.
  * Apollo Server 5 on graphql 16 cannot deliver parts, so the pipeline runs these documents itself.
  */
-export function createIncrementalResponder(pipeline: OperationPipeline, services: GatewayServices) {
+export function createIncrementalResponder(pipeline: OperationPipeline, services: GatewayServices, clients: ClientResolver) {
   /** Sends an admitted operation's parts (one part, `hasNext: false`, when nothing was deferred after all). */
   async function respond(res: ServerResponse, op: AdmittedOperation): Promise<void> {
     res.writeHead(200, { 'content-type': INCREMENTAL_CONTENT_TYPE, 'cache-control': 'no-store' });
@@ -72,7 +73,7 @@ export function createIncrementalResponder(pipeline: OperationPipeline, services
     async serve(req: IncomingMessage, res: ServerResponse, requestId: string, sent: Record<string, unknown>): Promise<void> {
       const payload = asPayload(sent);
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
-      const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));
+      const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart', clients));
       if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
       const refusal =
         admitted.type === 'subscription' ? subscriptionOverHttp() : admitted.type === 'mutation' && req.method === 'GET' ? badRequest('Mutations are not run over GET: send them with POST.', 405) : undefined;

@@ -2,6 +2,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import type { ClientResolver } from '../clientIdentity.js';
 import { httpOperationInit } from './operation.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
@@ -19,13 +20,13 @@ const BOUNDARY = 'graphql';
  * as a GraphQL-over-HTTP JSON response, as for any other operation (RATE_LIMITED with 429). Parts are paced by the
  * response's {@link OutboundBuffer}: a slow reader pauses the upstream, one too slow is cut and its upstream aborted.
  */
-export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; heartbeatMs: number }) {
-  const { pipeline, services } = options;
-  const incremental = createIncrementalResponder(pipeline, services);
+export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; clients: ClientResolver; heartbeatMs: number }) {
+  const { pipeline, services, clients } = options;
+  const incremental = createIncrementalResponder(pipeline, services, clients);
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
-    const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart'));
+    const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart', clients));
     if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
     const op = admitted;
     if (op.type === 'mutation' && req.method === 'GET') {

@@ -5,6 +5,10 @@ import { ErrorCode, refusalStatus } from '../../errors/codes.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import type { FairShare } from '../../pipeline/rules/fairShare.js';
+import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientResolver } from '../clientIdentity.js';
+import type { HostOriginCheck } from '../hostOrigin.js';
+import { sendJsonRpcError } from '../mcp/server.js';
 import { applyCors } from './cors.js';
 import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
@@ -22,6 +26,10 @@ export interface HttpTransportOptions {
   pipeline: OperationPipeline;
   /** Connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
   fairShare: FairShare;
+  /** ALLOWED_HOSTS and ALLOWED_ORIGINS, checked before any route. */
+  hostOrigin: HostOriginCheck;
+  /** Who each request's client is (TRUSTED_PROXIES, TRUSTED_ROUTER_KEYS). */
+  clients: ClientResolver;
   health: ReturnType<typeof createHealthEndpoints>;
   /** GraphiQL's page and assets; true when it answered. */
   graphiql(req: IncomingMessage, res: ServerResponse): boolean;
@@ -37,18 +45,18 @@ const KNOWN_ROUTES = new Set(['/graphql', '/mcp', '/healthz', '/readyz', '/metri
 
 /**
  * The HTTP front door: the server's one request listener. Every request gets a request id and the HTTP metrics;
- * then the connection caps, health, GraphiQL and `/mcp`; `/graphql` gets CORS, the API key and the shutdown refusal,
+ * then the Host and Origin checks, the connection caps (against the client it resolves), health, GraphiQL and `/mcp`; `/graphql` gets CORS, the API key and the shutdown refusal,
  * then the classifier (request.ts) decides once what the request is and hands it to the one handler of its kind.
  * Every answer is written by response.ts.
  */
 export async function createHttpTransport(options: HttpTransportOptions): Promise<{ listener: (req: IncomingMessage, res: ServerResponse) => void; stop(): Promise<void> }> {
-  const { services, pipeline, fairShare, health } = options;
+  const { services, pipeline, fairShare, health, hostOrigin, clients } = options;
   const { config, log, metrics, redact } = services;
   const classify = createRequestClassifier(pipeline, { direct: options.direct ?? true });
-  const graphql = await createGraphqlHttp({ pipeline, services });
-  const incremental = createIncrementalResponder(pipeline, services);
-  const sse = createSseHandler({ schema: pipeline.schema, pipeline, services });
-  const multipart = createMultipartHandler({ schema: pipeline.schema, pipeline, services, heartbeatMs: options.heartbeatMs ?? 5000 });
+  const graphql = await createGraphqlHttp({ pipeline, services, clients });
+  const incremental = createIncrementalResponder(pipeline, services, clients);
+  const sse = createSseHandler({ schema: pipeline.schema, pipeline, services, clients });
+  const multipart = createMultipartHandler({ schema: pipeline.schema, pipeline, services, clients, heartbeatMs: options.heartbeatMs ?? 5000 });
 
   async function serveGraphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
@@ -72,7 +80,13 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
-    const overConnections = fairShare.connectionRefusal(req, presentedApiKey(req.headers));
+    const misdirected = hostOrigin.refusal(req.headers);
+    if (misdirected) {
+      if (path === '/mcp') return sendJsonRpcError(res, 403, McpErrorCode.InvalidRequest, misdirected.message);
+      return sendRefusal(req, res, 403, pipeline.format([misdirected]));
+    }
+    const client = clients.of(req);
+    const overConnections = fairShare.connectionRefusal(req, client, clients.intermediary(req, client), res);
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     if (await health.serve(req, res, path)) return;
     if (options.graphiql(req, res)) return;

@@ -3,6 +3,7 @@ import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import type { ClientResolver } from '../clientIdentity.js';
 import { httpOperationInit } from './operation.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
@@ -38,8 +39,8 @@ function refuse(status: number, errors: readonly unknown[]): Response {
  * of the event stream that carries them (its own response, or the single connection's stream by token), so a client
  * that reads slowly stops the upstream, and one too slow is cut with its upstream requests aborted.
  */
-export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices }) {
-  const { pipeline, services } = options;
+export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; clients: ClientResolver }) {
+  const { pipeline, services, clients } = options;
   const operations = new WeakMap<IncomingMessage, { op: AdmittedOperation; outbound: OutboundBuffer }>();
   /** Open single-connection streams by token. */
   const streams = new Map<string, OutboundBuffer>();
@@ -57,7 +58,7 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
       if (typeof operationId === 'string' && operationId.length > MAX_OPERATION_ID_LENGTH) {
         return refuse(400, [{ message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`, extensions: { code: ErrorCode.BadUserInput } }]);
       }
-      const admitted = await pipeline.admit(params, httpOperationInit(raw, req.context.requestId, 'sse'));
+      const admitted = await pipeline.admit(params, httpOperationInit(raw, req.context.requestId, 'sse', clients));
       if (Array.isArray(admitted)) {
         const errors = pipeline.format(admitted);
         return admitted.some((e) => e.extensions?.code === ErrorCode.RateLimited) ? refuse(429, errors) : single({ errors });

@@ -9,6 +9,7 @@ import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import { MAX_BODY_BYTES, readBody } from '../http/body.js';
 import type { TrustedCall, TrustedResult } from '../../trusted/execute.js';
+import type { ClientResolver } from '../clientIdentity.js';
 import { checkArguments } from '../../trusted/operations.js';
 import type { TrustedToolset } from '../../trusted/toolset.js';
 
@@ -24,8 +25,10 @@ const SERVER_INFO = { name: 'federation-gateway', version: '0.1.0' };
 export function createMcpEndpoint(options: {
   services: GatewayServices;
   pipeline: OperationPipeline;
+  /** Who each request's client is: its tools' operations count against it. */
+  clients: ClientResolver;
 }): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
-  const { services, pipeline } = options;
+  const { services, pipeline, clients } = options;
   const toolset = services.trusted;
   services.log.info({ operations: toolset.operations.dir, tools: toolset.operations.list().map((o) => o.name) }, `mcp: ${toolset.operations.list().length} tools at /mcp`);
 
@@ -46,7 +49,7 @@ export function createMcpEndpoint(options: {
     } catch {
       return sendJsonRpcError(res, 400, McpErrorCode.ParseError, 'The request body is not valid JSON.');
     }
-    const call: TrustedCall = { requestId, authorization: req.headers.authorization, apiKey, transport: 'mcp' };
+    const call: TrustedCall = { requestId, authorization: req.headers.authorization, apiKey, client: clients.of(req), transport: 'mcp' };
     const server = mcpServer(toolset, services, call);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -151,7 +154,8 @@ function freeformRequest(args: Record<string, unknown> | undefined, allowMutatio
   return { query, name: operationName as string | undefined, variables: (variables ?? {}) as Record<string, unknown> };
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+/** A JSON-RPC error as `/mcp` answers a request it refuses (no request id: the body may not have been read). */
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -3,8 +3,11 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
-import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
+import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import type { ClientIdentity } from '../../pipeline/operation.js';
+import type { ClientResolver } from '../clientIdentity.js';
+import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom, type GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { limitError } from '../../pipeline/limitValidation.js';
@@ -20,9 +23,11 @@ export const MAX_OPERATION_ID_LENGTH = 128;
 interface Connection {
   id: string;
   authorization?: string;
-  /** From the upgrade request's `x-api-key`, or `connectionParams` (browsers cannot set WebSocket headers). */
-  apiKey?: string;
-  remoteAddress?: string;
+  /**
+   * Who the connection's client is (its key from the upgrade request's `x-api-key`, or `connectionParams`, since
+   * browsers cannot set WebSocket headers): a router's connection carries many clients' operations, each naming its own.
+   */
+  client: ClientIdentity;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
   operations: Map<string, AdmittedOperation>;
@@ -42,23 +47,43 @@ export function attachWebSocket(options: {
   pipeline: OperationPipeline;
   /** Connection caps (a socket past them is closed with 4429). */
   fairShare?: FairShare;
+  /** ALLOWED_HOSTS and ALLOWED_ORIGINS: an upgrade they refuse is answered 403. */
+  hostOrigin: HostOriginCheck;
+  /** Who each connection's and operation's client is (TRUSTED_PROXIES, TRUSTED_ROUTER_KEYS). */
+  clients: ClientResolver;
 }): {
   dispose(): Promise<void>;
 } {
-  const { services, pipeline } = options;
+  const { services, pipeline, clients } = options;
   const { websocket: wsLimits } = services.config;
   // Oversized messages close the socket with 1009 (Message Too Big) before any parsing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: wsLimits.maxMessageBytes });
   const connections = new WeakMap<WebSocket, Connection>();
   const byContext = new WeakMap<GatewayContext, AdmittedOperation>();
-  const run = (args: ExecutionArgs) => pipeline.run(byContext.get(args.contextValue as GatewayContext)!);
+  // An operation that fails unexpectedly ends with its error; graphql-ws would close the connection on a throw.
+  const run = async (args: ExecutionArgs) => {
+    try {
+      return await pipeline.run(byContext.get(args.contextValue as GatewayContext)!);
+    } catch (error) {
+      return { errors: [internalError(error, services)] };
+    }
+  };
 
   options.server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== options.path) {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
     }
-    const refused = options.fairShare?.connectionRefusal(req, presentedApiKey(req.headers));
+    // Before the upgrade: a page that reached the gateway through a rebound name, or any cross-site page (browsers
+    // send no CORS preflight for a WebSocket), gets no socket.
+    const misdirected = options.hostOrigin.refusal(req.headers);
+    if (misdirected) {
+      const body = JSON.stringify({ errors: pipeline.format([misdirected]) });
+      socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
+    const client = clients.of(req);
+    const refused = options.fairShare?.connectionRefusal(req, client, clients.intermediary(req, client), socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
@@ -72,8 +97,7 @@ export function attachWebSocket(options: {
       const connection: Connection = {
         id,
         authorization: req.headers.authorization,
-        apiKey: presentedApiKey(req.headers),
-        remoteAddress: req.socket.remoteAddress,
+        client,
         trace: { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate },
         operations,
         admitting: 0,
@@ -118,10 +142,10 @@ export function attachWebSocket(options: {
         const auth = params.Authorization ?? params.authorization ?? headers.Authorization ?? headers.authorization;
         if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
         const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
-        if (conn && typeof key === 'string') conn.apiKey = key;
+        if (conn) conn.client = clients.ofConnection(ctx.extra.request, params, typeof key === 'string' ? key : conn.client.apiKey);
         if (conn && typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
-        return pipeline.authenticate(conn?.apiKey) === undefined;
+        return pipeline.authenticate(conn?.client.apiKey) === undefined;
       },
       async onSubscribe(ctx, id, payload) {
         const conn = connections.get(ctx.extra.socket);
@@ -133,20 +157,27 @@ export function attachWebSocket(options: {
           ctx.extra.socket.close(4400, reason);
           return [new GraphQLError(reason)];
         }
-        if (conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
+        // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
+        if (!conn.client.router && conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
         conn.admitting++;
-        const admitted = await pipeline
-          .admit(payload, {
+        let admitted: AdmittedOperation | GraphQLError[];
+        try {
+          admitted = await pipeline.admit(payload, {
             requestId: `${conn.id}:${id}`,
             transport: 'ws',
             authorization: conn.authorization,
             trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-            client: { apiKey: conn.apiKey, remoteAddress: conn.remoteAddress },
-          })
-          .finally(() => conn.admitting--);
+            client: clients.ofOperation(conn.client, payload.extensions),
+          });
+        } catch (error) {
+          // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
+          return [internalError(error, services)];
+        } finally {
+          conn.admitting--;
+        }
         if (Array.isArray(admitted)) return admitted;
         // The socket closed while the operation was being admitted: nothing will complete it.
         if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) {
@@ -197,6 +228,12 @@ export function attachWebSocket(options: {
       await server.dispose();
     },
   };
+}
+
+/** An unexpected failure as an operation's error: logged here with its stack, its text masked in production by the formatter. */
+function internalError(error: unknown, services: GatewayServices): GraphQLError {
+  services.log.error({ err: services.redact(String((error as Error)?.stack ?? error)) }, 'graphql-ws operation failed');
+  return new GatewayError(ErrorCode.InternalServerError, (error as Error)?.message ?? String(error));
 }
 
 function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {

@@ -1,0 +1,90 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { TrustConfig } from '../config/env.js';
+import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
+
+/** Longest Host or Origin repeated in a refusal. */
+const MAX_ECHO = 100;
+
+/**
+ * The Host and Origin checks every request passes before any route (HTTP, the WebSocket upgrade, `/mcp`, GraphiQL,
+ * health and metrics):
+ * - `Host` must be one of ALLOWED_HOSTS, or an IP address. A page on `evil.example` whose name the attacker rebinds
+ *   to 127.0.0.1 reaches a gateway on a laptop with `Host: evil.example`, and its own origin: CORS and CSRF
+ *   prevention cannot tell it from a same-origin page, the Host check can. An address cannot be rebound, and load
+ *   balancers probe by address, so addresses always pass.
+ * - a browser's `Origin` must be the request's own origin, or one of ALLOWED_ORIGINS (CORS_ORIGINS included). It stops
+ *   what CORS does not: a cross-site WebSocket (browsers send no preflight for one) and `/mcp`, which a page could
+ *   otherwise call with its visitor's network position. A request without `Origin` (a server, curl, a router) passes.
+ * Both refusals are FORBIDDEN (HTTP 403) naming the variable that would allow it.
+ */
+export class HostOriginCheck {
+  private readonly anyHost: boolean;
+  private readonly names: ReadonlySet<string>;
+  /** `.example.com` entries, as `example.com`: the domain and its subdomains. */
+  private readonly domains: readonly string[];
+  private readonly anyOrigin: boolean;
+  private readonly origins: ReadonlySet<string>;
+
+  constructor(private readonly trust: Pick<TrustConfig, 'allowedHosts' | 'allowedOrigins'>) {
+    this.anyHost = trust.allowedHosts.includes('*');
+    this.names = new Set(trust.allowedHosts.filter((h) => !h.startsWith('.')));
+    this.domains = trust.allowedHosts.filter((h) => h.startsWith('.')).map((h) => h.slice(1));
+    this.anyOrigin = trust.allowedOrigins.includes('*');
+    this.origins = new Set(trust.allowedOrigins.map((o) => new URL(o).origin));
+  }
+
+  /** FORBIDDEN when the request's Host or Origin is not allowed; undefined lets it in. */
+  refusal(headers: IncomingHttpHeaders): GatewayError | undefined {
+    const host = headers.host;
+    if (!this.anyHost && host !== undefined && !this.hostAllowed(host)) {
+      return forbidden(
+        ErrorReason.HostNotAllowed,
+        `Host ${JSON.stringify(host.slice(0, MAX_ECHO))} is not a name this gateway answers to: list it in ALLOWED_HOSTS (a page that reaches the gateway through a name of its own, as DNS rebinding does, is refused).`,
+      );
+    }
+    const origin = headers.origin;
+    if (origin === undefined || this.anyOrigin || this.origins.has(origin) || sameOrigin(origin, host)) return undefined;
+    return forbidden(
+      ErrorReason.OriginNotAllowed,
+      `Origin ${JSON.stringify(origin.slice(0, MAX_ECHO))} may not call this gateway from a browser: list it in ALLOWED_ORIGINS (or CORS_ORIGINS), or call from the gateway's own origin.`,
+    );
+  }
+
+  /** What the checks allow, for the start-up log line. */
+  describe(listenHost: string): string {
+    const hosts = this.anyHost ? 'any Host' : `Host ${[...this.names, ...this.domains.map((d) => `*.${d}`)].join(', ')} or an IP address`;
+    const origins = this.anyOrigin ? 'any browser Origin' : `browser Origin the same origin${this.origins.size ? ` or ${[...this.origins].join(', ')}` : ''}`;
+    // A wildcard listen address takes connections from other machines, under names the gateway cannot know.
+    const hint = !this.anyHost && (listenHost === '0.0.0.0' || listenHost === '::') ? `; HOST ${listenHost} listens on every interface: list the names clients use in ALLOWED_HOSTS` : '';
+    return `requests are answered for ${hosts} (ALLOWED_HOSTS) and ${origins} (ALLOWED_ORIGINS)${hint}`;
+  }
+
+  private hostAllowed(host: string): boolean {
+    const name = hostName(host);
+    if (name === undefined) return false;
+    if (isIP(name) || this.names.has(name)) return true;
+    return this.domains.some((d) => name === d || name.endsWith(`.${d}`));
+  }
+}
+
+/** The name of a `Host` header, lower case, without its port or a final dot; an IPv6 literal without its brackets. */
+function hostName(host: string): string | undefined {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? undefined : host.slice(1, end);
+  }
+  const colon = host.indexOf(':');
+  const name = (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
+  return name.endsWith('.') ? name.slice(0, -1) : name;
+}
+
+/** Whether a browser's Origin is the request's own origin (its host and port; the scheme may be a TLS proxy's). */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined || !URL.canParse(origin)) return false;
+  return new URL(origin).host === host.toLowerCase();
+}
+
+function forbidden(reason: ErrorReason, message: string): GatewayError {
+  return new GatewayError(ErrorCode.Forbidden, message, { reason, http: { status: 403 } });
+}
