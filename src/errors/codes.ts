@@ -68,7 +68,14 @@ export class GatewayError extends GraphQLError {
 export const badInput = (message: string, argument?: string) =>
   new GatewayError(ErrorCode.BadUserInput, message, argument ? { argument } : {});
 
+/**
+ * Longest message of an upstream error: what an upstream said (an HTML error page, a provider's message) is cut there,
+ * so a client outside production and every log line see at most this much of it.
+ */
+export const MAX_UPSTREAM_MESSAGE = 1000;
+
 export const upstreamError = (code: ErrorCode, message: string, details: UpstreamErrorDetails) => {
+  if (message.length > MAX_UPSTREAM_MESSAGE) message = `${message.slice(0, MAX_UPSTREAM_MESSAGE)}… (cut at ${MAX_UPSTREAM_MESSAGE} characters)`;
   const ext: Record<string, unknown> = { upstream: details.upstream };
   if (details.status !== undefined) ext.status = details.status;
   if (details.requestId) ext.upstreamRequestId = details.requestId;

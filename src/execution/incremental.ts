@@ -1,6 +1,22 @@
 import { execute as executeIncrementally, flattenIncrementalResults, isIncrementalResults } from '@graphql-tools/executor';
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
-import { BREAK, GraphQLSchema, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import {
+  BREAK,
+  getNullableType,
+  GraphQLError,
+  GraphQLSchema,
+  isListType,
+  Kind,
+  visit,
+  type ASTNode,
+  type DirectiveNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
+import { ErrorCode } from '../errors/codes.js';
 
 /**
  * `@defer` and `@stream` (the incremental delivery RFC as Apollo Router and Apollo Client's `Defer20220824Handler`
@@ -52,7 +68,7 @@ export interface IncrementalEntry {
   items?: readonly unknown[] | null;
   path: ReadonlyArray<string | number>;
   label?: string;
-  errors?: ReadonlyArray<GraphQLError>;
+  errors?: readonly GraphQLError[];
   extensions?: Record<string, unknown>;
 }
 
@@ -105,4 +121,74 @@ async function* endedBy(parts: AsyncGenerator<IncrementalPayload, void, void>, s
 /** Whether an operation is delivered in parts: a query or mutation using `@defer`/`@stream` (subscriptions stream already). */
 export function deliversIncrementally(operation: { operation: string }, document: DocumentNode): boolean {
   return operation.operation !== 'subscription' && usesIncrementalDelivery(document);
+}
+
+/**
+ * `@defer` and `@stream` used as the incremental delivery RFC allows (graphql-js 17's validation rules for them, which
+ * graphql 16 lacks): not on the root of a mutation or subscription, `@stream` on list fields only, each `label` a
+ * string written in the document and used once, `initialCount` not negative. Each refusal is a validation error
+ * (`BAD_USER_INPUT`) before anything runs, where the executor would fail with an internal error.
+ */
+export const incrementalDeliveryRule: ValidationRule = (context) => {
+  const labels = new Set<string>();
+  const schema = context.getSchema();
+  return {
+    Directive(node, _key, _parent, _path, ancestors) {
+      const name = node.name.value;
+      if (!INCREMENTAL_NAMES.has(name)) return;
+      const report = (message: string) => context.reportError(new GraphQLError(message, { nodes: node }));
+      const parentType = context.getParentType();
+      const root = parentType && (parentType === schema.getMutationType() ? 'mutation' : parentType === schema.getSubscriptionType() ? 'subscription' : undefined);
+      if (root) report(`@${name} cannot be used on the root fields of a ${root}: the ${root} runs whole; defer or stream inside its result instead.`);
+      const label = node.arguments?.find((a) => a.name.value === 'label')?.value;
+      if (label && label.kind !== Kind.STRING) report(`@${name}(label:) must be a string written in the document, not a variable: a client tells its parts apart by it.`);
+      else if (label) {
+        if (labels.has(label.value)) report(`@${name}(label: ${JSON.stringify(label.value)}) is used twice: give each deferred or streamed part a label of its own.`);
+        labels.add(label.value);
+      }
+      if (name !== 'stream') return;
+      const owner = ancestors[ancestors.length - 1] as ASTNode | undefined;
+      const field = context.getFieldDef();
+      if (owner && 'kind' in owner && owner.kind === Kind.FIELD && field && !isListType(getNullableType(field.type))) {
+        report(`@stream is for list fields: ${parentType?.name}.${field.name} is ${String(field.type)}; use @defer on its fragment instead.`);
+      }
+      const count = node.arguments?.find((a) => a.name.value === 'initialCount')?.value;
+      if (count?.kind === Kind.NULL || (count?.kind === Kind.INT && Number(count.value) < 0)) report(initialCountMessage(count.kind === Kind.NULL ? null : Number(count.value)));
+    },
+  };
+};
+
+const initialCountMessage = (value: unknown) => `@stream(initialCount: ${JSON.stringify(value)}) must be 0 or more: the number of items sent before the rest stream.`;
+
+/** The `@stream` directives of each document whose `initialCount` is a variable (most documents have none). */
+const variableCounts = new WeakMap<OperationDefinitionNode, { directive: DirectiveNode; variable: string }[]>();
+
+/**
+ * A `@stream(initialCount: $n)` whose variable is null or negative (the literal cases are {@link incrementalDeliveryRule}'s),
+ * as `BAD_USER_INPUT` before execution; undefined when every count is valid. Fragments are walked with the operation.
+ */
+export function incrementalArgumentsError(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): GraphQLError | undefined {
+  if (!usesIncrementalDelivery(document)) return undefined;
+  let counts = variableCounts.get(operation);
+  if (!counts) {
+    const found: { directive: DirectiveNode; variable: string }[] = [];
+    const collect = (node: ASTNode) =>
+      visit(node, {
+        Directive(directive) {
+          const count = directive.name.value === 'stream' ? directive.arguments?.find((a) => a.name.value === 'initialCount')?.value : undefined;
+          if (count?.kind === Kind.VARIABLE) found.push({ directive, variable: count.name.value });
+        },
+      });
+    collect(operation);
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) collect(d);
+    variableCounts.set(operation, (counts = found));
+  }
+  for (const { directive, variable } of counts) {
+    const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === variable);
+    const given = variables && variable in variables ? variables[variable] : definition?.defaultValue?.kind === Kind.INT ? Number(definition.defaultValue.value) : definition?.defaultValue?.kind === Kind.NULL ? null : undefined;
+    if (given === null || (typeof given === 'number' && given < 0)) {
+      return new GraphQLError(initialCountMessage(given), { nodes: directive, extensions: { code: ErrorCode.BadUserInput, argument: variable, http: { status: 400 } } });
+    }
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { createContext } from '../context/request.js';
 import type { GatewayServices } from '../context/services.js';
-import { ErrorReason } from '../errors/codes.js';
+import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 import type { ErrorFormatter } from '../errors/format.js';
 import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
 import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/incremental.js';
@@ -145,12 +145,27 @@ export class OperationPipeline {
     for (let i = start; i < this.admitters.length; i++) {
       // An answer found (the response cache) costs no upstream request: the budget and quota rules have nothing to judge.
       if (op.answer) return undefined;
-      const refusal = this.admitters[i].admit!(op);
+      const rule = this.admitters[i];
+      let refusal: Refusal | Promise<Refusal>;
+      try {
+        refusal = rule.admit!(op);
+      } catch (error) {
+        return this.failedRule(op, rule, error);
+      }
       // Only a rule that must wait (a quota read) makes the admission asynchronous.
-      if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, i + 1));
+      if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, i + 1), (error: unknown) => this.failedRule(op, rule, error));
       if (refusal) return refusal;
     }
     return undefined;
+  }
+
+  /**
+   * A rule that threw refuses its operation with INTERNAL_SERVER_ERROR (its text masked in production by the
+   * formatter), logged once with its stack: one operation's bad luck never becomes its transport's crash.
+   */
+  private failedRule(op: Operation, rule: PipelineRule, error: unknown): Refusal {
+    op.context.log.error({ rule: rule.name, err: this.options.services.redact(String((error as Error)?.stack ?? error)) }, 'a pipeline rule failed');
+    return new GatewayError(ErrorCode.InternalServerError, `The ${rule.name} rule failed: ${(error as Error)?.message ?? String(error)}`, { http: { status: 500 } });
   }
 
   /** Admits a payload from a transport: prepared, parsed, validated, begun and admitted, or its request errors. */

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GatewayServices } from '../context/services.js';
+import { incrementalDeliveryRule } from '../execution/incremental.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { OperationPipeline } from './core.js';
@@ -8,6 +9,7 @@ import { createApiKeyCheck } from './rules/apiKey.js';
 import { cancellation } from './rules/cancellation.js';
 import { documentLimits } from './rules/documentLimits.js';
 import { fairShareRule, type FairShare } from './rules/fairShare.js';
+import { operationInputs } from './rules/operationInputs.js';
 import { operationLog } from './rules/operationLog.js';
 import { operationTracing } from './rules/operationSpan.js';
 import { PersistedOperations, persistedOperationsRule } from './rules/persistedOperations.js';
@@ -49,6 +51,8 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     ...(persisted ? [persistedOperationsRule(persisted)] : []),
     limits,
     operationTracing(options.tracing),
+    // Before any rule that reads the variables (the cache's key, the budget's estimate).
+    operationInputs(config.limits, config.websocket.maxMessageBytes),
     ResponseCache.create(schema, services),
     upstreamBudget(schema, options.estimates, config.limits.maxUpstreamRequests),
     titlesQuota(schema),
@@ -61,7 +65,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     schema,
     services,
     rules,
-    validationRules: limits.validationRules,
+    validationRules: [...limits.validationRules, incrementalDeliveryRule],
     format: services.formatErrors,
     shutdown,
     // A router's key (TRUSTED_ROUTER_KEYS) is a key too; without GATEWAY_API_KEYS everyone is let in.

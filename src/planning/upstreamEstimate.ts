@@ -146,12 +146,16 @@ export function entitiesBudget(ctx: GatewayContext, operation: OperationDefiniti
   return operationValue(ctx, ENTITIES)?.get(operation);
 }
 
-/** The error of representation `index`, beyond what the budget allowed. */
-export function entityOverBudget(within: EntitiesWithinBudget, index: number): GraphQLError {
+/**
+ * The one error of the `count` references of `typename` beyond what the budget allowed, the first at `first`: the
+ * others of that type are null without an error of their own.
+ */
+export function entityOverBudget(within: EntitiesWithinBudget, typename: string, first: number, count: number): GraphQLError {
   const ext = within.refusal.extensions as { max: number; found: number; upstream: string };
+  const which = count === 1 ? `representations[${first}] was not` : `${count} ${typename} references from representations[${first}] on were not (each null; this error stands for all of them)`;
   return new GraphQLError(
-    `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and representations[${index}] was not. Send it again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
-    { extensions: { ...within.refusal.extensions } },
+    `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and ${which}. Send them again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
+    { extensions: { ...within.refusal.extensions, typename, refused: count } },
   );
 }
 

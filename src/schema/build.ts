@@ -2,6 +2,7 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import {
   buildASTSchema,
   concatAST,
+  GraphQLError,
   GraphQLScalarType,
   isObjectType,
   isScalarType,
@@ -27,7 +28,7 @@ import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { resolvers } from '../domains/index.js';
 import type { GatewayContext } from '../context/request.js';
-import { entitiesBudget, entityOverBudget } from '../planning/upstreamEstimate.js';
+import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
 import { withIncrementalDirectives } from '../execution/incremental.js';
 
 /** `schema/` at the project root; the same relative path from `src/schema` and `dist/schema`. */
@@ -132,13 +133,27 @@ function checkRepresentations(schema: GraphQLSchema, titleType: string): void {
     });
     // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
     // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
-    // Over the upstream budget, only the first representations it allows are resolved; each other entry gets its error.
+    // Over the upstream budget, only the first representations it allows are resolved; the others are null, with one
+    // error per entity type standing for all of its refused references (10,000 errors would be megabytes).
     const within = entitiesBudget(ctx as GatewayContext, info.operation);
     const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
     const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
-    const refused = args.representations.slice(answered.length).map((_, i) => entityOverBudget(within!, answered.length + i));
+    const refused = within ? refusedEntities(within, args.representations as Array<{ __typename: string }>) : [];
     return Promise.all([...list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))), ...refused]);
   };
+}
+
+/** The entries past the budget: null, but the first of each entity type, which carries the error of all of them. */
+function refusedEntities(within: EntitiesWithinBudget, representations: ReadonlyArray<{ __typename: string }>): Array<GraphQLError | null> {
+  const byType = new Map<string, { first: number; count: number }>();
+  for (let i = within.allowed; i < representations.length; i++) {
+    const kind = byType.get(representations[i].__typename);
+    if (kind) kind.count++;
+    else byType.set(representations[i].__typename, { first: i, count: 1 });
+  }
+  const entries: Array<GraphQLError | null> = new Array(representations.length - within.allowed).fill(null);
+  for (const [typename, { first, count }] of byType) entries[first - within.allowed] = entityOverBudget(within, typename, first, count);
+  return entries;
 }
 
 /** The domains' resolver maps as one; only the root types are shared between domains. */

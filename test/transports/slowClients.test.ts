@@ -32,7 +32,7 @@ describe('slow requests', () => {
     expect(t.gateway.server.headersTimeout).toBe(1000);
     const client = rawHttp(t.gateway.url);
     // 120 header bytes at one per 100 ms would take 12 s: the server cuts it long before the end.
-    const head = `GET /healthz HTTP/1.1\r\nhost: gateway\r\nx-slow: ${'x'.repeat(120)}\r\n\r\n`;
+    const head = `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ${'x'.repeat(120)}\r\n\r\n`;
     const sent = await dribble(client, head, 100);
     expect(sent).toBeLessThan(head.length);
     expect(await client.status).toBe(408);
@@ -42,7 +42,7 @@ describe('slow requests', () => {
     t = await startTestGateway({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
     const body = JSON.stringify({ query: `{ chatProviders { id } } # ${'x'.repeat(100)}` });
     const client = rawHttp(t.gateway.url);
-    client.socket.write(`POST /graphql HTTP/1.1\r\nhost: gateway\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    client.socket.write(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
     const sent = await dribble(client, body, 100);
     expect(sent).toBeLessThan(body.length);
     expect(await client.status).toBe(408);

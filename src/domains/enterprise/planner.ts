@@ -16,9 +16,18 @@ export const ANNOUNCEMENT = '/admin/serviceAnnouncement';
 export const HEALTH_OVERVIEWS = `${ANNOUNCEMENT}/healthOverviews`;
 export const ALL_ISSUES = `${ANNOUNCEMENT}/issues`;
 export const MESSAGES = `${ANNOUNCEMENT}/messages`;
-export const messagePath = (id: string) => `${MESSAGES}/${encodeURIComponent(id)}`;
-export const issuePath = (id: string) => `${ALL_ISSUES}/${encodeURIComponent(id)}`;
-export const healthOverviewPath = (id: string) => `${HEALTH_OVERVIEWS}/${encodeURIComponent(id)}`;
+export const messagePath = (id: string) => `${MESSAGES}/${segment(id)}`;
+export const issuePath = (id: string) => `${ALL_ISSUES}/${segment(id)}`;
+export const healthOverviewPath = (id: string) => `${HEALTH_OVERVIEWS}/${segment(id)}`;
+
+/**
+ * An id as one path segment. Resolvers refuse bad ids first (writes.ts `checkId`); this stands behind them for any
+ * path built from an id the upstream itself sent: `.` and `..` would be path steps, so they never reach a URL.
+ */
+function segment(id: string): string {
+  if (/^\.{1,2}$/.test(id)) throw badInput(`${JSON.stringify(id)} is not an id: . and .. are not sent as path segments.`, 'id');
+  return encodeURIComponent(id);
+}
 export const issuesOfPath = (serviceId: string) => `${healthOverviewPath(serviceId)}/issues`;
 
 /** Graph pages at most this many items per request. */

@@ -18,8 +18,19 @@ export function checkIfMatch(ifMatch: string | null | undefined): string | undef
   return ifMatch.trim();
 }
 
+/** What an id that becomes a path segment may hold. */
+const ID = /^[^/\\?#%\u0000-\u001f]{1,128}$/;
+/** `.` and `..`: path steps to any URL parser (their encoded forms carry `%`, refused by {@link ID}). */
+const DOTS = /^\.{1,2}$/;
+
+/**
+ * An id that becomes a path segment of a Graph URL (`…/healthOverviews/{id}`): not empty, at most 128 characters,
+ * without `/ \\ ? # %` or control characters, and not `.` or `..` (a URL parser resolves those as path steps, encoded
+ * or not, so `healthOverview(id: "..")` would read the collection instead); refused before any request.
+ */
 export function checkId(id: string, argument = 'id', example = 'a service id such as "Exchange"'): string {
   if (!id.trim()) throw badInput(`${argument}: the id is empty; pass ${example}.`, argument);
+  if (!ID.test(id) || DOTS.test(id)) throw badInput(`${argument}: ${JSON.stringify(id.slice(0, 140))} is not an id; pass ${example} (1 to 128 characters, not . or .., without / \\ ? # or %).`, argument);
   return id;
 }
 
@@ -46,10 +57,8 @@ export function toUpstreamProperties(properties: readonly OpenPropertyInput[]): 
   return out;
 }
 
-const ID = /^[^/\\?#%\u0000-\u001f]{1,128}$/;
-
 export function toUpstreamServiceHealth(input: ServiceHealthInput): Record<string, unknown> {
-  if (!ID.test(input.id)) throw badInput(`input.id: ${JSON.stringify(input.id)} must be 1 to 128 characters without / \\ ? # or %.`, 'input');
+  if (!ID.test(input.id) || DOTS.test(input.id)) throw badInput(`input.id: ${JSON.stringify(input.id)} must be 1 to 128 characters, not . or .., without / \\ ? # or %.`, 'input');
   if (!input.service.trim()) throw badInput('input.service is empty; give the service name, e.g. "Exchange Online".', 'input');
   const status = member(input.status, 'input.status');
   return { id: input.id, service: input.service, ...(status ? { status } : {}) };

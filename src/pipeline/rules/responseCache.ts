@@ -101,13 +101,16 @@ export class ResponseCache implements PipelineRule {
 }
 
 /**
- * `Cache-Control` of an HTTP answer: `public, max-age=N` for a GET query of public data (a CDN may keep it),
- * `private, max-age=N` for private data, a caller's own `Authorization` or a POST (only the caller may keep it),
- * `no-store` for mutations, answers with errors and anything with `maxAge` 0.
+ * `Cache-Control` of an HTTP answer: `public, max-age=N` only for an answer any caller would get (a GET query of
+ * public data, sent without a credential: a CDN or proxy may keep it and serve it to anyone); `private, max-age=N`
+ * for private data, and for any answer that needed a credential: an API key (GATEWAY_API_KEYS: a shared cache would
+ * hand it to callers without one), the caller's own `Authorization`, a subject a router or a token named, or a POST
+ * (only the caller may keep it); `no-store` for mutations, answers with errors and anything with `maxAge` 0.
  */
 export function cacheControlHeader(op: Operation, method: string, hasErrors: boolean): string {
   const policy = op.cachePolicy;
   if (op.type !== 'query' || hasErrors || !policy || policy.maxAge <= 0) return 'no-store';
-  const shared = method === 'GET' && policy.scope === CacheScope.Public && !op.context.credentials.authorization;
+  const credentials = op.context.credentials;
+  const shared = method === 'GET' && policy.scope === CacheScope.Public && !credentials.authorization && !credentials.apiKey && !op.client.subject;
   return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
 }

@@ -1,0 +1,98 @@
+import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import type { OperationLimits } from '../../config/limits.js';
+import { ErrorCode } from '../../errors/codes.js';
+import { incrementalArgumentsError } from '../../execution/incremental.js';
+import type { AdmittedOperation, PipelineRule } from '../operation.js';
+
+/**
+ * Levels of objects and arrays the variables may nest, the variables object counting as 1: a JSON argument may nest
+ * 32 (domains/chat/jsonObject.ts), and the input objects around one need a few more.
+ */
+export const MAX_VARIABLES_DEPTH = 64;
+
+/**
+ * The inputs of an operation that validation cannot see, checked first at admission, before any other rule reads
+ * them (the response cache's key, the budget's estimate) and before execution:
+ * - its variables, declared or not, nest at most {@link MAX_VARIABLES_DEPTH} levels and hold at most `maxBytes` as
+ *   JSON (the largest message a transport takes), checked by one walk without recursion: a value nested 100,000
+ *   levels deep is refused, not a stack overflow in whatever recursed over it first;
+ * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/incremental.ts);
+ * - `_entities` carries at most MAX_ENTITY_REPRESENTATIONS representations, refused whole before any upstream
+ *   request: 10,000 references would otherwise cost the budget's search, the quota's walk and an answer of megabytes.
+ */
+export function operationInputs(limits: Pick<OperationLimits, 'maxEntityRepresentations'>, maxBytes: number): PipelineRule {
+  return {
+    name: 'operationInputs',
+    admit(op) {
+      return variablesRefusal(op.variables, maxBytes) ?? incrementalArgumentsError(op.document, op.operation, op.variables) ?? entitiesRefusal(op, limits.maxEntityRepresentations);
+    },
+  };
+}
+
+/** BAD_USER_INPUT when `variables` nest deeper than {@link MAX_VARIABLES_DEPTH} or exceed `maxBytes` as JSON (estimated). */
+export function variablesRefusal(variables: Record<string, unknown> | undefined, maxBytes: number): GraphQLError | undefined {
+  if (!variables) return undefined;
+  const stack: Array<[unknown, number]> = [[variables, 1]];
+  let bytes = 2;
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === 'string') bytes += value.length + 3;
+    else if (typeof value !== 'object' || value === null) bytes += 6;
+    else {
+      if (depth > MAX_VARIABLES_DEPTH) {
+        return refusal(`Variables nest deeper than ${MAX_VARIABLES_DEPTH} levels of objects and arrays: flatten them (a JSON argument may nest at most 32).`);
+      }
+      bytes += 2;
+      if (Array.isArray(value)) for (const item of value) stack.push([item, depth + 1]);
+      else {
+        for (const key in value) {
+          bytes += key.length + 4;
+          stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+        }
+      }
+    }
+    if (bytes > maxBytes) return refusal(`Variables are larger than ${maxBytes} bytes as JSON: send less in one operation.`);
+  }
+  return undefined;
+}
+
+function refusal(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: ErrorCode.BadUserInput, argument: 'variables', http: { status: 400 } } });
+}
+
+/** Each operation's `_entities` fields (at its root, through fragments); most operations have none. */
+const entityFields = new WeakMap<OperationDefinitionNode, readonly ValueNode[]>();
+
+/** QUERY_TOO_COMPLEX when the operation's `_entities` fields carry more than `max` representations together. */
+function entitiesRefusal(op: AdmittedOperation, max: number): GraphQLError | undefined {
+  let fields = entityFields.get(op.operation);
+  if (!fields) entityFields.set(op.operation, (fields = op.operation.operation === 'query' ? representationArguments(op.document, op.operation.selectionSet) : []));
+  if (!fields.length) return undefined;
+  let found = 0;
+  for (const value of fields) {
+    const list = value.kind === Kind.VARIABLE ? op.variables?.[value.name.value] : undefined;
+    found += value.kind === Kind.LIST ? value.values.length : Array.isArray(list) ? list.length : 0;
+  }
+  if (found <= max) return undefined;
+  return new GraphQLError(
+    `_entities carries ${found} representations; MAX_ENTITY_REPRESENTATIONS allows ${max} per operation: send them in batches of at most ${max}, or raise MAX_ENTITY_REPRESENTATIONS.`,
+    { extensions: { code: ErrorCode.QueryTooComplex, limit: 'MAX_ENTITY_REPRESENTATIONS', max, found, http: { status: 400 } } },
+  );
+}
+
+/** The `representations` argument of every `_entities` field at the root of an operation. */
+function representationArguments(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): ValueNode[] {
+  const values: ValueNode[] = [];
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const value = selection.name.value === '_entities' ? selection.arguments?.find((a) => a.name.value === 'representations')?.value : undefined;
+      if (value) values.push(value);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) values.push(...representationArguments(document, selection.selectionSet, seen));
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) values.push(...representationArguments(document, fragment.selectionSet, seen));
+    }
+  }
+  return values;
+}
