@@ -60,6 +60,14 @@ const warmGraph = async (t: TestGateway) => {
   await t.query('{ admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } }');
   t.clearUpstreamRequests();
 };
+/** `{"deep": [[[…]]]}` as JSON text, `depth` arrays nested in one another. */
+const nestedVariables = (depth: number) => `{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+const ENTITIES = 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Title { imdbId title } ... on ServiceHealth { id service } } }';
+/** Five titles nobody looked up yet, then two services: two kinds of reference. */
+const TITLES_THEN_SERVICES = [
+  ...['tt0078346', 'tt0372784', 'tt0468569', 'tt0133093', 'tt0076759'].map((imdbId) => ({ __typename: 'Title', imdbId })),
+  ...['Exchange', 'SharePoint'].map((id) => ({ __typename: 'ServiceHealth', id })),
+];
 /** What an upstream's error page may carry that must never reach a client in production. */
 const UPSTREAM_SECRET = '<html><body>internal-db-7.corp.example: stack trace</body></html>';
 
@@ -125,6 +133,79 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       env: { OMDB_DAILY_QUOTA: '2' },
       request: { query: THREE_TITLES },
       expect: { code: 'UPSTREAM_QUOTA_EXHAUSTED', extensions: { upstream: 'omdb' }, message: { includes: 'this operation can need 3' }, upstreams: {} },
+    },
+    {
+      name: 'a browser Origin that is neither the gateway\'s own nor allowed is refused with 403 before anything runs (graphql-ws: its upgrade)',
+      request: { query: LISTED, headers: { origin: 'http://evil.example' } },
+      expect: {
+        code: 'FORBIDDEN',
+        extensions: { reason: 'ORIGIN_NOT_ALLOWED' },
+        message: { includes: 'ALLOWED_ORIGINS' },
+        upstreams: {},
+        check: (o) => void (o.status !== 403 && fail(`expected 403, got ${o.status}`, o)),
+      },
+    },
+    {
+      name: 'a browser Origin listed in ALLOWED_ORIGINS runs',
+      env: { ALLOWED_ORIGINS: 'https://app.example.com' },
+      request: { query: LISTED, headers: { origin: 'https://app.example.com' } },
+      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+    },
+    {
+      name: '_entities with more representations than MAX_ENTITY_REPRESENTATIONS is refused whole, before any upstream request',
+      env: { MAX_ENTITY_REPRESENTATIONS: '5' },
+      request: { query: ENTITIES, variables: { r: TITLES_THEN_SERVICES.slice(0, 6) } },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'MAX_ENTITY_REPRESENTATIONS', max: 5, found: 6 }, upstreams: {} },
+    },
+    {
+      name: '_entities over the upstream budget: the references that fit are answered, the refused ones are null with one error per entity type',
+      env: { GATEWAY_MAX_UPSTREAM_REQUESTS: '2', OMDB_CACHE_MAX: '0' },
+      request: { query: ENTITIES, variables: { r: TITLES_THEN_SERVICES } },
+      expect: {
+        code: 'QUERY_TOO_COMPLEX',
+        extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'omdb', typename: 'Title', refused: 3 },
+        message: { includes: '3 Title references from representations[2] on were not' },
+        upstreams: { omdb: 2 },
+        check: (o) => {
+          const [result] = o.results;
+          const answered = result.data._entities.map((e: any) => e?.imdbId ?? e?.id ?? null);
+          if (JSON.stringify(answered) !== JSON.stringify(['tt0078346', 'tt0372784', null, null, null, null, null])) fail('expected the first two answered, the rest null', o);
+          const errors = result.errors!.map((e: any) => [e.path?.join('.'), e.extensions.typename, e.extensions.refused]);
+          if (JSON.stringify(errors) !== JSON.stringify([['_entities.2', 'Title', 3], ['_entities.5', 'ServiceHealth', 2]])) fail('expected one error per entity type', o);
+        },
+      },
+    },
+    {
+      name: 'a variable nested deeper than 64 levels is refused before any rule reads it, declared or not',
+      request: { query: LISTED, variablesJson: nestedVariables(100) },
+      expect: { code: 'BAD_USER_INPUT', extensions: { argument: 'variables' }, message: { includes: 'nest deeper than 64 levels' }, upstreams: {} },
+    },
+    {
+      // A GET cannot carry it: Node refuses a URL over 16 KiB (431) before the gateway sees the request.
+      name: 'a variable nested 100,000 levels deep is refused, not a stack overflow: graphql-ws keeps the connection',
+      carriers: mutating,
+      request: { query: LISTED, variablesJson: nestedVariables(100_000) },
+      expect: {
+        code: 'BAD_USER_INPUT',
+        extensions: { argument: 'variables' },
+        upstreams: {},
+        check: (o) => void (o.closeCode !== undefined && o.closeCode !== 1000 && fail(`the connection closed with ${o.closeCode}`, o)),
+      },
+    },
+    {
+      name: '@stream(initialCount: -1) is BAD_USER_INPUT before anything runs',
+      request: { query: '{ searchTitles(query: "star wars") { items @stream(initialCount: -1) { imdbId } } }' },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'must be 0 or more' }, upstreams: {} },
+    },
+    {
+      name: '@stream(initialCount: $n) with a negative $n is BAD_USER_INPUT before anything runs',
+      request: { query: 'query ($n: Int) { searchTitles(query: "star wars") { items @stream(initialCount: $n) { imdbId } } }', variables: { n: -1 } },
+      expect: { code: 'BAD_USER_INPUT', extensions: { argument: 'n' }, message: { includes: 'must be 0 or more' }, upstreams: {} },
+    },
+    {
+      name: 'an id that would be a path step (healthOverview(id: "..")) is refused before any Graph request',
+      request: { query: '{ admin { serviceAnnouncement { healthOverview(id: "..") { id } } } }' },
+      expect: { code: 'BAD_USER_INPUT', extensions: { argument: 'id' }, message: { includes: 'is not an id' }, upstreams: {} },
     },
     {
       name: "in production an upstream's error text reaches no client: a generic message naming upstream and status",

@@ -9,6 +9,10 @@ export interface ConformanceRequest {
   extensions?: Record<string, unknown>;
   /** The gateway API key to present (header, or `connectionParams` over graphql-ws). */
   apiKey?: string;
+  /** The variables as JSON text, for values JSON.stringify cannot write (it recurses: 10,000 levels overflow it). */
+  variablesJson?: string;
+  /** More request headers (over graphql-ws, on the upgrade request), e.g. a browser's `Origin`. */
+  headers?: Record<string, string>;
 }
 
 type ResultError = { message: string; extensions?: Record<string, any> };
@@ -41,8 +45,11 @@ export interface TransportRunner {
   run(t: TestGateway, request: ConformanceRequest, afterFirst?: AfterFirst): Promise<Outcome>;
 }
 
-const body = (r: ConformanceRequest) => JSON.stringify({ query: r.query, variables: r.variables, extensions: r.extensions });
-const keyHeader = (r: ConformanceRequest): Record<string, string> => (r.apiKey ? { 'x-api-key': r.apiKey } : {});
+const body = (r: ConformanceRequest) => {
+  const json = JSON.stringify({ query: r.query, variables: r.variables, extensions: r.extensions });
+  return r.variablesJson ? `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"variables":${r.variablesJson}}` : json;
+};
+const keyHeader = (r: ConformanceRequest): Record<string, string> => ({ ...r.headers, ...(r.apiKey ? { 'x-api-key': r.apiKey } : {}) });
 
 /** GraphQL over HTTP, POST with JSON. */
 const httpPost: TransportRunner = {
@@ -61,7 +68,7 @@ const httpGet: TransportRunner = {
   async run(t, r) {
     const params = new URLSearchParams();
     if (r.query !== undefined) params.set('query', r.query);
-    if (r.variables) params.set('variables', JSON.stringify(r.variables));
+    if (r.variables || r.variablesJson) params.set('variables', r.variablesJson ?? JSON.stringify(r.variables));
     if (r.extensions) params.set('extensions', JSON.stringify(r.extensions));
     const res = await fetch(`${t.gateway.url}?${params}`, { headers: { 'apollo-require-preflight': 'true', ...keyHeader(r) } });
     return { results: [(await res.json()) as Result], end: res.status < 300 ? 'complete' : 'error', status: res.status };
@@ -74,14 +81,14 @@ const websocket: TransportRunner = {
   streams: true,
   run(t, r, afterFirst) {
     return new Promise<Outcome>((resolve, reject) => {
-      const ws = new WebSocket(t.gateway.wsUrl, 'graphql-transport-ws');
+      const ws = new WebSocket(t.gateway.wsUrl, 'graphql-transport-ws', { headers: r.headers });
       const results: Result[] = [];
       let end: Outcome['end'] = 'cut';
       const timer = setTimeout(() => reject(new Error(`graphql-ws: no end within 15 s (${results.length} results)`)), 15_000);
       ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: r.apiKey ? { 'x-api-key': r.apiKey } : {} })));
       ws.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string; payload?: any };
-        if (msg.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: JSON.parse(body(r)) }));
+        if (msg.type === 'connection_ack') ws.send(`{"id":"1","type":"subscribe","payload":${body(r)}}`);
         if (msg.type === 'next') {
           results.push(msg.payload as Result);
           if (results.length === 1 && afterFirst) {
@@ -116,6 +123,15 @@ const websocket: TransportRunner = {
         resolve({ results, end, closeCode: code });
       });
       ws.on('error', () => undefined);
+      // An upgrade refused before any socket (the Host and Origin checks): its HTTP answer, as for plain HTTP.
+      ws.on('unexpected-response', (_req, res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ results: [JSON.parse(text) as Result], end: 'error', status: res.statusCode });
+        });
+      });
     });
   },
 };
