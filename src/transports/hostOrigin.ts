@@ -31,7 +31,7 @@ export class HostOriginCheck {
     this.names = new Set(trust.allowedHosts.filter((h) => !h.startsWith('.')));
     this.domains = trust.allowedHosts.filter((h) => h.startsWith('.')).map((h) => h.slice(1));
     this.anyOrigin = trust.allowedOrigins.includes('*');
-    this.origins = new Set(trust.allowedOrigins.map((o) => new URL(o).origin));
+    this.origins = new Set(trust.allowedOrigins.filter((o) => o !== '*').map((o) => new URL(o).origin));
   }
 
   /** FORBIDDEN when the request's Host or Origin is not allowed; undefined lets it in. */
