@@ -46,6 +46,14 @@ describe('configuration', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS'],
     [{ GATEWAY_MAX_DEPTH: '0' }, 'GATEWAY_MAX_DEPTH'],
     [{ GATEWAY_WS_MAX_OPERATIONS: 'many' }, 'GATEWAY_WS_MAX_OPERATIONS'],
+    [{ ALLOWED_HOSTS: 'https://api.example.com' }, 'ALLOWED_HOSTS'],
+    [{ ALLOWED_HOSTS: 'api.example.com:443' }, 'ALLOWED_HOSTS'],
+    [{ ALLOWED_ORIGINS: 'app.example.com' }, 'ALLOWED_ORIGINS'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES'],
+    [{ TRUSTED_PROXIES: 'proxy.internal' }, 'TRUSTED_PROXIES'],
+    [{ TRUSTED_ROUTER_KEYS: 'short' }, 'TRUSTED_ROUTER_KEYS'],
+    [{ ROUTER_CLIENT_HEADER: 'x client' }, 'ROUTER_CLIENT_HEADER'],
+    [{ MAX_ENTITY_REPRESENTATIONS: '0' }, 'MAX_ENTITY_REPRESENTATIONS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
@@ -57,6 +65,30 @@ describe('configuration', () => {
     expect(c.apiKeys).toEqual(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']);
     expect(c.corsOrigins).toEqual(['https://a.example.com', '*']);
     expect(c.secrets).toEqual(expect.arrayContaining(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']));
+  });
+
+  it('reads the trust settings: hosts and origins allowed (loopback names and HOST by default, CORS_ORIGINS joined), proxies, router keys as secrets', () => {
+    expect(loadConfig({}).trust).toEqual({ allowedHosts: ['localhost', '.localhost'], allowedOrigins: [], trustedProxies: [], routerKeys: [], routerClientHeader: undefined });
+    expect(loadConfig({ HOST: 'Gateway.Internal.' }).trust.allowedHosts).toEqual(['localhost', '.localhost', 'gateway.internal']);
+    expect(loadConfig({ HOST: '0.0.0.0' }).trust.allowedHosts).toEqual(['localhost', '.localhost']);
+    const c = loadConfig({
+      ALLOWED_HOSTS: 'API.example.com, .corp.example, [::1]',
+      ALLOWED_ORIGINS: 'https://app.example.com',
+      CORS_ORIGINS: 'https://cors.example.com,https://app.example.com',
+      TRUSTED_PROXIES: 'loopback, 10.0.0.0/8, fd00::/8',
+      TRUSTED_ROUTER_KEYS: 'router-key-0123456789',
+      ROUTER_CLIENT_HEADER: 'X-Client-Id',
+      MAX_ENTITY_REPRESENTATIONS: '200',
+    });
+    expect(c.trust).toEqual({
+      allowedHosts: ['api.example.com', '.corp.example', '[::1]'],
+      allowedOrigins: ['https://app.example.com', 'https://cors.example.com'],
+      trustedProxies: ['loopback', '10.0.0.0/8', 'fd00::/8'],
+      routerKeys: ['router-key-0123456789'],
+      routerClientHeader: 'x-client-id',
+    });
+    expect(c.limits.maxEntityRepresentations).toBe(200);
+    expect(c.secrets).toContain('router-key-0123456789');
   });
 
   it('adds OpenAI-compatible providers from CHAT_PROVIDERS alone', () => {

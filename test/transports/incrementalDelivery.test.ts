@@ -207,3 +207,20 @@ describe('the schema', () => {
     expect((body.data as any)._service.sdl).not.toMatch(/directive @(defer|stream)/);
   });
 });
+
+describe('@defer and @stream used as the incremental delivery RFC allows', () => {
+  it.each([
+    ['@stream(initialCount: -1)', '{ searchTitles(query: "x") { items @stream(initialCount: -1) { imdbId } } }', '@stream(initialCount: -1) must be 0 or more'],
+    ['@stream(initialCount: null)', '{ searchTitles(query: "x") { items @stream(initialCount: null) { imdbId } } }', '@stream(initialCount: null) must be 0 or more'],
+    ['@stream on a field that is not a list', '{ title(imdbId: "tt0078346") { title @stream } }', '@stream is for list fields: Title.title is String'],
+    ['a label used twice', '{ ... @defer(label: "a") { upstreams { id } } ... @defer(label: "a") { u: upstreams { mode } } }', '@defer(label: "a") is used twice'],
+    ['a label from a variable', 'query ($l: String) { ... @defer(label: $l) { upstreams { id } } }', '@defer(label:) must be a string written in the document'],
+    ['@defer on a mutation\'s root fields', 'mutation { ... @defer { updateAdmin(input: { properties: [{ name: "x", value: "y" }] }) { __typename } } }', '@defer cannot be used on the root fields of a mutation'],
+  ])('refuses %s as BAD_USER_INPUT before any upstream request', async (_name, query, message) => {
+    const res = await post({ query, variables: { l: 'x' } });
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toContain(message);
+    expect(t.upstreamRequests()).toEqual([]);
+  });
+});
