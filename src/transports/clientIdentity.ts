@@ -3,6 +3,7 @@ import proxyAddr from 'proxy-addr';
 import type { TrustConfig } from '../config/env.js';
 import type { ClientIdentity } from '../pipeline/operation.js';
 import { createApiKeyCheck, presentedApiKey } from '../pipeline/rules/apiKey.js';
+import type { ConnectionShare } from '../pipeline/rules/fairShare.js';
 
 /** Longest client name a router may give: it is kept as a digest, but hashing megabytes per request is not free. */
 const MAX_CLIENT_NAME = 256;
@@ -40,11 +41,13 @@ export class ClientResolver {
   }
 
   /**
-   * Whether the request came through an intermediary that carries many clients' requests on its sockets: a trusted
-   * proxy, or a federation router. Its sockets are then counted per request, not per socket (FairShare).
+   * How the request's socket counts against its client's CLIENT_MAX_CONNECTIONS ({@link ConnectionShare}): a router's
+   * request against the end client it names, else against no one; a trusted proxy's per request, against the client
+   * it forwards; anyone else's socket against them.
    */
-  intermediary(req: IncomingMessage, client: ClientIdentity): boolean {
-    return client.router === true || (this.trusted !== undefined && this.trusted(req.socket.remoteAddress ?? '', 0));
+  connectionShare(req: IncomingMessage, client: ClientIdentity): ConnectionShare {
+    if (client.router) return client.subject ? 'request' : 'none';
+    return this.trusted !== undefined && this.trusted(req.socket.remoteAddress ?? '', 0) ? 'request' : 'socket';
   }
 
   /**

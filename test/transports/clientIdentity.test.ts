@@ -16,14 +16,17 @@ describe('ClientResolver', () => {
     // A client's own header sits left of the address its proxy saw: that one wins.
     expect(behind.of(request('10.0.0.2', { 'x-forwarded-for': '192.0.2.66, 198.51.100.1' })).remoteAddress).toBe('198.51.100.1');
     expect(behind.of(request('203.0.113.9', { 'x-forwarded-for': '198.51.100.1' })).remoteAddress).toBe('203.0.113.9');
-    expect(behind.intermediary(request('10.0.0.2'), {})).toBe(true);
-    expect(behind.intermediary(request('203.0.113.9'), {})).toBe(false);
+    // A proxy's socket counts per request, against each forwarded client; anyone else's socket against them.
+    expect(behind.connectionShare(request('10.0.0.2'), {})).toBe('request');
+    expect(behind.connectionShare(request('203.0.113.9'), {})).toBe('socket');
   });
 
   it('names the end client of a router\'s request by ROUTER_CLIENT_HEADER, of nobody else\'s', () => {
     const routed = behind.of(request('203.0.113.9', { 'x-api-key': ROUTER_KEY, 'x-client-id': 'alice' }));
     expect(routed).toEqual({ apiKey: ROUTER_KEY, remoteAddress: '203.0.113.9', router: true, subject: 'alice' });
-    expect(behind.intermediary(request('203.0.113.9'), routed)).toBe(true);
+    // A router's request counts against the end client it names; its own connections against no one.
+    expect(behind.connectionShare(request('203.0.113.9'), routed)).toBe('request');
+    expect(behind.connectionShare(request('203.0.113.9'), { apiKey: ROUTER_KEY, router: true })).toBe('none');
     expect(behind.of(request('203.0.113.9', { 'x-api-key': 'other-key-0123456789', 'x-client-id': 'alice' }))).toEqual({ apiKey: 'other-key-0123456789', remoteAddress: '203.0.113.9' });
     expect(behind.of(request('203.0.113.9', { 'x-api-key': ROUTER_KEY }))).toEqual({ apiKey: ROUTER_KEY, remoteAddress: '203.0.113.9', router: true });
   });

@@ -54,11 +54,24 @@ const CAPS: Record<ShareKind, { client: keyof FairShareLimits; clientName: strin
 
 /** A socket's connection shares: everyone's from the moment it connects, its client's from its first request. */
 interface SocketShare {
-  leases: Lease[];
+  total?: Lease;
+  /** Its client's share, once its first request said who the client is (a client's own socket). */
+  client?: Lease;
   refused?: GatewayError;
-  /** Whether it counts against its client yet (from its first request's headers). */
+  /** Whether its first request has been seen. */
   joined: boolean;
 }
+
+/**
+ * How a request's socket counts against a client (CLIENT_MAX_CONNECTIONS), as the transport that knows who sent it
+ * decides (transports/clientIdentity.ts):
+ * - `socket`: a client's own socket, against that client until it closes;
+ * - `request`: an intermediary's socket that carries many clients' requests (a trusted proxy, a router naming its end
+ *   client): each request against its own client while it is served;
+ * - `none`: a federation router's own connection, which counts in MAX_CONNECTIONS only: a router is infrastructure,
+ *   and the clients behind it are counted by their operations.
+ */
+export type ConnectionShare = 'socket' | 'request' | 'none';
 
 /** What tells that a request is over: its response (HTTP) or its socket (a WebSocket) closing. */
 export interface Closes {
@@ -123,26 +136,28 @@ export class FairShare {
    */
   guard(server: Server): void {
     server.on('connection', (socket: Socket) => {
-      const state: SocketShare = { leases: [], joined: false };
+      const state: SocketShare = { joined: false };
       this.sockets.set(socket, state);
       const taken = this.take('', ['connection'], 'total');
       if (taken instanceof GatewayError) state.refused = taken;
-      else state.leases.push(taken);
-      socket.once('close', () => state.leases.forEach((lease) => lease.release()));
+      else state.total = taken;
+      socket.once('close', () => {
+        state.total?.release();
+        state.client?.release();
+      });
     });
   }
 
   /**
-   * RATE_LIMITED when the request's socket is past a connection cap (see {@link guard}); undefined lets it in. A
-   * client's own socket joins `client` at its first request and counts until it closes. A socket of an intermediary
-   * (a trusted proxy, a federation router) carries the requests of many clients: each request counts against its own
-   * client instead, until `done` closes (its response; a WebSocket's socket), so behind a proxy one client's sockets
-   * never refuse another's.
+   * RATE_LIMITED when the request's socket is past a connection cap (see {@link guard}); undefined lets it in. How
+   * the socket counts against `client` is `share` ({@link ConnectionShare}); a request counted on its own holds its
+   * share until `done` closes (its response; a WebSocket's socket).
    */
-  connectionRefusal(req: IncomingMessage, client: ClientIdentity, intermediary: boolean, done: Closes): GatewayError | undefined {
+  connectionRefusal(req: IncomingMessage, client: ClientIdentity, share: ConnectionShare, done: Closes): GatewayError | undefined {
     const state = this.sockets.get(req.socket);
     if (!state || state.refused) return state?.refused;
-    if (intermediary) {
+    if (share === 'none') return undefined;
+    if (share === 'request') {
       const taken = this.take(this.clientOf(client), ['connection'], 'client');
       if (taken instanceof GatewayError) return taken;
       done.once('close', () => taken.release());
@@ -152,8 +167,18 @@ export class FairShare {
     state.joined = true;
     const taken = this.take(this.clientOf(client), ['connection'], 'client');
     if (taken instanceof GatewayError) state.refused = taken;
-    else state.leases.push(taken);
+    else state.client = taken;
     return state.refused;
+  }
+
+  /**
+   * A WebSocket whose `connection_init` showed it to be a federation router's (its key came in `connectionParams`,
+   * after the upgrade counted the socket against its address): it gives its client's share back.
+   */
+  routerConnection(socket: Socket): void {
+    const state = this.sockets.get(socket);
+    state?.client?.release();
+    if (state) state.client = undefined;
   }
 
   private take(client: string, kinds: readonly ShareKind[], scope: Scope): Lease | GatewayError {

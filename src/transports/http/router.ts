@@ -86,7 +86,7 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }
     const client = clients.of(req);
-    const overConnections = fairShare.connectionRefusal(req, client, clients.intermediary(req, client), res);
+    const overConnections = fairShare.connectionRefusal(req, client, clients.connectionShare(req, client), res);
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     if (await health.serve(req, res, path)) return;
     if (options.graphiql(req, res)) return;

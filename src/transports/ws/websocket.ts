@@ -83,7 +83,7 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    const refused = options.fairShare?.connectionRefusal(req, client, clients.intermediary(req, client), socket);
+    const refused = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
@@ -142,7 +142,12 @@ export function attachWebSocket(options: {
         const auth = params.Authorization ?? params.authorization ?? headers.Authorization ?? headers.authorization;
         if (conn && typeof auth === 'string' && auth) conn.authorization = auth;
         const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
-        if (conn) conn.client = clients.ofConnection(ctx.extra.request, params, typeof key === 'string' ? key : conn.client.apiKey);
+        if (conn) {
+          const wasRouter = conn.client.router;
+          conn.client = clients.ofConnection(ctx.extra.request, params, typeof key === 'string' ? key : conn.client.apiKey);
+          // A router's key in connectionParams: the upgrade counted its socket against its address, a router's is no one's.
+          if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) options.fairShare?.routerConnection(ctx.extra.request.socket);
+        }
         if (conn && typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return pipeline.authenticate(conn?.client.apiKey) === undefined;
