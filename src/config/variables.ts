@@ -368,7 +368,7 @@ export const VARIABLES = {
     type: list,
     secret: true,
     description:
-      'API keys of federation routers (16+ characters; accepted wherever `GATEWAY_API_KEYS` are): a request with one is an end client\'s, named by `ROUTER_CLIENT_HEADER`, and its WebSocket is not bound by `GATEWAY_WS_MAX_OPERATIONS`',
+      'API keys of federation routers (16+ characters; accepted wherever `GATEWAY_API_KEYS` are): a request with one is an end client\'s, named by `ROUTER_CLIENT_HEADER`; a router\'s connections count in no client\'s `CLIENT_MAX_CONNECTIONS` and its WebSocket is not bound by `GATEWAY_WS_MAX_OPERATIONS` (send the key on the upgrade request too: a burst of upgrades is counted before `connection_init`)',
   },
   ROUTER_CLIENT_HEADER: {
     type: headerName,
@@ -406,7 +406,11 @@ export const VARIABLES = {
     description: 'a streaming client that takes no byte for this long while messages wait for it is closed the same way (WebSocket **4408** `Stalled: …`) and its upstream requests aborted; `0` turns it off. Both closes are counted in `gateway_stream_slow_client_closes_total{transport,reason}`, the pauses in `gateway_stream_pauses_total{transport}`',
   },
   MAX_CONNECTIONS: { type: positive, default: '10000', description: 'sockets open in all; past it a request is answered 429 `RATE_LIMITED` and a WebSocket closed with **4429**' },
-  CLIENT_MAX_CONNECTIONS: { type: positive, default: '64', description: 'sockets of one client (its API key when `GATEWAY_API_KEYS` is set, else its remote address); past it 429 / **4429**' },
+  CLIENT_MAX_CONNECTIONS: {
+    type: positive,
+    default: '64',
+    description: 'sockets of one client (its API key when `GATEWAY_API_KEYS` is set, else its address), each counted from its first request\'s headers; behind a trusted proxy (`TRUSTED_PROXIES`) its requests in flight; past it 429 / **4429**',
+  },
   CLIENT_MAX_SUBSCRIPTIONS: { type: positive, default: '256', description: 'open subscriptions of one client, across graphql-ws, SSE and multipart. Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`' },
   CLIENT_MAX_CHAT_STREAMS: { type: positive, default: '32', description: 'concurrent `chatCompletionStream` subscriptions of one client; past it `RATE_LIMITED`' },
   MAX_SUBSCRIPTIONS: { type: positive, default: '20000', description: 'open subscriptions in all; past it `RATE_LIMITED`' },
