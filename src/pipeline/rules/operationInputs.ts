@@ -24,7 +24,8 @@ export function operationInputs(limits: Pick<OperationLimits, 'maxEntityRepresen
   return {
     name: 'operationInputs',
     admit(op) {
-      return variablesRefusal(op.variables, maxBytes) ?? incrementalArgumentsError(op.document, op.operation, op.variables) ?? entitiesRefusal(op, limits.maxEntityRepresentations);
+      // The representations' count reads one array's length: before the walk, so a flood of them costs nothing more.
+      return entitiesRefusal(op, limits.maxEntityRepresentations) ?? variablesRefusal(op.variables, maxBytes) ?? incrementalArgumentsError(op.document, op.operation, op.variables);
     },
   };
 }
