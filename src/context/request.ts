@@ -2,14 +2,36 @@ import type { Logger } from 'pino';
 import type { GatewayServices } from './services.js';
 
 
+/**
+ * Who a connection or operation comes from, as its transport resolved it (transports/clientIdentity.ts): what the
+ * fair-share caps, budgets and ownership count against. The client is its {@link subject} when one is known, else
+ * its API key when GATEWAY_API_KEYS is set, else its address (`clientKey` in pipeline/rules/fairShare.ts).
+ */
+export interface ClientIdentity {
+  /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
+  apiKey?: string;
+  /** The socket's peer, or behind a trusted proxy (TRUSTED_PROXIES) the address its `X-Forwarded-For` names. */
+  remoteAddress?: string;
+  /**
+   * Who the client is by an authority the gateway trusts, which wins over the key and the address: the end client a
+   * federation router names (TRUSTED_ROUTER_KEYS, ROUTER_CLIENT_HEADER), or an authenticated caller's subject (a
+   * verified token's `sub`) where a transport authenticates one.
+   */
+  subject?: string;
+  /** It came through a trusted federation router: its connection is not bound by the per-connection caps meant for browsers. */
+  router?: boolean;
+}
+
 /** What the caller presented; never shared between requests. */
 export interface CallerCredentials {
   /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
   authorization?: string;
   /** The gateway API key the caller presented (already checked): operations it starts itself (graph tools) run as it. */
   apiKey?: string;
-  /** Who the caller is for fair shares: its API key when GATEWAY_API_KEYS is set, else its remote address. */
+  /** Who the caller is for fair shares, as one key (`clientKey`): its subject, its API key when GATEWAY_API_KEYS is set, else its address. */
   client?: string;
+  /** Who the caller is, as its transport resolved it: operations it starts itself (graph tools) count against the same client. */
+  identity?: ClientIdentity;
 }
 
 /**
@@ -67,9 +89,9 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string },
+  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string; identity?: ClientIdentity },
 ): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client });
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client, identity: init.identity });
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
-import type { GatewayContext } from '../context/request.js';
+import type { ClientIdentity, GatewayContext } from '../context/request.js';
+
+export type { ClientIdentity } from '../context/request.js';
 import type { CachePolicy } from './rules/cachePolicy.js';
 
 /** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
@@ -10,26 +12,6 @@ export interface OperationPayload {
   variables?: Record<string, unknown> | null;
   extensions?: Record<string, unknown> | null;
   documentId?: string;
-}
-
-/**
- * Who a connection or operation comes from, as its transport resolved it (transports/clientIdentity.ts): what the
- * fair-share caps, budgets and ownership count against. The client is its {@link subject} when one is known, else
- * its API key when GATEWAY_API_KEYS is set, else its address ({@link clientKey}).
- */
-export interface ClientIdentity {
-  /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
-  apiKey?: string;
-  /** The socket's peer, or behind a trusted proxy (TRUSTED_PROXIES) the address its `X-Forwarded-For` names. */
-  remoteAddress?: string;
-  /**
-   * Who the client is by an authority the gateway trusts, which wins over the key and the address: the end client a
-   * federation router names (TRUSTED_ROUTER_KEYS, ROUTER_CLIENT_HEADER), or an authenticated caller's subject (a
-   * verified token's `sub`) where a transport authenticates one.
-   */
-  subject?: string;
-  /** It came through a trusted federation router: its connection is not bound by the per-connection caps meant for browsers. */
-  router?: boolean;
 }
 
 /** Who sent an operation, and over what. */
