@@ -30,8 +30,10 @@ export class ClientResolver {
     this.header = trust.routerClientHeader;
   }
 
-  /** The client of an HTTP request or WebSocket upgrade (resolved once per request). */
+  /** The client of an HTTP request or WebSocket upgrade (resolved once per request where resolving costs something). */
   of(req: IncomingMessage): ClientIdentity {
+    // Without proxies or routers to trust, the client is what the request says: cheaper to read again than to keep.
+    if (!this.trusted && !this.routerKey) return { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress };
     let identity = this.resolved.get(req);
     if (!identity) {
       identity = this.resolve(req);

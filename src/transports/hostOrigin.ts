@@ -5,6 +5,8 @@ import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 
 /** Longest Host or Origin repeated in a refusal. */
 const MAX_ECHO = 100;
+/** Distinct `Host` values whose verdict is kept: clients send a handful; past it a value is judged each time. */
+const MAX_REMEMBERED_HOSTS = 64;
 
 /**
  * The Host and Origin checks every request passes before any route (HTTP, the WebSocket upgrade, `/mcp`, GraphiQL,
@@ -25,6 +27,8 @@ export class HostOriginCheck {
   private readonly domains: readonly string[];
   private readonly anyOrigin: boolean;
   private readonly origins: ReadonlySet<string>;
+  /** The verdict per `Host` value seen (bounded). */
+  private readonly hosts = new Map<string, boolean>();
 
   constructor(private readonly trust: Pick<TrustConfig, 'allowedHosts' | 'allowedOrigins'>) {
     this.anyHost = trust.allowedHosts.includes('*');
@@ -61,6 +65,15 @@ export class HostOriginCheck {
   }
 
   private hostAllowed(host: string): boolean {
+    let allowed = this.hosts.get(host);
+    if (allowed === undefined) {
+      allowed = this.judge(host);
+      if (this.hosts.size < MAX_REMEMBERED_HOSTS) this.hosts.set(host, allowed);
+    }
+    return allowed;
+  }
+
+  private judge(host: string): boolean {
     const name = hostName(host);
     if (name === undefined) return false;
     if (isIP(name) || this.names.has(name)) return true;
