@@ -31,9 +31,16 @@ async function post(text: string) {
 }
 
 describe('JSON arguments', () => {
-  it('refuses tools.parameters nested 10,000 levels deep as BAD_USER_INPUT naming the argument, with 0 upstream requests', async () => {
+  it('refuses tools.parameters nested 10,000 levels deep as BAD_USER_INPUT, with 0 upstream requests: the variables\' own depth limit holds first', async () => {
     const { body: result } = await post(body(nested(10_000)));
     expect(result.errors).toHaveLength(1);
+    expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'variables' });
+    expect(result.errors![0].message).toContain('Variables nest deeper than 64 levels');
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('refuses tools.parameters nested 40 levels deep (within the variables\' limit) naming the argument, with 0 upstream requests', async () => {
+    const { body: result } = await post(body(nested(40)));
     expect(result.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(result.errors![0].message).toContain('input.tools[0].parameters');
     expect(result.errors![0].message).toContain(`at most ${JSON_ARGUMENT_LIMITS.maxDepth}`);
