@@ -4,15 +4,16 @@ import { Pool } from 'undici';
 import { cpuSeconds } from './lib/load.js';
 import { stopAll } from './lib/proc.js';
 import { startGatewayProc, startSandboxProc, type GraphQLProc } from './lib/stack.js';
-import { median } from './lib/stats.js';
+import { median, percentile } from './lib/stats.js';
 
 /**
  * `node dist/bench/entities.js --base DIR [--calls 4] [--seconds 4] [--attackers 8]`: what a router's `_entities` call
  * costs as it grows, on the gateway built in DIR and on this checkout, side by side against one sandbox:
  * - for 100, 1,000 and 10,000 Title references nobody looked up (the upstream budget answers 50 of them), the
  *   gateway's CPU per call (from /proc), the answer's size and its errors;
- * - another client's p50 for `{ upstreams { id } }` on one connection, alone and while `--attackers` loops send the
- *   10,000-reference call without pause, all bounded by `--seconds`.
+ * - another client's p50 for `{ upstreams { id } }` on one connection, alone, while `--attackers` loops send the
+ *   10,000-reference call without pause, and while `--attackers` of them are sent at once, again 250 ms after the last
+ *   were answered; each bounded by `--seconds`.
  */
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -40,8 +41,8 @@ async function post(pool: Pool, text: string): Promise<{ status: number; bytes: 
   return { status: res.statusCode, bytes: Buffer.byteLength(answer), errors };
 }
 
-/** p50 in ms of sequential light queries on one connection until `until` resolves. */
-async function bystander(g: GraphQLProc, until: Promise<unknown>): Promise<{ p50: number; n: number }> {
+/** p50, p99 and the worst latency in ms of sequential light queries on one connection until `until` resolves. */
+async function bystander(g: GraphQLProc, until: Promise<unknown>): Promise<{ p50: number; p99: number; max: number; n: number }> {
   const pool = new Pool(new URL(g.url).origin, { connections: 1 });
   const latencies: number[] = [];
   let done = false;
@@ -53,7 +54,7 @@ async function bystander(g: GraphQLProc, until: Promise<unknown>): Promise<{ p50
     latencies.push(performance.now() - t0);
   }
   await pool.close();
-  return { p50: median(latencies), n: latencies.length };
+  return { p50: median(latencies), p99: percentile(latencies, 99), max: Math.max(...latencies), n: latencies.length };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,8 +80,8 @@ try {
       console.log(`| ${name} | ${n.toLocaleString('en')} | ${cpuMs.toFixed(0)} ms | ${(last.bytes / 1024).toFixed(1)} KiB | ${last.status} | ${last.errors} |`);
     }
   }
-  console.log(`\nAnother client's p50 for { upstreams { id } }, alone and while ${attackers} loops send the 10,000-reference call (${seconds} s each):`);
-  console.log('| build | alone | under the calls | calls answered |');
+  console.log(`\nAnother client's p50 / p99 / worst for { upstreams { id } }, alone and under the 10,000-reference call (${seconds} s each):`);
+  console.log(`| build | alone | under ${attackers} loops without pause | under ${attackers} at once, every 250 ms |`);
   console.log('|---|---|---|---|');
   const heavy = body(10_000);
   for (const [name, g] of Object.entries(builds)) {
@@ -98,8 +99,21 @@ try {
       }),
     );
     const under = await bystander(g, loops);
+    // Eight at once, again a quarter second after the last eight were answered: an attacker within one client's caps.
+    const burstsUntil = performance.now() + seconds * 1000;
+    let bursts = 0;
+    const paced = (async () => {
+      // Bounded by the deadline.
+      while (performance.now() < burstsUntil) {
+        await Promise.all(Array.from({ length: attackers }, () => post(pool, heavy)));
+        bursts++;
+        await sleep(250);
+      }
+    })();
+    const underBursts = await bystander(g, paced);
     await pool.close();
-    console.log(`| ${name} | ${alone.p50.toFixed(2)} ms | ${under.p50.toFixed(2)} ms | ${answered} |`);
+    const figures = (f: { p50: number; p99: number; max: number }) => `${f.p50.toFixed(2)} / ${f.p99.toFixed(1)} / ${f.max.toFixed(0)} ms`;
+    console.log(`| ${name} | ${figures(alone)} | ${figures(under)} (${answered} calls) | ${figures(underBursts)} (${bursts} bursts) |`);
   }
 } finally {
   await stopAll();
