@@ -369,7 +369,7 @@ describe('logs keep no secret that is not the gateway\'s own', () => {
       const page = `<html>db error: postgres://admin:hunter2@db-7.internal:5432/app api_key=sk-live-abcdef123456 "client_secret": "s3cr3t-value-xyz" Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload ${'padding '.repeat(2000)}</html>`;
       t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 500, body: { error: { message: page, type: 'server_error' } } });
       const r = await t.query('mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', {
-        input: { provider: 'deepseek', model: 'deepseek-chat', messages: [{ role: 'USER', content: 'hi' }] },
+        input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'hi' }] },
       });
       expect(r.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'deepseek' });
       const line = t.logs.lines.find((l) => l.includes('upstream error masked'));
