@@ -4,6 +4,7 @@ import type { InProcessTransport } from '../transports/inProcess.js';
 import { operationShape, type UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import type { ExecuteTrusted } from '../trusted/execute.js';
 import { TrustedOperations } from '../trusted/operations.js';
+import { namedByToolArguments } from '../trusted/toolErrors.js';
 import { placeholderVariables, type TrustedToolset } from '../trusted/toolset.js';
 
 /**
@@ -18,7 +19,7 @@ export function loadTrustedToolset(schema: GraphQLSchema, config: GatewayConfig)
     // The shipped folder has files for every domain; a gateway serving some of them offers those domains' tools.
     skipInvalidFiles: !mcp.operationsDir && config.domains.length < GATEWAY_DOMAINS.length,
   });
-  return { schema, operations, execute: notYetRunnable, estimates: new Map() };
+  return { schema, operations, execute: notYetRunnable, estimates: new Map(), upstreamRequests: () => ({}) };
 }
 
 /**
@@ -33,13 +34,17 @@ export function bindTrustedToolset(
   estimates: UpstreamEstimates,
 ): void {
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
+    const client = { apiKey: call.apiKey, remoteAddress: call.remoteAddress, subject: call.subject };
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, signal: call.signal },
+      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client, authenticated: call.authenticated, signal: call.signal },
     );
-    return { data: result.data as Record<string, unknown> | null | undefined, ...(result.errors?.length ? { errors: result.errors } : {}) };
+    if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
+    const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;
+    return { data: result.data as Record<string, unknown> | null | undefined, errors };
   };
   toolset.execute = execute;
+  toolset.upstreamRequests = (document, operation, variables) => estimates.of(operationShape(toolset.schema, document, operation, variables));
   for (const op of toolset.operations.list()) {
     toolset.estimates.set(op.name, estimates.of(operationShape(toolset.schema, parse(op.query), op.operation, placeholderVariables(toolset.schema, op))));
   }

@@ -8,8 +8,10 @@ export interface CallerCredentials {
   authorization?: string;
   /** The gateway API key the caller presented (already checked): operations it starts itself (graph tools) run as it. */
   apiKey?: string;
-  /** Who the caller is for fair shares: its API key when GATEWAY_API_KEYS is set, else its remote address. */
+  /** Who the caller is for fair shares: its token's subject, else its API key when GATEWAY_API_KEYS is set, else its remote address. */
   client?: string;
+  /** The `sub` of the caller's verified bearer token (/mcp with MCP_AUTH=jwt): operations it starts itself run as it. */
+  subject?: string;
 }
 
 /**
@@ -67,9 +69,9 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string },
+  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string; subject?: string },
 ): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client });
+  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client, subject: init.subject });
 }
 
 /**

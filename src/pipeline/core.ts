@@ -119,7 +119,7 @@ export class OperationPipeline {
     setMaxListeners(this.signalListeners, controller.signal);
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client) });
+    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client), subject: init.client?.subject });
     const op: Operation = { transport: init.transport, client: init.client ?? {}, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
     for (const rule of this.beginners) rule.begin!(op, init);
     return op;

@@ -17,6 +17,8 @@ export interface ClientIdentity {
   /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
   apiKey?: string;
   remoteAddress?: string;
+  /** The `sub` of a verified bearer token (/mcp with MCP_AUTH=jwt): the caller, before any key or address. */
+  subject?: string;
 }
 
 /** Who sent an operation, and over what. */

@@ -13,10 +13,11 @@ import type { ClientIdentity, PipelineRule } from '../operation.js';
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
 
 /**
- * The client a request counts against at the upstream connection pools: its API key when GATEWAY_API_KEYS is set (one
- * it cannot invent), else its address. Kept in memory only, never logged.
+ * The client a request counts against at the upstream connection pools: the subject of its verified token, else its
+ * API key when GATEWAY_API_KEYS is set (one it cannot invent), else its address. Kept in memory only, never logged.
  */
 export function clientKey(keyed: boolean, identity: ClientIdentity | undefined): string {
+  if (identity?.subject !== undefined) return `subject:${identity.subject}`;
   return (keyed && identity?.apiKey) || identity?.remoteAddress || 'unknown';
 }
 
@@ -67,6 +68,7 @@ export class FairShare {
 
   /** The client a connection or operation counts against. A key is kept only as a digest. */
   clientOf(identity: ClientIdentity): string {
+    if (identity.subject !== undefined) return `subject:${identity.subject}`;
     if (this.options.keyed && identity.apiKey) return `key:${createHash('sha256').update(identity.apiKey).digest('base64url').slice(0, 22)}`;
     return `address:${identity.remoteAddress ?? 'unknown'}`;
   }

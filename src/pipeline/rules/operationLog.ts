@@ -33,6 +33,8 @@ export function operationLog(services: GatewayServices): PipelineRule {
           outcome,
           errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined,
           transport: op.transport,
+          // Who ran it, when a verified token said so (/mcp with MCP_AUTH=jwt); keys and addresses are never logged.
+          subject: op.client.subject,
         },
         'operation',
       );
