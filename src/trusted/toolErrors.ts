@@ -12,10 +12,36 @@ export function namedByToolArguments(errors: readonly GraphQLFormattedError[], d
     const argument = error.extensions?.argument;
     if (typeof argument !== 'string' || !error.path || !operation) return error;
     const field = fieldAt(document, operation.selectionSet, error.path);
-    const value = field?.arguments?.find((a) => a.name.value === argument)?.value;
-    if (value?.kind !== Kind.VARIABLE || value.name.value === argument) return error;
-    return { ...error, extensions: { ...error.extensions, argument: value.name.value } };
+    const variable = field && variableOf(document, field, argument);
+    if (variable === undefined || variable === argument) return error;
+    return { ...error, extensions: { ...error.extensions, argument: variable } };
   });
+}
+
+/**
+ * The variable passed to `argument` of `field`, or of the one field below it that takes it (a planner checks the
+ * arguments of the fields it plans together, `healthOverview { issues(first: …) }`, where the request is made).
+ */
+function variableOf(document: DocumentNode, field: FieldNode, argument: string): string | undefined {
+  const own = field.arguments?.find((a) => a.name.value === argument)?.value;
+  if (own) return own.kind === Kind.VARIABLE ? own.name.value : undefined;
+  const below = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined, seen: Set<string>) => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        const value = selection.arguments?.find((a) => a.name.value === argument)?.value;
+        if (value?.kind === Kind.VARIABLE) below.add(value.name.value);
+        walk(selection.selectionSet, seen);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet, seen);
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+        if (fragment?.kind === Kind.FRAGMENT_DEFINITION) walk(fragment.selectionSet, seen);
+      }
+    }
+  };
+  walk(field.selectionSet, new Set());
+  return below.size === 1 ? [...below][0] : undefined;
 }
 
 /** The field a response path points at (list indices skipped), through inline fragments and fragment spreads. */

@@ -22,7 +22,10 @@ import {
 export class SchemaIndex {
   readonly schema: GraphQLSchema;
   private readonly entries: IndexEntry[] = [];
-  /** The shortest field path from the query root to each object type the root reaches (`admin.serviceAnnouncement`). */
+  /**
+   * The shortest field path from the query root to each object type it reaches (`admin.serviceAnnouncement`), or from
+   * the mutation root (`mutation.createServiceHealth`) when mutations may run.
+   */
   private readonly paths = new Map<string, string>();
 
   constructor(schema: GraphQLSchema, options: { mutations: boolean }) {
@@ -76,12 +79,13 @@ export class SchemaIndex {
       .slice(0, limit);
   }
 
-  /** Breadth first from the query root, so each type keeps its shortest path. */
+  /** Breadth first from the query root (and the mutation root, when served), so each type keeps its shortest path. */
   private walkPaths(): void {
-    const root = this.schema.getQueryType();
-    if (!root) return;
-    this.paths.set(root.name, '');
-    const queue: GraphQLObjectType[] = [root];
+    const query = this.schema.getQueryType()!;
+    const mutation = this.schema.getMutationType();
+    this.paths.set(query.name, '');
+    if (mutation) this.paths.set(mutation.name, 'mutation');
+    const queue: GraphQLObjectType[] = mutation ? [query, mutation] : [query];
     while (queue.length) {
       const type = queue.shift()!;
       const base = this.paths.get(type.name)!;
@@ -95,15 +99,16 @@ export class SchemaIndex {
   }
 
   private add(type: GraphQLNamedType): void {
+    // An object only a subscription reaches is of no use to a query an agent writes.
+    if ((isObjectType(type) || isInterfaceType(type) || isUnionType(type)) && !this.paths.has(type.name)) return;
     this.entries.push(entry({ coordinate: type.name, kind: typeKind(type), description: type.description ?? undefined, path: this.paths.get(type.name) }, type.name));
-    const mutation = this.schema.getMutationType();
     if (isObjectType(type) || isInterfaceType(type)) {
-      for (const field of Object.values(type.getFields())) this.entries.push(this.fieldEntry(type, field, type === mutation));
+      for (const field of Object.values(type.getFields())) this.entries.push(this.fieldEntry(type, field, type === this.schema.getMutationType()));
     } else if (isInputObjectType(type)) {
       for (const field of Object.values(type.getFields())) this.entries.push(this.inputFieldEntry(type, field));
     } else if (isEnumType(type)) {
       for (const value of type.getValues()) {
-        this.entries.push(entry({ coordinate: `${type.name}.${value.name}`, kind: 'enum value', description: value.description ?? undefined }, value.name));
+        this.entries.push(entry({ coordinate: `${type.name}.${value.name}`, kind: 'enum value', description: value.description ?? undefined }, value.name, [], type.name));
       }
     }
   }
@@ -118,15 +123,16 @@ export class SchemaIndex {
         type: String(field.type),
         ...(args ? { arguments: args } : {}),
         description: field.description ?? undefined,
-        path: mutation ? `mutation.${field.name}` : base === undefined ? undefined : base ? `${base}.${field.name}` : field.name,
+        path: base === undefined ? undefined : base ? `${base}.${field.name}` : field.name,
       },
       field.name,
       field.args.map((a) => a.name),
+      parent.name,
     );
   }
 
   private inputFieldEntry(parent: GraphQLNamedType, field: GraphQLInputField): IndexEntry {
-    return entry({ coordinate: `${parent.name}.${field.name}`, kind: 'input field', type: String(field.type), description: field.description ?? undefined }, field.name);
+    return entry({ coordinate: `${parent.name}.${field.name}`, kind: 'input field', type: String(field.type), description: field.description ?? undefined }, field.name, [], parent.name);
   }
 }
 
@@ -151,26 +157,33 @@ interface IndexEntry {
   name: string;
   nameWords: readonly string[];
   nameStems: readonly string[];
+  /** The stems of the words of the type a field or value belongs to (`ServiceHealthIssue` for `impactDescription`). */
+  parentStems: readonly string[];
   descriptionStems: ReadonlySet<string>;
 }
 
-function entry(hit: Omit<SearchHit, 'score'>, name: string, extraNames: readonly string[] = []): IndexEntry {
+function entry(hit: Omit<SearchHit, 'score'>, name: string, extraNames: readonly string[] = [], parent = ''): IndexEntry {
   const nameWords = [...wordsOf(name), ...extraNames.flatMap(wordsOf)];
   return {
     hit: Object.fromEntries(Object.entries(hit).filter(([, v]) => v !== undefined)) as Omit<SearchHit, 'score'>,
     name: name.toLowerCase().replace(/_/g, ''),
     nameWords,
     nameStems: nameWords.map(stem),
+    parentStems: wordsOf(parent).map(stem),
     descriptionStems: new Set(wordsOf(hit.description ?? '').map(stem)),
   };
 }
 
-/** How well one searched word matches: the whole name 10, a word of the name 6, its stem 4, a prefix 2, the description 1. */
+/**
+ * How well one searched word matches: the whole name 10, a word of the name 6, its stem 4, a word of the type it
+ * belongs to 3 ("impact issue" finds ServiceHealthIssue.impactDescription first), a prefix 2, the description 1.
+ */
 function matchScore(e: IndexEntry, word: string): number {
   if (e.name === word) return 10;
   if (e.nameWords.includes(word)) return 6;
   const s = stem(word);
   if (e.nameStems.includes(s)) return 4;
+  if (e.parentStems.includes(s)) return 3;
   if (word.length >= 3 && e.nameWords.some((w) => w.startsWith(word))) return 2;
   return e.descriptionStems.has(s) ? 1 : 0;
 }

@@ -42,7 +42,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
   const schemaTools = config.mcp.introspection ? new SchemaTools(services, pipeline) : undefined;
   // The tools depend on the configuration, not on the caller: listed once.
   const tools: Tool[] = [
-    ...operations.map((op) => operationTool(op, toolset.estimates.get(op.name))),
+    ...operations.map((op) => operationTool(toolset.schema, op)),
     ...(config.mcp.allowFreeform ? [freeformTool(config.mcp.allowMutations, !!schemaTools)] : []),
     ...(schemaTools?.tools ?? []),
   ];

@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { getOperationAST, Kind, parse, type GraphQLFormattedError } from 'graphql';
+import { getOperationAST, Kind, parse, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { badInput, type GatewayError } from '../../errors/codes.js';
+import { domainOf } from '../../schema/domains.js';
 import type { TrustedResult } from '../../trusted/execute.js';
 import type { TrustedOperation } from '../../trusted/operations.js';
 import type { JsonSchema } from '../../trusted/variablesSchema.js';
@@ -40,13 +41,13 @@ export function resultSchema(data: JsonSchema): Tool['outputSchema'] {
 }
 
 /** A trusted operation as a tool: its comment, the JSON Schemas of its variables and of its answer, its hints. */
-export function operationTool(op: TrustedOperation, upstreamRequests: Readonly<Record<string, number>> | undefined): Tool {
+export function operationTool(schema: GraphQLSchema, op: TrustedOperation): Tool {
   return {
     name: op.name,
     description: op.description,
     inputSchema: op.inputSchema as Tool['inputSchema'],
     outputSchema: resultSchema(op.outputSchema),
-    annotations: operationAnnotations(op, upstreamRequests),
+    annotations: operationAnnotations(schema, op),
   };
 }
 
@@ -58,17 +59,19 @@ const IDEMPOTENT = /^(update|delete|set)/;
 /**
  * The hints a client shows its user before a call, from the operation: a query reads (idempotent); a mutation is
  * destructive unless each of its fields only adds (`create…`, `upload…`, `generate…`), idempotent when each sets or
- * deletes. It reaches the open world when the budget's estimate sees an upstream request.
+ * deletes. It reaches the open world when a root field belongs to a domain (whose data lives upstream: Microsoft
+ * Graph, OMDb, the chat providers); the gateway's own fields (`upstreams`, `serverTime`) do not.
  */
-export function operationAnnotations(op: TrustedOperation, upstreamRequests: Readonly<Record<string, number>> | undefined): ToolAnnotations {
-  const openWorldHint = Object.values(upstreamRequests ?? {}).some((n) => n > 0);
-  if (op.type === 'query') return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint };
+export function operationAnnotations(schema: GraphQLSchema, op: TrustedOperation): ToolAnnotations {
+  const root = op.type === 'mutation' ? 'Mutation' : 'Query';
   const fields = op.operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : []));
+  const openWorldHint = fields.some((f) => domainOf(schema, `${root}.${f}`) !== undefined);
+  if (op.type === 'query') return { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint };
   return {
     readOnlyHint: false,
     destructiveHint: !fields.every((f) => ADDITIVE.test(f)),
     idempotentHint: fields.every((f) => IDEMPOTENT.test(f)),
-    openWorldHint: true,
+    openWorldHint,
   };
 }
 
