@@ -34,10 +34,9 @@ export function bindTrustedToolset(
   estimates: UpstreamEstimates,
 ): void {
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
-    const client = { apiKey: call.apiKey, remoteAddress: call.remoteAddress, subject: call.subject };
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client, authenticated: call.authenticated, signal: call.signal },
+      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, authenticated: call.authenticated, signal: call.signal },
     );
     if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
     const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;

@@ -7,10 +7,11 @@ export interface TrustedCall {
   authorization?: string;
   /** The caller's gateway API key, already checked, for per-client limits. */
   apiKey?: string;
-  /** The `sub` of the caller's verified bearer token (/mcp with MCP_AUTH=jwt): the caller for per-client limits. */
-  subject?: string;
-  /** The caller's address, for per-client limits when it has neither subject nor key. */
-  remoteAddress?: string;
+  /**
+   * Who the caller is, as its transport resolved it (the pipeline's `ClientIdentity`: its key, address, and the
+   * subject of a verified token at /mcp with MCP_AUTH=jwt); unset, the key alone.
+   */
+  client?: { apiKey?: string; remoteAddress?: string; subject?: string };
   /** The caller was let in without an API key (a verified token, an open /mcp, an admitted operation): no key check. */
   authenticated?: boolean;
   /** `mcp` for the /mcp endpoint, `graph-tool` for a chat model's tool call. */

@@ -100,7 +100,7 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
             requestId: ctx.requestId,
             authorization: ctx.credentials.authorization,
             apiKey: ctx.credentials.apiKey,
-            subject: ctx.credentials.subject,
+            client: { apiKey: ctx.credentials.apiKey, subject: ctx.credentials.subject },
             // The completion that calls it was admitted: its caller is known, whether by key, token or an open /mcp.
             authenticated: true,
             transport: 'graph-tool',

@@ -76,8 +76,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
       // A bearer token at /mcp is this gateway's, issued for it: never passed on to an upstream (MCP forbids token passthrough).
       authorization: auth.mode === 'jwt' ? undefined : req.headers.authorization,
       apiKey: caller.apiKey,
-      subject: caller.subject,
-      remoteAddress: req.socket.remoteAddress,
+      client: { apiKey: caller.apiKey, remoteAddress: req.socket.remoteAddress, subject: caller.subject },
       authenticated: caller.authenticated,
       transport: 'mcp',
     };
@@ -168,7 +167,8 @@ function refuse(res: ServerResponse, refusal: McpRefusal, services: GatewayServi
   sendJsonRpcError(res, refusal.status, McpErrorCode.InvalidRequest, formatted.message, formatted.extensions);
 }
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, data?: Record<string, unknown>): void {
+/** A JSON-RPC error as `/mcp` answers a request it refuses (no request id: the body may not have been read). */
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, data?: Record<string, unknown>): void {
   const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
