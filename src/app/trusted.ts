@@ -6,6 +6,7 @@ import { operationShape, type UpstreamEstimates } from '../planning/upstreamEsti
 import { renameTypes } from '../schema/renames.js';
 import type { ExecuteTrusted } from '../trusted/execute.js';
 import { TrustedOperations } from '../trusted/operations.js';
+import { namedByToolArguments } from '../trusted/toolErrors.js';
 import { placeholderVariables, type TrustedToolset } from '../trusted/toolset.js';
 
 /**
@@ -21,7 +22,7 @@ export function loadTrustedToolset(schema: GraphQLSchema, config: GatewayConfig)
     skipInvalidFiles: !mcp.operationsDir && config.domains.length < GATEWAY_DOMAINS.length,
     servedDocument: (document) => renameTypes(document, servedNames(schema)),
   });
-  return { schema, operations, execute: notYetRunnable, estimates: new Map() };
+  return { schema, operations, execute: notYetRunnable, estimates: new Map(), upstreamRequests: () => ({}) };
 }
 
 /**
@@ -38,11 +39,14 @@ export function bindTrustedToolset(
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, signal: call.signal },
+      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, authenticated: call.authenticated, signal: call.signal },
     );
-    return { data: result.data as Record<string, unknown> | null | undefined, ...(result.errors?.length ? { errors: result.errors } : {}) };
+    if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
+    const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;
+    return { data: result.data as Record<string, unknown> | null | undefined, errors };
   };
   toolset.execute = execute;
+  toolset.upstreamRequests = (document, operation, variables) => estimates.of(operationShape(toolset.schema, document, operation, variables));
   for (const op of toolset.operations.list()) {
     toolset.estimates.set(op.name, estimates.of(operationShape(toolset.schema, parse(op.query), op.operation, placeholderVariables(toolset.schema, op))));
   }

@@ -6,7 +6,7 @@ import { profiledRun } from './lib/profiled.js';
 import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
 
 /**
- * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title|chat] [--rounds 5] [--seconds 3]
+ * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title|chat|mcp-health-turn|mcp-title-turn] [--rounds 5] [--seconds 3]
  * [--base-flags "…"] [--flags "…"]`:
  * one step of a performance pass measured on its own. The gateway built in DIR (a checkout of the previous commit
  * with its `dist/`, e.g. `git worktree add` + `npm ci` + `npm run build`) and this checkout's gateway run side by side

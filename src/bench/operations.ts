@@ -73,6 +73,14 @@ export const PROFILED_QUERIES: Record<string, { query: string; turns?: Array<Rec
   // One whole chat completion: validation, the model offer, the provider call and the mapping of its answer.
   chat: { query: 'mutation { createChatCompletion(input: { provider: "glm", model: "glm-4-flash", maxTokens: 16, messages: [{ role: USER, content: "Say hello." }] }) { content usage { totalTokens } } }' },
 };
+/**
+ * The tool calls `bench:compare --query mcp-health-turn|mcp-title-turn` loads `/mcp` with: one stateless JSON-RPC
+ * `tools/call` per request (the trusted operation, arguments in turn), as an agent platform sends them.
+ */
+export const PROFILED_TOOL_CALLS: Record<string, { tool: string; warmup: string; turns: Array<Record<string, unknown>> }> = {
+  'mcp-health-turn': { tool: 'ServiceHealth', warmup: 'health-turn', turns: TURN_HEALTH_IDS.map((id) => ({ id })) },
+  'mcp-title-turn': { tool: 'TitleLookup', warmup: 'title-turn', turns: TURN_TITLE_IDS.map((imdbId) => ({ imdbId })) },
+};
 export const healthRestFor = (id: string) => `/graph/v1.0/admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`;
 export const titleRestFor = (id: string) => `/omdb/?apikey=sandbox&i=${id}`;
 

@@ -29,6 +29,19 @@ export interface GraphConfig {
 /** Polling Microsoft Graph more often than this gains little (its data changes in minutes) and invites throttling. */
 export const MIN_LIVE_POLL_INTERVAL_MS = 5_000;
 
+/** How /mcp knows its callers ({@link VARIABLES.MCP_AUTH}); `jwt` carries what a token is checked against. */
+export type McpAuthConfig =
+  | { mode: 'none' | 'api-key' }
+  | {
+      mode: 'jwt';
+      /** {@link VARIABLES.MCP_JWT_JWKS_URL} */
+      jwksUrl: string;
+      /** {@link VARIABLES.MCP_JWT_ISSUER} */
+      issuer: string;
+      /** {@link VARIABLES.MCP_JWT_AUDIENCE} */
+      audience: string;
+    };
+
 export interface OmdbConfig {
   mode: UpstreamMode;
   baseUrl: string;
@@ -222,6 +235,10 @@ export interface GatewayConfig {
     allowMutations: boolean;
     /** {@link VARIABLES.MCP_ALLOW_FREEFORM} */
     allowFreeform: boolean;
+    /** {@link VARIABLES.MCP_INTROSPECTION} */
+    introspection: boolean;
+    /** {@link VARIABLES.MCP_AUTH} */
+    auth: McpAuthConfig;
   };
   /** Chat `graphTools`: how far the gateway follows a model's calls of trusted operations. */
   graphTools: {
@@ -422,6 +439,25 @@ function parseRedis(values: Values): (RedisConfig & { password?: string }) | und
   };
 }
 
+/**
+ * MCP_AUTH and what each mode needs: `api-key` the gateway's keys, `jwt` all three MCP_JWT_* variables. Those set
+ * without `jwt` are refused too: an operator who set them believes /mcp checks tokens.
+ */
+function mcpAuthConfig(values: Values, apiKeys: readonly string[], problems: ConfigProblem[]): McpAuthConfig | undefined {
+  const mode = values.MCP_AUTH ?? (apiKeys.length ? 'api-key' : 'none');
+  const jwt = { MCP_JWT_JWKS_URL: values.MCP_JWT_JWKS_URL, MCP_JWT_ISSUER: values.MCP_JWT_ISSUER, MCP_JWT_AUDIENCE: values.MCP_JWT_AUDIENCE };
+  if (mode !== 'jwt') {
+    const stray = Object.entries(jwt).find(([, value]) => value !== undefined);
+    if (stray) problems.push({ variable: stray[0], message: `is read only with MCP_AUTH=jwt, and MCP_AUTH is ${mode}: set MCP_AUTH=jwt or unset ${stray[0]}` });
+  }
+  if (mode === 'api-key' && !apiKeys.length) problems.push({ variable: 'MCP_AUTH', message: 'is api-key, but GATEWAY_API_KEYS is not set: set the keys, or use jwt or none' });
+  if (mode !== 'jwt') return { mode };
+  const missing = Object.entries(jwt).filter(([, value]) => !value);
+  for (const [variable] of missing) problems.push({ variable, message: 'is required with MCP_AUTH=jwt' });
+  if (missing.length) return undefined;
+  return { mode, jwksUrl: jwt.MCP_JWT_JWKS_URL!, issuer: jwt.MCP_JWT_ISSUER!, audience: jwt.MCP_JWT_AUDIENCE! };
+}
+
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
 function checkPollInterval(graph: GraphConfig): void {
   const host = new URL(graph.baseUrl).hostname;
@@ -531,9 +567,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const shortRouterKey = routerKeys.find((k) => k.length < 16);
   if (shortRouterKey) problems.push({ variable: 'TRUSTED_ROUTER_KEYS', message: `each key must be at least 16 characters; one has ${shortRouterKey.length}` });
   const redis = attempt(problems, undefined, () => parseRedis(values));
+  const mcpAuth = mcpAuthConfig(values, apiKeys, problems);
   if (problems.length) throw new ConfigError(problems);
 
-  const mcp = { operationsDir: values.MCP_OPERATIONS, allowMutations: values.MCP_ALLOW_MUTATIONS, allowFreeform: values.MCP_ALLOW_FREEFORM };
+  const mcp = { operationsDir: values.MCP_OPERATIONS, allowMutations: values.MCP_ALLOW_MUTATIONS, allowFreeform: values.MCP_ALLOW_FREEFORM, introspection: values.MCP_INTROSPECTION, auth: mcpAuth! };
   const graphTools = { maxSteps: values.CHAT_GRAPH_TOOL_MAX_STEPS, maxCalls: values.CHAT_GRAPH_TOOL_MAX_CALLS };
   const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys, ...routerKeys].filter((s): s is string => !!s && s.length >= 4);
   return {

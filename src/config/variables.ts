@@ -449,6 +449,24 @@ export const VARIABLES = {
   MCP_OPERATIONS: { type: text, defaultText: '`operations/mcp`', description: 'folder of `.graphql` files whose named operations are the tools of `/mcp` and what chat `graphTools` may name; checked at start' },
   MCP_ALLOW_MUTATIONS: { type: boolean, default: 'false', description: 'offer the folder\'s mutations as tools too' },
   MCP_ALLOW_FREEFORM: { type: boolean, default: 'false', description: 'add the `execute_graphql` tool to `/mcp`, which runs any query (and mutation with `MCP_ALLOW_MUTATIONS`) through the same rules' },
+  MCP_AUTH: {
+    type: oneOf('none', 'api-key', 'jwt'),
+    defaultText: '`api-key` when `GATEWAY_API_KEYS` is set, else `none`',
+    description:
+      'how `/mcp` knows its callers: `api-key` (one of `GATEWAY_API_KEYS` in `x-api-key`), `jwt` (an OAuth bearer token checked against `MCP_JWT_*`; its `sub` is the caller for fair share, and `/.well-known/oauth-protected-resource` tells agents where to get one) or `none` (anyone who reaches the port)',
+  },
+  MCP_JWT_JWKS_URL: { type: url, description: 'with `MCP_AUTH=jwt`: the authorization server\'s JSON Web Key Set; read at the first token, kept, read again for a key id it does not know (at most every 30 s)', example: 'https://login.example.com/.well-known/jwks.json' },
+  MCP_JWT_ISSUER: { type: text, description: 'with `MCP_AUTH=jwt`: the `iss` every token must carry, and the authorization server the metadata names', example: 'https://login.example.com/' },
+  MCP_JWT_AUDIENCE: {
+    type: text,
+    description: 'with `MCP_AUTH=jwt`: the `aud` every token must carry; the public URL of `/mcp` (what MCP clients ask tokens for), which the metadata then names as the resource',
+    example: 'https://gateway.example.com/mcp',
+  },
+  MCP_INTROSPECTION: {
+    type: boolean,
+    default: 'false',
+    description: 'add the tools `introspect` (a type and its fields), `search` (types and fields matching words) and `validate` (a query checked against the schema and the limits, not run) to `/mcp`, so an agent can write its own query for `execute_graphql`',
+  },
   CHAT_GRAPH_TOOL_MAX_STEPS: { type: positive, default: '4', description: 'provider requests per completion with `graphTools` (per target); past it the answer ends with `GRAPH_TOOL_LIMIT`' },
   CHAT_GRAPH_TOOL_MAX_CALLS: { type: positive, default: '8', description: 'graph tool calls run per completion, all steps together; past it the answer ends with `GRAPH_TOOL_LIMIT`' },
 } satisfies Record<string, Variable<any>>;

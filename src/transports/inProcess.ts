@@ -6,6 +6,12 @@ import type { AdmittedOperation, OperationInit, OperationPayload, OperationPipel
 /** What an in-process caller presents: the transport's init plus the API key a transport checks at connection. */
 export interface InProcessInit extends Omit<OperationInit, 'transport'> {
   apiKey?: string;
+  /**
+   * The caller was let in by other means than an API key: a bearer token /mcp verified (MCP_AUTH=jwt), an open /mcp
+   * (MCP_AUTH=none), or an operation already admitted that calls a graph tool. The API key check is then skipped.
+   * @default false
+   */
+  authenticated?: boolean;
   /** Fires when the caller gives up: aborts the operation's upstream requests. */
   signal?: AbortSignal;
   /** Named in the operation log line and metrics. @default 'in-process' */
@@ -72,7 +78,7 @@ export class InProcessTransport {
   }
 
   private admit(payload: OperationPayload, init: InProcessInit): Promise<AdmittedOperation | GraphQLError[]> {
-    const refused = this.pipeline.authenticate(init.apiKey);
+    const refused = init.authenticated ? undefined : this.pipeline.authenticate(init.apiKey);
     if (refused) return Promise.resolve([refused]);
     return this.pipeline.admit(payload, { ...init, transport: init.transport ?? 'in-process', client: init.client ?? { apiKey: init.apiKey } }, init.signal);
   }

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, type GatewayError } from '../errors/codes.js';
+import { dataSchema } from './outputSchema.js';
 import { variablesSchema, type JsonSchema } from './variablesSchema.js';
 
 /** `operations/mcp` at the project root: the same relative path from `src/trusted` and `dist/trusted`. */
@@ -17,8 +18,17 @@ export interface TrustedOperation {
   /** The operation alone with the fragments it uses, as the gateway runs it. */
   query: string;
   operation: OperationDefinitionNode;
+  /** The operation and the fragments it uses, parsed (`query` as a document). */
+  document: DocumentNode;
   /** JSON Schema of its variables (see variablesSchema.ts). */
   inputSchema: JsonSchema;
+  /** JSON Schema of its answer's `data` (see outputSchema.ts). */
+  outputSchema: JsonSchema;
+  /**
+   * OAuth scopes a caller's token must hold to call it (MCP_AUTH=jwt), from an `@scope` line of its comment
+   * (`# @scope health:read`). Empty: any valid token may.
+   */
+  scopes: readonly string[];
   /** The file it came from, for error messages. */
   file: string;
 }
@@ -121,14 +131,16 @@ export class TrustedOperations {
  */
 export function checkArguments(schema: GraphQLSchema, op: TrustedOperation, given: unknown): Record<string, unknown> | GatewayError {
   const args = (given ?? {}) as Record<string, unknown>;
-  if (typeof args !== 'object' || Array.isArray(args)) return badInput(`Arguments of ${op.name} must be a JSON object, got ${JSON.stringify(args)}.`, op.name);
-  const declared = new Set((op.operation.variableDefinitions ?? []).map((d) => d.variable.name.value));
-  const unknown = Object.keys(args).filter((k) => !declared.has(k));
+  if (typeof args !== 'object' || Array.isArray(args)) return badInput(`Arguments of ${op.name} must be a JSON object, got ${JSON.stringify(args)}.`);
+  const definitions = op.operation.variableDefinitions ?? [];
+  const declared = definitions.map((d) => d.variable.name.value);
+  const unknown = Object.keys(args).filter((k) => !declared.includes(k));
   if (unknown.length) {
-    return badInput(`${op.name} has no argument ${unknown.map((u) => JSON.stringify(u)).join(', ')}; it takes ${[...declared].join(', ') || 'none'}.`, op.name);
+    return badInput(`${op.name} has no argument ${unknown.map((u) => JSON.stringify(u)).join(', ')}; it takes ${declared.join(', ') || 'none'}.`, unknown[0]);
   }
-  const coerced = getVariableValues(schema, op.operation.variableDefinitions ?? [], args, { maxErrors: 5 });
-  if (coerced.errors) return badInput(`Bad arguments for ${op.name}: ${coerced.errors.map((e) => e.message).join(' ')}`, op.name);
+  // Each argument on its own, so the error names the first one at fault (`extensions.argument`).
+  const problems = definitions.flatMap((d) => (getVariableValues(schema, [d], args).errors ?? []).map((e) => ({ argument: d.variable.name.value, message: e.message })));
+  if (problems.length) return badInput(`Bad arguments for ${op.name}: ${problems.map((p) => p.message).join(' ')}`, problems[0].argument);
   return args;
 }
 
@@ -150,14 +162,18 @@ function operationsOf(schema: GraphQLSchema, path: string, text: string, served:
       if (!name) throw new OperationsFileError(`${path}: every operation needs a name (its tool name); one at line ${operation.loc?.startToken.line} has none.`);
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new OperationsFileError(`${path}: operation name ${name} is longer than 64 characters, which tools do not accept.`);
       const used = fragmentsUsedBy(operation, fragments);
-      const description = leadingComment(lines, operation.loc?.startToken.line ?? 1);
+      const { description, scopes } = leadingComment(path, name, lines, operation.loc?.startToken.line ?? 1);
+      const own: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...used] };
       return {
         name,
         description: description || `The ${operation.operation} ${name}.`,
         type: operation.operation,
         query: [operation, ...used].map((d) => print(d)).join('\n\n'),
         operation,
+        document: own,
         inputSchema: variablesSchema(schema, operation),
+        outputSchema: dataSchema(schema, own, operation),
+        scopes,
         file: path,
       };
     });
@@ -179,13 +195,31 @@ function fragmentsUsedBy(operation: OperationDefinitionNode, fragments: Readonly
   return [...used.values()];
 }
 
-/** The `#` lines right above line `line` (1-based), joined into one text. */
-function leadingComment(lines: readonly string[], line: number): string {
+/** An OAuth scope token (RFC 6749 section 3.3): printable ASCII but space, `"` and `\\`. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * The `#` lines right above line `line` (1-based): the description, joined into one text, and the scopes of its
+ * `@scope` lines (which the description leaves out).
+ */
+function leadingComment(path: string, name: string, lines: readonly string[], line: number): { description: string; scopes: string[] } {
   const comment: string[] = [];
+  const scopes: string[] = [];
   for (let i = line - 2; i >= 0; i--) {
     const trimmed = lines[i].trim();
     if (!trimmed.startsWith('#')) break;
-    comment.unshift(trimmed.replace(/^#\s?/, ''));
+    const text = trimmed.replace(/^#\s?/, '');
+    const scopeLine = /^@scopes?\b(.*)$/.exec(text);
+    if (!scopeLine) {
+      comment.unshift(text);
+      continue;
+    }
+    const named = scopeLine[1].trim().split(/\s+/).filter(Boolean);
+    const bad = named.find((s) => !SCOPE.test(s));
+    if (!named.length || bad !== undefined) {
+      throw new OperationsFileError(`${path}: the @scope line of ${name} needs OAuth scopes separated by spaces (such as "# @scope health:read"), got ${JSON.stringify(text)}.`);
+    }
+    scopes.unshift(...named);
   }
-  return comment.join(' ').trim();
+  return { description: comment.join(' ').trim(), scopes: [...new Set(scopes)] };
 }

@@ -1,4 +1,4 @@
-import { getVariableValues, type GraphQLSchema } from 'graphql';
+import { getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ExecuteTrusted } from './execute.js';
 import type { TrustedOperation, TrustedOperations } from './operations.js';
 
@@ -13,6 +13,8 @@ export interface TrustedToolset {
   execute: ExecuteTrusted;
   /** Upstream requests one call of each operation can cause with its default variables, by upstream (the budget's view). */
   estimates: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  /** Upstream requests any operation can cause, by upstream: the estimate GATEWAY_MAX_UPSTREAM_REQUESTS judges. */
+  upstreamRequests(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Readonly<Record<string, number>>;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   isSpecifiedScalarType,
   typeFromAST,
   valueFromAST,
+  type GraphQLEnumType,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -16,8 +17,8 @@ import {
 /** A JSON Schema object, as MCP tool definitions and chat providers' function tools take it. */
 export type JsonSchema = Record<string, unknown>;
 
-/** The schema's custom scalars as JSON Schema; anything not named here is a string. */
-const SCALARS: Readonly<Record<string, JsonSchema>> = {
+/** The schema's scalars as JSON Schema (the same for inputs and answers); anything not named here is a string. */
+export const SCALARS: Readonly<Record<string, JsonSchema>> = {
   Int: { type: 'integer' },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
@@ -52,13 +53,26 @@ export function variablesSchema(schema: GraphQLSchema, operation: OperationDefin
 
 const MAX_DEPTH = 5;
 
+/**
+ * The enum values a caller may send: UNKNOWN_FUTURE_VALUE (CONTRACT.md section 3) only describes an upstream value
+ * this gateway does not know yet, and every domain refuses it as input.
+ */
+function sendableValues(type: GraphQLEnumType): string[] {
+  return type
+    .getValues()
+    .map((v) => v.name)
+    .filter((name) => name !== UNKNOWN_FUTURE_VALUE);
+}
+
+const UNKNOWN_FUTURE_VALUE = 'UNKNOWN_FUTURE_VALUE';
+
 function typeSchema(type: GraphQLInputType, depth: number): JsonSchema {
   if (isNonNullType(type)) return typeSchema(type.ofType, depth);
   if (isListType(type)) return { type: 'array', items: typeSchema(type.ofType as GraphQLInputType, depth) };
   const named = getNamedType(type);
   // The built-in scalars' descriptions explain GraphQL, not the argument.
   const description = named.description && !isSpecifiedScalarType(named) ? { description: named.description } : {};
-  if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((v) => v.name), ...description };
+  if (isEnumType(named)) return { type: 'string', enum: sendableValues(named), ...description };
   if (isScalarType(named)) return { ...(SCALARS[named.name] ?? { type: 'string' }), ...description };
   if (isInputObjectType(named)) {
     if (depth >= MAX_DEPTH) return { type: 'object', ...description };

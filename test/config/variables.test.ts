@@ -39,6 +39,9 @@ describe('the variable schema', () => {
   });
 });
 
+/** MCP_AUTH=jwt and the three variables it needs. */
+const MCP_JWT = { MCP_AUTH: 'jwt', MCP_JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json', MCP_JWT_ISSUER: 'https://login.example/', MCP_JWT_AUDIENCE: 'https://gateway.example/mcp' };
+
 /** A valid value other than the default, for each kind of variable; some need a companion to take effect. */
 function sample(name: string, type: string, fallback: string | undefined): Record<string, string> {
   const special: Record<string, Record<string, string>> = {
@@ -65,6 +68,9 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
     SUBGRAPH_TYPE_PREFIX: { SUBGRAPH_TYPE_PREFIX: 'Ops' },
     SUBGRAPH_RENAMES: { SUBGRAPH_RENAMES: 'Title=Movie' },
     SUBGRAPH_OVERRIDES: { SUBGRAPH_OVERRIDES: 'Title.plot=movies@percent(10)' },
+    // With keys the default is api-key; none is the other value that needs no companion of its own.
+    MCP_AUTH: { MCP_AUTH: 'none', GATEWAY_API_KEYS: 'a-key-of-16-chars-or-more' },
+    ...Object.fromEntries(['MCP_JWT_JWKS_URL', 'MCP_JWT_ISSUER', 'MCP_JWT_AUDIENCE'].map((name) => [name, MCP_JWT])),
   };
   if (special[name]) return special[name];
   if (/whole number|port/.test(type)) return { [name]: String(Number(fallback ?? 0) + 7) };
@@ -78,8 +84,8 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
 describe('every variable of the schema', () => {
   it.each(Object.entries(VARIABLES))('%s changes the configuration', (name, variable) => {
     const env = sample(name, variable.type.name, 'default' in variable ? variable.default : undefined);
-    // Variables that only take effect together (application permissions) are compared with none of them set.
-    const together = ['GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET'].includes(name);
+    // Variables that only take effect together (application permissions, MCP_AUTH=jwt's) are compared with none of them set.
+    const together = ['GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'MCP_JWT_JWKS_URL', 'MCP_JWT_ISSUER', 'MCP_JWT_AUDIENCE'].includes(name);
     const companions = together ? {} : Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
     expect(JSON.stringify(loadConfig(env))).not.toBe(JSON.stringify(loadConfig(companions)));
   });

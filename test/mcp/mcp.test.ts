@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildSchema as buildSdl } from 'graphql';
+import { buildSchema as buildSdl, isEnumType, isObjectType } from 'graphql';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { OperationsFileError, TrustedOperations } from '../../src/trusted/operations.js';
 import { startGateway } from '../../src/app/gateway.js';
+import { operationAnnotations } from '../../src/transports/mcp/tools.js';
 import { buildSchema } from '../../src/schema/build.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -45,9 +46,53 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
       additionalProperties: false,
     });
     const lookup = tools.find((tool) => tool.name === 'TitleLookup')!;
-    expect(lookup.inputSchema.properties?.type).toMatchObject({ type: 'string', enum: ['MOVIE', 'SERIES', 'EPISODE', 'GAME', 'UNKNOWN_FUTURE_VALUE'] });
+    // UNKNOWN_FUTURE_VALUE only describes answers: a caller may not send it, so the input schema does not offer it.
+    expect(lookup.inputSchema.properties?.type).toMatchObject({ type: 'string', enum: ['MOVIE', 'SERIES', 'EPISODE', 'GAME'] });
     expect(lookup.inputSchema.required).toBeUndefined();
-    expect(health.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  it('annotates every tool from its operation: queries read, and reach the open world when they select a domain\'s data', async () => {
+    const { tools } = await client.listTools();
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))).toEqual({
+      ChatProviders: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      RecentServiceIssues: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      ServiceHealth: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      ServiceHealthOverview: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      TitleLookup: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      TitleSearch: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    });
+  });
+
+  it('declares every tool\'s outputSchema: the answer envelope, its data as the operation selects it', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', required: ['data'], properties: { data: { anyOf: [{ type: 'object' }, { type: 'null' }] } } });
+    const health = tools.find((tool) => tool.name === 'ServiceHealth')!;
+    const data = (health.outputSchema!.properties as any).data.anyOf[0];
+    const overview = data.properties.admin.properties.serviceAnnouncement.properties.healthOverview;
+    expect(overview).toMatchObject({ type: ['object', 'null'], required: ['id', 'service', 'status', 'issues'], additionalProperties: false });
+    expect(overview.properties.status).toMatchObject({ type: 'string', enum: expect.arrayContaining(['SERVICE_OPERATIONAL', 'UNKNOWN_FUTURE_VALUE']) });
+    const issue = overview.properties.issues.properties.nodes.items;
+    expect(issue.properties).toMatchObject({ id: { type: 'string' }, isResolved: { type: ['boolean', 'null'] }, startDateTime: { type: ['string', 'null'], format: 'date-time' } });
+    // The SDK client validates every structured result against these schemas (each call in this file passes).
+  });
+
+  it('describes values as the answers spell them', async () => {
+    const schema = await buildSchema();
+    const enumValues = new Map<string, string>();
+    const fieldNames = new Set<string>();
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (isEnumType(type)) for (const { name } of type.getValues()) if (name.includes('_')) enumValues.set(name.replace(/_/g, '').toLowerCase(), name);
+      if (isObjectType(type)) for (const name of Object.keys(type.getFields())) fieldNames.add(name);
+    }
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      for (const word of tool.description!.match(/[A-Za-z_]+/g) ?? []) {
+        // A field's name (isResolved) is spelled as the field; a value (SERVICE_OPERATIONAL) as the enum spells it.
+        const value = fieldNames.has(word) ? undefined : enumValues.get(word.replace(/_/g, '').toLowerCase());
+        if (value) expect(word, `${tool.name}: ${word}`).toBe(value);
+      }
+    }
+    expect(tools.find((t) => t.name === 'ServiceHealthOverview')!.description).toContain('SERVICE_OPERATIONAL');
   });
 
   it('calls a service-health tool: one Graph request, the result as structured content and as text', async () => {
@@ -78,21 +123,47 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     const missing = await client.callTool({ name: 'ServiceHealth', arguments: {} });
     expect(missing.isError).toBe(true);
     expect((missing.content as Array<{ text: string }>)[0].text).toBe('Bad arguments for ServiceHealth: Variable "$id" of required type "ID!" was not provided.');
-    expect((missing.structuredContent as any).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect((missing.structuredContent as any).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'id' });
 
     const wrongType = await client.callTool({ name: 'TitleSearch', arguments: { query: 'alien', type: 'FILM' } });
     expect((wrongType.content as Array<{ text: string }>)[0].text).toMatch(/Bad arguments for TitleSearch: Variable "\$type" got invalid value "FILM"; Value "FILM" does not exist in "TitleType" enum/);
+    expect((wrongType.structuredContent as any).errors[0].extensions.argument).toBe('type');
 
     const unknown = await client.callTool({ name: 'ServiceHealth', arguments: { id: 'Exchange', service: 'x' } });
     expect((unknown.content as Array<{ text: string }>)[0].text).toBe('ServiceHealth has no argument "service"; it takes id, issues.');
+    expect((unknown.structuredContent as any).errors[0].extensions.argument).toBe('service');
 
-    await expect(client.callTool({ name: 'DropTables', arguments: {} })).rejects.toThrow(/Unknown tool "DropTables"; this server offers/);
+    // The SDK's prefix once, then the message: the server does not put it there a second time.
+    await expect(client.callTool({ name: 'DropTables', arguments: {} })).rejects.toThrow(
+      /^MCP error -32602: Unknown tool "DropTables"; this server offers ChatProviders, RecentServiceIssues, ServiceHealthOverview, ServiceHealth, TitleLookup, TitleSearch\.$/,
+    );
     expect(t.upstreamRequests()).toHaveLength(0);
     expect(t.logs.json().filter((l) => l.msg === 'mcp tool refused').map((l) => [l.tool, l.code])).toEqual([
       ['ServiceHealth', 'BAD_USER_INPUT'],
       ['TitleSearch', 'BAD_USER_INPUT'],
       ['ServiceHealth', 'BAD_USER_INPUT'],
     ]);
+  });
+
+  it('any answer without the data asked for is a tool error, with the codes and the tool argument at fault by name', async () => {
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ['TitleLookup', {}, 'imdbId', /^Give imdbId \(e\.g\. "tt0078346"\) or title/],
+      ['TitleLookup', { imdbId: 'tt0078346', title: 'Alien' }, 'imdbId', /^Give either imdbId or title, not both/],
+      ['RecentServiceIssues', { first: -1 }, 'first', /^first: -1 is out of range/],
+      // The operation passes $issues to the field argument `first`: the error names the tool's argument.
+      ['ServiceHealth', { id: 'Exchange', issues: -1 }, 'issues', /^first: -1 is out of range/],
+    ];
+    for (const [name, args, argument, message] of cases) {
+      t.clearUpstreamRequests();
+      const result = await client.callTool({ name, arguments: args });
+      const label = `${name}(${JSON.stringify(args)})`;
+      expect(result.isError, label).toBe(true);
+      const [error] = (result.structuredContent as any).errors;
+      expect(error.message, label).toMatch(message);
+      expect(error.extensions, label).toEqual({ code: 'BAD_USER_INPUT', argument });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0].text), label).toEqual(result.structuredContent);
+      expect(t.upstreamRequests().filter((r) => !r.url.includes('/oauth2/')), label).toHaveLength(0);
+    }
   });
 
   it('passes every call through the operation rules: one operation log line per call, on transport mcp', async () => {
@@ -144,8 +215,48 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
     const withMutations = TrustedOperations.load(schema, { dir, allowMutations: true });
     expect(withMutations.list().map((o) => o.name)).toEqual(['CreateService', 'Upstreams']);
     expect(withMutations.get('CreateService')!.inputSchema).toMatchObject({ required: ['input'], properties: { input: { type: 'object', required: expect.arrayContaining(['id']) } } });
+    const annotations = (name: string) => operationAnnotations(schema, TrustedOperations.load(schema, { dir, allowMutations: true }).get(name)!);
+    expect(annotations('CreateService')).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    expect(annotations('Upstreams')).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    writeFileSync(join(dir, 'delete.graphql'), '# Deletes a service.\nmutation DeleteService($id: ID!) { deleteServiceHealth(id: $id) }\n');
+    expect(annotations('DeleteService')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
     writeFileSync(join(dir, 'anonymous.graphql'), '{ upstreams { id } }\n');
     expect(() => TrustedOperations.load(schema, { dir })).toThrow(/anonymous.graphql: every operation needs a name/);
+  });
+
+  it('reads a tool\'s OAuth scopes from an @scope line of its comment, which the description leaves out', async () => {
+    const schema = await buildSchema();
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
+    writeFileSync(join(dir, 'ops.graphql'), '# The upstreams.\n# @scope gateway:read ops:read\n# Live or sandbox.\nquery Upstreams { upstreams { id } }\n');
+    expect(TrustedOperations.load(schema, { dir }).get('Upstreams')).toMatchObject({ description: 'The upstreams. Live or sandbox.', scopes: ['gateway:read', 'ops:read'] });
+    writeFileSync(join(dir, 'ops.graphql'), '# The upstreams.\n# @scope\nquery Upstreams { upstreams { id } }\n');
+    expect(() => TrustedOperations.load(schema, { dir })).toThrow(/ops.graphql: the @scope line of Upstreams needs OAuth scopes separated by spaces \(such as "# @scope health:read"\), got "@scope"/);
+  });
+
+  it('derives the output schema from the selection: aliases, @include, fragments on narrower types, unions, lists, custom scalars', async () => {
+    const schema = buildSdl(`scalar DateTime
+      interface Node { id: ID! }
+      type Movie implements Node { id: ID! title: String! year: Int }
+      type Series implements Node { id: ID! title: String! seasons: Int! }
+      union Result = Movie | Series
+      enum Kind { MOVIE SERIES }
+      type Query { node(id: ID!): Node, search: [Result!]!, at: DateTime!, kind: Kind }`);
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
+    writeFileSync(
+      join(dir, 'q.graphql'),
+      'query Q($full: Boolean!) { first: node(id: "1") { id ... on Movie { year } ...S } search { __typename ... on Movie { title } } at kind @include(if: $full) }\nfragment S on Series { seasons }\n',
+    );
+    expect(TrustedOperations.load(schema, { dir }).get('Q')!.outputSchema).toEqual({
+      type: 'object',
+      properties: {
+        first: { type: ['object', 'null'], properties: { id: { type: 'string' }, year: { type: ['integer', 'null'] }, seasons: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+        search: { type: 'array', items: { type: 'object', properties: { __typename: { type: 'string' }, title: { type: 'string' } }, required: ['__typename'], additionalProperties: false } },
+        at: { type: 'string', format: 'date-time' },
+        kind: { type: ['string', 'null'], enum: ['MOVIE', 'SERIES', null] },
+      },
+      required: ['first', 'search', 'at'],
+      additionalProperties: false,
+    });
   });
 
   it('derives nested input objects, lists and custom scalars', async () => {
@@ -172,6 +283,11 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
       const ok = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ upstreams { id } }' } });
       expect((ok.structuredContent as any).data.upstreams.map((u: { id: string }) => u.id)).toContain('omdb');
       t.clearUpstreamRequests();
+      // One field failing leaves the others' data, and the answer is still a tool error: not all the data asked for came.
+      const partial = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ upstreams { id } title { title } }' } });
+      expect(partial.isError).toBe(true);
+      expect((partial.structuredContent as any).data.upstreams.map((u: { id: string }) => u.id)).toContain('omdb');
+      expect((partial.structuredContent as any).errors[0]).toMatchObject({ path: ['title'], extensions: { code: 'BAD_USER_INPUT' } });
       const refused = await client.callTool({ name: 'execute_graphql', arguments: { query: 'mutation { deleteServiceHealth(id: "Exchange") }' } });
       expect(refused.isError).toBe(true);
       expect((refused.content as Array<{ text: string }>)[0].text).toBe('execute_graphql runs queries only: mutations need MCP_ALLOW_MUTATIONS.');

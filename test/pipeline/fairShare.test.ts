@@ -2,7 +2,7 @@ import { parse, getOperationAST } from 'graphql';
 import type { Client } from 'graphql-ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/codes.js';
-import { FairShare, type Lease } from '../../src/pipeline/rules/fairShare.js';
+import { clientKey, FairShare, type Lease } from '../../src/pipeline/rules/fairShare.js';
 import { runningChatWriters } from '../../src/sandbox/chat/wire.js';
 import { STREAM, eventually } from '../chat/support.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -64,6 +64,18 @@ describe('FairShare', () => {
     expect(keyed.clientOf({ apiKey: KEY_B, remoteAddress: '10.0.0.1' })).not.toBe(a);
     const open = new FairShare(LIMITS, { keyed: false });
     expect(open.clientOf({ apiKey: KEY_A, remoteAddress: '10.0.0.1' })).toBe(open.clientOf({ apiKey: KEY_B, remoteAddress: '10.0.0.1' }));
+  });
+
+  it('tells apart the subjects of verified tokens (/mcp with MCP_AUTH=jwt) before keys and addresses, on the pools too', () => {
+    for (const share of [new FairShare(LIMITS, { keyed: true }), new FairShare(LIMITS, { keyed: false })]) {
+      const alice = share.clientOf({ subject: 'alice', apiKey: KEY_A, remoteAddress: '10.0.0.1' });
+      expect(share.clientOf({ subject: 'alice', remoteAddress: '10.0.0.2' })).toBe(alice);
+      expect(share.clientOf({ subject: 'bob', apiKey: KEY_A, remoteAddress: '10.0.0.1' })).not.toBe(alice);
+    }
+    const alice = clientKey(false, { subject: 'alice', remoteAddress: '10.0.0.1' });
+    expect(clientKey(true, { subject: 'alice', apiKey: KEY_A })).toBe(alice);
+    expect(clientKey(false, { remoteAddress: '10.0.0.1' })).not.toBe(alice);
+    expect(clientKey(true, { subject: 'bob', apiKey: KEY_A })).not.toBe(alice);
   });
 });
 

@@ -1,4 +1,4 @@
-import { PROFILED_QUERIES } from '../operations.js';
+import { PROFILED_QUERIES, PROFILED_TOOL_CALLS } from '../operations.js';
 import { graphqlTarget } from '../scenarios/throughput.js';
 import type { Target } from './load.js';
 
@@ -22,16 +22,39 @@ export function profiledRun(args: readonly string[], defaultSeconds: number): Pr
     return i === -1 ? undefined : args[i + 1];
   };
   const which = option('query') ?? 'health';
-  const chosen = PROFILED_QUERIES[which];
-  if (!chosen) throw new Error(`--query must be one of ${Object.keys(PROFILED_QUERIES).join(', ')}`);
+  const tool = PROFILED_TOOL_CALLS[which];
+  const chosen = PROFILED_QUERIES[tool?.warmup ?? which];
+  if (!chosen) throw new Error(`--query must be one of ${[...Object.keys(PROFILED_QUERIES), ...Object.keys(PROFILED_TOOL_CALLS)].join(', ')}`);
   const { query, turns } = chosen;
+  const seconds = Number(option('seconds') ?? defaultSeconds);
+  const connections = Number(option('connections') ?? 10);
+  if (tool) {
+    // The GraphQL query warms the gateway up; the load is the tool's calls at /mcp.
+    const call = (args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.tool, arguments: args } });
+    return {
+      option,
+      which,
+      query,
+      firstVariables: turns?.[0],
+      seconds,
+      connections,
+      target: (url, pids) => ({
+        url: url.replace(/\/graphql$/, '/mcp'),
+        pids,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: call(tool.turns[0]),
+        variants: tool.turns.map((args) => ({ body: call(args) })),
+      }),
+    };
+  }
   return {
     option,
     which,
     query,
     firstVariables: turns?.[0],
-    seconds: Number(option('seconds') ?? defaultSeconds),
-    connections: Number(option('connections') ?? 10),
+    seconds,
+    connections,
     target: (url, pids) => ({ ...graphqlTarget(url, query, pids), variants: turns?.map((variables) => ({ body: JSON.stringify({ query, variables }) })) }),
   };
 }

@@ -33,6 +33,9 @@ export function operationLog(services: GatewayServices): PipelineRule {
           outcome,
           errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined,
           transport: op.transport,
+          // Who ran it, when a verified token said so (/mcp with MCP_AUTH=jwt); keys and addresses are never logged, and
+          // neither is a name a router forwarded (ROUTER_CLIENT_HEADER may name a header that carries a credential).
+          subject: op.client.router ? undefined : op.client.subject,
         },
         'operation',
       );

@@ -9,6 +9,7 @@ import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { sendJsonRpcError } from '../mcp/server.js';
+import { MCP_PATHS } from '../mcp/protectedResource.js';
 import { applyCors } from './cors.js';
 import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
@@ -33,7 +34,7 @@ export interface HttpTransportOptions {
   health: ReturnType<typeof createHealthEndpoints>;
   /** GraphiQL's page and assets; true when it answered. */
   graphiql(req: IncomingMessage, res: ServerResponse): boolean;
-  /** The Model Context Protocol endpoint (transports/mcp). */
+  /** The Model Context Protocol endpoint (transports/mcp): /mcp and its OAuth protected-resource metadata. */
   mcp: Handler;
   /** Interval of the multipart subscription protocol's `{}` heartbeat parts. @default 5000 */
   heartbeatMs?: number;
@@ -41,7 +42,7 @@ export interface HttpTransportOptions {
   direct?: boolean;
 }
 
-const KNOWN_ROUTES = new Set(['/graphql', '/mcp', '/healthz', '/readyz', '/metrics', '/']);
+const KNOWN_ROUTES = new Set(['/graphql', ...MCP_PATHS, '/healthz', '/readyz', '/metrics', '/']);
 
 /**
  * The HTTP front door: the server's one request listener. Every request gets a request id and the HTTP metrics;
@@ -90,7 +91,7 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     if (await health.serve(req, res, path)) return;
     if (options.graphiql(req, res)) return;
-    if (path === '/mcp') return options.mcp(req, res, requestId);
+    if (MCP_PATHS.has(path)) return options.mcp(req, res, requestId);
     if (path !== '/graphql') return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
     return serveGraphql(req, res, requestId);
   }

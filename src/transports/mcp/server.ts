@@ -1,41 +1,64 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { getOperationAST, getVariableValues, parse, type GraphQLSchema } from 'graphql';
+import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badInput, refusalStatus, type GatewayError } from '../../errors/codes.js';
+import { refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import { MAX_BODY_BYTES, readBody } from '../http/body.js';
-import type { TrustedCall, TrustedResult } from '../../trusted/execute.js';
+import { sendJson } from '../http/response.js';
+import type { TrustedCall } from '../../trusted/execute.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import { checkArguments } from '../../trusted/operations.js';
-import type { TrustedToolset } from '../../trusted/toolset.js';
+import { createMcpAuth, type McpAuth, type McpCaller, type McpRefusal } from './auth.js';
+import { MCP_PATH } from './protectedResource.js';
+import { SCHEMA_TOOLS, SchemaTools } from './schemaTools.js';
+import { FREEFORM_TOOL, freeformRequest, freeformTool, operationTool, refusalResult, toolResult } from './tools.js';
 
-/** The tool MCP_ALLOW_FREEFORM adds: any query (mutations only with MCP_ALLOW_MUTATIONS) through the same rules. */
-export const FREEFORM_TOOL = 'execute_graphql';
+export { FREEFORM_TOOL } from './tools.js';
 
 const SERVER_INFO = { name: 'federation-gateway', version: '0.1.0' };
 
-/**
- * `/mcp`: a Model Context Protocol server (streamable HTTP, stateless: every POST carries its own JSON-RPC request)
- * whose tools are the trusted operations of MCP_OPERATIONS (loaded and validated at start-up: app/trusted.ts).
- */
-export function createMcpEndpoint(options: {
+/** Options of {@link createMcpEndpoint}. */
+export interface McpEndpointOptions {
   services: GatewayServices;
   pipeline: OperationPipeline;
-  /** Who each request's client is: its tools' operations count against it. */
+  /** Who each request's client is (trust rules: proxies, routers): its tools' operations count against it. */
   clients: ClientResolver;
-}): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
+  /** How long the key set is not read again for an unknown key id (MCP_AUTH=jwt; tests shorten it). @default 30000 */
+  jwksCooldownMs?: number;
+}
+
+/**
+ * `/mcp`: a Model Context Protocol server (streamable HTTP, stateless: every POST carries its own JSON-RPC request)
+ * whose tools are the trusted operations of MCP_OPERATIONS (loaded and validated at start-up: app/trusted.ts), plus
+ * `execute_graphql` (MCP_ALLOW_FREEFORM) and the schema tools (MCP_INTROSPECTION). Its callers are checked as MCP_AUTH
+ * says (auth.ts); with `jwt` it also serves its OAuth protected-resource metadata (protectedResource.ts).
+ */
+export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
   const { services, pipeline, clients } = options;
+  const { config, log } = services;
   const toolset = services.trusted;
-  services.log.info({ operations: toolset.operations.dir, tools: toolset.operations.list().map((o) => o.name) }, `mcp: ${toolset.operations.list().length} tools at /mcp`);
+  const operations = toolset.operations.list();
+  const scopes = [...new Set(operations.flatMap((op) => op.scopes))].sort();
+  const auth = createMcpAuth({ auth: config.mcp.auth, pipeline, scopes, jwksCooldownMs: options.jwksCooldownMs });
+  const schemaTools = config.mcp.introspection ? new SchemaTools(services, pipeline) : undefined;
+  // The tools depend on the configuration, not on the caller: listed once.
+  const tools: Tool[] = [
+    ...operations.map((op) => operationTool(toolset.schema, op)),
+    ...(config.mcp.allowFreeform ? [freeformTool(config.mcp.allowMutations, !!schemaTools)] : []),
+    ...(schemaTools?.tools ?? []),
+  ];
+  log.info({ operations: toolset.operations.dir, tools: tools.map((t) => t.name), auth: auth.mode }, `mcp: ${tools.length} tools at /mcp (MCP_AUTH=${auth.mode})`);
+  if (auth.mode === 'none' && config.apiKeys.length) log.warn('mcp: MCP_AUTH=none lets anyone call /mcp, while the other endpoints need one of GATEWAY_API_KEYS');
 
   return async (req, res, requestId) => {
-    const apiKey = presentedApiKey(req.headers);
-    const refused = pipeline.authenticate(apiKey) ?? pipeline.drainingRefusal();
-    if (refused) return sendJsonRpcError(res, refusalStatus(refused), McpErrorCode.InvalidRequest, refused.message);
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== MCP_PATH) return serveMetadata(auth, req, res, path);
+    const caller = await auth.authenticate(req);
+    if ('status' in caller) return refuse(res, caller, services);
+    const draining = pipeline.drainingRefusal();
+    if (draining) return refuse(res, { status: refusalStatus(draining), error: draining as GatewayError }, services);
     if (req.method !== 'POST') {
       // Stateless: no server-initiated stream to resume and no session to delete.
       res.setHeader('allow', 'POST');
@@ -49,8 +72,19 @@ export function createMcpEndpoint(options: {
     } catch {
       return sendJsonRpcError(res, 400, McpErrorCode.ParseError, 'The request body is not valid JSON.');
     }
-    const call: TrustedCall = { requestId, authorization: req.headers.authorization, apiKey, client: clients.of(req), transport: 'mcp' };
-    const server = mcpServer(toolset, services, call);
+    const lacking = scopeRefusal(auth, req, caller, body, toolset.operations);
+    if (lacking) return refuse(res, lacking, services);
+    const call: TrustedCall = {
+      requestId,
+      // A bearer token at /mcp is this gateway's, issued for it: never passed on to an upstream (MCP forbids token passthrough).
+      authorization: auth.mode === 'jwt' ? undefined : req.headers.authorization,
+      apiKey: caller.apiKey,
+      // The client as the trust rules resolve it (a proxy's forwarded address…), with the token's subject when one was verified.
+      client: caller.subject === undefined ? clients.of(req) : { ...clients.of(req), subject: caller.subject },
+      authenticated: caller.authenticated,
+      transport: 'mcp',
+    };
+    const server = mcpServer(tools, schemaTools, services, call);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -62,37 +96,30 @@ export function createMcpEndpoint(options: {
 }
 
 /** One MCP server for one HTTP request, bound to that request's caller. */
-function mcpServer({ schema, operations, execute }: TrustedToolset, services: GatewayServices, call: TrustedCall): Server {
+function mcpServer(tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: TrustedCall): Server {
+  const { schema, operations, execute } = services.trusted;
+  const { allowMutations, allowFreeform } = services.config.mcp;
   // The low-level server: tool schemas here are JSON Schema derived from GraphQL, not zod shapes.
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
-    instructions: 'Tools run named GraphQL operations of this gateway: Microsoft 365 service health, OMDb titles, chat providers.',
+    instructions: `Tools run named GraphQL operations of this gateway: Microsoft 365 service health, OMDb titles, chat providers.${schemaTools ? ' search, introspect and validate explore its schema.' : ''}`,
   });
-  const { allowMutations, allowFreeform } = services.config.mcp;
 
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    const tools: Tool[] = operations.list().map((op) => ({
-      name: op.name,
-      description: op.description,
-      inputSchema: op.inputSchema as Tool['inputSchema'],
-      annotations: { readOnlyHint: op.type === 'query', openWorldHint: true },
-    }));
-    if (allowFreeform) tools.push(freeformTool(allowMutations));
-    return { tools };
-  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const withSignal = { ...call, signal: extra.signal };
+    if (schemaTools && (SCHEMA_TOOLS as readonly string[]).includes(name)) return schemaTools.call(name as (typeof SCHEMA_TOOLS)[number], args);
     if (allowFreeform && name === FREEFORM_TOOL) {
-      const checked = freeformRequest(args, allowMutations);
+      const checked = freeformRequest(FREEFORM_TOOL, args, allowMutations);
       if ('extensions' in checked) return refusal(checked, services, call, name);
-      return toolResult(await execute(checked, checked.variables, withSignal));
+      return toolResult(await execute(checked, checked.variables ?? {}, withSignal));
     }
     const op = operations.get(name);
     if (!op) {
-      const offered = operations.list().map((o) => o.name);
-      throw new McpError(McpErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(name)}; this server offers ${offered.join(', ')}${allowFreeform ? `, ${FREEFORM_TOOL}` : ''}.`);
+      // A plain error with a JSON-RPC code: the SDK client puts "MCP error -32602:" before the message once.
+      throw Object.assign(new Error(`Unknown tool ${JSON.stringify(name)}; this server offers ${tools.map((t) => t.name).join(', ')}.`), { code: McpErrorCode.InvalidParams });
     }
     const variables = checkArguments(schema, op, args);
     if ('extensions' in variables) return refusal(variables as GatewayError, services, call, name);
@@ -101,62 +128,52 @@ function mcpServer({ schema, operations, execute }: TrustedToolset, services: Ga
   return server;
 }
 
-/** The result as structured content (data and errors, as GraphQL over HTTP would answer) and the same as text. */
-function toolResult(result: TrustedResult): CallToolResult {
-  const structured = { data: result.data ?? null, ...(result.errors ? { errors: result.errors } : {}) };
-  return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }],
-    structuredContent: structured,
-    isError: !result.data && !!result.errors?.length,
-  };
-}
-
 /** A call refused before it ran, as a tool error the model can read and correct (and one log line). */
 function refusal(error: GatewayError, services: GatewayServices, call: TrustedCall, tool: string): CallToolResult {
   const [formatted] = services.formatErrors([error]);
   services.log.info({ requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport }, 'mcp tool refused');
-  return { content: [{ type: 'text', text: formatted.message }], structuredContent: { data: null, errors: [formatted] }, isError: true };
+  return refusalResult(formatted);
 }
 
-function freeformTool(allowMutations: boolean): Tool {
-  return {
-    name: FREEFORM_TOOL,
-    description: `Runs any GraphQL ${allowMutations ? 'query or mutation' : 'query'} against this gateway's graph (introspection allowed where the gateway allows it).`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'The GraphQL document.' },
-        variables: { type: 'object', description: 'Its variables.' },
-        operationName: { type: 'string', description: 'Which operation of the document to run, when it has several.' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: !allowMutations, openWorldHint: true },
-  };
+/**
+ * 403 `insufficient_scope` for a `tools/call` (alone or in a batch) of an operation whose `@scope` the caller's token
+ * lacks: HTTP, not a tool error, so the client can ask for a token with more scopes (MCP's step-up authorization).
+ */
+function scopeRefusal(auth: McpAuth, req: IncomingMessage, caller: McpCaller, body: unknown, operations: GatewayServices['trusted']['operations']): McpRefusal | undefined {
+  if (auth.mode !== 'jwt') return undefined;
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const op = operations.get(params.name);
+    const refused = op?.scopes.length ? auth.scopeRefusal(req, caller, op.name, op.scopes) : undefined;
+    if (refused) return refused;
+  }
+  return undefined;
 }
 
-function freeformRequest(args: Record<string, unknown> | undefined, allowMutations: boolean) {
-  const { query, variables, operationName } = args ?? {};
-  if (typeof query !== 'string') return badInput(`${FREEFORM_TOOL} needs "query", a GraphQL document as a string.`, 'query');
-  if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
-    return badInput(`${FREEFORM_TOOL}: "variables" must be a JSON object.`, 'variables');
+/** The protected-resource metadata (RFC 9728), public and readable cross-origin; nothing when /mcp takes no tokens. */
+function serveMetadata(auth: McpAuth, req: IncomingMessage, res: ServerResponse, path: string): void {
+  const resource = auth.resource(req);
+  if (!resource) return sendJson(res, 404, { error: `nothing at ${path}: /mcp takes no OAuth tokens (MCP_AUTH=${auth.mode})` });
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'mcp-protocol-version' };
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, cors);
+    return void res.end();
   }
-  if (operationName !== undefined && typeof operationName !== 'string') return badInput(`${FREEFORM_TOOL}: "operationName" must be a string.`, 'operationName');
-  let type: string | undefined;
-  try {
-    type = getOperationAST(parse(query), operationName)?.operation;
-  } catch {
-    type = undefined; // the gate reports the syntax error
-  }
-  if (type === 'subscription') return badInput(`${FREEFORM_TOOL} runs queries${allowMutations ? ' and mutations' : ''}, not subscriptions.`, 'query');
-  if (type === 'mutation' && !allowMutations) return badInput(`${FREEFORM_TOOL} runs queries only: mutations need MCP_ALLOW_MUTATIONS.`, 'query');
-  return { query, name: operationName as string | undefined, variables: (variables ?? {}) as Record<string, unknown> };
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: `${req.method} ${path}: read it with GET` }, { allow: 'GET, HEAD' });
+  sendJson(res, 200, resource.metadata, { ...cors, 'cache-control': 'public, max-age=3600', vary: 'host' });
+}
+
+/** A refusal before the JSON-RPC message is read: its status, its challenge, and the error as the formatter words it. */
+function refuse(res: ServerResponse, refusal: McpRefusal, services: GatewayServices): void {
+  const [formatted] = services.formatErrors([refusal.error]);
+  if (refusal.challenge) res.setHeader('www-authenticate', refusal.challenge);
+  sendJsonRpcError(res, refusal.status, McpErrorCode.InvalidRequest, formatted.message, formatted.extensions);
 }
 
 /** A JSON-RPC error as `/mcp` answers a request it refuses (no request id: the body may not have been read). */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, data?: Record<string, unknown>): void {
+  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
