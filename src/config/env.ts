@@ -174,6 +174,15 @@ export interface GatewayConfig {
   chatCachedTokenWeight: number;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
+  /** Chat documents (`uploadChatDocument`): the largest file and the text the gateway keeps. */
+  chatDocuments: {
+    /** {@link VARIABLES.CHAT_DOCUMENT_MAX_BYTES} */
+    maxBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_STORE_MAX_BYTES} */
+    storeMaxBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_CACHE_MAX_BYTES} */
+    cacheMaxBytes: number;
+  };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
   /** {@link VARIABLES.CHAT_TIMEOUT_MS} */
@@ -622,6 +631,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
+    chatDocuments: { maxBytes: values.CHAT_DOCUMENT_MAX_BYTES, storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES, cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },

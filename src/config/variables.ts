@@ -315,6 +315,21 @@ export const VARIABLES = {
     default: '0.1',
     description: 'how much one cached prompt token (served from the provider\'s prefix cache, billed lower) counts against `<ID>_DAILY_TOKEN_BUDGET`; `1` counts it in full',
   },
+  CHAT_DOCUMENT_MAX_BYTES: {
+    type: wholeNumber('whole number 1…2147483647', 1, 2_147_483_647),
+    default: '104857600',
+    description: 'largest file `uploadChatDocument` takes (100 MiB, Kimi\'s own limit); a larger one is refused (HTTP 413) before any byte goes upstream. The upload must also arrive within `HTTP_REQUEST_TIMEOUT_MS`',
+  },
+  CHAT_DOCUMENT_STORE_MAX_BYTES: {
+    type: positive,
+    default: '268435456',
+    description: 'bytes of text the gateway keeps for documents it extracted itself (256 MiB; for providers without a files API, shared through Redis when `REDIS_URL` is set); kept until deleted, so an upload past it is refused until documents are deleted',
+  },
+  CHAT_DOCUMENT_CACHE_MAX_BYTES: {
+    type: positive,
+    default: '67108864',
+    description: 'bytes of extracted text read from a provider\'s files API (Kimi) that the gateway caches (64 MiB, shared through Redis when `REDIS_URL` is set), so a conversation over a document reads it from the provider once; past it the least recently stored go first and are read again when next used',
+  },
   UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
   CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },
   CHAT_STREAM_IDLE_TIMEOUT_MS: {

@@ -3,6 +3,7 @@ import type { DomainServices, GatewayServices } from '../context/services.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
 import { chatExamples, chatResolvers, estimateChatRequests } from './chat/index.js';
+import { ChatDocuments } from './chat/documents/service.js';
 import { createChatLedger } from './chat/usage/ledger.js';
 import { enterpriseExamples, enterpriseResolvers, estimateGraphRequests } from './enterprise/index.js';
 import { createLiveHealth, type LiveHealthOptions } from './enterprise/live/feed.js';
@@ -36,5 +37,5 @@ export interface DomainServicesOptions {
 
 /** Each domain's long-lived state, built once at start-up (its poller and ledger start work only when used). */
 export function createDomainServices(services: GatewayServices, options: DomainServicesOptions = {}): DomainServices {
-  return { liveHealth: createLiveHealth(services, options.liveHealth), chatUsage: createChatLedger(services) };
+  return { liveHealth: createLiveHealth(services, options.liveHealth), chatUsage: createChatLedger(services), chatDocuments: new ChatDocuments(services) };
 }

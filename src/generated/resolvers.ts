@@ -5,6 +5,7 @@ import type { TitleRef, SeasonRef } from '../domains/titles/model.js';
 import type { SearchPage } from '../domains/titles/loaders.js';
 import type { SingletonModel, ServiceHealthModel, ServiceHealthPage, ServiceHealthIssuePage, ServiceUpdateMessagePage, AnyPage } from '../domains/enterprise/model.js';
 import type { HealthEvent } from '../domains/enterprise/live/feed.js';
+import type { StoredDocument } from '../state/documents.js';
 import type { GatewayContext } from '../context/request.js';
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
@@ -131,6 +132,8 @@ export type ResolversTypes = {
   ChatContentPartInput: Types.ChatContentPartInput;
   ChatContentPartType: Types.ChatContentPartType;
   ChatDelta: ResolverTypeWrapper<Types.ChatDelta>;
+  ChatDocument: ResolverTypeWrapper<StoredDocument>;
+  ChatDocumentStatus: Types.ChatDocumentStatus;
   ChatFinishReason: Types.ChatFinishReason;
   ChatGraphStep: ResolverTypeWrapper<Types.ChatGraphStep>;
   ChatMessage: ResolverTypeWrapper<Types.ChatMessage>;
@@ -217,6 +220,7 @@ export type ResolversTypes = {
   TitleSearchPage: ResolverTypeWrapper<SearchPage>;
   TitleSeason: ResolverTypeWrapper<SeasonRef>;
   TitleType: Types.TitleType;
+  Upload: ResolverTypeWrapper<Types.Scalars['Upload']['output']>;
   Upstream: ResolverTypeWrapper<Types.Upstream>;
   UpstreamMode: Types.UpstreamMode;
   Boolean: ResolverTypeWrapper<Types.Scalars['Boolean']['output']>;
@@ -238,6 +242,7 @@ export type ResolversParentTypes = {
   ChatCompletionInput: Types.ChatCompletionInput;
   ChatContentPartInput: Types.ChatContentPartInput;
   ChatDelta: Types.ChatDelta;
+  ChatDocument: StoredDocument;
   ChatGraphStep: Types.ChatGraphStep;
   ChatMessage: Types.ChatMessage;
   ChatMessageInput: Types.ChatMessageInput;
@@ -303,6 +308,7 @@ export type ResolversParentTypes = {
   TitleRating: Types.TitleRating;
   TitleSearchPage: SearchPage;
   TitleSeason: SeasonRef;
+  Upload: Types.Scalars['Upload']['output'];
   Upstream: Types.Upstream;
   Boolean: Types.Scalars['Boolean']['output'];
   Int: Types.Scalars['Int']['output'];
@@ -378,6 +384,16 @@ export type ChatDeltaResolvers<ContextType = GatewayContext, ParentType extends 
   reasoningContent?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   role?: Resolver<Types.Maybe<ResolversTypes['ChatRole']>, ParentType, ContextType>;
   toolCalls?: Resolver<Types.Maybe<Array<ResolversTypes['ChatToolCallDelta']>>, ParentType, ContextType>;
+};
+
+export type ChatDocumentResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatDocument'] = ResolversParentTypes['ChatDocument']> = {
+  bytes?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  fileName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  provider?: Resolver<Types.Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ChatDocumentStatus'], ParentType, ContextType>;
+  tokens?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ChatGraphStepResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatGraphStep'] = ResolversParentTypes['ChatGraphStep']> = {
@@ -540,12 +556,14 @@ export type MutationResolvers<ContextType = GatewayContext, ParentType extends R
   createEmbeddings?: Resolver<Types.Maybe<ResolversTypes['EmbeddingResult']>, ParentType, ContextType, RequireFields<Types.MutationCreateEmbeddingsArgs, 'input'>>;
   createServiceHealth?: Resolver<Types.Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<Types.MutationCreateServiceHealthArgs, 'input'>>;
   createServiceHealthIssue?: Resolver<Types.Maybe<ResolversTypes['ServiceHealthIssue']>, ParentType, ContextType, RequireFields<Types.MutationCreateServiceHealthIssueArgs, 'input' | 'serviceHealthId'>>;
+  deleteChatDocument?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<Types.MutationDeleteChatDocumentArgs, 'id'>>;
   deleteServiceAnnouncement?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<Types.MutationDeleteServiceAnnouncementArgs>>;
   deleteServiceHealth?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<Types.MutationDeleteServiceHealthArgs, 'id'>>;
   generateImage?: Resolver<Types.Maybe<ResolversTypes['ImageGeneration']>, ParentType, ContextType, RequireFields<Types.MutationGenerateImageArgs, 'input'>>;
   updateAdmin?: Resolver<Types.Maybe<ResolversTypes['Admin']>, ParentType, ContextType, RequireFields<Types.MutationUpdateAdminArgs, 'input'>>;
   updateServiceAnnouncement?: Resolver<Types.Maybe<ResolversTypes['ServiceAnnouncement']>, ParentType, ContextType, RequireFields<Types.MutationUpdateServiceAnnouncementArgs, 'input'>>;
   updateServiceHealth?: Resolver<Types.Maybe<ResolversTypes['ServiceHealth']>, ParentType, ContextType, RequireFields<Types.MutationUpdateServiceHealthArgs, 'id' | 'input'>>;
+  uploadChatDocument?: Resolver<Types.Maybe<ResolversTypes['ChatDocument']>, ParentType, ContextType, RequireFields<Types.MutationUploadChatDocumentArgs, 'file'>>;
 };
 
 export type OpenPropertyResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['OpenProperty'] = ResolversParentTypes['OpenProperty']> = {
@@ -562,6 +580,7 @@ export type PageInfoResolvers<ContextType = GatewayContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   admin?: Resolver<ResolversTypes['Admin'], ParentType, ContextType>;
+  chatDocuments?: Resolver<Types.Maybe<Array<ResolversTypes['ChatDocument']>>, ParentType, ContextType>;
   chatProviders?: Resolver<Array<ResolversTypes['ChatProvider']>, ParentType, ContextType>;
   chatUsage?: Resolver<Array<ResolversTypes['ChatUsage']>, ParentType, ContextType, Partial<Types.QueryChatUsageArgs>>;
   searchTitles?: Resolver<Types.Maybe<ResolversTypes['TitleSearchPage']>, ParentType, ContextType, RequireFields<Types.QuerySearchTitlesArgs, 'page' | 'query'>>;
@@ -740,6 +759,10 @@ export type TitleSeasonResolvers<ContextType = GatewayContext, ParentType extend
   number?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export interface UploadScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Upload'], any> {
+  name: 'Upload';
+}
+
 export type UpstreamResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['Upstream'] = ResolversParentTypes['Upstream']> = {
   baseUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -754,6 +777,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   ChatCompletion?: ChatCompletionResolvers<ContextType>;
   ChatCompletionChunk?: ChatCompletionChunkResolvers<ContextType>;
   ChatDelta?: ChatDeltaResolvers<ContextType>;
+  ChatDocument?: ChatDocumentResolvers<ContextType>;
   ChatGraphStep?: ChatGraphStepResolvers<ContextType>;
   ChatMessage?: ChatMessageResolvers<ContextType>;
   ChatModel?: ChatModelResolvers<ContextType>;
@@ -798,6 +822,7 @@ export type Resolvers<ContextType = GatewayContext> = {
   TitleRating?: TitleRatingResolvers<ContextType>;
   TitleSearchPage?: TitleSearchPageResolvers<ContextType>;
   TitleSeason?: TitleSeasonResolvers<ContextType>;
+  Upload?: GraphQLScalarType;
   Upstream?: UpstreamResolvers<ContextType>;
 };
 

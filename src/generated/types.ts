@@ -15,6 +15,8 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
   /** A JSON object, given and returned as a JSON value (not as text). */
   JSONObject: { input: unknown; output: unknown; }
+  /** A file of a GraphQL multipart request (github.com/jaydenseric/graphql-multipart-request-spec); given as a variable only. */
+  Upload: { input: unknown; output: unknown; }
 };
 
 /** Health data changes within minutes: answers stay fresh for 60 s (a caller's own `Authorization` makes them private). */
@@ -137,6 +139,13 @@ export type ChatCompletionChunk = {
 
 export type ChatCompletionInput = {
   /**
+   * Ids of the caller's documents (`uploadChatDocument`) whose extracted text the model reads: each as a system message
+   * after the caller's own leading system messages, as Kimi asks for its files. Counted by the context-window check
+   * with the document's `tokens` before any request; the text is read from the provider once, then kept in the shared
+   * cache (`CHAT_DOCUMENT_CACHE_MAX_BYTES`). At most 20.
+   */
+  documents?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
    * Targets to try in order when the one before fails before its first token with a rate limit, exhausted quota or
    * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
    */
@@ -205,6 +214,34 @@ export type ChatDelta = {
   role?: Maybe<ChatRole>;
   toolCalls?: Maybe<Array<ChatToolCallDelta>>;
 };
+
+/** A document uploaded for chat completions: its text is extracted once and placed in the prompt of every completion that names it. */
+export type ChatDocument = {
+  __typename?: 'ChatDocument';
+  /** Size of the file as uploaded. */
+  bytes: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  fileName: Scalars['String']['output'];
+  /** Give it in `ChatCompletionInput.documents`. */
+  id: Scalars['ID']['output'];
+  /**
+   * The provider named at upload: `moonshot` keeps the file and extracted its text; for any other (or none, null) the
+   * gateway extracted the text and keeps it. Either way the document works on every provider.
+   */
+  provider?: Maybe<Scalars['ID']['output']>;
+  status: ChatDocumentStatus;
+  /**
+   * Tokens of its extracted text in a prompt, as the provider's own token count says where it has one (Kimi), else the
+   * gateway's estimate: what the context-window check adds for it.
+   */
+  tokens: Scalars['Int']['output'];
+};
+
+export type ChatDocumentStatus =
+  /** Its text can be used. */
+  | 'READY'
+  /** The provider no longer has the file (deleted outside the gateway): delete the document and upload the file again. */
+  | 'UNAVAILABLE';
 
 /** Why the answer ended, the same for every provider. */
 export type ChatFinishReason =
@@ -584,6 +621,11 @@ export type Mutation = {
   createEmbeddings?: Maybe<EmbeddingResult>;
   createServiceHealth?: Maybe<ServiceHealth>;
   createServiceHealthIssue?: Maybe<ServiceHealthIssue>;
+  /**
+   * Deletes one of the caller's documents, and the provider's copy of the file. True once deleted; NOT_FOUND when the
+   * caller has no document with this id.
+   */
+  deleteChatDocument?: Maybe<Scalars['Boolean']['output']>;
   /** Clears the serviceAnnouncement singleton's properties. `ifMatch` is an `etag` read before (or `*`). */
   deleteServiceAnnouncement?: Maybe<Scalars['Boolean']['output']>;
   /** True when deleted, false when there was no such service. */
@@ -596,6 +638,15 @@ export type Mutation = {
   updateServiceAnnouncement?: Maybe<ServiceAnnouncement>;
   /** `ifMatch` is the `etag` read before; a stale one fails with PRECONDITION_FAILED. */
   updateServiceHealth?: Maybe<ServiceHealth>;
+  /**
+   * Uploads a long document once, to reference by id in later completions (`ChatCompletionInput.documents`) on any
+   * provider. Sent as a GraphQL multipart request (Apollo Client's and urql's upload links; CSRF: with an
+   * `Apollo-Require-Preflight` or `X-Apollo-Operation-Name` header), at most `CHAT_DOCUMENT_MAX_BYTES`. With
+   * `provider: "moonshot"` the file goes to Kimi's files API, which extracts its text (PDF, Word, slides, images and
+   * more); otherwise, or without `provider`, the gateway extracts the text itself (PDF, plain text, Markdown). Answers
+   * once the text is extracted and counted.
+   */
+  uploadChatDocument?: Maybe<ChatDocument>;
 };
 
 
@@ -617,6 +668,11 @@ export type MutationCreateServiceHealthArgs = {
 export type MutationCreateServiceHealthIssueArgs = {
   input: ServiceHealthIssueInput;
   serviceHealthId: Scalars['ID']['input'];
+};
+
+
+export type MutationDeleteChatDocumentArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -650,6 +706,12 @@ export type MutationUpdateServiceHealthArgs = {
   id: Scalars['ID']['input'];
   ifMatch?: InputMaybe<Scalars['String']['input']>;
   input: ServiceHealthPatch;
+};
+
+
+export type MutationUploadChatDocumentArgs = {
+  file: Scalars['Upload']['input'];
+  provider?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** A primitive property of an open type; numbers and booleans are given as their JSON text. */
@@ -688,6 +750,11 @@ export type Query = {
   __typename?: 'Query';
   /** The tenant's administration singleton; reading only its children costs no request of its own. */
   admin: Admin;
+  /**
+   * The caller's own documents (its API key, else its address; see docs/chat.md, "Documents"), newest first. Costs no
+   * upstream request.
+   */
+  chatDocuments?: Maybe<Array<ChatDocument>>;
   /**
    * The chat-completion providers this gateway can reach: the four built in (glm, ark, deepseek, moonshot) and any
    * OpenAI-compatible provider added through `CHAT_PROVIDERS`.

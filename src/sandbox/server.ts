@@ -59,6 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...options.settings,
     chatRpm: { ...DEFAULT_SETTINGS.chatRpm, ...options.settings?.chatRpm },
     chatConcurrency: { ...DEFAULT_SETTINGS.chatConcurrency, ...options.settings?.chatConcurrency },
+    fileLimits: { ...DEFAULT_SETTINGS.fileLimits, ...options.settings?.fileLimits },
   };
   const record = new RequestRecord(options.recordCapacity);
   const faults = new FaultQueue();
@@ -97,10 +98,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const name = upstream ?? chatShort;
     if (!name) return sendJson(res, 404, { error: 'no sandbox upstream at this path', path: pathname });
 
-    const body = await readBody(req);
+    const emulator = emulators.get(name)!;
+    const base = upstream ? BASE_PATHS[name] : `/${name}`;
+    const path = pathname.slice(base.length) || '/';
+    const method = req.method ?? 'GET';
+    // A file upload is read by its emulator as it arrives, never held whole.
+    const streamed = emulator.streamsBody?.(method, path) === true;
+    const body = streamed ? Buffer.alloc(0) : await readBody(req);
     const entry: RecordedRequest = record.add({
       upstream: name,
-      method: req.method ?? 'GET',
+      method,
       url,
       headers: req.headers,
       body: body.toString('utf8'),
@@ -119,8 +126,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       entry.status = res.statusCode;
     });
 
-    const emulator = emulators.get(name)!;
-    const base = upstream ? BASE_PATHS[name] : `/${name}`;
     const ctx: EmulatorContext = {
       baseUrl: `http://${req.headers.host ?? origin.slice(7)}${base}`,
       settings,
@@ -128,6 +133,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       takeFault: (subUrl) => faults.take(name, subUrl),
     };
     const fault = faults.take(name, url);
+    // A body the emulator would have streamed is read and dropped when a fault answers instead.
+    if (streamed && (fault?.status || fault?.reset)) req.resume();
     if (fault?.delayMs) await sleep(fault.delayMs, controller.signal);
     if (controller.signal.aborted) return;
     if (fault?.reset) {
@@ -144,12 +151,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
     await emulator.handle(
       {
-        method: req.method ?? 'GET',
-        path: pathname.slice(base.length) || '/',
+        method,
+        path,
         rawQuery,
         query: new URLSearchParams(rawQuery),
         headers: req.headers,
         body,
+        ...(streamed ? { stream: req } : {}),
+        recordBody: (summary) => {
+          entry.body = summary;
+        },
         signal: controller.signal,
       },
       res,
@@ -196,6 +207,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         }
         if (patch.chatRpm) patch.chatRpm = { ...settings.chatRpm, ...patch.chatRpm };
         if (patch.chatConcurrency) patch.chatConcurrency = { ...settings.chatConcurrency, ...patch.chatConcurrency };
+        if (patch.fileLimits) patch.fileLimits = { ...settings.fileLimits, ...patch.fileLimits };
         Object.assign(settings, patch);
         return sendJson(res, 200, settings);
       }
@@ -205,6 +217,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         clockOffset = 0;
         for (const e of emulators.values()) e.reset();
         Object.assign(settings, { ...DEFAULT_SETTINGS, ...options.settings });
+        settings.fileLimits = { ...DEFAULT_SETTINGS.fileLimits, ...options.settings?.fileLimits };
         return sendJson(res, 200, { ok: true });
       case 'POST /_sandbox/clock': {
         const offset = (json as { offsetMs?: unknown } | undefined)?.offsetMs;

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /** Names of the emulated upstreams; each is served under `/<name>` on the sandbox server. */
 export type UpstreamName = 'graph' | 'login' | 'omdb' | 'glm' | 'ark' | 'deepseek' | 'moonshot';
@@ -14,7 +14,12 @@ export interface SandboxRequest {
   rawQuery: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** The whole body; empty for a route whose emulator reads the body itself (`Emulator.streamsBody`). */
   body: Buffer;
+  /** The body unread, for a route whose emulator streams it (a file upload): it is never held in memory whole. */
+  stream?: IncomingMessage;
+  /** What `GET /_sandbox/requests` shows as this request's body when the emulator read it itself. */
+  recordBody(summary: string): void;
   /** Fires when the client goes away before the response ended. */
   signal: AbortSignal;
 }
@@ -71,6 +76,11 @@ export interface SandboxSettings {
   chatConcurrency: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
   /** Lifetime in seconds of tokens the identity platform issues. @default 3599 */
   tokenLifetimeSeconds: number;
+  /**
+   * Kimi's files API limits: files per account, bytes per file, bytes in all. @default Kimi's own: 1,000 files,
+   * 100 MB each, 10 GB (tests lower them to reach them)
+   */
+  fileLimits: { maxFiles: number; maxFileBytes: number; maxTotalBytes: number };
 }
 
 export const DEFAULT_SETTINGS: SandboxSettings = {
@@ -79,6 +89,7 @@ export const DEFAULT_SETTINGS: SandboxSettings = {
   chatRpm: {},
   chatConcurrency: { deepseek: 500 },
   tokenLifetimeSeconds: 3599,
+  fileLimits: { maxFiles: 1000, maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 10 * 1024 * 1024 * 1024 },
 };
 
 /** A control call below `/_sandbox/<upstream>`, e.g. `POST /incident` for `POST /_sandbox/graph/incident`. */
@@ -101,6 +112,8 @@ export interface Emulator {
   /** The emulator's own control routes under `/_sandbox/<name>/`; undefined when the route is not one of them. */
   control?(req: ControlRequest): ControlResponse | undefined;
   handle(req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext): Promise<void> | void;
+  /** Whether the emulator reads this route's body itself, as a stream (file uploads of up to 100 MB). */
+  streamsBody?(method: string, path: string): boolean;
   /** The upstream's own error response for an injected `status` (body and extra headers). */
   faultResponse(status: number, ctx: EmulatorContext): { body: unknown; headers?: Record<string, string> };
   /** Forget mutable state (writes, quotas, rate windows), back to the deterministic seed. */

@@ -1,6 +1,6 @@
 /**
  * Shared state: what several replicas of the gateway must agree on (the OMDb daily quota, chat requests per minute,
- * the title cache, the Graph application token, whole responses, a leader lease, a fan-out channel, daily counters). One interface per concern, each
+ * the title cache, the Graph application token, whole responses, a leader lease, a fan-out channel, daily counters, chat documents). One interface per concern, each
  * with an in-process implementation (the default: one replica, zero configuration) and a Redis one (`REDIS_URL`),
  * both run through the same test suite (test/state/sharedState.test.ts). Server, domains and upstream clients import
  * this module; it imports none of them.
@@ -12,6 +12,7 @@ import type { GatewayMetrics } from '../observability/metrics.js';
 import { MemoryCache, RedisCache, type SharedCache, type SharedCacheOptions } from './cache.js';
 import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
 import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
+import { MemoryDocumentStore, RedisDocumentStore, type DocumentStore, type DocumentStoreOptions } from './documents.js';
 import { RedisConnection, type SharedStateStatus } from './connection.js';
 import { MemoryResponseStore, RedisResponseStore, type ResponseStore, type ResponseStoreOptions } from './responseStore.js';
 import { FallbackPolicy } from './fallbackPolicy.js';
@@ -23,6 +24,7 @@ import { MemorySharedValue, RedisSharedValue, type SharedValue } from './sharedV
 export type { SharedCache, SharedCacheOptions } from './cache.js';
 export type { FanOut } from './channel.js';
 export type { Counts, DailyCounters, DailyCountersOptions } from './counters.js';
+export type { DocumentStore, DocumentStoreOptions, ProviderUsage, StoredDocument } from './documents.js';
 export type { SharedStateStatus } from './connection.js';
 export type { LeaderLease, LeaderLeaseOptions } from './lease.js';
 export type { DailyQuota, DailyQuotaOptions, QuotaReservation } from './quota.js';
@@ -49,6 +51,8 @@ export interface SharedState {
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters;
   /** Whole responses with tags (the response cache). */
   responseStore(name: string, options: ResponseStoreOptions): ResponseStore;
+  /** Chat documents: records, the texts the gateway extracted, usage per provider. */
+  documents(name: string, options: DocumentStoreOptions): DocumentStore;
   close(): Promise<void>;
 }
 
@@ -95,6 +99,9 @@ export class MemoryState implements SharedState {
   }
   responseStore(name: string, options: ResponseStoreOptions): ResponseStore {
     return this.registry.once('responses', name, () => new MemoryResponseStore(options));
+  }
+  documents(name: string, options: DocumentStoreOptions): DocumentStore {
+    return this.registry.once('documents', name, () => new MemoryDocumentStore(options));
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -161,6 +168,9 @@ export class RedisState implements SharedState {
   }
   responseStore(name: string, options: ResponseStoreOptions): ResponseStore {
     return this.registry.once('responses', name, () => new RedisResponseStore(this.connection, name, this.fallback, options));
+  }
+  documents(name: string, options: DocumentStoreOptions): DocumentStore {
+    return this.registry.once('documents', name, () => new RedisDocumentStore(this.connection, name, this.fallback, options));
   }
   /** Gives back the quota and rate-limit slots this replica holds unspent, then closes the connection. */
   async close(): Promise<void> {

@@ -77,20 +77,58 @@ export async function estimatePromptTokens(request: ChatRequest): Promise<number
   return n;
 }
 
-/** Throws BAD_USER_INPUT when the request cannot fit; unknown windows are not checked. */
-export async function preflight(client: ChatClient, model: ChatModelSpec, request: ChatRequest): Promise<void> {
+/** Characters tokenized between two turns of the event loop while counting a document. */
+const SLICE = 64 * 1024;
+
+/**
+ * Estimated tokens of a document's text as one system message (its text plus {@link PER_MESSAGE}), counted once when
+ * the document is uploaded. A long text takes a second or more of CPU: the count gives the event loop a turn every
+ * {@link SLICE} characters, so other requests are not held up behind it.
+ */
+export async function estimateDocumentTokens(text: string): Promise<number> {
+  const enc = await tokenizer();
+  let n = PER_MESSAGE;
+  for (let from = 0; from < text.length; ) {
+    // Cut after a whitespace near the slice's end, where a token boundary is anyway.
+    let to = Math.min(text.length, from + SLICE);
+    if (to < text.length) {
+      const space = text.lastIndexOf(' ', to);
+      if (space > from + SLICE / 2) to = space + 1;
+      else if ((text.charCodeAt(to) & 0xfc00) === 0xdc00) to++;
+    }
+    for (const part of tokenizerParts(text.slice(from, to))) n += enc.encode(part).length;
+    from = to;
+    if (from < text.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return n;
+}
+
+/** A document a completion places in its prompt, as the preflight counts it: its tokens were counted at upload. */
+export interface CountedDocument {
+  fileName: string;
+  tokens: number;
+}
+
+/**
+ * Throws BAD_USER_INPUT when the request cannot fit; unknown windows are not checked. `documents` are added to the
+ * prompt after this check: their tokens (counted once, at upload) are added to the estimate of the rest.
+ */
+export async function preflight(client: ChatClient, model: ChatModelSpec, request: ChatRequest, documents: readonly CountedDocument[] = []): Promise<void> {
   const window = contextWindowOf(client, model);
   if (window === undefined) return;
   const output = request.maxTokens ?? 0;
+  const documentTokens = documents.reduce((n, d) => n + d.tokens, 0);
   // A byte-level BPE token is at least one byte: a prompt with fewer bytes than room left fits without tokenizing.
   const bytes = texts(request).reduce((n, t) => n + Buffer.byteLength(t), PER_MESSAGE * request.messages.length);
-  if (bytes + output <= window) return;
-  const estimate = await estimatePromptTokens(request);
+  if (bytes + documentTokens + output <= window) return;
+  const estimate = (await estimatePromptTokens(request)) + documentTokens;
   if (Math.floor(estimate * (1 - SAFETY_MARGIN)) + output <= window) return;
   const asked = output ? ` plus maxTokens ${output}` : '';
+  const of = documents.length ? ` (${documents.map((d) => `${d.fileName} ${d.tokens}`).join(', ')} of them from documents)` : '';
+  const shorten = documents.length ? 'leave out documents, shorten the messages' : 'shorten the messages';
   throw new GatewayError(
     ErrorCode.BadUserInput,
-    `The prompt is about ${estimate} tokens${asked}, more than ${client.spec.id} model ${model.id}'s context window of ${window} tokens; shorten the messages${output ? ', lower maxTokens' : ''} or pick a model with a larger window.`,
-    { argument: 'input.messages', provider: client.spec.id, model: model.id, estimatedTokens: estimate, maxTokens: output, contextWindow: window },
+    `The prompt is about ${estimate} tokens${of}${asked}, more than ${client.spec.id} model ${model.id}'s context window of ${window} tokens; ${shorten}${output ? ', lower maxTokens' : ''} or pick a model with a larger window.`,
+    { argument: documents.length ? 'input.documents' : 'input.messages', provider: client.spec.id, model: model.id, estimatedTokens: estimate, documentTokens, maxTokens: output, contextWindow: window },
   );
 }

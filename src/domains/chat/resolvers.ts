@@ -9,13 +9,21 @@ import { finishChunk } from './stream.js';
 import { createEmbeddings, generateImage } from './media.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
 import { utcDay } from './usage/store.js';
+import { UploadScalar, type FileUpload } from './documents/uploaded.js';
 
 export const resolvers: Resolvers = {
   JSONObject: JSONObjectScalar,
   JSON: JSONScalar,
+  Upload: UploadScalar,
   Query: {
     chatProviders: (_root, _args, ctx) => [...ctx.services.clients.chat.values()].map(providerOf),
     chatUsage: (_root, { day }, ctx) => ctx.services.domains.chatUsage.list(day ?? utcDay()),
+    chatDocuments: (_root, _args, ctx) => ctx.services.domains.chatDocuments.list(ctx),
+  },
+  ChatDocument: {
+    provider: (doc) => doc.provider,
+    status: (doc) => (doc.status === 'ready' ? 'READY' : 'UNAVAILABLE'),
+    createdAt: (doc) => new Date(doc.createdAt).toISOString(),
   },
   Mutation: {
     createChatCompletion: async (_root, { input }, ctx) => {
@@ -27,6 +35,8 @@ export const resolvers: Resolvers = {
       return completionOf(target.client.spec.id, target.model.id, value, attempts, target);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
+    uploadChatDocument: (_root, { file, provider }, ctx) => ctx.services.domains.chatDocuments.upload(file as Promise<FileUpload>, provider, ctx),
+    deleteChatDocument: (_root, { id }, ctx) => ctx.services.domains.chatDocuments.delete(id, ctx),
     generateImage: (_root, { input }, ctx) => generateImage(input, ctx),
   },
   Subscription: {

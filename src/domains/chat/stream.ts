@@ -4,14 +4,14 @@ import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';
 import { firstServing } from './fallbacks.js';
 import { checkAnswer } from './jsonFormat.js';
-import { completionTargets } from './targets.js';
+import { targetsWithDocuments } from './documents/attach.js';
 import type { ValidCompletion } from './validate.js';
 
 /** What the subscription's source stream yields: a chunk, or the error that ends it. */
 export type StreamEvent = { chunk: ChatCompletionChunk } | { error: unknown };
 
-/** The completion's targets with this gateway's clients and routes, every one checked (see targets.ts). */
-export const targetsOf = (input: ChatCompletionInput, ctx: GatewayContext) => completionTargets(input, ctx.services.clients.chat, ctx.services.config.chatRoutes);
+/** The completion's targets with this gateway's clients and routes, every one checked (see targets.ts), its documents in their prompts. */
+export const targetsOf = (input: ChatCompletionInput, ctx: GatewayContext) => targetsWithDocuments(input, ctx);
 
 /** An opened stream whose first chunk has arrived (or that ended without one): output has started. */
 export interface StartedStream {

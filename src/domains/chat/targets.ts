@@ -2,7 +2,7 @@ import { GatewayError, badInput } from '../../errors/codes.js';
 import type { ChatCompletionInput } from '../../generated/types.js';
 import type { ChatTarget } from '../../config/env.js';
 import type { ChatClient } from '../../upstreams/chat/client.js';
-import { preflight } from './contextWindow.js';
+import { preflight, type CountedDocument } from './contextWindow.js';
 import { validateCompletion, type ValidCompletion } from './validate.js';
 
 /** Most targets one completion may name, fallbacks and routes expanded: each is a possible upstream request. */
@@ -27,13 +27,15 @@ function expand(provider: string, model: string, routes: Readonly<Record<string,
 
 /**
  * Every target of a completion in the order they are tried (the provider or route, then `fallbacks`), each checked
- * as if it were the only one, context window included: a request that one of them would refuse is refused before
- * anything is sent, so a fallback never turns a caller's mistake into a second upstream call.
+ * as if it were the only one, context window included (with the tokens of the `documents` the prompt will hold): a
+ * request that one of them would refuse is refused before anything is sent, so a fallback never turns a caller's
+ * mistake into a second upstream call.
  */
 export async function completionTargets(
   input: ChatCompletionInput,
   clients: ReadonlyMap<string, ChatClient>,
   routes: Readonly<Record<string, ChatTarget[]>>,
+  documents: readonly CountedDocument[] = [],
 ): Promise<ValidCompletion[]> {
   const listed: Array<ChatTarget & { at: string }> = [
     ...expand(input.provider, input.model, routes, 'input').map((t) => ({ ...t, at: 'input' })),
@@ -52,6 +54,6 @@ export async function completionTargets(
       throw error;
     }
   });
-  for (const t of targets) await preflight(t.client, t.model, t.request);
+  for (const t of targets) await preflight(t.client, t.model, t.request, documents);
   return targets;
 }

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../http.js';
 import type { Emulator, EmulatorContext, SandboxRequest } from '../types.js';
 import { generate } from './generator.js';
+import { KimiFiles } from './files.js';
 import { handleMedia, serveFile } from './media.js';
 import type { ChatProvider } from './provider.js';
 import { RateWindow } from './rateWindow.js';
@@ -19,20 +20,25 @@ const MODELS_CREATED = 1_735_689_600;
 export function createChatEmulator(p: ChatProvider): Emulator {
   const rate = new RateWindow();
   const cache = new PromptCache(p.cacheBlock);
+  const files = p.files ? new KimiFiles(p.models) : undefined;
   let open = 0;
 
   async function handle(req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
     const requestId = newRequestId(ctx.now());
     const fail = (problem: Problem, headers: Record<string, string> = {}) => {
+      // An upload refused before its body was read: the body is read and dropped.
+      req.stream?.resume();
       const reply = p.reject(problem, requestId);
       sendJson(res, reply.status, reply.body, { ...reply.headers, ...headers });
     };
     const route = `${req.method} ${req.path}`;
     if (p.media && serveFile(route, res)) return;
     const media = p.media !== undefined && (route === 'POST /embeddings' || route === 'POST /images/generations');
-    if (route !== 'POST /chat/completions' && route !== 'GET /models' && !media) return fail({ kind: 'path', method: req.method, path: req.path });
+    const filesApi = files !== undefined && KimiFiles.serves(req.method, req.path);
+    if (route !== 'POST /chat/completions' && route !== 'GET /models' && !media && !filesApi) return fail({ kind: 'path', method: req.method, path: req.path });
     const key = bearerKey(req.headers.authorization);
     if (key !== 'sandbox') return fail({ kind: 'auth', key });
+    if (filesApi) return files!.handle(req, res, ctx);
     if (media && handleMedia(p.media!, route, req, res, ctx, fail, requestId)) return;
     if (route === 'GET /models') {
       return sendJson(res, 200, { object: 'list', data: p.models.map((m) => ({ id: m.id, object: 'model', ...(p.shape.modelsCreated === false ? {} : { created: MODELS_CREATED }), owned_by: p.name, ...m.listing })) });
@@ -83,6 +89,7 @@ export function createChatEmulator(p: ChatProvider): Emulator {
   return {
     name: p.name,
     handle,
+    streamsBody: (method, path) => files !== undefined && method === 'POST' && path === '/files',
     faultResponse(status, ctx) {
       const reply = p.faultReply(status, newRequestId(ctx.now()));
       return { body: reply.body, headers: reply.headers };
@@ -90,6 +97,7 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     reset: () => {
       rate.clear();
       cache.clear();
+      files?.reset();
     },
   };
 }

@@ -84,4 +84,5 @@ export const moonshot: ChatProvider = {
     usagePlacement: () => ({ last: 'choice' }),
   },
   rateLimitHeaders: true,
+  files: true,
 };

@@ -86,4 +86,6 @@ export interface ChatProvider {
   cacheBlock: number;
   /** GLM and Ark: embeddings and image generation (see media.ts). */
   media?: MediaProvider;
+  /** Kimi: the files API that extracts documents' text, and the token count (see files.ts). */
+  files?: boolean;
 }

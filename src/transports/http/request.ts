@@ -1,16 +1,19 @@
 import { getOperationAST, GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/incremental.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
+import { readUploadRequest } from './upload.js';
 
 /**
  * What a request to `/graphql` asks for, decided once, here, for every way GraphQL arrives over HTTP; the router
  * hands it to the one handler of its kind:
  * - `refused`: answered with the error (CSRF, a body too large, JSON that does not parse, a rule before parsing)
+ * A GraphQL multipart request (a file upload, `multipart/form-data`) is read as its operation with the file streaming
+ * to disk (upload.ts), then routed as a JSON POST of that operation would be.
  * - `sse`, `multipart`: a streaming protocol (GraphQL over SSE; Apollo's multipart subscriptions), read by its handler
  * - `incremental`: a query with `@defer`/`@stream` for a client that takes `multipart/mixed` parts
  * - `direct`: a JSON POST of a document the pipeline knows valid, for a response type it can answer: the pipeline runs
@@ -34,9 +37,12 @@ export type PlainPayload = OperationPayload & { query: string; operationName?: s
  * (Apollo Server's own check is off), a body is JSON by its media type's essence only, and `Accept` is negotiated as
  * Apollo negotiates it.
  */
-export function createRequestClassifier(pipeline: OperationPipeline, options: { direct: boolean }): (req: IncomingMessage) => Promise<GraphqlHttpRoute> {
+export function createRequestClassifier(
+  pipeline: OperationPipeline,
+  options: { direct: boolean; maxUploadBytes: number },
+): (req: IncomingMessage, res: ServerResponse) => Promise<GraphqlHttpRoute> {
   const contentTypes = new ContentTypes();
-  return async (req) => {
+  return async (req, res) => {
     const csrf = crossSiteRefusal(req);
     if (csrf) return { kind: 'refused', error: csrf };
     if (isSseRequest(req)) return { kind: 'sse' };
@@ -46,9 +52,14 @@ export function createRequestClassifier(pipeline: OperationPipeline, options: { 
     const url = req.url ?? '/graphql';
     const q = url.indexOf('?');
     let search = q === -1 ? '' : url.slice(q);
-    const json = isJsonMediaType(req.headers['content-type']);
+    const upload = method === 'POST' && mediaTypeEssence(req.headers['content-type']) === 'multipart/form-data';
+    const json = upload || isJsonMediaType(req.headers['content-type']);
     let body: unknown;
-    if (method === 'POST') {
+    if (upload) {
+      const operation = await readUploadRequest(req, res, options.maxUploadBytes);
+      if (operation instanceof GraphQLError) return { kind: 'refused', error: operation };
+      body = operation;
+    } else if (method === 'POST') {
       const raw = await readBody(req, MAX_BODY_BYTES);
       if (raw === undefined) return { kind: 'refused', error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413) };
       if (json) {

@@ -53,7 +53,7 @@ const KNOWN_ROUTES = new Set(['/graphql', ...MCP_PATHS, '/healthz', '/readyz', '
 export async function createHttpTransport(options: HttpTransportOptions): Promise<{ listener: (req: IncomingMessage, res: ServerResponse) => void; stop(): Promise<void> }> {
   const { services, pipeline, fairShare, health, hostOrigin, clients } = options;
   const { config, log, metrics, redact } = services;
-  const classify = createRequestClassifier(pipeline, { direct: options.direct ?? true });
+  const classify = createRequestClassifier(pipeline, { direct: options.direct ?? true, maxUploadBytes: config.chatDocuments.maxBytes });
   const graphql = await createGraphqlHttp({ pipeline, services, clients });
   const incremental = createIncrementalResponder(pipeline, services, clients);
   const sse = createSseHandler({ schema: pipeline.schema, pipeline, services, clients });
@@ -63,7 +63,7 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
     if (applyCors(req, res, config.corsOrigins)) return;
     const refusal = pipeline.authenticate(presentedApiKey(req.headers)) ?? pipeline.drainingRefusal();
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
-    const route = await classify(req);
+    const route = await classify(req, res);
     switch (route.kind) {
       case 'refused':
         return sendRefusal(req, res, refusalStatus(route.error), pipeline.format([route.error]));

@@ -17,9 +17,17 @@ const BY_TYPE: Readonly<Record<string, ErrorCode>> = {
   unexpected_output: ErrorCode.UpstreamError,
 };
 
+/** Kimi's file-extract formats (platform.kimi.ai/docs/api/files-upload, read 2026-11-26). */
+const KIMI_FILE_EXTENSIONS = new Set(
+  (
+    '.pdf .txt .csv .doc .docx .xls .xlsx .ppt .pptx .md .jpeg .png .bmp .gif .svg .svgz .webp .ico .xbm .dib .pjp .tif .pjpeg .avif .dot .apng ' +
+    '.epub .tiff .jfif .html .json .mobi .log .go .h .c .cpp .cxx .cc .cs .java .js .css .jsp .php .py .py3 .asp .yaml .yml .ini .conf .ts .tsx'
+  ).split(' '),
+);
+
 /**
  * (S) Moonshot AI (Kimi): usage arrives inside the last choice of a stream, without asking; its answers carry
- * `X-RateLimit-*` headers. While K2.6 reasons it refuses a forced tool choice and a tool-call turn without its reasoning.
+ * `X-RateLimit-*` headers; its files API keeps documents and extracts their text. While K2.6 reasons it refuses a forced tool choice and a tool-call turn without its reasoning.
  */
 export const moonshot: ChatProviderSpec = {
   id: 'moonshot',
@@ -30,6 +38,9 @@ export const moonshot: ChatProviderSpec = {
   refusesForcedToolChoiceWhileReasoning: true,
   needsReasoningWithToolCalls: true,
   rateLimitHeaders: true,
+  // "At most 1,000 files, 100 MB each, 10 GB in all" (read as MiB and GiB: the error says "max file size is 100MB").
+  files: { maxFiles: 1000, maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 10 * 1024 * 1024 * 1024, extensions: KIMI_FILE_EXTENSIONS },
+  countsTokens: true,
   temperature: { min: 0, max: 1 },
   toolChoices: ['none', 'auto', 'named'],
   streamUsageOption: false,

@@ -28,6 +28,21 @@ export interface ImageModelSpec {
   formats: ReadonlyArray<'url' | 'b64_json'>;
 }
 
+/**
+ * A files API that extracts the text of uploaded documents (Kimi's `POST /files` with `purpose=file-extract`,
+ * `GET /files/{id}/content`, `GET /files`, `DELETE /files/{id}`), with the limits its documentation states.
+ */
+export interface FilesApiSpec {
+  /** Files one account may hold. */
+  maxFiles: number;
+  /** Bytes of one file. */
+  maxFileBytes: number;
+  /** Bytes of every file together. */
+  maxTotalBytes: number;
+  /** File name extensions it extracts text from, lower case with the dot (`.pdf`). */
+  extensions: ReadonlySet<string>;
+}
+
 /** The provider's error body, whatever its envelope, reduced to what the mapping needs. */
 export interface UpstreamErrorBody {
   /** Its own code: GLM business code, Ark `code`, DeepSeek `code` or `type`, Moonshot `type`. */
@@ -90,6 +105,10 @@ export interface ChatProviderSpec {
   classifyError?(status: number, error: UpstreamErrorBody): ErrorCode | undefined;
   /** Its request id, when the error carries one in the message (Ark). */
   requestIdFrom?(error: UpstreamErrorBody): string | undefined;
+  /** Where the provider keeps documents and extracts their text itself (Kimi); elsewhere the gateway extracts it. */
+  files?: FilesApiSpec;
+  /** `POST {base}/tokenizers/estimate-token-count` counts a prompt's tokens with the provider's own tokenizer (Kimi). @default false */
+  countsTokens?: boolean;
   /** `POST {base}/embeddings`, where the provider serves it. */
   embeddings?: { models: EmbeddingModelSpec[]; raw?(model: string): EmbeddingModelSpec | undefined };
   /** `POST {base}/images/generations`, where the provider serves it. */

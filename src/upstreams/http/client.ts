@@ -50,7 +50,8 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
-  body?: string;
+  /** The body: a text, or a function opening it as a stream (a file read from disk), called once per attempt. */
+  body?: string | (() => Readable);
   /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
   signal?: AbortSignal;
   /**
@@ -208,6 +209,7 @@ export class UpstreamHttp {
       let status: number | 'network';
       let result: Dispatcher.ResponseData | undefined;
       let failure: unknown;
+      const body = typeof req.body === 'function' ? req.body() : req.body;
       try {
         // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
         const { origin, path } = splitUrl(req.url);
@@ -216,7 +218,7 @@ export class UpstreamHttp {
           path,
           method: req.method,
           headers: req.headers,
-          body: req.body,
+          body,
           signal: req.signal,
           ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
         });
@@ -225,6 +227,9 @@ export class UpstreamHttp {
         if (req.signal?.aborted) throw req.signal.reason ?? error;
         failure = error;
         status = 'network';
+      } finally {
+        // A streamed body the upstream answered before reading to its end (or never read) closes its file here.
+        if (typeof body === 'object' && !body.readableEnded) body.destroy();
       }
       metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
       metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
