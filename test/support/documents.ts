@@ -22,13 +22,29 @@ const UPLOAD = `mutation Upload($file: Upload!, $provider: ID) {
  * POSTs a GraphQL multipart request as Apollo Client's upload link sends it: `operations` (the variable that takes the
  * file set to null), `map`, then the file, with the `Apollo-Require-Preflight` header the CSRF rule asks for.
  */
-export async function upload(url: string, file: UploadFile, options: { provider?: string; query?: string; headers?: Record<string, string> } = {}): Promise<UploadAnswer> {
+export async function upload(url: string, file: UploadFile, options: { provider?: string; query?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<UploadAnswer> {
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: options.query ?? UPLOAD, variables: { file: null, ...(options.provider ? { provider: options.provider } : {}) } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([file.data], { type: file.type ?? 'application/octet-stream' }), file.name);
-  const res = await fetch(url, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true', ...options.headers } });
+  form.append('0', new Blob([file.data as BlobPart], { type: file.type ?? 'application/octet-stream' }), file.name);
+  const res = await fetch(url, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true', ...options.headers }, signal: options.signal });
   return { status: res.status, body: (await res.json()) as UploadAnswer['body'] };
+}
+
+/**
+ * The bytes of a GraphQL multipart request for `file` (the upload links' layout), to send by hand: cut, with a wrong
+ * Content-Length, or chunked.
+ */
+export function multipartBody(file: UploadFile, provider?: string): { contentType: string; body: Buffer } {
+  const boundary = '----test-boundary-7d3f';
+  const operations = JSON.stringify({ query: UPLOAD, variables: { file: null, ...(provider ? { provider } : {}) } });
+  const head = [
+    `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'application/octet-stream'}\r\n\r\n`,
+  ].join('');
+  const body = Buffer.concat([Buffer.from(head), Buffer.from(file.data), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body };
 }
 
 /** A PDF of `pages`, each page a list of text lines (Helvetica), written by hand: header, objects, xref, trailer. */

@@ -19,6 +19,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** `16 MiB (16777216 bytes)`: the limit as people read it, and as they write it in the variable. */
 export function describeBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
   const mib = bytes / (1024 * 1024);
   const readable = mib >= 1 ? `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
   return `${readable} (${bytes} bytes)`;

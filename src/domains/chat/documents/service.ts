@@ -167,6 +167,8 @@ export class ChatDocuments {
       if (text === undefined) throw upstreamError(ErrorCode.UpstreamError, `The ${provider} service lost file ${uploaded.id} right after its upload; upload it again.`, { upstream: provider });
       if (!text.trim()) throw badInput(`${provider} extracted no text from ${name}; a document needs text the model can read.`, 'file');
       const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileId: uploaded.id, fileName: name, mediaType, bytes: scan.bytes, tokens: await this.tokensAt(client, text, ctx), status: 'ready', createdAt: Date.now() };
+      // A caller who left never learns the id: keep nothing (the file is deleted below).
+      ctx.signal.throwIfAborted();
       await this.cache.set(doc.id, text, TEXT_TTL_MS, [doc.id]);
       await this.store.add(doc);
       ctx.log.info({ document: doc.id, provider, bytes: doc.bytes, tokens: doc.tokens }, 'chat document uploaded');
@@ -178,12 +180,12 @@ export class ChatDocuments {
   }
 
   private async extractHere(provider: string | null, file: FileUpload, name: string, scan: FileScan, owner: string, ctx: GatewayContext): Promise<StoredDocument> {
+    checkPdf(name, scan);
     if (!gatewayExtracts(name, scan)) {
       const what = scan.kind === 'text' ? `${extensionOf(name)} files` : 'binary files of this type';
       const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? '; upload it with provider "moonshot", whose files API reads Word, slides, images and more' : '';
       throw badInput(`The gateway does not extract text from ${what} (${name}); it reads ${GATEWAY_FORMATS}${elsewhere}.`, 'file');
     }
-    checkPdf(name, scan);
     let text: string;
     try {
       text = scan.kind === 'pdf' ? (await pdfText(await readAll(file.createReadStream(), scan.bytes), ctx.signal)).text : stripBom(await readAll(file.createReadStream(), scan.bytes).then((b) => b.toString('utf8')));
@@ -194,6 +196,8 @@ export class ChatDocuments {
     }
     if (!text.trim()) throw badInput(`${name} has no text to read (a scanned PDF has only images of its pages); the model needs text.`, 'file');
     const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens: await estimateDocumentTokens(text), status: 'ready', createdAt: Date.now() };
+    // A caller who left never learns the id: keep nothing.
+    ctx.signal.throwIfAborted();
     if ((await this.store.add(doc, text)) === 'full') {
       const limit = describeBytes(this.services.config.chatDocuments.storeMaxBytes);
       throw new GatewayError(ErrorCode.BadUserInput, `The gateway keeps at most ${limit} of document text (CHAT_DOCUMENT_STORE_MAX_BYTES) and has no room for the ${describeBytes(Buffer.byteLength(text))} of ${name}; delete documents you no longer need first.`, { argument: 'file', reason: 'DOCUMENT_STORE_FULL' });
