@@ -284,6 +284,18 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: 'a file sent other than as a GraphQL multipart request is refused, saying how to send it, before any request',
+      carriers: mutating,
+      request: { query: 'mutation($file: Upload!) { uploadChatDocument(file: $file, provider: "moonshot") { id } }', variables: { file: 'report.pdf' } },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Upload value invalid: send the file in a GraphQL multipart request' }, upstreams: {} },
+    },
+    {
+      name: "a completion naming a document that is not the caller's is refused before any request",
+      carriers: streaming,
+      request: { query: CHAT_STREAM, variables: { input: { ...CHAT_INPUT, documents: ['doc_not_yours'] } } },
+      expect: { code: 'NOT_FOUND', extensions: { argument: 'input.documents[0]' }, message: { includes: 'names no document "doc_not_yours" among yours' }, upstreams: {} },
+    },
+    {
       name: 'a client that cancels a stream aborts its upstream request at once',
       carriers: streaming,
       sandbox: { chatTokenDelayMs: 30 },

@@ -40,4 +40,12 @@ describe('errorFormat rule', () => {
     const { format } = formatter(false);
     expect(format([{ message: 'x', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }])[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
   });
+
+  it('codes a variable that does not coerce BAD_USER_INPUT, as HTTP answers it, and keeps its message in production', () => {
+    const { format } = formatter(true);
+    const coercion = { message: 'Variable "$file" got invalid value "x"; Upload value invalid.', locations: [{ line: 1, column: 10 }] };
+    expect(format([coercion])[0]).toEqual({ ...coercion, extensions: { code: 'BAD_USER_INPUT' } });
+    // The same words from a field (it has a path) are the field's failure.
+    expect(format([{ ...coercion, path: ['a'] }])[0].extensions!.code).toBe('INTERNAL_SERVER_ERROR');
+  });
 });
