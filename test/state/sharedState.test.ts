@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { createSharedState, MemoryState, type RedisState, type SharedState } from '../../src/state/index.js';
+import { createSharedState, MemoryState, type RedisState, type SharedState, type StoredDocument } from '../../src/state/index.js';
 import { startRedis } from '../support/redis.js';
 import { useRedisStates } from '../support/sharedState.js';
 
@@ -197,6 +197,59 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await b.set('second', body('2'), 60_000, ['titles']);
       await a.set('third', body('3'), 60_000, ['titles']);
       expect([await b.get('first', ['titles']), await b.get('second', ['titles']), await b.get('third', ['titles'])]).toEqual([undefined, body('2'), body('3')]);
+    });
+  });
+
+  describe('documents', () => {
+    const doc = (id: string, extra: Partial<StoredDocument> = {}): StoredDocument => ({
+      id,
+      owner: 'owner-a',
+      provider: 'moonshot',
+      fileId: `file-${id}`,
+      fileName: `${id}.pdf`,
+      mediaType: 'application/pdf',
+      bytes: 1_000,
+      tokens: 300,
+      status: 'ready',
+      createdAt: 1_000,
+      ...extra,
+    });
+
+    it("keeps a document and the text the gateway extracted, for every replica: by id, in its owner's list, in its provider's usage", async () => {
+      const name = `documents-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 10_000 }));
+      await a.add(doc('d1', { createdAt: 1 }));
+      await b.add(doc('d2', { createdAt: 2, bytes: 500 }));
+      await a.add(doc('d3', { createdAt: 3, provider: 'deepseek', fileId: undefined }), 'the extracted text');
+      await b.add(doc('d4', { owner: 'owner-b' }));
+      expect(await b.get('d1')).toEqual(doc('d1', { createdAt: 1 }));
+      expect(await b.text('d3')).toBe('the extracted text');
+      expect(await a.text('d1')).toBeUndefined();
+      expect((await b.list('owner-a')).map((d) => d.id)).toEqual(['d3', 'd2', 'd1']);
+      expect(await a.usage('moonshot')).toEqual({ files: 3, bytes: 2_500 });
+      expect(await a.usage('deepseek')).toEqual({ files: 0, bytes: 0 });
+      expect([await b.holds('moonshot', 'file-d2'), await b.holds('moonshot', 'file-nope')]).toEqual([true, false]);
+    });
+
+    it('refuses a text past maxTextBytes and adds nothing, never dropping another document; a removal makes room', async () => {
+      const name = `documents-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 100 }));
+      expect(await a.add(doc('d1', { fileId: undefined }), 'x'.repeat(60))).toBe('added');
+      expect(await b.add(doc('d2', { fileId: undefined }), 'y'.repeat(60))).toBe('full');
+      expect([await b.get('d2'), await a.text('d1')]).toEqual([undefined, 'x'.repeat(60)]);
+      expect(await b.remove('d1')).toEqual(doc('d1', { fileId: undefined }));
+      expect(await b.add(doc('d2', { fileId: undefined }), 'y'.repeat(60))).toBe('added');
+    });
+
+    it('changes a status for every replica, and removes a document once, with its usage and file index', async () => {
+      const name = `documents-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 100 }));
+      await a.add(doc('d1'));
+      await b.setStatus('d1', 'unavailable');
+      expect((await a.get('d1'))!.status).toBe('unavailable');
+      expect((await b.remove('d1'))!.id).toBe('d1');
+      expect(await a.remove('d1')).toBeUndefined();
+      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, false]);
     });
   });
 
