@@ -10,6 +10,7 @@ import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/bench/lib/proc.js';
 import { launchChromium } from '../support/browser.js';
+import { makePdf } from '../support/documents.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const configFile = join(import.meta.dirname, '..', '..', 'examples', 'web', 'vite.config.ts');
@@ -177,6 +178,32 @@ describe('examples/web in a browser', () => {
     // One provider request asked for the call, another answered with its result.
     expect(gateway.upstreamRequests('glm').length).toBeGreaterThanOrEqual(2);
     await page.getByLabel('consult the graph').uncheck();
+  });
+
+  it('attaches a document: uploaded once as a GraphQL multipart request, its text in every turn, deleted on Remove', async () => {
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByLabel('Model').selectOption('moonshot/kimi-k2.6');
+    gateway.clearUpstreamRequests();
+    const pdf = makePdf([['Quarterly report.', 'Region 3 grew by 12 percent.'], ['Region 5 shrank by 2 percent.']]);
+    await page.getByLabel('Attach a document').setInputFiles({ name: 'quarterly.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await page.locator('[data-testid="document"]', { hasText: /quarterly\.pdf: \d+ tokens, kept by moonshot/ }).waitFor();
+    const files = () => gateway.upstreamRequests('moonshot').map((r) => `${r.method} ${r.url.replace(/\/files\/c[a-z0-9]{19}/, '/files/{id}')}`);
+    expect(files()).toEqual(['POST /moonshot/v1/files', 'GET /moonshot/v1/files/{id}/content', 'POST /moonshot/v1/tokenizers/estimate-token-count']);
+
+    for (const question of ['Which region grew?', 'And which shrank?']) {
+      await page.getByLabel('Message').fill(question);
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.locator('[data-testid="chat-state"]', { hasText: /\d+ tokens/ }).waitFor();
+    }
+    const turns = gateway.upstreamRequests('moonshot').filter((r) => r.url.endsWith('/chat/completions'));
+    expect(turns).toHaveLength(2);
+    // Read from Kimi once; in both turns the text comes first, as a system message.
+    expect(files().filter((f) => f.endsWith('/content'))).toHaveLength(1);
+    for (const turn of turns) expect(JSON.parse(turn.body).messages[0]).toEqual({ role: 'system', content: expect.stringContaining('Region 3 grew by 12 percent.') });
+
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => files().at(-1), { timeout: uiTimeoutMs }).toBe('DELETE /moonshot/v1/files/{id}');
+    await page.getByLabel('Attach a document').waitFor();
   });
 
   it('sent no request to any host but the gateway and the page’s own server', async () => {

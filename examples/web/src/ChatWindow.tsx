@@ -1,6 +1,15 @@
 import { useApolloClient, useQuery } from '@apollo/client/react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { ChatProvidersQuery, ChatStreamSubscription, graphToolNames, type ChatInput, type ChatUsage } from './operations.js';
+import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import {
+  ChatProvidersQuery,
+  ChatStreamSubscription,
+  DeleteChatDocumentMutation,
+  graphToolNames,
+  UploadChatDocumentMutation,
+  type ChatDocument,
+  type ChatInput,
+  type ChatUsage,
+} from './operations.js';
 
 interface Turn {
   role: 'USER' | 'ASSISTANT';
@@ -11,7 +20,9 @@ type StreamState = 'idle' | 'streaming' | 'finished' | 'stopped' | 'failed';
 
 /**
  * A chat that streams the answer token by token over `chatCompletionStream`. Stop unsubscribes, which completes the
- * subscription on the gateway, and the gateway aborts the provider's request.
+ * subscription on the gateway, and the gateway aborts the provider's request. A document attached is uploaded once
+ * (`uploadChatDocument`, to Kimi's files API when the model is Kimi's, else read by the gateway) and named in every
+ * turn's `documents`.
  */
 export function ChatWindow() {
   const client = useApolloClient();
@@ -26,6 +37,8 @@ export function ChatWindow() {
   const [problem, setProblem] = useState('');
   const [steps, setSteps] = useState<string[]>([]);
   const stream = useRef<{ unsubscribe(): void } | null>(null);
+  const [document, setDocument] = useState<ChatDocument | null>(null);
+  const [attaching, setAttaching] = useState(false);
 
   const models = (providers.data?.chatProviders ?? []).flatMap((p) => p.models.map((model) => `${p.id}/${model}`));
   // The first model until the user picks one.
@@ -40,6 +53,7 @@ export function ChatWindow() {
     const history: Turn[] = [...turns, ...(answer ? [{ role: 'ASSISTANT' as const, content: answer }] : []), { role: 'USER', content: text }];
     const input: ChatInput = { provider, model: model.join('/'), messages: history };
     if (consultGraph) input.graphTools = graphToolNames;
+    if (document) input.documents = [document.id];
     clearAnswer();
     setTurns(history);
     setPrompt('');
@@ -67,6 +81,29 @@ export function ChatWindow() {
       },
       complete: () => setState((current) => (current === 'streaming' ? 'finished' : current)),
     });
+  };
+
+  const attach = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = '';
+    if (!file) return;
+    setAttaching(true);
+    setProblem('');
+    try {
+      // Kimi keeps the file and extracts its text itself; for the other providers the gateway reads it.
+      const provider = chosen.startsWith('moonshot/') ? 'moonshot' : null;
+      const { data, error } = await client.mutate({ mutation: UploadChatDocumentMutation, variables: { file, provider } });
+      if (error) setProblem(error.message);
+      else if (data?.uploadChatDocument) setDocument(data.uploadChatDocument);
+    } finally {
+      setAttaching(false);
+    }
+  };
+
+  const detach = async () => {
+    if (!document) return;
+    setDocument(null);
+    await client.mutate({ mutation: DeleteChatDocumentMutation, variables: { id: document.id } });
   };
 
   function clearAnswer() {
@@ -104,6 +141,19 @@ export function ChatWindow() {
         <label className="toggle">
           <input type="checkbox" checked={consultGraph} onChange={(event) => setConsultGraph(event.target.checked)} /> consult the graph
         </label>
+      </div>
+      <div className="row">
+        {document ? (
+          <p className="muted" data-testid="document">
+            📄 {document.fileName}: {document.tokens} tokens{document.provider ? `, kept by ${document.provider}` : ''}{' '}
+            <button type="button" className="secondary" onClick={detach}>Remove</button>
+          </p>
+        ) : (
+          <label className="toggle">
+            {attaching ? 'Uploading…' : 'Attach a document (PDF, text, Markdown)'}
+            <input type="file" aria-label="Attach a document" accept=".pdf,.txt,.md,.markdown,.csv,.json" disabled={attaching} onChange={attach} />
+          </label>
+        )}
       </div>
       {providers.error && <p className="error" role="alert">{providers.error.message}</p>}
       <div className="transcript" data-testid="transcript">

@@ -114,7 +114,31 @@ export interface ChatInput {
   model: string;
   messages: Array<{ role: 'SYSTEM' | 'USER' | 'ASSISTANT'; content: string }>;
   graphTools?: string[];
+  /** Ids of attached documents: their text goes into the prompt. */
+  documents?: string[];
 }
+
+export interface ChatDocument {
+  id: string;
+  provider: string | null;
+  fileName: string;
+  bytes: number;
+  tokens: number;
+  status: 'READY' | 'UNAVAILABLE';
+}
+
+/** Sent as a GraphQL multipart request: the file rides in the `file` variable (see client.ts). */
+export const UploadChatDocumentMutation: TypedDocumentNode<{ uploadChatDocument: ChatDocument | null }, { file: File; provider?: string | null }> = gql`
+  mutation UploadChatDocument($file: Upload!, $provider: ID) {
+    uploadChatDocument(file: $file, provider: $provider) { id provider fileName bytes tokens status }
+  }
+`;
+
+export const DeleteChatDocumentMutation: TypedDocumentNode<{ deleteChatDocument: boolean | null }, { id: string }> = gql`
+  mutation DeleteChatDocument($id: ID!) {
+    deleteChatDocument(id: $id)
+  }
+`;
 
 export const ChatStreamSubscription: TypedDocumentNode<{ chatCompletionStream: ChatChunk }, { input: ChatInput }> = gql`
   subscription ChatStream($input: ChatCompletionInput!) {
