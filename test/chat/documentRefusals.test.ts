@@ -21,7 +21,7 @@ const auth = { authorization: 'Bearer sandbox' };
 
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ CHAT_DOCUMENT_MAX_BYTES: String(64 * 1024) });
+  t = await startTestGateway({ CHAT_DOCUMENT_MAX_BYTES: String(64 * 1024), UPSTREAM_MAX_RESPONSE_BYTES: String(32 * 1024) });
 });
 afterAll(() => t?.close());
 beforeEach(async () => {
@@ -66,6 +66,14 @@ describe('bad uploads: a clear error, no upstream request', () => {
     const latin1 = await refused({ name: 'notes.txt', data: Buffer.from([0x66, 0xe9, 0xe9, 0x0a]) }, 'glm');
     expect(latin1.error.message).toContain('does not extract text from binary files of this type (notes.txt)');
     expect(await leftBehind()).toEqual(nothing);
+  });
+
+  it('a text file for Kimi longer than the gateway reads back (UPSTREAM_MAX_RESPONSE_BYTES)', async () => {
+    const long = await refused({ name: 'long.txt', data: 'word '.repeat(8000) }, 'moonshot');
+    expect(long.error.message).toBe(
+      "long.txt is 39.1 KiB (40000 bytes) of text; the gateway reads at most 32 KiB (32768 bytes) of extracted text back from moonshot (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.",
+    );
+    expect(long.upstream).toEqual([]);
   });
 
   it('an empty file', async () => {

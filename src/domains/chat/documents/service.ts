@@ -151,6 +151,10 @@ export class ChatDocuments {
       throw badInput(`${provider} keeps at most ${describeBytes(files.maxTotalBytes)} of files per account; this gateway's documents hold ${describeBytes(usage.bytes)} there, too much to add ${name} (${describeBytes(scan.bytes)}). Delete documents you no longer need first.`, 'file');
     }
     checkPdf(name, scan);
+    // A text file's text is the file: past what the gateway reads back it could never be placed in a prompt.
+    if (scan.kind === 'text' && scan.bytes > client.http.maxResponseBytes) {
+      throw badInput(`${name} is ${describeBytes(scan.bytes)} of text; the gateway reads at most ${describeBytes(client.http.maxResponseBytes)} of extracted text back from ${provider} (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.`, 'file');
+    }
     const mediaType = mediaTypeOf(name, scan);
     const started = Date.now();
     let uploaded: UpstreamFile;
