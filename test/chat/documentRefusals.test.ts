@@ -71,7 +71,7 @@ describe('bad uploads: a clear error, no upstream request', () => {
   it('a text file for Kimi longer than the gateway reads back (UPSTREAM_MAX_RESPONSE_BYTES)', async () => {
     const long = await refused({ name: 'long.txt', data: 'word '.repeat(8000) }, 'moonshot');
     expect(long.error.message).toBe(
-      "long.txt is 39.1 KiB (40000 bytes) of text; the gateway reads at most 32 KiB (32768 bytes) of extracted text back from moonshot (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.",
+      "long.txt is 39 KiB (40000 bytes) of text; the gateway reads at most 32 KiB (32768 bytes) of extracted text back from moonshot (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.",
     );
     expect(long.upstream).toEqual([]);
   });
