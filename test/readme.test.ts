@@ -145,6 +145,21 @@ describe('Chat: Streaming', () => {
   });
 });
 
+describe('Chat: documents', () => {
+  it('the curl upload sends README.md to Kimi once and answers a READY document', async () => {
+    const t = await startTestGateway();
+    try {
+      const [command] = shellBlocks(section('docs/chat.md', 'Documents'));
+      expect(command).toContain('Apollo-Require-Preflight: true');
+      const { data } = JSON.parse(await run(command, t.gateway.origin));
+      expect(data.uploadChatDocument).toMatchObject({ fileName: 'README.md', bytes: Buffer.byteLength(read('README.md')), status: 'READY' });
+      expect(t.upstreamRequests('moonshot').map((r) => `${r.method} ${r.url.split('/').slice(3, 4).join('')}`)).toEqual(['POST files', 'GET files', 'POST tokenizers']);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('Clients and transports: @defer and @stream', () => {
   it("the curl command prints the parts in Apollo Router's format: the hits first, each title's directors after, one request per title", async () => {
     const t = await startTestGateway();

@@ -45,6 +45,9 @@
  *   (default 500) requests open at once, its 429.
  * - `GET …/models` lists the models served today (models.ts); Kimi's entries carry `context_length`,
  *   `supports_image_in` and `supports_reasoning`.
+ * - Kimi's files API and token count (files.ts): `POST /files` (`purpose=file-extract`, read as it streams in, with
+ *   Kimi's limits and 400s), `GET /files`, `GET|DELETE /files/{id}`, `GET /files/{id}/content` (text and PDFs
+ *   extracted), `POST /tokenizers/estimate-token-count`.
  */
 import type { Emulator } from '../types.js';
 import { ark } from './ark.js';
