@@ -52,8 +52,10 @@ export function createRequestClassifier(
     const url = req.url ?? '/graphql';
     const q = url.indexOf('?');
     let search = q === -1 ? '' : url.slice(q);
-    const upload = method === 'POST' && mediaTypeEssence(req.headers['content-type']) === 'multipart/form-data';
-    const json = upload || isJsonMediaType(req.headers['content-type']);
+    // A body is JSON by its media type's essence, whatever its parameters say; a file upload is read as its operation.
+    const type = mediaTypeEssence(req.headers['content-type']);
+    const upload = method === 'POST' && type === 'multipart/form-data';
+    const json = upload || type === 'application/json';
     let body: unknown;
     if (upload) {
       const operation = await readUploadRequest(req, res, options.maxUploadBytes);
@@ -133,11 +135,6 @@ export function crossSiteRefusal(req: IncomingMessage): GraphQLError | undefined
 export function mediaTypeEssence(contentType: string | undefined): string | undefined {
   const essence = contentType?.split(';', 1)[0].trim().toLowerCase();
   return essence || undefined;
-}
-
-/** Whether a body is JSON: `application/json` by its essence, whatever its parameters say. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
-  return mediaTypeEssence(contentType) === 'application/json';
 }
 
 const EVENT_STREAM = 'text/event-stream';
