@@ -2,7 +2,7 @@ import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
 import { resolvers } from './resolvers.js';
 
-/** Chat completions over four providers, fallbacks, usage, embeddings and images: resolvers and GraphiQL tabs. */
+/** Chat completions over four providers, fallbacks, usage, documents, embeddings and images: resolvers and GraphiQL tabs. */
 export const chatResolvers: Resolvers = resolvers;
 export const chatExamples: GraphiqlExample[] = [
   {
@@ -137,6 +137,12 @@ export const chatExamples: GraphiqlExample[] = [
       null,
       2,
     ),
+  },
+  {
+    title: 'Your chat documents (upload one as a GraphQL multipart request, see docs/chat.md, "Documents"; name it in a completion\'s documents)',
+    query: `query ChatDocuments {
+  chatDocuments { id provider fileName bytes tokens status createdAt }
+}`,
   },
   {
     title: "Today's token usage per provider and model",

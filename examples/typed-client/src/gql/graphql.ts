@@ -6,6 +6,13 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type ChatCompletionInput = {
   /**
+   * Ids of the caller's documents (`uploadChatDocument`) whose extracted text the model reads: each as a system message
+   * after the caller's own leading system messages, as Kimi asks for its files. Counted by the context-window check
+   * with the document's `tokens` before any request; the text is read from the provider once, then kept in the shared
+   * cache (`CHAT_DOCUMENT_CACHE_MAX_BYTES`). At most 20.
+   */
+  documents?: Array<string | number> | null | undefined;
+  /**
    * Targets to try in order when the one before fails before its first token with a rate limit, exhausted quota or
    * daily token budget, a 5xx, a timeout or an open circuit. Never after output has started. At most 6 targets in all.
    */
