@@ -751,8 +751,8 @@ export type Query = {
   /** The tenant's administration singleton; reading only its children costs no request of its own. */
   admin: Admin;
   /**
-   * The caller's own documents (its API key, else its address; see docs/chat.md, "Documents"), newest first. Costs no
-   * upstream request.
+   * The caller's own documents (the caller as the gateway tells callers apart: a router-named or verified subject, else
+   * its API key, else its address; see docs/chat.md, "Documents"), newest first. Costs no upstream request.
    */
   chatDocuments?: Maybe<Array<ChatDocument>>;
   /**

@@ -101,14 +101,14 @@ describe('bad uploads: a clear error, no upstream request', () => {
     const { contentType, body } = multipartBody({ name: 'notes.txt', data: 'y'.repeat(20_000) }, 'moonshot');
     // Claims fewer bytes than it sends: the server reads what was claimed, which ends inside the file; the bytes
     // after it are no request at all (HTTP 400 from Node's parser, then the connection is closed).
-    const short = await rawExchange(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: ${contentType}\r\napollo-require-preflight: true\r\ncontent-length: ${body.length - 5000}\r\n\r\n`, body, body.length - 5000);
+    const short = await rawExchange(`POST /graphql HTTP/1.1\r\nhost: ${new URL(t.gateway.url).host}\r\ncontent-type: ${contentType}\r\napollo-require-preflight: true\r\ncontent-length: ${body.length - 5000}\r\n\r\n`, body, body.length - 5000);
     expect(short).toMatch(/^HTTP\/1\.1 200/);
     expect(short).toContain('The upload broke off before the whole file arrived (Unexpected end of form)');
     // Claims more than it sends, then the client goes away: nothing is answered, nothing is kept.
     const long = connect({ host: '127.0.0.1', port: Number(new URL(t.gateway.url).port) });
     long.on('error', () => undefined);
     await new Promise<void>((resolve) => long.once('connect', () => resolve()));
-    long.write(`POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: ${contentType}\r\napollo-require-preflight: true\r\ncontent-length: ${body.length + 5000}\r\n\r\n`);
+    long.write(`POST /graphql HTTP/1.1\r\nhost: ${new URL(t.gateway.url).host}\r\ncontent-type: ${contentType}\r\napollo-require-preflight: true\r\ncontent-length: ${body.length + 5000}\r\n\r\n`);
     long.write(body.subarray(0, body.length - 3000));
     await new Promise((resolve) => setTimeout(resolve, 100));
     long.destroy();
@@ -306,6 +306,23 @@ describe('ownership', () => {
       expect((await keyed.query(LIST, {}, { 'x-api-key': keys.a })).body.data.chatDocuments).toEqual([{ id: doc.id, fileName: 'secret.txt' }]);
     } finally {
       await keyed.close();
+    }
+  });
+});
+
+describe('ownership behind a federation router', () => {
+  it('each end client the router names (ROUTER_CLIENT_HEADER) has documents of its own', async () => {
+    const router = 'router-key-0123456789';
+    const behind = await startTestGateway({ TRUSTED_ROUTER_KEYS: router, ROUTER_CLIENT_HEADER: 'x-client-id' });
+    try {
+      const as = (client: string) => ({ 'x-api-key': router, 'x-client-id': client });
+      const doc = (await upload(behind.gateway.url, { name: 'alice.txt', data: "alice's notes" }, { provider: 'deepseek', headers: as('alice') })).body.data.uploadChatDocument;
+      expect((await behind.query(LIST, {}, as('bob'))).body.data.chatDocuments).toEqual([]);
+      expect((await behind.query(LIST, {}, as('alice'))).body.data.chatDocuments).toEqual([{ id: doc.id, fileName: 'alice.txt' }]);
+      // The router itself, naming no client, is another caller again.
+      expect((await behind.query(LIST, {}, { 'x-api-key': router })).body.data.chatDocuments).toEqual([]);
+    } finally {
+      await behind.close();
     }
   });
 });
