@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { exampleOperation } from '../support/examples.js';
 import { collect, wsClient } from '../support/ws.js';
 import { chatExamples } from '../../src/domains/chat/index.js';
 import { PROVIDERS, type Chunk } from './support.js';
@@ -222,7 +223,7 @@ describe('graphTools: several steps, bounds and refusals', () => {
   });
 
   it('the GraphiQL tab runs as shipped: two steps over the service health in one turn, then the answer', async () => {
-    const example = chatExamples.find((e) => e.query.includes('graphTools') || e.variables?.includes('graphTools'))!;
+    const example = exampleOperation('Grounded', chatExamples);
     const status = (await t.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status } } } }')).body.data.admin.serviceAnnouncement.healthOverview.status as string;
     t.clearUpstreamRequests();
     const client = wsClient(t.gateway.wsUrl);
@@ -230,7 +231,7 @@ describe('graphTools: several steps, bounds and refusals', () => {
       const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; delta: { content: string | null } | null; finishReason: string | null } }>(
         client,
         example.query,
-        JSON.parse(example.variables!),
+        example.variables,
       );
       const chunks = results.map((r) => r.data!.chatCompletionStream);
       // The model calls the first two of the three operations offered at once, in one turn (parallel tool calls),
