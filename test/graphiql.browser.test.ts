@@ -1,30 +1,17 @@
 // GraphiQL as a user meets it: a real headless Chromium against the real gateway on loopback. The page must come
 // entirely from the gateway (no CDN, so it works with no internet) and reach subscriptions over graphql-ws.
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGraphiql } from '../src/build/graphiql.js';
 import { graphiqlExamples } from '../src/domains/index.js';
-import { defaultGraphiqlDistDir } from '../src/transports/http/graphiql.js';
-import { launchChromium } from './support/browser.js';
+import { commentLines } from '../src/graphiql/examples.js';
+import { ensureGraphiqlBundle, launchChromium } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startGraphiqlHarness, type GraphiqlHarness } from './support/graphiqlHarness.js';
 
 const projectRoot = join(import.meta.dirname, '..');
 const uiTimeoutMs = 15_000;
-
-/** Rebuilds when the bundle is missing or older than the app or its build script, so the test sees current code. */
-async function ensureBundle(): Promise<void> {
-  const index = join(defaultGraphiqlDistDir, 'index.html');
-  const sources = [
-    join(projectRoot, 'src', 'build', 'graphiql.ts'),
-    ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name)),
-  ];
-  const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
-  if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
-}
 
 /** Everything one browser session did, to assert where its traffic went. */
 interface Session {
@@ -114,7 +101,7 @@ function rawGet(url: string, path: string, headers: Record<string, string> = {})
 }
 
 beforeAll(async () => {
-  await ensureBundle();
+  await ensureGraphiqlBundle();
 }, 120_000);
 
 describe('GraphiQL in a browser, served by the gateway', () => {
@@ -142,7 +129,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       const firstNames = examples.map((tab) => /(?:query|mutation|subscription)\s+(\w+)/.exec(tab.query)![1]);
       expect((await page.locator('.graphiql-tab').allInnerTexts()).map((t) => t.trim())).toEqual(firstNames);
       expect(await page.locator('.graphiql-tab-active').innerText()).toContain(firstNames[0]);
-      expect(await editorText(page, '.graphiql-query-editor')).toContain(`# ${examples[0].title}`);
+      expect(await editorText(page, '.graphiql-query-editor')).toContain(commentLines(examples[0].title));
     } finally {
       await context.close();
     }
@@ -233,6 +220,9 @@ describe('GraphiQL in a browser, served by the gateway', () => {
         .toBe('done');
       // Seen partway, more than once: the panel grew with the stream rather than appearing at its end.
       expect([...seen].filter((n) => n > 0).length).toBeGreaterThan(2);
+      // The stream opened the panel: on screen, beside the editor, not only in the page.
+      expect(await panel.isVisible()).toBe(true);
+      expect((await panel.boundingBox())!.width).toBeGreaterThan(150);
       const chunks = wsNext.map((p) => (p as { data: { chatCompletionStream: { delta: { content: string | null; reasoningContent: string | null } } } }).data.chatCompletionStream);
       expect(chunks.length).toBeGreaterThan(5);
       // The reasoning apart, then the answer, each the deltas added up; the answer names the question's subject.

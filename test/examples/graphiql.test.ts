@@ -61,6 +61,13 @@ describe('the GraphiQL tabs', () => {
     for (const op of operations) expect(op.name.length, op.name).toBeLessThanOrEqual(12);
   });
 
+  it("keep each comment line within the operation editor's width beside the result pane (56 characters)", () => {
+    for (const tab of graphiqlExamples) {
+      const long = tab.query.split('\n').filter((line) => line.trimStart().startsWith('#') && line.length > 56);
+      expect(long, tab.title).toEqual([]);
+    }
+  });
+
   it('give every operation its own variable names, all in the one variables JSON of its tab', () => {
     for (const tab of graphiqlExamples) {
       const ops = exampleOperations([tab]);

@@ -31,7 +31,8 @@ query Providers {
   }
 }
 
-# Reasoning, then a JSON answer checked against a schema.
+# Reasoning, then a JSON answer checked against a
+# schema.
 mutation Structured($structured: ChatCompletionInput!) {
   createChatCompletion(input: $structured) {
     reasoningUsed
@@ -41,7 +42,8 @@ mutation Structured($structured: ChatCompletionInput!) {
   }
 }
 
-# A completion with fallbacks (or a CHAT_ROUTES route): which attempts it took.
+# A completion with fallbacks (or a CHAT_ROUTES route):
+# which attempts it took.
 mutation Fallbacks($fallbacks: ChatCompletionInput!) {
   createChatCompletion(input: $fallbacks) {
     provider
@@ -86,7 +88,8 @@ query Usage {
   },
   {
     title: 'Chat token by token over the WebSocket: the Stream panel on the left adds the deltas up as they arrive. Run offers Stream and Grounded',
-    query: `# An answer token by token: the model's reasoning first, then its content.
+    query: `# An answer token by token: the model's reasoning
+# first, then its content.
 subscription Stream($stream: ChatCompletionInput!) {
   chatCompletionStream(input: $stream) {
     provider
@@ -97,8 +100,9 @@ subscription Stream($stream: ChatCompletionInput!) {
   }
 }
 
-# Chat grounded in the graph: the model calls trusted operations (graphTools), the gateway runs them, the model
-# answers from what they returned.
+# Chat grounded in the graph: the model calls trusted
+# operations (graphTools), the gateway runs them, and
+# the model answers from what they returned.
 subscription Grounded($grounded: ChatCompletionInput!) {
   chatCompletionStream(input: $grounded) {
     provider

@@ -8,7 +8,8 @@ export const enterpriseResolvers: Resolvers = { ...resolvers, ...liveResolvers }
 export const enterpriseExamples: GraphiqlExample[] = [
   {
     title: 'Service health (Microsoft Graph): Run offers each operation of this tab',
-    query: `# Every service's status with its latest issues, in one upstream request.
+    query: `# Every service's status with its latest issues, in one
+# upstream request.
 query Health {
   admin {
     serviceAnnouncement {
@@ -39,7 +40,8 @@ query Services {
   }
 }
 
-# Message center: the major changes for one service, in one upstream request.
+# Message center: the major changes for one service, in
+# one upstream request.
 query Changes {
   admin {
     serviceAnnouncement {
@@ -59,7 +61,8 @@ query Changes {
     // GraphiQL stops the running operation when you switch tabs or run another, so the writes run in a second window.
     title:
       'Live service health: run LiveHealth here and keep this window on it; in a second browser window run Degrade (then Restore) from this tab. Changes arrive at the next poll (GRAPH_POLL_INTERVAL_MS)',
-    query: `# Each change of Exchange's or Teams' health, as the gateway's poller sees it.
+    query: `# Each change of Exchange's or Teams' health, as the
+# gateway's poller sees it.
 subscription LiveHealth {
   serviceHealthChanged(services: ["Exchange", "microsoftteams"]) {
     kind
@@ -70,7 +73,8 @@ subscription LiveHealth {
   }
 }
 
-# Exchange degraded: LiveHealth in the first window shows the change.
+# Exchange degraded: LiveHealth in the first window
+# shows the change.
 mutation Degrade {
   updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id service status }
 }

@@ -36,7 +36,8 @@ export const gatewayResolvers: Resolvers = {
 export const gatewayExamples: GraphiqlExample[] = [
   {
     title: 'The gateway: which upstreams are live and which the sandbox answers, and a clock over the WebSocket',
-    query: `# Each upstream: LIVE (its credentials are set) or SANDBOX, and its base URL.
+    query: `# Each upstream: LIVE (its credentials are set) or
+# SANDBOX, and its base URL.
 query Upstreams {
   upstreams {
     id
@@ -45,7 +46,8 @@ query Upstreams {
   }
 }
 
-# A subscription: the server's time, five times a second apart, over the WebSocket.
+# A subscription over the WebSocket: the server's time,
+# five times, a second apart.
 subscription Clock {
   serverTime(intervalMs: 1000, count: 5)
 }`,

@@ -25,7 +25,8 @@ query Movie($imdbId: ID!) {
   }
 }
 
-# A search: one upstream request, details only where selected.
+# A search: one upstream request, details only where
+# selected.
 query Search($search: String!, $page: Int) {
   searchTitles(query: $search, page: $page) {
     totalResults
@@ -34,7 +35,8 @@ query Search($search: String!, $page: Int) {
   }
 }
 
-# The list first, then each title's details as its lookup answers (@defer).
+# The list first, then each title's details as its
+# lookup answers (@defer).
 query Deferred($deferredSearch: String!) {
   searchTitles(query: $deferredSearch) {
     totalResults
