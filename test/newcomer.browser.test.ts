@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/bench/lib/proc.js';
 import { HUMAN_TOKEN_DELAY_MS } from '../src/sandbox/types.js';
 import { ensureGraphiqlBundle, launchChromium } from './support/browser.js';
+import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { spawnGateway, type GatewayProcess } from './support/process.js';
 
 const projectRoot = join(import.meta.dirname, '..');
@@ -161,6 +162,55 @@ describe('the first hour, as a newcomer walks it', () => {
       );
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('the web example, when the gateway does not let it in', () => {
+  let gateway: TestGateway | undefined;
+  let server: PreviewServer;
+  let pageOrigin: string;
+  let browser: Browser;
+  let outDir: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    pageOrigin = `http://127.0.0.1:${port}`;
+    // The newcomer's first try: `npm start` without CORS_ORIGINS.
+    gateway = await startTestGateway({ LOG_LEVEL: 'info' });
+    outDir = mkdtempSync(join(tmpdir(), 'first-hour-web-'));
+    await build({ configFile: webConfig, logLevel: 'warn', define: { __GATEWAY_URL__: JSON.stringify(gateway.gateway.url) }, build: { outDir } });
+    server = await preview({ configFile: webConfig, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await gateway?.close();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('says that the gateway refused its origin and names CORS_ORIGINS with the value to set; with no gateway, that none answers', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(uiTimeoutMs);
+    try {
+      await page.goto(`${pageOrigin}/`);
+      const hint = page.getByTestId('connection-hint');
+      await hint.waitFor();
+      expect(await hint.getAttribute('data-kind')).toBe('refused');
+      expect(await hint.innerText()).toBe(
+        `The gateway at ${gateway!.gateway.origin} answers, but not to this page: its CORS_ORIGINS does not list ${pageOrigin}. Start it with CORS_ORIGINS=${pageOrigin} (in its environment or .env), then reload.`,
+      );
+
+      await gateway!.close();
+      gateway = undefined;
+      await page.reload();
+      await hint.waitFor();
+      expect(await hint.getAttribute('data-kind')).toBe('unreachable');
+      expect(await hint.innerText()).toMatch(/^Nothing answers at http:\/\/127\.0\.0\.1:\d+\/graphql: start the gateway \(npm start, with CORS_ORIGINS=http:\/\/127\.0\.0\.1:\d+\)/);
+    } finally {
+      await page.close();
     }
   });
 });
