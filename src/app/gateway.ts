@@ -100,7 +100,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
-  const hostOrigin = new HostOriginCheck(config.trust);
+  const hostOrigin = new HostOriginCheck(config.trust, log);
   const clients = new ClientResolver(config.trust);
   const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare, hostOrigin, clients });
   const health = createHealthEndpoints(services);
