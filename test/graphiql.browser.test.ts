@@ -1,30 +1,17 @@
 // GraphiQL as a user meets it: a real headless Chromium against the real gateway on loopback. The page must come
 // entirely from the gateway (no CDN, so it works with no internet) and reach subscriptions over graphql-ws.
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGraphiql } from '../src/build/graphiql.js';
 import { graphiqlExamples } from '../src/domains/index.js';
-import { defaultGraphiqlDistDir } from '../src/transports/http/graphiql.js';
-import { launchChromium } from './support/browser.js';
+import { commentLines } from '../src/graphiql/examples.js';
+import { ensureGraphiqlBundle, launchChromium } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { startGraphiqlHarness, type GraphiqlHarness } from './support/graphiqlHarness.js';
 
 const projectRoot = join(import.meta.dirname, '..');
 const uiTimeoutMs = 15_000;
-
-/** Rebuilds when the bundle is missing or older than the app or its build script, so the test sees current code. */
-async function ensureBundle(): Promise<void> {
-  const index = join(defaultGraphiqlDistDir, 'index.html');
-  const sources = [
-    join(projectRoot, 'src', 'build', 'graphiql.ts'),
-    ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name)),
-  ];
-  const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
-  if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
-}
 
 /** Everything one browser session did, to assert where its traffic went. */
 interface Session {
@@ -82,6 +69,12 @@ async function replaceOperation(page: Page, operation: string, operationName: st
     .toContain(operationName);
 }
 
+/** Runs the operation of the active tab named `operationName`: with several in the tab, Run offers them by name. */
+async function run(page: Page, operationName: string): Promise<void> {
+  await page.locator('.graphiql-execute-button').click();
+  await page.getByRole('menuitem', { name: operationName, exact: true }).click();
+}
+
 /** Switches to the example tab of that operation; executing before GraphiQL has parsed it would run the old one. */
 async function openTab(page: Page, operationName: string): Promise<void> {
   await page.locator('.graphiql-tab', { has: page.getByText(operationName, { exact: true }) }).click();
@@ -108,7 +101,7 @@ function rawGet(url: string, path: string, headers: Record<string, string> = {})
 }
 
 beforeAll(async () => {
-  await ensureBundle();
+  await ensureGraphiqlBundle();
 }, 120_000);
 
 describe('GraphiQL in a browser, served by the gateway', () => {
@@ -128,14 +121,33 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     await gateway?.close();
   });
 
-  it('opens with one tab per example operation the gateway publishes', async () => {
+  it('opens with one tab per example the gateway publishes, each titled by its first operation', async () => {
     const { context, page } = await openGraphiql(browser, origin);
     try {
       const examples = graphiqlExamples;
       await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(examples.length);
-      const firstOperationName = /(?:query|mutation|subscription)\s+(\w+)/.exec(examples[0].query)?.[1];
-      expect(await page.locator('.graphiql-tab-active').innerText()).toContain(firstOperationName);
-      expect(await editorText(page, '.graphiql-query-editor')).toContain(`# ${examples[0].title}`);
+      const firstNames = examples.map((tab) => /(?:query|mutation|subscription)\s+(\w+)/.exec(tab.query)![1]);
+      expect((await page.locator('.graphiql-tab').allInnerTexts()).map((t) => t.trim())).toEqual(firstNames);
+      expect(await page.locator('.graphiql-tab-active').innerText()).toContain(firstNames[0]);
+      expect(await editorText(page, '.graphiql-query-editor')).toContain(commentLines(examples[0].title));
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows every tab whole in a 1,400 px wide window, none scrolled or cut off', async () => {
+    const { context, page } = await openGraphiql(browser, origin);
+    try {
+      await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(graphiqlExamples.length);
+      const strip = (await page.locator('.graphiql-tabs').boundingBox())!;
+      for (const tab of await page.locator('.graphiql-tab').all()) {
+        const box = (await tab.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(strip.x);
+        expect(box.x + box.width).toBeLessThanOrEqual(strip.x + strip.width);
+        // Nothing covers it: the point at its middle is the tab (or inside it).
+        const hit = await tab.evaluate((el, [x, y]) => el.contains(document.elementFromPoint(x, y)), [box.x + box.width / 2, box.y + box.height / 2]);
+        expect(hit, await tab.innerText()).toBe(true);
+      }
     } finally {
       await context.close();
     }
@@ -160,12 +172,8 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       if (response.url() === `${origin}/graphql` && response.request().method() === 'POST') contentTypes.push(response.headers()['content-type'] ?? '');
     });
     try {
-      await page.locator('.graphiql-tab', { hasText: 'SearchDeferred' }).click();
-      await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain('SearchDeferred');
-      await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toContain('@defer(label: "details")');
-      // Executing before GraphiQL's debounced parse of the new tab sends the previous tab's operationName.
-      await page.waitForTimeout(1_000);
-      await page.locator('.graphiql-execute-button').click();
+      await openTab(page, 'Movie');
+      await run(page, 'Deferred');
       // The last part's fields appear in the one merged result GraphiQL shows.
       await page.locator('.graphiql-response .view-lines', { hasText: '"directors"' }).first().waitFor();
       const shown = await editorText(page, '.graphiql-response');
@@ -198,7 +206,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     const { context, page, wsNext } = await openGraphiql(browser, origin);
     try {
       await openTab(page, 'Stream');
-      await page.locator('.graphiql-execute-button').click();
+      await run(page, 'Stream');
       const panel = page.locator('.stream-text');
       const seen = new Set<number>();
       await expect
@@ -212,10 +220,17 @@ describe('GraphiQL in a browser, served by the gateway', () => {
         .toBe('done');
       // Seen partway, more than once: the panel grew with the stream rather than appearing at its end.
       expect([...seen].filter((n) => n > 0).length).toBeGreaterThan(2);
-      const chunks = wsNext.map((p) => (p as { data: { chatCompletionStream: { delta: { content: string | null } } } }).data.chatCompletionStream);
+      // The stream opened the panel: on screen, beside the editor, not only in the page.
+      expect(await panel.isVisible()).toBe(true);
+      expect((await panel.boundingBox())!.width).toBeGreaterThan(150);
+      const chunks = wsNext.map((p) => (p as { data: { chatCompletionStream: { delta: { content: string | null; reasoningContent: string | null } } } }).data.chatCompletionStream);
       expect(chunks.length).toBeGreaterThan(5);
-      expect(await page.locator('.stream-text-content').textContent()).toBe(chunks.map((c) => c.delta.content ?? '').join(''));
-      expect(await page.locator('.stream-text-meta').textContent()).toMatch(/finished: STOP, \d+ tokens$/);
+      // The reasoning apart, then the answer, each the deltas added up; the answer names the question's subject.
+      expect(await page.locator('.stream-text-reasoning').textContent()).toBe(chunks.map((c) => c.delta.reasoningContent ?? '').join(''));
+      const content = chunks.map((c) => c.delta.content ?? '').join('');
+      expect(await page.locator('.stream-text-content').textContent()).toBe(content);
+      expect(content).toContain('a GraphQL gateway');
+      expect(await page.locator('.stream-text-meta').textContent()).toMatch(/^glm \/ glm-4\.7: finished: STOP, \d+ tokens$/);
     } finally {
       await context.close();
     }
@@ -225,16 +240,16 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     const first = await openGraphiql(browser, origin);
     try {
       // Switching tabs stops the running operation, so the walkthrough keeps this window on the subscription tab.
-      await openTab(first.page, 'LiveServiceHealth');
+      await openTab(first.page, 'LiveHealth');
       expect(await editorText(first.page, '.graphiql-query-editor')).toContain('second browser window');
       const pollsBefore = gateway.upstreamRequests('graph').length;
-      await first.page.locator('.graphiql-execute-button').click();
+      await run(first.page, 'LiveHealth');
       // Only changes after subscribing are sent: let the poller take its first look before the write.
       await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
 
       const second = await openGraphiql(browser, origin, first.context);
-      await openTab(second.page, 'DegradeExchange');
-      await second.page.locator('.graphiql-execute-button').click();
+      await openTab(second.page, 'LiveHealth');
+      await run(second.page, 'Degrade');
       await second.page.locator('.graphiql-response .view-lines', { hasText: '"SERVICE_DEGRADATION"' }).waitFor();
 
       await first.page.locator('.graphiql-response .view-lines', { hasText: '"STATUS_CHANGED"' }).waitFor();
@@ -254,7 +269,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       await expect
         .poll(() => workers.map((url) => /\/graphiql\/(\w+)\.worker-/.exec(url)?.[1]).sort(), { timeout: uiTimeoutMs })
         .toEqual(expect.arrayContaining(['editor', 'graphql', 'json']));
-      await page.locator('.graphiql-execute-button').click();
+      await run(page, 'Upstreams');
       await page.locator('.graphiql-response .view-lines', { hasText: '"data"' }).waitFor();
       const foreign = [...requests, ...workers, ...webSockets].filter((url) => new URL(url).host !== new URL(origin).host);
       expect(foreign).toEqual([]);

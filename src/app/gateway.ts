@@ -82,7 +82,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
 
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
   // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
-  const ownSandbox = needsSandbox && !options.sandbox ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort }) : undefined;
+  const ownSandbox =
+    needsSandbox && !options.sandbox
+      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs } })
+      : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 
@@ -97,7 +100,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
-  const hostOrigin = new HostOriginCheck(config.trust);
+  const hostOrigin = new HostOriginCheck(config.trust, log);
   const clients = new ClientResolver(config.trust);
   const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, fairShare, hostOrigin, clients });
   const health = createHealthEndpoints(services);
@@ -128,6 +131,10 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   for (const u of upstreams.filter((x) => x.served)) {
     const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
     log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
+  }
+  if (sandbox && upstreams.some((u) => u.mode === 'sandbox' && config.chat.some((c) => c.id === u.id))) {
+    const delayMs = sandbox.settings.chatTokenDelayMs;
+    log.info({ chatTokenDelayMs: delayMs }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS)`);
   }
   const shared = state.status();
   log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');

@@ -152,6 +152,8 @@ export interface GatewayConfig {
   host: string;
   /** {@link VARIABLES.GATEWAY_SANDBOX_PORT} */
   sandboxPort: number;
+  /** {@link VARIABLES.SANDBOX_TOKEN_DELAY_MS} */
+  sandboxTokenDelayMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** {@link VARIABLES.LOG_FORMAT} */
   logFormat?: 'json' | 'pretty';
@@ -586,6 +588,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: values.PORT,
     host: values.HOST,
     sandboxPort: values.GATEWAY_SANDBOX_PORT,
+    sandboxTokenDelayMs: values.SANDBOX_TOKEN_DELAY_MS,
     logLevel: values.LOG_LEVEL,
     logFormat: values.LOG_FORMAT,
     otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,

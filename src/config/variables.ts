@@ -281,6 +281,11 @@ export const VARIABLES = {
     default: '0',
     description: 'port of the built-in sandbox the gateway starts for upstreams without credentials (`0`: any free port; the start-up log prints each sandbox base URL). It listens on `127.0.0.1` only',
   },
+  SANDBOX_TOKEN_DELAY_MS: {
+    type: wholeNumber('whole number 0…10000', 0, 10_000),
+    default: '40',
+    description: 'pause between the tokens of a chat answer from the built-in sandbox (also read by `npm run sandbox`): a pace a person can watch and stop; `0` streams as fast as it can',
+  },
   GRAPH_BASE_URL: { type: url, default: 'https://graph.microsoft.com', description: 'Microsoft Graph (enterprise data); the API version is appended. Setting any `GRAPH_*` variable makes Graph live' },
   GRAPH_API_VERSION: { type: oneOf('v1.0', 'beta'), default: 'v1.0', description: 'Graph API version' },
   GRAPH_AUTHORITY_URL: { type: url, default: 'https://login.microsoftonline.com', description: 'identity platform issuing the gateway\'s own Graph token (application permissions)' },

@@ -27,8 +27,8 @@ export const resolvers: Array<{ domain?: GatewayDomain; resolvers: Resolvers }> 
 /** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */
 export const upstreamEstimators: UpstreamEstimator[] = [estimateGraphRequests, estimateOmdbBeforeRun, estimateChatRequests];
 
-/** The tabs GraphiQL opens with on a first visit: useful operations of every domain. */
-export const graphiqlExamples: readonly GraphiqlExample[] = [...enterpriseExamples, ...titlesExamples, ...chatExamples, ...gatewayExamples];
+/** The tabs GraphiQL opens with on a first visit, the gateway's own first: useful operations of every domain. */
+export const graphiqlExamples: readonly GraphiqlExample[] = [...gatewayExamples, ...enterpriseExamples, ...titlesExamples, ...chatExamples];
 
 /** What a test may set in the domains' long-lived state. */
 export interface DomainServicesOptions {

@@ -20,13 +20,27 @@ export async function loadDefaultTabs(): Promise<TabDefinition[]> {
   }
 }
 
+/** Characters of a comment line that the operation editor shows whole beside the result pane of a 1,400 px window. */
+const COMMENT_WIDTH = 56;
+
 function toTabs(examples: unknown): TabDefinition[] {
   if (!Array.isArray(examples)) return [];
   return examples.filter(isExample).map((example) => ({
-    // Tabs are named after the operation; the comment keeps the human title visible above it.
-    query: `# ${example.title.replace(/\s+/g, ' ')}\n${example.query.trim()}`,
+    // Tabs are named after their first operation; the comment keeps the human title visible above it.
+    query: `${commentLines(example.title)}\n${example.query.trim()}`,
     variables: formatVariables(example.variables),
   }));
+}
+
+/** `text` as `# ` comment lines of at most {@link COMMENT_WIDTH} characters, broken between words. */
+export function commentLines(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= COMMENT_WIDTH) lines[last] += ` ${word}`;
+    else lines.push(`# ${word}`);
+  }
+  return lines.join('\n');
 }
 
 function isExample(value: unknown): value is GraphiqlExample {

@@ -4,7 +4,6 @@ import './streamText.css';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
 import { createClient } from 'graphql-ws';
-import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { loadDefaultTabs } from './examples.js';
 import { onStreamStart, streamTextPlugin, watchingChatStreams } from './streamText.js';
@@ -27,17 +26,16 @@ if (!container) throw new Error('index.html has no #graphiql element to mount Gr
 
 const defaultTabs = await loadDefaultTabs();
 
+// The Stream plugin opens when a chat stream starts; the user may close it again. GraphiQL shows a plugin's pane only
+// through its sidebar button (setting `visiblePlugin` leaves the pane collapsed), so the start presses that button.
+onStreamStart(() => document.querySelector<HTMLButtonElement>(`.graphiql-sidebar button[aria-label="Show ${streamTextPlugin.title}"]`)?.click());
+
 function App() {
-  // The Stream plugin opens when a chat stream starts; the user may close it again.
-  const [visiblePlugin, setVisiblePlugin] = useState<string | undefined>();
-  useEffect(() => onStreamStart(() => setVisiblePlugin(streamTextPlugin.title)), []);
   return (
     <GraphiQL
       fetcher={fetcher}
       defaultTabs={defaultTabs}
       plugins={[streamTextPlugin]}
-      visiblePlugin={visiblePlugin}
-      onTogglePluginVisibility={(plugin) => setVisiblePlugin(plugin?.title)}
       isHeadersEditorEnabled
       // Callers paste `Authorization: Bearer …` here; never keep tokens in localStorage.
       shouldPersistHeaders={false}

@@ -8,6 +8,7 @@ import { createOmdbEmulator } from './omdb/index.js';
 import { RequestRecord, type RecordedRequest } from './record.js';
 import {
   DEFAULT_SETTINGS,
+  MAX_TOKEN_DELAY_MS,
   UPSTREAM_NAMES,
   type Emulator,
   type EmulatorContext,
@@ -205,6 +206,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         for (const key of Object.keys(patch) as (keyof SandboxSettings)[]) {
           if (!(key in settings)) return sendJson(res, 400, { error: `unknown setting ${JSON.stringify(key)}; known: ${Object.keys(settings).join(', ')}` });
         }
+        const delay = tokenDelayProblem(patch.chatTokenDelayMs);
+        if (delay) return sendJson(res, 400, { error: `chatTokenDelayMs ${delay}` });
         if (patch.chatRpm) patch.chatRpm = { ...settings.chatRpm, ...patch.chatRpm };
         if (patch.chatConcurrency) patch.chatConcurrency = { ...settings.chatConcurrency, ...patch.chatConcurrency };
         if (patch.fileLimits) patch.fileLimits = { ...settings.fileLimits, ...patch.fileLimits };
@@ -260,4 +263,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         for (const s of sockets) s.destroy();
       }),
   };
+}
+
+/** What is wrong with a pause between chat tokens (`chatTokenDelayMs`, `SANDBOX_TOKEN_DELAY_MS`), if anything. */
+export function tokenDelayProblem(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TOKEN_DELAY_MS) {
+    return `must be a whole number of milliseconds 0..${MAX_TOKEN_DELAY_MS}, got ${JSON.stringify(value)}`;
+  }
+  return undefined;
 }

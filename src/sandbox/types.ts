@@ -65,7 +65,10 @@ export interface EmulatorContext {
 export interface SandboxSettings {
   /** OMDb requests allowed per key per UTC day. @default 1000 */
   omdbDailyQuota: number;
-  /** Milliseconds between streamed chat tokens. @default 2 */
+  /**
+   * Milliseconds between streamed chat tokens (a non-streaming answer waits as long per token). The default is a pace
+   * a person can read and stop; tests and benchmarks set their own. @default {@link HUMAN_TOKEN_DELAY_MS}
+   */
   chatTokenDelayMs: number;
   /** Requests per minute each chat provider accepts before its own 429. @default {} (unlimited) */
   chatRpm: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
@@ -83,9 +86,18 @@ export interface SandboxSettings {
   fileLimits: { maxFiles: number; maxFileBytes: number; maxTotalBytes: number };
 }
 
+/**
+ * The pause between chat tokens a person can watch: an answer of 60 tokens takes 2.4 s, time enough to press Stop
+ * (`SANDBOX_TOKEN_DELAY_MS` of `npm start` and `npm run sandbox` defaults to it).
+ */
+export const HUMAN_TOKEN_DELAY_MS = 40;
+
+/** Longest pause between chat tokens the sandbox accepts (`SANDBOX_TOKEN_DELAY_MS`, `POST /_sandbox/config`). */
+export const MAX_TOKEN_DELAY_MS = 10_000;
+
 export const DEFAULT_SETTINGS: SandboxSettings = {
   omdbDailyQuota: 1000,
-  chatTokenDelayMs: 2,
+  chatTokenDelayMs: HUMAN_TOKEN_DELAY_MS,
   chatRpm: {},
   chatConcurrency: { deepseek: 500 },
   tokenLifetimeSeconds: 3599,

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
+import type { Logger } from 'pino';
 import type { TrustConfig } from '../config/env.js';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 
@@ -7,6 +8,16 @@ import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 const MAX_ECHO = 100;
 /** Distinct `Host` values whose verdict is kept: clients send a handful; past it a value is judged each time. */
 const MAX_REMEMBERED_HOSTS = 64;
+/** A refusal is logged at most once in this window, and at most {@link MAX_LOGGED_REFUSALS} different ones in it. */
+const REFUSAL_LOG_WINDOW_MS = 60_000;
+const MAX_LOGGED_REFUSALS = 64;
+
+/**
+ * Where a browser's request is going, which decides the variable its origin needs: `/graphql` over HTTP needs
+ * CORS_ORIGINS (the browser withholds the answers from a page without CORS headers, and preflights most requests), a
+ * WebSocket and the other endpoints need only to be admitted (ALLOWED_ORIGINS or CORS_ORIGINS).
+ */
+export type OriginTarget = 'graphql' | 'websocket' | 'endpoint';
 
 /**
  * The Host and Origin checks every request passes before any route (HTTP, the WebSocket upgrade, `/mcp`, GraphiQL,
@@ -18,7 +29,8 @@ const MAX_REMEMBERED_HOSTS = 64;
  * - a browser's `Origin` must be the request's own origin, or one of ALLOWED_ORIGINS (CORS_ORIGINS included). It stops
  *   what CORS does not: a cross-site WebSocket (browsers send no preflight for one) and `/mcp`, which a page could
  *   otherwise call with its visitor's network position. A request without `Origin` (a server, curl, a router) passes.
- * Both refusals are FORBIDDEN (HTTP 403) naming the variable that would allow it.
+ * Both refusals are FORBIDDEN (HTTP 403) naming the variable that would allow it, and a line in the log that says
+ * the same (logRefusal).
  */
 export class HostOriginCheck {
   private readonly anyHost: boolean;
@@ -30,7 +42,15 @@ export class HostOriginCheck {
   /** The verdict per `Host` value seen (bounded). */
   private readonly hosts = new Map<string, boolean>();
 
-  constructor(private readonly trust: Pick<TrustConfig, 'allowedHosts' | 'allowedOrigins'>) {
+  /** Refusals logged in the current window. */
+  private logged = new Set<string>();
+  private windowStart = 0;
+
+  constructor(
+    private readonly trust: Pick<TrustConfig, 'allowedHosts' | 'allowedOrigins'>,
+    /** Where refusals are said (logRefusal); none in unit tests. */
+    private readonly log?: Pick<Logger, 'warn'>,
+  ) {
     this.anyHost = trust.allowedHosts.includes('*');
     this.names = new Set(trust.allowedHosts.filter((h) => !h.startsWith('.')));
     this.domains = trust.allowedHosts.filter((h) => h.startsWith('.')).map((h) => h.slice(1));
@@ -39,7 +59,7 @@ export class HostOriginCheck {
   }
 
   /** FORBIDDEN when the request's Host or Origin is not allowed; undefined lets it in. */
-  refusal(headers: IncomingHttpHeaders): GatewayError | undefined {
+  refusal(headers: IncomingHttpHeaders, target: OriginTarget = 'endpoint'): GatewayError | undefined {
     const host = headers.host;
     if (!this.anyHost && host !== undefined && !this.hostAllowed(host)) {
       return forbidden(
@@ -49,10 +69,23 @@ export class HostOriginCheck {
     }
     const origin = headers.origin;
     if (origin === undefined || this.anyOrigin || this.origins.has(origin) || sameOrigin(origin, host)) return undefined;
-    return forbidden(
-      ErrorReason.OriginNotAllowed,
-      `Origin ${JSON.stringify(origin.slice(0, MAX_ECHO))} may not call this gateway from a browser: list it in ALLOWED_ORIGINS (or CORS_ORIGINS), or call from the gateway's own origin.`,
-    );
+    return originRefusal(origin, target);
+  }
+
+  /**
+   * Says a refusal in the log, with the same words the client got, so that whoever runs the gateway sees which origin
+   * (or Host) knocked and what to set. Each at most once a minute, and at most 64 different ones a minute: the values
+   * come from clients, who could otherwise fill the log.
+   */
+  logRefusal(refusal: GatewayError, details: { path: string; origin?: string; host?: string }, now = Date.now()): void {
+    if (!this.log) return;
+    if (now - this.windowStart >= REFUSAL_LOG_WINDOW_MS) {
+      this.windowStart = now;
+      this.logged = new Set();
+    }
+    if (this.logged.has(refusal.message) || this.logged.size >= MAX_LOGGED_REFUSALS) return;
+    this.logged.add(refusal.message);
+    this.log.warn({ ...details, reason: refusal.extensions.reason }, `refused a request to ${details.path}: ${refusal.message}`);
   }
 
   /** What the checks allow, for the start-up log line. */
@@ -96,6 +129,26 @@ function hostName(host: string): string | undefined {
 function sameOrigin(origin: string, host: string | undefined): boolean {
   if (host === undefined || !URL.canParse(origin)) return false;
   return new URL(origin).host === host.toLowerCase();
+}
+
+/**
+ * The refusal of a browser's `Origin`, naming the variable that would admit it there (and the value, when the
+ * header is a well-formed origin).
+ */
+export function originRefusal(origin: string, target: OriginTarget): GatewayError {
+  const shown = JSON.stringify(origin.slice(0, MAX_ECHO));
+  const value = URL.canParse(origin) && new URL(origin).origin === origin ? origin : undefined;
+  switch (target) {
+    case 'graphql':
+      return forbidden(
+        ErrorReason.OriginNotAllowed,
+        `Origin ${shown} may not call /graphql from a browser page: list it in CORS_ORIGINS${value ? ` (CORS_ORIGINS=${value})` : ''}, which lets its pages send requests and read the answers (ALLOWED_ORIGINS alone admits only their WebSockets).`,
+      );
+    case 'websocket':
+      return forbidden(ErrorReason.OriginNotAllowed, `Origin ${shown} may not open a WebSocket to this gateway: list it in CORS_ORIGINS or ALLOWED_ORIGINS${value ? ` (CORS_ORIGINS=${value})` : ''}.`);
+    case 'endpoint':
+      return forbidden(ErrorReason.OriginNotAllowed, `Origin ${shown} may not call this gateway from a browser: list it in ALLOWED_ORIGINS (or CORS_ORIGINS), or call from the gateway's own origin.`);
+  }
 }
 
 function forbidden(reason: ErrorReason, message: string): GatewayError {

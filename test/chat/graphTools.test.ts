@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { exampleOperation } from '../support/examples.js';
 import { collect, wsClient } from '../support/ws.js';
 import { chatExamples } from '../../src/domains/chat/index.js';
 import { PROVIDERS, type Chunk } from './support.js';
@@ -222,18 +223,27 @@ describe('graphTools: several steps, bounds and refusals', () => {
   });
 
   it('the GraphiQL tab runs as shipped: two steps over the service health in one turn, then the answer', async () => {
-    const example = chatExamples.find((e) => e.query.includes('graphTools') || e.variables?.includes('graphTools'))!;
+    const example = exampleOperation('Grounded', chatExamples);
+    const status = (await t.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status } } } }')).body.data.admin.serviceAnnouncement.healthOverview.status as string;
     t.clearUpstreamRequests();
     const client = wsClient(t.gateway.wsUrl);
     try {
-      const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; finishReason: string | null } }>(client, example.query, JSON.parse(example.variables!));
+      const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; delta: { content: string | null } | null; finishReason: string | null } }>(
+        client,
+        example.query,
+        example.variables,
+      );
       const chunks = results.map((r) => r.data!.chatCompletionStream);
-      // The model calls the first two of the three operations offered at once, in one turn (parallel tool calls).
-      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.turn, c.graphStep!.errorCode])).toEqual([
-        ['ServiceHealthOverview', 1, null],
-        ['ServiceHealth', 1, null],
+      // The model calls the first two of the three operations offered at once, in one turn (parallel tool calls),
+      // asking about the question's subject with the operations' defaults.
+      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.arguments, c.graphStep!.turn, c.graphStep!.errorCode])).toEqual([
+        ['ServiceHealthOverview', '{"first":50}', 1, null],
+        ['ServiceHealth', '{"id":"Exchange","issues":5}', 1, null],
       ]);
       expect(chunks.at(-1)!.finishReason).toBe('STOP');
+      // The answer quotes Exchange's status as Graph gave it to the tools.
+      const answer = chunks.map((c) => c.delta?.content ?? '').join('');
+      expect(answer).toContain(`Here is what ServiceHealthOverview and ServiceHealth returned about Exchange. According to ServiceHealthOverview, Exchange Online (Exchange) has status ${status.toLowerCase().replaceAll('_', ' ')}.`);
     } finally {
       await client.dispose();
     }

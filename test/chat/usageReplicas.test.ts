@@ -6,7 +6,7 @@ import { COMPLETION, user } from './support.js';
  * Chat usage and daily token budgets on three gateway processes sharing one Redis: the books are the cluster's, so a
  * budget holds for all replicas together and `chatUsage` answers the same on each.
  */
-const BUDGET = 150;
+const BUDGET = 300;
 const USAGE = `query Usage { chatUsage { provider model promptTokens completionTokens totalTokens reasoningTokens requests } }`;
 let cluster: ReplicaCluster;
 

@@ -120,7 +120,7 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
   it('opens GraphiQL with its examples in the served names', async () => {
     const examples = (await (await fetch(`${gw.gateway.origin}/graphiql/examples.json`)).json()) as Array<{ query: string }>;
     const text = examples.map((e) => e.query).join('\n');
-    expect(text).toContain('$input: OpsChatCompletionInput!');
+    expect(text).toContain('$chat: OpsChatCompletionInput!');
     expect(text).not.toMatch(/: ChatCompletionInput!/);
   });
 });

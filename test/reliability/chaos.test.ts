@@ -17,8 +17,8 @@ const RPM = 9;
 /** Slow enough that 200 streams of 70 tokens (about 10 s each) are all in flight when the fault hits. */
 const TOKEN_DELAY_MS = 150;
 const MAX_TOKENS = 70;
-/** Prompts the sandbox answers with more than MAX_TOKENS tokens, so every stream is cut at exactly MAX_TOKENS. */
-const PROMPTS = [3, 9, 12, 18, 22, 30].map((n) => `Chaos prompt ${n}: tell me about replicas.`);
+/** Prompts the sandbox answers with more than MAX_TOKENS tokens (`[[long:N]]`), so every stream is cut at exactly MAX_TOKENS. */
+const PROMPTS = [3, 9, 12, 18, 22, 30].map((n) => `Chaos prompt ${n}: tell me about replicas. [[long:200]]`);
 const POLICY_REFUSALS = new Set(['UPSTREAM_QUOTA_EXHAUSTED', 'UPSTREAM_RATE_LIMITED']);
 
 const streamInput = (prompt: number) => ({ provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: PROMPTS[prompt] }], maxTokens: MAX_TOKENS });

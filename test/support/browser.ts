@@ -1,5 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { buildGraphiql } from '../../src/build/graphiql.js';
+import { defaultGraphiqlDistDir } from '../../src/transports/http/graphiql.js';
 
 const chromiumPath = '/usr/bin/chromium';
 // Without the background-networking flags Chromium tries Google's hosts at start, which this closed network refuses.
@@ -20,4 +23,35 @@ export async function launchChromium(): Promise<Browser> {
     throw new Error(`${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
   }
   return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
+}
+
+const projectRoot = join(import.meta.dirname, '..', '..');
+
+/**
+ * Builds GraphiQL's bundle when it is missing or older than the app or its build script, so a test sees current code.
+ * Two test files may ask at once (the build empties its folder first): a lock folder lets one build while the other
+ * waits, then finds the bundle current.
+ */
+export async function ensureGraphiqlBundle(): Promise<void> {
+  const lock = join(projectRoot, 'dist', '.graphiql-build.lock');
+  mkdirSync(join(projectRoot, 'dist'), { recursive: true });
+  for (let waited = 0; ; waited += 100) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock older than any build is left over from a killed run.
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (waited > 180_000 || age > 300_000) rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    const index = join(defaultGraphiqlDistDir, 'index.html');
+    const sources = [join(projectRoot, 'src', 'build', 'graphiql.ts'), ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name))];
+    const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
+    if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }

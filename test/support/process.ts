@@ -117,3 +117,30 @@ export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_00
   origin.finally(() => clearTimeout(timer)).catch(() => undefined);
   return { child, stdout, stderr, exited, origin };
 }
+
+/** Runs `src/sandbox/main.ts` (what `npm run sandbox` runs, compiled) as a child process with `env` on a clean environment, on a free port. */
+export function spawnSandbox(env: Record<string, string>): { child: ChildProcess; output: string[]; exited: Promise<number | null>; origin: Promise<string> } {
+  const child = track(
+    spawn(process.execPath, ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/sandbox/main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const origin = new Promise<string>((resolve, reject) => {
+    const keep = (d: Buffer) => {
+      for (const line of d.toString().split('\n').filter(Boolean)) {
+        output.push(line);
+        const m = /sandbox listening on (http:\/\/\S+)/.exec(line);
+        if (m) resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    void exited.then((code) => reject(new Error(`the sandbox exited with ${code} before listening: ${output.join('\n')}`)));
+  });
+  origin.catch(() => undefined);
+  return { child, output, exited, origin };
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { titlesExamples } from '../../src/domains/titles/index.js';
+import { exampleOperations } from '../support/examples.js';
 import { omdbQueries } from './omdbRequests.js';
 
 let t: TestGateway;
@@ -218,10 +219,12 @@ describe('series and episodes', () => {
 });
 
 describe('GraphiQL examples', () => {
-  it('run without errors', async () => {
-    for (const example of titlesExamples) {
-      const { body } = await t.query(example.query, example.variables ? JSON.parse(example.variables) : undefined);
-      expect(body.errors, example.title).toBeUndefined();
+  it('run without errors, each operation of the tab', async () => {
+    const operations = exampleOperations(titlesExamples);
+    expect(operations.map((op) => op.name)).toEqual(['Movie', 'Search', 'Deferred', 'Series']);
+    for (const op of operations) {
+      const { body } = await t.query(op.query, op.variables);
+      expect(body.errors, op.name).toBeUndefined();
     }
   });
 });

@@ -23,6 +23,27 @@ describe('HostOriginCheck', () => {
     expect(check.refusal({ host: 'localhost:4000', origin: 'http://evil.example' })?.extensions).toEqual({ code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED', http: { status: 403 } });
   });
 
+  it('names the variable by where the request goes: CORS_ORIGINS for /graphql, either for a WebSocket, ALLOWED_ORIGINS elsewhere', () => {
+    const headers = { host: 'localhost:4000', origin: 'http://localhost:5173' };
+    expect(check.refusal(headers, 'graphql')?.message).toContain('list it in CORS_ORIGINS (CORS_ORIGINS=http://localhost:5173)');
+    expect(check.refusal(headers, 'websocket')?.message).toContain('list it in CORS_ORIGINS or ALLOWED_ORIGINS (CORS_ORIGINS=http://localhost:5173)');
+    expect(check.refusal(headers)?.message).toContain('list it in ALLOWED_ORIGINS (or CORS_ORIGINS)');
+  });
+
+  it('logs each refusal once a minute, and at most 64 different ones a minute', () => {
+    const lines: string[] = [];
+    const logged = new HostOriginCheck({ allowedHosts: ['localhost'], allowedOrigins: [] }, { warn: (_fields: unknown, msg: string) => void lines.push(msg) } as never);
+    const refuse = (origin: string, at: number) => logged.logRefusal(logged.refusal({ host: 'localhost', origin }, 'graphql')!, { path: '/graphql', origin }, at);
+    refuse('http://a.example', 0);
+    refuse('http://a.example', 59_999);
+    expect(lines).toHaveLength(1);
+    for (let i = 0; i < 100; i++) refuse(`http://n${i}.example`, 1_000);
+    expect(lines).toHaveLength(64);
+    refuse('http://a.example', 60_000);
+    expect(lines).toHaveLength(65);
+    expect(lines.at(-1)).toMatch(/^refused a request to \/graphql: Origin "http:\/\/a\.example" may not call \/graphql/);
+  });
+
   it('describes itself for the start-up log, with a hint when HOST listens on every interface', () => {
     expect(check.describe('0.0.0.0')).toBe(
       'requests are answered for Host localhost, api.example.com, *.localhost, *.corp.example or an IP address (ALLOWED_HOSTS) and browser Origin the same origin or https://app.example.com (ALLOWED_ORIGINS); HOST 0.0.0.0 listens on every interface: list the names clients use in ALLOWED_HOSTS',

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ChatWindow } from './ChatWindow.js';
 import { createApolloClient, gatewayUrl } from './client.js';
+import { ConnectionHint } from './connection.js';
 import { HealthBoard } from './HealthBoard.js';
 import { TitleSearch } from './TitleSearch.js';
 import './styles.css';
@@ -16,6 +17,7 @@ createRoot(document.getElementById('root')!).render(
         <h1>Operations desk</h1>
         <span className="muted">gateway: {gatewayUrl}</span>
       </header>
+      <ConnectionHint />
       <main>
         <HealthBoard />
         <TitleSearch />

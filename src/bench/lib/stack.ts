@@ -37,6 +37,9 @@ export interface RecordedRequest {
   status: number | null;
 }
 
+/** Milliseconds between the sandbox's chat tokens in every scenario that does not set its own. */
+export const BENCH_TOKEN_DELAY_MS = 2;
+
 export async function startSandboxProc(): Promise<SandboxProc> {
   const port = await freePort();
   const proc = spawnProc('sandbox', process.execPath, ['dist/sandbox/main.js'], { SANDBOX_PORT: String(port) });
@@ -52,8 +55,9 @@ export async function startSandboxProc(): Promise<SandboxProc> {
     if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  // Benchmarks send far more than a day's real OMDb quota; chat limits are opened per scenario.
-  await control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
+  // Benchmarks send far more than a day's real OMDb quota; chat limits are opened per scenario. Chat tokens come at
+  // the benchmark's own pace, not the sandbox's default (a person's reading pace, SANDBOX_TOKEN_DELAY_MS).
+  await control('POST', 'config', { omdbDailyQuota: 1_000_000_000, chatTokenDelayMs: BENCH_TOKEN_DELAY_MS });
   return { proc, origin, control };
 }
 

@@ -2,12 +2,25 @@ import type { Resolvers } from '../../generated/resolvers.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
 import { resolvers } from './resolvers.js';
 
-/** Chat completions over four providers, fallbacks, usage, documents, embeddings and images: resolvers and GraphiQL tabs. */
+/** Chat completions over four providers, fallbacks, usage, embeddings and images: resolvers and GraphiQL tabs. */
 export const chatResolvers: Resolvers = resolvers;
 export const chatExamples: GraphiqlExample[] = [
   {
-    title: 'Chat providers, their models and capabilities',
-    query: `query ChatProviders {
+    title: 'Chat: a completion, the providers and their models, JSON checked against a schema, fallbacks, usage. Run offers each',
+    query: `# A whole answer, in one response.
+mutation Chat($chat: ChatCompletionInput!) {
+  createChatCompletion(input: $chat) {
+    id
+    model
+    content
+    reasoningUsed
+    choices { finishReason message { reasoningContent toolCalls { id name arguments } } }
+    usage { promptTokens completionTokens totalTokens reasoningTokens cachedPromptTokens }
+  }
+}
+
+# The providers, their models and what each can do.
+query Providers {
   chatProviders {
     id
     variant
@@ -16,90 +29,59 @@ export const chatExamples: GraphiqlExample[] = [
     capabilities { streaming tools vision contextWindow }
     modelDetails { id contextWindow maxOutputTokens reasoning reasoningEffort json source factSources { contextWindow reasoning } }
   }
-}`,
-  },
-  {
-    title: 'A chat completion',
-    query: `mutation Complete($input: ChatCompletionInput!) {
-  createChatCompletion(input: $input) {
-    id
-    model
-    content
-    reasoningUsed
-    choices { finishReason message { reasoningContent toolCalls { id name arguments } } }
-    usage { promptTokens completionTokens totalTokens reasoningTokens cachedPromptTokens }
-  }
-}`,
-    variables: JSON.stringify(
-      { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }], reasoning: { enabled: false }, maxTokens: 100 } },
-      null,
-      2,
-    ),
-  },
-  {
-    title: 'Reasoning, then a JSON answer checked against a schema',
-    query: `mutation Structured($input: ChatCompletionInput!) {
-  createChatCompletion(input: $input) {
+}
+
+# Reasoning, then a JSON answer checked against a
+# schema.
+mutation Structured($structured: ChatCompletionInput!) {
+  createChatCompletion(input: $structured) {
     reasoningUsed
     json
     jsonError
     usage { completionTokens reasoningTokens }
   }
-}`,
-    variables: JSON.stringify(
-      {
-        input: {
-          provider: 'ark',
-          model: 'doubao-pro',
-          messages: [{ role: 'USER', content: 'Plan a weekend trip.' }],
-          reasoning: { effort: 'LOW' },
-          responseFormat: { type: 'JSON_SCHEMA', schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] } },
-        },
-      },
-      null,
-      2,
-    ),
-  },
-  {
-    title: 'A chat completion, token by token over the WebSocket',
-    query: `subscription Stream($input: ChatCompletionInput!) {
-  chatCompletionStream(input: $input) {
-    delta { reasoningContent content toolCalls { index id name arguments } }
-    finishReason
-    reasoningUsed
-    usage { promptTokens completionTokens totalTokens reasoningTokens }
-  }
-}`,
-    variables: JSON.stringify(
-      {
-        input: {
-          provider: 'glm',
-          model: 'glm-4-flash',
-          messages: [
-            { role: 'SYSTEM', content: 'You are a concise assistant.' },
-            { role: 'USER', content: 'What does a GraphQL gateway do?' },
-          ],
-          temperature: 0.7,
-        },
-      },
-      null,
-      2,
-    ),
-  },
-  {
-    title: 'A completion with fallbacks (or a CHAT_ROUTES route)',
-    query: `mutation CompleteWithFallbacks($input: ChatCompletionInput!) {
-  createChatCompletion(input: $input) {
+}
+
+# A completion with fallbacks (or a CHAT_ROUTES route):
+# which attempts it took.
+mutation Fallbacks($fallbacks: ChatCompletionInput!) {
+  createChatCompletion(input: $fallbacks) {
     provider
     model
     content
     attempts { provider model outcome code }
     usage { promptTokens completionTokens totalTokens reasoningTokens }
   }
+}
+
+# Today's token usage per provider and model.
+query Usage {
+  chatUsage { day provider model promptTokens cachedPromptTokens completionTokens reasoningTokens totalTokens requests }
+}
+
+# Your documents (upload one as a GraphQL multipart
+# request: docs/chat.md, "Documents"; name them in a
+# completion's documents).
+query Documents {
+  chatDocuments { id provider fileName bytes tokens status createdAt }
 }`,
     variables: JSON.stringify(
       {
-        input: {
+        chat: {
+          provider: 'deepseek',
+          model: 'deepseek-flash',
+          messages: [{ role: 'USER', content: 'What is a GraphQL gateway, in one sentence?' }],
+          reasoning: { enabled: false },
+          maxTokens: 100,
+        },
+        structured: {
+          provider: 'ark',
+          model: 'doubao-pro',
+          messages: [{ role: 'USER', content: 'Plan a weekend trip.' }],
+          reasoning: { effort: 'LOW' },
+          responseFormat: { type: 'JSON_SCHEMA', schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] } },
+        },
+        fallbacks: {
           provider: 'glm',
           model: 'glm-4-flash',
           fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }],
@@ -112,9 +94,26 @@ export const chatExamples: GraphiqlExample[] = [
     ),
   },
   {
-    title: 'Chat grounded in the graph: the model calls trusted operations (graphTools)',
-    query: `subscription GraphGroundedChat($input: ChatCompletionInput!) {
-  chatCompletionStream(input: $input) {
+    title: 'Chat token by token over the WebSocket: the Stream panel on the left adds the deltas up as they arrive. Run offers Stream and Grounded',
+    query: `# An answer token by token: the model's reasoning
+# first, then its content.
+subscription Stream($stream: ChatCompletionInput!) {
+  chatCompletionStream(input: $stream) {
+    provider
+    model
+    delta { reasoningContent content }
+    finishReason
+    usage { promptTokens completionTokens totalTokens reasoningTokens }
+  }
+}
+
+# Chat grounded in the graph: the model calls trusted
+# operations (graphTools), the gateway runs them, and
+# the model answers from what they returned.
+subscription Grounded($grounded: ChatCompletionInput!) {
+  chatCompletionStream(input: $grounded) {
+    provider
+    model
     graphStep { turn operation arguments result errorCode }
     delta { reasoningContent content }
     finishReason
@@ -124,7 +123,16 @@ export const chatExamples: GraphiqlExample[] = [
 }`,
     variables: JSON.stringify(
       {
-        input: {
+        stream: {
+          provider: 'glm',
+          model: 'glm-4.7',
+          messages: [
+            { role: 'SYSTEM', content: 'You are a concise assistant.' },
+            { role: 'USER', content: 'What does a GraphQL gateway do?' },
+          ],
+          temperature: 0.7,
+        },
+        grounded: {
           provider: 'deepseek',
           model: 'deepseek-flash',
           messages: [
@@ -139,34 +147,21 @@ export const chatExamples: GraphiqlExample[] = [
     ),
   },
   {
-    title: 'Your chat documents (upload one as a GraphQL multipart request, see docs/chat.md, "Documents"; name it in a completion\'s documents)',
-    query: `query ChatDocuments {
-  chatDocuments { id provider fileName bytes tokens status createdAt }
-}`,
-  },
-  {
-    title: "Today's token usage per provider and model",
-    query: `query ChatUsage {
-  chatUsage { day provider model promptTokens cachedPromptTokens completionTokens reasoningTokens totalTokens requests }
-}`,
-  },
-  {
-    title: 'Embeddings (GLM embedding-3)',
-    query: `mutation Embed($input: CreateEmbeddingsInput!) {
-  createEmbeddings(input: $input) {
+    title: 'Embeddings (GLM embedding-3) and an image (Ark Seedream). Run offers each',
+    query: `# Two texts as vectors of 256 dimensions.
+mutation Embed($embed: CreateEmbeddingsInput!) {
+  createEmbeddings(input: $embed) {
     provider
     model
     requests
     data { index embedding }
     usage { promptTokens totalTokens }
   }
-}`,
-    variables: JSON.stringify({ input: { provider: 'glm', model: 'embedding-3', input: ['The sky is blue.', 'The sea is deep.'], dimensions: 256 } }, null, 2),
-  },
-  {
-    title: 'Generate an image (Ark Seedream)',
-    query: `mutation Image($input: GenerateImageInput!) {
-  generateImage(input: $input) {
+}
+
+# One generated image.
+mutation Image($image: GenerateImageInput!) {
+  generateImage(input: $image) {
     provider
     model
     images { url b64Json size }
@@ -174,7 +169,14 @@ export const chatExamples: GraphiqlExample[] = [
     usage { generatedImages totalTokens }
   }
 }`,
-    variables: JSON.stringify({ input: { provider: 'ark', model: 'doubao-seedream', prompt: 'A lighthouse on a cliff at dusk', size: '2K', n: 1 } }, null, 2),
+    variables: JSON.stringify(
+      {
+        embed: { provider: 'glm', model: 'embedding-3', input: ['The sky is blue.', 'The sea is deep.'], dimensions: 256 },
+        image: { provider: 'ark', model: 'doubao-seedream', prompt: 'A lighthouse on a cliff at dusk', size: '2K', n: 1 },
+      },
+      null,
+      2,
+    ),
   },
 ];
 export { estimateChatRequests } from './estimate.js';

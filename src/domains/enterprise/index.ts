@@ -7,8 +7,10 @@ import { resolvers } from './resolvers.js';
 export const enterpriseResolvers: Resolvers = { ...resolvers, ...liveResolvers };
 export const enterpriseExamples: GraphiqlExample[] = [
   {
-    title: 'Service health with recent issues (one upstream request)',
-    query: `query ServiceHealth {
+    title: 'Service health (Microsoft Graph): Run offers each operation of this tab',
+    query: `# Every service's status with its latest issues, in one
+# upstream request.
+query Health {
   admin {
     serviceAnnouncement {
       healthOverviews(first: 10, orderBy: [{ field: SERVICE, direction: ASC }]) {
@@ -25,11 +27,10 @@ export const enterpriseExamples: GraphiqlExample[] = [
       }
     }
   }
-}`,
-  },
-  {
-    title: 'Several services by id (one $batch)',
-    query: `query Services {
+}
+
+# Three services by id, sent as one $batch.
+query Services {
   admin {
     serviceAnnouncement {
       exchange: healthOverview(id: "Exchange") { id service status etag }
@@ -37,17 +38,17 @@ export const enterpriseExamples: GraphiqlExample[] = [
       sharePoint: healthOverview(id: "SharePoint") { id service status etag }
     }
   }
-}`,
-  },
-  {
-    title: 'Message center: major changes for one service (one upstream request)',
-    query: `query MajorChanges {
+}
+
+# Message center: the major changes for one service, in
+# one upstream request.
+query Changes {
   admin {
     serviceAnnouncement {
       messages(
         first: 5
         orderBy: [{ field: LAST_MODIFIED_DATE_TIME, direction: DESC }]
-        filter: { service: "Microsoft Teams", isMajorChange: true }
+        filter: { service: "SharePoint Online", isMajorChange: true }
       ) {
         nodes { id title category severity actionRequiredByDateTime services tags }
         pageInfo { hasNextPage endCursor }
@@ -57,10 +58,12 @@ export const enterpriseExamples: GraphiqlExample[] = [
 }`,
   },
   {
-    // GraphiQL stops the running operation when you switch tabs, so the follow-up mutation runs in a second window.
+    // GraphiQL stops the running operation when you switch tabs or run another, so the writes run in a second window.
     title:
-      'Live service health: run it and keep this window on this tab; run the next tab in a second browser window (changes arrive at the next poll, GRAPH_POLL_INTERVAL_MS)',
-    query: `subscription LiveServiceHealth {
+      'Live service health: run LiveHealth here and keep this window on it; in a second browser window run Degrade (then Restore) from this tab. Changes arrive at the next poll (GRAPH_POLL_INTERVAL_MS)',
+    query: `# Each change of Exchange's or Teams' health, as the
+# gateway's poller sees it.
+subscription LiveHealth {
   serviceHealthChanged(services: ["Exchange", "microsoftteams"]) {
     kind
     detectedAt
@@ -68,12 +71,17 @@ export const enterpriseExamples: GraphiqlExample[] = [
     serviceHealth { id service status }
     issue { id title status isResolved lastModifiedDateTime }
   }
-}`,
-  },
-  {
-    title: 'Change a service status: run it in a second window while the first runs the live service health tab, which then shows the change',
-    query: `mutation DegradeExchange {
+}
+
+# Exchange degraded: LiveHealth in the first window
+# shows the change.
+mutation Degrade {
   updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id service status }
+}
+
+# Exchange back to normal.
+mutation Restore {
+  updateServiceHealth(id: "Exchange", input: { status: SERVICE_OPERATIONAL }) { id service status }
 }`,
   },
 ];

@@ -35,11 +35,21 @@ export const gatewayResolvers: Resolvers = {
 /** GraphiQL tabs of the gateway's own fields. */
 export const gatewayExamples: GraphiqlExample[] = [
   {
-    title: 'Upstreams behind this graph',
-    query: 'query Upstreams {\n  upstreams {\n    id\n    mode\n    baseUrl\n  }\n}\n',
-  },
-  {
-    title: 'Server clock over the WebSocket',
-    query: 'subscription Clock {\n  serverTime(intervalMs: 1000, count: 5)\n}\n',
+    title: 'The gateway: which upstreams are live and which the sandbox answers, and a clock over the WebSocket',
+    query: `# Each upstream: LIVE (its credentials are set) or
+# SANDBOX, and its base URL.
+query Upstreams {
+  upstreams {
+    id
+    mode
+    baseUrl
+  }
+}
+
+# A subscription over the WebSocket: the server's time,
+# five times, a second apart.
+subscription Clock {
+  serverTime(intervalMs: 1000, count: 5)
+}`,
   },
 ];

@@ -6,27 +6,63 @@ import { titleResolvers } from './resolvers.js';
 export const titlesResolvers: Resolvers = titleResolvers;
 export const titlesExamples: GraphiqlExample[] = [
   {
-    title: 'A movie by IMDb ID, full plot',
-    query:
-      'query Movie($imdbId: ID!) {\n  title(imdbId: $imdbId, plot: FULL) {\n    title\n    year\n    type\n    runtimeMinutes\n    genres\n    directors\n    cast\n    plot\n    imdbRating\n    imdbVotes\n    ratings {\n      source\n      value\n    }\n    posterUrl\n  }\n}',
-    variables: '{ "imdbId": "tt0078346" }',
-  },
-  {
-    title: 'Search titles: one upstream request, details only where selected',
-    query:
-      'query Search($query: String!, $page: Int) {\n  searchTitles(query: $query, page: $page) {\n    totalResults\n    totalPages\n    items {\n      imdbId\n      title\n      year\n      type\n    }\n  }\n}',
-    variables: '{ "query": "batman", "page": 1 }',
-  },
-  {
-    title: 'Search titles, details deferred (@defer): the list first, each title as its lookup answers',
-    query:
-      'query SearchDeferred($query: String!) {\n  searchTitles(query: $query) {\n    totalResults\n    items {\n      imdbId\n      title\n      year\n      ... @defer(label: "details") {\n        directors\n        imdbRating\n        plot\n      }\n    }\n  }\n}',
-    variables: '{ "query": "star wars" }',
-  },
-  {
-    title: 'A series, a season and its episodes',
-    query:
-      'query Series {\n  title(title: "Game of Thrones", type: SERIES) {\n    title\n    year\n    totalSeasons\n    episodes(season: 1) {\n      episode\n      title\n      released\n      imdbRating\n    }\n  }\n}',
+    title: 'Titles (OMDb): a movie, a search, a search with deferred details, a series. Run offers each',
+    query: `# A movie by IMDb ID, with its full plot.
+query Movie($imdbId: ID!) {
+  title(imdbId: $imdbId, plot: FULL) {
+    title
+    year
+    type
+    runtimeMinutes
+    genres
+    directors
+    cast
+    plot
+    imdbRating
+    imdbVotes
+    ratings { source value }
+    posterUrl
+  }
+}
+
+# A search: one upstream request, details only where
+# selected.
+query Search($search: String!, $page: Int) {
+  searchTitles(query: $search, page: $page) {
+    totalResults
+    totalPages
+    items { imdbId title year type }
+  }
+}
+
+# The list first, then each title's details as its
+# lookup answers (@defer).
+query Deferred($deferredSearch: String!) {
+  searchTitles(query: $deferredSearch) {
+    totalResults
+    items {
+      imdbId
+      title
+      year
+      ... @defer(label: "details") {
+        directors
+        imdbRating
+        plot
+      }
+    }
+  }
+}
+
+# A series, its first season's episodes.
+query Series {
+  title(title: "Game of Thrones", type: SERIES) {
+    title
+    year
+    totalSeasons
+    episodes(season: 1) { episode title released imdbRating }
+  }
+}`,
+    variables: JSON.stringify({ imdbId: 'tt0078346', search: 'batman', page: 1, deferredSearch: 'star wars' }, null, 2),
   },
 ];
 export { decideOmdbQuota, estimateOmdbBeforeRun } from './quotaGuard.js';

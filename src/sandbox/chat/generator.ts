@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatRequest, ToolDefinition } from './request.js';
 import { mulberry32 } from '../prng.js';
+import { answerSentences, emulatedNote, readConversation, reasoningSentences, tokenize, type Conversation } from './compose.js';
 
 /** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
 export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
@@ -72,12 +73,14 @@ export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoi
 
 function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, index: number): GeneratedChoice {
   const rng = mulberry32(seed.readUInt32BE(0) ^ Math.imul(index + 1, 0x9e3779b9));
+  const conversation = readConversation(req);
   // Drawn only when reasoning, so that an answer without it is the one the same request always had.
-  const reasoning = opts.reasoning ? sentences(rng, Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1))), REASONING_OPENERS) : [];
+  const reasoning = opts.reasoning
+    ? exactly(reasoningSentences(conversation, req.tools.map((t) => t.name), rng), Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1))))
+    : [];
   const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
   const long = LONG.exec(userText);
-  const length = long ? Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER) : 20 + Math.floor(rng() * 61);
-  const content = sentences(rng, length, OPENERS);
+  const content = long ? sentences(rng, Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER), OPENERS) : tokenize([...answerSentences(conversation, rng), emulatedNote(req.model)].join(' '));
   const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
   if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
 
@@ -91,7 +94,8 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
   } else if (scripted === 'answer') {
     // The script's calls are done: the answer follows the tool results.
   } else if (scripted || tools.length) {
-    const calls = scripted ? scripted : tools.map((t) => ({ name: t.name, arguments: JSON.stringify(sampleSchema(t.parameters, rng, 0)) }));
+    // Unprompted calls ask about the question's subject where the tool takes free text ("Exchange" as a service id).
+    const calls = scripted ? scripted : tools.map((t) => ({ name: t.name, arguments: JSON.stringify(sampleSchema(t.parameters, rng, 0, conversation.subject?.bare)) }));
     choice.content = [];
     choice.toolCalls = calls.map((call, n) => {
       const fragments: string[] = [];
@@ -105,7 +109,7 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
     });
     choice.cause = 'tool_calls';
   } else if (req.responseFormat) {
-    choice.content = jsonAnswer(req, userText, rng);
+    choice.content = jsonAnswer(req, userText, conversation, rng);
   }
   const budget = opts.maxTokensExcludesReasoning ? req.maxCompletionTokens : (req.maxCompletionTokens ?? req.maxTokens);
   const capped = applyMaxTokens(choice, budget);
@@ -118,7 +122,7 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
  * "JSON Schema: {…}" (how the gateway asks the providers that take no schema), else `{"answer": "<a sentence>"}`.
  * `[[json:bad]]` in a user message makes the model answer JSON that matches nothing asked, so clients can see it.
  */
-function jsonAnswer(req: ChatRequest, userText: string, rng: () => number): string[] {
+function jsonAnswer(req: ChatRequest, userText: string, conversation: Conversation, rng: () => number): string[] {
   const format = req.responseFormat!;
   let schema: unknown = format.type === 'json_schema' ? format.schema : undefined;
   if (schema === undefined) {
@@ -129,7 +133,7 @@ function jsonAnswer(req: ChatRequest, userText: string, rng: () => number): stri
       schema = undefined;
     }
   }
-  const value = userText.includes('[[json:bad]]') ? { unexpected: true } : schema ? sampleSchema(schema, rng, 0) : { answer: sentences(rng, 8, OPENERS).join('') };
+  const value = userText.includes('[[json:bad]]') ? { unexpected: true } : schema ? sampleSchema(schema, rng, 0) : { answer: answerSentences(conversation, rng).slice(0, 2).join(' ') };
   const text = JSON.stringify(value);
   const tokens: string[] = [];
   for (let at = 0; at < text.length; at += 4) tokens.push(text.slice(at, at + 4));
@@ -213,11 +217,24 @@ function capAnswer(c: GeneratedChoice, max: number): GeneratedChoice {
   return rest.cause === 'length' && completionTokens(c) - c.reasoning.length > max ? { ...rest, reasoning: c.reasoning } : c;
 }
 
+/** Exactly `count` tokens of the sentences given, the last one a full stop. */
+function exactly(sentences: Iterable<string>, count: number): string[] {
+  const tokens: string[] = [];
+  for (const sentence of sentences) {
+    tokens.push(...tokenize(tokens.length ? ` ${sentence}` : sentence));
+    if (tokens.length >= count) break;
+  }
+  tokens.length = count - 1;
+  if (/^\s*[.,]$/.test(tokens[count - 2] ?? '')) tokens[count - 2] = ' again';
+  tokens.push('.');
+  return tokens;
+}
+
+// Filler for `[[long:N]]` answers, which load tests read by the megabyte and nobody reads as text.
 const OPENERS = ['The', 'A', 'This', 'Each', 'Every', 'Our', 'In', 'When', 'Today', 'Then'];
-const REASONING_OPENERS = ['Okay', 'First', 'Hmm', 'So', 'Let me', 'Wait', 'Now'];
 // `/` separates words; `|` splits a word into word pieces, as tokenizers do with rarer words.
 const WORDS = (
-  ' gateway/ streams/ tokens/ request/ response/ up|stream/ sand|box/ schema/ query/ field/ resolver/ cache/ client/' +
+  ' gateway/ streams/ tokens/ request/ response/ up|stream/ emu|lator/ schema/ query/ field/ resolver/ cache/ client/' +
   ' server/ model/ provider/ latency/ quickly/ reliably/ the/ a/ with/ and/ to/ of/ for/ from/ in/ on/ every/ data/' +
   ' service/ health/ issue/ report/ title/ movie/ answer/ message/ user/ chat/ completion/ returns/ sends/ keeps/' +
   ' checks/ reads/ writes/ builds/ maps/ retries/ waits/ succeeds/ small/ large/ simple/ clear/ stable/ fast/' +
@@ -249,13 +266,17 @@ function sentences(rng: () => number, count: number, openers: readonly string[])
   return tokens;
 }
 
-const SAMPLE_STRINGS = ['Hangzhou', 'Beijing', 'Berlin', 'sandbox', 'weekly report', 'Exchange Online', 'tt0078346', 'celsius'];
+const SAMPLE_STRINGS = ['Hangzhou', 'Beijing', 'Berlin', 'Lisbon', 'weekly report', 'Exchange Online', 'tt0078346', 'celsius'];
 
-/** A value that satisfies a (simple) JSON Schema: every property filled, enums and bounds respected. */
-function sampleSchema(schema: unknown, rng: () => number, depth: number): unknown {
+/**
+ * A value that satisfies a (simple) JSON Schema: every property filled, enums, bounds and defaults respected; free
+ * text is `text` when given (and it fits the schema's pattern), as a model puts the question's subject into a call.
+ */
+function sampleSchema(schema: unknown, rng: () => number, depth: number, text?: string): unknown {
   const s = (typeof schema === 'object' && schema !== null ? schema : {}) as Record<string, unknown>;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[Math.floor(rng() * s.enum.length)];
   if ('const' in s) return s.const;
+  if ('default' in s && s.default !== null) return s.default;
   const declared = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
   const type = declared ?? (s.properties ? 'object' : 'string');
   const min = typeof s.minimum === 'number' ? s.minimum : undefined;
@@ -263,11 +284,11 @@ function sampleSchema(schema: unknown, rng: () => number, depth: number): unknow
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      if (depth < 4) for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) out[key] = sampleSchema(sub, rng, depth + 1);
+      if (depth < 4) for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) out[key] = sampleSchema(sub, rng, depth + 1, text);
       return out;
     }
     case 'array':
-      return depth < 4 ? Array.from({ length: 1 + Math.floor(rng() * 2) }, () => sampleSchema(s.items, rng, depth + 1)) : [];
+      return depth < 4 ? Array.from({ length: 1 + Math.floor(rng() * 2) }, () => sampleSchema(s.items, rng, depth + 1, text)) : [];
     case 'integer': {
       const lo = Math.ceil(min ?? 1);
       return lo + Math.floor(rng() * (Math.floor(max ?? lo + 99) - lo + 1));
@@ -283,10 +304,25 @@ function sampleSchema(schema: unknown, rng: () => number, depth: number): unknow
     default:
       if (s.format === 'date') return '2025-01-15';
       if (s.format === 'date-time') return '2025-01-15T09:30:00Z';
-      return pick(rng, SAMPLE_STRINGS);
+      if (typeof s.pattern === 'string') {
+        const pattern = s.pattern;
+        if (text !== undefined && safeTest(pattern, text)) return text;
+        const fitting = SAMPLE_STRINGS.filter((sample) => safeTest(pattern, sample));
+        return pick(rng, fitting.length ? fitting : SAMPLE_STRINGS);
+      }
+      return text ?? pick(rng, SAMPLE_STRINGS);
   }
 }
 
 function pick<T>(rng: () => number, list: readonly T[]): T {
   return list[Math.floor(rng() * list.length)];
+}
+
+/** Whether `text` matches a schema's pattern; a pattern JavaScript cannot compile matches nothing. */
+function safeTest(pattern: string, text: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return false;
+  }
 }

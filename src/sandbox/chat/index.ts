@@ -2,18 +2,21 @@
  * The four chat-completion emulators: glm (P), ark (Q), deepseek (R), moonshot (S), as docs/upstreams.md §3 describes them.
  *
  * Layout: one OpenAI-style core — `request.ts` (parse and shared checks), `generator.ts` (deterministic tokens),
- * `response.ts` (bodies and chunk sequences), `wire.ts` (paced SSE and JSON writes), `rateWindow.ts`, `emulator.ts`
- * (the request flow) — and one file per provider with only what differs (`provider.ts` lists those differences).
+ * `compose.ts` (their words, from the conversation), `response.ts` (bodies and chunk sequences), `wire.ts` (paced
+ * SSE and JSON writes), `rateWindow.ts`, `emulator.ts` (the request flow) — and one file per provider with only what
+ * differs (`provider.ts` lists those differences).
  *
  * Behaviour worth knowing when testing against it:
  * - Credential: `Authorization: Bearer sandbox`.
  * - The same model, messages, tools and sampling parameters give the same tokens, streamed or not; `max_tokens`
- *   and `stop` cut that same answer (finish `length` / `stop`). 20–80 content tokens, one per SSE event,
- *   `chatTokenDelayMs` apart; a non-streaming answer waits as long before it is sent.
+ *   and `stop` cut that same answer (finish `length` / `stop`). The answer names the last question's subject, quotes
+ *   the tool results that followed it, and ends saying an emulated model wrote it (compose.ts): some 30–90 content
+ *   tokens, one per SSE event, `chatTokenDelayMs` apart; a non-streaming answer waits as long before it is sent.
  * - Tools offered, `tool_choice` not `none` and the last message not a tool result → a call of the first (or the
- *   named) tool with arguments sampled from its JSON Schema, finish `tool_calls`; with two or more tools offered (and
- *   `parallel_tool_calls` not false) the first two in one turn. Arguments stream in 5–10 character fragments; GLM
- *   sends the calls whole unless the request has `tool_stream: true`, as GLM does.
+ *   named) tool with arguments sampled from its JSON Schema (free text: the question's subject; defaults kept),
+ *   finish `tool_calls`; with two or more tools offered (and `parallel_tool_calls` not false) the first two in one
+ *   turn. Arguments stream in 5–10 character fragments; GLM sends the calls whole unless the request has
+ *   `tool_stream: true`, as GLM does.
  * - Scripted tool calls: `[[tool:Name {"id":"Exchange"}]]` markers in a user message make the model call those tools
  *   with exactly those arguments, one turn per marker in order (markers written back to back, `]][[`, are one turn's
  *   parallel calls), then answer; `[[tool-loop]]` makes it call the last group for ever (generator.ts).

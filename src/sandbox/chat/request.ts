@@ -45,6 +45,8 @@ export interface ChatMessage {
   toolCallId?: string;
   /** Assistant turns: how many tool calls it carries, and the reasoning sent back with it (undefined: none). */
   toolCalls: number;
+  /** Assistant turns: the tool calls it carries, so that a tool result can be told by the call it answers. */
+  calls?: ReadonlyArray<{ id: string; name: string; arguments: string }>;
   reasoningContent?: string;
 }
 
@@ -223,6 +225,13 @@ function parseMessage(m: unknown, at: string): ChatMessage | Problem {
       texts.push(String(call?.function?.name ?? ''), String(call?.function?.arguments ?? ''));
     }
   }
+  const calls = Array.isArray(toolCalls)
+    ? (toolCalls as Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } } | null>).map((call) => ({
+        id: String(call?.id ?? ''),
+        name: String(call?.function?.name ?? ''),
+        arguments: String(call?.function?.arguments ?? ''),
+      }))
+    : undefined;
   const hasToolCalls = Array.isArray(toolCalls) && toolCalls.length > 0;
   if ((content === undefined || content === null) && !hasToolCalls) return { kind: 'missing', param: `${at}.content` };
   if (role === 'tool' && (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === '')) return { kind: 'missing', param: `${at}.tool_call_id` };
@@ -233,6 +242,7 @@ function parseMessage(m: unknown, at: string): ChatMessage | Problem {
     images,
     toolCallId: role === 'tool' ? (msg.tool_call_id as string) : undefined,
     toolCalls: hasToolCalls ? (toolCalls as unknown[]).length : 0,
+    ...(calls?.length ? { calls } : {}),
     ...(typeof msg.reasoning_content === 'string' ? { reasoningContent: msg.reasoning_content } : {}),
   };
 }

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayError } from '../../errors/codes.js';
+import { originRefusal } from '../hostOrigin.js';
 
 const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
 
@@ -24,4 +26,16 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: re
     return true;
   }
   return false;
+}
+
+/**
+ * A CORS preflight from an origin CORS_ORIGINS does not list (one the Origin check admitted through ALLOWED_ORIGINS):
+ * FORBIDDEN naming CORS_ORIGINS. Left to go on, it would meet CSRF prevention and get a 400 about a missing header,
+ * a riddle to whoever reads it, while the browser only reports a failed fetch.
+ */
+export function corsPreflightRefusal(req: IncomingMessage, allowed: readonly string[]): GatewayError | undefined {
+  const origin = req.headers.origin;
+  if (req.method !== 'OPTIONS' || !origin || req.headers['access-control-request-method'] === undefined) return undefined;
+  if (allowed.includes('*') || allowed.includes(origin)) return undefined;
+  return originRefusal(origin, 'graphql');
 }

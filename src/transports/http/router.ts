@@ -10,7 +10,7 @@ import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { sendJsonRpcError } from '../mcp/server.js';
 import { MCP_PATHS } from '../mcp/protectedResource.js';
-import { applyCors } from './cors.js';
+import { applyCors, corsPreflightRefusal } from './cors.js';
 import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
 import { createIncrementalResponder } from './incremental.js';
@@ -61,6 +61,11 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
 
   async function serveGraphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
+    const uncors = corsPreflightRefusal(req, config.corsOrigins);
+    if (uncors) {
+      hostOrigin.logRefusal(uncors, { path: '/graphql', origin: req.headers.origin });
+      return sendRefusal(req, res, 403, pipeline.format([uncors]));
+    }
     const refusal = pipeline.authenticate(presentedApiKey(req.headers)) ?? pipeline.drainingRefusal();
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
     const route = await classify(req, res);
@@ -81,8 +86,9 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
-    const misdirected = hostOrigin.refusal(req.headers);
+    const misdirected = hostOrigin.refusal(req.headers, path === '/graphql' ? 'graphql' : 'endpoint');
     if (misdirected) {
+      hostOrigin.logRefusal(misdirected, { path, origin: req.headers.origin, host: req.headers.host });
       if (path === '/mcp') return sendJsonRpcError(res, 403, McpErrorCode.InvalidRequest, misdirected.message);
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }

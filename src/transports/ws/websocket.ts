@@ -76,8 +76,9 @@ export function attachWebSocket(options: {
     }
     // Before the upgrade: a page that reached the gateway through a rebound name, or any cross-site page (browsers
     // send no CORS preflight for a WebSocket), gets no socket.
-    const misdirected = options.hostOrigin.refusal(req.headers);
+    const misdirected = options.hostOrigin.refusal(req.headers, 'websocket');
     if (misdirected) {
+      options.hostOrigin.logRefusal(misdirected, { path: options.path, origin: req.headers.origin, host: req.headers.host });
       const body = JSON.stringify({ errors: pipeline.format([misdirected]) });
       socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
       return;
