@@ -100,6 +100,23 @@ export class CostModel {
     return data && typeof data === 'object' ? countFields(plan.root, data as Record<string, unknown>) : 0;
   }
 
+  /**
+   * The objects a later part of an incremental answer brings: a deferred fragment's `data` at `path` (an object), or
+   * a streamed list's `items` at `path` (the list).
+   */
+  countAt(plan: CostPlan, path: ReadonlyArray<string | number>, value: unknown): number {
+    let fields: readonly CostField[] = plan.root;
+    let field: CostField | undefined;
+    for (const step of path) {
+      if (typeof step === 'number') continue;
+      field = fields.find((f) => f.key === step);
+      if (!field) return 0;
+      fields = field.children.size === 1 ? field.children.values().next().value! : mergedChildren(field);
+    }
+    if (Array.isArray(value)) return field ? value.reduce((n: number, item) => n + countObject(field, item), 0) : 0;
+    return value && typeof value === 'object' ? countFields(fields, value as Record<string, unknown>) : 0;
+  }
+
   private compile(shape: OperationShape): CostPlan {
     const rootType = shape.operation.operation === 'mutation' ? this.schema.getMutationType() : shape.operation.operation === 'subscription' ? this.schema.getSubscriptionType() : this.schema.getQueryType();
     const sc: SelectionContext = shape;

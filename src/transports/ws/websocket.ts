@@ -206,9 +206,11 @@ export function attachWebSocket(options: {
       onNext(ctx, id, _payload, _args, result) {
         const conn = connections.get(ctx.extra.socket)!;
         // Past the limit the connection closes; graphql-ws then sends nothing more.
-        if (conn.outbound.overflowed() || (!result.errors?.length && !('incremental' in result))) return;
+        if (conn.outbound.overflowed()) return;
         const op = conn.operations.get(id);
-        return op ? pipeline.formatted(op, result) : { ...result, errors: pipeline.format(result.errors ?? []) };
+        // Every result: its errors formatted, its cost in its extensions.
+        if (op) return pipeline.formatted(op, result);
+        return result.errors?.length ? { ...result, errors: pipeline.format(result.errors) } : undefined;
       },
       onError(ctx, id, _payload, errors) {
         const conn = connections.get(ctx.extra.socket)!;

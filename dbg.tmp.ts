@@ -1,0 +1,1 @@
+import { startGateway } from './src/app/gateway.js';
