@@ -69,7 +69,7 @@ export function attachWebSocket(options: {
     }
   };
 
-  options.server.on('upgrade', (req, socket, head) => {
+  options.server.on('upgrade', async (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== options.path) {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
@@ -83,7 +83,10 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    const refused = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    let refused = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    // Across replicas (REDIS_URL) the upgrade waits for the shared count.
+    if (refused instanceof Promise) refused = await refused;
+    if (socket.destroyed) return;
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
