@@ -50,7 +50,7 @@ class CostAccount {
 
 const ACCOUNT = new OperationKey<CostAccount>('the operation\'s cost');
 
-/** The operation's cost so far (undefined before admission, or for an answer the response cache found). */
+/** The operation's cost so far (undefined before admission). */
 export function operationCost(op: Operation): CostExtension | undefined {
   return operationValue(op.context, ACCOUNT)?.extension();
 }
@@ -116,7 +116,12 @@ export function demandControl(schema: GraphQLSchema, services: GatewayServices, 
       });
     },
     answered(op, result) {
-      const account = operationValue(op.context, ACCOUNT);
+      let account = operationValue(op.context, ACCOUNT);
+      // An answer the response cache found at admission (the rules after it did not run): no upstream request.
+      if (!account && op.answer && op.document && op.operation) {
+        account = new CostAccount(model.plan(operationShape(schema, op.document, op.operation, op.variables)), 0, op.context.upstreamRequests, false);
+        setOperationValue(op.context, ACCOUNT, account);
+      }
       if (!account) return undefined;
       if (!account.subscription) account.answered += countAnswer(model, account.plan, result);
       return { cost: account.extension() };
