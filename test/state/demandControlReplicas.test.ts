@@ -1,5 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KNOWN_MOVIES } from '../../src/sandbox/omdb/knownTitles.js';
 import { startReplicas, type ReplicaCluster } from '../support/replicas.js';
 import { wsClient } from '../support/ws.js';
 
@@ -13,26 +14,27 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => cluster?.close(), 60_000);
 
-/** One Graph lookup: 3 objects and 1 upstream request, a cost of 13. */
-const LOOKUP = '{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } }';
+/** One title lookup: 1 object and 1 upstream request, a cost of 11 (each a distinct title: no request is shared). */
+const LOOKUP = 'query ($id: ID!) { title(imdbId: $id) { imdbId } }';
+const IDS = KNOWN_MOVIES.slice(0, 30).map((m) => m.id);
 const TICKS = 'subscription { serverTime(intervalMs: 60000, count: 2) }';
 
 describe('demand control on three replicas', () => {
   it('admits one client\'s operations on every replica together up to its CLIENT_COST_PER_MINUTE, and refuses the rest with Retry-After', async () => {
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => cluster.query(i % 3, LOOKUP)));
+    const answers = await Promise.all(IDS.map((id, i) => cluster.query(i % 3, LOOKUP, { id })));
     const admitted = answers.filter((a) => a.status === 200 && !a.body.errors);
     const refused = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
-    expect(admitted[0].body.data.admin.serviceAnnouncement.healthOverview.id).toBe('Exchange');
-    // 7 × 13 = 91 fit in 100; the bucket refills 100 a minute, so a burst that lasts a fraction of a second adds none.
-    expect(admitted).toHaveLength(7);
-    expect(refused).toHaveLength(23);
+    expect(admitted[0].body.data.title.imdbId).toMatch(/^tt/);
+    // 9 × 11 = 99 fit in 100; the bucket refills 100 a minute, so a burst that lasts a fraction of a second adds none.
+    expect(admitted).toHaveLength(9);
+    expect(refused).toHaveLength(21);
     expect(refused[0].status).toBe(429);
-    expect(refused[0].body.errors![0].extensions).toMatchObject({ limit: 'CLIENT_COST_PER_MINUTE', max: 100, cost: 13 });
+    expect(refused[0].body.errors![0].extensions).toMatchObject({ limit: 'CLIENT_COST_PER_MINUTE', max: 100, cost: 11 });
     expect(refused[0].body.errors![0].extensions!.retryAfterSeconds).toBeGreaterThan(0);
     // Every replica refused some: the budget is the cluster's.
     expect(new Set(answers.map((a, i) => (a.status === 429 ? i % 3 : -1)).filter((r) => r >= 0)).size).toBe(3);
-    expect(cluster.upstreamRequests('graph').filter((r) => r.url.includes('healthOverviews/Exchange'))).toHaveLength(7);
-    console.log(`budget figure: ${admitted.length} of 30 admitted across 3 replicas, cost ${admitted.length * 13} of CLIENT_COST_PER_MINUTE 100`);
+    expect(cluster.upstreamRequests('omdb').filter((r) => /[?&]i=tt/.test(r.url))).toHaveLength(9);
+    expect(refused[0].headers.get('retry-after')).toBe(String(refused[0].body.errors![0].extensions!.retryAfterSeconds));
   }, 60_000);
 
   it('holds one client to CLIENT_MAX_SUBSCRIPTIONS=5 across two replicas, and lets one more in once one ends', async () => {
@@ -52,7 +54,6 @@ describe('demand control on three replicas', () => {
       }
       const settled = await Promise.all(outcomes.slice(5).map((o) => o));
       expect(settled).toEqual(['refused', 'refused', 'refused']);
-      console.log(`caps figure: 5 of 8 subscriptions held by one client across 2 replicas (CLIENT_MAX_SUBSCRIPTIONS=5)`);
       started[0].cancel();
       await outcomes[0].catch(() => undefined);
       // Its lease is released on the replica that held it: a new one fits, on the other replica.
