@@ -86,8 +86,8 @@ function pipelinePlugin(pipeline: OperationPipeline): ApolloServerPlugin<Gateway
           const errors = response.body.singleResult.errors;
           for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
           if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
-          // Its cost (demand control), as the direct path answers it.
-          if (op.operation) response.body.singleResult.extensions = pipeline.answerExtensions(op, response.body.singleResult);
+          // Its cost (demand control), as the direct path answers it; a copy, since a cached answer is shared.
+          if (op.operation) response.body.singleResult = { ...response.body.singleResult, extensions: pipeline.answerExtensions(op, response.body.singleResult) };
           response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
           pipeline.finish(op);
         },

@@ -1,6 +1,7 @@
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
@@ -69,7 +70,7 @@ export function attachWebSocket(options: {
     }
   };
 
-  options.server.on('upgrade', async (req, socket, head) => {
+  options.server.on('upgrade', (req, socket, head) => {
     if ((req.url ?? '').split('?')[0] !== options.path) {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
@@ -83,10 +84,13 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    let refused = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    const refusal = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
     // Across replicas (REDIS_URL) the upgrade waits for the shared count.
-    if (refused instanceof Promise) refused = await refused;
-    if (socket.destroyed) return;
+    if (refusal instanceof Promise) void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
+    else upgrade(req, socket, head, client, refusal);
+  });
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: ClientIdentity, refused: GatewayError | undefined): void {
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
@@ -121,7 +125,7 @@ export function attachWebSocket(options: {
       });
       wss.emit('connection', ws, req);
     });
-  });
+  }
 
   const finish = (conn: Connection, id: string) => {
     const op = conn.operations.get(id);
