@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { pipelineHarness } from './support.js';
 
 /**
  * Demand control (src/pipeline/rules/demandControl.ts, docs/security.md "Demand control"): every answer's
@@ -74,5 +75,26 @@ describe('a client\'s cost budget', () => {
     const { status, body } = await t.query(HEALTH, undefined, { accept: 'application/graphql-response+json' });
     expect(status).toBe(400);
     expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'CLIENT_COST_PER_MINUTE', max: 25, cost: 63 });
+  });
+});
+
+describe('a subscription\'s cost', () => {
+  it('pays its start, then each upstream request beyond its estimate as it sends it (a retried stream)', async () => {
+    const h = await pipelineHarness({ CLIENT_COST_PER_MINUTE: '100' });
+    try {
+      // The provider answers the first attempt 429 (retry at once): the HTTP layer opens the stream again.
+      await fetch(`${h.sandbox.origin}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ upstream: 'deepseek', times: 1, status: 429, retryAfter: 0 }) });
+      const stream = await h.inProcess.subscribe({ query: 'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } } }', variables: { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Say hi' }] } } });
+      const events: Array<{ extensions?: Record<string, any> }> = [];
+      for await (const event of stream as AsyncGenerator<{ extensions?: Record<string, any> }>) events.push(event);
+      expect(events.at(-1)!.extensions!.cost).toEqual({ estimated: 12, actual: 22, upstreamRequestsEstimated: 1, upstreamRequests: 2 });
+      expect(h.sandbox.record.list().filter((r) => r.upstream === 'deepseek' && r.url.endsWith('/chat/completions'))).toHaveLength(2);
+      // 22 of the client's 100 are spent: 78 more fit, 79 do not (the bucket refills 100 a minute, not within this test).
+      const budgets = h.services.state.clientBudgets('cost', { perMinute: 100, perDay: 0 });
+      expect((await budgets.spend('address:unknown', 79)).ok).toBe(false);
+      expect((await budgets.spend('address:unknown', 77)).ok).toBe(true);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -1,1 +1,0 @@
-import { startGateway } from './src/app/gateway.js';
