@@ -47,7 +47,9 @@ export async function createGatewayCore(input: {
   // Live chat providers are offered as their own GET /models lists them, read before the first request.
   await refreshChatModels(dependencies, services.clients.chat);
   const estimates = new UpstreamEstimates(services, upstreamEstimators);
-  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics });
+  // With Redis, a client's caps hold for the cluster: each share is also a lease in shared state.
+  const cluster = dependencies.state.status().store === 'redis' ? dependencies.state.holdings('fair-share') : undefined;
+  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics, cluster });
   const trustedDocuments = trusted.operations.list().map((op) => op.query);
   const pipeline = createOperationPipeline({ schema, services, estimates, tracing: input.tracing, fairShare, trustedDocuments });
   const inProcess = new InProcessTransport(pipeline);

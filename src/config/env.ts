@@ -93,6 +93,18 @@ export interface FairShareLimits {
   maxSubscriptions: number;
 }
 
+/** Demand control: the cost of each operation and what one client may spend (docs/security.md, "Demand control"). */
+export interface DemandControlConfig {
+  /** {@link VARIABLES.COST_MODE} */
+  mode: 'measure' | 'enforce';
+  /** {@link VARIABLES.MAX_OPERATION_COST} */
+  maxOperationCost: number;
+  /** {@link VARIABLES.CLIENT_COST_PER_MINUTE}; 0: unlimited. */
+  clientCostPerMinute: number;
+  /** {@link VARIABLES.CLIENT_COST_PER_DAY}; 0: unlimited. */
+  clientCostPerDay: number;
+}
+
 /** Host and Origin checks, and how the real client is found behind proxies and routers (docs/security.md). */
 export interface TrustConfig {
   /**
@@ -219,6 +231,7 @@ export interface GatewayConfig {
   };
   /** How many sockets and streams one client (its API key, else its address) and everyone together may hold. */
   fairShare: FairShareLimits;
+  demandControl: DemandControlConfig;
   /** Slow-request bounds of the HTTP server (a client that sends its headers or body byte by byte). */
   http: {
     /** {@link VARIABLES.HTTP_HEADERS_TIMEOUT_MS} */
@@ -613,6 +626,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       clientMaxSubscriptions: values.CLIENT_MAX_SUBSCRIPTIONS,
       clientMaxChatStreams: values.CLIENT_MAX_CHAT_STREAMS,
       maxSubscriptions: values.MAX_SUBSCRIPTIONS,
+    },
+    demandControl: {
+      mode: values.COST_MODE,
+      maxOperationCost: values.MAX_OPERATION_COST,
+      clientCostPerMinute: values.CLIENT_COST_PER_MINUTE,
+      clientCostPerDay: values.CLIENT_COST_PER_DAY,
     },
     http,
     apiKeys,

@@ -431,9 +431,23 @@ export const VARIABLES = {
     default: '64',
     description: 'sockets of one client (its API key when `GATEWAY_API_KEYS` is set, else its address), each counted from its first request\'s headers; behind a trusted proxy (`TRUSTED_PROXIES`) its requests in flight; past it 429 / **4429**',
   },
-  CLIENT_MAX_SUBSCRIPTIONS: { type: positive, default: '256', description: 'open subscriptions of one client, across graphql-ws, SSE and multipart. Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`' },
+  CLIENT_MAX_SUBSCRIPTIONS: { type: positive, default: '256', description: 'open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`' },
   CLIENT_MAX_CHAT_STREAMS: { type: positive, default: '32', description: 'concurrent `chatCompletionStream` subscriptions of one client; past it `RATE_LIMITED`' },
   MAX_SUBSCRIPTIONS: { type: positive, default: '20000', description: 'open subscriptions in all; past it `RATE_LIMITED`' },
+  COST_MODE: {
+    type: oneOf('measure', 'enforce'),
+    default: 'measure',
+    description:
+      'demand control: every answer carries `extensions.cost { estimated actual upstreamRequestsEstimated upstreamRequests }` (docs/security.md, "Demand control"); `enforce` also refuses an operation whose estimated cost is over `MAX_OPERATION_COST` with `QUERY_TOO_COMPLEX` before any upstream request; `measure` only reports it',
+  },
+  MAX_OPERATION_COST: { type: positive, default: '5000', description: 'estimated cost one operation may have when `COST_MODE=enforce` (an object 1, an upstream request 10, lists by their size arguments)' },
+  CLIENT_COST_PER_MINUTE: {
+    type: count,
+    default: '0',
+    description:
+      'cost one client (its subject, else its API key when `GATEWAY_API_KEYS` is set, else its address) may spend in any minute, across replicas with `REDIS_URL`; an operation that does not fit is refused with `RATE_LIMITED`, `Retry-After` and `extensions.retryAfterSeconds`. `0`: unlimited',
+  },
+  CLIENT_COST_PER_DAY: { type: count, default: '0', description: 'cost one client may spend per UTC day, counted like `CLIENT_COST_PER_MINUTE`. `0`: unlimited' },
   HTTP_HEADERS_TIMEOUT_MS: { type: positive, default: '10000', description: 'time a client has to send a request\'s headers (a slow-header client is answered 408 and dropped)' },
   HTTP_REQUEST_TIMEOUT_MS: { type: positive, default: '30000', description: 'time a client has to send a whole request, body included; at least `HTTP_HEADERS_TIMEOUT_MS`' },
   REDIS_URL: {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { UpstreamTally } from '../upstreams/http/tally.js';
 import type { GatewayServices } from './services.js';
 
 
@@ -56,6 +57,11 @@ export interface GatewayContext {
   credentials: CallerCredentials;
   log: Logger;
   services: GatewayServices;
+  /**
+   * The upstream requests sent for this operation: the upstream clients count each as they send it (an upstream
+   * caller's `upstreamRequests`), demand control reports and charges them.
+   */
+  readonly upstreamRequests: UpstreamTally;
   /** This operation's state by key: read and written through {@link perOperation}, {@link operationValue}, {@link setOperationValue}. */
   readonly perOperation: Map<OperationKey<unknown>, unknown>;
 }
@@ -101,6 +107,7 @@ export function createContext(
  */
 class RequestContext implements GatewayContext {
   readonly perOperation = new Map<OperationKey<unknown>, unknown>();
+  readonly upstreamRequests = new UpstreamTally();
   /** Set by the first read of {@link log}. */
   private logger: Logger | undefined = undefined;
 

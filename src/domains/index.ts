@@ -1,7 +1,11 @@
 import type { GatewayDomain } from '../config/env.js';
 import type { DomainServices, GatewayServices } from '../context/services.js';
 import type { Resolvers } from '../generated/resolvers.js';
+import type { CostHints } from '../planning/cost.js';
 import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
+import { chatCostHints } from './chat/cost.js';
+import { enterpriseCostHints } from './enterprise/cost.js';
+import { titlesCostHints } from './titles/cost.js';
 import { chatExamples, chatResolvers, estimateChatRequests } from './chat/index.js';
 import { ChatDocuments } from './chat/documents/service.js';
 import { createChatLedger } from './chat/usage/ledger.js';
@@ -26,6 +30,12 @@ export const resolvers: Array<{ domain?: GatewayDomain; resolvers: Resolvers }> 
 
 /** Every domain's estimate of the upstream requests an operation can cause (the upstream-request budget). */
 export const upstreamEstimators: UpstreamEstimator[] = [estimateGraphRequests, estimateOmdbBeforeRun, estimateChatRequests];
+
+/**
+ * What every domain's planner knows of its fields' cost (which send upstream requests, how long lists are): the
+ * SDL's `@cost` and `@listSize` for a router (src/schema/costDirectives.ts), and the gateway's own estimate.
+ */
+export const costHints: CostHints = { ...enterpriseCostHints, ...titlesCostHints, ...chatCostHints };
 
 /** The tabs GraphiQL opens with on a first visit, the gateway's own first: useful operations of every domain. */
 export const graphiqlExamples: readonly GraphiqlExample[] = [...gatewayExamples, ...enterpriseExamples, ...titlesExamples, ...chatExamples];

@@ -54,6 +54,26 @@ export class GatewayMetrics {
     labelNames: ['transport'] as const,
     registers: [this.registry],
   });
+  readonly operationCost = new Histogram({
+    name: 'gateway_operation_cost',
+    help: 'Cost of each operation (demand control: objects, and 10 per upstream request), estimated before it runs and actual when it ends.',
+    labelNames: ['measure'] as const,
+    buckets: [0, 1, 10, 30, 100, 300, 1000, 3000, 10000, 30000],
+    registers: [this.registry],
+  });
+  readonly operationUpstreamRequests = new Histogram({
+    name: 'gateway_operation_upstream_requests',
+    help: 'Upstream requests of each operation, estimated by the planners before it runs and actually sent.',
+    labelNames: ['measure'] as const,
+    buckets: [0, 1, 2, 3, 5, 10, 20, 50, 100],
+    registers: [this.registry],
+  });
+  readonly costRefusals = new Counter({
+    name: 'gateway_cost_refusals_total',
+    help: 'Operations refused by demand control, by the limit that refused them (MAX_OPERATION_COST, CLIENT_COST_PER_MINUTE, CLIENT_COST_PER_DAY).',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
   readonly fairShareRefusals = new Counter({
     name: 'gateway_fair_share_refusals_total',
     help: 'Connections and operations refused with RATE_LIMITED, by the limit they were over (MAX_CONNECTIONS, CLIENT_MAX_CONNECTIONS, ...)',

@@ -45,6 +45,7 @@ export class OperationPipeline {
   private readonly beginners: readonly PipelineRule[];
   private readonly admitters: readonly PipelineRule[];
   private readonly completers: readonly PipelineRule[];
+  private readonly answerers: readonly PipelineRule[];
   private readonly finishers: readonly PipelineRule[];
   private readonly executeCompiled: ReturnType<typeof compiledExecute>;
   private readonly subscribeCompiled: ReturnType<typeof compiledSubscribe>;
@@ -64,6 +65,7 @@ export class OperationPipeline {
     this.beginners = this.rules.filter((r) => r.begin);
     this.admitters = this.rules.filter((r) => r.admit);
     this.completers = this.rules.filter((r) => r.completed);
+    this.answerers = this.rules.filter((r) => r.answered);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     this.signalListeners = options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
@@ -231,8 +233,24 @@ export class OperationPipeline {
     for (const rule of this.finishers) rule.finish!(op);
   }
 
-  /** A result (or an incremental payload) with its errors formatted for the client, those of each deferred part too. */
+  /**
+   * The `extensions` a result or part leaving for the client carries: its own and each rule's `answered` (its cost).
+   * Call it once per answer (it counts what the answer brings); transports that format results themselves call it,
+   * {@link formatted} does for the others.
+   */
+  answerExtensions(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined {
+    let extensions = result.extensions as Record<string, unknown> | undefined;
+    for (const rule of this.answerers) {
+      const more = rule.answered!(op, result);
+      if (more) extensions = extensions ? { ...extensions, ...more } : more;
+    }
+    return extensions;
+  }
+
+  /** A result (or an incremental payload) with its errors formatted for the client, those of each deferred part too, and its extensions. */
   formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
+    const extensions = this.answerers.length ? this.answerExtensions(op, result) : result.extensions;
+    if (extensions !== result.extensions) result = { ...result, extensions };
     const incremental = (result as IncrementalPayload).incremental;
     if (incremental?.some((entry) => entry.errors?.length)) {
       const entries = incremental.map((entry): IncrementalEntry => (entry.errors?.length ? { ...entry, errors: this.format(entry.errors, op) as never } : entry));

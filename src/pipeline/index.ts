@@ -7,6 +7,7 @@ import { OperationPipeline } from './core.js';
 import type { PipelineRule } from './operation.js';
 import { createApiKeyCheck } from './rules/apiKey.js';
 import { cancellation } from './rules/cancellation.js';
+import { demandControl } from './rules/demandControl.js';
 import { documentLimits } from './rules/documentLimits.js';
 import { fairShareRule, type FairShare } from './rules/fairShare.js';
 import { operationInputs } from './rules/operationInputs.js';
@@ -20,6 +21,12 @@ import { upstreamBudget } from './rules/upstreamBudget.js';
 
 export { OperationPipeline } from './core.js';
 export type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule } from './operation.js';
+
+/** The clients' cost budgets (CLIENT_COST_PER_MINUTE, CLIENT_COST_PER_DAY), shared by the replicas; none when both are 0. */
+function clientBudgets(services: GatewayServices) {
+  const { clientCostPerMinute: perMinute, clientCostPerDay: perDay } = services.config.demandControl;
+  return perMinute || perDay ? services.state.clientBudgets('cost', { perMinute, perDay }) : undefined;
+}
 
 /** Options of {@link createOperationPipeline}. */
 export interface CreatePipelineOptions {
@@ -56,6 +63,8 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     ResponseCache.create(schema, services),
     upstreamBudget(schema, options.estimates, config.limits.maxUpstreamRequests),
     titlesQuota(schema),
+    // After the budget rule, whose estimate it prices; before fair share, so a refused operation takes no share.
+    demandControl(schema, services, clientBudgets(services)),
     ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),
     cancellation,
     operationLog(services),

@@ -1,4 +1,5 @@
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
+import type { IncrementalPayload } from '../execution/incremental.js';
 import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
 import type { ClientIdentity, GatewayContext } from '../context/request.js';
 
@@ -75,6 +76,11 @@ export interface PipelineRule {
    * keep the result or drop what a write changed.
    */
   completed?(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): void | Promise<void>;
+  /**
+   * When a result or part of the operation leaves for the client (each, once): extensions every answer carries (its
+   * cost). Not for an answer the response cache found at admission.
+   */
+  answered?(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined;
   /** When the operation ends, whatever its outcome: once per operation. */
   finish?(op: Operation): void;
 }

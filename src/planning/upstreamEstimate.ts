@@ -166,6 +166,11 @@ export function rememberEstimates(ctx: GatewayContext, operation: OperationDefin
   perOperation(ctx, ESTIMATES, () => new Map()).set(operation, totals);
 }
 
+/** The estimate made before execution, by upstream (empty when none was made). */
+export function rememberedTotals(ctx: GatewayContext, operation: OperationDefinitionNode): Readonly<Record<string, number>> {
+  return operationValue(ctx, ESTIMATES)?.get(operation) ?? {};
+}
+
 /** The estimate made before execution for `upstream`, if one was made for this operation. */
 export function rememberedEstimate(ctx: GatewayContext, operation: OperationDefinitionNode, upstream: string): number | undefined {
   const totals = operationValue(ctx, ESTIMATES)?.get(operation);

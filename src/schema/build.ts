@@ -26,7 +26,8 @@ import { planRenames, renameTypes } from './renames.js';
 import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
-import { resolvers } from '../domains/index.js';
+import { costHints, resolvers } from '../domains/index.js';
+import { withCostDirectives } from './costDirectives.js';
 import type { GatewayContext } from '../context/request.js';
 import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
 import { withIncrementalDirectives } from '../execution/incremental.js';
@@ -69,14 +70,14 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
 }
 
 /**
- * The SDL a router reads from this subgraph: the served domains' definitions with their `@tag`s, renamed
+ * The SDL a router reads from this subgraph: the served domains' definitions with their `@tag`s, `@cost` and `@listSize`, renamed
  * (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES), with the `@override`s of SUBGRAPH_OVERRIDES; and the renames made.
  * Renames and overrides are checked against every domain, so a typo stops start-up whichever domains are served.
  */
 async function routerTypeDefs(domains: readonly GatewayDomain[], options: SubgraphOptions): Promise<{ typeDefs: DocumentNode; renames: ReadonlyMap<string, string> }> {
   const all = await allTypeDefs();
   const renames = planRenames(all, options);
-  const typeDefs = renameTypes(withDomainTags(servedDefinitions(all, domains)), renames);
+  const typeDefs = renameTypes(withCostDirectives(withDomainTags(servedDefinitions(all, domains)), costHints), renames);
   return { typeDefs: withOverrides(typeDefs, options.overrides ?? [], renameTypes(all, renames)), renames };
 }
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisConfig } from '../config/env.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
+import { MemoryClientBudgets, RedisClientBudgets, type ClientBudgets, type ClientBudgetsOptions } from './budgets.js';
 import { MemoryCache, RedisCache, type SharedCache, type SharedCacheOptions } from './cache.js';
 import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
 import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
@@ -16,12 +17,15 @@ import { MemoryDocumentStore, RedisDocumentStore, type DocumentStore, type Docum
 import { RedisConnection, type SharedStateStatus } from './connection.js';
 import { MemoryResponseStore, RedisResponseStore, type ResponseStore, type ResponseStoreOptions } from './responseStore.js';
 import { FallbackPolicy } from './fallbackPolicy.js';
+import { MemoryHoldings, RedisHoldings, type SharedHoldings, type SharedHoldingsOptions } from './holdings.js';
 import { MemoryLeases, RedisLeaderLease, type LeaderLease, type LeaderLeaseOptions } from './lease.js';
 import { MemoryDailyQuota, RedisDailyQuota, type DailyQuota, type DailyQuotaOptions } from './quota.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimiterOptions } from './rateLimit.js';
 import { MemorySharedValue, RedisSharedValue, type SharedValue } from './sharedValue.js';
 
+export type { BudgetVerdict, ClientBudgets, ClientBudgetsOptions } from './budgets.js';
 export type { SharedCache, SharedCacheOptions } from './cache.js';
+export type { HeldShare, SharedHoldings, SharedHoldingsOptions } from './holdings.js';
 export type { FanOut } from './channel.js';
 export type { Counts, DailyCounters, DailyCountersOptions } from './counters.js';
 export type { DocumentStore, DocumentStoreOptions, ProviderUsage, StoredDocument } from './documents.js';
@@ -53,6 +57,10 @@ export interface SharedState {
   responseStore(name: string, options: ResponseStoreOptions): ResponseStore;
   /** Chat documents: records, the texts the gateway extracted, usage per provider. */
   documents(name: string, options: DocumentStoreOptions): DocumentStore;
+  /** What each client may spend per minute and per day (demand control). */
+  clientBudgets(name: string, options: ClientBudgetsOptions): ClientBudgets;
+  /** What clients hold at once across the replicas (the `CLIENT_MAX_*` caps). */
+  holdings(name: string, options?: SharedHoldingsOptions): SharedHoldings;
   close(): Promise<void>;
 }
 
@@ -103,6 +111,12 @@ export class MemoryState implements SharedState {
   documents(name: string, options: DocumentStoreOptions): DocumentStore {
     return this.registry.once('documents', name, () => new MemoryDocumentStore(options));
   }
+  clientBudgets(name: string, options: ClientBudgetsOptions): ClientBudgets {
+    return this.registry.once('budgets', name, () => new MemoryClientBudgets(options));
+  }
+  holdings(name: string): SharedHoldings {
+    return this.registry.once('holdings', name, () => new MemoryHoldings());
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }
@@ -125,6 +139,8 @@ export class RedisState implements SharedState {
   private readonly channels: RedisChannels;
   private readonly quotas: RedisDailyQuota[] = [];
   private readonly limiters: RedisRateLimiter[] = [];
+  private readonly budgets: RedisClientBudgets[] = [];
+  private readonly held: RedisHoldings[] = [];
 
   constructor(options: RedisStateOptions) {
     this.connection = new RedisConnection(options);
@@ -172,9 +188,27 @@ export class RedisState implements SharedState {
   documents(name: string, options: DocumentStoreOptions): DocumentStore {
     return this.registry.once('documents', name, () => new RedisDocumentStore(this.connection, name, this.fallback, options));
   }
-  /** Gives back the quota and rate-limit slots this replica holds unspent, then closes the connection. */
+  clientBudgets(name: string, options: ClientBudgetsOptions): ClientBudgets {
+    return this.registry.once('budgets', name, () => {
+      const budgets = new RedisClientBudgets(this.connection, name, this.fallback, options);
+      this.budgets.push(budgets);
+      return budgets;
+    });
+  }
+  holdings(name: string, options?: SharedHoldingsOptions): SharedHoldings {
+    return this.registry.once('holdings', name, () => {
+      const holdings = new RedisHoldings(this.connection, name, this.replicaId, this.fallback, options);
+      this.held.push(holdings);
+      return holdings;
+    });
+  }
+  /**
+   * Gives back the quota and rate-limit slots this replica holds unspent and the shares its clients hold, writes the
+   * budgets' last corrections, then closes the connection.
+   */
   async close(): Promise<void> {
     await Promise.all([...this.quotas, ...this.limiters].map((held) => held.release()));
+    await Promise.all([...this.budgets.map((b) => b.flush()), ...this.held.map((h) => h.close())]);
     return this.connection.close();
   }
 }

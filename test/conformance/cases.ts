@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
 import type { TestGateway } from '../support/gateway.js';
 import { mergePayloads } from '../support/incremental.js';
 import type { AfterFirst, ConformanceRequest, Outcome, TransportRunner } from './transports.js';
@@ -127,6 +128,36 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       env: { GATEWAY_MAX_UPSTREAM_REQUESTS: '2' },
       request: { query: THREE_TITLES },
       expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 3, upstream: 'omdb' }, upstreams: {} },
+    },
+    {
+      name: 'every answer carries extensions.cost: estimated and actual cost, upstream requests expected and sent (three lookups: 3 requests, 33)',
+      // A gateway of its own per transport: the title cache would answer the second transport's lookups.
+      fresh: true,
+      request: { query: THREE_TITLES },
+      expect: {
+        upstreams: { omdb: 3 },
+        check: (o) => {
+          expect(o.results.at(-1)?.extensions?.cost).toEqual({ estimated: 33, actual: 33, upstreamRequestsEstimated: 3, upstreamRequests: 3 });
+        },
+      },
+    },
+    {
+      name: 'a subscription\'s events carry its cost: its start (a chunk and its delta) and the upstream request it sent',
+      carriers: streaming,
+      request: { query: CHAT_STREAM, variables: { input: CHAT_INPUT } },
+      expect: {
+        upstreams: { deepseek: 1 },
+        check: (o) => {
+          expect(o.results.length).toBeGreaterThan(1);
+          expect(o.results.at(-1)?.extensions?.cost).toEqual({ estimated: 12, actual: 12, upstreamRequestsEstimated: 1, upstreamRequests: 1 });
+        },
+      },
+    },
+    {
+      name: 'COST_MODE=enforce refuses an operation over MAX_OPERATION_COST before any request, naming the cost and the limit',
+      env: { COST_MODE: 'enforce', MAX_OPERATION_COST: '30' },
+      request: { query: THREE_TITLES },
+      expect: { code: 'QUERY_TOO_COMPLEX', extensions: { limit: 'MAX_OPERATION_COST', max: 30, cost: 33 }, message: { includes: 'estimated cost is 33' }, upstreams: {} },
     },
     {
       name: 'an operation that could cross the OMDb daily quota is refused before any request',

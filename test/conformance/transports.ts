@@ -17,7 +17,7 @@ export interface ConformanceRequest {
 
 type ResultError = { message: string; extensions?: Record<string, any> };
 /** A result, or a payload of incremental delivery (`hasNext`, and `incremental` parts with their own errors). */
-export type Result = { data?: any; errors?: ResultError[]; hasNext?: boolean; incremental?: Array<{ data?: any; items?: unknown[]; path: Array<string | number>; label?: string; errors?: ResultError[] }> };
+export type Result = { data?: any; errors?: ResultError[]; extensions?: Record<string, any>; hasNext?: boolean; incremental?: Array<{ data?: any; items?: unknown[]; path: Array<string | number>; label?: string; errors?: ResultError[] }> };
 
 /** What a client of one transport saw, in the same terms for every transport. */
 export interface Outcome {

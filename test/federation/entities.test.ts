@@ -79,7 +79,7 @@ describe('ServiceHealth references', () => {
 
   it('answers an empty list with no upstream request', async () => {
     const r = await entities([], '... on ServiceHealth { id }');
-    expect(r.body).toEqual({ data: { _entities: [] } });
+    expect(r.body).toEqual({ data: { _entities: [] }, extensions: { cost: { estimated: 0, actual: 0, upstreamRequestsEstimated: 0, upstreamRequests: 0 } } });
     expect(gw.upstreamRequests()).toEqual([]);
   });
 });

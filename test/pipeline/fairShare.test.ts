@@ -13,8 +13,9 @@ const LIMITS = { maxConnections: 100, clientMaxConnections: 2, clientMaxSubscrip
 const KEY_A = 'key-a-0123456789abcdef';
 const KEY_B = 'key-b-0123456789abcdef';
 
-const lease = (taken: Lease | GatewayError | undefined): Lease => {
-  if (!taken || taken instanceof GatewayError) throw new Error(`expected a lease, got ${taken?.message}`);
+/** A share taken in process (no cluster: the answer is synchronous). */
+const lease = (taken: Lease | GatewayError | Promise<Lease | GatewayError> | undefined): Lease => {
+  if (!taken || taken instanceof GatewayError || taken instanceof Promise) throw new Error(`expected a lease, got ${taken instanceof Promise ? 'a promise' : taken?.message}`);
   return taken;
 };
 const operation = (text: string) => {

@@ -333,6 +333,45 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
     });
   });
 
+  describe('client budgets', () => {
+    it('takes a cost from a bucket that holds a minute\'s budget and refills it continuously, telling the wait', async () => {
+      let now = 1_000_000;
+      const [state] = await replicas(1);
+      const budgets = state.clientBudgets('cost', { perMinute: 120, perDay: 0, now: () => now });
+      expect(await budgets.spend('a', 100)).toEqual({ ok: true });
+      expect(await budgets.spend('a', 30)).toEqual({ ok: false, limit: 'perMinute', retryAfterMs: 5_000 });
+      // Another client has its own budget.
+      expect(await budgets.spend('b', 120)).toEqual({ ok: true });
+      now += 5_000;
+      expect(await budgets.spend('a', 30)).toEqual({ ok: true });
+    });
+
+    it('gives back what an operation took beyond its actual cost, and refuses past the day until 00:00 UTC', async () => {
+      let now = Date.UTC(2025, 5, 1, 23, 59, 0);
+      const [x, y] = (await replicas(2)).map((s) => s.clientBudgets('cost', { perMinute: 0, perDay: 50, now: () => now }));
+      expect(await x.spend('a', 40)).toEqual({ ok: true });
+      x.adjust('a', -30);
+      expect(await x.spend('a', 0)).toEqual({ ok: true });
+      expect(await y.spend('a', 40)).toEqual({ ok: true });
+      expect(await y.spend('a', 1)).toEqual({ ok: false, limit: 'perDay', retryAfterMs: 60_000 });
+      now += 60_000;
+      expect(await x.spend('a', 50)).toEqual({ ok: true });
+    });
+  });
+
+  describe('holdings', () => {
+    it('grants a client at most max shares of a kind across replicas, and one more once one is released', async () => {
+      const holdings = (await replicas(2)).map((s) => s.holdings('caps'));
+      const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => holdings[i % 2].acquire('subscription', 'c', 5)));
+      expect(taken.filter(Boolean)).toHaveLength(5);
+      expect(await holdings[0].acquire('chatStream', 'c', 5)).toBeDefined();
+      expect(await holdings[1].count('subscription', 'c')).toBe(5);
+      taken.find(Boolean)!.release();
+      await until(async () => (await holdings[1].count('subscription', 'c')) === 4);
+      expect(await holdings[1].acquire('subscription', 'c', 5)).toBeDefined();
+    });
+  });
+
   describe('fan-out channel', () => {
     it('delivers a message published on one replica to the subscribers of every replica, once each', async () => {
       const channels = (await replicas(3)).map((s) => s.channel<{ service: string }>('health'));
@@ -346,6 +385,45 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await sleep(100);
       expect(received).toHaveLength(3);
     });
+  });
+});
+
+describe('client budgets across replicas', () => {
+  it('refuses what 3 replicas spend together past the per-minute budget, telling when it fits, and refills continuously', async () => {
+    let now = 10_000_000;
+    const budgets = (await redisReplicas(3)).map((s) => s.clientBudgets('cost', { perMinute: 60, perDay: 0, now: () => now }));
+    const verdicts = await Promise.all(Array.from({ length: 9 }, (_, i) => budgets[i % 3].spend('address:10.0.0.7', 10)));
+    expect(verdicts.filter((v) => v.ok)).toHaveLength(6);
+    expect(verdicts.filter((v) => !v.ok).every((v) => !v.ok && v.limit === 'perMinute' && v.retryAfterMs === 10_000)).toBe(true);
+    now += 10_000;
+    expect(await budgets[2].spend('address:10.0.0.7', 10)).toEqual({ ok: true });
+  });
+
+  it('writes corrections after the fact with the next spend, and counts a replica\'s outage spend once Redis is back', async () => {
+    const now = 20_000_000;
+    const [a, b] = (await redisReplicas(2)).map((s) => s.clientBudgets('cost', { perMinute: 0, perDay: 100, now: () => now }));
+    expect(await a.spend('k', 80)).toEqual({ ok: true });
+    a.adjust('k', -50);
+    // b cannot see a's correction before it is written: a's next spend (or its timer, within a second) writes it.
+    expect(await a.spend('k', 0)).toEqual({ ok: true });
+    expect(await b.spend('k', 70)).toEqual({ ok: true });
+    expect((await b.spend('k', 1)).ok).toBe(false);
+  });
+});
+
+describe('shared holdings: a lease per share', () => {
+  it('lets a dead replica\'s leases lapse within the TTL, and renews a live one\'s', async () => {
+    let now = 30_000_000;
+    const [a, b] = (await redisReplicas(2)).map((s) => s.holdings('caps', { ttlMs: 30_000, now: () => now }));
+    expect(await a.acquire('subscription', 'c', 2)).toBeDefined();
+    expect(await b.acquire('subscription', 'c', 2)).toBeDefined();
+    expect(await b.acquire('subscription', 'c', 2)).toBeUndefined();
+    now += 20_000;
+    // b renews (alive), a does not (dead): 10 s past a's lease end its share is free again.
+    await (b as unknown as { renew(): Promise<void> }).renew();
+    now += 20_000;
+    expect(await b.count('subscription', 'c')).toBe(1);
+    expect(await b.acquire('subscription', 'c', 2)).toBeDefined();
   });
 });
 
@@ -472,9 +550,9 @@ describe('redis not there at start-up', () => {
 });
 
 /** Polls until `check` holds, failing after `ms`. */
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await sleep(20);
   }

@@ -21,7 +21,7 @@ export interface TestGateway {
   sandbox: Sandbox;
   logs: LogCapture;
   /** POSTs an operation to /graphql and returns the parsed body (with the HTTP status). */
-  query<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }> }; headers: Headers }>;
+  query<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }>; extensions?: Record<string, any> }; headers: Headers }>;
   /** The sandbox's request record, optionally for one upstream. */
   upstreamRequests(upstream?: string): RecordedRequest[];
   clearUpstreamRequests(): void;

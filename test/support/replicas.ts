@@ -9,6 +9,7 @@ import { startRedis, type TestRedis } from './redis.js';
 /** What a GraphQL POST answered. */
 export interface GraphQLAnswer<T = any> {
   status: number;
+  headers: Headers;
   body: { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }> };
 }
 
@@ -76,7 +77,7 @@ export async function startReplicas(options: ReplicaClusterOptions = {}): Promis
     origins,
     async query(i, query, variables) {
       const res = await fetch(`${origins[i]}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-      return { status: res.status, body: (await res.json()) as GraphQLAnswer['body'] };
+      return { status: res.status, headers: res.headers, body: (await res.json()) as GraphQLAnswer['body'] };
     },
     upstreamRequests: (upstream) => sandbox.record.list().filter((r) => r.upstream === upstream),
     readiness: () => Promise.all(origins.map(async (o) => (await fetch(`${o}/readyz`)).json() as never)),

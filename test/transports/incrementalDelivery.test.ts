@@ -49,7 +49,7 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     expect(raw.startsWith(part)).toBe(true);
     expect(raw.endsWith('\r\n-----\r\n')).toBe(true);
     const bodies = raw.slice(part.length, -'\r\n-----\r\n'.length).split(part).map((b) => JSON.parse(b) as IncrementalPayload);
-    expect(bodies[0]).toEqual({ data: { upstreams: expect.any(Array) }, hasNext: true });
+    expect(bodies[0]).toEqual({ data: { upstreams: expect.any(Array) }, hasNext: true, extensions: { cost: expect.objectContaining({ upstreamRequests: 0 }) } });
     expect(bodies.at(-1)!.hasNext).toBe(false);
     const incremental = bodies.slice(1).flatMap((b) => b.incremental ?? []);
     expect(incremental).toEqual([{ data: { chatProviders: expect.arrayContaining([{ id: 'glm' }]) }, path: [], label: 'later' }]);

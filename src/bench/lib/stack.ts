@@ -131,13 +131,13 @@ export async function startFloorProc(sandboxOrigin: string): Promise<{ proc: Pro
 }
 
 /** POSTs one GraphQL operation and returns the parsed body; throws on transport errors or GraphQL errors. */
-export async function gql(url: string, query: string, variables?: Record<string, unknown>, allowErrors = false): Promise<{ data?: unknown; errors?: unknown[] }> {
+export async function gql(url: string, query: string, variables?: Record<string, unknown>, allowErrors = false): Promise<{ data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
+  const body = (await res.json()) as { data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> };
   if (!allowErrors && (body.errors?.length || !res.ok)) throw new Error(`${url}: ${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 600)}`);
   return body;
 }

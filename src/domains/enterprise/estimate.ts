@@ -4,8 +4,9 @@ import { connectionNodes, selectedFields, type SelectionContext } from '../../pl
 import { servedTypeName } from '../../planning/servedNames.js';
 
 const BATCH = 20;
-const DEFAULT_PAGE = 100;
-const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServiceAnnouncement', 'createServiceHealth', 'updateServiceHealth', 'deleteServiceHealth', 'createServiceHealthIssue']);
+/** Services a `healthOverviews` without `first` is taken to list (the tenant's whole list, one page). */
+export const DEFAULT_PAGE = 100;
+export const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServiceAnnouncement', 'createServiceHealth', 'updateServiceHealth', 'deleteServiceHealth', 'createServiceHealthIssue']);
 
 /**
  * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list

@@ -6,6 +6,7 @@ import type { FairShareLimits } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
+import type { SharedHoldings } from '../../state/index.js';
 import type { ClientIdentity, PipelineRule } from '../operation.js';
 
 
@@ -58,8 +59,11 @@ interface SocketShare {
   /** Its client's share, once its first request said who the client is (a client's own socket). */
   client?: Lease;
   refused?: GatewayError;
+  /** Its client's share being taken across the replicas: later requests on the socket wait for the verdict. */
+  pending?: Promise<GatewayError | undefined>;
   /** Whether its first request has been seen. */
   joined: boolean;
+  closed?: boolean;
 }
 
 /**
@@ -86,7 +90,10 @@ type Scope = 'both' | 'total' | 'client';
  * ({@link clientKey}: the end client a router names, else its API key when GATEWAY_API_KEYS is set, else its
  * address) and everyone together may hold at once. A share past
  * a cap is refused with RATE_LIMITED at once (HTTP 429, WebSocket close 4429, a graphql-ws error message), so one
- * client's excess never queues in front of anyone else's work. Counted across transports, per gateway process.
+ * client's excess never queues in front of anyone else's work. Counted across transports; a client's shares also
+ * across replicas when `cluster` is given (REDIS_URL): each is then a lease in shared state too, taken after this
+ * process's own count allows it (MAX_CONNECTIONS and MAX_SUBSCRIPTIONS stay per process: they bound its sockets and
+ * memory).
  */
 export class FairShare {
   private readonly held = new Map<string, Record<ShareKind, number>>();
@@ -99,6 +106,8 @@ export class FairShare {
       /** GATEWAY_API_KEYS is set: clients are told apart by key ({@link clientKey}). */
       keyed: boolean;
       metrics?: GatewayMetrics;
+      /** The replicas' shared holdings: a client's caps then hold for the cluster. */
+      cluster?: SharedHoldings;
     },
   ) {}
 
@@ -107,16 +116,49 @@ export class FairShare {
     return clientKey(this.options.keyed, identity);
   }
 
-  /** Takes one of each kind for `client`, all or none: the refusal names the first cap it would pass. */
-  acquire(client: string, kinds: readonly ShareKind[]): Lease | GatewayError {
-    return this.take(client, kinds, 'both');
+  /**
+   * Takes one of each kind for `client`, all or none: the refusal names the first cap it would pass. With a cluster,
+   * the answer comes once the replicas' shared count has been asked.
+   */
+  acquire(client: string, kinds: readonly ShareKind[]): Lease | GatewayError | Promise<Lease | GatewayError> {
+    return this.clustered(client, kinds, this.take(client, kinds, 'both'));
+  }
+
+  /** The local share `taken`, then the same kinds across the replicas (each a lease in shared state). */
+  private clustered(client: string, kinds: readonly ShareKind[], taken: Lease | GatewayError): Lease | GatewayError | Promise<Lease | GatewayError> {
+    const cluster = this.options.cluster;
+    if (!cluster || taken instanceof GatewayError) return taken;
+    return (async () => {
+      const held: Array<{ release(): void }> = [];
+      const giveBack = () => {
+        held.forEach((h) => h.release());
+        taken.release();
+      };
+      for (const kind of kinds) {
+        const cap = CAPS[kind];
+        const share = await cluster.acquire(kind, client, this.limits[cap.client]).catch(() => undefined);
+        if (!share) {
+          giveBack();
+          return this.refusal(kind, cap.clientName, this.limits[cap.client], 'one client across the replicas');
+        }
+        held.push(share);
+      }
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          giveBack();
+        },
+      };
+    })();
   }
 
   /**
    * The shares an admitted operation holds while it runs: a subscription takes one subscription, a chat stream also
    * one chat stream; queries and mutations take none (undefined).
    */
-  admitOperation(identity: ClientIdentity, document: DocumentNode, operation: OperationDefinitionNode): Lease | GatewayError | undefined {
+  admitOperation(identity: ClientIdentity, document: DocumentNode, operation: OperationDefinitionNode): Lease | GatewayError | Promise<Lease | GatewayError> | undefined {
     if (operation.operation !== 'subscription') return undefined;
     const chat = rootFieldNames(document, operation.selectionSet).some((name) => CHAT_STREAM_FIELDS.has(name));
     return this.acquire(this.clientOf(identity), chat ? ['subscription', 'chatStream'] : ['subscription']);
@@ -142,6 +184,7 @@ export class FairShare {
       if (taken instanceof GatewayError) state.refused = taken;
       else state.total = taken;
       socket.once('close', () => {
+        state.closed = true;
         state.total?.release();
         state.client?.release();
       });
@@ -153,22 +196,33 @@ export class FairShare {
    * the socket counts against `client` is `share` ({@link ConnectionShare}); a request counted on its own holds its
    * share until `done` closes (its response; a WebSocket's socket).
    */
-  connectionRefusal(req: IncomingMessage, client: ClientIdentity, share: ConnectionShare, done: Closes): GatewayError | undefined {
+  connectionRefusal(req: IncomingMessage, client: ClientIdentity, share: ConnectionShare, done: Closes): GatewayError | undefined | Promise<GatewayError | undefined> {
     const state = this.sockets.get(req.socket);
     if (!state || state.refused) return state?.refused;
     if (share === 'none') return undefined;
+    const key = this.clientOf(client);
     if (share === 'request') {
-      const taken = this.take(this.clientOf(client), ['connection'], 'client');
-      if (taken instanceof GatewayError) return taken;
-      done.once('close', () => taken.release());
-      return undefined;
+      const taken = this.clustered(key, ['connection'], this.take(key, ['connection'], 'client'));
+      const settle = (lease: Lease | GatewayError) => {
+        if (lease instanceof GatewayError) return lease;
+        done.once('close', () => lease.release());
+        return undefined;
+      };
+      return taken instanceof Promise ? taken.then(settle) : settle(taken);
     }
-    if (state.joined) return undefined;
+    if (state.joined) return state.pending ?? undefined;
     state.joined = true;
-    const taken = this.take(this.clientOf(client), ['connection'], 'client');
-    if (taken instanceof GatewayError) state.refused = taken;
-    else state.client = taken;
-    return state.refused;
+    const taken = this.clustered(key, ['connection'], this.take(key, ['connection'], 'client'));
+    const settle = (lease: Lease | GatewayError) => {
+      state.pending = undefined;
+      if (lease instanceof GatewayError) state.refused = lease;
+      // The socket may have closed while the replicas were asked: its share goes back at once.
+      else if (state.closed) lease.release();
+      else state.client = lease;
+      return state.refused;
+    };
+    if (!(taken instanceof Promise)) return settle(taken);
+    return (state.pending = taken.then(settle));
   }
 
   /**
@@ -242,12 +296,17 @@ export function fairShareRule(fairShare: FairShare): PipelineRule {
     name: 'fairShare',
     admit(op) {
       const share = fairShare.admitOperation(op.client, op.document, op.operation);
-      if (share instanceof GatewayError) {
-        share.extensions.http = { status: 429 };
-        return share;
-      }
-      if (share) setOperationValue(op.context, LEASE, share);
-      return undefined;
+      const settle = (taken: Lease | GatewayError | undefined) => {
+        if (taken instanceof GatewayError) {
+          taken.extensions.http = { status: 429 };
+          return taken;
+        }
+        // Finished while the replicas were asked (the client left): the share goes back at once.
+        if (taken && op.finished) taken.release();
+        else if (taken) setOperationValue(op.context, LEASE, taken);
+        return undefined;
+      };
+      return share instanceof Promise ? share.then(settle) : settle(share);
     },
     finish(op) {
       operationValue(op.context, LEASE)?.release();

@@ -1,5 +1,6 @@
 import type { GatewayServices } from '../../context/services.js';
 import type { PipelineRule } from '../operation.js';
+import { operationCost } from './demandControl.js';
 
 /** Longest client-chosen string (operation name, graphql-ws id) that reaches a log line, a metric or an echo. */
 export const MAX_CLIENT_STRING = 128;
@@ -33,6 +34,8 @@ export function operationLog(services: GatewayServices): PipelineRule {
           outcome,
           errorCodes: op.errorCodes.size ? [...op.errorCodes] : undefined,
           transport: op.transport,
+          // Demand control's figures: estimated and actual cost, upstream requests expected and sent.
+          cost: operationCost(op),
           // Who ran it, when a verified token said so (/mcp with MCP_AUTH=jwt); keys and addresses are never logged, and
           // neither is a name a router forwarded (ROUTER_CLIENT_HEADER may name a header that carries a credential).
           subject: op.client.router ? undefined : op.client.subject,

@@ -8,7 +8,7 @@ import { compiledExecute } from '../../execution/compiled.js';
 import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
 import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
 import { subscriptionOverHttp } from './request.js';
-import { graphqlStatus } from './response.js';
+import { graphqlStatus, retryAfterOf } from './response.js';
 
 /** The pipeline's operation an HTTP request began, for Apollo's plugin (Apollo copies contexts; this map is shared). */
 export const HTTP_OPERATION = new OperationKey<Operation>('the HTTP request\'s operation');
@@ -86,6 +86,8 @@ function pipelinePlugin(pipeline: OperationPipeline): ApolloServerPlugin<Gateway
           const errors = response.body.singleResult.errors;
           for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
           if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
+          // Its cost (demand control), as the direct path answers it; a copy, since a cached answer is shared.
+          if (op.operation) response.body.singleResult = { ...response.body.singleResult, extensions: pipeline.answerExtensions(op, response.body.singleResult) };
           response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
           pipeline.finish(op);
         },
@@ -102,6 +104,8 @@ const statusPlugin: ApolloServerPlugin<GatewayContext> = {
         if (response.body.kind !== 'single' || response.http.status === undefined) return;
         const modern = request.http?.headers.get('accept')?.includes('application/graphql-response+json') ?? false;
         response.http.status = graphqlStatus(response.http.status, response.body.singleResult.errors, modern);
+        const retryAfter = retryAfterOf(response.body.singleResult.errors);
+        if (retryAfter !== undefined) response.http.headers.set('retry-after', retryAfter);
       },
     };
   },

@@ -64,7 +64,8 @@ export async function createGraphqlHttp(options: { pipeline: OperationPipeline; 
             return answerErrors(req, res, op, [asGraphqlError(thrown)], 500, contentType);
           }
           const formatted = result.errors?.length ? formatForResponse(result.errors, { format: pipeline.format, op, stacktrace }) : undefined;
-          sendResult(req, res, resultStatus(result, formatted?.status), { ...result, errors: formatted?.errors }, { contentType, cacheControl: cacheControlHeader(op, 'POST', !!formatted) });
+          const extensions = pipeline.answerExtensions(op, result);
+          sendResult(req, res, resultStatus(result, formatted?.status), { ...result, errors: formatted?.errors, extensions }, { contentType, cacheControl: cacheControlHeader(op, 'POST', !!formatted) });
         });
       } finally {
         pipeline.finish(op);

@@ -34,6 +34,12 @@ export function sendErrors(req: IncomingMessage, res: ServerResponse, status: nu
   sendRefusal(req, res, graphqlStatus(status, errors, acceptsGraphqlResponseJson(req)), errors);
 }
 
+/** `Retry-After` of an answer whose error says when to come back (`extensions.retryAfterSeconds`: a cost budget). */
+export function retryAfterOf(errors: readonly { extensions?: Record<string, unknown> }[] | undefined): string | undefined {
+  const seconds = errors?.find((e) => typeof e.extensions?.retryAfterSeconds === 'number')?.extensions?.retryAfterSeconds;
+  return seconds === undefined ? undefined : String(seconds);
+}
+
 /**
  * Errors that refuse an HTTP request before any operation is read from it (an API key, a connection cap, draining,
  * CSRF, a body too large or not JSON, a document over the size limit), with the status the refusal asks for.
@@ -41,6 +47,8 @@ export function sendErrors(req: IncomingMessage, res: ServerResponse, status: nu
 export function sendRefusal(req: IncomingMessage, res: ServerResponse, status: number, errors: readonly GraphQLFormattedError[], headers: Record<string, string> = {}): void {
   const modern = acceptsGraphqlResponseJson(req);
   const text = `${JSON.stringify({ errors })}\n`;
+  const retryAfter = retryAfterOf(errors);
+  if (retryAfter !== undefined) headers = { ...headers, 'retry-after': retryAfter };
   res.writeHead(status, {
     ...headers,
     'content-type': modern ? GRAPHQL_RESPONSE_JSON : APPLICATION_JSON,
@@ -76,6 +84,8 @@ export interface ResultHead {
 export function sendResult(req: IncomingMessage, res: ServerResponse, status: number, result: { errors?: readonly GraphQLFormattedError[]; data?: unknown; extensions?: unknown }, head: ResultHead): void {
   res.statusCode = graphqlStatus(status, result.errors, head.contentType === GRAPHQL_RESPONSE_JSON);
   res.setHeader('cache-control', head.cacheControl);
+  const retryAfter = result.errors && retryAfterOf(result.errors);
+  if (retryAfter !== undefined) res.setHeader('retry-after', retryAfter);
   res.setHeader('content-type', head.contentType);
   res.end(`${JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`);
 }

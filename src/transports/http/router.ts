@@ -93,7 +93,9 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }
     const client = clients.of(req);
-    const overConnections = fairShare.connectionRefusal(req, client, clients.connectionShare(req, client), res);
+    let overConnections = fairShare.connectionRefusal(req, client, clients.connectionShare(req, client), res);
+    // Across replicas (REDIS_URL) a socket's first request waits for the shared count.
+    if (overConnections instanceof Promise) overConnections = await overConnections;
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     if (await health.serve(req, res, path)) return;
     if (options.graphiql(req, res)) return;

@@ -75,7 +75,8 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
     context: (req) => operations.get(req.raw)?.op.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
     onNext(_ctx, req, result) {
       const op = operations.get(req.raw)?.op;
-      if (!op || (!result.errors?.length && !('incremental' in result))) return;
+      // Every result: its errors formatted, its cost in its extensions.
+      if (!op) return;
       return pipeline.formatted(op, result as ExecutionResult) as unknown as ExecutionResult;
     },
     onComplete(_ctx, req) {

@@ -1,6 +1,7 @@
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
@@ -84,7 +85,13 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    const refused = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    const refusal = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    // Across replicas (REDIS_URL) the upgrade waits for the shared count.
+    if (refusal instanceof Promise) void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
+    else upgrade(req, socket, head, client, refusal);
+  });
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, client: ClientIdentity, refused: GatewayError | undefined): void {
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (refused) return ws.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);
       const id = requestIdFrom(req.headers['x-request-id']);
@@ -119,7 +126,7 @@ export function attachWebSocket(options: {
       });
       wss.emit('connection', ws, req);
     });
-  });
+  }
 
   const finish = (conn: Connection, id: string) => {
     const op = conn.operations.get(id);
@@ -207,9 +214,11 @@ export function attachWebSocket(options: {
       onNext(ctx, id, _payload, _args, result) {
         const conn = connections.get(ctx.extra.socket)!;
         // Past the limit the connection closes; graphql-ws then sends nothing more.
-        if (conn.outbound.overflowed() || (!result.errors?.length && !('incremental' in result))) return;
+        if (conn.outbound.overflowed()) return;
         const op = conn.operations.get(id);
-        return op ? pipeline.formatted(op, result) : { ...result, errors: pipeline.format(result.errors ?? []) };
+        // Every result: its errors formatted, its cost in its extensions.
+        if (op) return pipeline.formatted(op, result);
+        return result.errors?.length ? { ...result, errors: pipeline.format(result.errors) } : undefined;
       },
       onError(ctx, id, _payload, errors) {
         const conn = connections.get(ctx.extra.socket)!;

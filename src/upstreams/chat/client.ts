@@ -75,14 +75,14 @@ export class ChatClient {
    * the request it is for, whose client waits its turn when the provider's connections are busy.
    */
   async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
-    const { signal, requestId } = caller;
+    const { signal, requestId, upstreamRequests: tally } = caller;
     await this.admit(signal);
     let status: number;
     let text: string;
     let release: (() => void) | undefined;
     try {
       release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
-      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, retry, isFinal: this.quotaSpent });
+      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, tally, retry, isFinal: this.quotaSpent });
       this.rateHeaders?.observe(res.headers, Date.now());
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
       this.credentials.accepted(this.spec.id);
@@ -105,13 +105,13 @@ export class ChatClient {
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
    */
   async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
-    const { signal, requestId } = caller;
+    const { signal, requestId, upstreamRequests: tally } = caller;
     await this.admit(signal);
     let body: Readable;
     let release: (() => void) | undefined;
     try {
       release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
+      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, tally, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
       this.rateHeaders?.observe(res.headers, Date.now());
       if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);

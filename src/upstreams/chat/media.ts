@@ -41,12 +41,12 @@ export interface ImageResult {
 type Json = Record<string, any>;
 
 async function postJson(client: ChatClient, path: string, body: Json, caller: UpstreamCaller): Promise<Json> {
-  const { signal, requestId } = caller;
+  const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   const { spec } = client;
   let res;
   try {
-    res = await client.http.send({ method: 'POST', url: `${client.config.baseUrl}${path}`, headers: client.headers(false), body: JSON.stringify(body), signal, requestId, isFinal: client.quotaSpent });
+    res = await client.http.send({ method: 'POST', url: `${client.config.baseUrl}${path}`, headers: client.headers(false), body: JSON.stringify(body), signal, requestId, tally, isFinal: client.quotaSpent });
   } catch (error) {
     throw client.failure(error, signal, 'the request failed');
   }

@@ -7,6 +7,7 @@ import { startUpstreamSpan } from '../../observability/tracing.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
+import type { UpstreamTally } from './tally.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
@@ -44,6 +45,8 @@ export interface UpstreamHttpOptions {
 export interface UpstreamCaller {
   readonly signal: AbortSignal;
   readonly requestId?: string;
+  /** Counts the requests sent for the caller's operation (its cost). */
+  readonly upstreamRequests?: UpstreamTally;
 }
 
 export interface UpstreamRequest {
@@ -61,6 +64,8 @@ export interface UpstreamRequest {
   controller?: AbortController;
   /** The client request this call serves: every log line of the call carries it. */
   requestId?: string;
+  /** The operation's count of requests sent: each attempt is one (its cost, `extensions.cost.upstreamRequests`). */
+  tally?: UpstreamTally;
   /** Overrides the instance's policy for this request (e.g. no retries once a stream may have begun). */
   retry?: Partial<RetryPolicy>;
   /** Return the body unread, for streams; retries then happen only on statuses, before any body byte is read. */
@@ -213,6 +218,7 @@ export class UpstreamHttp {
       try {
         // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
         const { origin, path } = splitUrl(req.url);
+        req.tally?.sent(this.upstream);
         result = await this.dispatcher.request({
           origin,
           path,

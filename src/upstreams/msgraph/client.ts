@@ -3,6 +3,7 @@ import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.
 import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
+import type { UpstreamTally } from '../http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
 import type { SharedState } from '../../state/index.js';
 import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
@@ -24,6 +25,8 @@ export interface GraphCall {
   requestId?: string;
   /** Overrides the shared retry policy, e.g. `{ maxAttempts: 1 }` for a caller that schedules its own retries. */
   retry?: Partial<RetryPolicy>;
+  /** The caller's operation's count of requests sent (a shared GET counts for the caller that started it). */
+  tally?: UpstreamTally;
 }
 
 /** One answer: the parsed body of a 2xx, or the contract error for anything else (404 included). */
@@ -187,7 +190,7 @@ export class GraphClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, controller: call.controller, requestId: call.requestId, retry: call.retry, traceAttributes });
+      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, controller: call.controller, requestId: call.requestId, tally: call.tally, retry: call.retry, traceAttributes });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;

@@ -96,19 +96,19 @@ export class OmdbClient {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
-    return this.inFlight.run(key, (_signal, flight) => this.lookup(q, key, flight, caller?.requestId), caller?.signal, () =>
+    return this.inFlight.run(key, (_signal, flight) => this.lookup(q, key, flight, caller), caller?.signal, () =>
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
 
   /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
-  private async lookup(q: OmdbQuery, key: string, flight: AbortController, requestId: string | undefined): Promise<OmdbAnswer> {
+  private async lookup(q: OmdbQuery, key: string, flight: AbortController, caller: UpstreamCaller | undefined): Promise<OmdbAnswer> {
     const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
     this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
-    return shared ?? this.fetch(q, key, flight, requestId);
+    return shared ?? this.fetch(q, key, flight, caller);
   }
 
-  private async fetch(q: OmdbQuery, key: string, flight: AbortController, requestId: string | undefined): Promise<OmdbAnswer> {
+  private async fetch(q: OmdbQuery, key: string, flight: AbortController, caller: UpstreamCaller | undefined): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
@@ -117,7 +117,7 @@ export class OmdbClient {
     const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
     // counted afterwards, so another replica may see the count briefly short by the retries in flight).
-    const res = await this.http.send({ method: 'GET', url, signal: flight.signal, controller: flight, requestId, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
+    const res = await this.http.send({ method: 'GET', url, signal: flight.signal, controller: flight, requestId: caller?.requestId, tally: caller?.upstreamRequests, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
     if (res.attempts > 1) await this.quota.add(res.attempts - 1);
 
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
