@@ -255,7 +255,11 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       await first.page.locator('.graphiql-response .view-lines', { hasText: '"STATUS_CHANGED"' }).waitFor();
       expect(await editorText(first.page, '.graphiql-response')).toContain('"status": "SERVICE_DEGRADATION"');
       expect(first.wsNext).toEqual([
-        { data: { serviceHealthChanged: expect.objectContaining({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' } }) } },
+        {
+          data: { serviceHealthChanged: expect.objectContaining({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' } }) },
+          // The feed reads Graph for every subscriber at once: the subscription itself sends no upstream request.
+          extensions: { cost: expect.objectContaining({ upstreamRequestsEstimated: 0, upstreamRequests: 0 }) },
+        },
       ]);
     } finally {
       await first.context.close();

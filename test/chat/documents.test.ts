@@ -44,6 +44,8 @@ describe('uploadChatDocument', () => {
     expect(countBody.messages).toEqual([{ role: 'system', content: expect.stringContaining('Page 3, line 45:') }]);
     expect(body.data.uploadChatDocument.tokens).toBeGreaterThan(2000);
     expect(await kimiFiles()).toHaveLength(1);
+    // The answer's cost counts the three; the estimate, a bound, also has room for the delete of a failed upload.
+    expect(body.extensions?.cost).toMatchObject({ upstreamRequestsEstimated: 4, upstreamRequests: 3 });
   });
 
   it('extracts text here for a provider without a files API, with no upstream request at all', async () => {
@@ -60,7 +62,8 @@ describe('uploadChatDocument', () => {
     const b = (await upload(t.gateway.url, { name: 'b.txt', data: 'beta text' }, { provider: 'glm' })).body.data.uploadChatDocument;
     expect((await t.query(LIST)).body.data.chatDocuments.map((d: { id: string }) => d.id)).toEqual([b.id, a.id]);
     t.clearUpstreamRequests();
-    expect((await t.query(DELETE, { id: a.id })).body).toEqual({ data: { deleteChatDocument: true } });
+    // The delete is one request to Kimi, as estimated, and the answer says so.
+    expect((await t.query(DELETE, { id: a.id })).body).toEqual({ data: { deleteChatDocument: true }, extensions: { cost: { estimated: 10, actual: 10, upstreamRequestsEstimated: 1, upstreamRequests: 1 } } });
     expect(requests()).toEqual(['DELETE /moonshot/v1/files/{id}']);
     expect(await kimiFiles()).toEqual([]);
     t.clearUpstreamRequests();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_MOVIES } from '../../src/sandbox/omdb/knownTitles.js';
 import { omdbQueryKey } from '../../src/upstreams/omdb/query.js';
@@ -18,8 +19,13 @@ let watcher: Redis;
 let marker: Redis;
 /** Commands sent to Redis by clients (not by scripts) since the last {@link sent}, in order: [command, ...args]. */
 let seen: string[][] = [];
+let dispatcher: Dispatcher;
 
 beforeAll(async () => {
+  // One socket for the test's requests: a socket's first request takes its client's connection share (one Redis
+  // step), so a second socket opened by the client's pool would be a command no lookup caused.
+  dispatcher = getGlobalDispatcher();
+  setGlobalDispatcher(new Agent({ connections: 1 }));
   redis = await startRedis();
   watcher = new Redis(redis.url, { lazyConnect: true });
   marker = new Redis(redis.url, { lazyConnect: true });
@@ -30,6 +36,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  setGlobalDispatcher(dispatcher);
   watcher?.disconnect();
   marker?.disconnect();
   await redis?.close();
@@ -65,14 +72,16 @@ async function gatewayOnRedis(env: Record<string, string>): Promise<TestGateway>
 }
 
 describe('Redis commands per title lookup', () => {
-  it('with the title cache off: the first lookup claims a slice of the quota in one round trip, the next 10 send no command', async () => {
+  it('with the title cache off: the first lookup claims a slice of the quota in one round trip (after its connection\'s share), the next 10 send no command', async () => {
     t = await gatewayOnRedis({ OMDB_CACHE_MAX: '0' });
     expect((await t.query(TITLE, { id: ids[0] })).body.data.title.imdbId).toBe(ids[0]);
     const first = await sent();
-    // One step of the quota script (the text the first time on a connection, then its SHA) on the day's books.
-    expect(first).toHaveLength(1);
-    expect(first[0][0]).toMatch(/^eval(sha)?$/);
-    expect(first[0].some((arg) => /quota:omdb:\d{4}-\d\d-\d\d$/.test(arg))).toBe(true);
+    // The client's new connection takes its share of CLIENT_MAX_CONNECTIONS (one step of the holdings script, which
+    // the connection's later requests do not repeat), then one step of the quota script (the text the first time on
+    // a connection, then its SHA) on the day's books.
+    expect(first.map(([command]) => command)).toEqual([expect.stringMatching(/^eval(sha)?$/), expect.stringMatching(/^eval(sha)?$/)]);
+    expect(first[0].some((arg) => /holdings:fair-share:connection:address:127\.0\.0\.1$/.test(arg))).toBe(true);
+    expect(first[1].some((arg) => /quota:omdb:\d{4}-\d\d-\d\d$/.test(arg))).toBe(true);
 
     for (const id of ids.slice(1)) expect((await t.query(TITLE, { id })).body.data.title.imdbId).toBe(id);
     expect(await sent()).toEqual([]);

@@ -11,7 +11,7 @@ export interface UploadFile {
 
 export interface UploadAnswer {
   status: number;
-  body: { data?: any; errors?: Array<{ message: string; extensions?: Record<string, any> }> };
+  body: { data?: any; errors?: Array<{ message: string; extensions?: Record<string, any> }>; extensions?: Record<string, any> };
 }
 
 const UPLOAD = `mutation Upload($file: Upload!, $provider: ID) {

@@ -49,8 +49,11 @@ describe('title lookup', () => {
     expect(sent().sort()).toEqual(['i=tt0096895', 'i=tt0468569', 'i=tt1345836']);
     t.clearUpstreamRequests();
     const again = await t.query(query);
-    expect(again.body).toEqual(first.body);
+    expect(again.body.data).toEqual(first.body.data);
     expect(sent()).toEqual([]);
+    // Each answer says so: three requests the first time (10 per request, 1 per title object), none the second.
+    expect(first.body.extensions!.cost).toEqual({ estimated: 40, actual: 40, upstreamRequestsEstimated: 3, upstreamRequests: 3 });
+    expect(again.body.extensions!.cost).toEqual({ estimated: 10, actual: 10, upstreamRequestsEstimated: 0, upstreamRequests: 0 });
   });
 
   it('coalesces two concurrent identical operations into one request per title', async () => {
@@ -58,9 +61,12 @@ describe('title lookup', () => {
     t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 300 });
     const query = '{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0234215") { title } c: title(imdbId: "tt0242653") { title } }';
     const [x, y] = await Promise.all([t.query(query), t.query(query)]);
-    expect(x.body).toEqual(y.body);
+    expect(x.body.data).toEqual(y.body.data);
     expect(x.body.data.a.title).toBe('The Matrix');
     expect(sent().sort()).toEqual(['i=tt0133093', 'i=tt0234215', 'i=tt0242653']);
+    // A shared request counts for the operation that sent it: three between the two, each estimated alone.
+    expect(x.body.extensions!.cost.upstreamRequests + y.body.extensions!.cost.upstreamRequests).toBe(3);
+    expect([x, y].map((r) => r.body.extensions!.cost.upstreamRequestsEstimated)).toEqual([3, 3]);
   });
 
   it('looks up by title with year, type and plot, and answers a later lookup of that ID from the cache', async () => {

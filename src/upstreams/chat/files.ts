@@ -44,7 +44,7 @@ export interface FileToUpload {
  * the provider may have kept.
  */
 export async function uploadFile(client: ChatClient, file: FileToUpload, caller: UpstreamCaller): Promise<UpstreamFile> {
-  const { signal, requestId } = caller;
+  const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   const boundary = `----gateway${randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
@@ -62,6 +62,7 @@ export async function uploadFile(client: ChatClient, file: FileToUpload, caller:
       body,
       signal,
       requestId,
+      tally,
       isFinal: client.quotaSpent,
       traceAttributes: { 'file.bytes': file.bytes },
     });
@@ -98,11 +99,11 @@ export async function listFiles(client: ChatClient, caller: UpstreamCaller): Pro
 
 /** `DELETE {base}/files/{id}`: true when deleted, false when the provider had no such file (404). */
 export async function deleteFile(client: ChatClient, id: string, caller: UpstreamCaller): Promise<boolean> {
-  const { signal, requestId } = caller;
+  const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   let res;
   try {
-    res = await client.http.send({ method: 'DELETE', url: `${client.config.baseUrl}/files/${encodeURIComponent(id)}`, headers: { ...authorization(client), accept: 'application/json' }, signal, requestId, retry: { maxAttempts: 1 } });
+    res = await client.http.send({ method: 'DELETE', url: `${client.config.baseUrl}/files/${encodeURIComponent(id)}`, headers: { ...authorization(client), accept: 'application/json' }, signal, requestId, tally, retry: { maxAttempts: 1 } });
   } catch (error) {
     throw client.failure(error, signal, 'the delete failed');
   }
@@ -114,7 +115,7 @@ export async function deleteFile(client: ChatClient, id: string, caller: Upstrea
 
 /** `POST {base}/tokenizers/estimate-token-count`: the provider's count of the tokens of `messages` for `model`. */
 export async function countTokens(client: ChatClient, model: string, messages: ReadonlyArray<{ role: string; content: string }>, caller: UpstreamCaller): Promise<number> {
-  const { signal, requestId } = caller;
+  const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   let res;
   try {
@@ -125,6 +126,7 @@ export async function countTokens(client: ChatClient, model: string, messages: R
       body: JSON.stringify({ model, messages }),
       signal,
       requestId,
+      tally,
       isFinal: client.quotaSpent,
     });
   } catch (error) {
@@ -142,10 +144,10 @@ export async function countTokens(client: ChatClient, model: string, messages: R
 }
 
 async function get(client: ChatClient, path: string, caller: UpstreamCaller, accept: string) {
-  const { signal, requestId } = caller;
+  const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   try {
-    const res = await client.http.send({ method: 'GET', url: `${client.config.baseUrl}${path}`, headers: { ...authorization(client), accept }, signal, requestId });
+    const res = await client.http.send({ method: 'GET', url: `${client.config.baseUrl}${path}`, headers: { ...authorization(client), accept }, signal, requestId, tally });
     client.rateHeaders?.observe(res.headers, Date.now());
     if (res.status < 300) client.credentials.accepted(client.spec.id);
     return res;

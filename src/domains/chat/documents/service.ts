@@ -227,7 +227,7 @@ export class ChatDocuments {
   /** Deletes the provider's copy of a failed upload, on a signal of its own: the caller may be gone. */
   private async discard(client: ChatClient, fileId: string, ctx: GatewayContext): Promise<void> {
     try {
-      await deleteFile(client, fileId, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId });
+      await deleteFile(client, fileId, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId, upstreamRequests: ctx.upstreamRequests });
     } catch (error) {
       ctx.services.log.error({ requestId: ctx.requestId, provider: client.spec.id, fileId, err: (error as Error).message }, 'could not delete the file of a failed upload; delete it at the provider');
     }
@@ -238,7 +238,7 @@ export class ChatDocuments {
    * made since the upload began and held by no document, is that upload's: delete it.
    */
   private async sweep(client: ChatClient, name: string, bytes: number, startedMs: number, ctx: GatewayContext): Promise<void> {
-    const caller = { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId };
+    const caller = { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId, upstreamRequests: ctx.upstreamRequests };
     try {
       const candidates = (await listFiles(client, caller)).filter((f) => f.filename === name && f.bytes === bytes && f.createdAt * 1000 >= startedMs - 60_000).sort((a, b) => b.createdAt - a.createdAt);
       for (const f of candidates) {
