@@ -1,5 +1,6 @@
 import { createSourceEventStream, execute, subscribe, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { sharedExecution } from './sharedEvents.js';
 
 /*
  * Compiled execution of cached documents (graphql-jit). The document caches hand back the same `DocumentNode` for the
@@ -66,11 +67,14 @@ export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) 
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
     const variables = args.variableValues ?? {};
-    return mapEvents(source, async (event) => {
-      const result = (await query.query(event, args.contextValue, variables)) as ExecutionResult;
+    const run = async (event: unknown, contextValue: unknown) => {
+      const result = (await query.query(event, contextValue, variables)) as ExecutionResult;
       // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
-      return result.data === undefined && result.errors?.length ? execute({ ...args, rootValue: event }) : result;
-    });
+      return result.data === undefined && result.errors?.length ? execute({ ...args, contextValue, rootValue: event }) : result;
+    };
+    // An event many subscribers share runs once per selection and variables (sharedEvents.ts says why that is safe).
+    let variablesKey: string | undefined;
+    return mapEvents(source, (event) => sharedExecution(event, query, (variablesKey ??= JSON.stringify(variables)), (contextValue) => run(event, contextValue)) ?? run(event, args.contextValue));
   };
 }
 
