@@ -29,7 +29,7 @@ const SERVICE = 'Exchange';
  * round, so that the client adds as little as it can to the spread it measures (graphql-ws's client would parse and
  * validate each of the 20,000 messages on the way).
  */
-class FanOutClients {
+export class FanOutClients {
   private readonly sockets: WebSocket[] = [];
   /** Arrival time and text of every `next`, by subscription, for the current round. */
   private arrivals: Array<{ at: number; data: Buffer }> = [];

@@ -11,24 +11,42 @@ import { sharedResultJson } from '../../execution/sharedEvents.js';
  * as before. `send` writes a text unless the connection closed or the operation ended.
  */
 export function sendingSharedResults(source: AsyncIterator<ExecutionResult>, id: string, send: (text: string) => void): AsyncIterableIterator<ExecutionResult> {
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  const results: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      for (;;) {
-        const step = await source.next();
-        if (step.done) return step;
-        const json = sharedResultJson(step.value);
-        if (json === undefined) return step;
-        send(`${prefix}${json}}`);
-      }
-    },
-    return: (value?: unknown) => (source.return ? source.return(value as never) : Promise.resolve({ value: undefined, done: true })),
-    throw: (error?: unknown) => (source.throw ? source.throw(error) : Promise.reject(error)),
-    [Symbol.asyncIterator]() {
-      return results;
-    },
-  };
-  return results;
+  return new SharedResultSender(source, `{"id":${JSON.stringify(id)},"type":"next","payload":`, send);
+}
+
+/** A class with promise chains, not async closures: every graphql-ws subscription holds one for its whole life. */
+class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
+  constructor(
+    private readonly source: AsyncIterator<ExecutionResult>,
+    /** `{"id":…,"type":"next","payload":`, made once per subscription. */
+    private readonly prefix: string,
+    private readonly send: (text: string) => void,
+  ) {}
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.source.next().then((step) => this.sendShared(step));
+  }
+
+  return(value?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    return this.source.return ? this.source.return(value as never) : Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    return this.source.throw ? this.source.throw(error) : Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Sends a shared result and pulls the next one; hands anything else to graphql-ws. */
+  private sendShared(step: IteratorResult<ExecutionResult>): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> {
+    if (step.done) return step;
+    const json = sharedResultJson(step.value);
+    if (json === undefined) return step;
+    this.send(`${this.prefix}${json}}`);
+    return this.next();
+  }
 }
 
 /**

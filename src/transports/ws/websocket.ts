@@ -193,6 +193,9 @@ export function attachWebSocket(options: {
           pipeline.finish(admitted);
           return [new GraphQLError('The connection closed before the operation started.')];
         }
+        // graphql-ws keeps the subscribe message as long as the operation runs: its query text, a copy per
+        // subscription, gives way to the cached document's own text (the same characters, held once).
+        if (typeof payload.query === 'string') (payload as { query: string }).query = admitted.document.loc?.source.body ?? payload.query;
         conn.operations.set(id, admitted);
         byContext.set(admitted.context, admitted);
         conn.outbound.track(admitted.controller);

@@ -52,7 +52,8 @@ export interface MessageEvent {
 
 interface Subscriber<T> {
   filter: ServiceFilter | undefined;
-  sink: EventSink<T>;
+  /** Set when the stream starts, before the subscriber joins its set. */
+  sink: EventSink<T> | undefined;
 }
 
 /** What a test may replace; the defaults are the gateway's shared state on real timers. */
@@ -117,26 +118,26 @@ export class LiveHealth {
 
   async close(): Promise<void> {
     this.closed.abort();
-    for (const s of [...this.health, ...this.messages]) s.sink.end();
+    for (const s of [...this.health, ...this.messages]) s.sink?.end();
     await this.poller.close();
     (await this.listening)?.();
   }
 
   private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<T> {
-    return eventStream<T>((sink) => {
-      const subscriber = { filter, sink };
-      set.add(subscriber);
-      this.listening ??= this.bus.subscribe((batch) => this.deliver(batch));
-      this.demandChanged();
-      sink.signal.addEventListener(
-        'abort',
-        () => {
-          set.delete(subscriber);
-          this.demandChanged();
-        },
-        { once: true },
-      );
-    }, signal);
+    const subscriber: Subscriber<T> = { filter, sink: undefined };
+    const leave = () => {
+      if (set.delete(subscriber)) this.demandChanged();
+    };
+    return eventStream<T>(
+      (sink) => {
+        subscriber.sink = sink;
+        set.add(subscriber);
+        this.listening ??= this.bus.subscribe((batch) => this.deliver(batch));
+        this.demandChanged();
+      },
+      signal,
+      leave,
+    );
   }
 
   private demandChanged(): void {
@@ -156,11 +157,11 @@ export class LiveHealth {
     const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
     for (const change of batch.health) {
       const event = shared<HealthEvent>({ ...change, scope });
-      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink.push(event);
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink!.push(event);
     }
     for (const post of batch.messages) {
       const event = shared<MessageEvent>({ post, scope });
-      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink.push(event);
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink!.push(event);
     }
   }
 }
