@@ -177,31 +177,6 @@ describe('one shared poll for every live subscriber', () => {
 });
 
 describe('serviceHealthChanged', () => {
-  it('sends a change to every subscriber of the same selection and variables as one text, the bytes graphql-ws would write, and to a different selection its own', async () => {
-    // Raw graphql-transport-ws connections, to see the bytes: two sockets, subscriptions of two selections.
-    const sockets = await Promise.all([rawSocket(gw.gateway.wsUrl), rawSocket(gw.gateway.wsUrl)]);
-    const NARROW = 'subscription Narrow { serviceHealthChanged { kind serviceHealth { id } } }';
-    for (const [i, socket] of sockets.entries()) {
-      for (const n of [1, 2, 3]) socket.subscribe(`s${i}-${n}`, HEALTH, { services: ['Exchange'] });
-      socket.subscribe(`narrow${i}`, NARROW);
-    }
-    const viaClient = new Subscription(client(), HEALTH, { services: ['Exchange'] });
-    await joined(9);
-
-    await mutate('mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id } }');
-    await pollOnce();
-    await until(() => expect(sockets.map((s) => s.received.length)).toEqual([4, 4]));
-    await until(() => expect(viaClient.events).toHaveLength(1));
-    const byId = new Map(sockets.flatMap((s) => s.received).map((text) => [(JSON.parse(text) as { id: string }).id, text]));
-    const payloadOf = (id: string) => byId.get(id)!.slice(`{"id":"${id}","type":"next","payload":`.length, -1);
-    const wide = payloadOf('s0-1');
-    for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3']) expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
-    expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0] });
-    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } } });
-    expect(payloadOf('narrow1')).toBe(payloadOf('narrow0'));
-    for (const socket of sockets) socket.close();
-  });
-
   it('delivers a status change made through updateServiceHealth to every matching subscriber at the next poll, and to none outside its filter', async () => {
     const socket = client();
     const exchange = [1, 2, 3].map(() => new Subscription(socket, HEALTH, { services: ['Exchange'] }));
@@ -521,5 +496,32 @@ describe('GRAPH_POLL_INTERVAL_MS', () => {
     expect(loadConfig({}).graph.pollIntervalMs).toBe(60_000);
     expect(loadConfig({ GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
     expect(loadConfig({ GRAPH_BASE_URL: 'http://127.0.0.1:4010/graph', GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
+  });
+});
+
+describe('serviceHealthChanged to many subscribers', () => {
+  it('sends a change to every subscriber of the same selection and variables as one text, the bytes graphql-ws would write, and to a different selection its own', async () => {
+    // Raw graphql-transport-ws connections, to see the bytes: two sockets, subscriptions of two selections.
+    const sockets = await Promise.all([rawSocket(gw.gateway.wsUrl), rawSocket(gw.gateway.wsUrl)]);
+    const NARROW = 'subscription Narrow { serviceHealthChanged { kind serviceHealth { id } } }';
+    for (const [i, socket] of sockets.entries()) {
+      for (const n of [1, 2, 3]) socket.subscribe(`s${i}-${n}`, HEALTH, { services: ['Exchange'] });
+      socket.subscribe(`narrow${i}`, NARROW);
+    }
+    const viaClient = new Subscription(client(), HEALTH, { services: ['Exchange'] });
+    await joined(9);
+
+    await mutate('mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id } }');
+    await pollOnce();
+    await until(() => expect(sockets.map((s) => s.received.length)).toEqual([4, 4]));
+    await until(() => expect(viaClient.events).toHaveLength(1));
+    const byId = new Map(sockets.flatMap((s) => s.received).map((text) => [(JSON.parse(text) as { id: string }).id, text]));
+    const payloadOf = (id: string) => byId.get(id)!.slice(`{"id":"${id}","type":"next","payload":`.length, -1);
+    const wide = payloadOf('s0-1');
+    for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3']) expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
+    expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0] });
+    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } } });
+    expect(payloadOf('narrow1')).toBe(payloadOf('narrow0'));
+    for (const socket of sockets) socket.close();
   });
 });

@@ -24,7 +24,7 @@ class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
   ) {}
 
   next(): Promise<IteratorResult<ExecutionResult>> {
-    return this.source.next().then((step) => this.sendShared(step));
+    return new Promise((resolve, reject) => this.pull(resolve, reject));
   }
 
   return(value?: unknown): Promise<IteratorResult<ExecutionResult>> {
@@ -39,13 +39,22 @@ class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
     return this;
   }
 
-  /** Sends a shared result and pulls the next one; hands anything else to graphql-ws. */
-  private sendShared(step: IteratorResult<ExecutionResult>): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> {
-    if (step.done) return step;
-    const json = sharedResultJson(step.value);
-    if (json === undefined) return step;
-    this.send(`${this.prefix}${json}}`);
-    return this.next();
+  /**
+   * Sends shared results as they come and settles `resolve` with the first other step, for graphql-ws. A loop of
+   * pulls, not `next()` returning `next()`: a subscription whose results are all shared never hands graphql-ws a
+   * value, and promises resolved with promises would chain one link per event for its whole life.
+   */
+  private pull(resolve: (step: IteratorResult<ExecutionResult>) => void, reject: (error: unknown) => void): void {
+    this.source.next().then((step) => {
+      const json = step.done ? undefined : sharedResultJson(step.value);
+      if (json === undefined) return resolve(step);
+      try {
+        this.send(`${this.prefix}${json}}`);
+      } catch (error) {
+        return reject(error);
+      }
+      this.pull(resolve, reject);
+    }, reject);
   }
 }
 
