@@ -40,7 +40,7 @@ function goalsByRuntime(results: Results): string[] {
     `| scenario | metric | goal | ${runtimes.map((r) => `${r.label} (${r.version})`).join(' | ')} |`,
     `|---|---|---|${runtimes.map(() => '---|').join('')}`,
     ...goals.map((g) => {
-      const on = (version: string) => results.figures.find((f) => f.runtime === version && f.name === g.name && f.metric === g.metric);
+      const on = (version: string) => results.figures.find((f) => f.runtime === version && f.name === g.name && f.metric === g.metric && f.baselineName === g.baselineName && f.goal !== null);
       return `| ${g.name} | ${g.metric} (${g.unit}) | ${g.goal} | ${runtimes.map((r) => cell(on(r.version))).join(' | ')} |`;
     }),
     '',
