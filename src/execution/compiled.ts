@@ -61,12 +61,16 @@ export function compiledQueries(schema: GraphQLSchema): (document: DocumentNode,
  */
 export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) => ReturnType<typeof subscribe> {
   const compiledFor = compiledQueries(schema);
-  return async (args) => {
-    const query = compiledFor(args.document, args.operationName ?? null);
-    if (!query) return subscribe(args);
-    const source = await createSourceEventStream(args);
-    if (!(Symbol.asyncIterator in source)) return source;
-    return new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
+  // Chained rather than awaited: a subscription whose source takes long to open (a chat stream waiting for a provider
+  // connection) holds one promise reaction here meanwhile, not a suspended async function.
+  return (args) => {
+    try {
+      const query = compiledFor(args.document, args.operationName ?? null);
+      if (!query) return subscribe(args);
+      return createSourceEventStream(args).then((source) => (Symbol.asyncIterator in source ? new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args)) : source));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 }
 
