@@ -61,16 +61,12 @@ export function compiledQueries(schema: GraphQLSchema): (document: DocumentNode,
  */
 export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) => ReturnType<typeof subscribe> {
   const compiledFor = compiledQueries(schema);
-  // Chained rather than awaited: a subscription whose source takes long to open (a chat stream waiting for a provider
-  // connection) holds one promise reaction here meanwhile, not a suspended async function.
-  return (args) => {
-    try {
-      const query = compiledFor(args.document, args.operationName ?? null);
-      if (!query) return subscribe(args);
-      return createSourceEventStream(args).then((source) => (Symbol.asyncIterator in source ? new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args)) : source));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  return async (args) => {
+    const query = compiledFor(args.document, args.operationName ?? null);
+    if (!query) return subscribe(args);
+    const source = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in source)) return source;
+    return new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
   };
 }
 

@@ -42,42 +42,36 @@ export function classifyFailure(error: unknown): { outcome: AttemptOutcome; next
 /**
  * Calls the targets in order until one serves. `call` must settle once output has started (the first chunk of a
  * stream) and not later, so that nothing after the first token ever falls back. Each attempt is logged and counted.
- * A promise chain, one link per target, rather than an async loop: a stream spends most of its start waiting in
- * `call` for a provider connection, and holds no suspended frame here meanwhile.
  */
-export function firstServing<T>(
+export async function firstServing<T>(
   ctx: GatewayContext,
   targets: readonly ValidCompletion[],
   call: (target: ValidCompletion, retry: Partial<RetryPolicy> | undefined) => Promise<T>,
 ): Promise<{ target: ValidCompletion; value: T; attempts: Attempt[] }> {
   const ledger = ctx.services.domains.chatUsage;
   const attempts: Attempt[] = [];
-  const attempt = (i: number): Promise<{ target: ValidCompletion; value: T; attempts: Attempt[] }> => {
-    const target = targets[i];
+  for (const [i, target] of targets.entries()) {
     const provider = target.client.spec.id;
     const model = target.model.id;
     const last = i === targets.length - 1;
-    return ledger
-      .ensureBudget(provider, ctx)
-      .then(() => call(target, last ? undefined : ONCE))
-      .then((value) => {
-        attempts.push({ provider, model, outcome: 'served', code: null });
-        ledger.attempt(provider, model, 'served');
-        if (targets.length > 1) ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
-        return { target, value, attempts };
-      })
-      .catch((error: unknown) => {
-        const { outcome, next } = ctx.signal.aborted ? { outcome: 'cancelled' as const, next: false } : classifyFailure(error);
-        const code = error instanceof GatewayError ? error.code : ErrorCode.InternalServerError;
-        attempts.push({ provider, model, outcome, code });
-        ledger.attempt(provider, model, outcome);
-        ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last }, 'chat attempt');
-        if (last || !next) {
-          if (error instanceof GatewayError && targets.length > 1) error.extensions.attempts = attempts;
-          throw error;
-        }
-        return attempt(i + 1);
-      });
-  };
-  return targets.length > 0 ? attempt(0) : Promise.reject(new Error('no chat target'));
+    try {
+      await ledger.ensureBudget(provider, ctx);
+      const value = await call(target, last ? undefined : ONCE);
+      attempts.push({ provider, model, outcome: 'served', code: null });
+      ledger.attempt(provider, model, 'served');
+      if (targets.length > 1) ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
+      return { target, value, attempts };
+    } catch (error) {
+      const { outcome, next } = ctx.signal.aborted ? { outcome: 'cancelled' as const, next: false } : classifyFailure(error);
+      const code = error instanceof GatewayError ? error.code : ErrorCode.InternalServerError;
+      attempts.push({ provider, model, outcome, code });
+      ledger.attempt(provider, model, outcome);
+      ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last }, 'chat attempt');
+      if (last || !next) {
+        if (error instanceof GatewayError && targets.length > 1) error.extensions.attempts = attempts;
+        throw error;
+      }
+    }
+  }
+  throw new Error('no chat target');
 }

@@ -7,9 +7,7 @@ import { JSONObjectScalar, JSONScalar } from './jsonObject.js';
 import { chunkOf, completionOf, providerOf } from './map.js';
 import { finishChunk } from './stream.js';
 import { createEmbeddings, generateImage } from './media.js';
-import { openStream, targetsOf, type StartedStream, type StreamEvent } from './stream.js';
-import type { GatewayContext } from '../../context/request.js';
-import type { ValidCompletion } from './validate.js';
+import { openStream, targetsOf, type StreamEvent } from './stream.js';
 import { utcDay } from './usage/store.js';
 
 export const resolvers: Resolvers = {
@@ -36,13 +34,46 @@ export const resolvers: Resolvers = {
       // Validation, the rate limiter, the upstream's status and the first chunk all come before the subscription
       // yields: up to there a failure may move on to a fallback target, and the last one answers as one result with
       // errors. An error after that ends the stream (see `resolve`), then it completes.
-      // Chained rather than awaited, as openStream is: most of a stream's start is the wait for a connection.
-      subscribe: (_root, { input }, ctx) => {
+      subscribe: async (_root, { input }, ctx) => {
         const plan = graphToolPlan(input, ctx);
         if (plan) return streamWithGraphTools(input, plan, ctx);
-        return targetsOf(input, ctx)
-          .then((targets) => openStream(ctx, targets))
-          .then(({ target, value }) => relayed(ctx, target, value));
+        const { target, value } = await openStream(ctx, await targetsOf(input, ctx));
+        const provider = target.client.spec.id;
+        const model = target.model.id;
+        const { stream, chunks, first } = value;
+        return eventStream<StreamEvent>((sink) => {
+          sink.signal.addEventListener('abort', () => stream.cancel(), { once: true });
+          return (async () => {
+            let count = 0;
+            let last: ChatCompletionChunk | undefined;
+            const answer = { text: '', reasoned: false };
+            try {
+              for (let next = first; !next.done; next = await chunks.next()) {
+                const c = next.value;
+                if (c.delta.reasoningContent) answer.reasoned = true;
+                if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
+                last = chunkOf(provider, model, c);
+                if (c.finishReason) finishChunk(last, target, answer, c);
+                count += 1;
+                // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
+                await sink.push({ chunk: last });
+              }
+            } catch (error) {
+              sink.push({ error });
+            }
+            sink.end();
+            // What was generated (and billed), also when the client left early: without the provider's usage, each
+            // chunk counts as one completion token.
+            const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
+            await ctx.services.domains.chatUsage.record(provider, model, usage, ctx);
+            // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
+            if (!ctx.services.log.isLevelEnabled('info')) return;
+            ctx.log.info(
+              { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
+              'chat stream',
+            );
+          })();
+        }, ctx.signal);
       },
       resolve: (event: StreamEvent) => {
         if ('error' in event) throw event.error;
@@ -51,43 +82,3 @@ export const resolvers: Resolvers = {
     },
   },
 };
-
-/** The started stream's chunks as the subscription's events, its usage recorded and logged once it ends. */
-function relayed(ctx: GatewayContext, target: ValidCompletion, value: StartedStream): AsyncIterableIterator<StreamEvent> {
-  const provider = target.client.spec.id;
-  const model = target.model.id;
-  const { stream, chunks, first } = value;
-  return eventStream<StreamEvent>((sink) => {
-    sink.signal.addEventListener('abort', () => stream.cancel(), { once: true });
-    return (async () => {
-      let count = 0;
-      let last: ChatCompletionChunk | undefined;
-      const answer = { text: '', reasoned: false };
-      try {
-        for (let next = first; !next.done; next = await chunks.next()) {
-          const c = next.value;
-          if (c.delta.reasoningContent) answer.reasoned = true;
-          if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
-          last = chunkOf(provider, model, c);
-          if (c.finishReason) finishChunk(last, target, answer, c);
-          count += 1;
-          // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
-          await sink.push({ chunk: last });
-        }
-      } catch (error) {
-        sink.push({ error });
-      }
-      sink.end();
-      // What was generated (and billed), also when the client left early: without the provider's usage, each
-      // chunk counts as one completion token.
-      const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
-      await ctx.services.domains.chatUsage.record(provider, model, usage, ctx);
-      // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
-      if (!ctx.services.log.isLevelEnabled('info')) return;
-      ctx.log.info(
-        { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
-        'chat stream',
-      );
-    })();
-  }, ctx.signal);
-}

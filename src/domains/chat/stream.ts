@@ -20,23 +20,18 @@ export interface StartedStream {
   first: IteratorResult<ChatChunk>;
 }
 
-/**
- * Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output).
- * Chained rather than awaited: a stream waiting for its provider's connection holds no suspended frame here.
- */
+/** Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output). */
 export function openStream(ctx: GatewayContext, targets: readonly ValidCompletion[]) {
-  return firstServing<StartedStream>(ctx, targets, (t, retry) =>
-    t.client.stream(t.request, t.model, ctx, retry).then((stream) => {
-      const chunks = stream[Symbol.asyncIterator]();
-      return chunks.next().then(
-        (first) => ({ stream, chunks, first }),
-        (error: unknown) => {
-          stream.cancel();
-          throw error;
-        },
-      );
-    }),
-  );
+  return firstServing<StartedStream>(ctx, targets, async (t, retry) => {
+    const stream = await t.client.stream(t.request, t.model, ctx, retry);
+    const chunks = stream[Symbol.asyncIterator]();
+    try {
+      return { stream, chunks, first: await chunks.next() };
+    } catch (error) {
+      stream.cancel();
+      throw error;
+    }
+  });
 }
 
 /**

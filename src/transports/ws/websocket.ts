@@ -64,14 +64,11 @@ export function attachWebSocket(options: {
   const connections = new WeakMap<WebSocket, Connection>();
   const byContext = new WeakMap<GatewayContext, AdmittedOperation>();
   // An operation that fails unexpectedly ends with its error; graphql-ws would close the connection on a throw.
-  const failed = (error: unknown) => ({ errors: [internalError(error, services)] });
-  // Chained rather than awaited: a chat stream waiting for one of its provider's connections (1,000 streams on 256)
-  // then holds one promise reaction here instead of a suspended async function.
-  const run = (args: ExecutionArgs) => {
+  const run = async (args: ExecutionArgs) => {
     try {
-      return Promise.resolve(pipeline.run(byContext.get(args.contextValue as GatewayContext)!)).then(undefined, failed);
+      return await pipeline.run(byContext.get(args.contextValue as GatewayContext)!);
     } catch (error) {
-      return failed(error);
+      return { errors: [internalError(error, services)] };
     }
   };
 

@@ -103,24 +103,14 @@ export class ChatClient {
   /**
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
-   * The wait for a connection is a promise chain, not an async function: with more streams than connections (1,000 on
-   * 256) most of them wait here, each then holding two reactions rather than a suspended frame with every argument.
    */
-  stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
-    const { signal } = caller;
-    return this.admit(signal).then(() =>
-      this.connections.acquire(caller.credentials?.client ?? '', signal).then(
-        (release) => this.open(release, req, model, caller, retry),
-        (error: unknown) => Promise.reject(this.failure(error, signal, 'the answer broke off')),
-      ),
-    );
-  }
-
-  /** The stream's request on the connection `release` frees, up to the provider's 2xx answer (see {@link stream}). */
-  private async open(release: () => void, req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry: Partial<RetryPolicy> | undefined): Promise<ChatStream> {
+  async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
     const { signal, requestId } = caller;
+    await this.admit(signal);
     let body: Readable;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
       const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
       body = res.body;
       this.rateHeaders?.observe(res.headers, Date.now());
@@ -129,7 +119,7 @@ export class ChatClient {
       const type = String(res.headers['content-type'] ?? '');
       if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
-      release();
+      release?.();
       throw this.failure(error, signal, 'the answer broke off');
     }
     // The slot is the stream's connection: free once the body is done, read to its end or destroyed.
