@@ -15,6 +15,9 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 describe('npm run bench -- --tiny', () => {
   it('runs every scenario and writes results.json and RESULTS.md', async () => {
     await promisify(execFile)(process.execPath, ['src/build/if-needed.mjs'], { timeout: 120_000 });
+    // Node 24, the runtime the benchmark measures on, installed before the timed run when .ci/run has not (≈ 10 s).
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', "await (await import('./dist/bench/lib/runtimes.js')).shippedNode()"], { timeout: 300_000 });
+    // --tiny measures Node 24 only (the machine's Node too would not fit the time); CI runs this file on both.
     const run = await promisify(execFile)(process.execPath, ['dist/bench/main.js', '--tiny', '--out', out], { timeout: 110_000 }).catch(
       (error: { stdout?: string; stderr?: string }) => {
         throw new Error(`bench failed:\n${error.stdout}\n${error.stderr}`);
@@ -22,17 +25,26 @@ describe('npm run bench -- --tiny', () => {
     );
     expect(run.stdout).toContain('wrote');
 
-    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { date: string; machine: { cpus: number; node: string }; scenarios: Figure[]; notes: Record<string, string[]> };
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      date: string;
+      machine: { cpus: number; node: string };
+      runtimes: { label: string; version: string }[];
+      scenarios: Figure[];
+      notes: Record<string, string[]>;
+    };
     expect(Number.isNaN(Date.parse(json.date))).toBe(false);
     expect(json.machine.cpus).toBeGreaterThan(0);
     expect(json.machine.node).toMatch(/^v\d+/);
+    // Every figure says which runtime measured it: here the shipped one alone.
+    expect(json.runtimes.map((r) => r.label)).toEqual(['Node 24']);
     for (const f of json.scenarios) {
-      expect(Object.keys(f).sort()).toEqual(['baseline', 'baselineName', 'gateway', 'goal', 'met', 'metric', 'name', 'ratio', 'unit']);
+      expect(f.runtime).toBe(json.runtimes[0].version);
+      expect(Object.keys(f).sort()).toEqual(['baseline', 'baselineName', 'gateway', 'goal', 'met', 'metric', 'name', 'ratio', 'runtime', 'unit']);
       expect(typeof f.name).toBe('string');
       expect(typeof f.gateway === 'number' || f.gateway === null).toBe(true);
       expect(typeof f.met === 'boolean' || f.met === null).toBe(true);
     }
-    for (const n of ['1.', '2.', '3.', '4.', '5.', '6.']) expect(json.scenarios.some((f) => f.name.startsWith(n))).toBe(true);
+    for (const n of ['1.', '2.', '3.', '4.', '5.', '6.', '7.']) expect(json.scenarios.some((f) => f.name.startsWith(n))).toBe(true);
     expect(Object.values(json.notes).flat().filter((n) => n.startsWith('FAILED'))).toEqual([]);
 
     const counts = json.scenarios.filter((f) => f.name.startsWith('1.') && f.metric.startsWith('upstream') && f.unit === 'requests');
@@ -48,7 +60,13 @@ describe('npm run bench -- --tiny', () => {
     ]);
     for (const f of perOp.slice(0, 2)) expect(f.gateway).toBeLessThan(0.9);
     for (const f of perOp.slice(2)) expect(f.gateway).toBeGreaterThan(0.9);
-    expect(readFileSync(join(out, 'RESULTS.md'), 'utf8')).toContain('| scenario | metric | gateway | baseline | ratio | goal |');
+    // Live-health fan-out: every subscriber got the incident, with the payload of every other subscriber of its selection.
+    const fanOut = json.scenarios.filter((f) => f.name.startsWith('7.'));
+    expect(fanOut.find((f) => f.metric.startsWith('subscribers that received'))).toMatchObject({ gateway: 500, baseline: 500, met: true });
+    const md = readFileSync(join(out, 'RESULTS.md'), 'utf8');
+    expect(md).toContain('## Figures on Node 24 (v24.');
+    expect(md).toContain('| scenario | metric | gateway | baseline | ratio | goal |');
+    expect(md).toContain('## Goals by runtime');
   }, 240_000);
 
   it('bench:compare measures two builds side by side (here the same one) and prints both and their ratio', async () => {

@@ -2,8 +2,10 @@ import { join, resolve } from 'node:path';
 import { root, stopAll } from './lib/proc.js';
 import { writeReport, type RunInfo } from './lib/report.js';
 import { Results, type Sizes } from './lib/results.js';
+import { benchRuntimes, useRuntime } from './lib/runtimes.js';
 import { startFloorProc, startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
 import { runCache } from './scenarios/cache.js';
+import { runFanOut } from './scenarios/fanOut.js';
 import { runPeer } from './scenarios/peer.js';
 import { runRequests } from './scenarios/requests.js';
 import { runSharedState } from './scenarios/sharedState.js';
@@ -11,9 +13,11 @@ import { runStreaming } from './scenarios/streaming.js';
 import { runThroughput } from './scenarios/throughput.js';
 
 /**
- * `npm run bench [-- --quick | --tiny] [--out DIR] [--only 1,2,...]`: the coordinator and load generator. It spawns
- * the sandbox, the gateway, the naive baseline and the peer as separate processes on loopback, runs the scenarios
- * and writes results.json and RESULTS.md (default: bench/).
+ * `npm run bench [-- --quick | --tiny] [--out DIR] [--only 1,2,...] [--runtimes shipped|all]`: the coordinator and
+ * load generator. It spawns the sandbox, the gateway, the naive baseline and the peer as separate processes on
+ * loopback, runs the scenarios and writes results.json and RESULTS.md (default: bench/). Every scenario runs once on
+ * Node 24, the runtime the project ships (installed as `.ci/run` installs it when absent), then once on the
+ * machine's Node when that differs (`--runtimes all`, the default but in `--tiny`; see lib/runtimes.ts).
  */
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -23,14 +27,18 @@ const option = (name: string) => {
 };
 const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 'full';
 const SIZES: Record<RunInfo['mode'], Sizes> = {
-  tiny: { rounds: 1, loadSeconds: 0.5, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, streamsTogether: 20, concurrentSubscriptions: 50 },
-  quick: { rounds: 3, loadSeconds: 2, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, streamsTogether: 100, concurrentSubscriptions: 1000 },
-  full: { rounds: 5, loadSeconds: 5, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, streamsTogether: 100, concurrentSubscriptions: 1000 },
+  tiny: { rounds: 1, loadSeconds: 0.5, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, streamsTogether: 20, concurrentSubscriptions: 50, fanOutSubscribers: 500, fanOutConnections: 10 },
+  quick: { rounds: 3, loadSeconds: 2, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, streamsTogether: 100, concurrentSubscriptions: 1000, fanOutSubscribers: 10_000, fanOutConnections: 200 },
+  full: { rounds: 5, loadSeconds: 5, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, streamsTogether: 100, concurrentSubscriptions: 1000, fanOutSubscribers: 10_000, fanOutConnections: 200 },
 };
 const sizes = SIZES[mode];
 const outDir = resolve(option('out') ?? join(root, 'bench'));
 const only = option('only')?.split(',').map(Number);
 const wants = (n: number) => !only || only.includes(n);
+// The smoke test's tiny run measures the shipped runtime only, to stay within its time; CI runs the test suite itself
+// on both runtimes.
+const runtimeChoice = option('runtimes') ?? (mode === 'tiny' ? 'shipped' : 'all');
+if (runtimeChoice !== 'shipped' && runtimeChoice !== 'all') throw new Error(`--runtimes ${runtimeChoice}: say shipped (Node 24 only) or all (Node 24, then the machine's Node when it differs)`);
 
 const results = new Results();
 const startedAt = new Date();
@@ -56,26 +64,35 @@ async function scenario(n: number, label: string, sb: SandboxProc, run: () => Pr
 
 try {
   log(`mode ${mode}, writing to ${outDir}`);
-  const sb = await startSandboxProc();
-  const [gateway, cachedGateway, naive, floor] = await Promise.all([
-    startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
-    startGatewayProc(sb.origin),
-    startNaiveProc(sb.origin),
-    startFloorProc(sb.origin),
-  ]);
-  await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
-  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
-  await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
-  await Promise.all([cachedGateway.proc.stop(), naive.proc.stop(), floor.proc.stop()]);
-  await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
-  await gateway.proc.stop();
-  // Streaming gets a gateway of its own so its peak RSS is about subscriptions, not the load runs before.
-  await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));
-  await scenario(6, 'shared state', sb, () => runSharedState(results, sb, sizes));
+  for (const runtime of benchRuntimes({ machine: runtimeChoice === 'all' })) {
+    useRuntime(runtime);
+    results.startPass(runtime);
+    log(`measuring on ${runtime.label} (${runtime.version}, ${runtime.node})`);
+    const sb = await startSandboxProc();
+    if ([1, 2, 3, 5].some(wants)) {
+      const [gateway, cachedGateway, naive, floor] = await Promise.all([
+        startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+        startGatewayProc(sb.origin),
+        startNaiveProc(sb.origin),
+        startFloorProc(sb.origin),
+      ]);
+      await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
+      await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
+      await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
+      await Promise.all([cachedGateway.proc.stop(), naive.proc.stop(), floor.proc.stop()]);
+      await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
+      await gateway.proc.stop();
+    }
+    // Streaming and fan-out get gateways of their own so their peak RSS is about subscriptions, not the runs before.
+    await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));
+    await scenario(7, 'live-health fan-out', sb, () => runFanOut(results, sb, sizes, log));
+    await scenario(6, 'shared state', sb, () => runSharedState(results, sb, sizes));
+    await sb.proc.stop();
+  }
   const files = writeReport(outDir, results, { mode, sizes, startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000 });
   log(`wrote ${files.json} and ${files.md}`);
   for (const f of results.figures) {
-    console.log(`  ${f.met === false ? '✗' : f.met ? '✓' : ' '} ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`);
+    console.log(`  ${f.met === false ? '✗' : f.met ? '✓' : ' '} [${f.runtime}] ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`);
   }
 } catch (error) {
   console.error(error);

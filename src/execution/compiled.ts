@@ -1,5 +1,6 @@
 import { createSourceEventStream, execute, subscribe, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { sharedExecution } from './sharedEvents.js';
 
 /*
  * Compiled execution of cached documents (graphql-jit). The document caches hand back the same `DocumentNode` for the
@@ -65,32 +66,74 @@ export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) 
     if (!query) return subscribe(args);
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
-    const variables = args.variableValues ?? {};
-    return mapEvents(source, async (event) => {
-      const result = (await query.query(event, args.contextValue, variables)) as ExecutionResult;
-      // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
-      return result.data === undefined && result.errors?.length ? execute({ ...args, rootValue: event }) : result;
-    });
+    return new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
   };
 }
 
-/** `source` with `map` applied to each value; return() and throw() reach the source at once (as graphql-js's). */
-function mapEvents<T>(source: AsyncIterable<unknown>, map: (value: unknown) => Promise<T>): AsyncGenerator<T, void, void> {
-  const iterator = source[Symbol.asyncIterator]();
-  const mapped = async (result: IteratorResult<unknown>): Promise<IteratorResult<T, void>> => {
+/**
+ * Runs one subscription's compiled selection on each event: once per event for the subscriber, or, for an event many
+ * subscribers share, once for all of them with the same selection and variables (sharedEvents.ts says why that is
+ * safe). An object rather than closures: a subscription holds it for its whole life.
+ */
+class CompiledEvents {
+  private variablesKey: string | undefined;
+
+  constructor(
+    private readonly query: CompiledQuery,
+    private readonly args: ExecutionArgs,
+  ) {}
+
+  map(event: unknown): Promise<ExecutionResult> {
+    return sharedExecution(event, this.query, (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {})), (contextValue) => this.run(event, contextValue)) ?? this.run(event, this.args.contextValue);
+  }
+
+  private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
+    const result = (await this.query.query(event, contextValue, this.args.variableValues ?? {})) as ExecutionResult;
+    // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
+    return result.data === undefined && result.errors?.length ? execute({ ...this.args, contextValue, rootValue: event }) : result;
+  }
+}
+
+/**
+ * `iterator` with `mapper.map` applied to each value; return() and throw() reach the source at once (as graphql-js's).
+ * A class with promise chains rather than an object of async closures: a subscription holds it for its whole life
+ * (ten thousand of them for a live-health fan-out), waiting in next() most of the time, which is then one pending
+ * reaction instead of a suspended async function, and its methods are not made again per subscription.
+ */
+class MappedEvents<T> implements AsyncGenerator<T, void, void> {
+  constructor(
+    private readonly iterator: AsyncIterator<unknown>,
+    private readonly mapper: { map(value: unknown): Promise<T> },
+  ) {}
+
+  next(): Promise<IteratorResult<T, void>> {
+    return this.iterator.next().then((result) => this.mapped(result));
+  }
+
+  return(): Promise<IteratorResult<T, void>> {
+    return this.iterator.return ? this.iterator.return().then((result) => this.mapped(result)) : Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T, void>> {
+    return this.iterator.throw ? this.iterator.throw(error).then((result) => this.mapped(result)) : Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** No async function: ten thousand subscribers of one shared event wait here at once, as one reaction each. */
+  private mapped(result: IteratorResult<unknown>): IteratorResult<T, void> | Promise<IteratorResult<T, void>> {
     if (result.done) return { value: undefined, done: true };
-    try {
-      return { value: await map(result.value), done: false };
-    } catch (error) {
-      await iterator.return?.().catch(() => undefined);
-      throw error;
-    }
-  };
-  const stream: AsyncGenerator<T, void, void> = {
-    next: async () => mapped(await iterator.next()),
-    return: async () => (iterator.return ? mapped(await iterator.return()) : { value: undefined, done: true }),
-    throw: async (error?: unknown) => (iterator.throw ? mapped(await iterator.throw(error)) : Promise.reject(error)),
-    [Symbol.asyncIterator]: () => stream,
-  };
-  return stream;
+    return this.mapper.map(result.value).then(
+      (value) => ({ value, done: false }),
+      (error: unknown) => {
+        const stopped = this.iterator.return?.();
+        return (stopped ?? Promise.resolve()).then(
+          () => Promise.reject(error),
+          () => Promise.reject(error),
+        );
+      },
+    );
+  }
 }

@@ -26,86 +26,126 @@ const READY = Promise.resolve();
 /** The one abort reason of every ended stream: abort() without one makes a DOMException, stack trace included, per stream. */
 const ENDED = new DOMException('The event stream ended.', 'AbortError');
 
-export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<void>, parentSignal?: AbortSignal): AsyncIterableIterator<T> {
-  const controller = new AbortController();
-  const buffer: T[] = [];
+/**
+ * `onEnd` runs once when the stream ends (the consumer returned, the producer ended it, or `parentSignal` fired): for a
+ * producer that only needs to know that, without an abort controller per stream.
+ */
+export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<void>, parentSignal?: AbortSignal, onEnd?: () => void): AsyncIterableIterator<T> {
+  return new EventStream(start, parentSignal, onEnd);
+}
+
+/**
+ * The stream and its sink in one object with its methods on the prototype: a subscription holds one of these for its
+ * whole life, and a live-health fan-out holds ten thousand, so it keeps no closure per stream (each would be a
+ * function, a context and a name string per method), creates its abort controller only when a producer asks for
+ * the signal, and listens to the parent signal as an event listener object.
+ */
+class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
+  private readonly buffer: T[] = [];
   /** Producers waiting for room. */
-  let room: Array<() => void> = [];
-  const releaseRoom = () => {
-    const waiting = room;
-    room = [];
-    for (const resolve of waiting) resolve();
-  };
-  const take = (): T => {
-    const value = buffer.shift()!;
-    if (buffer.length < HIGH_WATER_MARK && room.length) releaseRoom();
-    return value;
-  };
-  const waiting: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }> = [];
-  let finished = false;
-  let failure: { error: unknown } | undefined;
+  private room: Array<() => void> | undefined;
+  /** Consumers waiting for a value (one, unless a consumer calls next() again before the last one settled). */
+  private waiting: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }> | undefined;
+  private finished = false;
+  private failure: { error: unknown } | undefined;
+  private controller: AbortController | undefined;
 
-  const finish = (error?: unknown) => {
-    if (finished) return;
-    finished = true;
-    if (error !== undefined) failure = { error };
-    controller.abort(ENDED);
-    releaseRoom();
-    parentSignal?.removeEventListener('abort', onParentAbort);
-    while (waiting.length) {
-      const w = waiting.shift()!;
-      if (failure && buffer.length === 0) {
-        w.reject(failure.error);
-        failure = undefined;
-      } else w.resolve({ value: undefined, done: true });
+  constructor(
+    start: (sink: EventSink<T>) => void | Promise<void>,
+    private readonly parentSignal?: AbortSignal,
+    private readonly onEnd?: () => void,
+  ) {
+    if (parentSignal?.aborted) this.finish();
+    else parentSignal?.addEventListener('abort', this, { once: true });
+    if (!this.finished) {
+      Promise.resolve()
+        .then(() => start(this))
+        .catch((error: unknown) => this.finish(error ?? new Error('event stream producer failed')));
     }
-  };
-  const onParentAbort = () => finish();
-  if (parentSignal?.aborted) finish();
-  else parentSignal?.addEventListener('abort', onParentAbort, { once: true });
-
-  const sink: EventSink<T> = {
-    push(value) {
-      if (finished) return READY;
-      const w = waiting.shift();
-      if (w) w.resolve({ value, done: false });
-      else buffer.push(value);
-      return buffer.length < HIGH_WATER_MARK ? READY : new Promise<void>((resolve) => room.push(resolve));
-    },
-    end: (error) => finish(error),
-    signal: controller.signal,
-  };
-  if (!finished) {
-    Promise.resolve()
-      .then(() => start(sink))
-      .catch((error: unknown) => finish(error ?? new Error('event stream producer failed')));
   }
 
-  return {
-    next() {
-      if (buffer.length) return Promise.resolve({ value: take(), done: false });
-      if (failure) {
-        const { error } = failure;
-        failure = undefined;
-        return Promise.reject(error);
-      }
-      if (finished) return Promise.resolve({ value: undefined, done: true });
-      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
-    },
-    return() {
-      buffer.length = 0;
-      failure = undefined;
-      finish();
-      return Promise.resolve({ value: undefined, done: true });
-    },
-    throw(error?: unknown) {
-      buffer.length = 0;
-      failure = undefined;
-      finish();
+  /** Fires when the consumer stops listening (return/throw) or the stream ended. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.finished) this.controller.abort(ENDED);
+    }
+    return this.controller.signal;
+  }
+
+  /** The parent signal's abort (this object is its listener). */
+  handleEvent(): void {
+    this.finish();
+  }
+
+  push(value: T): Promise<void> {
+    if (this.finished) return READY;
+    const w = this.waiting?.shift();
+    if (w) w.resolve({ value, done: false });
+    else this.buffer.push(value);
+    return this.buffer.length < HIGH_WATER_MARK ? READY : new Promise<void>((resolve) => (this.room ??= []).push(resolve));
+  }
+
+  end(error?: unknown): void {
+    this.finish(error);
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffer.length) return Promise.resolve({ value: this.take(), done: false });
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = undefined;
       return Promise.reject(error);
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+    }
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => (this.waiting ??= []).push({ resolve, reject }));
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.buffer.length = 0;
+    this.failure = undefined;
+    this.finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T>> {
+    this.buffer.length = 0;
+    this.failure = undefined;
+    this.finish();
+    return Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private take(): T {
+    const value = this.buffer.shift()!;
+    if (this.buffer.length < HIGH_WATER_MARK && this.room?.length) this.releaseRoom();
+    return value;
+  }
+
+  private releaseRoom(): void {
+    const waiting = this.room;
+    this.room = undefined;
+    for (const resolve of waiting ?? []) resolve();
+  }
+
+  private finish(error?: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (error !== undefined) this.failure = { error };
+    this.controller?.abort(ENDED);
+    this.releaseRoom();
+    this.parentSignal?.removeEventListener('abort', this);
+    this.onEnd?.();
+    const waiting = this.waiting ?? [];
+    while (waiting.length) {
+      const w = waiting.shift()!;
+      if (this.failure && this.buffer.length === 0) {
+        w.reject(this.failure.error);
+        this.failure = undefined;
+      } else w.resolve({ value: undefined, done: true });
+    }
+  }
 }

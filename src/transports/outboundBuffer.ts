@@ -231,17 +231,32 @@ export class OutboundBuffer {
 
 /** `source`, pulled only while `buffer` can take more (see {@link OutboundBuffer.writable}). */
 export function pacedBy<T>(source: AsyncIterator<T>, buffer: OutboundBuffer, signal: AbortSignal): AsyncIterableIterator<T> {
-  const paced: AsyncIterableIterator<T> = {
-    async next() {
-      await buffer.writable(signal);
-      return source.next();
-    },
-    // A client's complete calls return(): it must reach the source at once, not wait for room.
-    return: (value?: unknown) => (source.return ? source.return(value as never) : Promise.resolve({ value: undefined as never, done: true })),
-    throw: (error?: unknown) => (source.throw ? source.throw(error) : Promise.reject(error)),
-    [Symbol.asyncIterator]() {
-      return paced;
-    },
-  };
-  return paced;
+  return new Paced(source, buffer, signal);
+}
+
+/** A class, not an object of closures: every streamed operation holds one for its whole life. */
+class Paced<T> implements AsyncIterableIterator<T> {
+  constructor(
+    private readonly source: AsyncIterator<T>,
+    private readonly buffer: OutboundBuffer,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  next(): Promise<IteratorResult<T>> {
+    const room = this.buffer.writable(this.signal);
+    return room ? room.then(() => this.source.next()) : this.source.next();
+  }
+
+  // A client's complete calls return(): it must reach the source at once, not wait for room.
+  return(value?: unknown): Promise<IteratorResult<T>> {
+    return this.source.return ? this.source.return(value as never) : Promise.resolve({ value: undefined as never, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T>> {
+    return this.source.throw ? this.source.throw(error) : Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }

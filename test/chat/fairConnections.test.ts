@@ -48,6 +48,46 @@ describe('a provider’s connections shared between clients (CHAT_PROVIDER_MAX_C
   });
 });
 
+describe('a stream waiting in line for its provider’s connection', () => {
+  let gw: TestGateway;
+  let client: Client | undefined;
+  beforeAll(async () => {
+    gw = await startTestGateway({ CHAT_PROVIDER_MAX_CONNECTIONS: '1', DEEPSEEK_RPM: '1000' }, { chatTokenDelayMs: 50, chatRpm: { deepseek: 0 } });
+  });
+  afterAll(async () => {
+    await client?.dispose();
+    await gw?.close();
+  });
+
+  const sent = (marker: string) => gw.upstreamRequests('deepseek').filter((r) => r.body.includes(`"${marker} `)).length;
+
+  it('sends no upstream request when its client completes it, and the next stream in line gets the connection', async () => {
+    client = wsClient(gw.gateway.url.replace('http', 'ws'));
+    const stopHolder = client.subscribe({ query: STREAM, variables: { input: input('HOLDER [[long:2000]]') } }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    for (let i = 0; i < 200 && sent('HOLDER') < 1; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(sent('HOLDER')).toBe(1);
+
+    // The one connection is held: this stream waits in line, then its client gives up.
+    const stopWaiter = client.subscribe({ query: STREAM, variables: { input: input('WAITER [[long:3]]') } }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stopWaiter();
+    const next = new Promise<string[]>((resolve, reject) => {
+      const pieces: string[] = [];
+      client!.subscribe<{ chatCompletionStream: { delta: { content: string | null } } }>(
+        { query: STREAM, variables: { input: input('NEXT [[long:3]]') } },
+        { next: (msg) => void pieces.push(msg.data?.chatCompletionStream.delta.content ?? ''), error: reject, complete: () => resolve(pieces) },
+      );
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({ holder: 1, waiter: 0, next: 0 });
+
+    // The holder's client leaves: its connection goes to the stream after the one that gave up.
+    stopHolder();
+    expect((await next).join('').length).toBeGreaterThan(0);
+    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({ holder: 1, waiter: 0, next: 1 });
+  });
+});
+
 describe('FairQueue', () => {
   it('gives freed slots to the waiting clients in turn, not to the one that queued most', async () => {
     const queue = new FairQueue(2, 'test', 0);

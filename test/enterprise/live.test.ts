@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { WebSocket } from 'ws';
 import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
@@ -112,6 +113,26 @@ async function statusOf(id: string): Promise<string> {
 }
 
 const until = (check: () => void) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
+
+/** A graphql-transport-ws connection spoken by hand, keeping every `next` message's text as it came. */
+async function rawSocket(url: string): Promise<{ received: string[]; subscribe(id: string, query: string, variables?: unknown): void; close(): void }> {
+  const ws = new WebSocket(url, 'graphql-transport-ws');
+  const received: string[] = [];
+  await once(ws, 'open');
+  ws.send(JSON.stringify({ type: 'connection_init' }));
+  await new Promise<void>((resolve) =>
+    ws.on('message', (data: Buffer) => {
+      const text = data.toString();
+      if (text === '{"type":"connection_ack"}') return resolve();
+      received.push(text);
+    }),
+  );
+  return {
+    received,
+    subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    close: () => ws.close(),
+  };
+}
 
 beforeAll(async () => {
   gw = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' }, {}, { domains: { liveHealth: { clock } } });
@@ -476,5 +497,32 @@ describe('GRAPH_POLL_INTERVAL_MS', () => {
     expect(loadConfig({}).graph.pollIntervalMs).toBe(60_000);
     expect(loadConfig({ GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
     expect(loadConfig({ GRAPH_BASE_URL: 'http://127.0.0.1:4010/graph', GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
+  });
+});
+
+describe('serviceHealthChanged to many subscribers', () => {
+  it('sends a change to every subscriber of the same selection and variables as one text, the bytes graphql-ws would write, and to a different selection its own', async () => {
+    // Raw graphql-transport-ws connections, to see the bytes: two sockets, subscriptions of two selections.
+    const sockets = await Promise.all([rawSocket(gw.gateway.wsUrl), rawSocket(gw.gateway.wsUrl)]);
+    const NARROW = 'subscription Narrow { serviceHealthChanged { kind serviceHealth { id } } }';
+    for (const [i, socket] of sockets.entries()) {
+      for (const n of [1, 2, 3]) socket.subscribe(`s${i}-${n}`, HEALTH, { services: ['Exchange'] });
+      socket.subscribe(`narrow${i}`, NARROW);
+    }
+    const viaClient = new Subscription(client(), HEALTH, { services: ['Exchange'] });
+    await joined(9);
+
+    await mutate('mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id } }');
+    await pollOnce();
+    await until(() => expect(sockets.map((s) => s.received.length)).toEqual([4, 4]));
+    await until(() => expect(viaClient.events).toHaveLength(1));
+    const byId = new Map(sockets.flatMap((s) => s.received).map((text) => [(JSON.parse(text) as { id: string }).id, text]));
+    const payloadOf = (id: string) => byId.get(id)!.slice(`{"id":"${id}","type":"next","payload":`.length, -1);
+    const wide = payloadOf('s0-1');
+    for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3']) expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
+    expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0] });
+    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } } });
+    expect(payloadOf('narrow1')).toBe(payloadOf('narrow0'));
+    for (const socket of sockets) socket.close();
   });
 });

@@ -1,3 +1,4 @@
+import type { Runtime } from './runtimes.js';
 import { round } from './stats.js';
 
 /** One figure of results.json: ours, the baseline's from the same run, their ratio and the goal. */
@@ -12,6 +13,8 @@ export interface Figure {
   ratio: number | null;
   goal: string | null;
   met: boolean | null;
+  /** The Node version the measured processes ran on (`v24.21.0`); the figure and its baseline share it. */
+  runtime: string;
 }
 
 export interface Sizes {
@@ -25,14 +28,29 @@ export interface Sizes {
   /** Streams started at once for the time-to-first-token figure (its goal is stated for 100). */
   streamsTogether: number;
   concurrentSubscriptions: number;
+  /** Live-health fan-out: subscribers in all, spread over `fanOutConnections` graphql-ws connections. */
+  fanOutSubscribers: number;
+  fanOutConnections: number;
 }
 
-/** Collects figures and notes as scenarios run. */
+/** Collects figures and notes as scenarios run, one pass per runtime. */
 export class Results {
   readonly figures: Figure[] = [];
-  readonly notes: Record<string, string[]> = {};
+  /** The runtimes measured, in the order of their passes. */
+  readonly runtimes: Runtime[] = [];
+  /** Per scenario, each distinct note and the passes that noted it. */
+  private readonly noted = new Map<string, Map<string, Set<string>>>();
 
-  add(f: Omit<Figure, 'ratio' | 'met' | 'goal'> & { goal?: string | null; met?: boolean | null; ratio?: number | null }): Figure {
+  /** Figures and notes from now on are the pass on `runtime`'s. */
+  startPass(runtime: Runtime): void {
+    this.runtimes.push(runtime);
+  }
+
+  private get runtime(): Runtime | undefined {
+    return this.runtimes.at(-1);
+  }
+
+  add(f: Omit<Figure, 'ratio' | 'met' | 'goal' | 'runtime'> & { goal?: string | null; met?: boolean | null; ratio?: number | null }): Figure {
     const ratio = f.ratio !== undefined ? f.ratio : f.gateway !== null && f.baseline !== null && f.baseline !== 0 ? f.gateway / f.baseline : null;
     const figure: Figure = {
       name: f.name,
@@ -44,12 +62,25 @@ export class Results {
       ratio: ratio === null ? null : round(ratio),
       goal: f.goal ?? null,
       met: f.met ?? null,
+      runtime: this.runtime?.version ?? process.version,
     };
     this.figures.push(figure);
     return figure;
   }
 
   note(scenario: string, text: string): void {
-    (this.notes[scenario] ??= []).push(text);
+    let texts = this.noted.get(scenario);
+    if (!texts) this.noted.set(scenario, (texts = new Map()));
+    let passes = texts.get(text);
+    if (!passes) texts.set(text, (passes = new Set()));
+    passes.add(this.runtime?.label ?? process.version);
+  }
+
+  /** Notes by scenario: words every pass noted once, the others with the runtimes that noted them. */
+  get notes(): Record<string, string[]> {
+    const all = Math.max(1, this.runtimes.length);
+    return Object.fromEntries(
+      [...this.noted].map(([scenario, texts]) => [scenario, [...texts].map(([text, passes]) => (passes.size === all ? text : `(${[...passes].join(', ')}) ${text}`))]),
+    );
   }
 }

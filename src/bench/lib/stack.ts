@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, root, spawnProc, waitReady, type Proc } from './proc.js';
+import { runtimeNode } from './runtimes.js';
 
 /**
  * The V8 flags `npm start` (and the Dockerfile's CMD) run the gateway with, read from package.json so that the
@@ -42,7 +43,7 @@ export const BENCH_TOKEN_DELAY_MS = 2;
 
 export async function startSandboxProc(): Promise<SandboxProc> {
   const port = await freePort();
-  const proc = spawnProc('sandbox', process.execPath, ['dist/sandbox/main.js'], { SANDBOX_PORT: String(port) });
+  const proc = spawnProc('sandbox', runtimeNode(), ['dist/sandbox/main.js'], { SANDBOX_PORT: String(port) });
   const origin = `http://127.0.0.1:${port}`;
   await waitReady(proc, `${origin}/_sandbox/config`);
   const control = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => {
@@ -95,7 +96,7 @@ export interface GraphQLProc {
  */
 export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], cwd = root): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('gateway', process.execPath, [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'], {
+  const proc = spawnProc('gateway', runtimeNode(), [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'], {
     ...upstreamEnv(sandboxOrigin),
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -117,7 +118,7 @@ export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<s
 /** The naive Apollo baseline, `node dist/bench/naive/main.js`, against the same sandbox. */
 export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('naive', process.execPath, ['dist/bench/naive/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  const proc = spawnProc('naive', runtimeNode(), ['dist/bench/naive/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
   await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
 }
@@ -125,7 +126,7 @@ export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc
 /** The floor, `node dist/bench/floor/main.js`: a bare node:http + undici proxy doing the same upstream work. */
 export async function startFloorProc(sandboxOrigin: string): Promise<{ proc: Proc; origin: string }> {
   const port = await freePort();
-  const proc = spawnProc('floor', process.execPath, ['dist/bench/floor/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  const proc = spawnProc('floor', runtimeNode(), ['dist/bench/floor/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
   await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
   return { proc, origin: `http://127.0.0.1:${port}` };
 }

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { interleaved } from '../lib/load.js';
 import { freePort, root, spawnProc, waitReady } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
+import { runtimeNode, runtimePath } from '../lib/runtimes.js';
 import type { GraphQLProc, SandboxProc } from '../lib/stack.js';
 import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
 import { sandboxOpenApi } from '../peer/openapi.js';
@@ -50,7 +51,7 @@ async function startPeer(sandboxOrigin: string) {
 /** `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. */
 async function serveSupergraph(name: string, dir: string, supergraph: string) {
   const port = await freePort();
-  const proc = spawnProc(name, join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production' }, dir);
+  const proc = spawnProc(name, join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production', PATH: runtimePath() }, dir);
   await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000);
   return {
     url: `http://127.0.0.1:${port}/graphql`,
@@ -71,7 +72,7 @@ const HIVE_OVER_GATEWAY = 'Hive Gateway 2.15 with this gateway as its only subgr
 async function startHiveOverGateway(gatewayUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-hive-'));
   const supergraph = join(dir, 'supergraph.graphql');
-  await promisify(execFile)(process.execPath, [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
+  await promisify(execFile)(runtimeNode(), [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
   return serveSupergraph('hive-over-gateway', dir, supergraph);
 }
 

@@ -65,7 +65,7 @@ interface Chunk {
 }
 
 /** One subscription through the gateway on an open graphql-ws client; times count from `t0` as in `directStream`. */
-function gatewayStream(client: Client, maxTokens: number, t0 = performance.now()): Promise<StreamTiming> {
+export function gatewayStream(client: Client, maxTokens: number, t0 = performance.now()): Promise<StreamTiming> {
   return new Promise((resolve, reject) => {
     const pieces: string[] = [];
     let firstMs = NaN;
@@ -90,7 +90,7 @@ function gatewayStream(client: Client, maxTokens: number, t0 = performance.now()
 }
 
 /** A connected graphql-ws client (the connection is not part of the measured time). */
-function openClient(url: string): Promise<Client> {
+export function openClient(url: string): Promise<Client> {
   return new Promise((resolve, reject) => {
     const client = createClient({ url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, on: { connected: () => resolve(client), error: reject } });
   });

@@ -13,6 +13,7 @@ import { requestIdFrom, type GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { limitError } from '../../pipeline/limitValidation.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
+import { coalescingSender, sendingSharedResults } from './sharedNext.js';
 import type { FairShare } from '../../pipeline/rules/fairShare.js';
 
 /**
@@ -36,6 +37,8 @@ interface Connection {
   admitting: number;
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   outbound: OutboundBuffer;
+  /** Sends results many subscribers share, coalesced per tick (sharedNext.ts). */
+  sendShared: (text: string) => void;
 }
 
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
@@ -110,6 +113,7 @@ export function attachWebSocket(options: {
         operations,
         admitting: 0,
         outbound,
+        sendShared: coalescingSender(ws, socket),
       };
       connections.set(ws, connection);
       // A client's `complete` aborts the operation's upstream work at once, before graphql-ws awaits the iterator's
@@ -197,6 +201,9 @@ export function attachWebSocket(options: {
           pipeline.finish(admitted);
           return [new GraphQLError('The connection closed before the operation started.')];
         }
+        // graphql-ws keeps the subscribe message as long as the operation runs: its query text, a copy per
+        // subscription, gives way to the cached document's own text (the same characters, held once).
+        if (typeof payload.query === 'string') (payload as { query: string }).query = admitted.document.loc?.source.body ?? payload.query;
         conn.operations.set(id, admitted);
         byContext.set(admitted.context, admitted);
         conn.outbound.track(admitted.controller);
@@ -209,7 +216,11 @@ export function attachWebSocket(options: {
         const conn = connections.get(ctx.extra.socket);
         const op = conn?.operations.get(id);
         if (!conn || !op || !isAsyncIterator(result)) return;
-        return pacedBy(result, conn.outbound, op.controller.signal);
+        const socket = ctx.extra.socket;
+        // A result many subscribers share goes out as one text serialised once (sharedNext.ts); the checks are onNext's.
+        return sendingSharedResults(pacedBy(result, conn.outbound, op.controller.signal), id, (text) => {
+          if (socket.readyState === socket.OPEN && !op.controller.signal.aborted && !conn.outbound.overflowed()) conn.sendShared(text);
+        });
       },
       onNext(ctx, id, _payload, _args, result) {
         const conn = connections.get(ctx.extra.socket)!;

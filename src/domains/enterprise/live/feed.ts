@@ -1,6 +1,7 @@
 import { createContext, setOperationValue, type GatewayContext } from '../../../context/request.js';
 import type { GatewayServices } from '../../../context/services.js';
 import { eventStream, type EventSink } from '../../../execution/eventStream.js';
+import { shareEvent } from '../../../execution/sharedEvents.js';
 import { ENTERPRISE_SESSION, EnterpriseSession } from '../session.js';
 import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
@@ -9,11 +10,12 @@ import { LEASE_INTERVALS, LivePoller, type MessagesWanted, type PollClock } from
 import { LiveSource } from './source.js';
 
 /**
- * Everything the subscribers of one published batch share: one enterprise session (its loaders and its GET cache),
- * so a payload selection that needs more than the poll read costs one upstream request per batch, not one per
- * subscriber. It uses the gateway's own credentials, as the poll does.
+ * Everything the subscribers of one published batch share: one context with no caller in it, and its enterprise
+ * session (its loaders and its GET cache), so a payload selection that needs more than the poll read costs one
+ * upstream request per batch, not one per subscriber. It uses the gateway's own credentials, as the poll does.
  */
 export class BatchScope {
+  private batchContext: GatewayContext | undefined;
   private session: EnterpriseSession | undefined;
 
   constructor(
@@ -22,8 +24,14 @@ export class BatchScope {
     private readonly signal: AbortSignal,
   ) {}
 
+  /** The context the batch's payloads are resolved in: no subscriber's credentials, API key or request id. */
+  get context(): GatewayContext {
+    this.batchContext ??= createContext(this.services, { requestId: `live-poll-${this.poll}`, signal: this.signal });
+    return this.batchContext;
+  }
+
   get enterprise(): EnterpriseSession {
-    this.session ??= new EnterpriseSession(createContext(this.services, { requestId: `live-poll-${this.poll}`, signal: this.signal }));
+    this.session ??= new EnterpriseSession(this.context);
     return this.session;
   }
 
@@ -44,7 +52,8 @@ export interface MessageEvent {
 
 interface Subscriber<T> {
   filter: ServiceFilter | undefined;
-  sink: EventSink<T>;
+  /** Set when the stream starts, before the subscriber joins its set. */
+  sink: EventSink<T> | undefined;
 }
 
 /** What a test may replace; the defaults are the gateway's shared state on real timers. */
@@ -109,26 +118,26 @@ export class LiveHealth {
 
   async close(): Promise<void> {
     this.closed.abort();
-    for (const s of [...this.health, ...this.messages]) s.sink.end();
+    for (const s of [...this.health, ...this.messages]) s.sink?.end();
     await this.poller.close();
     (await this.listening)?.();
   }
 
   private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<T> {
-    return eventStream<T>((sink) => {
-      const subscriber = { filter, sink };
-      set.add(subscriber);
-      this.listening ??= this.bus.subscribe((batch) => this.deliver(batch));
-      this.demandChanged();
-      sink.signal.addEventListener(
-        'abort',
-        () => {
-          set.delete(subscriber);
-          this.demandChanged();
-        },
-        { once: true },
-      );
-    }, signal);
+    const subscriber: Subscriber<T> = { filter, sink: undefined };
+    const leave = () => {
+      if (set.delete(subscriber)) this.demandChanged();
+    };
+    return eventStream<T>(
+      (sink) => {
+        subscriber.sink = sink;
+        set.add(subscriber);
+        this.listening ??= this.bus.subscribe((batch) => this.deliver(batch));
+        this.demandChanged();
+      },
+      signal,
+      leave,
+    );
   }
 
   private demandChanged(): void {
@@ -137,14 +146,22 @@ export class LiveHealth {
     this.poller.setDemand({ health: this.health.size, messages: this.messages.size });
   }
 
-  /** Hands each change to the subscribers whose filter it passes; nothing outside a filter is ever sent. */
+  /**
+   * Hands each change to the subscribers whose filter it passes; nothing outside a filter is ever sent. Every
+   * subscriber gets the same event object, shared (execution/sharedEvents.ts): its payload is resolved in the batch's
+   * context with the gateway's own credentials, the same for whoever subscribed, so subscribers that selected the same
+   * fields with the same variables are executed and serialised once per change.
+   */
   private deliver(batch: ChangeBatch): void {
     const scope = new BatchScope(this.services, batch.poll, this.closed.signal);
+    const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
     for (const change of batch.health) {
-      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink.push({ ...change, scope });
+      const event = shared<HealthEvent>({ ...change, scope });
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink!.push(event);
     }
     for (const post of batch.messages) {
-      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink.push({ post, scope });
+      const event = shared<MessageEvent>({ post, scope });
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink!.push(event);
     }
   }
 }

@@ -22,8 +22,21 @@ function serviceFilter(services: readonly string[] | null | undefined): ServiceF
   if (bad !== undefined) {
     throw badInput(`services: ${JSON.stringify(bad.slice(0, 60))} is not a service id or name; pass ids such as "Exchange" or names such as "Exchange Online".`, 'services');
   }
-  return new ServiceFilter(services);
+  const key = services.join('\n');
+  let filter = filters.get(key);
+  if (!filter) {
+    if (filters.size >= MAX_SHARED_FILTERS) filters.clear();
+    filters.set(key, (filter = new ServiceFilter(services)));
+  }
+  return filter;
 }
+
+/**
+ * Filters by their list, shared: thousands of dashboards subscribe with a handful of lists, and each filter holds its
+ * services lower-cased. Bounded, since clients choose the lists.
+ */
+const filters = new Map<string, ServiceFilter>();
+const MAX_SHARED_FILTERS = 1000;
 
 /** Live health polls with the gateway's own token: a delegated-only gateway has none to poll with. */
 function checkCanPoll(ctx: GatewayContext): void {

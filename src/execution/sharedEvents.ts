@@ -1,0 +1,71 @@
+import type { ExecutionResult } from 'graphql';
+
+/*
+ * Subscription events that many subscribers receive as one object, executed once per selection.
+ *
+ * A subscription runs its selection against every event it receives. When a source hands the same event to thousands
+ * of subscribers (live health: one poll, every dashboard), most of them selected the same fields with the same
+ * variables, and their results are the same object graph, built and serialised once per subscriber. A source whose
+ * event payload does not depend on who subscribed marks the event shared ({@link shareEvent}) and names the context
+ * its executions run with: then each (document, operation, variables) executes once per event, with that context and
+ * not any subscriber's, and transports serialise the one result once ({@link sharedResultJson}).
+ *
+ * Why that gives no subscriber another's data: the shared execution never sees a subscriber's context (its
+ * credentials, API key, request id), only the one the source gave, so nothing it resolves can come from one
+ * subscriber; subscribers share a result only when their document, operation name and variables are the same, and
+ * only for an event the source already decided each of them receives (its filters run before). Errors are formatted
+ * per subscriber from the shared result, by each operation's own formatter. An event not marked shared (a chat
+ * stream's chunk, any per-caller source) runs per subscriber with the subscriber's context, as before.
+ */
+
+/** What a shared event's executions run with and what they produced, per compiled selection and variables. */
+export interface SharedExecutions {
+  /** The context every subscriber's execution of this event runs with (the source's, never a subscriber's). */
+  readonly contextValue: unknown;
+  /** Results by compiled selection (one per document and operation name), then by the variables' JSON text. */
+  readonly results: Map<object, Map<string, Promise<ExecutionResult>>>;
+}
+
+const sharedEvents = new WeakMap<object, SharedExecutions>();
+/** Results of shared executions, and their JSON text once a transport asked for it. */
+const sharedResults = new WeakMap<ExecutionResult, { json?: string }>();
+
+/**
+ * Marks `event` as handed to many subscribers as this one object, with a payload that does not depend on who
+ * subscribed: their executions of the same selection and variables then run once, with `contextValue`.
+ */
+export function shareEvent<T extends object>(event: T, contextValue: unknown): T {
+  sharedEvents.set(event, { contextValue, results: new Map() });
+  return event;
+}
+
+/**
+ * The result of `execute` for a shared event, run once for every subscriber of the same `selection` (a compiled
+ * query: one per document and operation name) and `variablesKey` (the variables' JSON text); undefined when the
+ * event is not shared, for the caller to execute with the subscriber's own context.
+ */
+export function sharedExecution(event: unknown, selection: object, variablesKey: string, execute: (contextValue: unknown) => Promise<ExecutionResult>): Promise<ExecutionResult> | undefined {
+  const shared = typeof event === 'object' && event !== null ? sharedEvents.get(event) : undefined;
+  if (!shared) return undefined;
+  let byVariables = shared.results.get(selection);
+  if (!byVariables) shared.results.set(selection, (byVariables = new Map()));
+  let result = byVariables.get(variablesKey);
+  if (!result) {
+    result = execute(shared.contextValue).then((r) => {
+      sharedResults.set(r, {});
+      return r;
+    });
+    byVariables.set(variablesKey, result);
+  }
+  return result;
+}
+
+/**
+ * The JSON text of a result many subscribers share (`JSON.stringify(result)`), made on the first call and kept while
+ * the result is; undefined for any other result, and for one with errors, which each operation formats on its own.
+ */
+export function sharedResultJson(result: ExecutionResult): string | undefined {
+  const shared = sharedResults.get(result);
+  if (!shared || result.errors?.length) return undefined;
+  return (shared.json ??= JSON.stringify(result));
+}

@@ -1,0 +1,81 @@
+import type { ExecutionResult } from 'graphql';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import { sharedResultJson } from '../../execution/sharedEvents.js';
+
+/**
+ * A subscription's results, with those many subscribers share (execution/sharedEvents.ts) sent here as the `next`
+ * message graphql-ws would write, `{"id":…,"type":"next","payload":…}`, built from the result's JSON text made once
+ * for all of them: graphql-ws stringifies (and validates) the whole message again for each subscriber. Any other
+ * result (one with errors, which each operation formats on its own, or a subscriber's own) is handed to graphql-ws
+ * as before. `send` writes a text unless the connection closed or the operation ended.
+ */
+export function sendingSharedResults(source: AsyncIterator<ExecutionResult>, id: string, send: (text: string) => void): AsyncIterableIterator<ExecutionResult> {
+  return new SharedResultSender(source, `{"id":${JSON.stringify(id)},"type":"next","payload":`, send);
+}
+
+/** A class with promise chains, not async closures: every graphql-ws subscription holds one for its whole life. */
+class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
+  constructor(
+    private readonly source: AsyncIterator<ExecutionResult>,
+    /** `{"id":…,"type":"next","payload":`, made once per subscription. */
+    private readonly prefix: string,
+    private readonly send: (text: string) => void,
+  ) {}
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return new Promise((resolve, reject) => this.pull(resolve, reject));
+  }
+
+  return(value?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    return this.source.return ? this.source.return(value as never) : Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    return this.source.throw ? this.source.throw(error) : Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /**
+   * Sends shared results as they come and settles `resolve` with the first other step, for graphql-ws. A loop of
+   * pulls, not `next()` returning `next()`: a subscription whose results are all shared never hands graphql-ws a
+   * value, and promises resolved with promises would chain one link per event for its whole life.
+   */
+  private pull(resolve: (step: IteratorResult<ExecutionResult>) => void, reject: (error: unknown) => void): void {
+    this.source.next().then((step) => {
+      const json = step.done ? undefined : sharedResultJson(step.value);
+      if (json === undefined) return resolve(step);
+      try {
+        this.send(`${this.prefix}${json}}`);
+      } catch (error) {
+        return reject(error);
+      }
+      this.pull(resolve, reject);
+    }, reject);
+  }
+}
+
+/**
+ * Sends on one WebSocket connection, coalesced per tick: a shared change reaches every subscription of a connection
+ * in the same tick (50 of them on a dashboard's connection), so the TCP socket is corked until the tick ends and their
+ * messages leave in one vectored write, not one system call each. ws corks and uncorks around each frame; the outer
+ * cork holds until the tick's end.
+ */
+export function coalescingSender(ws: WebSocket, socket: Duplex): (text: string) => void {
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  return (text) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(uncork);
+    }
+    ws.send(text);
+  };
+}
