@@ -520,8 +520,10 @@ describe('serviceHealthChanged to many subscribers', () => {
     const payloadOf = (id: string) => byId.get(id)!.slice(`{"id":"${id}","type":"next","payload":`.length, -1);
     const wide = payloadOf('s0-1');
     for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3']) expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
-    expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0] });
-    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } } });
+    // Each carries its subscription's cost, as every answer does: the feed reads Graph once for all, so no request.
+    const cost = (structure: number) => ({ cost: { estimated: structure, actual: structure, upstreamRequestsEstimated: 0, upstreamRequests: 0 } });
+    expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0], extensions: cost(expect.any(Number) as never) });
+    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } }, extensions: cost(2) });
     expect(payloadOf('narrow1')).toBe(payloadOf('narrow0'));
     for (const socket of sockets) socket.close();
   });

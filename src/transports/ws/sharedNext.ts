@@ -10,8 +10,23 @@ import { sharedResultJson } from '../../execution/sharedEvents.js';
  * result (one with errors, which each operation formats on its own, or a subscriber's own) is handed to graphql-ws
  * as before. `send` writes a text unless the connection closed or the operation ended.
  */
-export function sendingSharedResults(source: AsyncIterator<ExecutionResult>, id: string, send: (text: string) => void): AsyncIterableIterator<ExecutionResult> {
-  return new SharedResultSender(source, `{"id":${JSON.stringify(id)},"type":"next","payload":`, send);
+export function sendingSharedResults(
+  source: AsyncIterator<ExecutionResult>,
+  id: string,
+  send: (text: string) => void,
+  extensionsOf: (result: ExecutionResult) => Record<string, unknown> | undefined,
+): AsyncIterableIterator<ExecutionResult> {
+  return new SharedResultSender(source, `{"id":${JSON.stringify(id)},"type":"next","payload":`, send, extensionsOf);
+}
+
+/**
+ * The `next` message for a shared result: its JSON made once, with this subscriber's own `extensions` (its operation's
+ * cost) spliced in before the closing brace, so the shared text stays whole and only a few bytes are made per
+ * subscriber. A result with extensions of its own is not shared here (undefined): graphql-ws formats it.
+ */
+export function sharedNextText(prefix: string, json: string, extensions: Record<string, unknown> | undefined): string {
+  if (!extensions) return `${prefix}${json}}`;
+  return `${prefix}${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"extensions":${JSON.stringify(extensions)}}}`;
 }
 
 /** A class with promise chains, not async closures: every graphql-ws subscription holds one for its whole life. */
@@ -21,6 +36,8 @@ class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
     /** `{"id":…,"type":"next","payload":`, made once per subscription. */
     private readonly prefix: string,
     private readonly send: (text: string) => void,
+    /** The extensions this subscriber's answer carries (its cost), asked once per result as every answer does. */
+    private readonly extensionsOf: (result: ExecutionResult) => Record<string, unknown> | undefined,
   ) {}
 
   next(): Promise<IteratorResult<ExecutionResult>> {
@@ -46,10 +63,10 @@ class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
    */
   private pull(resolve: (step: IteratorResult<ExecutionResult>) => void, reject: (error: unknown) => void): void {
     this.source.next().then((step) => {
-      const json = step.done ? undefined : sharedResultJson(step.value);
+      const json = step.done || step.value.extensions ? undefined : sharedResultJson(step.value);
       if (json === undefined) return resolve(step);
       try {
-        this.send(`${this.prefix}${json}}`);
+        this.send(sharedNextText(this.prefix, json, this.extensionsOf(step.value)));
       } catch (error) {
         return reject(error);
       }

@@ -218,9 +218,15 @@ export function attachWebSocket(options: {
         if (!conn || !op || !isAsyncIterator(result)) return;
         const socket = ctx.extra.socket;
         // A result many subscribers share goes out as one text serialised once (sharedNext.ts); the checks are onNext's.
-        return sendingSharedResults(pacedBy(result, conn.outbound, op.controller.signal), id, (text) => {
-          if (socket.readyState === socket.OPEN && !op.controller.signal.aborted && !conn.outbound.overflowed()) conn.sendShared(text);
-        });
+        return sendingSharedResults(
+          pacedBy(result, conn.outbound, op.controller.signal),
+          id,
+          (text) => {
+            if (socket.readyState === socket.OPEN && !op.controller.signal.aborted && !conn.outbound.overflowed()) conn.sendShared(text);
+          },
+          // Its own cost, as onNext adds to every other result.
+          (shared) => pipeline.answerExtensions(op, shared),
+        );
       },
       onNext(ctx, id, _payload, _args, result) {
         const conn = connections.get(ctx.extra.socket)!;
