@@ -5,10 +5,9 @@ import { ErrorCode, refusalStatus } from '../../errors/codes.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
 import type { FairShare } from '../../pipeline/rules/fairShare.js';
-import { ErrorCode as McpErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
-import { sendJsonRpcError } from '../mcp/server.js';
+import { JsonRpcCode, sendJsonRpcError } from '../mcp/jsonRpc.js';
 import { MCP_PATHS } from '../mcp/protectedResource.js';
 import { applyCors, corsPreflightRefusal } from './cors.js';
 import { createGraphqlHttp } from './graphql.js';
@@ -89,7 +88,7 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
     const misdirected = hostOrigin.refusal(req.headers, path === '/graphql' ? 'graphql' : 'endpoint');
     if (misdirected) {
       hostOrigin.logRefusal(misdirected, { path, origin: req.headers.origin, host: req.headers.host });
-      if (path === '/mcp') return sendJsonRpcError(res, 403, McpErrorCode.InvalidRequest, misdirected.message);
+      if (path === '/mcp') return sendJsonRpcError(res, 403, JsonRpcCode.InvalidRequest, misdirected.message);
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }
     const client = clients.of(req);

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors as jose, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { IncomingMessage } from 'node:http';
 import type { McpAuthConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
@@ -75,7 +75,10 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
       resource: () => undefined,
     };
   }
-  const keys = createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: options.jwksCooldownMs ?? 30_000 });
+  // jose loads with the first token to check, as the MCP SDK does with the first call (sdk.ts): start-up carries neither.
+  let verifier: Promise<{ jose: typeof import('jose'); keys: ReturnType<typeof import('jose').createRemoteJWKSet> }> | undefined;
+  const verifying = () =>
+    (verifier ??= import('jose').then((jose) => ({ jose, keys: jose.createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: options.jwksCooldownMs ?? 30_000 }) })));
   const resource = (req: IncomingMessage) => protectedResource(req, { issuer: auth.issuer, audience: auth.audience, scopes });
   const challenge = (req: IncomingMessage, params: Record<string, string>) =>
     `Bearer ${Object.entries({ ...params, resource_metadata: resource(req).metadataUrl })
@@ -91,9 +94,10 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
         // RFC 6750 section 3.1: no error code when the request carried no credentials at all.
         return { status: 401, challenge: challenge(req, {}), error };
       }
+      const { jose, keys } = await verifying();
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, keys, {
+        ({ payload } = await jose.jwtVerify(token, keys, {
           issuer: auth.issuer,
           audience: auth.audience,
           algorithms: ALGORITHMS,
@@ -101,7 +105,7 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
         }));
       } catch (error) {
-        const refused = tokenRefusal(error, auth);
+        const refused = tokenRefusal(error, auth, jose.errors);
         if (refused.status === 401) refused.challenge = challenge(req, { error: 'invalid_token', error_description: refused.error.message });
         return refused;
       }
@@ -131,7 +135,7 @@ function scopesOf(payload: JWTPayload): ReadonlySet<string> {
 }
 
 /** What a token that did not verify is told: why, in words that name the fix, never the token or its claims' values. */
-function tokenRefusal(error: unknown, auth: Extract<McpAuthConfig, { mode: 'jwt' }>): McpRefusal {
+function tokenRefusal(error: unknown, auth: Extract<McpAuthConfig, { mode: 'jwt' }>, jose: typeof import('jose').errors): McpRefusal {
   const refuse = (message: string): McpRefusal => ({ status: 401, error: new GatewayError(ErrorCode.Unauthenticated, message) });
   if (error instanceof jose.JWTExpired) return refuse('The access token has expired: get a new one from the authorization server.');
   if (error instanceof jose.JWTClaimValidationFailed) {

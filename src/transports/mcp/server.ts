@@ -1,6 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode as McpErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { GatewayServices } from '../../context/services.js';
@@ -11,7 +10,9 @@ import type { TrustedCall } from '../../trusted/execute.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import { checkArguments } from '../../trusted/operations.js';
 import { createMcpAuth, type McpAuth, type McpCaller, type McpRefusal } from './auth.js';
+import { JsonRpcCode as McpErrorCode, sendJsonRpcError } from './jsonRpc.js';
 import { MCP_PATH } from './protectedResource.js';
+import { loadMcpSdk, type McpSdk } from './sdk.js';
 import { SCHEMA_TOOLS, SchemaTools } from './schemaTools.js';
 import { FREEFORM_TOOL, freeformRequest, freeformTool, operationTool, refusalResult, toolResult } from './tools.js';
 
@@ -84,8 +85,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
       authenticated: caller.authenticated,
       transport: 'mcp',
     };
-    const server = mcpServer(tools, schemaTools, services, call);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const sdk = await loadMcpSdk();
+    const server = mcpServer(sdk, tools, schemaTools, services, call);
+    const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -96,7 +98,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
 }
 
 /** One MCP server for one HTTP request, bound to that request's caller. */
-function mcpServer(tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: TrustedCall): Server {
+function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: TrustedCall): Server {
+  const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const { schema, operations, execute } = services.trusted;
   const { allowMutations, allowFreeform } = services.config.mcp;
   // The low-level server: tool schemas here are JSON Schema derived from GraphQL, not zod shapes.
@@ -169,11 +172,4 @@ function refuse(res: ServerResponse, refusal: McpRefusal, services: GatewayServi
   const [formatted] = services.formatErrors([refusal.error]);
   if (refusal.challenge) res.setHeader('www-authenticate', refusal.challenge);
   sendJsonRpcError(res, refusal.status, McpErrorCode.InvalidRequest, formatted.message, formatted.extensions);
-}
-
-/** A JSON-RPC error as `/mcp` answers a request it refuses (no request id: the body may not have been read). */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, data?: Record<string, unknown>): void {
-  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
