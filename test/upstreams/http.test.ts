@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { splitUrl, UpstreamHttp } from '../../src/upstreams/http/client.js';
+import { UpstreamTally } from '../../src/upstreams/http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/upstreams/http/retry.js';
 
 /** A scripted upstream: each request takes the next planned answer. */
@@ -41,16 +42,22 @@ describe('shared upstream HTTP layer', () => {
       { status: 200, body: 'done' },
     ];
     const http = make();
-    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    const tally = new UpstreamTally();
+    const told: string[] = [];
+    tally.onSent = (upstream) => told.push(upstream);
+    const res = await http.send({ method: 'GET', url: `${base}/x`, tally });
     expect(res).toMatchObject({ status: 200, text: 'done', attempts: 3 });
     expect(seen).toHaveLength(3);
+    // Every attempt is a request the operation pays for, each told as it is sent.
+    expect(tally.total).toBe(3);
+    expect(told).toEqual(['test', 'test', 'test']);
     await http.close();
   });
 
   it('waits as long as Retry-After says', async () => {
     plan = [{ status: 503, headers: { 'retry-after': '1' } }, { status: 200 }];
     const http = make();
-    await http.send({ method: 'GET', url: `${base}/x` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
     expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
     await http.close();
   });
@@ -58,10 +65,10 @@ describe('shared upstream HTTP layer', () => {
   it('retries a write only on 429, never on 503', async () => {
     const http = make();
     plan = [{ status: 503 }, { status: 200 }];
-    expect((await http.send({ method: 'POST', url: `${base}/w`, body: '{}' })).status).toBe(503);
+    expect((await http.send({ tally: undefined, method: 'POST', url: `${base}/w`, body: '{}' })).status).toBe(503);
     expect(seen).toHaveLength(1);
     plan = [{ status: 429, headers: { 'retry-after': '0' } }, { status: 201 }];
-    expect((await http.send({ method: 'PATCH', url: `${base}/w`, body: '{}' })).status).toBe(201);
+    expect((await http.send({ tally: undefined, method: 'PATCH', url: `${base}/w`, body: '{}' })).status).toBe(201);
     expect(seen).toHaveLength(3);
     await http.close();
   });
@@ -69,7 +76,7 @@ describe('shared upstream HTTP layer', () => {
   it('gives up after maxAttempts and returns the last answer', async () => {
     plan = Array.from({ length: 6 }, () => ({ status: 429, headers: { 'retry-after': '0' } }));
     const http = make({ retry: { maxAttempts: 3, baseDelayMs: 1 } });
-    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    const res = await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
     expect(res.status).toBe(429);
     expect(seen).toHaveLength(3);
     await http.close();
@@ -78,7 +85,7 @@ describe('shared upstream HTTP layer', () => {
   it('stops retrying when the next wait would cross the time budget', async () => {
     plan = [{ status: 429, headers: { 'retry-after': '120' } }, { status: 200 }];
     const http = make({ retry: { budgetMs: 10_000 } });
-    const res = await http.send({ method: 'GET', url: `${base}/x` });
+    const res = await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
     expect(res.status).toBe(429);
     expect(seen).toHaveLength(1);
     await http.close();
@@ -87,7 +94,7 @@ describe('shared upstream HTTP layer', () => {
   it('maps a reset connection to UPSTREAM_ERROR after retrying idempotent requests', async () => {
     plan = [{ status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }];
     const http = make();
-    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
       extensions: { code: 'UPSTREAM_ERROR', upstream: 'test' },
       message: expect.stringMatching(/after 4 attempts/),
     });
@@ -98,7 +105,7 @@ describe('shared upstream HTTP layer', () => {
   it('maps a missing answer to UPSTREAM_TIMEOUT', async () => {
     plan = [{ status: 0, hang: true }];
     const http = make({ headersTimeoutMs: 200, retry: { maxAttempts: 1 } });
-    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
     await http.close();
   });
 
@@ -106,7 +113,7 @@ describe('shared upstream HTTP layer', () => {
     plan = [{ status: 429, headers: { 'retry-after': '30' } }];
     const http = make();
     const controller = new AbortController();
-    const pending = http.send({ method: 'GET', url: `${base}/x`, signal: controller.signal });
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/x`, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('client left')), 50);
     await expect(pending).rejects.toThrow('client left');
     expect(seen).toHaveLength(1);
@@ -116,16 +123,16 @@ describe('shared upstream HTTP layer', () => {
   it('opens the circuit after consecutive failures, answers at once while open, and closes after a good probe', async () => {
     const http = make({ breaker: { threshold: 2, cooldownMs: 300 }, retry: { maxAttempts: 1 } });
     plan = [{ status: 503 }, { status: 500 }];
-    expect((await http.send({ method: 'GET', url: `${base}/a` })).status).toBe(503);
-    expect((await http.send({ method: 'GET', url: `${base}/a` })).status).toBe(500);
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(503);
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(500);
     expect(http.breaker.state).toBe('open');
-    await expect(http.send({ method: 'GET', url: `${base}/a` })).rejects.toMatchObject({
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).rejects.toMatchObject({
       extensions: { code: 'UPSTREAM_ERROR', upstreamCode: 'CIRCUIT_OPEN', upstream: 'test' },
     });
     expect(seen).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 350));
     plan = [{ status: 200, body: 'back' }];
-    expect((await http.send({ method: 'GET', url: `${base}/a` })).text).toBe('back');
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).text).toBe('back');
     expect(http.breaker.state).toBe('closed');
     expect(seen).toHaveLength(3);
     await http.close();
@@ -134,10 +141,10 @@ describe('shared upstream HTTP layer', () => {
   it('reopens the circuit when the half-open probe fails', async () => {
     const http = make({ breaker: { threshold: 1, cooldownMs: 100 }, retry: { maxAttempts: 1 } });
     plan = [{ status: 502 }];
-    await http.send({ method: 'GET', url: `${base}/a` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
     await new Promise((r) => setTimeout(r, 150));
     plan = [{ status: 503 }];
-    await http.send({ method: 'GET', url: `${base}/a` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
     expect(http.breaker.state).toBe('open');
     expect(seen).toHaveLength(2);
     await http.close();
@@ -146,11 +153,11 @@ describe('shared upstream HTTP layer', () => {
   it('does not count 4xx answers or callers who left as upstream failures', async () => {
     const http = make({ breaker: { threshold: 1, cooldownMs: 10_000 }, retry: { maxAttempts: 1 } });
     plan = [{ status: 404 }, { status: 400 }];
-    await http.send({ method: 'GET', url: `${base}/a` });
-    await http.send({ method: 'GET', url: `${base}/a` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
     plan = [{ status: 0, hang: true }];
     const controller = new AbortController();
-    const pending = http.send({ method: 'GET', url: `${base}/a`, signal: controller.signal });
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/a`, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('left')), 50);
     await expect(pending).rejects.toThrow('left');
     expect(http.breaker.state).toBe('closed');
@@ -160,7 +167,7 @@ describe('shared upstream HTTP layer', () => {
   it('bounds a whole buffered request, retries included, by the total timeout', async () => {
     plan = [{ status: 503, headers: { 'retry-after': '5' } }, { status: 200 }];
     const http = make({ totalTimeoutMs: 300 });
-    await expect(http.send({ method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
     expect(seen).toHaveLength(1);
     await http.close();
   });
@@ -168,10 +175,10 @@ describe('shared upstream HTTP layer', () => {
   it('answers at once when the caller says a retryable error body is final', async () => {
     plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1113"}}' }, { status: 200 }];
     const http = make();
-    const res = await http.send({ method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    const res = await http.send({ tally: undefined, method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
     expect(res).toMatchObject({ status: 429, text: '{"error":{"code":"1113"}}', attempts: 1 });
     plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1302"}}' }, { status: 200, body: 'ok' }];
-    const again = await http.send({ method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    const again = await http.send({ tally: undefined, method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
     expect(again).toMatchObject({ status: 200, attempts: 2 });
     await http.close();
   });

@@ -59,7 +59,7 @@ export class ChatClient {
    */
   async listModels(signal: AbortSignal): Promise<{ ok: true; count: number } | { ok: false; reason: string }> {
     try {
-      const res = await this.http.send({ method: 'GET', url: `${this.config.baseUrl}/models`, headers: this.headers(false), signal, requestId: 'model-list', retry: { maxAttempts: 1 } });
+      const res = await this.http.send({ method: 'GET', url: `${this.config.baseUrl}/models`, headers: this.headers(false), signal, requestId: 'model-list', tally: undefined, retry: { maxAttempts: 1 } });
       // A rejected key is recorded like any other call's: the calls after it are refused without a request.
       if (res.status >= 300) return { ok: false, reason: providerError(this.spec, res.status, res.headers, res.text, this.credentials).message };
       const listed = parseModelList(JSON.parse(res.text));

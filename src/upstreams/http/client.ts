@@ -64,8 +64,12 @@ export interface UpstreamRequest {
   controller?: AbortController;
   /** The client request this call serves: every log line of the call carries it. */
   requestId?: string;
-  /** The operation's count of requests sent: each attempt is one (its cost, `extensions.cost.upstreamRequests`). */
-  tally?: UpstreamTally;
+  /**
+   * The operation's count of requests sent: each attempt is one (its cost, `extensions.cost.upstreamRequests`).
+   * Required, undefined where no operation caused the request (a model list, the gateway's own token), so that no
+   * call site leaves its operation's count out by forgetting it.
+   */
+  tally: UpstreamTally | undefined;
   /** Overrides the instance's policy for this request (e.g. no retries once a stream may have begun). */
   retry?: Partial<RetryPolicy>;
   /** Return the body unread, for streams; retries then happen only on statuses, before any body byte is read. */

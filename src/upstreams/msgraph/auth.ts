@@ -46,6 +46,8 @@ export class ApplicationToken {
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
       requestId,
+      // The gateway's own token serves every caller until it expires: no one operation's request.
+      tally: undefined,
     });
     let body: { access_token?: string; expires_in?: number; error?: string; error_codes?: number[] } = {};
     try {
