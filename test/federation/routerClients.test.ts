@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
+import type { Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startHiveGateway } from '../support/hiveGateway.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUTER_KEY = 'router-key-0123456789';
@@ -49,10 +50,7 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
         propagateHeaders: { fromClientToSubgraphs: ({ request }) => ({ 'x-client-id': request.headers.get('x-client-id') ?? undefined }) },
       };\n`,
     );
-    const port = await freePort();
-    hive = spawnProc('hive-gateway', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn' }, dir);
-    await waitReady(hive, `http://127.0.0.1:${port}/healthcheck`, 60_000);
-    hiveUrl = `http://127.0.0.1:${port}/graphql`;
+    ({ proc: hive, url: hiveUrl } = await startHiveGateway(dir));
   }, 120_000);
   afterAll(async () => {
     await hive?.stop();

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
+import type { Proc } from '../../src/bench/lib/proc.js';
 import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../chat/support.js';
 import { batchItems, graphCalls } from '../enterprise/requests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startHiveGateway } from '../support/hiveGateway.js';
 import { collect, wsClient } from '../support/ws.js';
 import { omdbQueries } from '../titles/omdbRequests.js';
 import { REVIEWS, reviewsSdlFile, startReviewsSubgraph, WATCHED } from './reviewsSubgraph.js';
@@ -102,10 +103,7 @@ describe('behind Hive Gateway', () => {
         transportEntries: { gateway: { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
       };\n`,
     );
-    const port = await freePort();
-    hive = spawnProc('hive-gateway', join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn' }, dir);
-    await waitReady(hive, `http://127.0.0.1:${port}/healthcheck`, 60_000);
-    hiveUrl = `http://127.0.0.1:${port}/graphql`;
+    ({ proc: hive, url: hiveUrl } = await startHiveGateway(dir));
   }, 120_000);
   afterAll(async () => {
     await hive?.stop();
