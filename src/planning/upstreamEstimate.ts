@@ -8,7 +8,7 @@ import type { GatewayServices } from '../context/services.js';
 export interface OperationShape {
   schema: GraphQLSchema;
   operation: OperationDefinitionNode;
-  fragments: Record<string, FragmentDefinitionNode>;
+  readonly fragments: Readonly<Record<string, FragmentDefinitionNode>>;
   variableValues: Record<string, unknown>;
 }
 
@@ -30,9 +30,22 @@ export function operationShape(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): OperationShape {
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-  return { schema, operation, fragments, variableValues: variables ?? {} };
+  return { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+}
+
+/**
+ * A document's fragments by name, found once per document: the budget, the titles quota and demand control each make
+ * the shape of every operation they admit, and a cached document is admitted again and again.
+ */
+const fragmentsByDocument = new WeakMap<DocumentNode, Readonly<Record<string, FragmentDefinitionNode>>>();
+function fragmentsOf(document: DocumentNode): Readonly<Record<string, FragmentDefinitionNode>> {
+  let fragments = fragmentsByDocument.get(document);
+  if (!fragments) {
+    const found: Record<string, FragmentDefinitionNode> = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) found[d.name.value] = d;
+    fragmentsByDocument.set(document, (fragments = found));
+  }
+  return fragments;
 }
 
 /**
