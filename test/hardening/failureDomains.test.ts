@@ -48,7 +48,7 @@ function liveEnv(upstream: Upstream, live: Sandbox, credential: string): Record<
 function inject(upstream: Upstream, kind: Kind, live: Sandbox): string {
   const fault = (f: Partial<Fault>) => live.faults.push({ upstream, times: 100, ...f });
   if (kind === '5xx') fault({ status: 503 });
-  if (kind === 'timeout') fault({ delayMs: 1500 });
+  if (kind === 'timeout') fault({ delayMs: 6000 });
   if (kind === 'refused credentials') return WRONG;
   if (kind === 'quota exhausted') {
     // Graph has no quota: its throttling (429 on every attempt) is the nearest; OMDb's daily limit; DeepSeek's balance.
@@ -96,7 +96,9 @@ afterAll(async () => {
 describe.each(['graph', 'omdb', 'deepseek'] as const)('while %s fails', (upstream) => {
   it.each(KINDS)(`by %s, every other domain answers and the error names ${upstream} with its path`, async (kind) => {
     const credential = inject(upstream, kind, live);
-    const timeouts: Record<string, string> = kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '300', CHAT_TIMEOUT_MS: '300' } : {};
+    // The timeouts apply to the healthy upstreams too: 1.5 s, which none of them takes even on a loaded machine, and
+    // well below the failing upstream's 6 s delay.
+    const timeouts: Record<string, string> = kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '1500', CHAT_TIMEOUT_MS: '1500' } : {};
     t = await startTestGateway({ ...liveEnv(upstream, live, credential), ...timeouts });
 
     const query = await t.query(EVERY_DOMAIN, { imdbId: IMDB_ID });

@@ -57,7 +57,9 @@ describe('operation limits', () => {
 describe('WebSocket connection limits', () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000', GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '200' });
+    // The init timeout applies to every client of this gateway: 1 s, so that a healthy client's connection_init on a
+    // loaded machine is never late for it (the 4408 test waits for it once).
+    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000', GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '1000' });
   });
   afterAll(() => t.close());
 
