@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { spawnGateway } from '../support/process.js';
 
@@ -40,10 +40,11 @@ describe('graceful shutdown', () => {
       fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     const upstreams = (await (await post('{ upstreams { id baseUrl } }')).json()) as { data: { upstreams: Array<{ id: string; baseUrl: string }> } };
     const sandbox = new URL(upstreams.data.upstreams.find((u) => u.id === 'omdb')!.baseUrl).origin;
-    // The next OMDb request takes a second: the operation is in flight when SIGTERM arrives.
-    await fetch(`${sandbox}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ upstream: 'omdb', delayMs: 1000 }) });
+    // The next OMDb request takes two seconds: SIGTERM goes once the sandbox has it, so the operation is in flight.
+    await fetch(`${sandbox}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ upstream: 'omdb', delayMs: 2000 }) });
     const inFlight = post('{ title(imdbId: "tt0078346") { title year } }');
-    await new Promise((r) => setTimeout(r, 300));
+    const omdbRequests = async () => ((await (await fetch(`${sandbox}/_sandbox/requests`)).json()) as Array<{ upstream: string }>).filter((r) => r.upstream === 'omdb').length;
+    await vi.waitFor(async () => expect(await omdbRequests()).toBe(1), { timeout: 10_000, interval: 20 });
     p.child.kill('SIGTERM');
     const res = await inFlight;
     expect(res.status).toBe(200);

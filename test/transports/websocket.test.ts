@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { collect, wsClient } from '../support/ws.js';
 
@@ -65,11 +65,9 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
         },
       );
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // 1000 ticks would take 10 s: the operation logged as finished within 2 s of `complete` proves the producer stopped.
+    await vi.waitFor(() => expect(t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation')).toBeDefined(), { timeout: 2_000, interval: 20 });
     await client.dispose();
-    const line = t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation');
-    // 1000 ticks would take 10 s: a finished operation right after `complete` proves the producer stopped.
-    expect(line).toBeDefined();
     expect(received).toHaveLength(2);
   });
 

@@ -121,7 +121,8 @@ describe('shared upstream HTTP layer', () => {
   });
 
   it('opens the circuit after consecutive failures, answers at once while open, and closes after a good probe', async () => {
-    const http = make({ breaker: { threshold: 2, cooldownMs: 300 }, retry: { maxAttempts: 1 } });
+    // A cooldown far longer than two loopback calls take, even on a loaded machine: the third call must meet it open.
+    const http = make({ breaker: { threshold: 2, cooldownMs: 1000 }, retry: { maxAttempts: 1 } });
     plan = [{ status: 503 }, { status: 500 }];
     expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(503);
     expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(500);
@@ -130,7 +131,7 @@ describe('shared upstream HTTP layer', () => {
       extensions: { code: 'UPSTREAM_ERROR', upstreamCode: 'CIRCUIT_OPEN', upstream: 'test' },
     });
     expect(seen).toHaveLength(2);
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1050));
     plan = [{ status: 200, body: 'back' }];
     expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).text).toBe('back');
     expect(http.breaker.state).toBe('closed');
