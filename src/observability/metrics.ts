@@ -31,7 +31,7 @@ export class GatewayMetrics {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly subscriptionsActive = new Counter({
+  readonly subscriptionsStarted = new Counter({
     name: 'gateway_graphql_subscriptions_started_total',
     help: 'Subscriptions started over graphql-ws',
     registers: [this.registry],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { collect, wsClient } from '../support/ws.js';
 
 describe('per-upstream metrics', () => {
   let t: TestGateway;
@@ -34,5 +35,26 @@ describe('per-upstream metrics', () => {
 
   it('never puts the OMDb key or a URL into a label', () => {
     expect(text).not.toMatch(/apikey|sandbox@|http:\/\/127/);
+  });
+});
+
+describe('gateway_graphql_subscriptions_started_total', () => {
+  it('counts each subscription that starts over graphql-ws, not those refused before they start nor queries', async () => {
+    const t = await startTestGateway();
+    const client = wsClient(t.gateway.wsUrl);
+    try {
+      const started = async () => Number(/gateway_graphql_subscriptions_started_total (\d+)/.exec(await (await fetch(`${t.gateway.origin}/metrics`)).text())?.[1] ?? NaN);
+      expect(await started()).toBe(0);
+      for (let i = 0; i < 2; i++) expect((await collect(client, 'subscription { serverTime(intervalMs: 10, count: 1) }')).results).toHaveLength(1);
+      // Refused by its resolver (one result with the error), and by validation (graphql-ws's error message).
+      const refused = await collect(client, 'subscription { serverTime(intervalMs: 1, count: 1) }');
+      expect(refused.results[0].errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect((await collect(client, 'subscription { nope }')).error).toBeDefined();
+      expect((await collect(client, '{ upstreams { id } }')).results[0].errors).toBeUndefined();
+      expect(await started()).toBe(2);
+    } finally {
+      await client.dispose();
+      await t.close();
+    }
   });
 });

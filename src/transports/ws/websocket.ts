@@ -216,6 +216,7 @@ export function attachWebSocket(options: {
         const conn = connections.get(ctx.extra.socket);
         const op = conn?.operations.get(id);
         if (!conn || !op || !isAsyncIterator(result)) return;
+        services.metrics.subscriptionsStarted.inc();
         const socket = ctx.extra.socket;
         // A result many subscribers share goes out as one text serialised once (sharedNext.ts); the checks are onNext's.
         return sendingSharedResults(
