@@ -49,8 +49,11 @@ describe('demand control on three replicas', () => {
         });
         outcomes.push(outcome);
         started.push({ cancel });
-        // One at a time, so that which ones are refused is deterministic: the 6th, 7th and 8th.
-        await Promise.race([outcome, new Promise((r) => setTimeout(r, 300))]);
+        // One at a time, so that which ones are refused is deterministic: the 6th, 7th and 8th. The next goes once this
+        // one is refused or has started (each replica's gateway_graphql_subscriptions_started_total, summed).
+        let answered = false;
+        void outcome.then(() => (answered = true));
+        await until(async () => answered || (await startedOn([0, 1])) >= Math.min(i + 1, 5));
       }
       const settled = await Promise.all(outcomes.slice(5).map((o) => o));
       expect(settled).toEqual(['refused', 'refused', 'refused']);
@@ -60,13 +63,13 @@ describe('demand control on three replicas', () => {
       let again: 'refused' | 'ended' | 'open' = 'refused';
       for (let attempt = 0; attempt < 20 && again === 'refused'; attempt++) {
         await new Promise((r) => setTimeout(r, 100));
-        again = await new Promise((resolve) => {
-          const cancel = clients[1].subscribe({ query: TICKS }, { next: () => {}, error: (e) => resolve(JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'), complete: () => resolve('ended') });
-          setTimeout(() => {
-            started.push({ cancel });
-            resolve('open');
-          }, 300);
-        });
+        // Open once it has started on replica 1 (its count of started subscriptions grows), unless refused first.
+        const before = await startedOn([1]);
+        let answer: 'refused' | 'ended' | undefined;
+        const cancel = clients[1].subscribe({ query: TICKS }, { next: () => {}, error: (e) => void (answer = JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'), complete: () => void (answer = 'ended') });
+        started.push({ cancel });
+        await until(async () => answer !== undefined || (await startedOn([1])) > before);
+        again = answer ?? 'open';
       }
       expect(again).toBe('open');
     } finally {
@@ -75,3 +78,18 @@ describe('demand control on three replicas', () => {
     }
   }, 60_000);
 });
+
+/** Subscriptions started on these replicas so far, from their /metrics. */
+async function startedOn(replicas: number[]): Promise<number> {
+  const texts = await Promise.all(replicas.map(async (r) => (await fetch(`${cluster.origins[r]}/metrics`)).text()));
+  return texts.reduce((sum, text) => sum + Number(/gateway_graphql_subscriptions_started_total (\d+)/.exec(text)?.[1] ?? 0), 0);
+}
+
+/** Polls until `check` holds, failing after 20 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
