@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import WebSocket from 'ws';
 import { collect, wsClient } from '../support/ws.js';
@@ -87,9 +87,19 @@ describe('WebSocket connection limits', () => {
   });
 
   it('closes the socket on a message larger than GATEWAY_WS_MAX_MESSAGE_BYTES', async () => {
-    const client = wsClient(t.gateway.wsUrl);
-    const { error } = await collect(client, `{ upstreams { id } } # ${'x'.repeat(3000)}`);
-    await client.dispose();
-    expect((error as { code?: number }).code).toBe(1009);
+    const printed = vi.spyOn(console, 'error');
+    try {
+      const client = wsClient(t.gateway.wsUrl);
+      const { error } = await collect(client, `{ upstreams { id } } # ${'x'.repeat(3000)}`);
+      await client.dispose();
+      expect((error as { code?: number }).code).toBe(1009);
+      // One structured warning, no stack trace on stderr.
+      expect(printed).not.toHaveBeenCalled();
+      expect(t.logs.json().filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toEqual([
+        expect.objectContaining({ level: 'warn', code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', error: 'Max payload size exceeded' }),
+      ]);
+    } finally {
+      printed.mockRestore();
+    }
   });
 });

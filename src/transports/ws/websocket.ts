@@ -129,6 +129,14 @@ export function attachWebSocket(options: {
         }
       });
       wss.emit('connection', ws, req);
+      // graphql-ws prints a socket's error with console.error ("Please check your implementation"), stack and all. What
+      // it is here, a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid frame),
+      // which ws has already answered by closing, deserves one structured line.
+      ws.removeAllListeners('error');
+      ws.on('error', (error: Error & { code?: string }) => {
+        services.log.warn({ connection: id, code: error.code, error: error.message }, 'WebSocket connection closed on a protocol error');
+        if (ws.readyState === ws.OPEN) ws.close(1011, 'Internal server error');
+      });
     });
   }
 
