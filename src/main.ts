@@ -6,9 +6,15 @@ import { startGateway, type Gateway } from './app/gateway.js';
  * `npm start`: read `.env` when there is one (variables already in the environment win), validate the
  * configuration, serve the graph, stop cleanly on SIGTERM/SIGINT.
  */
+// The handlers come first: a process manager that signals as soon as it reads the "listening" line must not meet the
+// default action (death by the signal) in the moment between that line and the handlers.
+let gateway: Gateway | undefined;
+let stopping = false;
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
 const envFile = readEnvFile('.env');
 const config = await loadStartupConfig(process.env).catch(exitOnConfigError);
-let gateway: Gateway;
 try {
   gateway = await startGateway({ config, envFile });
 } catch (error) {
@@ -17,23 +23,27 @@ try {
   console.error(`configuration error: ${problem}`);
   process.exit(2);
 }
-let stopping = false;
-const stop = (signal: string) => {
+
+function stop(signal: string): void {
   if (stopping) return;
   stopping = true;
-  gateway.services.log.info({ signal }, `received ${signal}, draining`);
+  if (!gateway) {
+    // Not serving yet: nothing to drain.
+    console.log(`received ${signal} while starting; exiting`);
+    process.exit(0);
+  }
+  const running = gateway;
+  running.services.log.info({ signal }, `received ${signal}, draining`);
   // Bounded: the pipeline aborts what outlives SHUTDOWN_GRACE_MS and the server then closes every socket; this is the last resort.
-  setTimeout(() => process.exit(1), config.shutdownGraceMs + 5_000).unref();
-  gateway.close().then(
+  setTimeout(() => process.exit(1), running.services.config.shutdownGraceMs + 5_000).unref();
+  running.close().then(
     () => process.exit(0),
     (error: unknown) => {
-      gateway.services.log.error({ err: String(error) }, 'shutdown failed');
+      running.services.log.error({ err: String(error) }, 'shutdown failed');
       process.exit(1);
     },
   );
-};
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+}
 
 /** Every configuration problem on its own line, exit code 2; anything else is a bug and keeps its stack trace. */
 function exitOnConfigError(error: unknown): never {

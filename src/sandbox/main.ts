@@ -5,6 +5,12 @@ import { DEFAULT_SETTINGS } from './types.js';
  * `npm run sandbox`: every emulator on SANDBOX_PORT (default 4010), printing the base URLs. Chat tokens come
  * SANDBOX_TOKEN_DELAY_MS apart (default: a pace a person can watch; a benchmark or a test sets its own).
  */
+// The handlers come first: a signal sent as soon as the "listening" line is read must not meet the default action.
+let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+const stop = () => (sandbox ? sandbox.close().then(() => process.exit(0)) : process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
 const port = Number(process.env.SANDBOX_PORT ?? 4010);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`SANDBOX_PORT must be a port number 0..65535, got ${JSON.stringify(process.env.SANDBOX_PORT)}`);
@@ -17,10 +23,7 @@ if (delayProblem) {
   console.error(`SANDBOX_TOKEN_DELAY_MS ${delayProblem}`);
   process.exit(1);
 }
-const sandbox = await startSandbox({ port, host: process.env.SANDBOX_HOST ?? '127.0.0.1', settings: { chatTokenDelayMs: chatTokenDelayMs as number } });
+sandbox = await startSandbox({ port, host: process.env.SANDBOX_HOST ?? '127.0.0.1', settings: { chatTokenDelayMs: chatTokenDelayMs as number } });
 console.log(`sandbox listening on ${sandbox.origin} (chat tokens ${sandbox.settings.chatTokenDelayMs} ms apart: SANDBOX_TOKEN_DELAY_MS)`);
 for (const [name, url] of Object.entries(sandbox.baseUrls)) console.log(`  ${name.padEnd(9)} ${url}`);
 console.log(`  control   ${sandbox.origin}/_sandbox/requests, /_sandbox/faults, /_sandbox/config, /_sandbox/reset`);
-const stop = () => sandbox.close().then(() => process.exit(0));
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);

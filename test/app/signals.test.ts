@@ -47,7 +47,8 @@ describe('SIGTERM to npm reaches the server', () => {
     expect(await portIsFree(port)).toBe(false);
 
     npm.child.kill('SIGTERM');
-    expect(await npm.exited).toBe(exitCode);
+    const code = await npm.exited;
+    expect({ code, signal: npm.child.signalCode }, npm.output.join('\n')).toEqual({ code: exitCode, signal: null });
     // npm waits for its child before exiting; allow the kernel a moment to reap what it reparented, if anything.
     for (let i = 0; i < 40 && below.some((pid) => signal(pid, 0)); i++) await new Promise((r) => setTimeout(r, 50));
     expect(below.filter((pid) => signal(pid, 0))).toEqual([]);
