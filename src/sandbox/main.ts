@@ -7,7 +7,14 @@ import { DEFAULT_SETTINGS } from './types.js';
  */
 // The handlers come first: a signal sent as soon as the "listening" line is read must not meet the default action.
 let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
-const stop = () => (sandbox ? sandbox.close().then(() => process.exit(0)) : process.exit(0));
+let stopping = false;
+const stop = () => {
+  // A second Ctrl-C while closing changes nothing.
+  if (stopping) return;
+  stopping = true;
+  if (!sandbox) process.exit(0);
+  void sandbox.close().then(() => process.exit(0));
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
