@@ -7,27 +7,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/bench/lib/proc.js';
 import { HUMAN_TOKEN_DELAY_MS } from '../src/sandbox/types.js';
-import { ensureGraphiqlBundle, launchChromium } from './support/browser.js';
+import { ensureGraphiqlBundle, launchChromium, serveWebExample } from './support/browser.js';
 import { startTestGateway, type TestGateway } from './support/gateway.js';
 import { spawnGateway, type GatewayProcess } from './support/process.js';
 
 const projectRoot = join(import.meta.dirname, '..');
-const webConfig = join(projectRoot, 'examples', 'web', 'vite.config.ts');
 const uiTimeoutMs = 20_000;
 const screenshots = process.env.FIRST_HOUR_SCREENSHOTS === '1';
 const QUESTION = 'What does a GraphQL gateway do?';
-/** Vite's build options here: under vitest's NODE_ENV=test React's development build goes in (about 700 kB), past Vite's 500 kB warning. */
-const webBuild = (outDir: string) => ({ outDir, chunkSizeWarningLimit: 1024 });
 
 describe('the first hour, as a newcomer walks it', () => {
   let gateway: GatewayProcess;
   let origin: string;
   let sandboxOrigin: string;
-  let server: PreviewServer;
+  let web: { close(): Promise<void> } | undefined;
   let pageOrigin: string;
   let browser: Browser;
   const folders: string[] = [];
@@ -50,16 +46,13 @@ describe('the first hour, as a newcomer walks it', () => {
     origin = await gateway.origin;
     sandboxOrigin = new URL((await graphql('{ upstreams { id baseUrl } }')).data.upstreams[0].baseUrl).origin;
 
-    const outDir = mkdtempSync(join(tmpdir(), 'first-hour-web-'));
-    folders.push(outDir);
-    await build({ configFile: webConfig, logLevel: 'warn', define: { __GATEWAY_URL__: JSON.stringify(`${origin}/graphql`) }, build: webBuild(outDir) });
-    server = await preview({ configFile: webConfig, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
+    web = await serveWebExample(`${origin}/graphql`, port);
     browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await web?.close();
     gateway?.child.kill('SIGTERM');
     await gateway?.exited;
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
@@ -170,27 +163,23 @@ describe('the first hour, as a newcomer walks it', () => {
 
 describe('the web example, when the gateway does not let it in', () => {
   let gateway: TestGateway | undefined;
-  let server: PreviewServer;
+  let web: { close(): Promise<void> } | undefined;
   let pageOrigin: string;
   let browser: Browser;
-  let outDir: string;
 
   beforeAll(async () => {
     const port = await freePort();
     pageOrigin = `http://127.0.0.1:${port}`;
     // The newcomer's first try: `npm start` without CORS_ORIGINS.
     gateway = await startTestGateway({ LOG_LEVEL: 'info' });
-    outDir = mkdtempSync(join(tmpdir(), 'first-hour-web-'));
-    await build({ configFile: webConfig, logLevel: 'warn', define: { __GATEWAY_URL__: JSON.stringify(gateway.gateway.url) }, build: webBuild(outDir) });
-    server = await preview({ configFile: webConfig, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
+    web = await serveWebExample(gateway.gateway.url, port);
     browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await web?.close();
     await gateway?.close();
-    rmSync(outDir, { recursive: true, force: true });
   });
 
   it('says that the gateway refused its origin and names CORS_ORIGINS with the value to set; with no gateway, that none answers', async () => {

@@ -2,26 +2,20 @@
 // Chromium against the real gateway and its sandbox on loopback. Every request the page makes is intercepted: one to
 // any host but the gateway and the page's own server fails the test.
 // WEB_EXAMPLE_SCREENSHOT=docs/web-example.png also saves the page as docs/clients-and-transports.md shows it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/bench/lib/proc.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, serveWebExample } from '../support/browser.js';
 import { makePdf } from '../support/documents.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
-const configFile = join(import.meta.dirname, '..', '..', 'examples', 'web', 'vite.config.ts');
 const uiTimeoutMs = 15_000;
 
 describe('examples/web in a browser', () => {
   let gateway: TestGateway;
-  let server: PreviewServer;
+  let web: { close(): Promise<void> } | undefined;
   let browser: Browser;
   let page: Page;
-  let outDir: string;
   let pageOrigin: string;
   /** Hosts of every request and WebSocket the page opened; requests to other hosts are refused and listed in `foreign`. */
   const hosts = new Set<string>();
@@ -43,10 +37,7 @@ describe('examples/web in a browser', () => {
       // Slow enough that the page renders between tokens.
       { chatTokenDelayMs: 40 },
     );
-    outDir = mkdtempSync(join(tmpdir(), 'web-example-'));
-    const gatewayUrl = JSON.stringify(gateway.gateway.url);
-    await build({ configFile, logLevel: 'warn', define: { __GATEWAY_URL__: gatewayUrl }, build: { outDir } });
-    server = await preview({ configFile, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
+    web = await serveWebExample(gateway.gateway.url, port);
 
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
@@ -71,9 +62,8 @@ describe('examples/web in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
+    await web?.close();
     await gateway?.close();
-    if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 
   const statusOf = (service: string) => () => page.locator(`tr[data-service="${service}"] [data-testid="status"]`).getAttribute('data-status');

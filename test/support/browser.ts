@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { build, preview } from 'vite';
 import { buildGraphiql } from '../../src/build/graphiql.js';
 import { defaultGraphiqlDistDir } from '../../src/transports/http/graphiql.js';
 
@@ -53,5 +55,30 @@ export async function ensureGraphiqlBundle(): Promise<void> {
     if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
   } finally {
     rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * examples/web as its users run it: built by Vite for `gatewayUrl` into a temporary folder and served by Vite's
+ * preview server on `port` (chosen first: the gateway's CORS_ORIGINS names the page's origin). close() stops the
+ * server and removes the folder.
+ */
+export async function serveWebExample(gatewayUrl: string, port: number): Promise<{ close(): Promise<void> }> {
+  const configFile = join(projectRoot, 'examples', 'web', 'vite.config.ts');
+  const outDir = mkdtempSync(join(tmpdir(), 'web-example-'));
+  const remove = () => rmSync(outDir, { recursive: true, force: true });
+  try {
+    // Under vitest's NODE_ENV=test React's development build goes in (about 700 kB), past Vite's 500 kB warning.
+    await build({ configFile, logLevel: 'warn', define: { __GATEWAY_URL__: JSON.stringify(gatewayUrl) }, build: { outDir, chunkSizeWarningLimit: 1024 } });
+    const server = await preview({ configFile, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
+    return {
+      close: async () => {
+        await server.close();
+        remove();
+      },
+    };
+  } catch (error) {
+    remove();
+    throw error;
   }
 }
