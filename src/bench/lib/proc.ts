@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 /** Project root: the same relative path from src/bench/lib and dist/bench/lib. */
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** A port free right now on loopback (the child binds it a moment later; loopback races are rare enough). */
+/**
+ * A port free right now on loopback, for a child that must be told its port before it starts: another process may
+ * take it before the child binds it (rare; where the child can take port 0, `listeningPort` has no such race).
+ */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -61,6 +64,47 @@ export function spawnProc(name: string, command: string, args: string[], env: Re
 /** Stops every process still running (on error or interrupt). */
 export async function stopAll(): Promise<void> {
   await Promise.allSettled([...live].map((p) => p.stop()));
+}
+
+/**
+ * The TCP port `proc` listens on, once it does: for a server started on port 0 that does not say which port it got
+ * (Hive Gateway logs "Listening on http://127.0.0.1:0"). Unlike a port found free beforehand, which another process
+ * may take before the child binds it, this cannot be anybody else's. Read from /proc: the process's socket inodes
+ * among the kernel's listening TCP sockets.
+ */
+export async function listeningPort(proc: Proc, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
+    const port = listeningPortOf(proc.pid);
+    if (port !== undefined) return port;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${proc.name} did not listen within ${timeoutMs} ms:\n${proc.tail()}`);
+}
+
+function listeningPortOf(pid: number): number | undefined {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // Closed between the listing and the read.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    // Columns: sl, local_address (hex address:port), rem_address, st (0A = LISTEN), …, inode (the tenth).
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '0A' && inodes.has(f[9])) return parseInt(f[1].split(':')[1], 16);
+    }
+  }
+  return undefined;
 }
 
 /** Polls `url` until it answers 2xx, or fails with the process's output after `timeoutMs`. */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { interleaved } from '../lib/load.js';
-import { freePort, root, spawnProc, waitReady } from '../lib/proc.js';
+import { spawnHiveGateway } from '../lib/hiveGateway.js';
+import { root } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { runtimeNode, runtimePath } from '../lib/runtimes.js';
 import type { GraphQLProc, SandboxProc } from '../lib/stack.js';
@@ -45,39 +46,14 @@ async function startPeer(sandboxOrigin: string) {
     env: { ...process.env, PEER_OPENAPI_FILE: spec },
     timeout: 120_000,
   });
-  return serveSupergraph('peer', dir, supergraph, 'healthOverviews');
+  return serveSupergraph('peer', dir, supergraph);
 }
 
-/**
- * `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. The port is
- * free when chosen, not when Hive Gateway binds it: another process (the other Hive Gateway started beside this one,
- * once) may take it first and answer the health check. So the server on the port must serve `rootField` on Query,
- * or it is stopped and started again on another port.
- */
-async function serveSupergraph(name: string, dir: string, supergraph: string, rootField: string) {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const proc = spawnProc(name, join(root, 'node_modules/.bin/hive-gateway'), ['supergraph', supergraph, '--port', String(port), '--host', '127.0.0.1'], { LOG_LEVEL: 'warn', NODE_ENV: 'production', PATH: runtimePath() }, dir);
-    const ready = await waitReady(proc, `http://127.0.0.1:${port}/healthcheck`, 60_000).then(
-      () => servesRootField(`http://127.0.0.1:${port}/graphql`, rootField).catch(() => false),
-      (error: unknown) => (attempt < 3 ? false : Promise.reject(error)),
-    );
-    if (ready) return served(proc, port, dir);
-    await proc.stop();
-    if (attempt === 3) throw new Error(`${name}: the server on port ${port} does not serve Query.${rootField}`);
-  }
-}
-
-/** Whether the GraphQL server at `url` has `field` on its Query type (introspection). */
-async function servesRootField(url: string, field: string): Promise<boolean> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __schema { queryType { fields { name } } } }' }) });
-  const body = (await res.json().catch(() => undefined)) as { data?: { __schema?: { queryType?: { fields?: Array<{ name: string }> } } } } | undefined;
-  return body?.data?.__schema?.queryType?.fields?.some((f) => f.name === field) ?? false;
-}
-
-function served(proc: ReturnType<typeof spawnProc>, port: number, dir: string) {
+/** `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. */
+async function serveSupergraph(name: string, dir: string, supergraph: string) {
+  const { proc, url } = await spawnHiveGateway(name, dir, { supergraph, env: { NODE_ENV: 'production', PATH: runtimePath() } });
   return {
-    url: `http://127.0.0.1:${port}/graphql`,
+    url,
     pid: proc.pid,
     async stop() {
       await proc.stop();
@@ -96,7 +72,7 @@ async function startHiveOverGateway(gatewayUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-hive-'));
   const supergraph = join(dir, 'supergraph.graphql');
   await promisify(execFile)(runtimeNode(), [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
-  return serveSupergraph('hive-over-gateway', dir, supergraph, 'admin');
+  return serveSupergraph('hive-over-gateway', dir, supergraph);
 }
 
 export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQLProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
