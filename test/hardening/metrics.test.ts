@@ -51,6 +51,8 @@ describe('gateway_graphql_subscriptions_started_total', () => {
       expect(refused.results[0].errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
       expect((await collect(client, 'subscription { nope }')).error).toBeDefined();
       expect((await collect(client, '{ upstreams { id } }')).results[0].errors).toBeUndefined();
+      // A query delivered in parts is an iterator on the socket too, and no subscription.
+      expect((await collect(client, '{ upstreams { id } ... @defer { chatProviders { id } } }')).results.length).toBeGreaterThan(1);
       expect(await started()).toBe(2);
     } finally {
       await client.dispose();

@@ -224,7 +224,8 @@ export function attachWebSocket(options: {
         const conn = connections.get(ctx.extra.socket);
         const op = conn?.operations.get(id);
         if (!conn || !op || !isAsyncIterator(result)) return;
-        services.metrics.subscriptionsStarted.inc();
+        // A query with @defer or @stream is an iterator too; it is no subscription.
+        if (op.operation.operation === 'subscription') services.metrics.subscriptionsStarted.inc();
         const socket = ctx.extra.socket;
         // A result many subscribers share goes out as one text serialised once (sharedNext.ts); the checks are onNext's.
         return sendingSharedResults(
