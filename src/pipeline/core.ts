@@ -137,7 +137,7 @@ export class OperationPipeline {
   ): Refusal | Promise<Refusal> {
     op.document = document;
     op.operation = operation;
-    op.variables = variables ?? undefined;
+    op.variables = op.sentVariables = variables ?? undefined;
     op.type = operation.operation;
     op.name = operationName ?? operation.name?.value ?? null;
     return this.admitFrom(op as AdmittedOperation, 0);
@@ -202,7 +202,7 @@ export class OperationPipeline {
    */
   run(op: AdmittedOperation, options: { incremental?: boolean } = {}): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     if (op.answer) return op.answer;
-    const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.variables, operationName: op.name };
+    const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.sentVariables, operationName: op.name };
     return runInTrace(op.trace, () => {
       if (op.type === 'subscription') return this.subscribeCompiled(args);
       if (options.incremental !== false && deliversIncrementally(op.operation, op.document)) return executeIncremental(args, op.controller.signal);
