@@ -231,6 +231,12 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$id" of required type "ID!" was not provided.' }, upstreams: {}, check: noServerFault },
     },
     {
+      // The cost rule reads every argument: a query's non-null one was a 500 too (nullable ones ran to execution).
+      name: 'a query missing a non-null variable is BAD_USER_INPUT on every transport, GET included',
+      request: { query: 'query($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id } } } }' },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$id" of required type "ID!" was not provided.' }, upstreams: {}, check: noServerFault },
+    },
+    {
       name: 'in production a mutation with a null non-null variable is BAD_USER_INPUT, its message kept',
       env: { NODE_ENV: 'production' },
       carriers: mutating,
