@@ -199,7 +199,7 @@ export class ChatDocuments {
       throw error.failure;
     }
     try {
-      if (uploaded.status === 'error') throw extractionFailed(client, uploaded);
+      if (uploaded.status === 'error') throw extractionFailed(client, { ...uploaded, filename: name });
       const text = await fileContent(client, uploaded.id, ctx);
       if (text === undefined) throw upstreamError(ErrorCode.UpstreamError, `The ${provider} service lost file ${uploaded.id} right after its upload; upload it again.`, { upstream: provider });
       if (!text.trim()) throw badInput(`${provider} extracted no text from ${name}; a document needs text the model can read.`, 'file');
