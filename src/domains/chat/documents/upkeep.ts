@@ -132,7 +132,8 @@ export class DocumentUpkeep {
           kept++;
           continue;
         }
-        await deleteFile(client, file.id, caller());
+        // False: another replica's reconcile deleted it first.
+        if (!(await deleteFile(client, file.id, caller()))) continue;
         result.deleted++;
         log.info({ provider, fileId: file.id, document: documentId }, 'deleted a provider file no document holds (an orphan)');
       }
