@@ -328,7 +328,7 @@ export const VARIABLES = {
   CHAT_DOCUMENT_STORE_MAX_BYTES: {
     type: positive,
     default: '268435456',
-    description: 'bytes of text the gateway keeps for documents it extracted itself (256 MiB; for providers without a files API, shared through Redis when `REDIS_URL` is set); kept until deleted, so an upload past it is refused until documents are deleted',
+    description: 'bytes of text the gateway keeps for documents it extracted itself (256 MiB; for providers without a files API, shared through Redis when `REDIS_URL` is set); kept until deleted or expired (`CHAT_DOCUMENT_TTL_S`); an upload past it is refused until then',
   },
   CHAT_DOCUMENT_CLIENT_MAX_BYTES: {
     type: positive,
