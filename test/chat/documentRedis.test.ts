@@ -30,7 +30,7 @@ const logs = new LogCapture();
 beforeAll(async () => {
   redis = await startRedis();
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
-  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `documents-${randomUUID()}:`, GATEWAY_REPLICAS: '2', CHAT_DOCUMENT_TTL_S: '20' };
+  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `documents-${randomUUID()}:`, GATEWAY_REPLICAS: '2', CHAT_DOCUMENT_TTL_S: '20', CHAT_DOCUMENT_CLIENT_MAX_BYTES: '1000' };
   [a, b] = await Promise.all([0, 1].map(() => startGateway({ config: loadConfig(env), sandbox, logDestination: logs })));
   control = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
   control.on('error', () => undefined);
@@ -145,6 +145,16 @@ describe('a delete while Redis hangs (SIGSTOP)', () => {
     expect((await complete(b, [other.id])).errors).toBeUndefined();
     expect((await query(a, 'mutation($id: ID!) { deleteChatDocument(id: $id) }', { id: other.id })).data.deleteChatDocument).toBe(true);
   }, 30_000);
+});
+
+describe("a client's share across replicas", () => {
+  it('holds when one client races 6 uploads over both replicas at once: exactly what fits its share is kept', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upload((i % 2 ? b : a).url, { name: `race${i}.md`, data: 'r'.repeat(300) }, { provider: 'deepseek' })));
+    expect(answers.filter((x) => !x.body.errors)).toHaveLength(3);
+    expect(answers.flatMap((x) => x.body.errors ?? []).map((e) => e.extensions?.reason)).toEqual(Array(3).fill('DOCUMENT_CLIENT_SHARE_FULL'));
+    for (const d of await listed(a)) await query(b, 'mutation($id: ID!) { deleteChatDocument(id: $id) }', { id: d.id });
+    expect(await leftBehind()).toEqual({ documents: 0, kimi: 0, spooled: 0 });
+  });
 });
 
 describe('a Redis restarted empty', () => {

@@ -49,6 +49,14 @@ describe('each client has a share of the document store', () => {
     await g.query('mutation($id: ID!) { deleteChatDocument(id: $id) }', { id: newest.id }, as(keys.a));
     expect((await upload(g.gateway.url, { name: 'a3.md', data: text(450) }, { provider: 'deepseek', headers: as(keys.a) })).body.errors).toBeUndefined();
   });
+  it('holds against one client racing uploads at its share: of 6 sent at once, exactly what fits is kept', async () => {
+    const racer = { 'x-api-key': keys.c };
+    for (const d of (await g.query(LIST, {}, racer)).body.data.chatDocuments) await g.query('mutation($id: ID!) { deleteChatDocument(id: $id) }', { id: d.id }, racer);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(g.gateway.url, { name: `race${i}.md`, data: 'r'.repeat(300) }, { provider: 'deepseek', headers: racer })));
+    expect(answers.filter((x) => !x.body.errors)).toHaveLength(3);
+    expect(answers.flatMap((x) => x.body.errors ?? []).map((e) => e.extensions?.reason)).toEqual(['DOCUMENT_CLIENT_SHARE_FULL', 'DOCUMENT_CLIENT_SHARE_FULL', 'DOCUMENT_CLIENT_SHARE_FULL']);
+    expect((await g.query(LIST, {}, racer)).body.data.chatDocuments).toHaveLength(3);
+  });
 });
 
 describe('a document lives CHAT_DOCUMENT_TTL_S', () => {

@@ -119,7 +119,7 @@ export class ChatDocuments {
       if (client) await deleteFile(client, doc.fileId, ctx);
       else ctx.log.warn({ document: doc.id, provider: doc.provider }, 'chat document deleted; its provider is no longer configured, so its file there was not');
     }
-    await this.store.remove(id).catch(unanswered(`document ${doc.id} may not be deleted yet (its file at ${doc.provider} is); send the delete again`));
+    await this.store.remove(id).catch(unanswered(`document ${doc.id} may not be deleted yet${doc.fileId ? ` (its file at ${doc.provider} is)` : ''}; send the delete again`));
     await this.cache.invalidate([id]);
     return true;
   }
