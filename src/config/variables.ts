@@ -334,7 +334,7 @@ export const VARIABLES = {
     type: positive,
     defaultText: 'a quarter of `CHAT_DOCUMENT_STORE_MAX_BYTES` (64 MiB of the default 256 MiB)',
     description:
-      'bytes of that text one client may keep (its share of the store): past it the client\'s upload is refused (`DOCUMENT_CLIENT_SHARE_FULL`) while every other client\'s go on. A quarter by default: one client can never take more than a quarter of the store, and 64 MiB of text is still far more than any model\'s context window reads',
+      'bytes of that text one client may keep (its share of the store): past it the client\'s upload is refused (`DOCUMENT_CLIENT_SHARE_FULL`) while every other client\'s go on; the same fraction of a provider\'s file limits (Kimi: 1,000 files, 10 GB) bounds the client\'s files there. A quarter by default: one client can never take more than a quarter of the store, and 64 MiB of text is still far more than any model\'s context window reads',
   },
   CHAT_DOCUMENT_TTL_S: {
     type: positive,

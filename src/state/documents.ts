@@ -60,7 +60,8 @@ export interface DocumentStore {
   list(owner: string): Promise<StoredDocument[]>;
   /** Bytes of text the store keeps for the owner (counted against `clientMaxBytes`). */
   held(owner: string): Promise<number>;
-  usage(provider: string): Promise<ProviderUsage>;
+  /** Files and bytes the documents keep at `provider`: all of them, or `owner`'s. */
+  usage(provider: string, owner?: string): Promise<ProviderUsage>;
   /** Whether a document (expired or not, until it is removed) holds the provider's file `fileId`. */
   holds(provider: string, fileId: string): Promise<boolean>;
   /** Up to `limit` documents past their expiry, the longest expired first. */
@@ -143,10 +144,10 @@ export class MemoryDocumentStore implements DocumentStore {
     return Promise.resolve(this.owners.get(owner) ?? 0);
   }
 
-  usage(provider: string): Promise<ProviderUsage> {
+  usage(provider: string, owner?: string): Promise<ProviderUsage> {
     const usage = { files: 0, bytes: 0 };
     for (const d of this.docs.values()) {
-      if (d.fileId === undefined || d.provider !== provider) continue;
+      if (d.fileId === undefined || d.provider !== provider || (owner !== undefined && d.owner !== owner)) continue;
       usage.files += 1;
       usage.bytes += d.bytes;
     }
@@ -191,9 +192,10 @@ export class MemoryDocumentStore implements DocumentStore {
 
 /**
  * KEYS of every script below: the record, the text, the owner's set, the provider's usage hash, the provider's file
- * index, the kept-text total, the owner's kept-text total, the expiry index, the document's bar (a cancelled add).
+ * index, the kept-text total, the owner's kept-text total, the expiry index, the document's bar (a cancelled add),
+ * the owner's usage hash at the provider.
  */
-const KEY_COUNT = 9;
+const KEY_COUNT = 10;
 
 /** Undoes everything {@link ADD} added (ARGV[2]: the document's bytes, ARGV[3] its id, ARGV[4] its file id or ''). */
 const REMOVE_ALL = `
@@ -210,6 +212,7 @@ if ARGV[4] ~= '' then
   redis.call('HINCRBY', KEYS[4], 'files', -1)
   redis.call('HINCRBY', KEYS[4], 'bytes', -tonumber(ARGV[2]))
   redis.call('HDEL', KEYS[5], ARGV[4])
+  if redis.call('HINCRBY', KEYS[10], 'files', -1) <= 0 then redis.call('DEL', KEYS[10]) else redis.call('HINCRBY', KEYS[10], 'bytes', -tonumber(ARGV[2])) end
 end
 `;
 
@@ -236,6 +239,8 @@ if ARGV[7] ~= '' then
   redis.call('HINCRBY', KEYS[4], 'files', 1)
   redis.call('HINCRBY', KEYS[4], 'bytes', tonumber(ARGV[5]))
   redis.call('HSET', KEYS[5], ARGV[7], ARGV[6])
+  redis.call('HINCRBY', KEYS[10], 'files', 1)
+  redis.call('HINCRBY', KEYS[10], 'bytes', tonumber(ARGV[5]))
 end
 return 1
 `;
@@ -273,8 +278,8 @@ const BAR_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Documents shared by every replica: `documents:<name>:doc:<id>` (the record's JSON), `…:text:<id>`,
- * `…:owner:<owner>` (set of ids), `…:owner-bytes:<owner>` (the owner's kept text), `…:usage:<provider>` (hash
- * `files`, `bytes`), `…:files:<provider>` (hash file id → document id), `…:text-bytes` (the kept total),
+ * `…:owner:<owner>` (set of ids), `…:owner-bytes:<owner>` (the owner's kept text), `…:usage:<provider>` and
+ * `…:owner-usage:<owner>:<provider>` (hashes `files`, `bytes`), `…:files:<provider>` (hash file id → document id), `…:text-bytes` (the kept total),
  * `…:expiry` (sorted set of ids by `expiresAt`), `…:bar:<id>` (a cancelled add, PX a day), `…:epoch` (which Redis
  * this is). No key of a document carries a Redis TTL: its counts and indexes must go in the same step as its record,
  * which the sweep's removal does; reads treat a record past `expiresAt` as gone meanwhile.
@@ -364,8 +369,9 @@ export class RedisDocumentStore implements DocumentStore {
     return Number((await this.redis.run('documents.held', (r) => r.get(this.key('owner-bytes', owner)))) ?? 0);
   }
 
-  async usage(provider: string): Promise<ProviderUsage> {
-    const hash = await this.redis.run('documents.usage', (r) => r.hgetall(this.key('usage', provider)));
+  async usage(provider: string, owner?: string): Promise<ProviderUsage> {
+    const key = owner === undefined ? this.key('usage', provider) : this.key('owner-usage', `${owner}:${provider}`);
+    const hash = await this.redis.run('documents.usage', (r) => r.hgetall(key));
     return { files: Number(hash.files ?? 0), bytes: Number(hash.bytes ?? 0) };
   }
 
@@ -425,10 +431,11 @@ export class RedisDocumentStore implements DocumentStore {
       this.key('owner-bytes', doc.owner),
       this.key('expiry'),
       this.key('bar', doc.id),
+      this.key('owner-usage', `${doc.owner}:${provider}`),
     ];
   }
 
-  private key(kind: 'doc' | 'text' | 'owner' | 'owner-bytes' | 'usage' | 'files' | 'text-bytes' | 'expiry' | 'bar' | 'epoch', id?: string): string {
+  private key(kind: 'doc' | 'text' | 'owner' | 'owner-bytes' | 'owner-usage' | 'usage' | 'files' | 'text-bytes' | 'expiry' | 'bar' | 'epoch', id?: string): string {
     return id === undefined ? `documents:${this.name}:${kind}` : `documents:${this.name}:${kind}:${id}`;
   }
 }

@@ -36,7 +36,7 @@ describe('each client has a share of the document store', () => {
     const refused = await upload(g.gateway.url, { name: 'a3.md', data: text(450) }, { provider: 'deepseek', headers: as(keys.a) });
     expect(refused.body.errors![0]).toMatchObject({
       message:
-        "Your documents may keep at most 1000 bytes of text (CHAT_DOCUMENT_CLIENT_MAX_BYTES, each client's share of the gateway's document store) and keep 900 bytes, too much to add the 450 bytes of a3.md; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).",
+        "Your documents may keep at most 1000 bytes of text (each client's share, set by CHAT_DOCUMENT_CLIENT_MAX_BYTES) and keep 900 bytes, too much to add the 450 bytes of a3.md; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).",
       extensions: { code: 'BAD_USER_INPUT', reason: 'DOCUMENT_CLIENT_SHARE_FULL', argument: 'file' },
     });
     // The store itself has room (900 of 4,000 bytes): two other clients upload as much as client a did, and more.
@@ -56,6 +56,29 @@ describe('each client has a share of the document store', () => {
     expect(answers.filter((x) => !x.body.errors)).toHaveLength(3);
     expect(answers.flatMap((x) => x.body.errors ?? []).map((e) => e.extensions?.reason)).toEqual(['DOCUMENT_CLIENT_SHARE_FULL', 'DOCUMENT_CLIENT_SHARE_FULL', 'DOCUMENT_CLIENT_SHARE_FULL']);
     expect((await g.query(LIST, {}, racer)).body.data.chatDocuments).toHaveLength(3);
+  });
+});
+
+describe("each client has the same share of a provider's files", () => {
+  let g: TestGateway;
+  beforeAll(async () => {
+    // A share of a thousandth of the store: of Kimi's 1,000 files per account, one per client.
+    g = await startTestGateway({ GATEWAY_API_KEYS: Object.values(keys).join(','), CHAT_DOCUMENT_STORE_MAX_BYTES: '1000000', CHAT_DOCUMENT_CLIENT_MAX_BYTES: '1000' });
+  });
+  afterAll(() => g?.close());
+
+  it("refuses a client's file past its share at Kimi before any request, while another client's goes up", async () => {
+    expect((await upload(g.gateway.url, { name: 'one.txt', data: 'first file' }, { provider: 'moonshot', headers: as(keys.a) })).body.errors).toBeUndefined();
+    g.clearUpstreamRequests();
+    const refused = await upload(g.gateway.url, { name: 'two.txt', data: 'second file' }, { provider: 'moonshot', headers: as(keys.a) });
+    expect(refused.body.errors![0]).toMatchObject({
+      message:
+        "Your documents may keep at most 1 file at moonshot (each client's share, set by CHAT_DOCUMENT_CLIENT_MAX_BYTES) and keep 1; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).",
+      extensions: { code: 'BAD_USER_INPUT', reason: 'DOCUMENT_CLIENT_SHARE_FULL', argument: 'provider' },
+    });
+    expect(g.upstreamRequests()).toEqual([]);
+    expect((await upload(g.gateway.url, { name: 'two.txt', data: 'second file' }, { provider: 'moonshot', headers: as(keys.b) })).body.errors).toBeUndefined();
+    expect(await kimiFiles(g)).toHaveLength(2);
   });
 });
 

@@ -228,6 +228,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await b.list('owner-a')).map((d) => d.id)).toEqual(['d3', 'd2', 'd1']);
       expect(await a.usage('moonshot')).toEqual({ files: 3, bytes: 2_500 });
       expect(await a.usage('deepseek')).toEqual({ files: 0, bytes: 0 });
+      expect([await b.usage('moonshot', 'owner-a'), await b.usage('moonshot', 'owner-b'), await b.usage('deepseek', 'owner-a')]).toEqual([{ files: 2, bytes: 1_500 }, { files: 1, bytes: 1_000 }, { files: 0, bytes: 0 }]);
       expect([await b.holds('moonshot', 'file-d2'), await b.holds('moonshot', 'file-nope')]).toEqual([true, false]);
     });
 
@@ -249,7 +250,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await a.get('d1'))!.status).toBe('unavailable');
       expect((await b.remove('d1'))!.id).toBe('d1');
       expect(await a.remove('d1')).toBeUndefined();
-      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, false]);
+      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.usage('moonshot', 'owner-a'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, { files: 0, bytes: 0 }, false]);
     });
     it("refuses an owner's text past its share (clientMaxBytes) while another owner's is added; a removal gives the share back", async () => {
       const name = `documents-${randomUUID()}`;

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { GatewayContext } from '../../../context/request.js';
 import type { GatewayServices } from '../../../context/services.js';
 import { badInput, ErrorCode, ErrorReason, GatewayError, upstreamError } from '../../../errors/codes.js';
-import type { DocumentStore, ResponseStore, StoredDocument } from '../../../state/index.js';
+import type { DocumentStore, ProviderUsage, ResponseStore, StoredDocument } from '../../../state/index.js';
 import type { ChatClient } from '../../../upstreams/chat/client.js';
 import { countTokens, deleteFile, extractionFailed, fileContent, listFiles, uploadFile, UploadOutcomeUnknown, type UpstreamFile } from '../../../upstreams/chat/files.js';
 import type { FilesApiSpec } from '../../../upstreams/chat/provider.js';
@@ -87,9 +87,13 @@ export class ChatDocuments {
     const owner = ownerOf(ctx);
     const client = providerId == null ? undefined : clientFor(providerId, ctx);
     const files = client?.spec.files;
-    const usage = client && files ? await this.store.usage(client.spec.id) : undefined;
+    const usage = client && files ? await this.providerUsage(client.spec.id, owner) : undefined;
     if (client && files && usage && usage.files >= files.maxFiles) {
       throw badInput(`${client.spec.id} keeps at most ${files.maxFiles} files per account, and this gateway's documents hold ${usage.files} there; delete documents you no longer need (deleteChatDocument) first.`, 'provider');
+    }
+    if (client && files && usage && usage.mine.files >= this.shareOf(files.maxFiles)) {
+      const share = this.shareOf(files.maxFiles);
+      throw shareFull(`${share} file${share === 1 ? '' : 's'} at ${client.spec.id}`, `${usage.mine.files}`, 'provider');
     }
     const max = this.services.config.chatDocuments.maxBytes;
     let file: FileUpload;
@@ -172,7 +176,7 @@ export class ChatDocuments {
     return text;
   }
 
-  private async toProvider(id: string, client: ChatClient, files: FilesApiSpec, usage: { files: number; bytes: number }, file: FileUpload, name: string, scan: FileScan, owner: string, ctx: GatewayContext): Promise<StoredDocument> {
+  private async toProvider(id: string, client: ChatClient, files: FilesApiSpec, usage: ProviderUsage & { mine: ProviderUsage }, file: FileUpload, name: string, scan: FileScan, owner: string, ctx: GatewayContext): Promise<StoredDocument> {
     const provider = client.spec.id;
     const ext = extensionOf(name);
     if (!files.extensions.has(ext)) {
@@ -182,6 +186,8 @@ export class ChatDocuments {
     if (usage.bytes + scan.bytes > files.maxTotalBytes) {
       throw badInput(`${provider} keeps at most ${describeBytes(files.maxTotalBytes)} of files per account; this gateway's documents hold ${describeBytes(usage.bytes)} there, too much to add ${name} (${describeBytes(scan.bytes)}). Delete documents you no longer need first.`, 'file');
     }
+    const myBytes = this.shareOf(files.maxTotalBytes);
+    if (usage.mine.bytes + scan.bytes > myBytes) throw shareFull(`${describeBytes(myBytes)} of files at ${provider}`, describeBytes(usage.mine.bytes), 'file', `${name} (${describeBytes(scan.bytes)})`);
     checkPdf(name, scan);
     // A text file's text is the file: past what the gateway reads back it could never be placed in a prompt.
     if (scan.kind === 'text' && scan.bytes > client.http.maxResponseBytes) {
@@ -244,6 +250,21 @@ export class ChatDocuments {
     return doc;
   }
 
+  /** The provider's usage by every document and by the owner's. */
+  private async providerUsage(provider: string, owner: string): Promise<ProviderUsage & { mine: ProviderUsage }> {
+    const [all, mine] = await Promise.all([this.store.usage(provider), this.store.usage(provider, owner)]).catch(unanswered(`the upload cannot be counted against ${provider}'s limits`));
+    return { ...all, mine };
+  }
+
+  /**
+   * One client's share of `limit` (a provider's file count or bytes): the fraction of the text store that
+   * CHAT_DOCUMENT_CLIENT_MAX_BYTES gives it (a quarter by default), so one client cannot fill the provider account either.
+   */
+  private shareOf(limit: number): number {
+    const { clientMaxBytes, storeMaxBytes } = this.services.config.chatDocuments;
+    return Math.max(1, Math.floor((limit * clientMaxBytes) / storeMaxBytes));
+  }
+
   /** When a document made now is created, and when it goes (CHAT_DOCUMENT_TTL_S). */
   private lifetime(): { createdAt: number; expiresAt: number } {
     const createdAt = Date.now();
@@ -279,14 +300,9 @@ export class ChatDocuments {
       throw new Unsettled(storeUnavailable(`the upload of ${doc.fileName} failed: what the store holds of it is removed once Redis answers`));
     }
     if (outcome === 'client-full') {
-      const { clientMaxBytes } = this.services.config.chatDocuments;
       const held = await this.store.held(doc.owner).catch(() => undefined);
       const size = describeBytes(text === undefined ? 0 : Buffer.byteLength(text));
-      throw new GatewayError(
-        ErrorCode.BadUserInput,
-        `Your documents may keep at most ${describeBytes(clientMaxBytes)} of text (CHAT_DOCUMENT_CLIENT_MAX_BYTES, each client's share of the gateway's document store)${held === undefined ? '' : ` and keep ${describeBytes(held)}`}, too much to add the ${size} of ${doc.fileName}; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).`,
-        { argument: 'file', reason: 'DOCUMENT_CLIENT_SHARE_FULL' },
-      );
+      throw shareFull(`${describeBytes(this.services.config.chatDocuments.clientMaxBytes)} of text`, held === undefined ? undefined : describeBytes(held), 'file', `the ${size} of ${doc.fileName}`);
     }
     if (outcome === 'full') {
       const limit = describeBytes(this.services.config.chatDocuments.storeMaxBytes);
@@ -379,6 +395,14 @@ class Unsettled extends Error {
     super(failure.message);
   }
 }
+
+/** The refusal of an upload past the caller's share: `share` and `held` as the message names them, `adding` what did not fit. */
+const shareFull = (share: string, held: string | undefined, argument: string, adding?: string) =>
+  new GatewayError(
+    ErrorCode.BadUserInput,
+    `Your documents may keep at most ${share} (each client's share, set by CHAT_DOCUMENT_CLIENT_MAX_BYTES)${held === undefined ? '' : ` and keep ${held}`}${adding ? `, too much to add ${adding}` : ''}; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).`,
+    { argument, reason: 'DOCUMENT_CLIENT_SHARE_FULL' },
+  );
 
 /** The refusal when the document store (Redis) cannot answer: retryable, never served from a stale copy. */
 const storeUnavailable = (what: string) =>
