@@ -39,6 +39,14 @@ describe('each client has a share of the document store', () => {
         "Your documents may keep at most 1000 bytes of text (each client's share, set by CHAT_DOCUMENT_CLIENT_MAX_BYTES) and keep 900 bytes, too much to add the 450 bytes of a3.md; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).",
       extensions: { code: 'BAD_USER_INPUT', reason: 'DOCUMENT_CLIENT_SHARE_FULL', argument: 'file' },
     });
+    // At its share exactly, the next file is refused before it is read (nothing extracted, nothing spent).
+    const filler = await upload(g.gateway.url, { name: 'fill.md', data: text(100) }, { provider: 'deepseek', headers: as(keys.a) });
+    expect(filler.body.errors).toBeUndefined();
+    const atShare = await upload(g.gateway.url, { name: 'big.pdf', data: 'not even a PDF' }, { provider: 'deepseek', headers: as(keys.a) });
+    expect(atShare.body.errors![0].message).toBe(
+      "Your documents may keep at most 1000 bytes of text (each client's share, set by CHAT_DOCUMENT_CLIENT_MAX_BYTES) and keep 1000 bytes; delete documents you no longer need (chatDocuments lists them, deleteChatDocument deletes one), or wait for older ones to expire (CHAT_DOCUMENT_TTL_S).",
+    );
+    await g.query('mutation($id: ID!) { deleteChatDocument(id: $id) }', { id: filler.body.data.uploadChatDocument.id }, as(keys.a));
     // The store itself has room (900 of 4,000 bytes): two other clients upload as much as client a did, and more.
     for (const key of [keys.b, keys.c]) {
       for (const i of [1, 2]) expect((await upload(g.gateway.url, { name: `other${i}.md`, data: text(450) }, { provider: 'deepseek', headers: as(key) })).body.errors).toBeUndefined();

@@ -95,6 +95,12 @@ export class ChatDocuments {
       const share = this.shareOf(files.maxFiles);
       throw shareFull(`${share} file${share === 1 ? '' : 's'} at ${client.spec.id}`, `${usage.mine.files}`, 'provider');
     }
+    if (!usage) {
+      // A client at its share is refused before its file is read and extracted, not after.
+      const { clientMaxBytes } = this.services.config.chatDocuments;
+      const held = await this.store.held(owner).catch(unanswered('the upload cannot be counted against your share'));
+      if (held >= clientMaxBytes) throw shareFull(`${describeBytes(clientMaxBytes)} of text`, describeBytes(held), 'file');
+    }
     const max = this.services.config.chatDocuments.maxBytes;
     let file: FileUpload;
     let scan: FileScan;
