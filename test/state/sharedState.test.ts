@@ -288,6 +288,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       const name = `documents-${randomUUID()}`;
       const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 1_000 }));
       await a.add(doc('d1'));
+      // An add sent again (its answer lost) changes nothing: counted once.
+      expect(await b.add(doc('d1'))).toBe('added');
+      expect(await a.usage('moonshot')).toEqual({ files: 1, bytes: 1_000 });
       expect(await b.cancel(doc('d1'), 'keep')).toBe('stored');
       expect((await a.get('d1'))?.id).toBe('d1');
       expect(await b.cancel(doc('d1'), 'remove')).toBe('removed');
