@@ -51,7 +51,6 @@ export interface ReconcileResult {
   deleted: number;
 }
 
-const caller = () => ({ signal: AbortSignal.timeout(UPSTREAM_MS), requestId: 'chat-documents-upkeep' });
 
 /** The periodic upkeep of one replica; `stop()` on shutdown. */
 export class DocumentUpkeep {
@@ -60,6 +59,8 @@ export class DocumentUpkeep {
   private reconciledAt: number;
   private failing = false;
   private readonly now: () => number;
+  /** Aborted on stop: shutdown does not wait out a provider request of the upkeep. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: DocumentUpkeepOptions) {
     this.now = options.now ?? Date.now;
@@ -73,6 +74,7 @@ export class DocumentUpkeep {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.running;
   }
 
@@ -121,7 +123,7 @@ export class DocumentUpkeep {
     for (const client of this.options.clients()) {
       const provider = client.spec.id;
       const label = this.options.label(client);
-      const files = await listFiles(client, caller());
+      const files = await listFiles(client, this.caller());
       result.listed += files.length;
       let kept = 0;
       for (const file of files) {
@@ -133,7 +135,7 @@ export class DocumentUpkeep {
           continue;
         }
         // False: another replica's reconcile deleted it first.
-        if (!(await deleteFile(client, file.id, caller()))) continue;
+        if (!(await deleteFile(client, file.id, this.caller()))) continue;
         result.deleted++;
         log.info({ provider, fileId: file.id, document: documentId }, 'deleted a provider file no document holds (an orphan)');
       }
@@ -142,12 +144,16 @@ export class DocumentUpkeep {
     return result;
   }
 
+  private caller() {
+    return { signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(UPSTREAM_MS)]), requestId: 'chat-documents-upkeep' };
+  }
+
   private async deleteProviderFile(doc: StoredDocument): Promise<boolean> {
     if (!doc.fileId || !doc.provider) return true;
     const client = [...this.options.clients()].find((c) => c.spec.id === doc.provider);
     if (!client) return true;
     try {
-      await deleteFile(client, doc.fileId, caller());
+      await deleteFile(client, doc.fileId, this.caller());
       return true;
     } catch (error) {
       this.options.log.warn({ document: doc.id, provider: doc.provider, fileId: doc.fileId, err: (error as Error).message }, 'could not delete the provider file of an expired document; next pass tries again');
