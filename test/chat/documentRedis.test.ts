@@ -30,7 +30,7 @@ const logs = new LogCapture();
 beforeAll(async () => {
   redis = await startRedis();
   sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
-  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `documents-${randomUUID()}:`, GATEWAY_REPLICAS: '2', CHAT_DOCUMENT_TTL_S: '20', CHAT_DOCUMENT_CLIENT_MAX_BYTES: '1000' };
+  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `documents-${randomUUID()}:`, GATEWAY_REPLICAS: '2', CHAT_DOCUMENT_TTL_S: '20', CHAT_DOCUMENT_STORE_MAX_BYTES: '4000', CHAT_DOCUMENT_CLIENT_MAX_BYTES: '1000' };
   [a, b] = await Promise.all([0, 1].map(() => startGateway({ config: loadConfig(env), sandbox, logDestination: logs })));
   control = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
   control.on('error', () => undefined);
@@ -43,6 +43,8 @@ afterAll(async () => {
   await redis?.close();
 });
 beforeEach(async () => {
+  // Each test starts with both replicas on Redis again (a test before may have stopped or paused it).
+  await until(() => [a, b].every((g) => g.services.state.status().status === 'ready'), 'both replicas to reach Redis');
   sandbox.faults.clear();
   await fetch(`${sandbox.origin}/_sandbox/reset`, { method: 'POST' });
   sandbox.record.clear();
@@ -162,7 +164,11 @@ describe('a Redis restarted empty', () => {
     // Files made 20 minutes ago (the sandbox's clock): past the grace that covers uploads in flight.
     await fetch(`${sandbox.origin}/_sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offsetMs: -20 * 60_000 }) });
     const docs = [];
-    for (const name of ['one.txt', 'two.txt']) docs.push((await upload(b.url, { name, data: `The text of ${name}.` }, { provider: 'moonshot' })).body.data.uploadChatDocument);
+    for (const name of ['one.txt', 'two.txt']) {
+      const { body } = await upload(b.url, { name, data: `The text of ${name}.` }, { provider: 'moonshot' });
+      expect(body.errors).toBeUndefined();
+      docs.push(body.data.uploadChatDocument);
+    }
     // Files the operator put in the same account: one plain, one whose name imitates the gateway's label.
     for (const name of ['operator.txt', 'gw.doc_AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.forged.txt']) {
       const form = new FormData();
