@@ -320,9 +320,13 @@ export class ChatDocuments {
   private async settleUnsettled(): Promise<number> {
     for (const doc of [...this.unsettled.values()]) {
       const settled = await this.store.cancel(doc, 'remove');
-      if (doc.fileId && doc.provider) {
-        const client = this.services.clients.chat.get(doc.provider);
-        if (client) await deleteFile(client, doc.fileId, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: 'chat-documents-upkeep' });
+      const client = doc.fileId && doc.provider ? this.services.clients.chat.get(doc.provider) : undefined;
+      try {
+        if (client) await deleteFile(client, doc.fileId!, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: 'chat-documents-upkeep' });
+      } catch (error) {
+        // Kept for the next tick: cancelling again is harmless (the record is gone, the add barred).
+        this.services.log.warn({ document: doc.id, provider: doc.provider, err: (error as Error).message }, 'could not delete the provider file of an unsettled upload; next tick tries again');
+        continue;
       }
       this.unsettled.delete(doc.id);
       this.services.log.info({ document: doc.id, settled }, 'settled an upload whose store write got no answer: nothing of it is kept');

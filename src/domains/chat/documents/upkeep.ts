@@ -58,6 +58,8 @@ export class DocumentUpkeep {
   private running: Promise<void> | undefined;
   private reconciledAt: number;
   private failing = false;
+  /** A lost store was noticed and its orphans not yet reconciled (a failed pass tries again next tick). */
+  private reconcileDue = false;
   private readonly now: () => number;
   /** Aborted on stop: shutdown does not wait out a provider request of the upkeep. */
   private readonly stopping = new AbortController();
@@ -89,7 +91,11 @@ export class DocumentUpkeep {
     try {
       await this.options.settle();
       await this.expire();
-      if ((await store.lost()) || this.now() - this.reconciledAt >= RECONCILE_MS) await this.reconcile();
+      if (await store.lost()) this.reconcileDue = true;
+      if (this.reconcileDue || this.now() - this.reconciledAt >= RECONCILE_MS) {
+        await this.reconcile();
+        this.reconcileDue = false;
+      }
       if (this.failing) log.info('chat document upkeep works again');
       this.failing = false;
     } catch (error) {
