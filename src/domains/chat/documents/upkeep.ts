@@ -145,7 +145,8 @@ export class DocumentUpkeep {
         result.deleted++;
         log.info({ provider, fileId: file.id, document: documentId }, 'deleted a provider file no document holds (an orphan)');
       }
-      log.info({ provider, listed: files.length, held: kept, deleted: result.deleted }, 'chat document files reconciled with the store');
+      // Every 10 minutes on every replica: worth a line only when it found orphans.
+      log[result.deleted ? 'info' : 'debug']({ provider, listed: files.length, held: kept, deleted: result.deleted }, 'chat document files reconciled with the store');
     }
     return result;
   }
