@@ -196,6 +196,10 @@ export interface GatewayConfig {
     storeMaxBytes: number;
     /** {@link VARIABLES.CHAT_DOCUMENT_CACHE_MAX_BYTES} */
     cacheMaxBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES} */
+    maxExtractedBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS} */
+    extractTimeoutMs: number;
   };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
@@ -653,7 +657,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    chatDocuments: { maxBytes: values.CHAT_DOCUMENT_MAX_BYTES, storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES, cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES },
+    chatDocuments: { maxBytes: values.CHAT_DOCUMENT_MAX_BYTES, storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES, cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES, maxExtractedBytes: values.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES, extractTimeoutMs: values.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },

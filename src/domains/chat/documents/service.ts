@@ -11,7 +11,8 @@ import type { FilesApiSpec } from '../../../upstreams/chat/provider.js';
 import { describeBytes } from '../../../upstreams/http/body.js';
 import { estimateDocumentTokens } from '../contextWindow.js';
 import { extensionOf, gatewayExtracts, GATEWAY_FORMATS, mediaTypeOf, scanFile, type FileScan } from './formats.js';
-import { PdfReadError, pdfText } from './pdfText.js';
+import { DocumentExtraction, refusedDocument } from './extraction/documentExtraction.js';
+import { ExtractionRefused } from './extraction/extractors.js';
 import type { FileUpload } from './uploaded.js';
 
 /** Most documents one completion may name. */
@@ -40,11 +41,15 @@ export class ChatDocuments {
   private readonly cache: ResponseStore;
   /** Texts being read from a provider on this replica: concurrent completions over one document share one read. */
   private readonly reading = new Map<string, Promise<string>>();
+  /** The gateway's own extraction: spooled, one line per client, in extractor processes. */
+  readonly extraction: DocumentExtraction;
 
-  constructor(private readonly services: Pick<GatewayServices, 'config' | 'state' | 'log'>) {
+  constructor(private readonly services: Pick<GatewayServices, 'config' | 'state' | 'log' | 'onClose'>) {
     const { chatDocuments } = services.config;
     this.store = services.state.documents('chat', { maxTextBytes: chatDocuments.storeMaxBytes });
     this.cache = services.state.responseStore('chat-document-text', { maxBytes: chatDocuments.cacheMaxBytes });
+    this.extraction = new DocumentExtraction({ maxExtractedBytes: chatDocuments.maxExtractedBytes, timeoutMs: chatDocuments.extractTimeoutMs });
+    services.onClose.push(() => this.extraction.close());
   }
 
   /** The caller's documents, newest first. */
@@ -192,15 +197,16 @@ export class ChatDocuments {
       throw badInput(`The gateway does not extract text from ${what} (${name}); it reads ${GATEWAY_FORMATS}${elsewhere}.`, 'file');
     }
     let text: string;
+    let tokens: number;
     try {
-      text = scan.kind === 'pdf' ? (await pdfText(await readAll(file.createReadStream(), scan.bytes), ctx.signal)).text : stripBom(await readAll(file.createReadStream(), scan.bytes).then((b) => b.toString('utf8')));
+      ({ text, tokens } = await this.extraction.extract(owner, scan.kind === 'pdf' ? 'pdf' : 'text', file.createReadStream(), ctx.signal));
     } catch (error) {
-      if (!(error instanceof PdfReadError)) throw error;
-      const why = error.reason === 'encrypted' ? 'it is encrypted' : error.reason === 'memory' ? error.message : `it does not parse (${error.message})`;
-      throw badInput(`${name} is a PDF the gateway cannot read: ${why}.`, 'file');
+      if (!(error instanceof ExtractionRefused)) throw error;
+      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? ', or upload it with provider "moonshot", whose files API reads it' : '';
+      throw refusedDocument(name, scan.kind === 'pdf' ? 'pdf' : 'text', error, { maxExtractedBytes: this.services.config.chatDocuments.maxExtractedBytes, timeoutMs: this.services.config.chatDocuments.extractTimeoutMs }, elsewhere);
     }
     if (!text.trim()) throw badInput(`${name} has no text to read (a scanned PDF has only images of its pages); the model needs text.`, 'file');
-    const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens: await estimateDocumentTokens(text), status: 'ready', createdAt: Date.now() };
+    const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens, status: 'ready', createdAt: Date.now() };
     // A caller who left never learns the id: keep nothing.
     ctx.signal.throwIfAborted();
     if ((await this.store.add(doc, text)) === 'full') {
@@ -284,20 +290,6 @@ function fileNameOf(raw: string | undefined): string {
 function checkPdf(name: string, scan: FileScan): void {
   if (extensionOf(name) === '.pdf' && scan.kind !== 'pdf') throw badInput(`${name} is not a PDF: it does not begin with %PDF-.`, 'file');
   if (scan.kind === 'pdf' && !scan.pdfTrailer) throw badInput(`${name} is a PDF that does not parse: it does not end with its trailer (startxref … %%EOF), so it is cut short or damaged.`, 'file');
-}
-
-const stripBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-
-/** The whole file in one buffer of its known size (one copy, no growing array of chunks). */
-async function readAll(stream: Readable, bytes: number): Promise<Buffer> {
-  const out = Buffer.allocUnsafeSlow(bytes);
-  let at = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (at + chunk.length > bytes) throw new Error('the file grew while it was read');
-    chunk.copy(out, at);
-    at += chunk.length;
-  }
-  return at === bytes ? out : out.subarray(0, at);
 }
 
 /**

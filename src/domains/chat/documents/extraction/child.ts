@@ -1,0 +1,174 @@
+/**
+ * The extractor process (extractors.ts forks it): reads one spooled document at a time, a PDF with PDF.js (as `unpdf`
+ * packages it for servers) or UTF-8 text, and answers its text, pages and estimated tokens. A process of its own, not a
+ * worker thread: the buffers PDF.js decompresses into are outside any V8 heap limit, and a thread's freed buffers stay
+ * in the gateway's malloc arenas (the probe's RSS stayed at 1.8 GB); a process gives everything back when it ends.
+ *
+ * Every byte PDF.js decodes is counted against the job's budget (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES) before it is
+ * taken, and past the budget the process exits at once with {@link OVER_BUDGET_EXIT}: PDF.js catches and logs most
+ * errors inside a document and carries on, so an exception would not stop it, and an exit frees the memory. PDF.js
+ * decodes in three ways, each counted here:
+ * - a FlateDecode (or BrotliDecode) stream it reads whole (page contents, fonts, CMaps) goes through the global
+ *   `DecompressionStream` (native zlib): replaced by one that counts each chunk as it is read;
+ * - every other decoder (FlateStream read piecemeal, as object and xref streams are, LZW, RunLength, ASCII85/Hex,
+ *   predictors, decryption) grows its output through `DecodeStream.prototype.ensureBuffer`: wrapped to count the growth
+ *   before the allocation;
+ * - BrotliStream's JS decoder builds its whole output in one call with no bound: replaced by node:zlib's
+ *   `brotliDecompressSync` with `maxOutputLength` set to what is left of the budget.
+ * PDF.js's classes are not exported; the first DecodeStream the document builds is caught by a setter on the property
+ * its constructor assigns first (`_rawMinBufferLength`), and its prototype chain (class names survive the bundle) is
+ * patched then. test/domains/chat/documents/extraction/child.test.ts runs a bomb through each path, so an upgrade of
+ * unpdf that moves them fails there.
+ */
+import { readFile } from 'node:fs/promises';
+import { brotliDecompressSync } from 'node:zlib';
+import { estimateDocumentTokens } from '../../contextWindow.js';
+import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob } from './protocol.js';
+
+/** What the current job may still take. */
+let budget = 0;
+
+function spend(bytes: number): void {
+  budget -= bytes;
+  if (budget < 0) process.exit(OVER_BUDGET_EXIT);
+}
+
+function countDecompression(): void {
+  const Native = globalThis.DecompressionStream;
+  if (!Native) return;
+  globalThis.DecompressionStream = class CountedDecompressionStream {
+    readonly readable: ReadableStream<Uint8Array>;
+    readonly writable: WritableStream<BufferSource>;
+    constructor(format: CompressionFormat) {
+      const inner = new Native(format);
+      this.writable = inner.writable;
+      this.readable = inner.readable.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, out) {
+            spend(chunk.byteLength);
+            out.enqueue(chunk);
+          },
+        }),
+      );
+    }
+  } as typeof DecompressionStream;
+}
+
+interface DecodeStreamLike {
+  buffer?: Uint8Array;
+  minBufferLength?: number;
+  bufferLength: number;
+  eof: boolean;
+  stream: { getBytes(): Uint8Array };
+  ensureBuffer(requested: number): Uint8Array;
+  readBlock(): void;
+}
+
+const patched = new Set<object>();
+
+function patchClassesOf(instance: object): void {
+  for (let proto = Object.getPrototypeOf(instance) as Record<string, unknown> | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (patched.has(proto)) continue;
+    const name = (proto.constructor as { name?: string } | undefined)?.name;
+    if (name === 'DecodeStream') {
+      patched.add(proto);
+      const grow = proto.ensureBuffer as DecodeStreamLike['ensureBuffer'];
+      proto.ensureBuffer = function (this: DecodeStreamLike, requested: number) {
+        const have = this.buffer?.byteLength ?? 0;
+        if (requested > have) {
+          // The size PDF.js will allocate: at least the stream's minBufferLength (from its /Length), doubled to fit.
+          let size = Math.max(1, this.minBufferLength ?? 1);
+          while (size < requested) size *= 2;
+          spend(size - have);
+        }
+        return grow.call(this, requested);
+      };
+    } else if (name === 'BrotliStream') {
+      patched.add(proto);
+      proto.readBlock = function (this: DecodeStreamLike) {
+        const input = this.stream.getBytes();
+        let out: Buffer;
+        try {
+          out = brotliDecompressSync(input, { maxOutputLength: Math.max(1, budget + 1) });
+        } catch (error) {
+          if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') process.exit(OVER_BUDGET_EXIT);
+          throw error;
+        }
+        spend(out.length);
+        this.buffer = new Uint8Array(out.buffer, out.byteOffset, out.length);
+        this.bufferLength = out.length;
+        this.eof = true;
+      };
+    }
+  }
+}
+
+function catchDecodeStreams(): void {
+  const FIRST_ASSIGNED = '_rawMinBufferLength';
+  Object.defineProperty(Object.prototype, FIRST_ASSIGNED, {
+    configurable: true,
+    set(this: object, value: unknown) {
+      Object.defineProperty(this, FIRST_ASSIGNED, { value, writable: true, enumerable: true, configurable: true });
+      patchClassesOf(this);
+    },
+  });
+}
+
+countDecompression();
+catchDecodeStreams();
+
+// Loaded at start, so a job does not wait for PDF.js and the tokenizer (about a second of parsing).
+const unpdf = import('unpdf');
+void unpdf.then(() => estimateDocumentTokens(''));
+
+async function pdf(data: Uint8Array): Promise<{ text: string; pages: number }> {
+  const { getDocumentProxy } = await unpdf;
+  const doc = await getDocumentProxy(data, { verbosity: 0, isEvalSupported: false });
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      let text = '';
+      // Page by page in the chunks PDF.js makes, counted as they come: a font's ToUnicode map can turn one byte of
+      // content into many characters.
+      const reader = page.streamTextContent().getReader() as ReadableStreamDefaultReader<{ items: Array<{ str?: string; hasEOL?: boolean }> }>;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        for (const item of chunk.value.items) {
+          const part = (item.str ?? '') + (item.hasEOL ? '\n' : '');
+          spend(part.length * 2);
+          text += part;
+        }
+      }
+      pages.push(text);
+      page.cleanup();
+    }
+    return { text: pages.join('\n\n'), pages: pages.length };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+function utf8(data: Uint8Array): string {
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  spend(text.length * 2);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+async function extract(job: ExtractionJob): Promise<ExtractionAnswer> {
+  budget = job.maxBytes;
+  try {
+    const data = new Uint8Array(await readFile(job.path));
+    const { text, pages } = job.kind === 'pdf' ? await pdf(data) : { text: utf8(data), pages: 0 };
+    return { ok: true, text, pages, tokens: text.trim() ? await estimateDocumentTokens(text) : 0, rss: process.memoryUsage.rss() };
+  } catch (error) {
+    const name = (error as Error | undefined)?.name;
+    const message = (error as Error | undefined)?.message ?? String(error);
+    return { ok: false, reason: name === 'PasswordException' ? 'encrypted' : 'invalid', message, rss: process.memoryUsage.rss() };
+  }
+}
+
+if (process.send) {
+  process.on('message', (job: ExtractionJob) => void extract(job).then((answer) => process.send!(answer)));
+  // The gateway is gone (or closed the pool): so is this process.
+  process.on('disconnect', () => process.exit(0));
+}

@@ -1,0 +1,18 @@
+/** What the gateway and its extractor processes (child.ts) say to each other: one job, one answer, or an exit. */
+
+/** The exit code of an extractor whose job passed its budget of extracted bytes. */
+export const OVER_BUDGET_EXIT = 86;
+
+/** One document to read. */
+export interface ExtractionJob {
+  /** The spooled file. */
+  path: string;
+  kind: 'pdf' | 'text';
+  /** Bytes of decoded streams and text the document may yield (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES). */
+  maxBytes: number;
+}
+
+/** The answer: its text, or why there is none. `rss` is the extractor's resident set after the job. */
+export type ExtractionAnswer =
+  | { ok: true; text: string; pages: number; tokens: number; rss: number }
+  | { ok: false; reason: 'invalid' | 'encrypted'; message: string; rss: number };
