@@ -19,6 +19,8 @@ import type { FileUpload } from './uploaded.js';
 export const MAX_COMPLETION_DOCUMENTS = 20;
 /** How long a provider's extracted text stays in the cache (it never changes while the file lives). */
 const TEXT_TTL_MS = 24 * 60 * 60 * 1000;
+/** An uploaded file costs 1 per this many bytes started (docs/security.md, "Demand control"). */
+export const UPLOAD_COST_BYTES = 1024 * 1024;
 /** Time the clean-up of a failed upload has, apart from the caller's request (which may be gone). */
 const CLEANUP_MS = 30_000;
 
@@ -79,6 +81,8 @@ export class ChatDocuments {
     } catch (error) {
       throw uploadProblem(error, max);
     }
+    // Its bytes are work whoever reads them (spooled, extracted or sent on): 1 of cost per MiB started.
+    ctx.upstreamRequests.work += Math.ceil(scan.bytes / UPLOAD_COST_BYTES);
     const name = fileNameOf(file.filename);
     if (scan.bytes === 0) throw badInput(`${name} is empty (0 bytes); upload a file with content.`, 'file');
     if (client && files) return this.toProvider(client, files, usage!, file, name, scan, owner, ctx);

@@ -22,8 +22,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { brotliDecompressSync } from 'node:zlib';
-import { estimateDocumentTokens } from '../../contextWindow.js';
-import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob } from './protocol.js';
+import { OVER_BUDGET_EXIT, TOKENS_HERE_FROM, type ExtractionAnswer, type ExtractionJob } from './protocol.js';
 
 /** What the current job may still take. */
 let budget = 0;
@@ -117,9 +116,9 @@ function catchDecodeStreams(): void {
 countDecompression();
 catchDecodeStreams();
 
-// Loaded at start, so a job does not wait for PDF.js and the tokenizer (about a second of parsing).
-const unpdf = import('unpdf');
-void unpdf.then(() => estimateDocumentTokens(''));
+// PDF.js is loaded at start, so a job does not wait for it. The tokenizer (over a second of parsing) only when a
+// text is long enough to need it here (TOKENS_HERE_FROM); a short one's tokens the gateway counts in a moment.
+const unpdf = import('unpdf').then(async (m) => (await m.getResolvedPDFJS(), m));
 
 async function pdf(data: Uint8Array): Promise<{ text: string; pages: number }> {
   const { getDocumentProxy } = await unpdf;
@@ -159,7 +158,8 @@ async function extract(job: ExtractionJob): Promise<ExtractionAnswer> {
   try {
     const data = new Uint8Array(await readFile(job.path));
     const { text, pages } = job.kind === 'pdf' ? await pdf(data) : { text: utf8(data), pages: 0 };
-    return { ok: true, text, pages, tokens: text.trim() ? await estimateDocumentTokens(text) : 0, rss: process.memoryUsage.rss() };
+    const tokens = text.length >= TOKENS_HERE_FROM ? await (await import('../../contextWindow.js')).estimateDocumentTokens(text) : undefined;
+    return { ok: true, text, pages, tokens, rss: process.memoryUsage.rss() };
   } catch (error) {
     const name = (error as Error | undefined)?.name;
     const message = (error as Error | undefined)?.message ?? String(error);

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { badInput, ErrorCode, GatewayError } from '../../../../errors/codes.js';
 import { describeBytes } from '../../../../upstreams/http/body.js';
 import { FairQueue } from '../../../../upstreams/http/fairQueue.js';
+import { estimateDocumentTokens } from '../../contextWindow.js';
 import { Extractors, type Extracted, type ExtractionRefused, type ExtractorOptions } from './extractors.js';
 import { Spool, sweepLeftovers } from './spool.js';
 
@@ -33,8 +34,8 @@ export class DocumentExtraction {
     return this.line.waiting;
   }
 
-  /** Reads `file` for `owner`; aborting `signal` (the caller left) takes it out of the line or ends its extractor. */
-  async extract(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Extracted> {
+  /** Reads `file` for `owner` (its text, pages and tokens); aborting `signal` (the caller left) takes it out of the line or ends its extractor. */
+  async extract(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Required<Extracted>> {
     const path = await this.spool.write(file);
     try {
       let release: () => void;
@@ -43,11 +44,13 @@ export class DocumentExtraction {
       } catch (error) {
         throw signal.aborted ? signal.reason : error;
       }
+      let read: Extracted;
       try {
-        return await this.extractors.run({ path, kind }, signal);
+        read = await this.extractors.run({ path, kind }, signal);
       } finally {
         release();
       }
+      return { ...read, tokens: read.tokens ?? (await estimateDocumentTokens(read.text)) };
     } finally {
       await this.spool.remove(path);
     }

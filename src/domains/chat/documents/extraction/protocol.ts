@@ -3,6 +3,9 @@
 /** The exit code of an extractor whose job passed its budget of extracted bytes. */
 export const OVER_BUDGET_EXIT = 86;
 
+/** Characters of text from which the extractor counts its tokens itself; a shorter text's the gateway counts. */
+export const TOKENS_HERE_FROM = 256 * 1024;
+
 /** One document to read. */
 export interface ExtractionJob {
   /** The spooled file. */
@@ -14,5 +17,5 @@ export interface ExtractionJob {
 
 /** The answer: its text, or why there is none. `rss` is the extractor's resident set after the job. */
 export type ExtractionAnswer =
-  | { ok: true; text: string; pages: number; tokens: number; rss: number }
+  | { ok: true; text: string; pages: number; tokens: number | undefined; rss: number }
   | { ok: false; reason: 'invalid' | 'encrypted'; message: string; rss: number };
