@@ -22,7 +22,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { brotliDecompressSync } from 'node:zlib';
-import { OVER_BUDGET_EXIT, TOKENS_HERE_FROM, type ExtractionAnswer, type ExtractionJob } from './protocol.js';
+import { OVER_BUDGET_EXIT, TOKENS_HERE_FROM, type ExtractionAnswer, type ExtractionJob, type ExtractorReady } from './protocol.js';
 
 /** What the current job may still take. */
 let budget = 0;
@@ -169,6 +169,7 @@ async function extract(job: ExtractionJob): Promise<ExtractionAnswer> {
 
 if (process.send) {
   process.on('message', (job: ExtractionJob) => void extract(job).then((answer) => process.send!(answer)));
+  void unpdf.then(() => process.send!({ ready: true } satisfies ExtractorReady));
   // The gateway is gone (or closed the pool): so is this process.
   process.on('disconnect', () => process.exit(0));
 }

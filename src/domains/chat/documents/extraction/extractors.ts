@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describeBytes } from '../../../../upstreams/http/body.js';
-import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob, type TOKENS_HERE_FROM } from './protocol.js';
+import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob, type ExtractorReady, type TOKENS_HERE_FROM } from './protocol.js';
 
 /** Old-space limit of an extractor's JS heap (its decoded buffers are bounded by the job's byte budget instead). */
 export const EXTRACTOR_HEAP_MB = 512;
@@ -132,6 +132,8 @@ class Extractor {
   private idleTimer: NodeJS.Timeout | undefined;
   private ended = false;
   private readonly gone: () => void;
+  /** Settles when the process has loaded PDF.js, or has ended before. */
+  private readonly loaded: Promise<void>;
 
   constructor(onGone: () => void) {
     let called = false;
@@ -153,10 +155,36 @@ class Extractor {
       this.gone();
     });
     this.child.on('error', () => undefined);
+    this.loaded = new Promise<void>((resolve, reject) => {
+      const onMessage = (m: Partial<ExtractorReady>) => {
+        if (!m.ready) return;
+        this.child.off('exit', onExit);
+        this.child.off('message', onMessage);
+        resolve();
+      };
+      const onExit = (code: number | null, sig: NodeJS.Signals | null) => reject(new Error(`the document extractor stopped as it started (exit ${code ?? sig})`));
+      this.child.on('message', onMessage);
+      this.child.once('exit', onExit);
+    });
+    this.loaded.catch(() => undefined);
     // An idle extractor never keeps the gateway running; a job's own timer does while it runs.
     this.child.unref();
     this.child.channel?.unref();
     this.idleTimer = setTimeout(() => this.end(), IDLE_MS).unref();
+  }
+
+  /** Resolves once the process has loaded PDF.js (at once after that); rejects if it ends first or `signal` aborts. */
+  private ready(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Started, the process keeps the gateway running until it is ready (a job is waiting for it).
+      this.child.ref();
+      this.loaded.then(resolve, reject).finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        this.child.unref();
+      });
+    });
   }
 
   busy(): void {
@@ -171,7 +199,8 @@ class Extractor {
     this.gone();
   }
 
-  run(job: ExtractionJob, options: ExtractorOptions, signal: AbortSignal): Promise<ExtractionAnswer> {
+  async run(job: ExtractionJob, options: ExtractorOptions, signal: AbortSignal): Promise<ExtractionAnswer> {
+    await this.ready(signal);
     return new Promise((resolve, reject) => {
       const { child } = this;
       let overMemory = false;

@@ -6,6 +6,11 @@ export const OVER_BUDGET_EXIT = 86;
 /** Characters of text from which the extractor counts its tokens itself; a shorter text's the gateway counts. */
 export const TOKENS_HERE_FROM = 256 * 1024;
 
+/** The extractor's first message: PDF.js is loaded, jobs may come (their time limit runs from here, not from the start). */
+export interface ExtractorReady {
+  ready: true;
+}
+
 /** One document to read. */
 export interface ExtractionJob {
   /** The spooled file. */
