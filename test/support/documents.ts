@@ -94,9 +94,13 @@ export interface EncodedContent {
   data: Buffer;
 }
 
-/** A PDF whose pages' content streams are given encoded (compressed, a bomb …), with the Helvetica font of makePdf. */
-export function makeEncodedPdf(pages: readonly EncodedContent[]): Buffer {
+/**
+ * A PDF whose pages' content streams are given encoded (compressed, a bomb …), with the Helvetica font of makePdf, and
+ * `padding` bytes in a stream no page uses (a large file that is quick to read).
+ */
+export function makeEncodedPdf(pages: readonly EncodedContent[], padding = 0): Buffer {
   const objects: Array<string | Buffer> = ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+  if (padding) objects.push(stream(Buffer.alloc(padding, 0x20), ''));
   const contents = pages.map((page) => numbered(objects, stream(page.data, page.filter ? `/Filter ${page.filter}` : '')));
   return writePdf(objects, contents.map((c) => `/Contents ${c} 0 R /Resources << /Font << /F1 3 0 R >> >>`));
 }

@@ -62,6 +62,9 @@ export class DocumentExtraction {
   }
 }
 
+/** `extensions.reason` of a document stopped at an extraction limit (`extensions.setting` names which, `max` its value). */
+export const EXTRACTION_LIMIT = 'EXTRACTION_LIMIT';
+
 /**
  * What the caller is told of a document the extractor refused: the file, why, the limit that stopped it and what to do
  * instead. `elsewhere` names a files API that reads it, when one is configured.
@@ -77,13 +80,13 @@ export function refusedDocument(name: string, kind: 'pdf' | 'text', refusal: Ext
       return new GatewayError(
         ErrorCode.BadUserInput,
         `${name} yields more than ${describeBytes(limits.maxExtractedBytes)} of decompressed streams and text, the most the gateway reads of one document (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES); it was stopped there and nothing was kept. ${capitalized(split)}.`,
-        { argument: 'file', limit: 'CHAT_DOCUMENT_MAX_EXTRACTED_BYTES', max: limits.maxExtractedBytes },
+        { argument: 'file', reason: EXTRACTION_LIMIT, setting: 'CHAT_DOCUMENT_MAX_EXTRACTED_BYTES', max: limits.maxExtractedBytes },
       );
     case 'time':
       return new GatewayError(
         ErrorCode.BadUserInput,
         `Reading ${name} took longer than ${limits.timeoutMs} ms, the most the gateway spends on one document (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS); it was stopped and nothing was kept. ${capitalized(split)}.`,
-        { argument: 'file', limit: 'CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS', max: limits.timeoutMs },
+        { argument: 'file', reason: EXTRACTION_LIMIT, setting: 'CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS', max: limits.timeoutMs },
       );
     case 'memory':
       return badInput(`${name} needs more memory to read than the gateway gives one document (${refusal.message}); it was stopped and nothing was kept. ${capitalized(split)}.`, 'file');
