@@ -9,7 +9,7 @@
  * errors inside a document and carries on, so an exception would not stop it, and an exit frees the memory. PDF.js
  * decodes in three ways, each counted here:
  * - a FlateDecode (or BrotliDecode) stream it reads whole (page contents, fonts, CMaps) goes through the global
- *   `DecompressionStream` (native zlib): replaced by one that counts each chunk as it is read;
+ *   `DecompressionStream`: replaced by one that inflates with node:zlib, `maxOutputLength` the budget left;
  * - every other decoder (FlateStream read piecemeal, as object and xref streams are, LZW, RunLength, ASCII85/Hex,
  *   predictors, decryption) grows its output through `DecodeStream.prototype.ensureBuffer`: wrapped to count the growth
  *   before the allocation;
@@ -21,7 +21,7 @@
  * unpdf that moves them fails there.
  */
 import { readFile } from 'node:fs/promises';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { OVER_BUDGET_EXIT, TOKENS_HERE_FROM, type ExtractionAnswer, type ExtractionJob, type ExtractorReady } from './protocol.js';
 
 /** What the current job may still take. */
@@ -32,25 +32,52 @@ function spend(bytes: number): void {
   if (budget < 0) process.exit(OVER_BUDGET_EXIT);
 }
 
-function countDecompression(): void {
-  const Native = globalThis.DecompressionStream;
-  if (!Native) return;
-  globalThis.DecompressionStream = class CountedDecompressionStream {
-    readonly readable: ReadableStream<Uint8Array>;
-    readonly writable: WritableStream<BufferSource>;
-    constructor(format: CompressionFormat) {
-      const inner = new Native(format);
-      this.writable = inner.writable;
-      this.readable = inner.readable.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, out) {
-            spend(chunk.byteLength);
-            out.enqueue(chunk);
-          },
-        }),
-      );
-    }
-  } as typeof DecompressionStream;
+/** node:zlib's one-shot decoders by DecompressionStream format, each bounded by `maxOutputLength`. */
+const DECODERS: Record<string, (data: Buffer, options: { maxOutputLength: number }) => Buffer> = {
+  deflate: inflateSync,
+  'deflate-raw': inflateRawSync,
+  gzip: gunzipSync,
+  brotli: brotliDecompressSync,
+};
+
+/**
+ * PDF.js writes a stream's whole compressed bytes, closes, and reads the output: inflated in one call with the budget
+ * left as `maxOutputLength`, a bomb stops at the budget in native code (counting a web stream's chunks in a
+ * TransformStream took 14 s to reach 256 MiB). A corrupt stream errors the output, and PDF.js falls back to its own
+ * decoder (counted in ensureBuffer).
+ */
+class BudgetedDecompressionStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly writable: WritableStream<BufferSource>;
+
+  constructor(format: string) {
+    const decode = DECODERS[format];
+    if (!decode) throw new TypeError(`Unsupported compression format: ${format}`);
+    const input: Buffer[] = [];
+    let output!: ReadableStreamDefaultController<Uint8Array>;
+    this.readable = new ReadableStream<Uint8Array>({ start: (controller) => void (output = controller) });
+    this.writable = new WritableStream<BufferSource>({
+      write(chunk) {
+        input.push(ArrayBuffer.isView(chunk) ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.from(chunk));
+      },
+      close() {
+        let data: Buffer;
+        try {
+          data = decode(Buffer.concat(input), { maxOutputLength: Math.max(1, budget + 1) });
+        } catch (error) {
+          if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') process.exit(OVER_BUDGET_EXIT);
+          output.error(error);
+          return;
+        }
+        spend(data.length);
+        output.enqueue(new Uint8Array(data.buffer, data.byteOffset, data.length));
+        output.close();
+      },
+      abort(reason) {
+        output.error(reason);
+      },
+    });
+  }
 }
 
 interface DecodeStreamLike {
@@ -113,7 +140,7 @@ function catchDecodeStreams(): void {
   });
 }
 
-countDecompression();
+globalThis.DecompressionStream = BudgetedDecompressionStream as unknown as typeof DecompressionStream;
 catchDecodeStreams();
 
 // PDF.js is loaded at start, so a job does not wait for it. The tokenizer (over a second of parsing) only when a
