@@ -34,7 +34,10 @@ export class DocumentExtraction {
     return this.line.waiting;
   }
 
-  /** Reads `file` for `owner` (its text, pages and tokens); aborting `signal` (the caller left) takes it out of the line or ends its extractor. */
+  /**
+   * Reads `file` for `owner`: its text, pages and tokens. Aborting `signal` (the caller left) takes it out of the line,
+   * or ends its extractor.
+   */
   async extract(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Required<Extracted>> {
     const path = await this.spool.write(file);
     try {

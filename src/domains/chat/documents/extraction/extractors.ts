@@ -36,7 +36,7 @@ export interface Extracted {
 }
 
 export interface ExtractorOptions {
-  /** Extractors kept started and idle for the next job (so a job rarely waits for a process to start). @default 0 */
+  /** Extractors kept started, running or idle, so a job rarely waits for a process to start. @default 0 */
   warm?: number;
   /** CHAT_DOCUMENT_MAX_EXTRACTED_BYTES. */
   maxExtractedBytes: number;
@@ -67,11 +67,6 @@ export class Extractors {
   private closed = false;
 
   constructor(private readonly options: ExtractorOptions) {}
-
-  /** Processes alive now (running or idle). */
-  get alive(): number {
-    return this.all.size;
-  }
 
   /** Pids of the processes alive now. */
   get pids(): number[] {
