@@ -203,7 +203,7 @@ export class ChatDocuments {
     let text: string;
     let tokens: number;
     try {
-      ({ text, tokens } = await this.extraction.extract(owner, scan.kind === 'pdf' ? 'pdf' : 'text', file.createReadStream(), ctx.signal));
+      ({ text, tokens } = await this.extraction.extract(owner, scan.kind === 'pdf' ? 'pdf' : 'text', file.createReadStream(), name, ctx.signal));
     } catch (error) {
       if (!(error instanceof ExtractionRefused)) throw error;
       const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? ', or upload it with provider "moonshot", whose files API reads it' : '';

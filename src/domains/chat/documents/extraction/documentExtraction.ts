@@ -8,6 +8,8 @@ import { Spool, sweepLeftovers } from './spool.js';
 
 /** Documents read at once, by as many extractor processes (a 2-core host's worth). */
 export const EXTRACTORS = 2;
+/** Documents one client may have spooled, waiting or being read at once: its share of the spool's disk. */
+export const CLIENT_DOCUMENTS_IN_LINE = 8;
 
 /**
  * The gateway's own extraction of a document's text, bounded in memory, time and fairness: the upload is spooled to
@@ -21,6 +23,8 @@ export class DocumentExtraction {
   readonly extractors: Extractors;
   // FairQueue with 2 slots keeps one for the clients not holding the other (perClient = slots - 1 = 1).
   private readonly line = new FairQueue(EXTRACTORS, 'the gateway\'s document extractor');
+  /** Documents in the spool by client. */
+  private readonly held = new Map<string, number>();
 
   constructor(options: ExtractorOptions & { spoolRoot?: string }) {
     this.spool = new Spool(options.spoolRoot);
@@ -35,10 +39,30 @@ export class DocumentExtraction {
   }
 
   /**
-   * Reads `file` for `owner`: its text, pages and tokens. Aborting `signal` (the caller left) takes it out of the line,
-   * or ends its extractor.
+   * Reads `file` (called `name`) for `owner`: its text, pages and tokens; RATE_LIMITED when the owner has
+   * {@link CLIENT_DOCUMENTS_IN_LINE} already. Aborting `signal` (the caller left) takes it out of the line, or ends its
+   * extractor.
    */
-  async extract(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Required<Extracted>> {
+  async extract(owner: string, kind: 'pdf' | 'text', file: Readable, name: string, signal: AbortSignal): Promise<Required<Extracted>> {
+    const held = this.held.get(owner) ?? 0;
+    if (held >= CLIENT_DOCUMENTS_IN_LINE) {
+      throw new GatewayError(
+        ErrorCode.RateLimited,
+        `${CLIENT_DOCUMENTS_IN_LINE} of your documents are being read or waiting to be (the most one client may have); wait for their answers, then upload ${name} again.`,
+        { argument: 'file', max: CLIENT_DOCUMENTS_IN_LINE },
+      );
+    }
+    this.held.set(owner, held + 1);
+    try {
+      return await this.read(owner, kind, file, signal);
+    } finally {
+      const left = this.held.get(owner)! - 1;
+      if (left) this.held.set(owner, left);
+      else this.held.delete(owner);
+    }
+  }
+
+  private async read(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Required<Extracted>> {
     const path = await this.spool.write(file);
     try {
       let release: () => void;
