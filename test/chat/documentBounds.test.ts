@@ -34,7 +34,7 @@ describe('a PDF bomb in the real server process', () => {
     expect(Math.abs(after - before)).toBeLessThan(50 * 1000 * 1000);
     // The gateway still reads documents.
     expect((await upload(url, { name: 'after.pdf', data: makePdf(reportPages(1)) })).body.data.uploadChatDocument.status).toBe('READY');
-  });
+  }, 60_000);
 });
 
 describe('documents the gateway extracts itself', () => {
