@@ -200,6 +200,10 @@ export interface GatewayConfig {
     clientMaxBytes: number;
     /** {@link VARIABLES.CHAT_DOCUMENT_TTL_S}, in milliseconds. */
     ttlMs: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES} */
+    maxExtractedBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS} */
+    extractTimeoutMs: number;
   };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
@@ -663,6 +667,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES,
       clientMaxBytes: Math.min(values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4), values.CHAT_DOCUMENT_STORE_MAX_BYTES),
       ttlMs: values.CHAT_DOCUMENT_TTL_S * 1000,
+      maxExtractedBytes: values.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES,
+      extractTimeoutMs: values.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS,
     },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,

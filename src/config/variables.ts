@@ -347,6 +347,16 @@ export const VARIABLES = {
     default: '67108864',
     description: 'bytes of extracted text read from a provider\'s files API (Kimi) that the gateway caches (64 MiB, shared through Redis when `REDIS_URL` is set), so a conversation over a document reads it from the provider once; past it the least recently stored go first and are read again when next used',
   },
+  CHAT_DOCUMENT_MAX_EXTRACTED_BYTES: {
+    type: positive,
+    default: '268435456',
+    description: 'text and decompressed bytes one document the gateway extracts itself may yield (256 MiB): every stream PDF.js decodes counts, as it decodes it. Past it the upload is refused (`BAD_USER_INPUT`) and its extractor process ends, so a PDF that inflates 1 MB into gigabytes never takes the memory',
+  },
+  CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS: {
+    type: positive,
+    default: '30000',
+    description: 'longest the gateway reads one document it extracts itself (PDF or text, its token count included); past it its extractor process is ended and the upload refused (`BAD_USER_INPUT`). Time waiting for an extractor does not count',
+  },
   UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
   CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },
   CHAT_STREAM_IDLE_TIMEOUT_MS: {
