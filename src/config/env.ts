@@ -186,6 +186,8 @@ export interface GatewayConfig {
   chatModelsRefreshMs: number;
   /** {@link VARIABLES.CHAT_CACHED_TOKEN_WEIGHT} */
   chatCachedTokenWeight: number;
+  /** {@link VARIABLES.CHAT_MODEL_CATALOGUE_FILE} */
+  chatModelCatalogueFile?: string;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
   /** Chat documents (`uploadChatDocument`): the largest file and the text the gateway keeps. */
@@ -652,6 +654,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
+    chatModelCatalogueFile: values.CHAT_MODEL_CATALOGUE_FILE,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     chatDocuments: { maxBytes: values.CHAT_DOCUMENT_MAX_BYTES, storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES, cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,

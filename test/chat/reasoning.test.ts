@@ -104,9 +104,9 @@ describe('reasoning travels through a client\'s tool loop', () => {
     expect(second.sent.messages[1]).toMatchObject({ role: 'assistant', reasoning_content: message.reasoningContent });
   });
 
-  it('a provider 400 about what the gateway wrote is UPSTREAM_ERROR, not the caller\'s BAD_USER_INPUT', async () => {
+  it('a provider 400 about the caller\'s conversation is BAD_USER_INPUT with the provider\'s words and the model named', async () => {
     // The operator says deepseek-flash reasons only when asked (it does not): the gateway then lets a tool-call turn
-    // without reasoning through, and DeepSeek refuses the conversation it built.
+    // without reasoning through, and DeepSeek refuses it: the turn is the caller's, so is the fix.
     const t = await startTestGateway({ DEEPSEEK_MODELS: 'deepseek-flash:reasoning=off' });
     try {
       const { body } = await t.query(ASK, {
@@ -117,9 +117,9 @@ describe('reasoning travels through a client\'s tool loop', () => {
           messages: [user('Weather?'), { role: 'ASSISTANT', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{}' }] }, { role: 'TOOL', toolCallId: 'c1', content: '{}' }],
         },
       });
-      expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_REQUEST_REFUSED', upstream: 'deepseek', status: 400 });
+      expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'deepseek', status: 400, model: 'deepseek-flash' });
       expect(body.errors![0].message).toBe(
-        'The deepseek service refused a request the gateway built, not something the caller sent (invalid_request_error): The `reasoning_content` in the thinking mode must be passed back to the API.',
+        'The deepseek service refused the request for model deepseek-flash (invalid_request_error): The `reasoning_content` in the thinking mode must be passed back to the API.',
       );
     } finally {
       await t.close();

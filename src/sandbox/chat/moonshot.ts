@@ -20,6 +20,8 @@ export const moonshot: ChatProvider = {
     if (req.n > 1 && req.temperature !== undefined && req.temperature < 0.01) {
       return { kind: 'invalid', param: 'n', detail: 'n must be 1 when temperature is close to 0' };
     }
+    // "cannot specify both 'thinking' and 'reasoning_effort'" (HTTP 400) [third party: hermes-agent ce4e74b, 2026-06-06].
+    if (req.raw.thinking !== undefined && req.effort !== undefined) return { kind: 'invalid', param: 'thinking', detail: "cannot specify both 'thinking' and 'reasoning_effort'" };
     return undefined;
   },
   reject(problem: Problem): ErrorReply {

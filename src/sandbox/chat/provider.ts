@@ -80,8 +80,10 @@ export interface ChatProvider {
   strictThinking?: boolean;
   /** Takes `response_format: {type: "json_schema"}` (Ark); the others refuse it. */
   jsonSchema?: boolean;
-  /** JSON object mode needs the word "json" in the messages (DeepSeek). */
+  /** JSON object mode needs the word "json" in a system or user message (DeepSeek). */
   jsonNeedsWord?: boolean;
+  /** Does not take `max_completion_tokens`: the field is ignored (DeepSeek). */
+  ignoresMaxCompletionTokens?: boolean;
   /** Prompt caching: a repeated prefix is served from cache in blocks of this many tokens. */
   cacheBlock: number;
   /** GLM and Ark: embeddings and image generation (see media.ts). */
