@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { COMPLETION, WEATHER_TOOL, user } from './support.js';
+
+/**
+ * What the gateway sends of its own accord, and what it does when a provider refuses it (upstreams/chat/additions.ts):
+ * retried once without, learned for every replica (source LEARNED, a log line), never sent again.
+ */
+const MODELS = `{ chatProviders { id modelDetails { id reasoning reasoningEffort vision factSources { reasoning } } } }`;
+
+let t: TestGateway | undefined;
+let upstream: Sandbox | undefined;
+afterEach(async () => {
+  await t?.close();
+  await upstream?.close();
+  t = upstream = undefined;
+});
+
+const completions = () => t!.upstreamRequests('moonshot').filter((r) => r.url.endsWith('/chat/completions'));
+const sent = () => completions().map((r) => JSON.parse(r.body) as Record<string, unknown>);
+
+describe('the gateway\'s own additions: retried without, and remembered', () => {
+  it('a refused reasoning switch costs two requests once, then none: the fact is learned (LEARNED) and logged', async () => {
+    // The operator's stale fact: kimi-k3.1-pro can be switched off. Kimi refuses `thinking: {type: "disabled"}` on it.
+    t = await startTestGateway({ MOONSHOT_MODELS: 'kimi-k3.1-pro:reasoning=on' });
+    const agent = { provider: 'moonshot', model: 'kimi-k3.1-pro', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather in Oslo?')] };
+
+    const first = await t.query(COMPLETION, { input: agent });
+    // 1: the gateway's switch, refused; 2: the same request without it, refused for the caller's forced tool choice.
+    expect(sent().map((b) => b.thinking ?? null)).toEqual([{ type: 'disabled' }, null]);
+    expect(sent()[1]).toMatchObject({ tool_choice: { type: 'function', function: { name: 'get_weather' } }, model: 'kimi-k3.1-pro' });
+    expect(first.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'moonshot', status: 400, model: 'kimi-k3.1-pro' });
+    expect(first.body.errors![0].message).toBe("The moonshot service refused the request for model kimi-k3.1-pro (invalid_request_error): tool_choice 'specified' is incompatible with thinking enabled");
+    const learned = t.logs.json().filter((l) => String(l.msg).includes('which the gateway added'));
+    expect(learned.map((l) => [l.msg, l.field, l.model])).toEqual([
+      ['moonshot refused thinking, which the gateway added to a request for kimi-k3.1-pro; sent again without it, and learned for every replica ({"reasoning":"always"}, source LEARNED)', 'thinking', 'kimi-k3.1-pro'],
+    ]);
+
+    const { body } = await t.query(MODELS);
+    const model = body.data!.chatProviders.find((p: { id: string }) => p.id === 'moonshot').modelDetails.find((m: { id: string }) => m.id === 'kimi-k3.1-pro');
+    expect(model).toMatchObject({ reasoning: 'ALWAYS', factSources: { reasoning: 'LEARNED' } });
+
+    // The next call: refused by the gateway itself, before any request, with what to change.
+    t.clearUpstreamRequests();
+    const second = await t.query(COMPLETION, { input: agent });
+    expect(completions()).toHaveLength(0);
+    expect(second.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'input.toolChoice' });
+    expect(second.body.errors![0].message).toBe('moonshot refuses a toolChoice naming a tool while reasoning, and kimi-k3.1-pro always reasons; use toolChoice AUTO, or a model that can answer without reasoning.');
+
+    // With toolChoice AUTO it answers in one request, and no switch is sent.
+    const auto = await t.query(COMPLETION, { input: { ...agent, toolChoice: { mode: 'AUTO' } } });
+    expect(auto.body.errors).toBeUndefined();
+    expect(sent().map((b) => 'thinking' in b)).toEqual([false]);
+  });
+
+  it('a caller\'s own switch is never dropped: refused, it is the caller\'s BAD_USER_INPUT after one request, and nothing is learned', async () => {
+    // An always-on model the operator calls switchable; the caller turns reasoning off itself.
+    t = await startTestGateway({ MOONSHOT_MODELS: 'kimi-k3:reasoning=on' });
+    const { body } = await t.query(COMPLETION, { input: { provider: 'moonshot', model: 'kimi-k3', reasoning: { enabled: false }, messages: [user('Hi')] } });
+    expect(completions()).toHaveLength(1);
+    expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'kimi-k3' });
+    expect(body.errors![0].message).toContain('thinking cannot be disabled for model kimi-k3');
+    const models = (await t.query(MODELS)).body.data!.chatProviders.find((p: { id: string }) => p.id === 'moonshot').modelDetails;
+    expect(models.find((m: { id: string }) => m.id === 'kimi-k3').factSources.reasoning).toBe('OPERATOR');
+  });
+});
+
+describe('a model the catalogue does not know: the caller\'s request as asked, the provider decides', () => {
+  it('sends no switch under a forced tool choice, passes images and effort through, and answers the provider\'s refusal as BAD_USER_INPUT naming the model', async () => {
+    upstream = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
+    // Moonshot's base URL on the DeepSeek emulator: DeepSeek's models are unknown to Moonshot's catalogue.
+    t = await startTestGateway({ MOONSHOT_BASE_URL: upstream.baseUrls.deepseek, MOONSHOT_API_KEY: 'sandbox' });
+    const posted = () => upstream!.record.list().filter((r) => r.url.endsWith('/chat/completions')).map((r) => JSON.parse(r.body));
+    const details = (await t.query(MODELS)).body.data!.chatProviders.find((p: { id: string }) => p.id === 'moonshot').modelDetails[0];
+    expect(details).toMatchObject({ id: 'deepseek-flash', reasoning: null, reasoningEffort: null, vision: null });
+
+    // Forced tool choice, reasoning left out: nothing added; the provider refuses it while reasoning.
+    const forced = await t.query(COMPLETION, { input: { provider: 'moonshot', model: 'deepseek-flash', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather?')] } });
+    expect(posted()).toHaveLength(1);
+    expect(posted()[0]).not.toHaveProperty('thinking');
+    expect(forced.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'deepseek-flash', status: 400 });
+    expect(forced.body.errors![0].message).toBe('The moonshot service refused the request for model deepseek-flash (invalid_request_error): Thinking mode does not support this tool_choice');
+
+    // An image and an effort: sent as asked (Moonshot's spelling of HIGH), and answered.
+    const image = 'data:image/png;base64,iVBORw0KGgo=';
+    const seen = await t.query(COMPLETION, {
+      input: { provider: 'moonshot', model: 'deepseek-flash', reasoning: { effort: 'HIGH' }, messages: [{ role: 'USER', parts: [{ type: 'TEXT', text: 'What is this?' }, { type: 'IMAGE_URL', imageUrl: image }] }] },
+    });
+    expect(seen.body.errors, JSON.stringify(seen.body.errors)).toBeUndefined();
+    expect(posted()[1]).toMatchObject({ reasoning_effort: 'high', messages: [{ content: [{ type: 'text' }, { type: 'image_url', image_url: { url: image } }] }] });
+    expect(posted()[1]).not.toHaveProperty('thinking');
+  });
+});
