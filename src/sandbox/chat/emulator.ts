@@ -124,7 +124,7 @@ function thinkingRules(p: ChatProvider, model: SandboxModel, req: ChatRequest, t
     if (req.temperature !== undefined && req.temperature !== temperature) return { kind: 'fixed-sampling', param: 'temperature', allowed: temperature };
     if (req.topP !== undefined && req.topP !== 0.95) return { kind: 'fixed-sampling', param: 'top_p', allowed: 0.95 };
   }
-  if (model.reasoning === 'always' && req.thinking === 'disabled') return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
+  if (model.reasoning === 'always' && req.thinking === 'disabled' && p.refusesThinkingOff) return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
   if (!thinking || !p.strictThinking) return undefined;
   if (req.toolChoice === 'required' || typeof req.toolChoice === 'object') return { kind: 'forced-tool-choice', choice: req.toolChoice === 'required' ? 'required' : 'specified' };
   const index = req.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls > 0 && m.reasoningContent === undefined);

@@ -76,6 +76,8 @@ export const moonshot: ChatProvider = {
   newId: () => `chatcmpl-${randomBytes(12).toString('hex')}`,
   usage: (u) => ({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, cached_tokens: u.cached }),
   strictThinking: true,
+  // K2.7-Code, K3, K3.1 Pro: "thinking: {type: "disabled"} is answered with an error" (docs/upstreams.md §3.6).
+  refusesThinkingOff: true,
   // Kimi's prefix cache matches in 256-token chunks [third party, measured on its coding endpoint].
   cacheBlock: 256,
   shape: {
