@@ -58,6 +58,39 @@ describe('reasoning: what goes on the wire', () => {
     expect(answer.reasoningUsed).toBe(true);
   });
 
+  it('sends only efforts the provider documents: GLM\'s own set, Kimi K3\'s, and Ark\'s MAX refused before any request', async () => {
+    expect((await ask({ provider: 'glm', model: 'glm-5.3', reasoning: { effort: 'MEDIUM' }, messages: [user('Hi')] })).sent).toMatchObject({ reasoning_effort: 'medium' });
+    const k3 = await ask({ provider: 'moonshot', model: 'kimi-k3', reasoning: { effort: 'MAX' }, messages: [user('Hi')] });
+    expect(k3.sent).toMatchObject({ reasoning_effort: 'max' });
+    // K3 always reasons: no switch beside the effort (Kimi refuses the two together).
+    expect(k3.sent).not.toHaveProperty('thinking');
+    env.t.clearUpstreamRequests();
+    const { body } = await env.t.query(ASK, { input: { provider: 'ark', model: 'doubao-pro', reasoning: { effort: 'MAX' }, messages: [user('Hi')] } });
+    expect(body.errors![0]).toMatchObject({ message: 'ark takes reasoning.effort MINIMAL, LOW, MEDIUM, HIGH, not MAX; pick one of those.', extensions: { code: 'BAD_USER_INPUT', argument: 'input.reasoning.effort' } });
+    const kimi = await env.t.query(ASK, { input: { provider: 'moonshot', model: 'kimi-k3', reasoning: { effort: 'MEDIUM' }, messages: [user('Hi')] } });
+    expect(kimi.body.errors![0].message).toBe('moonshot takes reasoning.effort LOW, HIGH, MAX, not MEDIUM; pick one of those.');
+    expect(env.t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('a model that always reasons: no switch is sent, not even for enabled true; enabled false and a forced tool choice on Kimi are refused before any request', async () => {
+    for (const [provider, model] of [['glm', 'glm-5.3'], ['moonshot', 'kimi-k2.7-code']] as const) {
+      const { sent, answer } = await ask({ provider, model, reasoning: { enabled: true }, messages: [user('Hi')] });
+      expect(sent).not.toHaveProperty('thinking');
+      expect(answer.reasoningUsed).toBe(true);
+    }
+    env.t.clearUpstreamRequests();
+    const off = await env.t.query(ASK, { input: { provider: 'glm', model: 'glm-5.3', reasoning: { enabled: false }, messages: [user('Hi')] } });
+    expect(off.body.errors![0].message).toBe('glm model glm-5.3 always reasons; leave reasoning.enabled out, or pick a model that can answer without (reasoning OPTIONAL_ON or OPTIONAL_OFF).');
+    const forced = await env.t.query(ASK, { input: { provider: 'moonshot', model: 'kimi-k2.7-code', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather?')] } });
+    expect(forced.body.errors![0].message).toBe('moonshot refuses a toolChoice naming a tool while reasoning, and kimi-k2.7-code always reasons; use toolChoice AUTO, or a model that can answer without reasoning.');
+    expect(env.t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('images go to a model known to take them (glm-5.3-flash)', async () => {
+    const { answer } = await ask({ provider: 'glm', model: 'glm-5.3-flash', messages: [{ role: 'USER', parts: [{ type: 'TEXT', text: 'What is it?' }, { type: 'IMAGE_URL', imageUrl: 'https://example.com/a.png' }] }] });
+    expect(answer.content.length).toBeGreaterThan(0);
+  });
+
   it('reasons longer with a higher effort (same prompt, DeepSeek)', async () => {
     const tokens = async (effort: string) => (await ask({ provider: 'deepseek', model: 'deepseek-flash', reasoning: { effort }, messages: [user('Why is the sky blue?')] })).answer.usage.reasoningTokens;
     expect(await tokens('LOW')).toBeLessThan(await tokens('MAX'));
