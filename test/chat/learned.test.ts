@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { COMPLETION, WEATHER_TOOL, user } from './support.js';
+import { wsClient } from '../support/ws.js';
+import { COMPLETION, WEATHER_TOOL, streamAll, user } from './support.js';
 
 /**
  * What the gateway sends of its own accord, and what it does when a provider refuses it (upstreams/chat/additions.ts):
@@ -52,6 +53,23 @@ describe('the gateway\'s own additions: retried without, and remembered', () => 
     const auto = await t.query(COMPLETION, { input: { ...agent, toolChoice: { mode: 'AUTO' } } });
     expect(auto.body.errors).toBeUndefined();
     expect(sent().map((b) => 'thinking' in b)).toEqual([false]);
+  });
+
+  it('the same on a stream: two requests before its first event once, then none', async () => {
+    t = await startTestGateway({ MOONSHOT_MODELS: 'kimi-k3.1-pro:reasoning=on' });
+    const client = wsClient(t.gateway.wsUrl);
+    try {
+      const input = { provider: 'moonshot', model: 'kimi-k3.1-pro', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather?')] };
+      const first = await streamAll(client, input);
+      expect(first.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'kimi-k3.1-pro' });
+      expect(sent().map((b) => [b.stream, b.thinking ?? null])).toEqual([[true, { type: 'disabled' }], [true, null]]);
+      t.clearUpstreamRequests();
+      const second = await streamAll(client, input);
+      expect(second.errors![0].message).toContain('kimi-k3.1-pro always reasons');
+      expect(completions()).toHaveLength(0);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('a caller\'s own switch is never dropped: refused, it is the caller\'s BAD_USER_INPUT after one request, and nothing is learned', async () => {

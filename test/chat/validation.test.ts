@@ -37,7 +37,7 @@ describe('bad input is refused with BAD_USER_INPUT before any upstream call', ()
     ['reasoningContent on a USER message', { messages: [{ role: 'USER', content: 'Hi', reasoningContent: 'hmm' }] }, /messages\[0\] is a USER message with reasoningContent; only ASSISTANT turns carry the reasoning they came with\./],
     ['a temperature on a model that fixes it', { provider: 'moonshot', model: 'kimi-k2.6', temperature: 0.3 }, /moonshot model kimi-k2\.6 fixes temperature itself and refuses any other; leave temperature out\./],
     ['JSON output on a model without it', { model: 'glm-4v-plus', responseFormat: { type: 'JSON_OBJECT' } }, /glm model glm-4v-plus has no JSON output/],
-    ['JSON object mode on DeepSeek without the word json', { provider: 'deepseek', model: 'deepseek-flash', responseFormat: { type: 'JSON_OBJECT' } }, /deepseek's JSON output needs the word "json" in the prompt/],
+    ['JSON object mode on DeepSeek without the word json', { provider: 'deepseek', model: 'deepseek-flash', responseFormat: { type: 'JSON_OBJECT' } }, /deepseek's JSON output needs the word "json" in a SYSTEM or USER message/],
     ['a JSON schema that is not an object', { responseFormat: { type: 'JSON_SCHEMA', schema: [1, 2] } }, /responseFormat JSON_SCHEMA needs schema: a JSON Schema object/],
     ['a schema with JSON_OBJECT', { responseFormat: { type: 'JSON_OBJECT', schema: { type: 'object' } } }, /responseFormat JSON_OBJECT takes no schema; use type JSON_SCHEMA/],
     ['a DeepSeek user id with a space', { provider: 'deepseek', model: 'deepseek-flash', user: 'user 42' }, /user "user 42" is not an id deepseek takes: letters, digits, _ and - only\./],
