@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -69,6 +71,37 @@ describe('the gateway\'s own additions: retried without, and remembered', () => 
       expect(completions()).toHaveLength(0);
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('learns nothing when the retry is refused the same way: a refusal that only happens to name the field teaches no replica', async () => {
+    // A provider that refuses every chat request with the same words, which name `thinking` (as a caller's own text
+    // echoed in an error might): the retry without the gateway's switch changes nothing, so the switch was not the cause.
+    const bodies: Array<Record<string, unknown>> = [];
+    const server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        if (req.url!.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'kimi-k2.6' }] }));
+        bodies.push(JSON.parse(Buffer.concat(parts).toString('utf8')));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'Invalid request: the content "about thinking" is not allowed' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      t = await startTestGateway({ MOONSHOT_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, MOONSHOT_API_KEY: 'test-key-0123456789' });
+      const input = { provider: 'moonshot', model: 'kimi-k2.6', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('about thinking')] };
+      const first = await t.query(COMPLETION, { input });
+      expect(first.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'kimi-k2.6' });
+      expect(bodies.map((b) => b.thinking ?? null)).toEqual([{ type: 'disabled' }, null]);
+      expect(t.logs.json().filter((l) => String(l.msg).includes('which the gateway added'))).toEqual([]);
+      // Still switchable: the next call sends the gateway's switch again.
+      await t.query(COMPLETION, { input });
+      expect(bodies.map((b) => b.thinking ?? null)).toEqual([{ type: 'disabled' }, null, { type: 'disabled' }, null]);
+      const models = (await t.query(MODELS)).body.data!.chatProviders.find((p: { id: string }) => p.id === 'moonshot').modelDetails;
+      expect(models.find((m: { id: string }) => m.id === 'kimi-k2.6')).toMatchObject({ reasoning: 'OPTIONAL_ON', factSources: { reasoning: 'CATALOGUE' } });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

@@ -6,7 +6,10 @@ import type { ChatRequest } from './types.js';
  * What the gateway writes into a request on its own, not from the caller's input, and what a provider's refusal of it
  * teaches: the reasoning switch it adds to turn reasoning off under a forced tool choice (refused: the model always
  * reasons), and GLM's `tool_stream` (refused: the model does not stream tool arguments). A refused addition is
- * dropped and the request sent once more (client.ts); the fact is learned for every replica (models/learned.ts).
+ * dropped and the request sent once more (client.ts); the fact is learned for every replica (models/learned.ts) only
+ * when that answer confirms it: a success, or another refusal. The same refusal again means the field was not the
+ * cause (a caller's text that happens to name it), and nothing is learned: no caller can teach every replica a
+ * false fact.
  */
 interface Addition {
   /** The provider's refusal names it so. */
@@ -35,4 +38,12 @@ export function refusedAddition(error: GatewayError, additions: readonly Gateway
   if (status !== 400 && status !== 422) return undefined;
   const field = additions.find((f) => ADDITIONS[f].named.test(error.message));
   return field ? { field, learned: ADDITIONS[field].learned } : undefined;
+}
+
+/** Whether the answer to the request without the addition confirms that the addition was refused (see above). */
+export function confirmsRefusal(first: GatewayError, retried: GatewayError | undefined): boolean {
+  if (!retried) return true;
+  // Ark's messages end with a fresh request id.
+  const said = (e: GatewayError) => `${e.extensions.status} ${e.extensions.upstreamCode ?? ''} ${e.message.replace(/Request id:\s*\w+/gi, '')}`;
+  return said(first) !== said(retried);
 }

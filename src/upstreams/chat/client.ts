@@ -3,7 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatProviderConfig } from '../../config/env.js';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
-import { gatewayAdditions, refusedAddition, type GatewayAddition } from './additions.js';
+import { confirmsRefusal, gatewayAdditions, refusedAddition, type GatewayAddition } from './additions.js';
+import type { LearnedFacts } from './models/types.js';
+
 import type { UpstreamDependencies } from '../dependencies.js';
 import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
@@ -18,12 +20,14 @@ import { chatRateLimiter, HeaderRateWindow, type RateLimiter } from './requestRa
 import { providerModels, providerSpec } from './registry.js';
 import { layCatalogues, watchCatalogueFile } from './catalogue.js';
 import { LEARNED_TTL_MS, LearnedFactsStore } from './models/learned.js';
-import type { LearnedFacts } from './models/types.js';
 import { SseParser, SseStreamError } from './eventStreamParser.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
 import { FairQueue } from '../http/fairQueue.js';
+
+/** A gateway addition the provider refused, dropped for the one more try. */
+type Refused = { field: GatewayAddition; learned: LearnedFacts; error: GatewayError };
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
 /** Who a chat call is for: its request (signal, id for the log) and the gateway client whose turn it takes. */
@@ -84,22 +88,23 @@ export class ChatClient {
   async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
     const { signal, requestId, upstreamRequests: tally } = caller;
     const body = requestBody(this.spec, req, false, model);
-    let additions = gatewayAdditions(req, body);
+    const additions = gatewayAdditions(req, body);
     let status: number;
     let text: string;
     let release: (() => void) | undefined;
     try {
-      for (;;) {
+      for (let refused: Refused | undefined; ; ) {
         await this.admit(signal);
         release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
         const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(body), signal, requestId, tally, retry, isFinal: this.quotaSpent });
         this.rateHeaders?.observe(res.headers, Date.now());
         if (res.status < 300) {
+          if (refused) await this.learnFrom(refused, undefined, req.model);
           ({ status, text } = res);
           break;
         }
         const error = providerError(this.spec, res.status, res.headers, res.text, this.credentials, req.model);
-        additions = await this.withoutRefused(error, additions, body, req.model);
+        refused = await this.dropRefused(error, refused, additions, body, req.model);
       }
       this.credentials.accepted(this.spec.id);
     } catch (error) {
@@ -116,20 +121,29 @@ export class ChatClient {
   }
 
   /**
-   * A refusal of one of the gateway's own additions (additions.ts): the field is dropped from `body` for the one more
-   * try, and what it taught is learned for every replica and logged. Any other refusal is thrown as it is. Returns
-   * the additions left: none, so that a second refusal is the caller's answer.
+   * A refusal of one of the gateway's own additions (additions.ts): the field is dropped from `body` for one more
+   * try. Any other refusal, or the answer to that try, is thrown as it is (after learning from it, when it confirms
+   * the first refusal).
    */
-  private async withoutRefused(error: GatewayError, additions: readonly GatewayAddition[], body: Record<string, unknown>, model: string): Promise<GatewayAddition[]> {
+  private async dropRefused(error: GatewayError, before: Refused | undefined, additions: readonly GatewayAddition[], body: Record<string, unknown>, model: string): Promise<Refused> {
+    if (before) {
+      await this.learnFrom(before, error, model);
+      throw error;
+    }
     const refused = refusedAddition(error, additions);
     if (!refused) throw error;
     delete body[refused.field];
+    return { ...refused, error };
+  }
+
+  /** Records what a refused addition taught, for every replica, and says so in the log: when the next answer confirms it. */
+  private async learnFrom(refused: Refused, retried: GatewayError | undefined, model: string): Promise<void> {
+    if (!confirmsRefusal(refused.error, retried)) return;
     await this.models.learn(model, refused.learned);
     this.log?.warn(
-      { provider: this.spec.id, model, field: refused.field, learned: refused.learned, upstreamCode: error.extensions.upstreamCode },
+      { provider: this.spec.id, model, field: refused.field, learned: refused.learned, upstreamCode: refused.error.extensions.upstreamCode },
       `${this.spec.id} refused ${refused.field}, which the gateway added to a request for ${model}; sent again without it, and learned for every replica (${JSON.stringify(refused.learned)}, source LEARNED)`,
     );
-    return [];
   }
 
   /**
@@ -139,11 +153,11 @@ export class ChatClient {
   async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
     const { signal, requestId, upstreamRequests: tally } = caller;
     const payload = requestBody(this.spec, req, true, model);
-    let additions = gatewayAdditions(req, payload);
+    const additions = gatewayAdditions(req, payload);
     let body: Readable;
     let release: (() => void) | undefined;
     try {
-      for (;;) {
+      for (let refused: Refused | undefined; ; ) {
         await this.admit(signal);
         release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
         const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(payload), signal, requestId, tally, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
@@ -152,10 +166,11 @@ export class ChatClient {
         if (res.status < 300) {
           const type = String(res.headers['content-type'] ?? '');
           if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
+          if (refused) await this.learnFrom(refused, undefined, req.model);
           break;
         }
         const error = providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials, req.model);
-        additions = await this.withoutRefused(error, additions, payload, req.model);
+        refused = await this.dropRefused(error, refused, additions, payload, req.model);
       }
       this.credentials.accepted(this.spec.id);
     } catch (error) {
