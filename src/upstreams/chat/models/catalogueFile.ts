@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 import type { CatalogueModel, ProviderCatalogue, RetiredModel } from './types.js';
 
 /**
@@ -81,7 +81,11 @@ function entries(list: unknown, at: string, fields: typeof MODEL_FIELDS, require
 export function parseCatalogue(text: string, providers: readonly string[]): CatalogueOverlay {
   let doc: unknown;
   try {
-    doc = parseYaml(text, { maxAliasCount: 100 });
+    // A tag the core schema does not know (`!!js/function`) is a mistake here, not a warning on stderr.
+    const parsed = parseDocument(text, { logLevel: 'silent' });
+    const problem = parsed.errors[0] ?? parsed.warnings[0];
+    if (problem) throw problem;
+    doc = parsed.toJS({ maxAliasCount: 100 });
   } catch (error) {
     throw new Error(`it is neither JSON nor YAML (${(error as Error).message.split('\n')[0]})`);
   }
