@@ -47,6 +47,12 @@ describe('the built-in catalogue', () => {
     }
   });
 
+  it('takes Ark Model IDs of every vendor as they are, and no name without a version date', () => {
+    const ark = BUILT_IN.find((s) => s.id === 'ark')!;
+    for (const id of ['deepseek-v3-2-251201', 'glm-4-7-251222', 'kimi-k2-thinking-251104', 'seed-2-0-lite-260228', 'doubao-seed-1-6-251015', 'ep-20250101-abc']) expect([id, ark.acceptsRawModel!(id)]).toEqual([id, true]);
+    for (const id of ['gpt-4o', 'deepseek-v3-2', 'Doubao-Seed-251201', '../ep-1', 'x-251201 ']) expect([id, ark.acceptsRawModel!(id)]).toEqual([id, false]);
+  });
+
   it('serves every catalogue model in the sandbox, under its id or an alias', () => {
     for (const spec of BUILT_IN) {
       const served = SANDBOX_MODELS[spec.id as keyof typeof SANDBOX_MODELS];
