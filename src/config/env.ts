@@ -186,6 +186,8 @@ export interface GatewayConfig {
   chatModelsRefreshMs: number;
   /** {@link VARIABLES.CHAT_CACHED_TOKEN_WEIGHT} */
   chatCachedTokenWeight: number;
+  /** {@link VARIABLES.CHAT_MODEL_CATALOGUE_FILE} */
+  chatModelCatalogueFile?: string;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
   /** Chat documents (`uploadChatDocument`): the largest file and the text the gateway keeps. */
@@ -660,6 +662,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
+    chatModelCatalogueFile: values.CHAT_MODEL_CATALOGUE_FILE,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     chatDocuments: {
       maxBytes: values.CHAT_DOCUMENT_MAX_BYTES,

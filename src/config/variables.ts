@@ -315,6 +315,12 @@ export const VARIABLES = {
     default: '3600000',
     description: 'live providers: how often each one\'s `GET /models` is read again (once at start-up in any case; `0` = start-up only). The models it lists are what `chatProviders` offers, with the catalogue\'s and `<ID>_MODELS`\' facts',
   },
+  CHAT_MODEL_CATALOGUE_FILE: {
+    type: file,
+    description:
+      'a JSON or YAML file in the model catalogue\'s shape (`{ <provider>: { models: [{ id, contextWindow, maxOutputTokens, reasoning, vision, effort, deprecatedOn, retiresOn, successor, source, … }], retired: [{ id, successor, since }] } }`, docs/chat.md "Models") laid over the built-in catalogue: it must exist and parse at start, and is read again every `CHAT_MODELS_REFRESH_MS` (a bad file is then logged and the last good one kept)',
+    example: 'chat-models.yaml',
+  },
   CHAT_CACHED_TOKEN_WEIGHT: {
     type: fraction,
     default: '0.1',

@@ -48,6 +48,9 @@ export interface ConformanceCase {
 const CHAT_STREAM = 'subscription($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
 const DELETE_DOCUMENT = 'mutation($id: ID!) { deleteChatDocument(id: $id) }';
 const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
+/** Kimi K2.6: deprecated since 2026-10-31 (models/moonshot.ts), so its completions carry a warning. */
+const RETIRING_INPUT = { provider: 'moonshot', model: 'kimi-k2.6', messages: [{ role: 'USER', content: 'Hi' }] };
+const RETIRING_WARNING = { code: 'MODEL_RETIRING', message: 'moonshot model kimi-k2.6 is deprecated since 2026-10-31 and retires on 2026-12-31; move to moonshot model kimi-k3.' };
 const LISTED = '{ upstreams { id } }';
 const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
 /** A manifest of one operation, for the persisted-only rows. */
@@ -151,6 +154,29 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
         check: (o) => {
           expect(o.results.length).toBeGreaterThan(1);
           expect(o.results.at(-1)?.extensions?.cost).toEqual({ estimated: 12, actual: 12, upstreamRequestsEstimated: 1, upstreamRequests: 1 });
+        },
+      },
+    },
+    {
+      name: 'a completion on a deprecated model answers with extensions.warnings MODEL_RETIRING, naming its retirement and successor',
+      carriers: mutating,
+      request: { query: 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', variables: { input: { ...RETIRING_INPUT } } },
+      expect: {
+        upstreams: { moonshot: 1 },
+        check: (o) => {
+          expect(o.results.at(-1)?.extensions?.warnings).toEqual([RETIRING_WARNING]);
+        },
+      },
+    },
+    {
+      name: 'a stream on a deprecated model carries the MODEL_RETIRING warning on its first event only',
+      carriers: streaming,
+      request: { query: CHAT_STREAM, variables: { input: { ...RETIRING_INPUT } } },
+      expect: {
+        upstreams: { moonshot: 1 },
+        check: (o) => {
+          expect(o.results.length).toBeGreaterThan(1);
+          expect(o.results.map((r) => (r.extensions as Record<string, unknown> | undefined)?.warnings ?? null)).toEqual([[RETIRING_WARNING], ...o.results.slice(1).map(() => null)]);
         },
       },
     },
