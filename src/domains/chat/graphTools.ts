@@ -274,7 +274,9 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
           break;
         }
       } catch (error) {
-        sink.push({ error });
+        // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+        // rejects.
+        void sink.push({ error });
       }
       sink.end();
       ctx.log.info({ graphTools: [...plan.names], turns: turn, graphSteps: steps.length, finishReason: finish, usage: usage ?? null }, 'chat stream with graph tools');
