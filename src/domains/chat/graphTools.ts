@@ -1,4 +1,4 @@
-import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
+import { badInput, GatewayError } from '../../errors/codes.js';
 import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/types.js';
 import { checkArguments } from '../../trusted/operations.js';
 import type { TrustedToolset } from '../../trusted/toolset.js';
