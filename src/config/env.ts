@@ -495,7 +495,7 @@ function mcpAuthConfig(values: Values, apiKeys: readonly string[], problems: Con
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
 function checkPollInterval(graph: GraphConfig): void {
   const host = new URL(graph.baseUrl).hostname;
-  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || host.startsWith('127.');
   if (graph.pollIntervalMs < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
     throw new ConfigError(
       'GRAPH_POLL_INTERVAL_MS',

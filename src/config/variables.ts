@@ -134,7 +134,7 @@ export const modelFacts: ValueType<Record<string, OperatorModelFacts>> = {
     const out: Record<string, OperatorModelFacts> = {};
     let current: OperatorModelFacts | undefined;
     for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const m = /^([A-Za-z0-9][A-Za-z0-9._\/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._\/-]*)$/.exec(part);
+      const m = /^([A-Za-z0-9][A-Za-z0-9._/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._/-]*)$/.exec(part);
       let pairs: string;
       if (m && (m[2] !== undefined || !part.includes('='))) {
         current = out[m[1]] ??= {};

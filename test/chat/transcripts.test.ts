@@ -80,7 +80,12 @@ describe.each(PROVIDERS)('%s transcript', (provider) => {
       );
 
       const client = wsClient(t.gateway.wsUrl);
-      const streamed = await streamAll(client, input).finally(() => client.dispose());
+      let streamed: Awaited<ReturnType<typeof streamAll>>;
+      try {
+        streamed = await streamAll(client, input);
+      } finally {
+        await client.dispose();
+      }
       expect(streamed.errors).toBeUndefined();
       const chunks = streamed.chunks as Array<(typeof streamed.chunks)[number] & { usage: Record<string, unknown> | null }>;
       expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(expected.content);

@@ -74,7 +74,9 @@ export const resolvers: Resolvers = {
                 await sink.push({ chunk: last });
               }
             } catch (error) {
-              sink.push({ error });
+              // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+              // rejects.
+              void sink.push({ error });
             }
             sink.end();
             // What was generated (and billed), also when the client left early: without the provider's usage, each

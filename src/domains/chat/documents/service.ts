@@ -443,7 +443,6 @@ const newDocumentId = () => `doc_${randomBytes(12).toString('base64url')}`;
 
 /** The name to keep and send on: its last path segment, without control characters, at most 255 characters. */
 function fileNameOf(raw: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
   if (!name) throw badInput('The file has no name; give its multipart part a filename (e.g. report.pdf): its extension says what it is.', 'file');
   return name;
