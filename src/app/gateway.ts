@@ -107,7 +107,6 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const http = await createHttpTransport({
     services,
     pipeline,
-    fairShare,
     hostOrigin,
     clients,
     health,

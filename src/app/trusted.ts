@@ -39,7 +39,7 @@ export function bindTrustedToolset(
   const execute: ExecuteTrusted = async (trusted, variables, call) => {
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, authenticated: call.authenticated, signal: call.signal },
+      { ...call.client, requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.client ? call.client.apiKey : call.apiKey, authenticated: call.authenticated, signal: call.signal },
     );
     if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
     const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;

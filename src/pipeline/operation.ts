@@ -15,16 +15,26 @@ export interface OperationPayload {
   documentId?: string;
 }
 
-/** Who sent an operation, and over what. */
-export interface OperationInit {
+/**
+ * Who runs an operation and over what: the one model of a caller, whatever carried it (an HTTP request, a graphql-ws
+ * connection's operation, an SSE stream, /mcp, a chat model's graph tool, a test). Its client fields (the API key,
+ * address, subject, router) are what the fair-share caps, budgets and ownership count against
+ * (transports/clientIdentity.ts resolves them); the operation's context keeps it as its `caller`.
+ */
+export interface Caller extends ClientIdentity {
   requestId: string;
   transport: Transport;
   /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
   authorization?: string;
   /** W3C trace context of the caller (headers, `connectionParams` or the operation's `extensions`). */
   trace?: TraceCarrier;
-  /** Who sent it (API key, remote address): what the fair-share caps count against. */
-  client?: ClientIdentity;
+  /**
+   * Let in by other means than an API key its transport checked already (an HTTP request's or graphql-ws connection's
+   * key, a token /mcp verified, an open /mcp, an operation already admitted that calls a graph tool): the entry then
+   * skips the API key check.
+   * @default false: the entry checks `apiKey` against GATEWAY_API_KEYS
+   */
+  authenticated?: boolean;
 }
 
 /** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */
@@ -59,7 +69,6 @@ export interface Operation {
   /** An answer found at admission (the response cache): the operation is then not executed. */
   answer?: ExecutionResult;
   readonly errorCodes: Set<string>;
-  finished: boolean;
 }
 
 /** An operation whose document passed parsing, validation and every admission rule. */
@@ -77,7 +86,7 @@ export interface PipelineRule {
   /** Before parsing, on the payload as sent: may replace it (a persisted operation's id becomes its document). */
   prepare?(payload: OperationPayload): OperationPayload | GraphQLError;
   /** When the operation starts, before its document is known (HTTP starts it before Apollo parses). */
-  begin?(op: Operation, init: OperationInit): void;
+  begin?(op: Operation, caller: Caller): void;
   /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */
   admit?(op: AdmittedOperation): Refusal | Promise<Refusal>;
   /**

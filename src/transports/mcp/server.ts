@@ -58,7 +58,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     if (path !== MCP_PATH) return serveMetadata(auth, req, res, path);
     const caller = await auth.authenticate(req);
     if ('status' in caller) return refuse(res, caller, services);
-    const draining = pipeline.drainingRefusal();
+    const draining = pipeline.gate({ authenticated: true });
     if (draining) return refuse(res, { status: refusalStatus(draining), error: draining as GatewayError }, services);
     if (req.method !== 'POST') {
       // Stateless: no server-initiated stream to resume and no session to delete.

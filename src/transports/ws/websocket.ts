@@ -191,11 +191,11 @@ export function attachWebSocket(options: {
         let admitted: AdmittedOperation | GraphQLError[];
         try {
           admitted = await pipeline.admit(payload, {
+            ...clients.ofOperation(conn.client, payload.extensions),
             requestId: `${conn.id}:${id}`,
             transport: 'ws',
             authorization: conn.authorization,
             trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-            client: clients.ofOperation(conn.client, payload.extensions),
           });
         } catch (error) {
           // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
