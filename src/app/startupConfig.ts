@@ -3,6 +3,8 @@ import { isIP } from 'node:net';
 import { PersistedOperations } from '../pipeline/rules/persistedOperations.js';
 import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from '../config/env.js';
 import { VARIABLES } from '../config/variables.js';
+import { layCatalogues } from '../upstreams/chat/catalogue.js';
+import { providerSpec } from '../upstreams/chat/registry.js';
 
 /**
  * The configuration `npm start` runs with: {@link loadConfig}'s checks plus those that need the machine (the listen
@@ -19,8 +21,19 @@ export async function loadStartupConfig(env: NodeJS.ProcessEnv): Promise<Gateway
     problems.push(...error.problems);
   }
   problems.push(...(await checkAtStart(env.HOST || VARIABLES.HOST.default, env.PERSISTED_OPERATIONS_FILE || undefined)));
+  if (config?.chatModelCatalogueFile) problems.push(...checkCatalogueFile(config));
   if (problems.length || !config) throw new ConfigError(problems);
   return config;
+}
+
+/** CHAT_MODEL_CATALOGUE_FILE exists, parses, and names only successors that are not retiring themselves. */
+function checkCatalogueFile(config: GatewayConfig): ConfigProblem[] {
+  try {
+    layCatalogues(config.chatModelCatalogueFile, config.chat.map(providerSpec));
+    return [];
+  } catch (error) {
+    return [{ variable: 'CHAT_MODEL_CATALOGUE_FILE', message: (error as Error).message }];
+  }
 }
 
 async function checkAtStart(host: string, persistedOperationsFile: string | undefined): Promise<ConfigProblem[]> {
