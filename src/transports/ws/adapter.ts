@@ -41,7 +41,10 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
       transport: 'ws',
       metrics: wire.metrics,
       onSlowClient: (reason, unsent) =>
-        wire.log.warn({ connection: id, reason, unsent, operations: this.operations.size }, 'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+        wire.log.warn(
+          { connection: id, reason, unsent, operations: this.operations.size },
+          'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+        ),
     });
   }
 
@@ -103,7 +106,9 @@ export interface GraphqlWsAdapter<C> {
 }
 
 /** graphql-ws's server core on `ws`: the project's `use/ws.ts`. */
-export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: AbortController }>>(options: GraphqlWsAdapterOptions<C>): GraphqlWsAdapter<C> {
+export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: AbortController }>>(
+  options: GraphqlWsAdapterOptions<C>,
+): GraphqlWsAdapter<C> {
   const core = makeServer(options.core);
   const { log, keepAliveMs } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, handleProtocols });
@@ -128,14 +133,20 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       const completed = completedId(text);
       if (completed !== undefined) conn.operations.get(completed)?.controller.abort();
       receive?.(text).catch((error: unknown) => {
-        log.error({ connection: conn.id, err: String((error as Error)?.stack ?? error) }, 'graphql-ws message handling failed');
+        log.error(
+          { connection: conn.id, err: String((error as Error)?.stack ?? error) },
+          'graphql-ws message handling failed',
+        );
         socket.close(CloseCode.InternalServerError, 'Internal server error');
       });
     });
     // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
     // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
     socket.on('error', (error: Error & { code?: string }) => {
-      log.warn({ connection: conn.id, code: error.code, error: error.message }, 'WebSocket connection closed on a protocol error');
+      log.warn(
+        { connection: conn.id, code: error.code, error: error.message },
+        'WebSocket connection closed on a protocol error',
+      );
       if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
     });
     let pongWait: NodeJS.Timeout | undefined;
@@ -154,7 +165,12 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
     socket.once('close', (code, reason) => {
       clearTimeout(pongWait);
       clearInterval(pings);
-      closed(code, String(reason)).catch((error: unknown) => log.error({ connection: conn.id, err: String((error as Error)?.stack ?? error) }, 'graphql-ws close handling failed'));
+      closed(code, String(reason)).catch((error: unknown) =>
+        log.error(
+          { connection: conn.id, err: String((error as Error)?.stack ?? error) },
+          'graphql-ws close handling failed',
+        ),
+      );
     });
   }
 

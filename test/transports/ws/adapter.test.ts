@@ -7,7 +7,12 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
-import { completedId, graphqlWsAdapter, WsConnection, type GraphqlWsAdapter } from '../../../src/transports/ws/adapter.js';
+import {
+  completedId,
+  graphqlWsAdapter,
+  WsConnection,
+  type GraphqlWsAdapter,
+} from '../../../src/transports/ws/adapter.js';
 
 interface TestOp {
   readonly controller: AbortController;
@@ -20,7 +25,10 @@ type Conn = WsConnection<TestOp>;
  */
 async function start() {
   const lines: Array<Record<string, unknown>> = [];
-  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const ended: string[] = [];
   const connections: Conn[] = [];
   const schema = makeExecutableSchema({
@@ -56,7 +64,11 @@ async function start() {
   const server: Server = createServer();
   server.on('upgrade', (req, tcp, head) =>
     adapter.upgrade(req, tcp, head, (socket) => {
-      const conn: Conn = new WsConnection(`c${connections.length}`, socket, req, tcp, { limits: { maxBufferedBytes: 1 << 20, stallTimeoutMs: 0 }, metrics: new GatewayMetrics(), log });
+      const conn: Conn = new WsConnection(`c${connections.length}`, socket, req, tcp, {
+        limits: { maxBufferedBytes: 1 << 20, stallTimeoutMs: 0 },
+        metrics: new GatewayMetrics(),
+        log,
+      });
       connections.push(conn);
       return conn;
     }),
@@ -135,7 +147,9 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
       const large = await t.client();
       large.ws.send(JSON.stringify({ type: 'ping', payload: { pad: 'x'.repeat(2000) } }));
       expect(await large.closed).toBe(1009);
-      await vi.waitFor(() => expect(t!.lines.filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toHaveLength(2));
+      await vi.waitFor(() =>
+        expect(t!.lines.filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toHaveLength(2),
+      );
       expect(t.lines.filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toEqual([
         expect.objectContaining({ level: 40, connection: 'c0', code: 'WS_ERR_INVALID_UTF8' }),
         expect.objectContaining({ level: 40, connection: 'c1', code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' }),
@@ -158,7 +172,9 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     expect(completedId('{"id":"a1","type":"complete"}')).toBe('a1');
     expect(completedId(' { "type" : "complete", "id" : "x" } ')).toBe('x');
     expect(completedId('{"id":"a","type":"subscribe","payload":{"query":"{ complete }"}}')).toBeUndefined();
-    expect(completedId('{"id":"a","type":"subscribe","payload":{"query":"subscription { s(arg: \\"complete\\") }"}}')).toBeUndefined();
+    expect(
+      completedId('{"id":"a","type":"subscribe","payload":{"query":"subscription { s(arg: \\"complete\\") }"}}'),
+    ).toBeUndefined();
     expect(completedId('{"type":"complete"}')).toBeUndefined();
     expect(completedId('{"id":"a","type":"complete"')).toBeUndefined();
     expect(completedId(`{"id":"a","type":"complete","pad":"${'x'.repeat(1000)}"}`)).toBeUndefined();
