@@ -23,7 +23,7 @@ type Conn = WsConnection<TestOp>;
  * The adapter on a loopback HTTP server with a one-field schema whose subscription yields once and then waits on a
  * read only an abort ends (as a chat stream blocked on its upstream): what the adapter owns, without the gateway.
  */
-async function start() {
+async function start(keepAliveMs = 0) {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino(
     { level: 'info' },
@@ -47,7 +47,7 @@ async function start() {
   });
   const adapter: GraphqlWsAdapter<Conn> = graphqlWsAdapter<Conn>({
     maxPayload: 1024,
-    keepAliveMs: 0,
+    keepAliveMs,
     log,
     core: {
       schema,
@@ -82,8 +82,8 @@ async function start() {
     connections,
     adapter,
     /** A client past connection_ack, with every message it received. */
-    async client() {
-      const ws = new WebSocket(url, 'graphql-transport-ws');
+    async client(options: { autoPong?: boolean } = {}) {
+      const ws = new WebSocket(url, 'graphql-transport-ws', options);
       const received: Array<Record<string, unknown>> = [];
       ws.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
       await once(ws, 'open');
@@ -158,6 +158,15 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     } finally {
       printed.mockRestore();
     }
+  });
+
+  it('terminates a socket that answers no ping by the next one, and keeps one that does', async () => {
+    t = await start(400);
+    const answering = await t.client();
+    const silent = await t.client({ autoPong: false });
+    // Closed without a close frame (1006): the peer is taken to be gone.
+    expect(await silent.closed).toBe(1006);
+    expect(answering.ws.readyState).toBe(WebSocket.OPEN);
   });
 
   it('closes every socket with 1001 (Going Away) on dispose', async () => {
