@@ -16,9 +16,9 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
 
 /**
  * Longest client message read here as a possible `complete` (`{"id":…,"type":"complete"}`: an id of at most
- * MAX_OPERATION_ID_LENGTH characters, some whitespace): a subscribe message is never parsed twice.
+ * MAX_OPERATION_ID_LENGTH characters, each escaped at worst as `\uXXXX`): a subscribe message is never parsed twice.
  */
-const MAX_COMPLETE_LENGTH = 512;
+const MAX_COMPLETE_LENGTH = 1024;
 
 /** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
 export class WsConnection<Op extends { readonly controller: AbortController }> {
@@ -93,6 +93,8 @@ export interface GraphqlWsAdapterOptions<C extends WsConnection<{ readonly contr
   /** A ping this often; a socket without a pong by the next one is terminated (0: none). */
   keepAliveMs: number;
   log: Logger;
+  /** Takes secrets out of a text bound for the log (an unexpected error's stack). */
+  redact: (text: string) => string;
 }
 
 export interface GraphqlWsAdapter<C> {
@@ -111,6 +113,8 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
 ): GraphqlWsAdapter<C> {
   const core = makeServer(options.core);
   const { log, keepAliveMs } = options;
+  const failed = (conn: C, error: unknown, msg: string) =>
+    log.error({ connection: conn.id, err: options.redact(String((error as Error)?.stack ?? error)) }, msg);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, handleProtocols });
 
   function serve(conn: C): void {
@@ -133,10 +137,7 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       const completed = completedId(text);
       if (completed !== undefined) conn.operations.get(completed)?.controller.abort();
       receive?.(text).catch((error: unknown) => {
-        log.error(
-          { connection: conn.id, err: String((error as Error)?.stack ?? error) },
-          'graphql-ws message handling failed',
-        );
+        failed(conn, error, 'graphql-ws message handling failed');
         socket.close(CloseCode.InternalServerError, 'Internal server error');
       });
     });
@@ -165,12 +166,7 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
     socket.once('close', (code, reason) => {
       clearTimeout(pongWait);
       clearInterval(pings);
-      closed(code, String(reason)).catch((error: unknown) =>
-        log.error(
-          { connection: conn.id, err: String((error as Error)?.stack ?? error) },
-          'graphql-ws close handling failed',
-        ),
-      );
+      closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
     });
   }
 

@@ -81,6 +81,7 @@ export function attachWebSocket(options: {
     maxPayload: wsLimits.maxMessageBytes,
     keepAliveMs: wsLimits.keepAliveMs,
     log: services.log,
+    redact: services.redact,
     core: {
       schema: options.schema,
       execute: run,

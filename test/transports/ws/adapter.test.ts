@@ -49,6 +49,7 @@ async function start(keepAliveMs = 0) {
     maxPayload: 1024,
     keepAliveMs,
     log,
+    redact: (text) => text,
     core: {
       schema,
       onSubscribe(ctx, id, payload) {
@@ -186,6 +187,6 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     ).toBeUndefined();
     expect(completedId('{"type":"complete"}')).toBeUndefined();
     expect(completedId('{"id":"a","type":"complete"')).toBeUndefined();
-    expect(completedId(`{"id":"a","type":"complete","pad":"${'x'.repeat(1000)}"}`)).toBeUndefined();
+    expect(completedId(`{"id":"a","type":"complete","pad":"${'x'.repeat(1024)}"}`)).toBeUndefined();
   });
 });
