@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type GatewayConfig } from '../config/env.js';
+import { describeUnknown, type UnknownName } from '../config/unknownNames.js';
 import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
@@ -42,6 +43,8 @@ export interface StartGatewayOptions {
   domains?: DomainServicesOptions;
   /** The dotenv file `npm start` read, named in the start-up log (the variables' names, never their values). */
   envFile?: { path: string; variables: string[] };
+  /** Names set in `.env` or the environment that the gateway does not read: one warning each at start-up. */
+  unknownNames?: readonly UnknownName[];
 }
 
 export interface Gateway {
@@ -128,6 +131,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const origin = `http://${host}:${addr.port}`;
   health.ready = true;
   if (options.envFile) log.info({ envFile: options.envFile.path, variables: options.envFile.variables }, `read ${options.envFile.variables.length} variables from ${options.envFile.path}`);
+  for (const u of options.unknownNames ?? []) log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
   for (const u of upstreams.filter((x) => x.served)) {
     const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
     log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
