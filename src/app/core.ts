@@ -41,7 +41,7 @@ export async function createGatewayCore(input: {
   const schema = await buildSchema(config.domains, config.subgraph);
   const trusted = loadTrustedToolset(schema, config);
   // The domains' state is built from the services it belongs to; nothing reads it before an operation runs.
-  const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });
+  const formatErrors = createErrorFormatter({ production: config.production, stackTraces: config.errorStackTraces, redact: dependencies.redact, log: dependencies.log });
   const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, formatErrors, domains: undefined as never };
   services.domains = createDomainServices(services, input.domains);
   // Live chat providers are offered as their own GET /models lists them, read before the first request.

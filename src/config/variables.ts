@@ -269,9 +269,14 @@ export const VARIABLES = {
   NODE_ENV: {
     type: oneOf('development', 'production', 'test'),
     default: 'development',
-    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, no stack traces. Any other value than these three stops start-up',
+    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, `ERROR_STACK_TRACES` refused. Any other value than these three stops start-up',
   },
   INTROSPECTION: { type: boolean, defaultText: '`true` unless production', description: 'whether introspection queries are answered' },
+  ERROR_STACK_TRACES: {
+    type: boolean,
+    default: 'false',
+    description: 'put each error\'s stack trace in its answer (`extensions.stacktrace`), for debugging the gateway itself; refused with `NODE_ENV=production`. Either way an unexpected error (`INTERNAL_SERVER_ERROR`) is logged with its stack and request id',
+  },
   LOG_LEVEL: { type: oneOf(...LOG_LEVELS), default: 'info', description: 'least severe level logged; at `debug` every upstream request is a line carrying its `requestId`' },
   LOG_FORMAT: { type: oneOf('json', 'pretty'), defaultText: '`pretty` on a terminal, else `json`', description: '`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { type: url, description: 'OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`: traces are exported to `…/v1/traces`. Unset: tracing off', example: 'http://127.0.0.1:4318' },

@@ -29,10 +29,12 @@ const TOKEN = /^[\w.:-]{1,64}$/;
  * (an HTML error page, a provider's message echoing part of a key) gets a generic message naming the upstream and
  * its status, and the original (redacted) goes to the log.
  */
-export function createErrorFormatter(options: { production: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
+export function createErrorFormatter(options: { production: boolean; stackTraces?: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
   const { production, redact, log } = options;
+  const stackTraces = options.stackTraces === true && !production;
   const one = (error: ErrorLike, op: ErrorSink | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
-    let formatted = formatError(error as GraphQLFormattedError, { production, redact });
+    let formatted = formatError(error as GraphQLFormattedError, { stackTraces, production, redact });
+    if (op && !quiet) logUnexpected(error, formatted, op, redact);
     if (formatted.extensions && 'http' in formatted.extensions) {
       const { http: _http, ...rest } = formatted.extensions;
       formatted = { ...formatted, extensions: rest };
@@ -63,8 +65,10 @@ const REQUEST_ERROR_CODES = new Set<string>([
 const VARIABLE_COERCION = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" (?:got invalid value |has invalid value|of required type |of non-null type )/;
 
 interface FormatErrorOptions {
-  /** Hide messages of unexpected errors and drop stack traces. */
+  /** Hide messages of unexpected errors. */
   production: boolean;
+  /** Keep `extensions.stacktrace` (ERROR_STACK_TRACES, never in production). */
+  stackTraces: boolean;
   /** Removes secrets from any text that leaves the process. */
   redact: (text: string) => string;
 }
@@ -100,7 +104,7 @@ function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptio
     message = 'Internal server error. Quote the x-request-id response header when reporting it.';
     delete ext.reason;
   }
-  if (options.production) delete ext.stacktrace;
+  if (!options.stackTraces) delete ext.stacktrace;
   else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
   return { ...formatted, message, extensions: ext };
 }
@@ -142,4 +146,15 @@ export function genericMessage(code: string, upstream: string, status: number | 
     default:
       return `The ${upstream} service failed${http}. Quote the x-request-id response header when reporting it.`;
   }
+}
+
+/**
+ * An unexpected error (a bug, not a refusal or an upstream's failure) goes to the log with its stack and the
+ * operation's request id, whether or not the answer carries the stack (ERROR_STACK_TRACES).
+ */
+function logUnexpected(error: ErrorLike, formatted: GraphQLFormattedError, op: ErrorSink, redact: (text: string) => string): void {
+  if (formatted.extensions?.code !== ErrorCode.InternalServerError || formatted.extensions.reason === ErrorReason.ShuttingDown) return;
+  const thrown = (error as { originalError?: unknown }).originalError;
+  const stack = thrown instanceof Error ? thrown.stack : Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined;
+  op.context.log.error({ path: formatted.path, err: redact(stack ?? error.message) }, `unexpected error: ${redact(error.message)}`);
 }

@@ -50,8 +50,11 @@ const env = { GATEWAY_MAX_UPSTREAM_REQUESTS: '2', OMDB_CACHE_MAX: '0' };
 let direct: TestGateway;
 let apolloOnly: TestGateway;
 
+/** A gateway with the direct path and one sending every operation through Apollo, on the same settings. */
+const startPair = (settings: Record<string, string>) => Promise.all([startTestGateway(settings), startTestGateway(settings, {}, { directExecution: false })]);
+
 beforeAll(async () => {
-  [direct, apolloOnly] = await Promise.all([startTestGateway(env), startTestGateway(env, {}, { directExecution: false })]);
+  [direct, apolloOnly] = await startPair(env);
 });
 afterAll(async () => {
   await Promise.all([direct?.close(), apolloOnly?.close()]);
@@ -82,6 +85,8 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     try {
       const got = await send(direct, c);
       expect(got).toEqual(expected);
+      // Stack traces only when asked for (ERROR_STACK_TRACES, below).
+      expect(JSON.stringify(got.body)).not.toContain('stacktrace');
       expect(spy).toHaveBeenCalledTimes(c.apollo);
     } finally {
       spy.mockRestore();
@@ -101,5 +106,25 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     expect(csrf.status).toBe(400);
     expect((csrf.body as { errors: Array<{ message: string }> }).errors[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(csrf.upstream).toEqual([]);
+  });
+});
+
+describe('HTTP: with ERROR_STACK_TRACES=true both paths put a stack trace on every error', () => {
+  let withStacks: TestGateway;
+  let apolloWithStacks: TestGateway;
+  beforeAll(async () => {
+    [withStacks, apolloWithStacks] = await startPair({ ...env, ERROR_STACK_TRACES: 'true' });
+  });
+  afterAll(async () => {
+    await Promise.all([withStacks?.close(), apolloWithStacks?.close()]);
+  });
+
+  it.each(cases.filter((c) => /refuses|coerce|failure|invalid document/.test(c.name)))('$name', async (c) => {
+    const expected = await send(apolloWithStacks, c);
+    const got = await send(withStacks, c);
+    expect(got).toEqual(expected);
+    const errors = (got.body as { errors: Array<{ extensions: { stacktrace?: unknown } }> }).errors;
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect(e.extensions.stacktrace).toBe('present');
   });
 });

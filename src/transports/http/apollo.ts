@@ -28,7 +28,7 @@ export async function createApolloAdapter(pipeline: OperationPipeline, services:
     // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
     logger: log,
     introspection: config.introspection,
-    includeStacktraceInErrorResponses: !config.production,
+    includeStacktraceInErrorResponses: config.errorStackTraces,
     // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
     hideSchemaDetailsFromClientErrors: !documents.suggestions,
     validationRules: [...documents.limitRules],

@@ -104,13 +104,14 @@ export async function sendApolloResponse(res: ServerResponse, response: HTTPGrap
 
 /**
  * Errors of an operation's answer, formatted as Apollo Server formats them (so both paths answer alike): each as its
- * JSON with a code (INTERNAL_SERVER_ERROR when it has none), a variable that failed to coerce as BAD_USER_INPUT, the
- * stack trace outside production, and `extensions.http` taken off into the status; then the gateway's formatter,
- * which notes the codes on the operation and logs what production masks.
+ * JSON with a code (INTERNAL_SERVER_ERROR when it has none), a variable that failed to coerce as BAD_USER_INPUT, its
+ * stack trace, and `extensions.http` taken off into the status; then the gateway's formatter, which notes the codes on
+ * the operation, logs an unexpected error's stack and what production masks, and keeps the stack trace only when
+ * ERROR_STACK_TRACES asks for it.
  */
 export function formatForResponse(
   errors: readonly GraphQLError[],
-  options: { format: ErrorFormatter; op: Operation; stacktrace: boolean },
+  options: { format: ErrorFormatter; op: Operation; stackTraces: boolean },
 ): { errors: GraphQLFormattedError[]; status: number | undefined } {
   let status: number | undefined;
   const enriched = errors.map((error) => {
@@ -121,7 +122,8 @@ export function formatForResponse(
       if (typeof http.status === 'number') status = http.status;
       delete extensions.http;
     }
-    if (options.stacktrace) extensions.stacktrace = error.stack?.split('\n');
+    // Every error's when asked for (as Apollo's includeStacktraceInErrorResponses), else an unexpected one's, for the log.
+    if (options.stackTraces || extensions.code === ErrorCode.InternalServerError) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
     return { ...error.toJSON(), extensions };
   });
   return { errors: options.format(enriched, options.op), status };
