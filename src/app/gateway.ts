@@ -83,11 +83,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const tracing = await startTracing(config.otlpEndpoint);
   const metrics = new GatewayMetrics();
 
+  // A person reads a terminal: the sandbox's chat answers then run long enough to try Stop (tests read pipes).
+  const watched = (options.logDestination ?? process.stdout) as { isTTY?: boolean };
+  const chatAnswerLength = config.sandboxAnswerLength ?? (watched.isTTY === true ? 'long' : 'short');
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
   // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
   const ownSandbox =
     needsSandbox && !options.sandbox
-      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs } })
+      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs, chatAnswerLength } })
       : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
@@ -137,8 +140,8 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
   }
   if (sandbox && upstreams.some((u) => u.mode === 'sandbox' && config.chat.some((c) => c.id === u.id))) {
-    const delayMs = sandbox.settings.chatTokenDelayMs;
-    log.info({ chatTokenDelayMs: delayMs }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS)`);
+    const { chatTokenDelayMs: delayMs, chatAnswerLength: length } = sandbox.settings;
+    log.info({ chatTokenDelayMs: delayMs, chatAnswerLength: length }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS), ${length} answers (SANDBOX_ANSWER_LENGTH)`);
   }
   const shared = state.status();
   log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');

@@ -166,6 +166,8 @@ export interface GatewayConfig {
   sandboxPort: number;
   /** {@link VARIABLES.SANDBOX_TOKEN_DELAY_MS} */
   sandboxTokenDelayMs: number;
+  /** {@link VARIABLES.SANDBOX_ANSWER_LENGTH}; undefined: `long` when the log goes to a terminal. */
+  sandboxAnswerLength?: 'short' | 'long';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** {@link VARIABLES.LOG_FORMAT} */
   logFormat?: 'json' | 'pretty';
@@ -607,6 +609,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: values.HOST,
     sandboxPort: values.GATEWAY_SANDBOX_PORT,
     sandboxTokenDelayMs: values.SANDBOX_TOKEN_DELAY_MS,
+    sandboxAnswerLength: values.SANDBOX_ANSWER_LENGTH,
     logLevel: values.LOG_LEVEL,
     logFormat: values.LOG_FORMAT,
     otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,

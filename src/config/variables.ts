@@ -291,6 +291,11 @@ export const VARIABLES = {
     default: '40',
     description: 'pause between the tokens of a chat answer from the built-in sandbox (also read by `npm run sandbox`): a pace a person can watch and stop; `0` streams as fast as it can',
   },
+  SANDBOX_ANSWER_LENGTH: {
+    type: oneOf('short', 'long'),
+    defaultText: '`long` when the log goes to a terminal (a person watching `npm start`), else `short`',
+    description: 'how much a chat answer from the built-in sandbox says (also read by `npm run sandbox`): `long` takes about 10 s at the default pace, time to try Stop; `short`, a few seconds, is what tests and scripts read',
+  },
   GRAPH_BASE_URL: { type: url, default: 'https://graph.microsoft.com', description: 'Microsoft Graph (enterprise data); the API version is appended. Setting any `GRAPH_*` variable makes Graph live' },
   GRAPH_API_VERSION: { type: oneOf('v1.0', 'beta'), default: 'v1.0', description: 'Graph API version' },
   GRAPH_AUTHORITY_URL: { type: url, default: 'https://login.microsoftonline.com', description: 'identity platform issuing the gateway\'s own Graph token (application permissions)' },

@@ -57,4 +57,15 @@ describe('a sandbox answer over attached documents', () => {
     const answer = await ask('glm', 'glm-4-flash', [doc.id], 'Why?');
     expect(answer).toMatch(/^You attached plan\.md\. Nothing in it shares a word with your question; plan\.md begins: “# Release plan”/);
   });
+
+  it('at length (a person watching) also quotes the next closest passages', async () => {
+    const doc = (await upload(t.gateway.url, { name: 'plan.md', data: PLAN }, { provider: 'deepseek' })).body.data.uploadChatDocument;
+    await fetch(`${t.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatAnswerLength: 'long' }) });
+    try {
+      const answer = await ask('deepseek', 'deepseek-flash', [doc.id], 'Does the gateway ship on Tuesday, and do support hours stay?');
+      expect(answer).toMatch(/^You attached plan\.md\. The passage of plan\.md closest to your question: “The gateway ships on Tuesday after the load test\.” Close to it: “Support hours stay the same\.” \(plan\.md\)\./);
+    } finally {
+      await fetch(`${t.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatAnswerLength: 'short' }) });
+    }
+  });
 });

@@ -124,11 +124,11 @@ interface Passage {
 }
 
 /**
- * The passage (a line, or a sentence of a long line) that holds the most of the question's words, the first of
- * equals; one pass over each document's text.
+ * The `count` passages (lines, or sentences of a long line) that hold the most of the question's words, best first,
+ * the first of equals before the later; one pass over each document's text.
  */
-function bestPassage(documents: readonly AttachedDocument[], wanted: ReadonlySet<string>): Passage | undefined {
-  let best: Passage | undefined;
+function bestPassages(documents: readonly AttachedDocument[], wanted: ReadonlySet<string>, count: number): Passage[] {
+  const best: Passage[] = [];
   for (const document of documents) {
     const { text } = document;
     let start = 0;
@@ -136,7 +136,12 @@ function bestPassage(documents: readonly AttachedDocument[], wanted: ReadonlySet
     let words = false;
     const seen = new Set<string>();
     const close = (end: number) => {
-      if (words && (!best || shared > best.shared)) best = { document, start, end, shared };
+      if (words && (best.length < count || shared > best[best.length - 1].shared)) {
+        let at = best.length;
+        while (at > 0 && shared > best[at - 1].shared) at--;
+        best.splice(at, 0, { document, start, end, shared });
+        best.length = Math.min(best.length, count);
+      }
       start = end;
       shared = 0;
       words = false;
@@ -166,14 +171,17 @@ function passageText(p: Passage): string {
   return text.length > MAX_PASSAGE_CHARS ? `${text.slice(0, MAX_PASSAGE_CHARS - 1)}…` : text;
 }
 
-/** Which documents came with the question, and the passage of theirs that answers it best. */
-function documentSentences(conversation: Conversation): string[] {
+/** Which documents came with the question, and the passage of theirs that answers it best (a long answer: three). */
+function documentSentences(conversation: Conversation, long: boolean): string[] {
   const { documents } = conversation;
   const names = joined([...new Set(documents.map((d) => d.name))]);
-  const best = bestPassage(documents, questionWords(conversation.question));
+  const [best, ...more] = bestPassages(documents, questionWords(conversation.question), long ? 3 : 1);
   if (!best) return [`You attached ${names}, but ${documents.length > 1 ? 'they hold' : 'it holds'} no text.`];
   if (best.shared === 0) return [`You attached ${names}.`, `Nothing in ${documents.length > 1 ? 'them' : 'it'} shares a word with your question; ${best.document.name} begins: “${passageText(best)}”`];
-  return [`You attached ${names}.`, `The passage of ${best.document.name} closest to your question: “${passageText(best)}”`];
+  const sentences = [`You attached ${names}.`, `The passage of ${best.document.name} closest to your question: “${passageText(best)}”`];
+  const close = more.filter((p) => p.shared > 0);
+  if (close.length) sentences.push(`Close to it: ${joined(close.map((p) => `“${passageText(p)}” (${p.document.name})`))}.`);
+  return sentences;
 }
 
 // ---- The subject of a question -------------------------------------------------------------------------------
@@ -463,15 +471,43 @@ export function emulatedNote(model: string): string {
   return `An emulated ${model} wrote this; docs/getting-started.md says how to ask the real one.`;
 }
 
+/** What else a long answer says is worth knowing about the subject, and what it says of each. */
+const POINTS = ['what it costs to run', 'how it fails and recovers', 'who depends on it', 'how it is watched in production', 'how it behaves under load', 'what changes with each upgrade', 'how access to it is controlled', 'how it is tested', 'where its limits are set', 'what its logs tell you'];
+const POINT_REMARKS = ['is the first thing to check', 'is easy to overlook', 'decides most of the trade-offs', 'is worth writing down', 'tends to change over time', 'is where surprises come from', 'is worth measuring rather than guessing', 'matters more than it first seems'];
+/** Points a long answer goes through. */
+const LONG_POINTS = 7;
+
+/** A long answer's second paragraph: points worth knowing about the subject, one remark on each, an offer to go on. */
+function morePoints(rng: () => number, subject: Subject | undefined): string[] {
+  const points = [...POINTS];
+  const remarks = [...POINT_REMARKS];
+  const take = <T>(list: T[]): T => list.splice(Math.floor(rng() * list.length), 1)[0];
+  const chosen = Array.from({ length: LONG_POINTS }, () => take(points));
+  return [
+    `Beyond that, ${LONG_POINTS} things are worth knowing about ${subject ? subject.phrase : 'it'}: ${joined(chosen)}.`,
+    ...chosen.map((point) => `${capitalised(point)} ${take(remarks)}.`),
+    `${pick(rng, TRANSITIONS)}, ${pick(rng, ASIDES)}.`,
+    'Ask about any of these for more detail.',
+  ];
+}
+
 /**
- * The answer's sentences: with tool results, what they hold about the subject; without, an opening that names the
- * subject and two to four remarks about it. The emulated-model note is left to the caller.
+ * The answer's sentences: over documents, their names and the passage that answers; with tool results, what they
+ * hold about the subject; without, an opening that names the subject and two to four remarks about it. A `long`
+ * answer (a person watching, SANDBOX_ANSWER_LENGTH) quotes more passages, or goes on with points worth knowing. The
+ * emulated-model note is left to the caller.
  */
-export function answerSentences(conversation: Conversation, rng: () => number): string[] {
+export function answerSentences(conversation: Conversation, rng: () => number, long = false): string[] {
+  const sentences = shortAnswer(conversation, rng, long);
+  if (long && !conversation.documents.length && !conversation.results.length && conversation.subject) sentences.push(...morePoints(rng, conversation.subject));
+  return sentences;
+}
+
+function shortAnswer(conversation: Conversation, rng: () => number, long: boolean): string[] {
   const { subject, results } = conversation;
   const sentences: string[] = conversation.greeting ? ['Hello!'] : [];
   if (conversation.documents.length) {
-    sentences.push(...documentSentences(conversation));
+    sentences.push(...documentSentences(conversation, long));
     if (!results.length) {
       sentences.push(`${pick(rng, TRANSITIONS)}, ${pick(rng, ASIDES)}.`);
       return sentences;

@@ -70,7 +70,7 @@ export function createChatEmulator(p: ChatProvider): Emulator {
       return fail({ kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort must be one of ${Object.keys(p.efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}` });
     }
     const effort = parsed.effort !== undefined ? p.efforts?.[parsed.effort] : undefined;
-    const choices = generate(parsed, { reasoning: thinking, effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark' });
+    const choices = generate(parsed, { reasoning: thinking, effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark', long: ctx.settings.chatAnswerLength === 'long' });
     if (!parsed.stream && choices.some((c) => c.cause === 'error')) return fail({ kind: 'inference' });
 
     const meta = { id: p.newId(ctx.now()), created: Math.floor(ctx.now() / 1000), model: parsed.model };
