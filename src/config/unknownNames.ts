@@ -33,6 +33,16 @@ export const OTHER_COMMANDS_VARIABLES: Readonly<Record<string, string>> = {
   GATEWAY_URL: 'npm run example:web',
 };
 
+/**
+ * What Kubernetes puts in every pod's environment for each service of its namespace (`REDIS_SERVICE_HOST`,
+ * `GATEWAY_PORT=tcp://…`, `REDIS_PORT_6379_TCP_ADDR`), as do Docker's legacy links: a service named `redis` or
+ * `gateway` is no typo.
+ */
+const SERVICE_LINK = /^[A-Z][A-Z0-9_]*_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+
+/** Names longer than this are not compared letter by letter (the comparison is quadratic in the name's length). */
+const MAX_COMPARED_LENGTH = 100;
+
 const firstWord = (name: string) => {
   const at = name.indexOf('_');
   return at > 0 ? name.slice(0, at) : undefined;
@@ -69,9 +79,10 @@ export function unknownNames(env: NodeJS.ProcessEnv, dotenv: readonly string[], 
     const upper = name.toUpperCase();
     const word = firstWord(upper);
     const ownedPrefix = word !== undefined && prefixes.has(word);
-    if (source === 'environment' && (!ownedPrefix || name !== upper)) return;
+    if (source === 'environment' && (!ownedPrefix || name !== upper || SERVICE_LINK.test(name))) return;
     seen.add(name);
-    out.push({ name, source, closest: closestName(upper, known, ownedPrefix ? word : undefined), ownedPrefix });
+    const closest = upper.length <= MAX_COMPARED_LENGTH ? closestName(upper, known, ownedPrefix ? word : undefined) : undefined;
+    out.push({ name, source, closest, ownedPrefix });
   };
   for (const name of [...dotenv].sort()) check(name, '.env');
   for (const name of Object.keys(env).sort()) check(name, 'environment');

@@ -59,13 +59,33 @@ describe('unknown names', () => {
   });
 
   it('checks every name of .env, but of the environment only those with a prefix the project owns', () => {
-    const env = { HTTP_PROXY: 'http://proxy', NODE_OPTIONS: '--x', OTEL_SERVICE_NAME: 'gw', npm_config_cache: '/tmp', cors_origin: 'lower case: not ours', CORS_ORIGIN: 'https://a.example', LOCAL_APIKEY: 'configured provider ids are the operator\'s words' };
+    const env = {
+      HTTP_PROXY: 'http://proxy',
+      NODE_OPTIONS: '--x',
+      OTEL_SERVICE_NAME: 'gw',
+      npm_config_cache: '/tmp',
+      cors_origin: 'lower case: not ours',
+      CORS_ORIGIN: 'https://a.example',
+      LOCAL_APIKEY: 'configured provider ids are the operator\'s words',
+      // Kubernetes' service links for services named redis and gateway.
+      REDIS_SERVICE_HOST: '10.0.0.5',
+      REDIS_PORT_6379_TCP_ADDR: '10.0.0.5',
+      GATEWAY_PORT: 'tcp://10.0.0.7:4000',
+      GATEWAY_SERVICE_PORT_HTTP: '4000',
+    };
     expect(unknownNames(env, ['DEEPSEEK_KEY', 'COMPOSE_PROJECT_NAME', 'deepseek_api_key'], ['local'])).toEqual([
       { name: 'COMPOSE_PROJECT_NAME', source: '.env', closest: undefined, ownedPrefix: false },
       { name: 'DEEPSEEK_KEY', source: '.env', closest: 'DEEPSEEK_API_KEY', ownedPrefix: true },
       { name: 'deepseek_api_key', source: '.env', closest: 'DEEPSEEK_API_KEY', ownedPrefix: true },
       { name: 'CORS_ORIGIN', source: 'environment', closest: 'CORS_ORIGINS', ownedPrefix: true },
     ]);
+  });
+});
+
+describe('a hostile .env', () => {
+  it('a name of 100,000 letters is reported without a letter-by-letter comparison', () => {
+    const long = `GRAPH_${'X'.repeat(100_000)}`;
+    expect(unknownNames({}, [long], [])).toEqual([{ name: long, source: '.env', closest: undefined, ownedPrefix: true }]);
   });
 });
 
