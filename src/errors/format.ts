@@ -149,12 +149,18 @@ export function genericMessage(code: string, upstream: string, status: number | 
 }
 
 /**
- * An unexpected error (a bug, not a refusal or an upstream's failure) goes to the log with its stack and the
- * operation's request id, whether or not the answer carries the stack (ERROR_STACK_TRACES).
+ * An unexpected error (a bug: thrown without a code, not a refusal or an upstream's failure) goes to the log with its
+ * stack and the operation's request id, whether or not the answer carries the stack (ERROR_STACK_TRACES). A refusal
+ * coded INTERNAL_SERVER_ERROR on purpose (a pipeline rule that failed) was logged where it was made.
  */
 function logUnexpected(error: ErrorLike, formatted: GraphQLFormattedError, op: ErrorSink, redact: (text: string) => string): void {
   if (formatted.extensions?.code !== ErrorCode.InternalServerError || formatted.extensions.reason === ErrorReason.ShuttingDown) return;
+  // What was thrown (a resolver's TypeError), or graphql-js's own error (a null in a non-null field); the direct path
+  // hands over JSON, with the stack in extensions when the error had no code.
   const thrown = (error as { originalError?: unknown }).originalError;
-  const stack = thrown instanceof Error ? thrown.stack : Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined;
-  op.context.log.error({ path: formatted.path, err: redact(stack ?? error.message) }, `unexpected error: ${redact(error.message)}`);
+  const source = thrown instanceof Error ? thrown : error instanceof Error ? error : undefined;
+  if ((source as { extensions?: { code?: unknown } } | undefined)?.extensions?.code !== undefined) return;
+  const stack = source?.stack ?? (Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined);
+  if (stack === undefined) return;
+  op.context.log.error({ path: formatted.path, err: redact(stack) }, `unexpected error: ${redact(error.message)}`);
 }

@@ -101,6 +101,26 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     expect((refused.body as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
   });
 
+  it('answers a resolver\'s bug alike on both paths, without its stack, and logs the stack once with the request id', async () => {
+    const answers = [];
+    for (const t of [direct, apolloOnly]) {
+      const spy = vi.spyOn(t.gateway.services.upstreams, 'map').mockImplementationOnce(() => {
+        throw new TypeError("Cannot read properties of undefined (reading 'mode')");
+      });
+      try {
+        const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ upstreams { id } }' }) });
+        answers.push({ status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id') });
+      } finally {
+        spy.mockRestore();
+      }
+      const logged = t.logs.json().filter((l) => l.msg === "unexpected error: Cannot read properties of undefined (reading 'mode')");
+      expect(logged).toEqual([expect.objectContaining({ level: 'error', requestId: answers.at(-1)!.requestId, path: ['upstreams'], err: expect.stringMatching(/^TypeError: Cannot read properties of undefined \(reading 'mode'\)\n\s+at /) })]);
+    }
+    console.log(JSON.stringify(answers), JSON.stringify(apolloOnly.logs.json().filter((l) => l.level === 'error')));
+    expect(answers[0].body).toEqual(answers[1].body);
+    expect(answers[0].body.errors[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+  });
+
   it('refuses a simple-request POST with CSRF prevention and sends nothing upstream', async () => {
     const csrf = await send(direct, cases.find((c) => c.name.includes('CSRF'))!);
     expect(csrf.status).toBe(400);

@@ -116,14 +116,15 @@ export function formatForResponse(
   let status: number | undefined;
   const enriched = errors.map((error) => {
     const extensions: Record<string, unknown> = { ...error.extensions };
-    if (extensions.code == null) extensions.code = isVariableCoercionError(error) ? ErrorCode.BadUserInput : ErrorCode.InternalServerError;
+    const unexpected = extensions.code == null && !isVariableCoercionError(error);
+    if (extensions.code == null) extensions.code = unexpected ? ErrorCode.InternalServerError : ErrorCode.BadUserInput;
     const http = extensions.http as { status?: number } | undefined;
     if (http && typeof http === 'object') {
       if (typeof http.status === 'number') status = http.status;
       delete extensions.http;
     }
     // Every error's when asked for (as Apollo's includeStacktraceInErrorResponses), else an unexpected one's, for the log.
-    if (options.stackTraces || extensions.code === ErrorCode.InternalServerError) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
+    if (options.stackTraces || unexpected) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
     return { ...error.toJSON(), extensions };
   });
   return { errors: options.format(enriched, options.op), status };
