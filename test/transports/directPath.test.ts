@@ -116,7 +116,6 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
       const logged = t.logs.json().filter((l) => l.msg === "unexpected error: Cannot read properties of undefined (reading 'mode')");
       expect(logged).toEqual([expect.objectContaining({ level: 'error', requestId: answers.at(-1)!.requestId, path: ['upstreams'], err: expect.stringMatching(/^TypeError: Cannot read properties of undefined \(reading 'mode'\)\n\s+at /) })]);
     }
-    console.log(JSON.stringify(answers), JSON.stringify(apolloOnly.logs.json().filter((l) => l.level === 'error')));
     expect(answers[0].body).toEqual(answers[1].body);
     expect(answers[0].body.errors[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
   });
