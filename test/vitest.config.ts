@@ -1,4 +1,18 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:quick` (TEST_QUICK=1 with vitest's `--changed`): only the test files that import what the uncommitted
+ * change touches, without the files that measure the whole system (they stay in `npm test` and CI). Each of these
+ * takes tens of seconds alone; docs/development.md lists the slowest files and why they are slow.
+ */
+const WHOLE_SYSTEM = [
+  'test/hardening/fuzz.test.ts',
+  'test/hardening/soak.test.ts',
+  'test/hardening/complexity.test.ts',
+  'test/reliability/chaos.test.ts',
+  'test/bench.*.test.ts',
+  'test/**/*.browser.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -8,6 +22,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: process.env.TEST_QUICK ? [...configDefaults.exclude, ...WHOLE_SYSTEM] : configDefaults.exclude,
+    passWithNoTests: Boolean(process.env.TEST_QUICK),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: integration files start their own servers; keep parallelism modest so timings stay sane.

@@ -499,7 +499,7 @@ export const VARIABLES = {
     description:
       'how `/mcp` knows its callers: `api-key` (one of `GATEWAY_API_KEYS` in `x-api-key`), `jwt` (an OAuth bearer token checked against `MCP_JWT_*`; its `sub` is the caller for fair share, and `/.well-known/oauth-protected-resource` tells agents where to get one) or `none` (anyone who reaches the port)',
   },
-  MCP_JWT_JWKS_URL: { type: url, description: 'with `MCP_AUTH=jwt`: the authorization server\'s JSON Web Key Set; read at the first token, kept, read again for a key id it does not know (at most every 30 s)', example: 'https://login.example.com/.well-known/jwks.json' },
+  MCP_JWT_JWKS_URL: { type: url, description: 'with `MCP_AUTH=jwt`: the authorization server\'s JSON Web Key Set; read at the first token, kept, read again for a key id it does not know or after a failed read (at most every 30 s)', example: 'https://login.example.com/.well-known/jwks.json' },
   MCP_JWT_ISSUER: { type: text, description: 'with `MCP_AUTH=jwt`: the `iss` every token must carry, and the authorization server the metadata names', example: 'https://login.example.com/' },
   MCP_JWT_AUDIENCE: {
     type: text,

@@ -6,6 +6,7 @@ import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 import type { ErrorFormatter } from '../errors/format.js';
 import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
 import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/incremental.js';
+import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { Documents, requestError } from './documents.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
@@ -56,6 +57,8 @@ export class OperationPipeline {
   private readonly keyed: boolean;
   /** Listeners one operation's signal may have: one per upstream request in flight, within the upstream budget. */
   private readonly signalListeners: number;
+  /** Which failures of rules reach the log (failedRule). */
+  private readonly ruleFailures = new OncePerCause({ windowMs: 60_000, maxPerWindow: 32 });
 
   constructor(private readonly options: OperationPipelineOptions) {
     this.schema = options.schema;
@@ -137,7 +140,7 @@ export class OperationPipeline {
   ): Refusal | Promise<Refusal> {
     op.document = document;
     op.operation = operation;
-    op.variables = variables ?? undefined;
+    op.variables = op.sentVariables = variables ?? undefined;
     op.type = operation.operation;
     op.name = operationName ?? operation.name?.value ?? null;
     return this.admitFrom(op as AdmittedOperation, 0);
@@ -163,10 +166,15 @@ export class OperationPipeline {
 
   /**
    * A rule that threw refuses its operation with INTERNAL_SERVER_ERROR (its text masked in production by the
-   * formatter), logged once with its stack: one operation's bad luck never becomes its transport's crash.
+   * formatter): one operation's bad luck never becomes its transport's crash. Logged with its stack once per cause
+   * a minute, with the count of repeats left out since ({@link ruleFailureCause}): a fault every request hits is one
+   * line, not 1 KB per request; each operation's own log line still carries its code.
    */
   private failedRule(op: Operation, rule: PipelineRule, error: unknown): Refusal {
-    op.context.log.error({ rule: rule.name, err: this.options.services.redact(String((error as Error)?.stack ?? error)) }, 'a pipeline rule failed');
+    const suppressed = this.ruleFailures.take(ruleFailureCause(rule.name, error));
+    if (suppressed !== undefined) {
+      op.context.log.error({ rule: rule.name, err: this.options.services.redact(String((error as Error)?.stack ?? error)), suppressed }, 'a pipeline rule failed');
+    }
     return new GatewayError(ErrorCode.InternalServerError, `The ${rule.name} rule failed: ${(error as Error)?.message ?? String(error)}`, { http: { status: 500 } });
   }
 
@@ -202,7 +210,7 @@ export class OperationPipeline {
    */
   run(op: AdmittedOperation, options: { incremental?: boolean } = {}): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     if (op.answer) return op.answer;
-    const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.variables, operationName: op.name };
+    const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.sentVariables, operationName: op.name };
     return runInTrace(op.trace, () => {
       if (op.type === 'subscription') return this.subscribeCompiled(args);
       if (options.incremental !== false && deliversIncrementally(op.operation, op.document)) return executeIncremental(args, op.controller.signal);
@@ -263,4 +271,15 @@ export class OperationPipeline {
   drain(graceMs: number): Promise<{ finished: number; aborted: number }> {
     return this.options.shutdown.drain(graceMs);
   }
+}
+
+/**
+ * What makes two failures of a rule the same: the rule, the error's name and where it was thrown (the first frames
+ * of its stack), not its message, which may repeat the client's input and would make each request a cause of its own.
+ */
+export function ruleFailureCause(rule: string, error: unknown): string {
+  const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
+  const frames = stack?.split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, 3);
+  const where = frames?.length ? `${(error as Error).name}\n${frames.join('\n')}` : String((error as Error)?.message ?? error).slice(0, 200);
+  return `${rule}\n${where}`;
 }

@@ -58,8 +58,8 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     ...(persisted ? [persistedOperationsRule(persisted)] : []),
     limits,
     operationTracing(options.tracing),
-    // Before any rule that reads the variables (the cache's key, the budget's estimate).
-    operationInputs(config.limits, config.websocket.maxMessageBytes),
+    // Before any rule that reads the variables (the cache's key, the budget's estimate): it coerces them.
+    operationInputs(schema, config.limits, config.websocket.maxMessageBytes),
     ResponseCache.create(schema, services),
     upstreamBudget(schema, options.estimates, config.limits.maxUpstreamRequests),
     titlesQuota(schema),

@@ -39,7 +39,16 @@ export interface Operation {
   /** Known once the document is parsed and validated. */
   document?: DocumentNode;
   operation?: OperationDefinitionNode;
+  /**
+   * As sent until `rules/operationInputs.ts` coerces them to the operation's variable types (defaults applied, each
+   * scalar parsed), which it does before any other rule reads them: what every later rule reads.
+   */
   variables?: Record<string, unknown>;
+  /**
+   * As the client sent them: what execution is given. graphql-jit and graphql-js coerce variables themselves and take
+   * no coerced values, and coercing twice is not the same for every type (an enum's internal value, an `Upload`).
+   */
+  sentVariables?: Record<string, unknown>;
   /** The operation's name as the client chose it (capped before it reaches a log line or a metric). */
   name: string | null;
   /** `query`, `mutation`, `subscription`, or `unknown` until resolved. */

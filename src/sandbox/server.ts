@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createChatEmulators } from './chat/index.js';
 import { FaultQueue } from './faults.js';
 import { createGraphEmulators } from './graph/index.js';
-import { readBody, sendJson, sleep } from './http.js';
+import { BodyTooLarge, readBody, refuseBodyTooLarge, sendJson, sleep } from './http.js';
 import { createOmdbEmulator } from './omdb/index.js';
 import { RequestRecord, type RecordedRequest } from './record.js';
 import {
@@ -75,8 +75,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { code: 'SandboxInternal', message: String(err) } });
-      else res.destroy();
+      if (res.headersSent || req.socket.destroyed) res.destroy();
+      else if (err instanceof BodyTooLarge) refuseBodyTooLarge(res, err);
+      else sendJson(res, 500, { error: { code: 'SandboxInternal', message: String(err) } });
     });
   });
   server.keepAliveTimeout = 30_000;

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import type { TrustConfig } from '../config/env.js';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
+import { OncePerCause } from '../observability/oncePerCause.js';
 
 /** Longest Host or Origin repeated in a refusal. */
 const MAX_ECHO = 100;
@@ -42,9 +43,8 @@ export class HostOriginCheck {
   /** The verdict per `Host` value seen (bounded). */
   private readonly hosts = new Map<string, boolean>();
 
-  /** Refusals logged in the current window. */
-  private logged = new Set<string>();
-  private windowStart = 0;
+  /** Which refusals reach the log: the values come from clients, who could otherwise fill it. */
+  private readonly logged = new OncePerCause({ windowMs: REFUSAL_LOG_WINDOW_MS, maxPerWindow: MAX_LOGGED_REFUSALS });
 
   constructor(
     private readonly trust: Pick<TrustConfig, 'allowedHosts' | 'allowedOrigins'>,
@@ -78,14 +78,9 @@ export class HostOriginCheck {
    * come from clients, who could otherwise fill the log.
    */
   logRefusal(refusal: GatewayError, details: { path: string; origin?: string; host?: string }, now = Date.now()): void {
-    if (!this.log) return;
-    if (now - this.windowStart >= REFUSAL_LOG_WINDOW_MS) {
-      this.windowStart = now;
-      this.logged = new Set();
-    }
-    if (this.logged.has(refusal.message) || this.logged.size >= MAX_LOGGED_REFUSALS) return;
-    this.logged.add(refusal.message);
-    this.log.warn({ ...details, reason: refusal.extensions.reason }, `refused a request to ${details.path}: ${refusal.message}`);
+    const suppressed = this.log && this.logged.take(refusal.message, now);
+    if (suppressed === undefined) return;
+    this.log!.warn({ ...details, reason: refusal.extensions.reason, ...(suppressed ? { suppressed } : {}) }, `refused a request to ${details.path}: ${refusal.message}`);
   }
 
   /** What the checks allow, for the start-up log line. */

@@ -79,7 +79,7 @@ export class OutboundBuffer {
     private readonly observer: OutboundObserver,
   ) {
     this.lowWatermark = Math.max(Math.min(Math.floor(limits.maxBufferedBytes / 4), MAX_LOW_WATERMARK), sink.socket.writableHighWaterMark);
-    sink.socket.on('drain', () => this.release());
+    sink.socket.on('drain', this.release);
     sink.onClose(() => this.end());
   }
 
@@ -217,6 +217,8 @@ export class OutboundBuffer {
     for (const controller of this.operations) controller.abort();
     this.operations.clear();
     this.release();
+    // A keep-alive socket outlives its response: each SSE or multipart response on it would leave a listener behind.
+    this.sink.socket.off('drain', this.release);
   }
 
   private stopWatch(): void {
@@ -224,9 +226,9 @@ export class OutboundBuffer {
     this.stallWatch = undefined;
   }
 
-  private release(): void {
+  private readonly release = (): void => {
     for (const done of [...this.waiting]) done();
-  }
+  };
 }
 
 /** `source`, pulled only while `buffer` can take more (see {@link OutboundBuffer.writable}). */

@@ -230,6 +230,33 @@ describe('the multipart request itself', () => {
     expect(await leftBehind()).toEqual(nothing);
   });
 
+  it('a map that puts the file in a variable the operation lacks, or outside the variables: BAD_USER_INPUT naming where and the fix, before any request', async () => {
+    const send = async (operations: unknown, map: unknown) => {
+      const f = new FormData();
+      f.append('operations', JSON.stringify(operations));
+      f.append('map', JSON.stringify(map));
+      f.append('0', new Blob(['hello']), 'a.txt');
+      const r = await fetch(t.gateway.url, { method: 'POST', headers: { 'apollo-require-preflight': 'true' }, body: f });
+      return { status: r.status, body: (await r.json()) as { errors: Array<{ message: string; extensions: Record<string, unknown> }> } };
+    };
+    const one = 'mutation($file: Upload!) { uploadChatDocument(file: $file, provider: "moonshot") { id } }';
+    const lacking = await send({ query: one, variables: { file: null } }, { 0: ['variables.document'] });
+    expect(lacking.status).toBe(400);
+    expect(lacking.body.errors[0]).toEqual({
+      message: 'The multipart "map" field puts a file in "variables.document", but the operation declares no variable $document: map it to "variables.file", the operation\'s variable of type Upload (e.g. {"0": ["variables.file"]}).',
+      extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST', argument: 'map' },
+    });
+    const nested = await send({ query: one }, { 0: ['variables.input.file'] });
+    expect(nested.body.errors[0].message).toContain('puts a file in "variables.input.file", but the operation declares no variable $input');
+    const outside = await send({ query: one, variables: { file: null } }, { 0: ['extensions.file'] });
+    expect(outside.body.errors[0].message).toMatch(/^The multipart "map" field puts a file at "extensions.file", outside "variables": map it to "variables.file"/);
+    // An operation that takes no file at all is told to declare one.
+    const none = await send({ query: 'mutation($id: ID!) { deleteChatDocument(id: $id) }', variables: { id: 'doc_x' } }, { 0: ['variables.file'] });
+    expect(none.body.errors[0].message).toContain('declare a variable of type Upload that takes it');
+    expect(requests()).toEqual([]);
+    expect(await leftBehind()).toEqual(nothing);
+  });
+
   it('answers a document that does not validate as Apollo does, and releases the file', async () => {
     const { body } = await upload(t.gateway.url, { name: 'a.txt', data: 'text' }, { query: 'mutation($file: Upload!) { uploadChatDocument(file: $file) { nope } }' });
     expect(body.errors![0]).toMatchObject({ message: 'Cannot query field "nope" on type "ChatDocument".', extensions: { code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' } });
@@ -242,7 +269,8 @@ describe('the multipart request itself', () => {
     const how = 'Variable "$file" got invalid value "report.pdf"; Upload value invalid: send the file in a GraphQL multipart request (POST /graphql, Content-Type: multipart/form-data with the "operations" and "map" fields and an Apollo-Require-Preflight header), as Apollo Client\'s and urql\'s upload links do.';
     expect(json.body.errors![0]).toMatchObject({ message: how, extensions: { code: 'BAD_USER_INPUT' } });
     const ws = createClient({ url: t.gateway.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0 });
-    const result = await new Promise<any>((resolve, reject) => ws.subscribe({ query: mutation, variables: { file: 'report.pdf' } }, { next: resolve, error: reject, complete: () => undefined }));
+    // A variable that does not coerce is refused before execution: graphql-ws's `error` message.
+    const result = await new Promise<any>((resolve) => ws.subscribe({ query: mutation, variables: { file: 'report.pdf' } }, { next: resolve, error: (errors) => resolve({ errors }), complete: () => undefined }));
     await ws.dispose();
     expect(result.errors[0].message).toBe(how);
     expect(requests()).toEqual([]);

@@ -46,6 +46,7 @@ export interface ConformanceCase {
 }
 
 const CHAT_STREAM = 'subscription($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
+const DELETE_DOCUMENT = 'mutation($id: ID!) { deleteChatDocument(id: $id) }';
 const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
 const LISTED = '{ upstreams { id } }';
 const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
@@ -224,6 +225,37 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: 'a mutation missing a non-null variable is BAD_USER_INPUT before any rule reads its arguments, never a 500 or a rule failure',
+      carriers: mutating,
+      request: { query: DELETE_DOCUMENT, variables: {} },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$id" of required type "ID!" was not provided.' }, upstreams: {}, check: noServerFault },
+    },
+    {
+      // The cost rule reads every argument: a query's non-null one was a 500 too (nullable ones ran to execution).
+      name: 'a query missing a non-null variable is BAD_USER_INPUT on every transport, GET included',
+      request: { query: 'query($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id } } } }' },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$id" of required type "ID!" was not provided.' }, upstreams: {}, check: noServerFault },
+    },
+    {
+      name: 'in production a mutation with a null non-null variable is BAD_USER_INPUT, its message kept',
+      env: { NODE_ENV: 'production' },
+      carriers: mutating,
+      request: { query: DELETE_DOCUMENT, variables: { id: null } },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$id" of non-null type "ID!" must not be null.' }, upstreams: {}, check: noServerFault },
+    },
+    {
+      name: 'a deferred mutation whose input object misses a field is BAD_USER_INPUT before any part or request',
+      carriers: mutating,
+      request: { query: `mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { model ... @defer { content } } }`, variables: { input: { ...CHAT_INPUT, model: undefined } } },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Field "model" of required type "String!" was not provided.' }, upstreams: {}, check: noServerFault },
+    },
+    {
+      name: 'a subscription with a missing or mistyped variable is BAD_USER_INPUT before any rule reads its arguments',
+      carriers: streaming,
+      request: { query: CHAT_STREAM, variables: { input: { ...CHAT_INPUT, messages: 'hello' } } },
+      expect: { code: 'BAD_USER_INPUT', message: { includes: 'Variable "$input" got invalid value' }, upstreams: {}, check: noServerFault },
+    },
+    {
       name: '@stream(initialCount: -1) is BAD_USER_INPUT before anything runs',
       request: { query: '{ searchTitles(query: "star wars") { items @stream(initialCount: -1) { imdbId } } }' },
       expect: { code: 'BAD_USER_INPUT', message: { includes: 'must be 0 or more' }, upstreams: {} },
@@ -377,6 +409,13 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
   ];
+}
+
+/** A client's mistake: no 5xx status, and no rule logged as failed (the log would grow by a stack per request). */
+function noServerFault(o: Outcome, t: TestGateway): void {
+  if (o.status !== undefined && o.status >= 500) fail(`status ${o.status}`, o);
+  const failed = t.logs.lines.filter((l) => l.includes('a pipeline rule failed'));
+  if (failed.length) throw new Error(`a rule failed: ${failed[0].slice(0, 300)}`);
 }
 
 /** Statuses of operations sent while a gateway drained, in order. */

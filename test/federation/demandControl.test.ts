@@ -67,7 +67,7 @@ describe('@cost and @listSize in the subgraph SDL', () => {
     expect(supergraph).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/cost\/v0\.1", import: \["@listSize"\]\)/);
     expect(costDirectives(supergraph, 'ServiceAnnouncement', 'healthOverviews')).toEqual(['@cost(weight: 11)', '@listSize(assumedSize: 100, requireOneSlicingArgument: false, sizedFields: ["nodes", "edges"], slicingArguments: ["first"])']);
     expect(costDirectives(supergraph, 'Query', 'searchTitles')).toEqual(['@cost(weight: 11)']);
-    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual(['@cost(weight: 11)', '@listSize(assumedSize: 10)']);
+    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual(['@cost(weight: 11)', '@listSize(assumedSize: 26)']);
     expect(costDirectives(supergraph, 'TitleSearchPage', 'items')).toEqual(['@listSize(assumedSize: 10)']);
   });
 

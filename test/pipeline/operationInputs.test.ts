@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_VARIABLES_DEPTH, variablesRefusal } from '../../src/pipeline/rules/operationInputs.js';
+import { buildSchema } from '../../src/schema/build.js';
+import { coerceVariables, MAX_VARIABLES_DEPTH, variablesRefusal } from '../../src/pipeline/rules/operationInputs.js';
+import { parse, type OperationDefinitionNode } from 'graphql';
 import { pipelineHarness, type PipelineHarness } from './support.js';
 
 /** `{"v": [[…]]}` with `depth` levels in all, built without recursion. */
@@ -59,5 +61,55 @@ describe('the operationInputs rule', () => {
     const byDefault = await h.inProcess.execute({ query: 'query ($n: Int = -2) { searchTitles(query: "alien") { items @stream(initialCount: $n) { imdbId } } }' });
     expect(byDefault.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
     expect((await h.inProcess.execute({ query, variables: { n: 1 } })).errors).toBeUndefined();
+  });
+});
+
+describe('coerceVariables', () => {
+  const operation = (text: string) => parse(text).definitions[0] as OperationDefinitionNode;
+
+  it('coerces as execution would (defaults applied, undeclared left out) and refuses the first that does not, in graphql-js words, BAD_USER_INPUT with 400', async () => {
+    const schema = await buildSchema();
+    const op = operation('query ($id: ID!, $plot: PlotLength = FULL, $n: Int) { title(imdbId: $id, plot: $plot) { title } }');
+    expect(coerceVariables(schema, op, { id: 7, extra: 'ignored' })).toEqual({ id: '7', plot: 'FULL' });
+    const missing = coerceVariables(schema, op, {}) as Error & { extensions: unknown };
+    expect(missing.message).toBe('Variable "$id" of required type "ID!" was not provided.');
+    expect(missing.extensions).toEqual({ code: 'BAD_USER_INPUT', http: { status: 400 } });
+    expect((coerceVariables(schema, op, { id: 'tt1', n: 'five', plot: 'NOPE' }) as Error).message).toMatch(/^Variable "\$plot" got invalid value "NOPE"; Value "NOPE" does not exist in "PlotLength" enum/);
+  });
+
+  it('stops at the first error: a list of many bad items costs one', async () => {
+    const schema = await buildSchema();
+    const op = operation('query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }');
+    const refused = coerceVariables(schema, op, { r: Array.from({ length: 10_000 }, () => null) }) as Error;
+    expect(refused.message).toBe('Variable "$r" got invalid value null at "r[0]"; Expected non-nullable type "_Any!" not to be null.');
+  });
+});
+
+describe('variables that do not coerce, for every kind of operation', () => {
+  let h: PipelineHarness;
+  beforeAll(async () => {
+    h = await pipelineHarness();
+  });
+  afterAll(() => h.close());
+
+  it('a mutation and a subscription missing, null or mistyped variables are BAD_USER_INPUT before any rule reads an argument, nothing logged as failed and nothing sent upstream', async () => {
+    h.sandbox.record.clear();
+    const logged = h.logs.lines.length;
+    const mutation = 'mutation ($id: ID!) { deleteChatDocument(id: $id) }';
+    const subscription = 'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } } }';
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [mutation, {}, 'Variable "$id" of required type "ID!" was not provided.'],
+      [mutation, { id: null }, 'Variable "$id" of non-null type "ID!" must not be null.'],
+      [mutation, { id: { a: 1 } }, 'Variable "$id" got invalid value { a: 1 }; ID cannot represent value: { a: 1 }'],
+      [subscription, {}, 'Variable "$input" of required type "ChatCompletionInput!" was not provided.'],
+      [subscription, { input: { provider: 'deepseek', messages: [] } }, 'Variable "$input" got invalid value { provider: "deepseek", messages: [] }; Field "model" of required type "String!" was not provided.'],
+    ];
+    for (const [query, variables, message] of cases) {
+      const run = query.startsWith('subscription') ? h.inProcess.subscribe({ query, variables }) : h.inProcess.execute({ query, variables });
+      const result = (await run) as { errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+      expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    expect(h.logs.lines.slice(logged).filter((l) => l.includes('rule failed'))).toEqual([]);
+    expect(h.sandbox.record.list()).toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ export interface TestIssuer {
   jwksUrl: string;
   /** Reads of the key set so far. */
   jwksReads(): number;
+  /** From now on the key set is answered with this status and an error body, or (200) served again. */
+  answerJwks(status: number): void;
   /** A new key, published in the key set from now on when `publish` (the default). */
   addKey(kid: string, options?: { alg?: 'ES256' | 'RS256'; publish?: boolean }): Promise<void>;
   /** An access token: `iss`, `aud`, `sub`, `iat` and `exp` (in an hour) unless `claims` says otherwise. */
@@ -29,8 +31,10 @@ export interface TestIssuer {
 export async function startTestIssuer(audience: string): Promise<TestIssuer> {
   const keys = new Map<string, SigningKey & { published: boolean }>();
   let reads = 0;
+  let status = 200;
   const server: Server = createServer((req, res) => {
     reads++;
+    if (status !== 200) return void res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
     const body = JSON.stringify({ keys: [...keys.values()].filter((k) => k.published).map((k) => k.jwk) });
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
@@ -41,6 +45,9 @@ export async function startTestIssuer(audience: string): Promise<TestIssuer> {
     issuer,
     jwksUrl: `${origin}/.well-known/jwks.json`,
     jwksReads: () => reads,
+    answerJwks: (next) => {
+      status = next;
+    },
     async addKey(kid, options = {}) {
       const alg = options.alg ?? 'ES256';
       const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });

@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
  */
 const TITLE = 'query OneTitle($imdbId: ID!) { title(imdbId: $imdbId) { imdbId title year genres } }';
 const HEALTH = 'query Health { admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service status } } } }';
+const DELETE = 'mutation Forget($id: ID!) { deleteChatDocument(id: $id) }';
 const CHAT = 'mutation Say($input: ChatCompletionInput!) { createChatCompletion(input: $input) { provider model choices { message { content } } } }';
 
 interface Case {
@@ -34,6 +35,11 @@ const cases: Case[] = [
   { name: 'an argument the resolver refuses', body: { query: TITLE, variables: { imdbId: '5' } }, apollo: 0 },
   { name: 'variables that fail to coerce', body: { query: TITLE, variables: { imdbId: null } }, apollo: 0 },
   { name: 'variables that fail to coerce, graphql-response+json', body: { query: TITLE, variables: {} }, headers: { accept: 'application/graphql-response+json' }, apollo: 0 },
+  // A mutation's arguments are read by rules before execution (the cost, the budget): its variables coerce first.
+  { name: 'a mutation missing a non-null variable', body: { query: DELETE, variables: {} }, apollo: 0 },
+  { name: 'a mutation with a null non-null variable, graphql-response+json', body: { query: DELETE, variables: { id: null } }, headers: { accept: 'application/graphql-response+json' }, apollo: 0 },
+  { name: 'a mutation with an input object missing a field', body: { query: CHAT, variables: { input: { provider: 'deepseek', messages: [] } } }, apollo: 0 },
+  { name: 'a mutation missing a variable, with an Accept only Apollo answers', body: { query: DELETE }, headers: { accept: 'application/json; callbackSpec=1.0' }, apollo: 1 },
   { name: 'an upstream failure (partial data)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } }` }, faults: [{ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' }], apollo: 0 },
   { name: 'a refusal at admission (upstream budget)', body: { query: `{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0080684") { title } c: title(imdbId: "tt0078346") { title } }` }, apollo: 0 },
   { name: 'an invalid document', body: { query: '{ title { nope } }' }, apollo: 1 },
@@ -118,6 +124,17 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     }
     expect(answers[0].body).toEqual(answers[1].body);
     expect(answers[0].body.errors[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
+  });
+
+  it('answers a mutation whose variable is missing BAD_USER_INPUT before any rule reads its arguments: 200 for application/json, 400 for graphql-response+json, nothing logged as a failure', async () => {
+    const logged = direct.logs.lines.length;
+    const missing = await send(direct, cases.find((c) => c.name === 'a mutation missing a non-null variable')!);
+    expect(missing.status).toBe(200);
+    expect(missing.body).toMatchObject({ errors: [{ message: 'Variable "$id" of required type "ID!" was not provided.', extensions: { code: 'BAD_USER_INPUT' } }] });
+    const nulled = await send(direct, cases.find((c) => c.name.startsWith('a mutation with a null'))!);
+    expect(nulled.status).toBe(400);
+    expect(nulled.body).toMatchObject({ errors: [{ message: 'Variable "$id" of non-null type "ID!" must not be null.', extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(direct.logs.lines.slice(logged).filter((l) => l.includes('"level":"error"'))).toEqual([]);
   });
 
   it('refuses a simple-request POST with CSRF prevention and sends nothing upstream', async () => {

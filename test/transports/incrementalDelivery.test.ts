@@ -135,6 +135,16 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
+  it('refuses a deferred mutation whose variables do not coerce as BAD_USER_INPUT, 400, before any part, rule failure or upstream request', async () => {
+    const query = 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { model ... @defer { content } } }';
+    const res = await post({ query, variables: { input: null } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0]).toMatchObject({ message: 'Variable "$input" of non-null type "ChatCompletionInput!" must not be null.', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(t.logs.lines.filter((l) => l.includes('a pipeline rule failed'))).toEqual([]);
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+
   it('refuses a subscription sent this way as Apollo refuses one over plain HTTP, naming the streaming protocols', async () => {
     const res = await post({ query: 'subscription { serverTime(intervalMs: 10, count: 2) } # asks for @defer' });
     const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };

@@ -1,19 +1,21 @@
 import type { CostHints } from '../../planning/cost.js';
-import { SEARCH_PAGE_SIZE, TYPICAL_EPISODES, TYPICAL_SEASONS } from './quotaGuard.js';
+import { UNSEEN_SEASON_EPISODES, UNSEEN_SERIES_SEASONS } from './allowance.js';
+import { SEARCH_PAGE_SIZE } from './quotaGuard.js';
 
 /**
  * What the OMDb estimate knows of each field's cost (quotaGuard.ts): the lookups (`title`, a search page, a series, a
- * season's episodes) send a request of their own; a search page has 10 items, a series typically 8 seasons of 10
- * episodes, and a title at most 3 ratings (IMDb, Rotten Tomatoes, Metacritic). A search item's fields beyond the
- * search's own look the item up: a router cannot see that, so `items` weighs as one object each.
+ * season's episodes) send a request of their own; a search page has 10 items, a series is sized as the estimate
+ * takes one it has not seen (8 seasons of 26 episodes), and a title has at most 3 ratings (IMDb, Rotten Tomatoes,
+ * Metacritic). A search item's fields beyond the search's own look the item up: a router cannot see that, so `items`
+ * weighs as one object each.
  */
 export const titlesCostHints: CostHints = {
   'Query.title': { upstream: true },
   'Query.searchTitles': { upstream: true },
   'TitleSearchPage.items': { listSize: { assumedSize: SEARCH_PAGE_SIZE } },
   'Title.series': { upstream: true },
-  'Title.seasons': { listSize: { assumedSize: TYPICAL_SEASONS } },
-  'TitleSeason.episodes': { upstream: true, listSize: { assumedSize: TYPICAL_EPISODES } },
-  'Title.episodes': { upstream: true, listSize: { assumedSize: TYPICAL_EPISODES } },
+  'Title.seasons': { listSize: { assumedSize: UNSEEN_SERIES_SEASONS } },
+  'TitleSeason.episodes': { upstream: true, listSize: { assumedSize: UNSEEN_SEASON_EPISODES } },
+  'Title.episodes': { upstream: true, listSize: { assumedSize: UNSEEN_SEASON_EPISODES } },
   'Title.ratings': { listSize: { assumedSize: 3 } },
 };

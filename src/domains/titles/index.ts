@@ -66,3 +66,4 @@ query Series {
   },
 ];
 export { decideOmdbQuota, estimateOmdbBeforeRun } from './quotaGuard.js';
+export { allowOmdbRequests } from './allowance.js';

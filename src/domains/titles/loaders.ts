@@ -9,6 +9,7 @@ import { OperationKey, perOperation, type GatewayContext } from '../../context/r
 import type { OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
+import { takeOmdbRequest } from './allowance.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 
@@ -17,9 +18,13 @@ const LOADER = new OperationKey<DataLoader<OmdbQuery, OmdbAnswer, string>>('OMDb
 function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
   return perOperation(ctx, LOADER, (c) => {
     const client = c.services.clients.omdb;
-    // OMDb has no batch endpoint: a batch is distinct requests sent side by side.
+    // OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache within the
+    // operation's allowance (allowance.ts).
     return new DataLoader<OmdbQuery, OmdbAnswer, string>(
-      (queries) => Promise.all(queries.map((q) => client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))))),
+      (queries) =>
+        Promise.all(
+          queries.map((q) => (client.peek(q) ? undefined : takeOmdbRequest(c)) ?? client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+        ),
       { cacheKeyFn: omdbQueryKey },
     );
   });

@@ -7,9 +7,11 @@
  * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
  * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
  * beyond a search item's own are selected, a request per season list, and so on. Requests the shared cache answers
- * are left out; where a count is unknown before fetching (seasons of an uncached series, episodes of a season) a
- * typical figure stands in. Concurrent operations are not reserved against each other: the client's hard cap, one
- * quota unit taken before each request, still keeps the day's total within the quota. With Redis, a refusal is
+ * are left out; where a count is unknown before fetching (seasons of an uncached series, episodes of an uncached
+ * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
+ * to: it sends no more requests than the estimate admitted (allowance.ts). Concurrent operations are not reserved
+ * against each other: the client's hard cap, one quota unit taken before each request, still keeps the day's total
+ * within the quota. With Redis, a refusal is
  * checked again against the shared cache, since the walk sees only this replica's copy.
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
@@ -20,13 +22,12 @@ import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamE
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
+import { UNSEEN_SEASON_EPISODES, UNSEEN_SERIES_SEASONS } from './allowance.js';
 import { recordOf } from './loaders.js';
 import { SEARCH_ITEM_FIELDS, SEASON_EPISODE_FIELDS, toSeasonEpisodes } from './mapping.js';
 import type { TitleRecord } from './model.js';
 
-/** Stand-ins for counts known only after fetching. */
-export const TYPICAL_SEASONS = 8;
-export const TYPICAL_EPISODES = 10;
+/** OMDb's page: at most 10 items, a true bound. */
 export const SEARCH_PAGE_SIZE = 10;
 
 /** A title as far as the estimate knows it. */
@@ -40,17 +41,27 @@ interface Subject {
   record?: TitleRecord;
   type?: string;
   seriesId?: string | null;
+  /** An episode listed in a season: its series' name, so that every episode's `series` is one title to the estimate. */
+  seriesSym?: string;
 }
 
 const SEARCH_ITEM = new Set<string>(SEARCH_ITEM_FIELDS);
 const SEASON_EPISODE = new Set<string>(SEASON_EPISODE_FIELDS);
 const SERIES_REF = new Set(['imdbId']);
+const KNOWN_TAGS = new Map<ReadonlySet<string>, string>([[SEARCH_ITEM, 'item'], [SEASON_EPISODE, 'episode'], [SERIES_REF, 'ref']]);
+/** Stands for a field without a selection set in {@link Estimate.walked}. */
+const NO_SELECTION: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [] };
 
 class Estimate {
   /** Distinct uncached requests: real query keys, or symbolic names for requests about titles not known yet. */
   readonly requests = new Set<string>();
   /** Cache keys this replica had no answer for (another replica may have cached them). */
   readonly missed: string[] = [];
+  /**
+   * The titles already walked under each selection set: walking one again adds no request (same title, same fields,
+   * same cache), so each (title, selection) is walked once and nested series of episodes of series stay linear.
+   */
+  private readonly walked = new WeakMap<SelectionSetNode, Set<string>>();
 
   constructor(
     private readonly info: GraphQLResolveInfo,
@@ -109,6 +120,11 @@ class Estimate {
   }
 
   private title(set: SelectionSetNode | undefined, subject: Subject): void {
+    const key = `${subject.sym}\u0000${subject.known === 'all' ? 'all' : KNOWN_TAGS.get(subject.known)}`;
+    let walked = this.walked.get(set ?? NO_SELECTION);
+    if (!walked) this.walked.set(set ?? NO_SELECTION, (walked = new Set()));
+    if (walked.has(key)) return;
+    walked.add(key);
     const fields = this.fields(set, 'Title');
     let { record } = subject;
     const known = subject.known;
@@ -123,13 +139,14 @@ class Estimate {
       switch (field.name.value) {
         case 'series': {
           if (type && type !== 'EPISODE') break;
+          // The resolver answers a reference that knows only the id: anything more is a lookup by id.
           const seriesId = record?.seriesId ?? subject.seriesId ?? undefined;
-          this.title(field.selectionSet, { id: seriesId, sym: seriesId ?? `series of ${subject.sym}`, known: SERIES_REF });
+          this.title(field.selectionSet, { id: seriesId, sym: seriesId ?? `series of ${subject.seriesSym ?? subject.sym}`, known: SERIES_REF });
           break;
         }
         case 'seasons': {
           if (type && type !== 'SERIES') break;
-          const count = record?.totalSeasons ?? TYPICAL_SEASONS;
+          const count = record?.totalSeasons ?? UNSEEN_SERIES_SEASONS;
           for (const episodes of this.fields(field.selectionSet, 'TitleSeason').filter((f) => f.name.value === 'episodes')) {
             for (let n = 1; n <= count; n++) this.season(subject, n, episodes.selectionSet);
           }
@@ -152,14 +169,14 @@ class Estimate {
       const answer = this.request({ kind: 'season', imdbId: series.id, season: n });
       if (answer?.kind === 'season') {
         for (const e of toSeasonEpisodes(answer.season, series.id)) {
-          this.title(set, { id: e.imdbId, sym: e.imdbId, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id });
+          this.title(set, { id: e.imdbId, sym: e.imdbId, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id, seriesSym: series.sym });
         }
         return;
       }
       if (answer) return;
     } else this.requests.add(`season ${n} of ${series.sym}`);
-    for (let i = 0; i < TYPICAL_EPISODES; i++) {
-      this.title(set, { sym: `${series.sym}/${n}#${i}`, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id });
+    for (let i = 0; i < UNSEEN_SEASON_EPISODES; i++) {
+      this.title(set, { sym: `${series.sym}/${n}#${i}`, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id, seriesSym: series.sym });
     }
   }
 

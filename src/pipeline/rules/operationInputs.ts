@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { OperationLimits } from '../../config/limits.js';
 import { ErrorCode } from '../../errors/codes.js';
 import { incrementalArgumentsError } from '../../execution/incremental.js';
@@ -12,22 +12,51 @@ export const MAX_VARIABLES_DEPTH = 64;
 
 /**
  * The inputs of an operation that validation cannot see, checked first at admission, before any other rule reads
- * them (the response cache's key, the budget's estimate) and before execution:
+ * them (the response cache's key, the budget's estimate, the cost) and before execution:
+ * - `_entities` carries at most MAX_ENTITY_REPRESENTATIONS representations, refused whole before any upstream
+ *   request: 10,000 references would otherwise cost the budget's search, the quota's walk and an answer of megabytes;
  * - its variables, declared or not, nest at most {@link MAX_VARIABLES_DEPTH} levels and hold at most `maxBytes` as
  *   JSON (the largest message a transport takes), checked by one walk without recursion: a value nested 100,000
  *   levels deep is refused, not a stack overflow in whatever recursed over it first;
- * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/incremental.ts);
- * - `_entities` carries at most MAX_ENTITY_REPRESENTATIONS representations, refused whole before any upstream
- *   request: 10,000 references would otherwise cost the budget's search, the quota's walk and an answer of megabytes.
+ * - its variables coerce to the operation's variable types ({@link coerceVariables}): a missing, null or mistyped
+ *   variable is the client's mistake (BAD_USER_INPUT), for a mutation or subscription as for a query, where a rule
+ *   reading an argument from it would otherwise throw (INTERNAL_SERVER_ERROR). The coerced values replace
+ *   `op.variables`, so every later rule reads what execution will see;
+ * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/incremental.ts).
  */
-export function operationInputs(limits: Pick<OperationLimits, 'maxEntityRepresentations'>, maxBytes: number): PipelineRule {
+export function operationInputs(schema: GraphQLSchema, limits: Pick<OperationLimits, 'maxEntityRepresentations'>, maxBytes: number): PipelineRule {
   return {
     name: 'operationInputs',
     admit(op) {
       // The representations' count reads one array's length: before the walk, so a flood of them costs nothing more.
-      return entitiesRefusal(op, limits.maxEntityRepresentations) ?? variablesRefusal(op.variables, maxBytes) ?? incrementalArgumentsError(op.document, op.operation, op.variables);
+      const refused = entitiesRefusal(op, limits.maxEntityRepresentations) ?? variablesRefusal(op.variables, maxBytes);
+      if (refused) return refused;
+      const coerced = coerceVariables(schema, op.operation, op.variables);
+      if (coerced instanceof GraphQLError) return coerced;
+      op.variables = coerced;
+      return incrementalArgumentsError(op.document, op.operation, coerced);
     },
   };
+}
+
+/**
+ * The variables coerced to the operation's variable types as graphql-js coerces them for execution (defaults
+ * applied, each scalar parsed, undeclared ones left out), or the refusal of the first that does not coerce, in
+ * graphql-js's words (`Variable "$id" of required type "ID!" was not provided.`, as a query's answer said before):
+ * BAD_USER_INPUT with HTTP 400, the status GraphQL over HTTP gives a request error (transports/http/response.ts
+ * turns it into 200 for a client that accepts only `application/json`, as for every request error). Coercion stops
+ * at the first error: a list of 10,000 bad items costs one.
+ */
+export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Record<string, unknown> | GraphQLError {
+  const result = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
+  if (!result.errors) return result.coerced;
+  const first = result.errors[0];
+  // graphql-js keeps the scalar's own error (its stack, its extensions) as the cause: kept, the code set.
+  return new GraphQLError(first.message, {
+    nodes: first.nodes,
+    originalError: first.originalError ?? first,
+    extensions: { ...first.extensions, code: ErrorCode.BadUserInput, http: { status: 400 } },
+  });
 }
 
 /** BAD_USER_INPUT when `variables` nest deeper than {@link MAX_VARIABLES_DEPTH} or exceed `maxBytes` as JSON (estimated). */

@@ -6,7 +6,7 @@ import { deliversIncrementally, mentionsIncrementalDirective } from '../../execu
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from './body.js';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
-import { readUploadRequest } from './upload.js';
+import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
 
 /**
  * What a request to `/graphql` asks for, decided once, here, for every way GraphQL arrives over HTTP; the router
@@ -79,6 +79,11 @@ export function createRequestClassifier(
     // The pipeline's `prepare` rules (persisted operations, document size) see every payload before anything parses it.
     const prepared = pipeline.prepare(fields as OperationPayload);
     if (prepared instanceof GraphQLError) return { kind: 'refused', error: prepared };
+    // A file the `map` put where the operation takes none: named, with the fix (upload.ts).
+    if (upload) {
+      const misplaced = misplacedUploadRefusal(prepared as Record<string, unknown>, resolvedOperation(pipeline, prepared)?.operation);
+      if (misplaced) return { kind: 'refused', error: misplaced };
+    }
     // `@defer`/`@stream` for a client that takes parts: the pipeline runs it (Apollo 5 on graphql 16 cannot).
     if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query)) return { kind: 'incremental', payload: prepared as Record<string, unknown> };
     if (prepared !== fields) {
@@ -88,14 +93,20 @@ export function createRequestClassifier(
 
     if (options.direct && method === 'POST' && json && isPlainPayload(prepared)) {
       const contentType = contentTypes.for(req.headers.accept);
-      const document = contentType && pipeline.documents.checked(prepared.query);
-      const operation = document && !Array.isArray(document) ? getOperationAST(document, prepared.operationName) : undefined;
-      if (contentType && operation && !deliversIncrementally(operation, document as DocumentNode)) {
-        return { kind: 'direct', payload: prepared, document: document as DocumentNode, operation, contentType };
+      const resolved = contentType && resolvedOperation(pipeline, prepared);
+      if (resolved && !deliversIncrementally(resolved.operation, resolved.document)) {
+        return { kind: 'direct', payload: prepared, ...resolved, contentType };
       }
     }
     return { kind: 'apollo', method, search, body };
   };
+}
+
+/** The payload's document and operation when the document parses and validates (the pipeline's cache), else undefined. */
+function resolvedOperation(pipeline: OperationPipeline, payload: OperationPayload): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
+  const document = typeof payload.query === 'string' ? pipeline.documents.checked(payload.query) : undefined;
+  const operation = document && !Array.isArray(document) ? getOperationAST(document, payload.operationName) : undefined;
+  return operation ? { document: document as DocumentNode, operation } : undefined;
 }
 
 /**

@@ -1,7 +1,8 @@
 import processRequest from 'graphql-upload/processRequest.mjs';
-import type { GraphQLError } from 'graphql';
+import Upload from 'graphql-upload/Upload.mjs';
+import { Kind, type GraphQLError, type OperationDefinitionNode, type TypeNode } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest } from '../../errors/codes.js';
+import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import { describeBytes } from '../../upstreams/http/body.js';
 import { MAX_BODY_BYTES } from './body.js';
 
@@ -36,4 +37,57 @@ export async function readUploadRequest(req: IncomingMessage, res: ServerRespons
   }
   if (Array.isArray(operations)) return badRequest('A multipart request may carry one operation, not a batch; send each operation in a request of its own.');
   return operations;
+}
+
+/** Levels of the operation searched for the files `map` placed: deeper ones are refused as variables too deep. */
+const MAX_MAP_DEPTH = 64;
+
+/**
+ * A file the `map` field put where the operation takes none: BAD_USER_INPUT (a malformed request, HTTP 400) naming
+ * where it went and the variable it should fill. graphql-upload sets whatever path `map` names, creating it, so a
+ * file mapped to `variables.document` for an operation of `$file` would otherwise surface as "$file must not be null",
+ * and one mapped to `query` as "queries must be strings". Undefined when every file fills a declared variable, or
+ * when the document is not known to be valid (`operation` undefined: its own error is clearer).
+ */
+export function misplacedUploadRefusal(operations: Record<string, unknown>, operation: OperationDefinitionNode | undefined): GatewayError | undefined {
+  for (const path of uploadPaths(operations)) {
+    const variable = /^variables\.([^.]+)/.exec(path)?.[1];
+    if (variable && !operation) continue;
+    const declared = operation?.variableDefinitions?.map((d) => d.variable.name.value) ?? [];
+    if (variable && declared.includes(variable)) continue;
+    const where = variable ? `in "${path}", but the operation declares no variable $${variable}` : `at "${path}", outside "variables"`;
+    return new GatewayError(ErrorCode.BadUserInput, `The multipart "map" field puts a file ${where}: ${mapFix(operation)}`, {
+      reason: ErrorReason.BadRequest,
+      argument: 'map',
+      http: { status: 400 },
+    });
+  }
+  return undefined;
+}
+
+/** How `map` should name the operation's file variables (those of type `Upload`). */
+function mapFix(operation: OperationDefinitionNode | undefined): string {
+  const files = (operation?.variableDefinitions ?? []).filter((d) => namedType(d.type) === 'Upload');
+  if (!files.length) return 'declare a variable of type Upload that takes it (mutation($file: Upload!) { uploadChatDocument(file: $file) { id } }) and map the file to "variables.file".';
+  // A list of files is mapped one item at a time: `variables.files.0`.
+  const paths = files.map((d) => `"variables.${d.variable.name.value}${(d.type.kind === Kind.NON_NULL_TYPE ? d.type.type : d.type).kind === Kind.LIST_TYPE ? '.0' : ''}"`);
+  return `map it to ${paths.join(' or ')}, the operation's ${files.length === 1 ? 'variable' : 'variables'} of type Upload (e.g. {"0": [${paths[0]}]}).`;
+}
+
+function namedType(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedType(type.type);
+}
+
+/** Where processRequest put a file: the dotted path of each `Upload` in the operation, without recursion. */
+function uploadPaths(operations: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string, number]> = [[operations, '', 0]];
+  while (stack.length) {
+    const [value, path, depth] = stack.pop()!;
+    if (value instanceof Upload) found.push(path);
+    else if (typeof value === 'object' && value !== null && depth < MAX_MAP_DEPTH) {
+      for (const key of Object.keys(value)) stack.push([(value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth + 1]);
+    }
+  }
+  return found;
 }

@@ -1,9 +1,10 @@
-import type { JWTPayload } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { IncomingMessage } from 'node:http';
 import type { McpAuthConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
+import { keySetUnreadable, keySetWithCooldown } from './keySet.js';
 import { protectedResource } from './protectedResource.js';
 
 /** Who called /mcp, once let in. */
@@ -32,7 +33,10 @@ export interface McpAuthOptions {
   pipeline: OperationPipeline;
   /** Every scope a tool asks for, for the metadata's `scopes_supported`. */
   scopes: readonly string[];
-  /** jose's wait before it reads the key set again for an unknown key id (tests shorten it). @default 30000 */
+  /**
+   * The wait before the key set is read again: for an unknown key id (jose's cooldown) and after a read that failed
+   * (keySet.ts). Tests shorten it. @default 30000
+   */
   jwksCooldownMs?: number;
 }
 
@@ -56,7 +60,8 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 /**
  * /mcp's authentication (MCP_AUTH). `api-key`: one of GATEWAY_API_KEYS in `x-api-key`, as every other endpoint.
  * `jwt`: an OAuth 2.1 access token (`Authorization: Bearer …`) validated as a resource server does: its signature by a
- * key of MCP_JWT_JWKS_URL (fetched at the first token, kept, fetched again for an unknown key id at most every 30 s),
+ * key of MCP_JWT_JWKS_URL (fetched at the first token, kept, fetched again for an unknown key id or after a failed
+ * read at most every 30 s),
  * its `iss`, `aud` (RFC 8707: issued for this server, never one meant for another), `exp` and `sub`. A missing or bad
  * token is 401 with `WWW-Authenticate` pointing at the metadata. The token is never forwarded upstream. `none`: anyone.
  */
@@ -76,9 +81,13 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
     };
   }
   // jose loads with the first token to check, as the MCP SDK does with the first call (sdk.ts): start-up carries neither.
-  let verifier: Promise<{ jose: typeof import('jose'); keys: ReturnType<typeof import('jose').createRemoteJWKSet> }> | undefined;
+  let verifier: Promise<{ jose: typeof import('jose'); keys: JWTVerifyGetKey }> | undefined;
+  const cooldownMs = options.jwksCooldownMs ?? 30_000;
   const verifying = () =>
-    (verifier ??= import('jose').then((jose) => ({ jose, keys: jose.createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: options.jwksCooldownMs ?? 30_000 }) })));
+    (verifier ??= import('jose').then((jose) => ({
+      jose,
+      keys: keySetWithCooldown(jose, jose.createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: cooldownMs }), cooldownMs),
+    })));
   const resource = (req: IncomingMessage) => protectedResource(req, { issuer: auth.issuer, audience: auth.audience, scopes });
   const challenge = (req: IncomingMessage, params: Record<string, string>) =>
     `Bearer ${Object.entries({ ...params, resource_metadata: resource(req).metadataUrl })
@@ -155,9 +164,7 @@ function tokenRefusal(error: unknown, auth: Extract<McpAuthConfig, { mode: 'jwt'
   if (error instanceof jose.JWKSNoMatchingKey) return refuse('The access token is signed by a key the authorization server does not publish at MCP_JWT_JWKS_URL: get a new token.');
   if (error instanceof jose.JWSSignatureVerificationFailed) return refuse('The access token\'s signature does not verify: get a new token from the authorization server.');
   if (error instanceof jose.JOSEAlgNotAllowed) return refuse('The access token is signed with an algorithm /mcp does not accept: it takes asymmetric signatures (RS, PS, ES, EdDSA).');
-  if (error instanceof jose.JWKSTimeout || (error instanceof jose.JOSEError && !(error instanceof jose.JWTInvalid) && !(error instanceof jose.JWSInvalid) && /JSON Web Key Set/.test(error.message))) {
-    return { status: 503, error: jwksUnreachable() };
-  }
+  if (keySetUnreadable(error, jose)) return { status: 503, error: jwksUnreachable() };
   if (error instanceof jose.JOSEError) return refuse('The access token is not a valid JWT: send the access token the authorization server issued, as it issued it.');
   // fetch() of the key set failed (connection refused, DNS): the keys cannot be read, the token is not at fault.
   return { status: 503, error: jwksUnreachable() };

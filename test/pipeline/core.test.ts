@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperationPipeline, ruleFailureCause } from '../../src/pipeline/core.js';
+import type { PipelineRule } from '../../src/pipeline/operation.js';
+import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
+import { pipelineHarness, type PipelineHarness } from './support.js';
+
+/** Two throw sites: the cause of a failure is where it was thrown, whatever its message says. */
+function failAt(site: 'one' | 'two', message: string): never {
+  if (site === 'one') throw new TypeError(message);
+  throw new TypeError(message);
+}
+
+describe('a pipeline rule that throws', () => {
+  let h: PipelineHarness;
+  let pipeline: OperationPipeline;
+  let site: 'one' | 'two' = 'one';
+  let n = 0;
+  const broken: PipelineRule = { name: 'broken', admit: () => failAt(site, `cannot read the argument of request ${n++}`) };
+
+  beforeAll(async () => {
+    h = await pipelineHarness({ NODE_ENV: 'production' });
+    const shutdown = new Shutdown();
+    pipeline = new OperationPipeline({ schema: h.pipeline.schema, services: h.services, rules: [broken, shutdown], validationRules: [], format: h.services.formatErrors, shutdown });
+  });
+  afterAll(() => h.close());
+
+  const failures = () => h.logs.json().filter((l) => l.msg === 'a pipeline rule failed');
+
+  it('refuses its operation alone with INTERNAL_SERVER_ERROR, masked in production, and logs its stack once per cause, not once per request', async () => {
+    for (let i = 0; i < 50; i++) {
+      const refused = await pipeline.admit({ query: '{ upstreams { id } }' }, { requestId: `r${i}`, transport: 'in-process' });
+      expect(Array.isArray(refused)).toBe(true);
+      const [formatted] = pipeline.format(refused as never);
+      expect(formatted).toEqual({ message: 'Internal server error. Quote the x-request-id response header when reporting it.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    }
+    expect(failures()).toHaveLength(1);
+    expect(failures()[0]).toMatchObject({ level: 'error', rule: 'broken', requestId: 'r0', suppressed: 0 });
+    expect(String(failures()[0].err)).toContain('TypeError: cannot read the argument of request 0');
+    // Another throw site is another cause: logged once too.
+    site = 'two';
+    for (let i = 0; i < 5; i++) await pipeline.admit({ query: '{ upstreams { id } }' }, { requestId: `s${i}`, transport: 'in-process' });
+    expect(failures()).toHaveLength(2);
+    expect(failures()[1]).toMatchObject({ rule: 'broken', requestId: 's0' });
+  });
+
+  it('names a cause by rule, error name and throw site, not by the message a client may shape', () => {
+    const at = (message: string) => {
+      try {
+        failAt('one', message);
+      } catch (error) {
+        return error;
+      }
+    };
+    const [a, b] = ['a', 'b'].map((message) => ruleFailureCause('r', at(message)));
+    expect(a).toBe(b);
+    expect(a).toMatch(/^r\nTypeError\n +at failAt /);
+    expect(ruleFailureCause('other', at('a'))).not.toBe(a);
+    expect(ruleFailureCause('r', 'thrown string')).toBe('r\nthrown string');
+  });
+});
