@@ -200,6 +200,10 @@ export interface GatewayConfig {
     storeMaxBytes: number;
     /** {@link VARIABLES.CHAT_DOCUMENT_CACHE_MAX_BYTES} */
     cacheMaxBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_CLIENT_MAX_BYTES} */
+    clientMaxBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_TTL_S}, in milliseconds. */
+    ttlMs: number;
   };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
@@ -662,7 +666,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
-    chatDocuments: { maxBytes: values.CHAT_DOCUMENT_MAX_BYTES, storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES, cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES },
+    chatDocuments: {
+      maxBytes: values.CHAT_DOCUMENT_MAX_BYTES,
+      storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES,
+      cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES,
+      clientMaxBytes: Math.min(values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4), values.CHAT_DOCUMENT_STORE_MAX_BYTES),
+      ttlMs: values.CHAT_DOCUMENT_TTL_S * 1000,
+    },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,
     redis: redis && { url: redis.url, keyPrefix: redis.keyPrefix, commandTimeoutMs: redis.commandTimeoutMs },

@@ -338,7 +338,19 @@ export const VARIABLES = {
   CHAT_DOCUMENT_STORE_MAX_BYTES: {
     type: positive,
     default: '268435456',
-    description: 'bytes of text the gateway keeps for documents it extracted itself (256 MiB; for providers without a files API, shared through Redis when `REDIS_URL` is set); kept until deleted, so an upload past it is refused until documents are deleted',
+    description: 'bytes of text the gateway keeps for documents it extracted itself (256 MiB; for providers without a files API, shared through Redis when `REDIS_URL` is set); kept until deleted or expired (`CHAT_DOCUMENT_TTL_S`); an upload past it is refused until then',
+  },
+  CHAT_DOCUMENT_CLIENT_MAX_BYTES: {
+    type: positive,
+    defaultText: 'a quarter of `CHAT_DOCUMENT_STORE_MAX_BYTES` (64 MiB of the default 256 MiB)',
+    description:
+      'bytes of that text one client may keep (its share of the store): past it the client\'s upload is refused (`DOCUMENT_CLIENT_SHARE_FULL`) while every other client\'s go on; the same fraction of a provider\'s file limits (Kimi: 1,000 files, 10 GB) bounds the client\'s files there. A quarter by default: one client can never take more than a quarter of the store, and 64 MiB of text is still far more than any model\'s context window reads',
+  },
+  CHAT_DOCUMENT_TTL_S: {
+    type: positive,
+    default: '604800',
+    description:
+      'seconds a document lives after its upload (7 days): then it is gone for completions and `chatDocuments`, and a sweep on every replica deletes its text and its file at the provider, so no client holds the store for good',
   },
   CHAT_DOCUMENT_CACHE_MAX_BYTES: {
     type: positive,

@@ -37,7 +37,12 @@ export enum ErrorReason {
   OriginNotAllowed = 'ORIGIN_NOT_ALLOWED',
   /** An upstream refused the gateway's own credentials (a client secret, an API key): the operator's to fix. */
   GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
+  /** The shared document store (Redis) cannot answer: the operation is refused, not served from a stale copy; retry. */
+  DocumentStoreUnavailable = 'DOCUMENT_STORE_UNAVAILABLE',
 }
+
+/** Reasons of an INTERNAL_SERVER_ERROR that tell the caller to retry: their message is kept in production too. */
+export const RETRYABLE_REASONS: ReadonlySet<unknown> = new Set([ErrorReason.ShuttingDown, ErrorReason.DocumentStoreUnavailable]);
 
 /** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
 export type UpstreamId = string;

@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
-import { ErrorCode, ErrorReason } from './codes.js';
+import { ErrorCode, ErrorReason, RETRYABLE_REASONS } from './codes.js';
 
 /** An error as graphql-js, Apollo or a transport hands it over. */
 export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
@@ -100,7 +100,7 @@ function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptio
     ext.code = ErrorCode.InternalServerError;
     if (original) ext.reason = original;
   }
-  if (ext.code === ErrorCode.InternalServerError && options.production && ext.reason !== ErrorReason.ShuttingDown) {
+  if (ext.code === ErrorCode.InternalServerError && options.production && !RETRYABLE_REASONS.has(ext.reason)) {
     message = 'Internal server error. Quote the x-request-id response header when reporting it.';
     delete ext.reason;
   }

@@ -28,7 +28,7 @@ export type { SharedCache, SharedCacheOptions } from './cache.js';
 export type { HeldShare, SharedHoldings, SharedHoldingsOptions } from './holdings.js';
 export type { FanOut } from './channel.js';
 export type { Counts, DailyCounters, DailyCountersOptions } from './counters.js';
-export type { DocumentStore, DocumentStoreOptions, ProviderUsage, StoredDocument } from './documents.js';
+export type { AddOutcome, CancelOutcome, DocumentStore, DocumentStoreOptions, ProviderUsage, StoredDocument } from './documents.js';
 export type { SharedStateStatus } from './connection.js';
 export type { LeaderLease, LeaderLeaseOptions } from './lease.js';
 export type { DailyQuota, DailyQuotaOptions, QuotaReservation } from './quota.js';

@@ -37,7 +37,9 @@ const kimiFiles = async () => ((await (await fetch(`${t.sandbox.baseUrls.moonsho
 async function leftBehind(): Promise<{ kimi: number; documents: number; spooled: number }> {
   const kimi = (await kimiFiles()).length;
   const documents = (await t.query(LIST)).body.data.chatDocuments.length;
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // graphql-upload removes a request's spooled file once the response has closed, a moment after the client read it:
+  // wait for that (bounded), rather than a fixed 50 ms a loaded machine can outrun.
+  await until(() => spooled().length === 0);
   return { kimi, documents, spooled: spooled().length };
 }
 const nothing = { kimi: 0, documents: 0, spooled: 0 };

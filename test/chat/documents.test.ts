@@ -38,7 +38,8 @@ describe('uploadChatDocument', () => {
     expect(requests()).toEqual(['POST /moonshot/v1/files', 'GET /moonshot/v1/files/{id}/content', 'POST /moonshot/v1/tokenizers/estimate-token-count']);
     const [sent, , counted] = t.upstreamRequests('moonshot');
     expect(sent.headers['content-length']).toBe(String(Number(sent.headers['content-length'])));
-    expect(sent.body).toBe(`multipart/form-data: purpose=file-extract, file=report.pdf (${pdf.length} bytes)`);
+    // Named with the document's id and a MAC only this deployment can make (the orphan reconcile's proof).
+    expect(sent.body.replace(/\.[\w-]{22}\./, '.{mac}.')).toBe(`multipart/form-data: purpose=file-extract, file=gw.${body.data.uploadChatDocument.id}.{mac}.report.pdf (${pdf.length} bytes)`);
     // Kimi's own count of the text as the system message it becomes.
     const countBody = JSON.parse(counted.body);
     expect(countBody.messages).toEqual([{ role: 'system', content: expect.stringContaining('Page 3, line 45:') }]);

@@ -47,6 +47,14 @@ describe('errorFormat rule', () => {
     expect(format([quota])[0].message).toBe('The omdb daily quota has 2 requests left.');
   });
 
+  it('keeps the message of an INTERNAL_SERVER_ERROR that asks for a retry (the document store not answering) in production, and masks any other', () => {
+    const { format } = formatter(true);
+    const retry = new GatewayError(ErrorCode.InternalServerError, "The gateway's document store does not answer right now, so …; retry in a moment.", { reason: 'DOCUMENT_STORE_UNAVAILABLE' });
+    expect(format([retry])[0]).toMatchObject({ message: retry.message, extensions: { code: 'INTERNAL_SERVER_ERROR', reason: 'DOCUMENT_STORE_UNAVAILABLE' } });
+    const other = new GatewayError(ErrorCode.InternalServerError, 'Command timed out', { reason: 'SOMETHING_ELSE' });
+    expect(format([other])[0]).toEqual({ message: 'Internal server error. Quote the x-request-id response header when reporting it.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  });
+
   it('in development keeps the upstream text and removes only extensions.http', () => {
     const { format } = formatter(false);
     const [e] = format([upstreamFailure()]);

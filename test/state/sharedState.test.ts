@@ -228,6 +228,7 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await b.list('owner-a')).map((d) => d.id)).toEqual(['d3', 'd2', 'd1']);
       expect(await a.usage('moonshot')).toEqual({ files: 3, bytes: 2_500 });
       expect(await a.usage('deepseek')).toEqual({ files: 0, bytes: 0 });
+      expect([await b.usage('moonshot', 'owner-a'), await b.usage('moonshot', 'owner-b'), await b.usage('deepseek', 'owner-a')]).toEqual([{ files: 2, bytes: 1_500 }, { files: 1, bytes: 1_000 }, { files: 0, bytes: 0 }]);
       expect([await b.holds('moonshot', 'file-d2'), await b.holds('moonshot', 'file-nope')]).toEqual([true, false]);
     });
 
@@ -249,7 +250,55 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await a.get('d1'))!.status).toBe('unavailable');
       expect((await b.remove('d1'))!.id).toBe('d1');
       expect(await a.remove('d1')).toBeUndefined();
-      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, false]);
+      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.usage('moonshot', 'owner-a'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, { files: 0, bytes: 0 }, false]);
+    });
+    it("refuses an owner's text past its share (clientMaxBytes) while another owner's is added; a removal gives the share back", async () => {
+      const name = `documents-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 1_000, clientMaxBytes: 100 }));
+      const text = (id: string, owner: string) => doc(id, { owner, fileId: undefined, provider: null });
+      expect(await a.add(text('d1', 'owner-a'), 'x'.repeat(60))).toBe('added');
+      expect(await b.add(text('d2', 'owner-a'), 'y'.repeat(60))).toBe('client-full');
+      expect(await b.add(text('d3', 'owner-b'), 'z'.repeat(90))).toBe('added');
+      expect([await a.held('owner-a'), await a.held('owner-b'), await b.get('d2')]).toEqual([60, 90, undefined]);
+      await b.remove('d1');
+      expect(await a.held('owner-a')).toBe(0);
+      expect(await a.add(text('d2', 'owner-a'), 'y'.repeat(60))).toBe('added');
+    });
+
+    it('treats a document past expiresAt as gone for every read, and hands it to the sweep until it is removed', async () => {
+      const name = `documents-${randomUUID()}`;
+      let now = 10_000;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 1_000, now: () => now }));
+      await a.add(doc('d1', { expiresAt: 20_000 }));
+      await a.add(doc('d2', { expiresAt: 30_000, fileId: undefined, provider: null }), 'kept text');
+      expect((await b.list('owner-a')).map((d) => d.id)).toEqual(['d2', 'd1']);
+      expect(await b.expired(10)).toEqual([]);
+      now = 25_000;
+      expect([await b.get('d1'), (await b.list('owner-a')).map((d) => d.id)]).toEqual([undefined, ['d2']]);
+      // Until the sweep removes it, the expired document still holds its provider file (the reconcile leaves it).
+      expect(await b.holds('moonshot', 'file-d1')).toBe(true);
+      now = 40_000;
+      expect((await a.expired(10)).map((d) => d.id)).toEqual(['d1', 'd2']);
+      await b.remove('d1');
+      await b.remove('d2');
+      expect([await a.expired(10), await a.held('owner-a'), await a.usage('moonshot')]).toEqual([[], 0, { files: 0, bytes: 0 }]);
+    });
+
+    it('settles an add whose answer was lost: a landed one is kept or removed, one not landed is barred for good', async () => {
+      const name = `documents-${randomUUID()}`;
+      const [a, b] = (await replicas(2)).map((s) => s.documents(name, { maxTextBytes: 1_000 }));
+      await a.add(doc('d1'));
+      // An add sent again (its answer lost) changes nothing: counted once.
+      expect(await b.add(doc('d1'))).toBe('added');
+      expect(await a.usage('moonshot')).toEqual({ files: 1, bytes: 1_000 });
+      expect(await b.cancel(doc('d1'), 'keep')).toBe('stored');
+      expect((await a.get('d1'))?.id).toBe('d1');
+      expect(await b.cancel(doc('d1'), 'remove')).toBe('removed');
+      expect([await a.get('d1'), await a.usage('moonshot')]).toEqual([undefined, { files: 0, bytes: 0 }]);
+      // The add arrives after its cancellation (a hung Redis working off its queue): nothing is added.
+      expect(await b.cancel(doc('d2'), 'keep')).toBe('barred');
+      await a.add(doc('d2'), 'late text');
+      expect([await a.get('d2'), await a.list('owner-a'), await a.holds('moonshot', 'file-d2')]).toEqual([undefined, [], false]);
     });
   });
 

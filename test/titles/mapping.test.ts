@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimal, integer, isoDate, list, ratings, runtimeMinutes, text, toSearchItem, toSeasonEpisodes, toTitleRecord, toTitleType } from '../../src/domains/titles/mapping.js';
+import { decimal, integer, MAX_SERIES_SEASONS, isoDate, list, ratings, runtimeMinutes, text, toSearchItem, toSeasonEpisodes, toTitleRecord, toTitleType } from '../../src/domains/titles/mapping.js';
 import type { OmdbTitleJson } from '../../src/upstreams/omdb/types.js';
 
 const superman: OmdbTitleJson = {
@@ -57,6 +57,10 @@ describe('toTitleRecord', () => {
     expect(series).toMatchObject({ year: '2011–2019', type: 'SERIES', totalSeasons: 8, seriesId: null });
     const episode = toTitleRecord({ Title: 'Winter Is Coming', Year: '2011', Season: '1', Episode: '1', imdbID: 'tt1480055', seriesID: 'tt0944947', Type: 'episode' });
     expect(episode).toMatchObject({ type: 'EPISODE', season: 1, episode: 1, seriesId: 'tt0944947', genres: [], ratings: [] });
+  });
+  it('takes a series to have at most MAX_SERIES_SEASONS seasons, whatever count an answer claims', () => {
+    expect(toTitleRecord({ Title: 'Odd', Year: '2001', imdbID: 'tt0000001', Type: 'series', totalSeasons: '1000000000' }).totalSeasons).toBe(MAX_SERIES_SEASONS);
+    expect(toTitleRecord({ Title: 'Odd', Year: '2001', imdbID: 'tt0000001', Type: 'series', totalSeasons: '-3' }).totalSeasons).toBeNull();
   });
 });
 

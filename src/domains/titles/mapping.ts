@@ -109,11 +109,23 @@ export function toTitleRecord(json: OmdbTitleJson): TitleRecord {
     dvd: isoDate(json.DVD),
     production: text(json.Production),
     website: text(json.Website),
-    totalSeasons: integer(json.totalSeasons),
+    totalSeasons: seasonCount(json.totalSeasons),
     season: integer(json.Season),
     episode: integer(json.Episode),
     seriesId: text(json.seriesID),
   };
+}
+
+/**
+ * Most seasons a series is taken to have: the `seasons` list and the estimate are built from this count, so an
+ * upstream answer claiming a billion seasons must not become a billion-element list. The longest-running series OMDb
+ * lists have well under a hundred.
+ */
+export const MAX_SERIES_SEASONS = 200;
+
+function seasonCount(value: string | undefined): number | null {
+  const n = integer(value);
+  return n === null ? null : Math.min(Math.max(n, 0), MAX_SERIES_SEASONS);
 }
 
 /** The fields a search hit carries; the rest of the record is looked up only when selected. */
