@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError, ErrorCode } from '../../src/errors/codes.js';
 import { createErrorFormatter } from '../../src/errors/format.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { OncePerCause } from '../../src/observability/oncePerCause.js';
 import { LogCapture } from '../support/gateway.js';
 
 const HTML = '<html>db-7.internal.example token=abc</html>';
@@ -15,6 +16,24 @@ function formatter(production: boolean, stackTraces = false) {
 }
 
 describe('errorFormat rule', () => {
+  it('logs a bug every request hits once a minute per throw site, then with the count of repeats left out', () => {
+    const logs = new LogCapture();
+    const log = createLogger({ level: 'info', redact: (t) => t, destination: logs as never, format: 'json' });
+    let now = 0;
+    const limiter = new OncePerCause();
+    const format = createErrorFormatter({ production: false, redact: (t) => t, log, unexpectedLog: { take: (cause) => limiter.take(cause, now) } });
+    const op = { errorCodes: new Set<string>(), context: { log } };
+    const thrower = () => new TypeError('x is undefined');
+    const bug = () => new GraphQLError('x is undefined', { path: ['title'], originalError: thrower() });
+    // One throw site: the error's name and first three frames (thrower, bug, hit) are its cause.
+    const hit = () => format([bug()], op);
+    for (let i = 0; i < 100; i++) hit();
+    now = 61_000;
+    hit();
+    const lines = logs.json().filter((l) => l.msg === 'unexpected error: x is undefined');
+    expect(lines.map((l) => l.suppressed)).toEqual([undefined, 99]);
+  });
+
   it('keeps stack traces out of answers unless ERROR_STACK_TRACES asks (never in production), and logs an unexpected error\'s stack with the operation', () => {
     const bug = () => new GraphQLError('Cannot read properties of undefined (reading \'token=abc\')', { path: ['title'], originalError: new TypeError('Cannot read properties of undefined') });
     const withStack = () => ({ message: 'Not found', extensions: { code: 'BAD_USER_INPUT', stacktrace: ['GraphQLError: Not found', '    at resolve (titles.ts:1:1)'] } });
