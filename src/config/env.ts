@@ -190,6 +190,8 @@ export interface GatewayConfig {
   chatModelsRefreshMs: number;
   /** {@link VARIABLES.CHAT_CACHED_TOKEN_WEIGHT} */
   chatCachedTokenWeight: number;
+  /** {@link VARIABLES.CHAT_MODEL_CATALOGUE_FILE} */
+  chatModelCatalogueFile?: string;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
   /** Chat documents (`uploadChatDocument`): the largest file and the text the gateway keeps. */
@@ -204,6 +206,10 @@ export interface GatewayConfig {
     clientMaxBytes: number;
     /** {@link VARIABLES.CHAT_DOCUMENT_TTL_S}, in milliseconds. */
     ttlMs: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES} */
+    maxExtractedBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS} */
+    extractTimeoutMs: number;
   };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
@@ -493,7 +499,7 @@ function mcpAuthConfig(values: Values, apiKeys: readonly string[], problems: Con
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
 function checkPollInterval(graph: GraphConfig): void {
   const host = new URL(graph.baseUrl).hostname;
-  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || host.startsWith('127.');
   if (graph.pollIntervalMs < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
     throw new ConfigError(
       'GRAPH_POLL_INTERVAL_MS',
@@ -665,6 +671,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
+    chatModelCatalogueFile: values.CHAT_MODEL_CATALOGUE_FILE,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     chatDocuments: {
       maxBytes: values.CHAT_DOCUMENT_MAX_BYTES,
@@ -672,6 +679,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES,
       clientMaxBytes: Math.min(values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4), values.CHAT_DOCUMENT_STORE_MAX_BYTES),
       ttlMs: values.CHAT_DOCUMENT_TTL_S * 1000,
+      maxExtractedBytes: values.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES,
+      extractTimeoutMs: values.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS,
     },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,

@@ -38,7 +38,8 @@ export const OTHER_COMMANDS_VARIABLES: Readonly<Record<string, string>> = {
  * `GATEWAY_PORT=tcp://…`, `REDIS_PORT_6379_TCP_ADDR`), as do Docker's legacy links: a service named `redis` or
  * `gateway` is no typo.
  */
-const SERVICE_LINK = /^[A-Z][A-Z0-9_]*_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+const SERVICE_LINK =
+  /^[A-Z][A-Z0-9_]*_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
 
 /** Names longer than this are not compared letter by letter (the comparison is quadratic in the name's length). */
 const MAX_COMPARED_LENGTH = 100;
@@ -54,8 +55,12 @@ const firstWord = (name: string) => {
  */
 export function knownNames(providerIds: readonly string[]): { names: Set<string>; prefixes: Set<string> } {
   const names = new Set<string>([...Object.keys(VARIABLES), ...Object.keys(OTHER_COMMANDS_VARIABLES)]);
-  const providerPrefixes = new Set([...BUILT_IN_CHAT_PROVIDERS.map((p) => p.prefix as string), ...providerIds.map((id) => id.toUpperCase().replace(/-/g, '_'))]);
-  for (const prefix of providerPrefixes) for (const suffix of Object.keys(PROVIDER_VARIABLES)) names.add(`${prefix}_${suffix}`);
+  const providerPrefixes = new Set([
+    ...BUILT_IN_CHAT_PROVIDERS.map((p) => p.prefix as string),
+    ...providerIds.map((id) => id.toUpperCase().replace(/-/g, '_')),
+  ]);
+  for (const prefix of providerPrefixes)
+    for (const suffix of Object.keys(PROVIDER_VARIABLES)) names.add(`${prefix}_${suffix}`);
   const prefixes = new Set<string>();
   // The built-in providers' prefixes are the project's; a configured provider's id (`LOCAL_`) is the operator's word.
   for (const name of [...Object.keys(VARIABLES), ...BUILT_IN_CHAT_PROVIDERS.map((p) => `${p.prefix}_`)]) {
@@ -69,7 +74,11 @@ export function knownNames(providerIds: readonly string[]): { names: Set<string>
  * The unknown names among `dotenv` (every name the `.env` file sets, whether or not the environment overrode it) and
  * `env` (those with an owned prefix), each once: `.env`'s first, each group in alphabetical order.
  */
-export function unknownNames(env: NodeJS.ProcessEnv, dotenv: readonly string[], providerIds: readonly string[]): UnknownName[] {
+export function unknownNames(
+  env: NodeJS.ProcessEnv,
+  dotenv: readonly string[],
+  providerIds: readonly string[],
+): UnknownName[] {
   const { names, prefixes } = knownNames(providerIds);
   const known = [...names];
   const out: UnknownName[] = [];
@@ -81,7 +90,8 @@ export function unknownNames(env: NodeJS.ProcessEnv, dotenv: readonly string[], 
     const ownedPrefix = word !== undefined && prefixes.has(word);
     if (source === 'environment' && (!ownedPrefix || name !== upper || SERVICE_LINK.test(name))) return;
     seen.add(name);
-    const closest = upper.length <= MAX_COMPARED_LENGTH ? closestName(upper, known, ownedPrefix ? word : undefined) : undefined;
+    const closest =
+      upper.length <= MAX_COMPARED_LENGTH ? closestName(upper, known, ownedPrefix ? word : undefined) : undefined;
     out.push({ name, source, closest, ownedPrefix });
   };
   for (const name of [...dotenv].sort()) check(name, '.env');
@@ -111,7 +121,8 @@ export function closestName(name: string, known: readonly string[], prefix?: str
     if (prefix !== undefined && firstWord(candidate) !== prefix) continue;
     const cost = nameDistance(name, candidate);
     const letters = editDistance(name, candidate);
-    if (!best || cost < best.cost || (cost === best.cost && letters < best.letters)) best = { name: candidate, cost, letters };
+    if (!best || cost < best.cost || (cost === best.cost && letters < best.letters))
+      best = { name: candidate, cost, letters };
   }
   if (!best) return undefined;
   return prefix !== undefined || best.cost <= 1 ? best.name : undefined;
@@ -126,7 +137,11 @@ function nameDistance(a: string, b: string): number {
  * Levenshtein distance between two sequences (the letters of two words, or the words of two names), a change
  * costing `change(x, y)` (1 by default), an insertion or a deletion 1. Names are short: the quadratic table is tiny.
  */
-export function editDistance<T extends string | readonly string[]>(a: T, b: T, change: (x: T[number], y: T[number]) => number = () => 1): number {
+export function editDistance<T extends string | readonly string[]>(
+  a: T,
+  b: T,
+  change: (x: T[number], y: T[number]) => number = () => 1,
+): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];

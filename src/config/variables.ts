@@ -134,7 +134,7 @@ export const modelFacts: ValueType<Record<string, OperatorModelFacts>> = {
     const out: Record<string, OperatorModelFacts> = {};
     let current: OperatorModelFacts | undefined;
     for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const m = /^([A-Za-z0-9][A-Za-z0-9._\/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._\/-]*)$/.exec(part);
+      const m = /^([A-Za-z0-9][A-Za-z0-9._/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._/-]*)$/.exec(part);
       let pairs: string;
       if (m && (m[2] !== undefined || !part.includes('='))) {
         current = out[m[1]] ??= {};
@@ -325,6 +325,12 @@ export const VARIABLES = {
     default: '3600000',
     description: 'live providers: how often each one\'s `GET /models` is read again (once at start-up in any case; `0` = start-up only). The models it lists are what `chatProviders` offers, with the catalogue\'s and `<ID>_MODELS`\' facts',
   },
+  CHAT_MODEL_CATALOGUE_FILE: {
+    type: file,
+    description:
+      'a JSON or YAML file in the model catalogue\'s shape (`{ <provider>: { models: [{ id, contextWindow, maxOutputTokens, reasoning, vision, effort, deprecatedOn, retiresOn, successor, source, … }], retired: [{ id, successor, since }] } }`, docs/chat.md "Models") laid over the built-in catalogue: it must exist and parse at start, and is read again every `CHAT_MODELS_REFRESH_MS` (a bad file is then logged and the last good one kept)',
+    example: 'chat-models.yaml',
+  },
   CHAT_CACHED_TOKEN_WEIGHT: {
     type: fraction,
     default: '0.1',
@@ -356,6 +362,16 @@ export const VARIABLES = {
     type: positive,
     default: '67108864',
     description: 'bytes of extracted text read from a provider\'s files API (Kimi) that the gateway caches (64 MiB, shared through Redis when `REDIS_URL` is set), so a conversation over a document reads it from the provider once; past it the least recently stored go first and are read again when next used',
+  },
+  CHAT_DOCUMENT_MAX_EXTRACTED_BYTES: {
+    type: positive,
+    default: '268435456',
+    description: 'text and decompressed bytes one document the gateway extracts itself may yield (256 MiB): every stream PDF.js decodes counts, as it decodes it. Past it the upload is refused (`BAD_USER_INPUT`) and its extractor process ends, so a PDF that inflates 1 MB into gigabytes never takes the memory',
+  },
+  CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS: {
+    type: positive,
+    default: '30000',
+    description: 'longest the gateway reads one document it extracts itself (PDF or text, its token count included); past it its extractor process is ended and the upload refused (`BAD_USER_INPUT`). Time waiting for an extractor does not count',
   },
   UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
   CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },

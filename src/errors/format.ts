@@ -89,7 +89,7 @@ interface FormatErrorOptions {
 
 /** Maps one error onto a contract code and masks an unexpected one in production (Apollo's codes included). */
 function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptions): GraphQLFormattedError {
-  const ext = { ...(formatted.extensions ?? {}) } as Record<string, unknown>;
+  const ext = { ...formatted.extensions } as Record<string, unknown>;
   const original = typeof ext.code === 'string' ? ext.code : undefined;
   let message = options.redact(formatted.message);
   const tokens = /Document contains more th(?:an|at) (\d+) tokens/.exec(message);

@@ -217,7 +217,10 @@ describe('the multipart request itself', () => {
   it('takes one operation and one file per request, and says how the fields go', async () => {
     const form = (fields: Array<[string, string | Blob, string?]>) => {
       const f = new FormData();
-      for (const [k, v, name] of fields) (name ? f.append(k, v as Blob, name) : f.append(k, v as string));
+      for (const [k, v, name] of fields) {
+        if (name) f.append(k, v as Blob, name);
+        else f.append(k, v as string);
+      }
       return fetch(t.gateway.url, { method: 'POST', headers: { 'apollo-require-preflight': 'true' }, body: f }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     };
     const op = { query: 'mutation($file: Upload!) { uploadChatDocument(file: $file) { id } }', variables: { file: null } };

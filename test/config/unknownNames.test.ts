@@ -18,7 +18,10 @@ const stop = async (p: ReturnType<typeof spawnGateway>) => {
   await p.exited;
 };
 
-const warnings = (lines: readonly string[]) => lines.map((l) => JSON.parse(l) as { level: string; msg: string; variable?: string; closest?: string }).filter((l) => l.level === 'warn' && l.variable);
+const warnings = (lines: readonly string[]) =>
+  lines
+    .map((l) => JSON.parse(l) as { level: string; msg: string; variable?: string; closest?: string })
+    .filter((l) => l.level === 'warn' && l.variable);
 
 describe('the closest known name', () => {
   const { names } = knownNames([]);
@@ -44,7 +47,7 @@ describe('the closest known name', () => {
     expect(closestName(typo, [...names], typo.split('_')[0])).toBe(meant);
   });
 
-  it('outside an owned prefix, names only a variable within one word\'s change, else none', () => {
+  it("outside an owned prefix, names only a variable within one word's change, else none", () => {
     expect(closestName('LOG_LEVL', [...names])).toBe('LOG_LEVEL');
     expect(closestName('PORTT', [...names])).toBe('PORT');
     expect(closestName('NODE_OPTIONS', [...names])).toBeUndefined();
@@ -53,8 +56,17 @@ describe('the closest known name', () => {
 });
 
 describe('unknown names', () => {
-  it('knows every variable, the per-provider names of built-in and configured providers, and the other commands\' names', () => {
-    const env = { ...Object.fromEntries(Object.keys(VARIABLES).map((n) => [n, 'x'])), GLM_API_KEY: 'k', ARK_MODELS: 'm', DEEPSEEK_CONTEXT_WINDOWS: 'w', MOONSHOT_DAILY_TOKEN_BUDGET: '1', LOCAL_RPM: '5', SANDBOX_PORT: '4010', GATEWAY_URL: 'http://127.0.0.1:4000/graphql' };
+  it("knows every variable, the per-provider names of built-in and configured providers, and the other commands' names", () => {
+    const env = {
+      ...Object.fromEntries(Object.keys(VARIABLES).map((n) => [n, 'x'])),
+      GLM_API_KEY: 'k',
+      ARK_MODELS: 'm',
+      DEEPSEEK_CONTEXT_WINDOWS: 'w',
+      MOONSHOT_DAILY_TOKEN_BUDGET: '1',
+      LOCAL_RPM: '5',
+      SANDBOX_PORT: '4010',
+      GATEWAY_URL: 'http://127.0.0.1:4000/graphql',
+    };
     expect(unknownNames(env, Object.keys(env), ['local'])).toEqual([]);
   });
 
@@ -66,7 +78,7 @@ describe('unknown names', () => {
       npm_config_cache: '/tmp',
       cors_origin: 'lower case: not ours',
       CORS_ORIGIN: 'https://a.example',
-      LOCAL_APIKEY: 'configured provider ids are the operator\'s words',
+      LOCAL_APIKEY: "configured provider ids are the operator's words",
       // Kubernetes' service links for services named redis and gateway.
       REDIS_SERVICE_HOST: '10.0.0.5',
       REDIS_PORT_6379_TCP_ADDR: '10.0.0.5',
@@ -85,14 +97,27 @@ describe('unknown names', () => {
 describe('a hostile .env', () => {
   it('a name of 100,000 letters is reported without a letter-by-letter comparison', () => {
     const long = `GRAPH_${'X'.repeat(100_000)}`;
-    expect(unknownNames({}, [long], [])).toEqual([{ name: long, source: '.env', closest: undefined, ownedPrefix: true }]);
+    expect(unknownNames({}, [long], [])).toEqual([
+      { name: long, source: '.env', closest: undefined, ownedPrefix: true },
+    ]);
   });
 });
 
 describe('npm start with names it does not read', () => {
   it('warns once per name, naming the variable meant, and starts', async () => {
-    const dir = folderWithDotenv('DEEPSEEK_KEY=sk-123456\nCORS_ORIGIN=http://127.0.0.1:5173\nCOMPOSE_PROJECT_NAME=gw\nOMDB_DAILY_QUOTA=7\n');
-    const p = spawnGateway({ LOG_FORMAT: 'json', MOONSHOT_APIKEY: 'sk-abcdef', CORS_ORIGIN: 'http://overridden.example', HTTP_PROXY: 'http://proxy.invalid' }, 30_000, dir);
+    const dir = folderWithDotenv(
+      'DEEPSEEK_KEY=sk-123456\nCORS_ORIGIN=http://127.0.0.1:5173\nCOMPOSE_PROJECT_NAME=gw\nOMDB_DAILY_QUOTA=7\n',
+    );
+    const p = spawnGateway(
+      {
+        LOG_FORMAT: 'json',
+        MOONSHOT_APIKEY: 'sk-abcdef',
+        CORS_ORIGIN: 'http://overridden.example',
+        HTTP_PROXY: 'http://proxy.invalid',
+      },
+      30_000,
+      dir,
+    );
     await p.origin;
     expect(warnings(p.stdout).map((w) => w.msg)).toEqual([
       'COMPOSE_PROJECT_NAME is set in .env but is not a variable the gateway reads: remove it (docs/configuration.md lists every variable)',
@@ -108,7 +133,9 @@ describe('npm start with names it does not read', () => {
   });
 
   it('under NODE_ENV=production a misspelt name in .env stops start-up with one line each; a name of the environment, or one far from every variable, is still only warned of', async () => {
-    const dir = folderWithDotenv('DEEPSEEK_KEY=sk-123456\nCORS_ORIGIN=https://app.example.com\nCOMPOSE_PROJECT_NAME=gw\n');
+    const dir = folderWithDotenv(
+      'DEEPSEEK_KEY=sk-123456\nCORS_ORIGIN=https://app.example.com\nCOMPOSE_PROJECT_NAME=gw\n',
+    );
     const refused = spawnGateway({ NODE_ENV: 'production' }, 30_000, dir);
     refused.origin.catch(() => undefined);
     expect(await refused.exited).toBe(2);
@@ -117,7 +144,11 @@ describe('npm start with names it does not read', () => {
       'configuration error: DEEPSEEK_KEY: is set in .env but is not a variable the gateway reads: did you mean DEEPSEEK_API_KEY? Rename it (docs/configuration.md lists every variable)',
     ]);
 
-    const started = spawnGateway({ NODE_ENV: 'production', LOG_FORMAT: 'json', CORS_ORIGIN: 'https://app.example.com' }, 30_000, folderWithDotenv('COMPOSE_PROJECT_NAME=gw\n'));
+    const started = spawnGateway(
+      { NODE_ENV: 'production', LOG_FORMAT: 'json', CORS_ORIGIN: 'https://app.example.com' },
+      30_000,
+      folderWithDotenv('COMPOSE_PROJECT_NAME=gw\n'),
+    );
     await started.origin;
     expect(warnings(started.stdout).map((w) => [w.variable, w.closest])).toEqual([
       ['COMPOSE_PROJECT_NAME', undefined],
