@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describeBytes } from '../../../../upstreams/http/body.js';
-import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob, type ExtractorReady, type TOKENS_HERE_FROM } from './protocol.js';
+import { OVER_BUDGET_EXIT, type ExtractionAnswer, type ExtractionJob, type ExtractorReady } from './protocol.js';
 
 /** Old-space limit of an extractor's JS heap (its decoded buffers are bounded by the job's byte budget instead). */
 export const EXTRACTOR_HEAP_MB = 512;
@@ -31,7 +31,7 @@ export class ExtractionRefused extends Error {
 export interface Extracted {
   text: string;
   pages: number;
-  /** Counted by the extractor for a long text ({@link TOKENS_HERE_FROM} characters or more). */
+  /** Counted by the extractor for a long text (`TOKENS_HERE_FROM` in protocol.ts, characters or more). */
   tokens?: number;
 }
 
