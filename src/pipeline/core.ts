@@ -126,8 +126,8 @@ export class OperationPipeline {
 
   /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
   private readonly keyed: boolean;
-  /** Stack traces in HTTP answers (outside production, as Apollo Server includes them). */
-  private readonly stacktraces: boolean;
+  /** ERROR_STACK_TRACES: stack traces in HTTP answers (as Apollo Server's includeStacktraceInErrorResponses). */
+  private readonly stackTraces: boolean;
   /** Listeners one operation's signal may have: one per upstream request in flight, within the upstream budget. */
   private readonly signalListeners: number;
   /** Which failures of rules reach the log (failedRule). */
@@ -144,7 +144,7 @@ export class OperationPipeline {
     this.answerers = this.rules.filter((r) => r.answered);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
-    this.stacktraces = !options.services.config.production;
+    this.stackTraces = options.services.config.errorStackTraces;
     this.signalListeners =
       options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
     this.documents = new Documents(options.schema, {
@@ -354,8 +354,9 @@ export class OperationPipeline {
 
   /**
    * Errors as Apollo Server shapes them over HTTP (both HTTP paths answer alike): each as its JSON with a code
-   * (INTERNAL_SERVER_ERROR when it has none), the stack trace outside production, and `extensions.http` taken off
-   * into the status; then the one formatter, which notes the codes on the operation and logs what production masks.
+   * (INTERNAL_SERVER_ERROR when it has none), its stack trace, and `extensions.http` taken off into the status; then
+   * the one formatter, which notes the codes on the operation, logs an unexpected error's stack and what production
+   * masks, and keeps the stack trace only when ERROR_STACK_TRACES asks for it.
    */
   httpErrors(
     errors: readonly GraphQLError[],
@@ -364,13 +365,16 @@ export class OperationPipeline {
     let status: number | undefined;
     const enriched = errors.map((error) => {
       const extensions: Record<string, unknown> = { ...error.extensions };
-      if (extensions.code == null) extensions.code = ErrorCode.InternalServerError;
+      // No code: not a refusal nor an upstream's failure but a bug (every request error is coded where it is made).
+      const unexpected = extensions.code == null;
+      if (unexpected) extensions.code = ErrorCode.InternalServerError;
       const http = extensions.http as { status?: number } | undefined;
       if (http && typeof http === 'object') {
         if (typeof http.status === 'number') status = http.status;
         delete extensions.http;
       }
-      if (this.stacktraces) extensions.stacktrace = error.stack?.split('\n');
+      // Every error's when asked for (as Apollo's includeStacktraceInErrorResponses), else an unexpected one's, for the log.
+      if (this.stackTraces || unexpected) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
       return { ...error.toJSON(), extensions };
     });
     return { errors: this.format(enriched, op), status };
