@@ -36,10 +36,10 @@ export function bindTrustedToolset(
   inProcess: InProcessTransport,
   estimates: UpstreamEstimates,
 ): void {
-  const execute: ExecuteTrusted = async (trusted, variables, call) => {
+  const execute: ExecuteTrusted = async (trusted, variables, caller, signal) => {
     const result = await inProcess.execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { ...call.client, requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.client ? call.client.apiKey : call.apiKey, authenticated: call.authenticated, signal: call.signal },
+      { ...caller, signal },
     );
     if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
     const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;

@@ -26,7 +26,7 @@ import { runInTrace } from '../observability/tracing.js';
 import { Documents, requestError } from './documents.js';
 import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
-import { clientKey, type ConnectionShare, type FairShare } from './rules/fairShare.js';
+import { clientKey, type FairShare } from './rules/fairShare.js';
 import { capClientString } from './rules/operationLog.js';
 import { cacheControlHeader } from './rules/responseCache.js';
 import type { Shutdown } from './rules/shutdown.js';
@@ -391,10 +391,8 @@ export class OperationPipeline {
     const context = createContext(this.options.services, {
       requestId: capClientString(caller.requestId),
       signal: controller.signal,
-      authorization: caller.authorization,
-      apiKey: caller.apiKey,
+      caller,
       client: clientKey(this.keyed, caller),
-      identity: caller,
     });
     const op: Operation = {
       transport: caller.transport,

@@ -1,9 +1,9 @@
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { IncrementalPayload } from '../execution/incremental.js';
-import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
-import type { ClientIdentity, GatewayContext } from '../context/request.js';
+import type { OperationTrace, Transport } from '../observability/tracing.js';
+import type { Caller, ClientIdentity, GatewayContext } from '../context/request.js';
 
-export type { ClientIdentity } from '../context/request.js';
+export type { Caller, ClientIdentity } from '../context/request.js';
 import type { CachePolicy } from './rules/cachePolicy.js';
 
 /** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
@@ -13,28 +13,6 @@ export interface OperationPayload {
   variables?: Record<string, unknown> | null;
   extensions?: Record<string, unknown> | null;
   documentId?: string;
-}
-
-/**
- * Who runs an operation and over what: the one model of a caller, whatever carried it (an HTTP request, a graphql-ws
- * connection's operation, an SSE stream, /mcp, a chat model's graph tool, a test). Its client fields (the API key,
- * address, subject, router) are what the fair-share caps, budgets and ownership count against
- * (transports/clientIdentity.ts resolves them); the operation's context keeps it as its `caller`.
- */
-export interface Caller extends ClientIdentity {
-  requestId: string;
-  transport: Transport;
-  /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
-  authorization?: string;
-  /** W3C trace context of the caller (headers, `connectionParams` or the operation's `extensions`). */
-  trace?: TraceCarrier;
-  /**
-   * Let in by other means than an API key its transport checked already (an HTTP request's or graphql-ws connection's
-   * key, a token /mcp verified, an open /mcp, an operation already admitted that calls a graph tool): the entry then
-   * skips the API key check.
-   * @default false: the entry checks `apiKey` against GATEWAY_API_KEYS
-   */
-  authenticated?: boolean;
 }
 
 /** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */

@@ -88,7 +88,7 @@ export function demandControl(schema: GraphQLSchema, services: GatewayServices, 
         );
       }
       if (!budgets) return undefined;
-      const client = op.context.credentials.client ?? '';
+      const client = op.context.client;
       const over = overWholeBudget(estimated, config);
       if (over) {
         metrics.costRefusals.inc({ limit: over.limit });
@@ -135,7 +135,7 @@ export function demandControl(schema: GraphQLSchema, services: GatewayServices, 
       metrics.operationUpstreamRequests.observe({ measure: 'estimated' }, account.requestsEstimated);
       metrics.operationUpstreamRequests.observe({ measure: 'actual' }, account.tally.total);
       account.tally.onSent = undefined;
-      if (budgets && account.charged) budgets.adjust(op.context.credentials.client ?? '', actual - account.charged);
+      if (budgets && account.charged) budgets.adjust(op.context.client, actual - account.charged);
     },
   };
 }

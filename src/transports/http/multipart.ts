@@ -1,4 +1,4 @@
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import { OperationFailed, type OperationPayload, type OperationPipeline } from '../../pipeline/index.js';
