@@ -8,7 +8,9 @@ import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
 import type { UpstreamTally } from './tally.js';
-import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import { UpstreamCode } from '../codes.js';
+import { sleep } from '../../streams/sleep.js';
+import { DEFAULT_RETRY_POLICY, isRetryable, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
 export interface UpstreamHttpOptions {
@@ -189,7 +191,7 @@ export class UpstreamHttp {
       throw upstreamError(
         ErrorCode.UpstreamError,
         `The ${this.upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`,
-        { upstream: this.upstream, retryAfter: seconds, upstreamCode: 'CIRCUIT_OPEN' },
+        { upstream: this.upstream, retryAfter: seconds, upstreamCode: UpstreamCode.CircuitOpen },
       );
     }
     const span = startUpstreamSpan(this.upstream, req.method, req.url, req.traceAttributes);
@@ -247,10 +249,9 @@ export class UpstreamHttp {
       if (log.isLevelEnabled('debug')) log.debug({ requestId: req.requestId, upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
 
       const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
-      const canRetry =
-        attempt < policy.maxAttempts && isRetryable(policy, req.method, status) && !(typeof status === 'number' && req.noRetryStatuses?.includes(status));
-      const delay = canRetry ? backoffDelay(policy, attempt, retryAfter) : 0;
-      if (!canRetry || waited + delay > policy.budgetMs) {
+      const canRetry = isRetryable(policy, req.method, status) && !(typeof status === 'number' && req.noRetryStatuses?.includes(status));
+      const delay = canRetry ? retryDelay(policy, attempt, waited, retryAfter) : undefined;
+      if (delay === undefined) {
         if (result) return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: result.body };
         throw this.networkError(failure, attempt);
       }
