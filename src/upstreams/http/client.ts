@@ -8,6 +8,9 @@ import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
 import type { UpstreamTally } from './tally.js';
+import { counted } from './counted.js';
+import type { UpstreamDispatchOptions } from './dispatch.js';
+import { metered } from './metered.js';
 import { UpstreamCode } from '../codes.js';
 import { sleep } from '../../streams/sleep.js';
 import { DEFAULT_RETRY_POLICY, isRetryable, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
@@ -111,7 +114,7 @@ export interface StreamedResponse extends UpstreamResponse {
  */
 export class UpstreamHttp {
   readonly upstream: string;
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: Dispatcher.ComposedDispatcher;
   private readonly policy: RetryPolicy;
   readonly breaker: CircuitBreaker;
   readonly maxResponseBytes: number;
@@ -129,13 +132,15 @@ export class UpstreamHttp {
       options.log.warn({ requestId, upstream: this.upstream, state }, `circuit ${state} for ${this.upstream}`);
     });
     options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, 0);
+    const { metrics, log, redact } = options;
+    // Each attempt passes these, innermost last: the pool (with its connect, headers and body timeouts) at the bottom.
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       connectTimeout: options.connectTimeoutMs ?? 5_000,
       headersTimeout: options.headersTimeoutMs ?? 30_000,
       bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
-    });
+    }).compose(metered({ upstream: this.upstream, metrics, log, redact }), counted(this.upstream));
   }
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
@@ -213,10 +218,9 @@ export class UpstreamHttp {
 
   private async attempt(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
     const policy = req.retry ? { ...this.policy, ...req.retry } : this.policy;
-    const { metrics, log, redact } = this.options;
+    const { metrics, log } = this.options;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
       let status: number | 'network';
       let result: Dispatcher.ResponseData | undefined;
       let failure: unknown;
@@ -224,16 +228,20 @@ export class UpstreamHttp {
       try {
         // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
         const { origin, path } = splitUrl(req.url);
-        req.tally?.sent(this.upstream);
-        result = await this.dispatcher.request({
+        const options: Omit<UpstreamDispatchOptions, 'signal'> & Dispatcher.RequestOptions = {
           origin,
           path,
           method: req.method,
           headers: req.headers,
           body,
           signal: req.signal,
+          url: req.url,
+          attempt,
+          requestId: req.requestId,
+          tally: req.tally,
           ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
-        });
+        };
+        result = await this.dispatcher.request(options);
         status = result.statusCode;
       } catch (error) {
         if (req.signal?.aborted) throw req.signal.reason ?? error;
@@ -243,11 +251,6 @@ export class UpstreamHttp {
         // A streamed body the upstream answered before reading to its end (or never read) closes its file here.
         if (typeof body === 'object' && !body.readableEnded) body.destroy();
       }
-      metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
-      metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
-      // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
-      if (log.isLevelEnabled('debug')) log.debug({ requestId: req.requestId, upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
-
       const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
       const canRetry = isRetryable(policy, req.method, status) && !(typeof status === 'number' && req.noRetryStatuses?.includes(status));
       const delay = canRetry ? retryDelay(policy, attempt, waited, retryAfter) : undefined;
