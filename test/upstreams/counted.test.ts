@@ -1,12 +1,12 @@
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { counted } from '../../src/upstreams/http/counted.js';
 import { UpstreamTally } from '../../src/upstreams/http/tally.js';
-import { loopback } from './interceptorServer.js';
+import { useLoopback } from './interceptorServer.js';
 
-let up: Awaited<ReturnType<typeof loopback>>;
-beforeAll(async () => (up = await loopback()));
-afterAll(() => up.close());
+const server = useLoopback();
+let up: ReturnType<typeof server>;
+beforeEach(() => (up = server()));
 
 describe('counted interceptor', () => {
   it('tells the tally of every request it dispatches, answered or not, and leaves requests without a tally alone', async () => {

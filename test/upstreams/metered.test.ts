@@ -1,13 +1,13 @@
 import { pino } from 'pino';
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { metered } from '../../src/upstreams/http/metered.js';
-import { loopback } from './interceptorServer.js';
+import { useLoopback } from './interceptorServer.js';
 
-let up: Awaited<ReturnType<typeof loopback>>;
-beforeAll(async () => (up = await loopback(503, 'busy')));
-afterAll(() => up.close());
+const server = useLoopback(503, 'busy');
+let up: ReturnType<typeof server>;
+beforeEach(() => (up = server()));
 
 const counts = async (metrics: GatewayMetrics) =>
   Object.fromEntries((await metrics.upstreamRequests.get()).values.map((v) => [`${v.labels.upstream}:${v.labels.status}`, v.value]));

@@ -48,6 +48,10 @@ export function bufferBudgetSpent(upstream: string, budget: ResponseBufferBudget
 /**
  * The body decoded as its `Content-Encoding` says (gzip, deflate, br, or a list of them), so every limit counts the
  * bytes the gateway would actually hold. An unknown encoding is refused rather than handed on as garbage.
+ *
+ * Not undici's `interceptors.decompress` (7.30.2): it hands an unknown coding on undecoded (the client would parse
+ * garbage), drops `Content-Encoding` so the limit's error cannot name it, and warns `ExperimentalWarning` on the
+ * gateway's stderr at start-up. Decoding here happens where the body is read, after every interceptor.
  */
 export function decodedBody(body: Readable, contentEncoding: string | string[] | undefined, upstream: string, status: number): Readable {
   const raw = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '')).toLowerCase();

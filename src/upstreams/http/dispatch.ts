@@ -16,6 +16,9 @@ export interface UpstreamDispatchOptions extends Dispatcher.DispatchOptions {
   signal?: AbortSignal;
 }
 
+/** The abort reason of a request past its total timeout: one object, made once (an Error per request costs its stack). */
+export const TOTAL_TIMEOUT = new DOMException('The upstream request took longer than its total timeout.', 'TimeoutError');
+
 type Controller = Dispatcher.DispatchController;
 type Headers = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
 
