@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import { UpstreamCode } from '../codes.js';
-import { ForwardingHandler, TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
+import { ForwardingHandler, TOTAL_TIMEOUT, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
 
 /**
  * A circuit breaker per upstream: after `threshold` consecutive failed requests (no answer, timeouts, 5xx once
@@ -105,9 +105,9 @@ class Guarded extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(...args: Parameters<ForwardingHandler['onResponseStart']>): void {
-    this.tell(args[1] >= 500 ? 'failure' : 'success');
-    super.onResponseStart(...args);
+  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+    this.tell(status >= 500 ? 'failure' : 'success');
+    super.onResponseStart(controller, status, headers, message);
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {

@@ -20,7 +20,8 @@ export interface UpstreamDispatchOptions extends Dispatcher.DispatchOptions {
 export const TOTAL_TIMEOUT = new DOMException('The upstream request took longer than its total timeout.', 'TimeoutError');
 
 type Controller = Dispatcher.DispatchController;
-type Headers = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+export type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
+type Headers = ResponseHeaders;
 
 /** A handler that hands every event on unchanged: an interceptor's handler overrides only the events its job needs. */
 export class ForwardingHandler implements Dispatcher.DispatchHandler {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { ForwardingHandler, type UpstreamDispatchOptions } from './dispatch.js';
+import { ForwardingHandler, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
 
 export interface MeteredOptions {
   upstream: string;
@@ -30,9 +30,9 @@ class Metered extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(...args: Parameters<ForwardingHandler['onResponseStart']>): void {
-    this.record(args[1]);
-    super.onResponseStart(...args);
+  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+    this.record(status);
+    super.onResponseStart(controller, status, headers, message);
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {

@@ -5,14 +5,6 @@ import type { GatewayMetrics } from '../../observability/metrics.js';
 import type { UpstreamDispatchOptions } from './dispatch.js';
 import { isRetryable, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.js';
 
-/**
- * The gateway's own retry interceptor, not undici's `interceptors.retry`: that one (7.30.2, `RetryHandler`) turns a
- * last retryable status into a `RequestRetryError` instead of handing the answer (Graph's 429 envelope, OMDb's body)
- * to the client's error mapping; it has no total budget for the waits (a `Retry-After` beyond the operation's
- * deadline is slept through), cannot ask the caller whether a 429 body means "quota spent" (`isFinal`), and cannot
- * reopen a streamed request body per attempt. The decision itself is retry.ts's `retryDelay`, which Graph's `$batch`
- * items use too.
- */
 export interface RetriedOptions {
   upstream: string;
   metrics: GatewayMetrics;
@@ -34,6 +26,14 @@ type Headers = Record<string, string | string[] | undefined>;
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Dispatcher.DispatchController;
 
+/**
+ * The gateway's own retry interceptor, not undici's `interceptors.retry`: that one (7.30.2, `RetryHandler`) turns a
+ * last retryable status into a `RequestRetryError` instead of handing the answer (Graph's 429 envelope, OMDb's body)
+ * to the client's error mapping; it has no total budget for the waits (a `Retry-After` beyond the operation's
+ * deadline is slept through), cannot ask the caller whether a 429 body means "quota spent" (`isFinal`), and cannot
+ * reopen a streamed request body per attempt. The decision itself is retry.ts's `retryDelay`, which Graph's `$batch`
+ * items use too.
+ */
 export function retried(options: RetriedOptions): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
     new Retrying(dispatch, opts as UpstreamDispatchOptions & { retry: RetryRequest }, handler, options).send();
@@ -45,47 +45,25 @@ export function retried(options: RetriedOptions): Dispatcher.DispatcherComposeIn
 class Retrying implements Handler {
   private attempt = 0;
   private waited = 0;
-  private current: Controller | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  current: Controller | undefined;
+  timer: NodeJS.Timeout | undefined;
   private started = false;
-  private reason: Error | undefined;
+  reason: Error | undefined;
   /** This attempt's answer goes to the caller. */
   private forwarding = false;
   /** This attempt's answer is held back: dropped before a retry, or kept for `isFinal` (its chunks). */
   private held: { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[] } | undefined;
   private body: Readable | undefined;
   /** What the caller's handler sees: one controller across attempts, waits included. */
-  private readonly controller: Controller;
+  readonly controller: Controller;
 
   constructor(
     private readonly dispatch: Dispatcher.Dispatch,
     private readonly opts: UpstreamDispatchOptions & { retry: RetryRequest },
-    private readonly next: Handler,
+    readonly next: Handler,
     private readonly options: RetriedOptions,
   ) {
-    const self = this;
-    this.controller = {
-      get aborted() {
-        return self.reason !== undefined;
-      },
-      get paused() {
-        return self.current?.paused ?? false;
-      },
-      get reason() {
-        return self.reason ?? null;
-      },
-      abort(reason: Error) {
-        if (self.reason) return;
-        self.reason = reason;
-        if (self.timer) {
-          clearTimeout(self.timer);
-          self.timer = undefined;
-          self.next.onResponseError?.(self.controller, reason);
-        } else self.current?.abort(reason);
-      },
-      pause: () => self.current?.pause(),
-      resume: () => self.current?.resume(),
-    };
+    this.controller = new RetryController(this);
   }
 
   send(): void {
@@ -94,9 +72,11 @@ class Retrying implements Handler {
     this.forwarding = false;
     this.held = undefined;
     this.body = this.opts.retry.openBody?.();
-    const opts = this.body ? { ...this.opts, body: this.body, attempt: this.attempt } : { ...this.opts, attempt: this.attempt };
+    // The options are this request's own (client.ts builds them per call): each attempt updates them in place.
+    this.opts.attempt = this.attempt;
+    if (this.body) this.opts.body = this.body;
     try {
-      this.dispatch(opts, this);
+      this.dispatch(this.opts, this);
     } catch (error) {
       this.onResponseError(this.current!, error as Error);
     }
@@ -132,18 +112,18 @@ class Retrying implements Handler {
     this.closeBody();
     if (this.forwarding) return this.next.onResponseEnd?.(this.controller, trailers);
     const held = this.held!;
-    if (!held.chunks) return this.later(held.status, held.delay);
+    if (!held.chunks) return this.later(held.status, held.delay, held.headers);
     // The error body is small (a 429's envelope): the caller reads it to tell "slow down" from "quota spent".
     this.opts.retry.isFinal!(held.status, held.headers, held.chunks).then(
       (final) => {
         if (this.reason) return this.next.onResponseError?.(this.controller, this.reason);
-        if (!final) return this.later(held.status, held.delay);
+        if (!final) return this.later(held.status, held.delay, held.headers);
         this.forwarding = true;
         this.next.onResponseStart?.(this.controller, held.status, held.headers, held.message);
         for (const chunk of held.chunks!) this.next.onResponseData?.(this.controller, chunk);
         this.next.onResponseEnd?.(this.controller, trailers);
       },
-      () => this.later(held.status, held.delay),
+      () => this.later(held.status, held.delay, held.headers),
     );
   }
 
@@ -151,7 +131,7 @@ class Retrying implements Handler {
     this.closeBody();
     if (this.reason || this.forwarding) return this.next.onResponseError?.(this.controller, this.reason ?? error);
     // A refused answer whose body broke off while it was dropped: the retry goes ahead.
-    if (this.held) return this.later(this.held.status, this.held.delay);
+    if (this.held) return this.later(this.held.status, this.held.delay, this.held.headers);
     const { retry, method } = this.opts;
     const delay = isRetryable(retry.policy, method, 'network') ? retryDelay(retry.policy, this.attempt, this.waited, undefined) : undefined;
     if (delay === undefined) return this.next.onResponseError?.(this.controller, error);
@@ -159,10 +139,11 @@ class Retrying implements Handler {
   }
 
   /** Sends the next attempt after `delay` ms; aborting the controller meanwhile ends the wait at once. */
-  private later(status: number | 'network', delay: number): void {
+  private later(status: number | 'network', delay: number, headers?: Headers): void {
     const { upstream, metrics, log } = this.options;
     metrics.upstreamRetries.inc({ upstream, reason: String(status) });
-    log.info({ requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay }, 'retrying upstream request');
+    const retryAfter = headers && parseRetryAfter(headers['retry-after']);
+    log.info({ requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
     this.waited += delay;
     this.current = undefined;
     this.timer = setTimeout(() => {
@@ -174,5 +155,41 @@ class Retrying implements Handler {
   /** A streamed request body the upstream answered before reading to its end (or never read) closes its file here. */
   private closeBody(): void {
     if (this.body && !this.body.readableEnded) this.body.destroy();
+  }
+}
+
+/** The one controller the caller's handler sees across attempts: pausing reaches the attempt in flight, aborting also ends a wait. */
+class RetryController implements Controller {
+  constructor(private readonly request: Retrying) {}
+
+  get aborted(): boolean {
+    return this.request.reason !== undefined;
+  }
+
+  get paused(): boolean {
+    return this.request.current?.paused ?? false;
+  }
+
+  get reason(): Error | null {
+    return this.request.reason ?? null;
+  }
+
+  abort(reason: Error): void {
+    const r = this.request;
+    if (r.reason) return;
+    r.reason = reason;
+    if (r.timer) {
+      clearTimeout(r.timer);
+      r.timer = undefined;
+      r.next.onResponseError?.(this, reason);
+    } else r.current?.abort(reason);
+  }
+
+  pause(): void {
+    this.request.current?.pause();
+  }
+
+  resume(): void {
+    this.request.current?.resume();
   }
 }

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { startUpstreamSpan, type UpstreamSpan } from '../../observability/tracing.js';
-import { ForwardingHandler, type UpstreamDispatchOptions } from './dispatch.js';
+import { ForwardingHandler, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
 import type { RetryRequest } from './retried.js';
 
 /**
@@ -28,14 +28,14 @@ class Traced extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(...args: Parameters<ForwardingHandler['onResponseStart']>): void {
-    this.status = args[1];
-    super.onResponseStart(...args);
+  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+    this.status = status;
+    super.onResponseStart(controller, status, headers, message);
   }
 
-  override onResponseEnd(...args: Parameters<ForwardingHandler['onResponseEnd']>): void {
+  override onResponseEnd(controller: Dispatcher.DispatchController, trailers: ResponseHeaders): void {
     this.span.end({ status: this.status!, attempts: this.opts.retry?.attempts ?? 1 });
-    super.onResponseEnd(...args);
+    super.onResponseEnd(controller, trailers);
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
