@@ -14,7 +14,7 @@ let up: ReturnType<typeof server>;
 beforeEach(() => (up = server()));
 
 const agent = () => new Agent().compose(counted('test'), retried({ upstream: 'test', metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }));
-const retry = (over: Partial<RetryRequest> = {}): RetryRequest => ({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 5 }, attempts: 0, ...over });
+const retry = (over: Partial<RetryRequest> = {}): RetryRequest => ({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 5 }, attempts: 0, holdLimit: 1024, ...over });
 const send = (a: ReturnType<typeof agent>, r: RetryRequest, more: Record<string, unknown> = {}) =>
   a.request({ origin: up.origin, path: '/x', method: 'GET', url: `${up.origin}/x`, attempt: 1, retry: r, ...more } as never);
 
@@ -55,6 +55,16 @@ describe('retried interceptor', () => {
     const res = await send(a, r);
     expect([res.statusCode, await res.body.text(), r.attempts]).toEqual([429, '{"error":"quota"}', 1]);
     expect(asked).toEqual(['429 {"error":"quota"}']);
+    await a.close();
+  });
+
+  it('holds at most holdLimit bytes of an error body for isFinal: a longer one is cut, not judged, and retried', async () => {
+    up.plan.push({ status: 429, headers: { 'retry-after': '0' }, body: 'x'.repeat(64 * 1024) }, { status: 200, body: 'done' });
+    const a = agent();
+    let asked = 0;
+    const r = retry({ isFinal: async () => (asked++, true) });
+    const res = await send(a, r);
+    expect([res.statusCode, await res.body.text(), r.attempts, asked]).toEqual([200, 'done', 2, 0]);
     await a.close();
   });
 

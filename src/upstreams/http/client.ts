@@ -199,6 +199,7 @@ export class UpstreamHttp {
       noRetryStatuses: req.noRetryStatuses,
       // The error body, decoded and bounded as any other; one that cannot be read is judged as empty.
       isFinal: isFinal && ((status, headers, chunks) => this.read(Readable.from(chunks), { status, headers }).catch(() => '').then((text) => isFinal(status, text))),
+      holdLimit: this.maxResponseBytes,
       attempts: 0,
     };
     // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.

@@ -18,6 +18,8 @@ export interface RetryRequest {
   openBody?: () => Readable;
   noRetryStatuses?: readonly number[];
   isFinal?: (status: number, headers: Headers, body: Buffer[]) => Promise<boolean>;
+  /** Most bytes of an error body held for `isFinal` (UPSTREAM_MAX_RESPONSE_BYTES); a longer one is cut and retried. */
+  holdLimit: number;
   /** Told the attempts made so far (the facade reports `attempts`, OMDb charges its quota for them). */
   attempts: number;
 }
@@ -52,7 +54,7 @@ class Retrying implements Handler {
   /** This attempt's answer goes to the caller. */
   private forwarding = false;
   /** This attempt's answer is held back: dropped before a retry, or kept for `isFinal` (its chunks). */
-  private held: { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[] } | undefined;
+  private held: { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[]; size: number } | undefined;
   private body: Readable | undefined;
   /** What the caller's handler sees: one controller across attempts, waits included. */
   readonly controller: Controller;
@@ -100,12 +102,18 @@ class Retrying implements Handler {
     if (delay === undefined) {
       this.forwarding = true;
       this.next.onResponseStart?.(this.controller, status, headers, message);
-    } else this.held = { status, headers, message, delay, chunks: retry.isFinal ? [] : undefined };
+    } else this.held = { status, headers, message, delay, chunks: retry.isFinal ? [] : undefined, size: 0 };
   }
 
   onResponseData(_controller: Controller, chunk: Buffer): void {
-    if (this.forwarding) this.next.onResponseData?.(this.controller, chunk);
-    else this.held?.chunks?.push(chunk);
+    if (this.forwarding) return this.next.onResponseData?.(this.controller, chunk);
+    const held = this.held;
+    if (!held?.chunks) return;
+    held.size += chunk.length;
+    if (held.size <= this.opts.retry.holdLimit) return void held.chunks.push(chunk);
+    // An endless "error" body is not read on: the attempt ends here and the retry goes ahead.
+    held.chunks = undefined;
+    this.current?.abort(new Error(`a ${held.status} body past ${this.opts.retry.holdLimit} bytes`));
   }
 
   onResponseEnd(_controller: Controller, trailers: Headers): void {
