@@ -338,7 +338,7 @@ function anchors(markdown: string): Set<string> {
 
 describe('every path and link in the docs', () => {
   /** Files and folders of the project a reader is sent to; `.ci/node24/` is made by `.ci/run` and ignored by git. */
-  const PATH = /(?<![\w/.@:-])(?:src|test|docs|schema|examples|operations|bench|\.ci)\/[\w.\/-]*[\w\/]/g;
+  const PATH = /(?<![\w/.@:-])(?:src|test|docs|schema|examples|operations|bench|\.ci)\/[\w./-]*[\w/]/g;
   const ROOT_FILES = /`(Dockerfile|docker-compose\.yml|\.env\.example|LICENSE|schema\.graphql|codegen\.yml|tsconfig\.json|package\.json)`/g;
   const MADE_BY_TOOLS = new Set(['.ci/node24/']);
 

@@ -3,6 +3,7 @@ import type { GatewayServices, ResolvedUpstream } from '../context/services.js';
 import { createErrorFormatter } from '../errors/format.js';
 import { createDomainServices, upstreamEstimators, type DomainServicesOptions } from '../domains/index.js';
 import type { Tracing } from '../observability/tracing.js';
+import { OncePerCause } from '../observability/oncePerCause.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
 import { FairShare } from '../pipeline/rules/fairShare.js';
 import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
@@ -41,7 +42,13 @@ export async function createGatewayCore(input: {
   const schema = await buildSchema(config.domains, config.subgraph);
   const trusted = loadTrustedToolset(schema, config);
   // The domains' state is built from the services it belongs to; nothing reads it before an operation runs.
-  const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });
+  const formatErrors = createErrorFormatter({
+    production: config.production,
+    stackTraces: config.errorStackTraces,
+    redact: dependencies.redact,
+    log: dependencies.log,
+    unexpectedLog: new OncePerCause(),
+  });
   const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, formatErrors, domains: undefined as never };
   services.domains = createDomainServices(services, input.domains);
   // Live chat providers are offered as their own GET /models lists them, read before the first request.

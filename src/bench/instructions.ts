@@ -79,9 +79,12 @@ async function main(): Promise<void> {
   if (!option('keep')) rmSync(dir, { recursive: true, force: true });
 }
 
-main()
-  .catch((error) => {
-    console.error(error);
-    process.exitCode = 1;
-  })
-  .finally(() => stopAll());
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  // Awaited, not handed to .finally(): a child that fails to stop then surfaces instead of rejecting unhandled.
+  await stopAll();
+}

@@ -147,10 +147,12 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1]?.endsWith('profile.js')) {
-  main()
-    .catch((error) => {
-      console.error(error);
-      process.exitCode = 1;
-    })
-    .finally(() => stopAll());
+  try {
+    await main();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  } finally {
+    await stopAll();
+  }
 }

@@ -166,6 +166,8 @@ export interface GatewayConfig {
   sandboxPort: number;
   /** {@link VARIABLES.SANDBOX_TOKEN_DELAY_MS} */
   sandboxTokenDelayMs: number;
+  /** {@link VARIABLES.SANDBOX_ANSWER_LENGTH}; undefined: `long` when the log goes to a terminal. */
+  sandboxAnswerLength?: 'short' | 'long';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** {@link VARIABLES.LOG_FORMAT} */
   logFormat?: 'json' | 'pretty';
@@ -173,6 +175,8 @@ export interface GatewayConfig {
   otlpEndpoint?: string;
   production: boolean;
   introspection: boolean;
+  /** {@link VARIABLES.ERROR_STACK_TRACES} */
+  errorStackTraces: boolean;
   /** Milliseconds the server waits for in-flight operations on SIGTERM before closing them. @default 10000 */
   shutdownGraceMs: number;
   graph: GraphConfig;
@@ -186,6 +190,8 @@ export interface GatewayConfig {
   chatModelsRefreshMs: number;
   /** {@link VARIABLES.CHAT_CACHED_TOKEN_WEIGHT} */
   chatCachedTokenWeight: number;
+  /** {@link VARIABLES.CHAT_MODEL_CATALOGUE_FILE} */
+  chatModelCatalogueFile?: string;
   /** {@link VARIABLES.UPSTREAM_TIMEOUT_MS} */
   upstreamTimeoutMs: number;
   /** Chat documents (`uploadChatDocument`): the largest file and the text the gateway keeps. */
@@ -200,6 +206,10 @@ export interface GatewayConfig {
     clientMaxBytes: number;
     /** {@link VARIABLES.CHAT_DOCUMENT_TTL_S}, in milliseconds. */
     ttlMs: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES} */
+    maxExtractedBytes: number;
+    /** {@link VARIABLES.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS} */
+    extractTimeoutMs: number;
   };
   /** {@link VARIABLES.RESPONSE_CACHE_MAX_BYTES} */
   responseCacheMaxBytes: number;
@@ -489,7 +499,7 @@ function mcpAuthConfig(values: Values, apiKeys: readonly string[], problems: Con
 /** GRAPH_POLL_INTERVAL_MS: below the minimum only when Graph is the sandbox (in-process, or on a loopback address). */
 function checkPollInterval(graph: GraphConfig): void {
   const host = new URL(graph.baseUrl).hostname;
-  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  const sandbox = graph.mode === 'sandbox' || host === 'localhost' || host === '[::1]' || host.startsWith('127.');
   if (graph.pollIntervalMs < MIN_LIVE_POLL_INTERVAL_MS && !sandbox) {
     throw new ConfigError(
       'GRAPH_POLL_INTERVAL_MS',
@@ -594,6 +604,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const routerKeys = values.TRUSTED_ROUTER_KEYS ?? [];
   const shortRouterKey = routerKeys.find((k) => k.length < 16);
   if (shortRouterKey) problems.push({ variable: 'TRUSTED_ROUTER_KEYS', message: `each key must be at least 16 characters; one has ${shortRouterKey.length}` });
+  if (production && values.ERROR_STACK_TRACES) {
+    problems.push({ variable: 'ERROR_STACK_TRACES', message: 'must not be true with NODE_ENV=production: stack traces show every caller the gateway\'s code paths (the log has them); unset it' });
+  }
   const redis = attempt(problems, undefined, () => parseRedis(values));
   const mcpAuth = mcpAuthConfig(values, apiKeys, problems);
   if (problems.length) throw new ConfigError(problems);
@@ -606,11 +619,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: values.HOST,
     sandboxPort: values.GATEWAY_SANDBOX_PORT,
     sandboxTokenDelayMs: values.SANDBOX_TOKEN_DELAY_MS,
+    sandboxAnswerLength: values.SANDBOX_ANSWER_LENGTH,
     logLevel: values.LOG_LEVEL,
     logFormat: values.LOG_FORMAT,
     otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,
     production,
     introspection: values.INTROSPECTION ?? !production,
+    errorStackTraces: values.ERROR_STACK_TRACES,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     limits,
     websocket: {
@@ -656,6 +671,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatRateLimitWaitMs: values.CHAT_RATE_LIMIT_WAIT_MS,
     chatModelsRefreshMs: values.CHAT_MODELS_REFRESH_MS,
     chatCachedTokenWeight: values.CHAT_CACHED_TOKEN_WEIGHT,
+    chatModelCatalogueFile: values.CHAT_MODEL_CATALOGUE_FILE,
     upstreamTimeoutMs: values.UPSTREAM_TIMEOUT_MS,
     chatDocuments: {
       maxBytes: values.CHAT_DOCUMENT_MAX_BYTES,
@@ -663,6 +679,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES,
       clientMaxBytes: Math.min(values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4), values.CHAT_DOCUMENT_STORE_MAX_BYTES),
       ttlMs: values.CHAT_DOCUMENT_TTL_S * 1000,
+      maxExtractedBytes: values.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES,
+      extractTimeoutMs: values.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS,
     },
     responseCacheMaxBytes: values.RESPONSE_CACHE_MAX_BYTES,
     chatTimeoutMs: values.CHAT_TIMEOUT_MS,

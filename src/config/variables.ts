@@ -134,7 +134,7 @@ export const modelFacts: ValueType<Record<string, OperatorModelFacts>> = {
     const out: Record<string, OperatorModelFacts> = {};
     let current: OperatorModelFacts | undefined;
     for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const m = /^([A-Za-z0-9][A-Za-z0-9._\/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._\/-]*)$/.exec(part);
+      const m = /^([A-Za-z0-9][A-Za-z0-9._/:-]*?):([a-z_]+=.*)$/i.exec(part) ?? /^([A-Za-z0-9][A-Za-z0-9._/-]*)$/.exec(part);
       let pairs: string;
       if (m && (m[2] !== undefined || !part.includes('='))) {
         current = out[m[1]] ??= {};
@@ -269,9 +269,14 @@ export const VARIABLES = {
   NODE_ENV: {
     type: oneOf('development', 'production', 'test'),
     default: 'development',
-    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, no stack traces. Any other value than these three stops start-up',
+    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, `ERROR_STACK_TRACES` refused. Any other value than these three stops start-up',
   },
   INTROSPECTION: { type: boolean, defaultText: '`true` unless production', description: 'whether introspection queries are answered' },
+  ERROR_STACK_TRACES: {
+    type: boolean,
+    default: 'false',
+    description: 'put each error\'s stack trace in its answer (`extensions.stacktrace`), for debugging the gateway itself; refused with `NODE_ENV=production`. Either way an unexpected error (`INTERNAL_SERVER_ERROR`) is logged with its stack and request id',
+  },
   LOG_LEVEL: { type: oneOf(...LOG_LEVELS), default: 'info', description: 'least severe level logged; at `debug` every upstream request is a line carrying its `requestId`' },
   LOG_FORMAT: { type: oneOf('json', 'pretty'), defaultText: '`pretty` on a terminal, else `json`', description: '`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { type: url, description: 'OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`: traces are exported to `…/v1/traces`. Unset: tracing off', example: 'http://127.0.0.1:4318' },
@@ -285,6 +290,11 @@ export const VARIABLES = {
     type: wholeNumber('whole number 0…10000', 0, 10_000),
     default: '40',
     description: 'pause between the tokens of a chat answer from the built-in sandbox (also read by `npm run sandbox`): a pace a person can watch and stop; `0` streams as fast as it can',
+  },
+  SANDBOX_ANSWER_LENGTH: {
+    type: oneOf('short', 'long'),
+    defaultText: '`long` when the log goes to a terminal (a person watching `npm start`), else `short`',
+    description: 'how much a chat answer from the built-in sandbox says (also read by `npm run sandbox`): `long` takes about 10 s at the default pace, time to try Stop; `short`, a few seconds, is what tests and scripts read',
   },
   GRAPH_BASE_URL: { type: url, default: 'https://graph.microsoft.com', description: 'Microsoft Graph (enterprise data); the API version is appended. Setting any `GRAPH_*` variable makes Graph live' },
   GRAPH_API_VERSION: { type: oneOf('v1.0', 'beta'), default: 'v1.0', description: 'Graph API version' },
@@ -314,6 +324,12 @@ export const VARIABLES = {
     type: count,
     default: '3600000',
     description: 'live providers: how often each one\'s `GET /models` is read again (once at start-up in any case; `0` = start-up only). The models it lists are what `chatProviders` offers, with the catalogue\'s and `<ID>_MODELS`\' facts',
+  },
+  CHAT_MODEL_CATALOGUE_FILE: {
+    type: file,
+    description:
+      'a JSON or YAML file in the model catalogue\'s shape (`{ <provider>: { models: [{ id, contextWindow, maxOutputTokens, reasoning, vision, effort, deprecatedOn, retiresOn, successor, source, … }], retired: [{ id, successor, since }] } }`, docs/chat.md "Models") laid over the built-in catalogue: it must exist and parse at start, and is read again every `CHAT_MODELS_REFRESH_MS` (a bad file is then logged and the last good one kept)',
+    example: 'chat-models.yaml',
   },
   CHAT_CACHED_TOKEN_WEIGHT: {
     type: fraction,
@@ -346,6 +362,16 @@ export const VARIABLES = {
     type: positive,
     default: '67108864',
     description: 'bytes of extracted text read from a provider\'s files API (Kimi) that the gateway caches (64 MiB, shared through Redis when `REDIS_URL` is set), so a conversation over a document reads it from the provider once; past it the least recently stored go first and are read again when next used',
+  },
+  CHAT_DOCUMENT_MAX_EXTRACTED_BYTES: {
+    type: positive,
+    default: '268435456',
+    description: 'text and decompressed bytes one document the gateway extracts itself may yield (256 MiB): every stream PDF.js decodes counts, as it decodes it. Past it the upload is refused (`BAD_USER_INPUT`) and its extractor process ends, so a PDF that inflates 1 MB into gigabytes never takes the memory',
+  },
+  CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS: {
+    type: positive,
+    default: '30000',
+    description: 'longest the gateway reads one document it extracts itself (PDF or text, its token count included); past it its extractor process is ended and the upload refused (`BAD_USER_INPUT`). Time waiting for an extractor does not count',
   },
   UPSTREAM_TIMEOUT_MS: { type: positive, default: '30000', description: 'total time of one buffered upstream call (Graph, OMDb), retries included' },
   CHAT_TIMEOUT_MS: { type: positive, default: '300000', description: 'the same for a whole non-streamed chat completion (reasoning models can take minutes); streams are bounded by idle time instead' },

@@ -17,7 +17,6 @@ export interface ResolvedUpstream {
  * start-up (`createDomainServices` in domains/index.ts). Each domain declares its own entry beside the code that
  * defines it (`declare module '…/context/services.js'`), so this module imports no domain.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface DomainServices {}
 
 /**

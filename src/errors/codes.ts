@@ -19,6 +19,20 @@ export enum ErrorCode {
   InternalServerError = 'INTERNAL_SERVER_ERROR',
 }
 
+/**
+ * `extensions.warnings[].code`: something the caller should know of an answer that still succeeded (CONTRACT.md §11).
+ */
+export enum WarningCode {
+  /** The model answered, but its vendor has deprecated it: the message names the day it retires and its successor. */
+  ModelRetiring = 'MODEL_RETIRING',
+}
+
+/** One entry of an answer's `extensions.warnings`. */
+export interface AnswerWarning {
+  code: WarningCode;
+  message: string;
+}
+
 /** `extensions.reason`: why a request was refused before it ran, finer than its code. */
 export enum ErrorReason {
   /** Malformed HTTP: not JSON, wrong method, CSRF. */

@@ -414,17 +414,21 @@ export type ChatMessageResolvers<ContextType = GatewayContext, ParentType extend
 
 export type ChatModelResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModel'] = ResolversParentTypes['ChatModel']> = {
   contextWindow?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  deprecatedOn?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   factSources?: Resolver<ResolversTypes['ChatModelFactSources'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   json?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   maxOutputTokens?: Resolver<Types.Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  reasoning?: Resolver<ResolversTypes['ChatReasoningSupport'], ParentType, ContextType>;
-  reasoningEffort?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reasoning?: Resolver<Types.Maybe<ResolversTypes['ChatReasoningSupport']>, ParentType, ContextType>;
+  reasoningEffort?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   reference?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  retiresOn?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   source?: Resolver<ResolversTypes['ChatModelSource'], ParentType, ContextType>;
+  successor?: Resolver<Types.Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  toolStream?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   tools?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   upstreamModel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  vision?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  vision?: Resolver<Types.Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
 export type ChatModelFactSourcesResolvers<ContextType = GatewayContext, ParentType extends ResolversParentTypes['ChatModelFactSources'] = ResolversParentTypes['ChatModelFactSources']> = {
@@ -432,6 +436,7 @@ export type ChatModelFactSourcesResolvers<ContextType = GatewayContext, ParentTy
   json?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
   maxOutputTokens?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
   reasoning?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
+  toolStream?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
   tools?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
   vision?: Resolver<Types.Maybe<ResolversTypes['ChatModelSource']>, ParentType, ContextType>;
 };

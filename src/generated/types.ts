@@ -310,26 +310,38 @@ export type ChatModel = {
   __typename?: 'ChatModel';
   /** Prompt plus answer, in tokens; null when unknown (then the provider's own count decides). */
   contextWindow?: Maybe<Scalars['Int']['output']>;
-  /** Where each fact above came from; null where the fact is unknown and a conservative default stands in. */
+  /** The day (YYYY-MM-DD) from which the vendor calls it deprecated: completions on it then carry an `extensions.warnings` entry `MODEL_RETIRING`. */
+  deprecatedOn?: Maybe<Scalars['String']['output']>;
+  /** Where each fact above came from; null where the fact is unknown or a default stands in. */
   factSources: ChatModelFactSources;
   id: Scalars['String']['output'];
   /** Takes `responseFormat` JSON_OBJECT and JSON_SCHEMA. */
   json: Scalars['Boolean']['output'];
   /** The largest `maxTokens` accepted, reasoning included; null when unknown. */
   maxOutputTokens?: Maybe<Scalars['Int']['output']>;
-  /** Whether it reasons before it answers, and whether `reasoning.enabled` can change that. */
-  reasoning: ChatReasoningSupport;
-  /** Takes `reasoning.effort`. */
-  reasoningEffort: Scalars['Boolean']['output'];
+  /**
+   * Whether it reasons before it answers, and whether `reasoning.enabled` can change that; null when unknown (then the
+   * caller's `reasoning` goes to the provider as asked, and the gateway adds no switch of its own).
+   */
+  reasoning?: Maybe<ChatReasoningSupport>;
+  /** Takes `reasoning.effort`; null when unknown (then the caller's effort goes to the provider as asked). */
+  reasoningEffort?: Maybe<Scalars['Boolean']['output']>;
   /** The vendor page the catalogue's facts were read from, with the date; null for models the catalogue does not describe. */
   reference?: Maybe<Scalars['String']['output']>;
+  /** The day (YYYY-MM-DD) the vendor stops serving it, when announced. */
+  retiresOn?: Maybe<Scalars['String']['output']>;
   /** Why it is offered: in the gateway's catalogue, listed by the provider's `GET /models`, or named in `<ID>_MODELS` (or `ARK_ENDPOINTS`). */
   source: ChatModelSource;
+  /** The model to move to (of the same provider, not itself retiring). */
+  successor?: Maybe<Scalars['String']['output']>;
+  /** GLM: tool-call arguments stream in fragments (the gateway asks with `tool_stream`). */
+  toolStream: Scalars['Boolean']['output'];
   /** Takes `tools` (and `graphTools`). */
   tools: Scalars['Boolean']['output'];
   /** What the gateway sends upstream as `model` (Ark: the inference endpoint id, an account's own). Inaccessible through a router. */
   upstreamModel: Scalars['String']['output'];
-  vision: Scalars['Boolean']['output'];
+  /** Accepts image parts; null when unknown (then images go to the provider as sent, and its answer decides). */
+  vision?: Maybe<Scalars['Boolean']['output']>;
 };
 
 export type ChatModelFactSources = {
@@ -338,13 +350,16 @@ export type ChatModelFactSources = {
   json?: Maybe<ChatModelSource>;
   maxOutputTokens?: Maybe<ChatModelSource>;
   reasoning?: Maybe<ChatModelSource>;
+  toolStream?: Maybe<ChatModelSource>;
   tools?: Maybe<ChatModelSource>;
   vision?: Maybe<ChatModelSource>;
 };
 
 export type ChatModelSource =
-  /** The gateway's model catalogue (src/upstreams/chat/models), each fact with the vendor page it was read from. */
+  /** The gateway's model catalogue (src/upstreams/chat/models), each fact with the vendor page it was read from, with `CHAT_MODEL_CATALOGUE_FILE` laid over it. */
   | 'CATALOGUE'
+  /** Learned from the provider's refusal of a field the gateway added itself (shared by every replica for a day; logged when learned). */
+  | 'LEARNED'
   /** The operator: `<ID>_MODELS`, `<ID>_CONTEXT_WINDOWS`, `ARK_ENDPOINTS` or `CHAT_PROVIDERS`. */
   | 'OPERATOR'
   /** The provider's own `GET /models`. */

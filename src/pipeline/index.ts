@@ -8,6 +8,7 @@ import type { PipelineRule } from './operation.js';
 import { createApiKeyCheck } from './rules/apiKey.js';
 import { cancellation } from './rules/cancellation.js';
 import { demandControl } from './rules/demandControl.js';
+import { answerWarnings } from './rules/answerWarnings.js';
 import { documentLimits } from './rules/documentLimits.js';
 import { fairShareRule, type FairShare } from './rules/fairShare.js';
 import { operationInputs } from './rules/operationInputs.js';
@@ -67,6 +68,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     demandControl(schema, services, clientBudgets(services)),
     ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),
     cancellation,
+    answerWarnings,
     operationLog(services),
     shutdown,
   ];

@@ -66,7 +66,7 @@ function typeSchema(schema: GraphQLSchema, document: DocumentNode, type: GraphQL
   if (isListType(inner)) return { type: 'array', items: typeSchema(schema, document, inner.ofType, sets) };
   const named = getNamedType(inner);
   if (isEnumType(named)) return { type: 'string', enum: named.getValues().map((v) => v.name) };
-  if (isScalarType(named)) return { ...(SCALARS[named.name] ?? {}) };
+  if (isScalarType(named)) return { ...SCALARS[named.name] };
   return selectionSchema(schema, document, named, sets);
 }
 

@@ -37,7 +37,9 @@ const kimiFiles = async () => ((await (await fetch(`${t.sandbox.baseUrls.moonsho
 async function leftBehind(): Promise<{ kimi: number; documents: number; spooled: number }> {
   const kimi = (await kimiFiles()).length;
   const documents = (await t.query(LIST)).body.data.chatDocuments.length;
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // graphql-upload removes a request's spooled file once the response has closed, a moment after the client read it:
+  // wait for that (bounded), rather than a fixed 50 ms a loaded machine can outrun.
+  await until(() => spooled().length === 0);
   return { kimi, documents, spooled: spooled().length };
 }
 const nothing = { kimi: 0, documents: 0, spooled: 0 };
@@ -215,7 +217,10 @@ describe('the multipart request itself', () => {
   it('takes one operation and one file per request, and says how the fields go', async () => {
     const form = (fields: Array<[string, string | Blob, string?]>) => {
       const f = new FormData();
-      for (const [k, v, name] of fields) (name ? f.append(k, v as Blob, name) : f.append(k, v as string));
+      for (const [k, v, name] of fields) {
+        if (name) f.append(k, v as Blob, name);
+        else f.append(k, v as string);
+      }
       return fetch(t.gateway.url, { method: 'POST', headers: { 'apollo-require-preflight': 'true' }, body: f }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     };
     const op = { query: 'mutation($file: Upload!) { uploadChatDocument(file: $file) { id } }', variables: { file: null } };

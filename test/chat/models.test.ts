@@ -55,7 +55,7 @@ describe('models come from the services', () => {
     expect(glm.modelDetails[0].source).toBe('CATALOGUE');
   });
 
-  it('offers a listed model the catalogue does not know with conservative facts, and says so once in the log', async () => {
+  it('offers a listed model the catalogue does not know with its facts unknown (none guessed), and says so once in the log', async () => {
     upstream = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
     // Moonshot pointed at the DeepSeek emulator: its list names models Moonshot's catalogue knows nothing of.
     t = await startTestGateway({ MOONSHOT_BASE_URL: upstream.baseUrls.deepseek, MOONSHOT_API_KEY: 'sandbox', CHAT_MODELS_REFRESH_MS: '50' });
@@ -66,8 +66,8 @@ describe('models come from the services', () => {
       id: 'deepseek-flash',
       contextWindow: null,
       maxOutputTokens: null,
-      reasoning: 'OPTIONAL_ON',
-      vision: false,
+      reasoning: null,
+      vision: null,
       json: true,
       source: 'PROVIDER',
       factSources: { contextWindow: null, maxOutputTokens: null, reasoning: null, vision: null },
@@ -75,7 +75,7 @@ describe('models come from the services', () => {
     expect(await eventually(() => modelsRequests().length >= 3, 5_000)).toBe(true);
     const lines = t.logs.json().filter((l) => String(l.msg).includes('which the model catalogue does not describe'));
     expect(lines.map((l) => l.msg)).toEqual([
-      'moonshot offers deepseek-flash, deepseek-v4-pro, which the model catalogue does not describe: offered with no window check, no images, reasoning on by default; describe them with MOONSHOT_MODELS',
+      'moonshot offers deepseek-flash, deepseek-v4-pro, which the model catalogue does not describe: offered with their window, images, reasoning and effort unknown (what the caller asks goes to moonshot as asked); describe them with MOONSHOT_MODELS or CHAT_MODEL_CATALOGUE_FILE',
     ]);
   });
 

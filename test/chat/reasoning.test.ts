@@ -58,6 +58,39 @@ describe('reasoning: what goes on the wire', () => {
     expect(answer.reasoningUsed).toBe(true);
   });
 
+  it('sends only efforts the provider documents: GLM\'s own set, Kimi K3\'s, and Ark\'s MAX refused before any request', async () => {
+    expect((await ask({ provider: 'glm', model: 'glm-5.3', reasoning: { effort: 'MEDIUM' }, messages: [user('Hi')] })).sent).toMatchObject({ reasoning_effort: 'medium' });
+    const k3 = await ask({ provider: 'moonshot', model: 'kimi-k3', reasoning: { effort: 'MAX' }, messages: [user('Hi')] });
+    expect(k3.sent).toMatchObject({ reasoning_effort: 'max' });
+    // K3 always reasons: no switch beside the effort (Kimi refuses the two together).
+    expect(k3.sent).not.toHaveProperty('thinking');
+    env.t.clearUpstreamRequests();
+    const { body } = await env.t.query(ASK, { input: { provider: 'ark', model: 'doubao-pro', reasoning: { effort: 'MAX' }, messages: [user('Hi')] } });
+    expect(body.errors![0]).toMatchObject({ message: 'ark takes reasoning.effort MINIMAL, LOW, MEDIUM, HIGH, not MAX; pick one of those.', extensions: { code: 'BAD_USER_INPUT', argument: 'input.reasoning.effort' } });
+    const kimi = await env.t.query(ASK, { input: { provider: 'moonshot', model: 'kimi-k3', reasoning: { effort: 'MEDIUM' }, messages: [user('Hi')] } });
+    expect(kimi.body.errors![0].message).toBe('moonshot takes reasoning.effort LOW, HIGH, MAX, not MEDIUM; pick one of those.');
+    expect(env.t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('a model that always reasons: no switch is sent, not even for enabled true; enabled false and a forced tool choice on Kimi are refused before any request', async () => {
+    for (const [provider, model] of [['glm', 'glm-5.3'], ['moonshot', 'kimi-k2.7-code']] as const) {
+      const { sent, answer } = await ask({ provider, model, reasoning: { enabled: true }, messages: [user('Hi')] });
+      expect(sent).not.toHaveProperty('thinking');
+      expect(answer.reasoningUsed).toBe(true);
+    }
+    env.t.clearUpstreamRequests();
+    const off = await env.t.query(ASK, { input: { provider: 'glm', model: 'glm-5.3', reasoning: { enabled: false }, messages: [user('Hi')] } });
+    expect(off.body.errors![0].message).toBe('glm model glm-5.3 always reasons; leave reasoning.enabled out, or pick a model that can answer without (reasoning OPTIONAL_ON or OPTIONAL_OFF).');
+    const forced = await env.t.query(ASK, { input: { provider: 'moonshot', model: 'kimi-k2.7-code', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather?')] } });
+    expect(forced.body.errors![0].message).toBe('moonshot refuses a toolChoice naming a tool while reasoning, and kimi-k2.7-code always reasons; use toolChoice AUTO, or a model that can answer without reasoning.');
+    expect(env.t.upstreamRequests()).toHaveLength(0);
+  });
+
+  it('images go to a model known to take them (glm-5.3-flash)', async () => {
+    const { answer } = await ask({ provider: 'glm', model: 'glm-5.3-flash', messages: [{ role: 'USER', parts: [{ type: 'TEXT', text: 'What is it?' }, { type: 'IMAGE_URL', imageUrl: 'https://example.com/a.png' }] }] });
+    expect(answer.content.length).toBeGreaterThan(0);
+  });
+
   it('reasons longer with a higher effort (same prompt, DeepSeek)', async () => {
     const tokens = async (effort: string) => (await ask({ provider: 'deepseek', model: 'deepseek-flash', reasoning: { effort }, messages: [user('Why is the sky blue?')] })).answer.usage.reasoningTokens;
     expect(await tokens('LOW')).toBeLessThan(await tokens('MAX'));
@@ -104,9 +137,9 @@ describe('reasoning travels through a client\'s tool loop', () => {
     expect(second.sent.messages[1]).toMatchObject({ role: 'assistant', reasoning_content: message.reasoningContent });
   });
 
-  it('a provider 400 about what the gateway wrote is UPSTREAM_ERROR, not the caller\'s BAD_USER_INPUT', async () => {
+  it('a provider 400 about the caller\'s conversation is BAD_USER_INPUT with the provider\'s words and the model named', async () => {
     // The operator says deepseek-flash reasons only when asked (it does not): the gateway then lets a tool-call turn
-    // without reasoning through, and DeepSeek refuses the conversation it built.
+    // without reasoning through, and DeepSeek refuses it: the turn is the caller's, so is the fix.
     const t = await startTestGateway({ DEEPSEEK_MODELS: 'deepseek-flash:reasoning=off' });
     try {
       const { body } = await t.query(ASK, {
@@ -117,9 +150,9 @@ describe('reasoning travels through a client\'s tool loop', () => {
           messages: [user('Weather?'), { role: 'ASSISTANT', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{}' }] }, { role: 'TOOL', toolCallId: 'c1', content: '{}' }],
         },
       });
-      expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_REQUEST_REFUSED', upstream: 'deepseek', status: 400 });
+      expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'deepseek', status: 400, model: 'deepseek-flash' });
       expect(body.errors![0].message).toBe(
-        'The deepseek service refused a request the gateway built, not something the caller sent (invalid_request_error): The `reasoning_content` in the thinking mode must be passed back to the API.',
+        'The deepseek service refused the request for model deepseek-flash (invalid_request_error): The `reasoning_content` in the thinking mode must be passed back to the API.',
       );
     } finally {
       await t.close();

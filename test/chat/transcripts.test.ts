@@ -80,7 +80,12 @@ describe.each(PROVIDERS)('%s transcript', (provider) => {
       );
 
       const client = wsClient(t.gateway.wsUrl);
-      const streamed = await streamAll(client, input).finally(() => client.dispose());
+      let streamed: Awaited<ReturnType<typeof streamAll>>;
+      try {
+        streamed = await streamAll(client, input);
+      } finally {
+        await client.dispose();
+      }
       expect(streamed.errors).toBeUndefined();
       const chunks = streamed.chunks as Array<(typeof streamed.chunks)[number] & { usage: Record<string, unknown> | null }>;
       expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(expected.content);
@@ -141,6 +146,38 @@ describe('the emulators answer the documented requests in the documented shape',
     if (has(provider, 'models.json')) {
       const list = await (await fetch(`${sandbox.baseUrls[provider]}/models`, { headers: { authorization: 'Bearer sandbox' } })).json();
       expect(shape(list)).toBe(shape(json(provider, 'models.json')));
+    }
+  });
+});
+
+/**
+ * Refusals the vendors document: Kimi's always-on models answer `thinking: {type: "disabled"}` with a 400, and Ark has
+ * no effort `max`. The emulator answers the refused request as the transcript shows; the gateway never sends it: the
+ * caller's input is refused before any request, saying what to change.
+ */
+describe.each(['moonshot', 'ark'] as const)('%s refusal transcript', (provider) => {
+  it('the emulator refuses the documented request with the documented answer, and the gateway refuses its input before sending', async () => {
+    const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
+    const refusal = json(provider, 'refusal.json');
+    try {
+      const res = await fetch(`${sandbox.baseUrls[provider]}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox' }, body: read(provider, 'refusal-request.json') });
+      const body = await res.json();
+      expect(res.status).toBe(refusal.status);
+      expect(shape(body)).toBe(shape(refusal.body));
+      // Ark's message ends with a fresh request id.
+      expect(body.error.message.replace(/Request id: \w+/, '')).toBe(refusal.body.error.message.replace(/Request id: \w+/, ''));
+    } finally {
+      await sandbox.close();
+    }
+    const fake = await replay(provider);
+    const t = await startTestGateway({ [`${PREFIX[provider]}_BASE_URL`]: fake.base, [`${PREFIX[provider]}_API_KEY`]: 'transcript-key-0123456789', ...(provider === 'ark' ? { ARK_ENDPOINTS: 'doubao-pro=ep-20250101-doubao-pro' } : {}) });
+    try {
+      const { body } = await t.query(ANSWER, { input: { provider, ...json(provider, 'refusal-input.json') } });
+      expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+      expect(fake.bodies).toEqual([]);
+    } finally {
+      await t.close();
+      await new Promise((resolve) => fake.server.close(resolve));
     }
   });
 });

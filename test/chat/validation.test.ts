@@ -15,10 +15,10 @@ const base = { provider: 'glm', model: 'glm-4-flash', messages: [user('Hi')] };
 describe('bad input is refused with BAD_USER_INPUT before any upstream call', () => {
   it.each([
     ['an unknown provider, listing the known ones', { provider: 'openai' }, /Unknown chat provider "openai"; use one of glm, ark, deepseek, moonshot\./],
-    ['a model the provider does not offer, listing its models', { model: 'gpt-4o' }, /Provider glm has no model "gpt-4o"; use one of glm-5\.2, glm-5\.1, glm-5, glm-4\.7, .*glm-4v-plus\./],
-    ['an Ark name that is neither configured nor an endpoint id', { provider: 'ark', model: 'doubao-max' }, /Provider ark has no model "doubao-max"; use one of doubao-pro, doubao-lite, doubao-vision, doubao-seed-1-6-251015, doubao-seed-2-0-lite-260428 \(or an inference endpoint id ep-…\)/],
+    ['a model the provider does not offer, listing its models', { model: 'gpt-4o' }, /Provider glm has no model "gpt-4o"; use one of glm-5\.3, glm-5\.3-flash, glm-5\.2, glm-5\.1, glm-5, glm-4\.7, .*glm-4v-plus\./],
+    ['an Ark name that is neither configured nor an endpoint id', { provider: 'ark', model: 'doubao-max' }, /Provider ark has no model "doubao-max"; use one of doubao-pro, doubao-lite, doubao-vision, doubao-seed-1-6-251015, doubao-seed-2-0-lite-260428, .*doubao-seed-2-0-code-preview-260215 \(or an inference endpoint id ep-…\)/],
     ['a retired DeepSeek model, naming its successor', { provider: 'deepseek', model: 'deepseek-chat' }, /deepseek retired model "deepseek-chat" on 2026-07-24; use deepseek-flash instead, with reasoning: \{enabled: false\} for the same behaviour\./],
-    ['a retired Kimi model, naming its successor', { provider: 'moonshot', model: 'kimi-latest' }, /moonshot retired model "kimi-latest" on 2026; use kimi-k2\.6 instead\./],
+    ['a retired Kimi model, naming its successor', { provider: 'moonshot', model: 'kimi-latest' }, /moonshot retired model "kimi-latest" on 2026; use kimi-k3 instead, which always reasons \(leave reasoning\.enabled out, and use toolChoice AUTO\)\./],
     ['reasoning on a model that never reasons', { reasoning: { enabled: true } }, /glm model glm-4-flash does not reason; leave reasoning out, or pick a model whose reasoning is not NONE/],
     ['reasoning off on a model that always reasons', { provider: 'moonshot', model: 'kimi-k3', reasoning: { enabled: false } }, /moonshot model kimi-k3 always reasons; leave reasoning\.enabled out/],
     ['an effort with reasoning off', { provider: 'deepseek', model: 'deepseek-flash', reasoning: { enabled: false, effort: 'MAX' } }, /reasoning\.effort MAX with reasoning\.enabled false/],
@@ -37,7 +37,7 @@ describe('bad input is refused with BAD_USER_INPUT before any upstream call', ()
     ['reasoningContent on a USER message', { messages: [{ role: 'USER', content: 'Hi', reasoningContent: 'hmm' }] }, /messages\[0\] is a USER message with reasoningContent; only ASSISTANT turns carry the reasoning they came with\./],
     ['a temperature on a model that fixes it', { provider: 'moonshot', model: 'kimi-k2.6', temperature: 0.3 }, /moonshot model kimi-k2\.6 fixes temperature itself and refuses any other; leave temperature out\./],
     ['JSON output on a model without it', { model: 'glm-4v-plus', responseFormat: { type: 'JSON_OBJECT' } }, /glm model glm-4v-plus has no JSON output/],
-    ['JSON object mode on DeepSeek without the word json', { provider: 'deepseek', model: 'deepseek-flash', responseFormat: { type: 'JSON_OBJECT' } }, /deepseek's JSON output needs the word "json" in the prompt/],
+    ['JSON object mode on DeepSeek without the word json', { provider: 'deepseek', model: 'deepseek-flash', responseFormat: { type: 'JSON_OBJECT' } }, /deepseek's JSON output needs the word "json" in a SYSTEM or USER message/],
     ['a JSON schema that is not an object', { responseFormat: { type: 'JSON_SCHEMA', schema: [1, 2] } }, /responseFormat JSON_SCHEMA needs schema: a JSON Schema object/],
     ['a schema with JSON_OBJECT', { responseFormat: { type: 'JSON_OBJECT', schema: { type: 'object' } } }, /responseFormat JSON_OBJECT takes no schema; use type JSON_SCHEMA/],
     ['a DeepSeek user id with a space', { provider: 'deepseek', model: 'deepseek-flash', user: 'user 42' }, /user "user 42" is not an id deepseek takes: letters, digits, _ and - only\./],

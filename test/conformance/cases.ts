@@ -48,6 +48,9 @@ export interface ConformanceCase {
 const CHAT_STREAM = 'subscription($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
 const DELETE_DOCUMENT = 'mutation($id: ID!) { deleteChatDocument(id: $id) }';
 const CHAT_INPUT = { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
+/** Kimi K2.6: deprecated since 2026-10-31 (models/moonshot.ts), so its completions carry a warning. */
+const RETIRING_INPUT = { provider: 'moonshot', model: 'kimi-k2.6', messages: [{ role: 'USER', content: 'Hi' }] };
+const RETIRING_WARNING = { code: 'MODEL_RETIRING', message: 'moonshot model kimi-k2.6 is deprecated since 2026-10-31 and retires on 2026-12-31; move to moonshot model kimi-k3.' };
 const LISTED = '{ upstreams { id } }';
 const LISTED_ID = createHash('sha256').update(LISTED).digest('hex');
 /** A manifest of one operation, for the persisted-only rows. */
@@ -78,7 +81,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
     {
       name: 'an operation within every rule runs, with no upstream request for gateway-only fields',
       request: { query: LISTED },
-      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+      expect: { upstreams: {}, check: (o) => expectData(o, (d) => d.upstreams.length > 0) },
     },
     {
       name: 'a document larger than GATEWAY_MAX_DOCUMENT_BYTES is refused before parsing',
@@ -102,7 +105,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       name: 'persisted-only mode runs a listed operation sent as its text',
       env: { PERSISTED_OPERATIONS_FILE: manifestFile },
       request: { query: LISTED },
-      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+      expect: { upstreams: {}, check: (o) => expectData(o, (d) => d.upstreams.length > 0) },
     },
     {
       // graphql-ws and graphql-sse require `query` in their messages, so only HTTP carries an id alone.
@@ -110,7 +113,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       env: { PERSISTED_OPERATIONS_FILE: manifestFile },
       carriers: (r) => r.name.startsWith('http') || r.name === 'multipart',
       request: { extensions: { persistedQuery: { version: 1, sha256Hash: LISTED_ID } } },
-      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+      expect: { upstreams: {}, check: (o) => expectData(o, (d) => d.upstreams.length > 0) },
     },
     {
       name: 'a missing API key is refused (graphql-ws: closed 4403 at connection_init)',
@@ -122,7 +125,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       name: 'a presented API key is let in',
       env: { GATEWAY_API_KEYS: 'conformance-key-1' },
       request: { query: LISTED, apiKey: 'conformance-key-1' },
-      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+      expect: { upstreams: {}, check: (o) => expectData(o, (d) => d.upstreams.length > 0) },
     },
     {
       name: 'an operation over the upstream-request budget is refused before any request',
@@ -155,6 +158,29 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: 'a completion on a deprecated model answers with extensions.warnings MODEL_RETIRING, naming its retirement and successor',
+      carriers: mutating,
+      request: { query: 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', variables: { input: { ...RETIRING_INPUT } } },
+      expect: {
+        upstreams: { moonshot: 1 },
+        check: (o) => {
+          expect(o.results.at(-1)?.extensions?.warnings).toEqual([RETIRING_WARNING]);
+        },
+      },
+    },
+    {
+      name: 'a stream on a deprecated model carries the MODEL_RETIRING warning on its first event only',
+      carriers: streaming,
+      request: { query: CHAT_STREAM, variables: { input: { ...RETIRING_INPUT } } },
+      expect: {
+        upstreams: { moonshot: 1 },
+        check: (o) => {
+          expect(o.results.length).toBeGreaterThan(1);
+          expect(o.results.map((r) => (r.extensions as Record<string, unknown> | undefined)?.warnings ?? null)).toEqual([[RETIRING_WARNING], ...o.results.slice(1).map(() => null)]);
+        },
+      },
+    },
+    {
       name: 'COST_MODE=enforce refuses an operation over MAX_OPERATION_COST before any request, naming the cost and the limit',
       env: { COST_MODE: 'enforce', MAX_OPERATION_COST: '30' },
       request: { query: THREE_TITLES },
@@ -181,7 +207,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       name: 'a browser Origin listed in ALLOWED_ORIGINS runs',
       env: { ALLOWED_ORIGINS: 'https://app.example.com' },
       request: { query: LISTED, headers: { origin: 'https://app.example.com' } },
-      expect: { upstreams: {}, check: (o) => void expectData(o, (d) => d.upstreams.length > 0) },
+      expect: { upstreams: {}, check: (o) => expectData(o, (d) => d.upstreams.length > 0) },
     },
     {
       name: '_entities with more representations than MAX_ENTITY_REPRESENTATIONS is refused whole, before any upstream request',
@@ -274,7 +300,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       name: "in production an upstream's error text reaches no client: a generic message naming upstream and status",
       env: { NODE_ENV: 'production' },
       carriers: mutating,
-      setup: (t) => void t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 400, body: { error: { message: UPSTREAM_SECRET, type: 'invalid_request_error' } } }),
+      setup: (t) => t.sandbox.faults.push({ upstream: 'deepseek', times: 1, status: 400, body: { error: { message: UPSTREAM_SECRET, type: 'invalid_request_error' } } }),
       request: { query: 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', variables: { input: CHAT_INPUT } },
       expect: {
         code: 'BAD_USER_INPUT',
@@ -334,7 +360,7 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       carriers: streaming,
       fresh: true,
       env: { SHUTDOWN_GRACE_MS: '300' },
-      setup: (t) => void t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 10_000, match: 'i=tt' }),
+      setup: (t) => t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 10_000, match: 'i=tt' }),
       request: { query: '{ searchTitles(query: "star wars") { items { imdbId ... @defer { directors } } } }' },
       afterFirst: (t) => () => void t.gateway.close(),
       expect: {

@@ -88,6 +88,8 @@ export async function startHiveGateway(name: string, supergraphSdl: string, plan
     ...(planner === 'hive-rust' ? { unifiedGraphHandler } : {}),
     transportEntries: { '*.http': { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
   });
+  // The runtime is a server adapter: as a request listener it answers (and handles its own errors) itself.
+  // oxlint-disable-next-line typescript/no-misused-promises
   const server = createServer(runtime);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -88,13 +88,13 @@ const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void
   },
   {
     input: 'chat prompt estimate (context-window preflight): one word without spaces, the tokenizer’s worst case',
-    n: 10_000,
-    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never)).toBeGreaterThan(n / 8),
+    n: 4_000,
+    run: async (n) => expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never)).toBeGreaterThan(n / 8),
   },
   {
     input: 'chat prompt estimate: Chinese without punctuation',
     n: 1_200,
-    run: async (n) => void expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never)).toBeGreaterThan(n / 2),
+    run: async (n) => expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never)).toBeGreaterThan(n / 2),
   },
 ];
 

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { rawHttp } from '../support/rawHttp.js';
-import { collect, rawSubscriber, wsClient } from '../support/ws.js';
+import { rawSubscriber, wsClient } from '../support/ws.js';
 import { eventually } from '../chat/support.js';
 
 /**

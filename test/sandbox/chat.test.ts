@@ -689,3 +689,73 @@ describe('pacing', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(10 * 25 * 0.9);
   });
 });
+
+describe('as strict as the services (the 2026-11-28 audit, docs/upstreams.md §3.6)', () => {
+  const hi = [{ role: 'user', content: 'Hi' }];
+  const status = async (provider: Provider, body: Record<string, unknown>) => {
+    const res = await post(provider, body);
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('takes thinking.type auto on Ark only', async () => {
+    expect((await status('ark', { model: 'ep-20250101-doubao-pro', messages: hi, thinking: { type: 'auto' } })).status).toBe(200);
+    for (const [provider, model] of [['glm', 'glm-5.2'], ['deepseek', 'deepseek-flash'], ['moonshot', 'kimi-k2.6']] as const) {
+      const { status: code, body } = await status(provider, { model, messages: hi, thinking: { type: 'auto' } });
+      expect([provider, code]).toEqual([provider, 400]);
+      expect(JSON.stringify(body)).toContain('thinking.type must be enabled or disabled, got \\"auto\\"');
+    }
+  });
+
+  it('Kimi: K2.7-Code and K3.1 Pro always reason (a disabled switch is a 400), K3\'s effort is low, high or max, never beside thinking', async () => {
+    for (const model of ['kimi-k2.7-code', 'kimi-k3.1-pro']) {
+      const { status: code, body } = await status('moonshot', { model, messages: hi, thinking: { type: 'disabled' } });
+      expect([model, code, body.error.type]).toEqual([model, 400, 'invalid_request_error']);
+      expect(body.error.message).toBe(`Invalid request: thinking cannot be disabled for model ${model}`);
+    }
+    expect((await status('moonshot', { model: 'kimi-k3.1-pro', messages: hi, reasoning_effort: 'max' })).status).toBe(200);
+    expect((await status('moonshot', { model: 'kimi-k3', messages: hi, reasoning_effort: 'medium' })).body.error.message).toBe('Invalid request: reasoning_effort must be one of low, high, max, got "medium"');
+    expect((await status('moonshot', { model: 'kimi-k3', messages: hi, reasoning_effort: 'low', thinking: { type: 'enabled' } })).body.error.message).toBe("Invalid request: cannot specify both 'thinking' and 'reasoning_effort'");
+  });
+
+  it('Ark: effort minimal, low, medium or high (no max), and only minimal with thinking disabled; dated ids of hosted models', async () => {
+    const ark = (extra: Record<string, unknown>) => status('ark', { model: 'doubao-seed-1-6-251015', messages: hi, ...extra });
+    expect((await ark({ reasoning_effort: 'high' })).status).toBe(200);
+    const max = await ark({ reasoning_effort: 'max' });
+    expect([max.status, max.body.error.code, max.body.error.param]).toEqual([400, 'InvalidParameter', 'reasoning_effort']);
+    expect((await ark({ reasoning_effort: 'low', thinking: { type: 'disabled' } })).body.error.message).toContain('with thinking.type disabled only "minimal" is allowed');
+    expect((await ark({ reasoning_effort: 'minimal', thinking: { type: 'disabled' } })).status).toBe(200);
+    expect((await status('ark', { model: 'deepseek-v3-2-251201', messages: hi })).status).toBe(200);
+  });
+
+  it('GLM: GLM-5.3 reasons whatever the switch says, 5.3-Flash takes images, the documented effort set, one stop word, user_id of 6–128', async () => {
+    const glm = (extra: Record<string, unknown>, model = 'glm-5.2') => status('glm', { model, messages: hi, ...extra });
+    const off = await glm({ thinking: { type: 'disabled' } }, 'glm-5.3');
+    expect(off.status).toBe(200);
+    expect(off.body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
+    const image = [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }];
+    expect((await status('glm', { model: 'glm-5.3-flash', messages: image })).status).toBe(200);
+    for (const effort of ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none']) expect([effort, (await glm({ reasoning_effort: effort })).status]).toEqual([effort, 200]);
+    expect((await glm({ reasoning_effort: 'none' })).body.choices[0].message.reasoning_content ?? null).toBeNull();
+    expect((await glm({ stop: ['a', 'b'] })).body.error).toEqual({ code: '1210', message: 'API 调用参数有误，请检查文档。stop supports only one stop word' });
+    expect((await glm({ stop: ['a'] })).status).toBe(200);
+    expect((await glm({ user_id: 'abc' })).body.error.message).toContain('user_id must be 6 to 128 characters');
+    expect((await glm({ user_id: 'x'.repeat(129) })).status).toBe(400);
+    expect((await glm({ user_id: 'abcdef' })).status).toBe(200);
+  });
+
+  it('DeepSeek: "json" in a system or user message only, user_id of at most 512 of [A-Za-z0-9_-], max_completion_tokens ignored, the vision-exp alias', async () => {
+    const ds = (extra: Record<string, unknown>, messages: unknown[] = hi) => status('deepseek', { model: 'deepseek-flash', messages, thinking: { type: 'disabled' }, ...extra });
+    const json = { response_format: { type: 'json_object' } };
+    const inAssistant = await ds(json, [{ role: 'user', content: 'Give me a city.' }, { role: 'assistant', content: 'As json?' }, { role: 'user', content: 'Yes.' }]);
+    expect([inAssistant.status, inAssistant.body.error.message]).toEqual([400, "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'."]);
+    expect((await ds(json, [{ role: 'system', content: 'Answer in JSON.' }, { role: 'user', content: 'A city.' }])).status).toBe(200);
+    expect((await ds({ user_id: 'u'.repeat(513) })).status).toBe(400);
+    expect((await ds({ user_id: 'user 1' })).status).toBe(400);
+    expect((await ds({ user_id: 'u'.repeat(512) })).status).toBe(200);
+    const capped = await ds({ max_completion_tokens: 2 }, [{ role: 'user', content: 'Tell me about gateways in detail.' }]);
+    expect(capped.body.choices[0].finish_reason).toBe('stop');
+    expect(capped.body.usage.completion_tokens).toBeGreaterThan(2);
+    expect((await ds({ max_tokens: 2 })).body.choices[0].finish_reason).toBe('length');
+    expect((await status('deepseek', { model: 'deepseek-v4-flash-vision-exp', messages: hi })).status).toBe(200);
+  });
+});

@@ -112,7 +112,8 @@ export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_00
   });
   child.stderr!.on('data', (d: Buffer) => stderr.push(...d.toString().split('\n').filter(Boolean)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  exited.then((code) => onFail(new Error(`gateway exited with ${code} before listening: ${stderr.join('\n')}`)));
+  // `exited` never rejects; the failure it reports goes to `origin`, whose rejection the caller handles.
+  void exited.then((code) => onFail(new Error(`gateway exited with ${code} before listening: ${stderr.join('\n')}`)));
   const timer = setTimeout(() => onFail(new Error(`gateway did not start within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
   origin.finally(() => clearTimeout(timer)).catch(() => undefined);
   return { child, stdout, stderr, exited, origin };

@@ -121,7 +121,11 @@ export class VariablesFuzzer {
       ['mutation', this.schema.getMutationType()],
       ['subscription', this.schema.getSubscriptionType()],
     ];
-    for (const [kind, root] of roots) if (root) (kind === 'query' ? walk(kind, root, [root.name], 0) : out.push(...Object.values(root.getFields()).map((field) => ({ kind, path: [root.name, field.name], field }))));
+    for (const [kind, root] of roots) {
+      if (!root) continue;
+      if (kind === 'query') walk(kind, root, [root.name], 0);
+      else out.push(...Object.values(root.getFields()).map((field) => ({ kind, path: [root.name, field.name], field })));
+    }
     return out;
   }
 

@@ -31,7 +31,7 @@ const post = (body: unknown, accept = DEFER_ACCEPT) =>
 async function parts(body: unknown, onPart: (part: IncrementalPayload, index: number) => void = () => undefined) {
   const res = await post(body);
   expect(res.headers.get('content-type')).toBe('multipart/mixed;boundary="-";deferSpec=20220824');
-  const read = await readMultipart(res, (part, all) => void onPart(part as IncrementalPayload, all.length - 1));
+  const read = await readMultipart(res, (part, all) => onPart(part as IncrementalPayload, all.length - 1));
   return { payloads: read.parts as IncrementalPayload[], closed: read.closed };
 }
 

@@ -9,13 +9,20 @@ const server = useLoopback();
 let up: ReturnType<typeof server>;
 beforeEach(() => (up = server()));
 
-const get = (a: Agent['compose'] extends (...args: never[]) => infer R ? R : never, path = '/x', signal?: AbortSignal) =>
-  a.request({ origin: up.origin, path, method: 'GET', signal } as never);
+const get = (
+  a: Agent['compose'] extends (...args: never[]) => infer R ? R : never,
+  path = '/x',
+  signal?: AbortSignal,
+) => a.request({ origin: up.origin, path, method: 'GET', signal } as never);
 
 describe('guarded interceptor (the circuit breaker)', () => {
   it('opens after consecutive 5xx and no-answers, refuses at once with CIRCUIT_OPEN, and closes after a good probe', async () => {
     let now = 0;
-    const breaker = new CircuitBreaker({ threshold: 2, cooldownMs: 1_000 }, () => undefined, () => now);
+    const breaker = new CircuitBreaker(
+      { threshold: 2, cooldownMs: 1_000 },
+      () => undefined,
+      () => now,
+    );
     const a = new Agent().compose(guarded('graph', breaker));
     up.plan.push({ status: 502 });
     await (await get(a)).body.dump();
@@ -23,7 +30,11 @@ describe('guarded interceptor (the circuit breaker)', () => {
     expect(breaker.state).toBe('open');
     const refused = await get(a).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(GatewayError);
-    expect((refused as GatewayError).extensions).toMatchObject({ upstream: 'graph', upstreamCode: UpstreamCode.CircuitOpen, retryAfter: 1 });
+    expect((refused as GatewayError).extensions).toMatchObject({
+      upstream: 'graph',
+      upstreamCode: UpstreamCode.CircuitOpen,
+      retryAfter: 1,
+    });
     expect(up.seen).toHaveLength(2);
     now = 1_000;
     expect((await get(a)).statusCode).toBe(200);

@@ -29,7 +29,12 @@ export async function loopback(status = 200, body = 'ok') {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, plan, seen, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return {
+    origin,
+    plan,
+    seen,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }
 
 /** One loopback upstream for a test file, its plan and record cleared before each test. */

@@ -13,14 +13,35 @@ const server = useLoopback();
 let up: ReturnType<typeof server>;
 beforeEach(() => (up = server()));
 
-const agent = () => new Agent().compose(counted('test'), retried({ upstream: 'test', metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }));
-const retry = (over: Partial<RetryRequest> = {}): RetryRequest => ({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 5 }, attempts: 0, holdLimit: 1024, ...over });
+const agent = () =>
+  new Agent().compose(
+    counted('test'),
+    retried({ upstream: 'test', metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }),
+  );
+const retry = (over: Partial<RetryRequest> = {}): RetryRequest => ({
+  policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 5 },
+  attempts: 0,
+  holdLimit: 1024,
+  ...over,
+});
 const send = (a: ReturnType<typeof agent>, r: RetryRequest, more: Record<string, unknown> = {}) =>
-  a.request({ origin: up.origin, path: '/x', method: 'GET', url: `${up.origin}/x`, attempt: 1, retry: r, ...more } as never);
+  a.request({
+    origin: up.origin,
+    path: '/x',
+    method: 'GET',
+    url: `${up.origin}/x`,
+    attempt: 1,
+    retry: r,
+    ...more,
+  } as never);
 
 describe('retried interceptor', () => {
   it('hands on only the answer no retry follows, each attempt counted as it is sent', async () => {
-    up.plan.push({ status: 429, headers: { 'retry-after': '0' }, body: 'slow down' }, { status: 503 }, { status: 200, body: 'done' });
+    up.plan.push(
+      { status: 429, headers: { 'retry-after': '0' }, body: 'slow down' },
+      { status: 503 },
+      { status: 200, body: 'done' },
+    );
     const a = agent();
     const tally = new UpstreamTally();
     const r = retry();
@@ -51,7 +72,9 @@ describe('retried interceptor', () => {
     up.plan.push({ status: 429, body: '{"error":"quota"}' });
     const a = agent();
     const asked: string[] = [];
-    const r = retry({ isFinal: async (status, _headers, chunks) => (asked.push(`${status} ${Buffer.concat(chunks)}`), true) });
+    const r = retry({
+      isFinal: async (status, _headers, chunks) => (asked.push(`${status} ${Buffer.concat(chunks)}`), true),
+    });
     const res = await send(a, r);
     expect([res.statusCode, await res.body.text(), r.attempts]).toEqual([429, '{"error":"quota"}', 1]);
     expect(asked).toEqual(['429 {"error":"quota"}']);
@@ -59,7 +82,10 @@ describe('retried interceptor', () => {
   });
 
   it('holds at most holdLimit bytes of an error body for isFinal: a longer one is cut, not judged, and retried', async () => {
-    up.plan.push({ status: 429, headers: { 'retry-after': '0' }, body: 'x'.repeat(64 * 1024) }, { status: 200, body: 'done' });
+    up.plan.push(
+      { status: 429, headers: { 'retry-after': '0' }, body: 'x'.repeat(64 * 1024) },
+      { status: 200, body: 'done' },
+    );
     const a = agent();
     let asked = 0;
     const r = retry({ isFinal: async () => (asked++, true) });
@@ -84,7 +110,9 @@ describe('retried interceptor', () => {
   it('retries a GET whose connection was reset, and gives the last error when the attempts are spent', async () => {
     const a = agent();
     const r = retry({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxAttempts: 3 } });
-    await expect(a.request({ origin: up.origin, path: '/reset', method: 'GET', url: '', attempt: 1, retry: r } as never)).rejects.toThrow();
+    await expect(
+      a.request({ origin: up.origin, path: '/reset', method: 'GET', url: '', attempt: 1, retry: r } as never),
+    ).rejects.toThrow();
     expect([r.attempts, up.seen.length]).toEqual([3, 3]);
     await a.close();
   });

@@ -11,7 +11,13 @@ beforeEach(() => (up = server()));
 describe('traced interceptor', () => {
   it('leaves a request outside any traced operation as it was: no span, no trace headers', async () => {
     const a = new Agent().compose(traced('graph'));
-    const res = await a.request({ origin: up.origin, path: '/x', method: 'GET', url: `${up.origin}/x`, headers: { accept: 'application/json' } } as never);
+    const res = await a.request({
+      origin: up.origin,
+      path: '/x',
+      method: 'GET',
+      url: `${up.origin}/x`,
+      headers: { accept: 'application/json' },
+    } as never);
     expect(await res.body.text()).toBe('ok');
     expect(up.seen[0].headers.accept).toBe('application/json');
     expect(up.seen[0].headers.traceparent).toBeUndefined();

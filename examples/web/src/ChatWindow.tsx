@@ -95,6 +95,9 @@ export function ChatWindow() {
       const { data, error } = await client.mutate({ mutation: UploadChatDocumentMutation, variables: { file, provider } });
       if (error) setProblem(error.message);
       else if (data?.uploadChatDocument) setDocument(data.uploadChatDocument);
+    } catch (error) {
+      // An event handler's promise goes nowhere: a failed upload (network down) shows here, not as an unhandled rejection.
+      setProblem(error instanceof Error ? error.message : String(error));
     } finally {
       setAttaching(false);
     }
@@ -103,7 +106,11 @@ export function ChatWindow() {
   const detach = async () => {
     if (!document) return;
     setDocument(null);
-    await client.mutate({ mutation: DeleteChatDocumentMutation, variables: { id: document.id } });
+    try {
+      await client.mutate({ mutation: DeleteChatDocumentMutation, variables: { id: document.id } });
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : String(error));
+    }
   };
 
   function clearAnswer() {
@@ -146,12 +153,12 @@ export function ChatWindow() {
         {document ? (
           <p className="muted" data-testid="document">
             📄 {document.fileName}: {document.tokens} tokens{document.provider ? `, kept by ${document.provider}` : ''}{' '}
-            <button type="button" className="secondary" onClick={detach}>Remove</button>
+            <button type="button" className="secondary" onClick={() => void detach()}>Remove</button>
           </p>
         ) : (
           <label className="toggle">
             {attaching ? 'Uploading…' : 'Attach a document (PDF, text, Markdown)'}
-            <input type="file" aria-label="Attach a document" accept=".pdf,.txt,.md,.markdown,.csv,.json" disabled={attaching} onChange={attach} />
+            <input type="file" aria-label="Attach a document" accept=".pdf,.txt,.md,.markdown,.csv,.json" disabled={attaching} onChange={(event) => void attach(event)} />
           </label>
         )}
       </div>

@@ -50,6 +50,7 @@ export async function startSandboxProc(): Promise<SandboxProc> {
     const res = await fetch(`${origin}/_sandbox/${path}`, {
       method,
       headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+      // oxlint-disable-next-line unicorn/no-invalid-fetch-options -- GET calls pass no body
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = (await res.json()) as unknown;

@@ -2,6 +2,7 @@ import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { GatewayContext } from '../../context/request.js';
 import { UpstreamCode } from '../../upstreams/codes.js';
 import type { RetryPolicy } from '../../upstreams/http/retry.js';
+import { announceRetiring } from './retiring.js';
 import { DAILY_TOKEN_BUDGET, type AttemptOutcome } from './usage/ledger.js';
 import type { ValidCompletion } from './validate.js';
 
@@ -59,6 +60,7 @@ export async function firstServing<T>(
       await ledger.ensureBudget(provider, ctx);
       const value = await call(target, last ? undefined : ONCE);
       attempts.push({ provider, model, outcome: 'served', code: null });
+      announceRetiring(ctx, provider, target.model);
       ledger.attempt(provider, model, 'served');
       if (targets.length > 1) ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
       return { target, value, attempts };

@@ -1,4 +1,4 @@
-import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
+import { badInput, GatewayError } from '../../errors/codes.js';
 import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/types.js';
 import { checkArguments } from '../../trusted/operations.js';
 import type { TrustedToolset } from '../../trusted/toolset.js';
@@ -274,7 +274,9 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
           break;
         }
       } catch (error) {
-        sink.push({ error });
+        // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+        // rejects.
+        void sink.push({ error });
       }
       sink.end();
       ctx.log.info({ graphTools: [...plan.names], turns: turn, graphSteps: steps.length, finishReason: finish, usage: usage ?? null }, 'chat stream with graph tools');

@@ -27,7 +27,7 @@ query Providers {
     live
     models
     capabilities { streaming tools vision contextWindow }
-    modelDetails { id contextWindow maxOutputTokens reasoning reasoningEffort json source factSources { contextWindow reasoning } }
+    modelDetails { id contextWindow maxOutputTokens reasoning reasoningEffort json source factSources { contextWindow reasoning } deprecatedOn retiresOn successor }
   }
 }
 

@@ -34,8 +34,9 @@ export function planFormat(input: ChatCompletionInput, spec: ChatProviderSpec, m
   if (!model.json) throw badInput(`${spec.id} model ${model.id} has no JSON output; pick a model with json: true (chatProviders { modelDetails { id json } }).`, at);
   if (f.type === 'JSON_OBJECT') {
     if (f.schema != null) throw badInput('responseFormat JSON_OBJECT takes no schema; use type JSON_SCHEMA to give one.', `${at}.schema`);
-    if (spec.jsonNeedsWord && !messages.some((m) => JSON_WORD.test(textOf(m)))) {
-      throw badInput(`${spec.id}'s JSON output needs the word "json" in the prompt (its JSON mode guide); say so in a message, e.g. "Answer in JSON."`, 'input.messages');
+    // "The system or user message must contain the word json" (api-docs.deepseek.com/guides/json_mode, read 2026-11-28).
+    if (spec.jsonNeedsWord && !messages.some((m) => (m.role === 'system' || m.role === 'user') && JSON_WORD.test(textOf(m)))) {
+      throw badInput(`${spec.id}'s JSON output needs the word "json" in a SYSTEM or USER message (its JSON mode guide); say so there, e.g. "Answer in JSON."`, 'input.messages');
     }
     return { wire: { type: 'json_object' }, answer: { strict: false }, messages };
   }

@@ -27,23 +27,35 @@ export const jsonRefused = (provider: string, error: string) =>
 const ROLE: Readonly<Record<ChatRole, GraphRole>> = { system: 'SYSTEM', user: 'USER', assistant: 'ASSISTANT', tool: 'TOOL' };
 
 const REASONING: Readonly<Record<ReasoningSupport, GraphReasoning>> = { none: 'NONE', 'optional-off': 'OPTIONAL_OFF', 'optional-on': 'OPTIONAL_ON', always: 'ALWAYS' };
-const SOURCE: Readonly<Record<ModelSource, GraphSource>> = { catalogue: 'CATALOGUE', provider: 'PROVIDER', operator: 'OPERATOR' };
+const SOURCE: Readonly<Record<ModelSource, GraphSource>> = { catalogue: 'CATALOGUE', provider: 'PROVIDER', operator: 'OPERATOR', learned: 'LEARNED' };
 
 function modelOf(m: ChatModelSpec): GraphModel {
   const source = (fact: ModelFact) => (m.factSources[fact] ? SOURCE[m.factSources[fact]] : null);
   return {
     id: m.id,
     upstreamModel: m.upstreamModel ?? m.id,
-    vision: m.vision,
+    vision: m.vision ?? null,
     contextWindow: m.contextWindow ?? null,
     maxOutputTokens: m.maxOutputTokens ?? null,
-    reasoning: REASONING[m.reasoning],
-    reasoningEffort: m.effort,
+    reasoning: m.reasoning ? REASONING[m.reasoning] : null,
+    reasoningEffort: m.effort ?? null,
     tools: m.tools,
     json: m.json,
+    toolStream: m.toolStream,
     source: SOURCE[m.offeredBy],
-    factSources: { contextWindow: source('contextWindow'), maxOutputTokens: source('maxOutputTokens'), reasoning: source('reasoning'), vision: source('vision'), tools: source('tools'), json: source('json') },
+    factSources: {
+      contextWindow: source('contextWindow'),
+      maxOutputTokens: source('maxOutputTokens'),
+      reasoning: source('reasoning'),
+      vision: source('vision'),
+      tools: source('tools'),
+      json: source('json'),
+      toolStream: m.toolStreamSource ? SOURCE[m.toolStreamSource] : m.reference ? 'CATALOGUE' : null,
+    },
     reference: m.reference ?? null,
+    deprecatedOn: m.deprecation?.deprecatedOn ?? null,
+    retiresOn: m.deprecation?.retiresOn ?? null,
+    successor: m.deprecation?.successor ?? null,
   };
 }
 
@@ -60,7 +72,7 @@ export function providerOf(client: ChatClient): GraphProvider {
     capabilities: {
       streaming: true,
       tools: true,
-      vision: offered.some((m) => m.vision) || spec.acceptsRawModel !== undefined,
+      vision: offered.some((m) => m.vision !== false) || spec.acceptsRawModel !== undefined,
       contextWindow: windows.length ? Math.max(...windows) : null,
       temperatureMin: spec.temperature.min,
       temperatureMax: spec.temperature.max,

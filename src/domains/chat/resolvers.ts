@@ -16,7 +16,12 @@ export const resolvers: Resolvers = {
   JSON: JSONScalar,
   Upload: UploadScalar,
   Query: {
-    chatProviders: (_root, _args, ctx) => [...ctx.services.clients.chat.values()].map(providerOf),
+    chatProviders: async (_root, _args, ctx) => {
+      const clients = [...ctx.services.clients.chat.values()];
+      // What the replicas learned from the providers' refusals (source LEARNED), one round trip per provider.
+      await Promise.all(clients.map((c) => c.models.recallAll()));
+      return clients.map(providerOf);
+    },
     chatUsage: (_root, { day }, ctx) => ctx.services.domains.chatUsage.list(day ?? utcDay()),
     chatDocuments: (_root, _args, ctx) => ctx.services.domains.chatDocuments.list(ctx),
   },
@@ -69,7 +74,9 @@ export const resolvers: Resolvers = {
                 await sink.push({ chunk: last });
               }
             } catch (error) {
-              sink.push({ error });
+              // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+              // rejects.
+              void sink.push({ error });
             }
             sink.end();
             // What was generated (and billed), also when the client left early: without the provider's usage, each

@@ -44,6 +44,8 @@ export async function completionTargets(
   if (listed.length > MAX_TARGETS) {
     throw badInput(`This completion names ${listed.length} targets (routes and fallbacks expanded); at most ${MAX_TARGETS} are tried. Shorten fallbacks.`, 'input.fallbacks');
   }
+  // What the replicas learned of these models decides what is sent (models/learned.ts).
+  await Promise.all(listed.map(({ provider, model }) => clients.get(provider)?.models.recall(model)));
   const targets = listed.map(({ provider, model, at }) => {
     try {
       return validateCompletion({ ...input, provider, model }, clients);

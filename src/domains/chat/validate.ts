@@ -120,7 +120,7 @@ function message(m: ChatMessageInput, i: number, model: ChatModelSpec, provider:
       if (!p.imageUrl || !IMAGE_URL.test(p.imageUrl)) {
         throw badInput(`${where}.imageUrl must be an http(s) URL or a data:image/…;base64,… URL, got ${JSON.stringify((p.imageUrl ?? '').slice(0, 40))}.`, `${where}.imageUrl`);
       }
-      if (!model.vision) throw badInput(`${where} is an image, but ${provider} model ${model.id} does not accept images; pick a vision model.`, where);
+      if (model.vision === false) throw badInput(`${where} is an image, but ${provider} model ${model.id} does not accept images; pick a vision model.`, where);
       return { type: 'image', url: p.imageUrl };
     });
   }

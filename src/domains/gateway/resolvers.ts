@@ -22,7 +22,8 @@ export const gatewayResolvers: Resolvers = {
         return eventStream<{ serverTime: string }>((sink) => {
           let sent = 0;
           const timer = setInterval(() => {
-            sink.push({ serverTime: new Date().toISOString() });
+            // A timer cannot wait for room; push never rejects, and at most `count` (≤ 10000) values are buffered.
+            void sink.push({ serverTime: new Date().toISOString() });
             if (++sent >= times) sink.end();
           }, interval);
           sink.signal.addEventListener('abort', () => clearInterval(timer), { once: true });

@@ -1,4 +1,3 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../context/request.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
@@ -28,11 +27,11 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 
 export const titleResolvers: Resolvers = {
   Query: {
-    async title(_root, args, ctx, info) {
+    async title(_root, args, ctx) {
       const record = await lookupTitle(ctx, admit(ctx, () => titleQuery(args)));
       return record && asRef(record);
     },
-    async searchTitles(_root, args, ctx, info) {
+    async searchTitles(_root, args, ctx) {
       return searchPage(ctx, admit(ctx, () => searchQuery(args)));
     },
   },
@@ -43,7 +42,7 @@ export const titleResolvers: Resolvers = {
   Title: {
     // An entity reference is looked up like `title(imdbId:)`: one request per distinct id, cached, inside the quota
     // guard; an id OMDb does not know is null.
-    async __resolveReference(ref, ctx, info) {
+    async __resolveReference(ref, ctx) {
       const record = await lookupTitle(ctx, admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
       return record && asRef(record);
     },

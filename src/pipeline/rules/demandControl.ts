@@ -14,7 +14,7 @@ import type { Operation, PipelineRule } from '../operation.js';
 export interface CostExtension {
   /** Before execution: the objects the operation is expected to answer plus 10 per upstream request the planners expect. */
   estimated: number;
-  /** So far: the objects answered (a subscription: its estimate) plus 10 per upstream request sent. */
+  /** So far: the objects answered (a subscription: its estimate) plus 10 per upstream request sent, plus the work the gateway did itself (1 per MiB of an uploaded file). */
   actual: number;
   upstreamRequestsEstimated: number;
   upstreamRequests: number;
@@ -40,7 +40,7 @@ class CostAccount {
 
   get actual(): number {
     // A subscription's events are pushed, not asked for: it costs its start and the requests it makes.
-    return (this.subscription ? this.plan.structure : this.answered) + UPSTREAM_REQUEST_COST * this.tally.total;
+    return (this.subscription ? this.plan.structure : this.answered) + UPSTREAM_REQUEST_COST * this.tally.total + this.tally.work;
   }
 
   extension(): CostExtension {

@@ -25,7 +25,15 @@ const arkError = (type: ArkType, code: string, message: string, requestId: strin
 export const ark: ChatProvider = {
   name: 'ark',
   models: SANDBOX_MODELS.ark,
-  limits: { temperatureMax: 2, maxChoices: 8 },
+  // Ark is the one of the four that documents `thinking: {type: "auto"}` (volcengine.com/docs/82379/1494384).
+  limits: { temperatureMax: 2, maxChoices: 8, thinkingAuto: true },
+  validate(req) {
+    // "With thinking disabled only minimal is allowed" [third party: anyfast's and Comfy's BytePlus pages, read 2026-11-28].
+    if (req.thinking === 'disabled' && req.effort !== undefined && req.effort !== 'minimal') {
+      return { kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort ${JSON.stringify(req.effort)} needs thinking enabled; with thinking.type disabled only "minimal" is allowed` };
+    }
+    return undefined;
+  },
   reject(problem: Problem, requestId: string): ErrorReply {
     switch (problem.kind) {
       case 'path':
@@ -82,7 +90,9 @@ export const ark: ChatProvider = {
     prompt_tokens_details: { cached_tokens: u.cached },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
   }),
-  efforts: { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', max: 'max' },
+  // minimal | low | medium | high, no max [third party: anyfast's and Comfy's BytePlus pages, read 2026-11-28].
+  // minimal turns thinking off (same source).
+  efforts: { minimal: 'none', low: 'low', medium: 'medium', high: 'high' },
   jsonSchema: true,
   cacheBlock: 64,
   shape: {

@@ -17,6 +17,14 @@ export const deepseek: ChatProvider = {
   models: SANDBOX_MODELS.deepseek,
   // DeepSeek has no `n`: it is ignored.
   limits: { temperatureMax: 2 },
+  validate(req) {
+    // rate_limit: "user_id … a string matching [a-zA-Z0-9\-_]+, at most 512 long" (api-docs.deepseek.com, read 2026-11-28).
+    const user = req.raw.user_id;
+    if (user !== undefined && (typeof user !== 'string' || user.length > 512 || !/^[A-Za-z0-9_-]+$/.test(user))) {
+      return { kind: 'invalid', param: 'user_id', detail: 'user_id must match [a-zA-Z0-9\\-_]+ and be at most 512 characters' };
+    }
+    return undefined;
+  },
   reject(problem: Problem): ErrorReply {
     switch (problem.kind) {
       case 'path':
@@ -85,6 +93,8 @@ export const deepseek: ChatProvider = {
   efforts: { minimal: 'low', low: 'low', medium: 'high', high: 'high', xhigh: 'high', max: 'max', ultra: 'max' },
   strictThinking: true,
   jsonNeedsWord: true,
+  // Not among its parameters (api-docs.deepseek.com chat completion reference): `max_tokens` alone caps the answer.
+  ignoresMaxCompletionTokens: true,
   // kv_cache: the cache is stored in units of 64 tokens; shorter prefixes are not cached.
   cacheBlock: 64,
   shape: {

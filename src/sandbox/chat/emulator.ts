@@ -66,11 +66,14 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     const thinking = thinks(model, parsed);
     const rule = thinkingRules(p, model, parsed, thinking) ?? formatRules(p, parsed);
     if (rule) return fail(rule);
-    if (parsed.effort !== undefined && p.efforts && !(parsed.effort in p.efforts)) {
-      return fail({ kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort must be one of ${Object.keys(p.efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}` });
+    const efforts = model.efforts ?? p.efforts;
+    if (parsed.effort !== undefined && efforts && !(parsed.effort in efforts)) {
+      return fail({ kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort must be one of ${Object.keys(efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}` });
     }
-    const effort = parsed.effort !== undefined ? p.efforts?.[parsed.effort] : undefined;
-    const choices = generate(parsed, { reasoning: thinking, effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark' });
+    const effort = parsed.effort !== undefined ? efforts?.[parsed.effort] : undefined;
+    if (p.ignoresMaxCompletionTokens) parsed.maxCompletionTokens = undefined;
+    // An effort of "none" (GLM's none and minimal, Ark's minimal) answers without thinking.
+    const choices = generate(parsed, { reasoning: thinking && effort !== 'none', effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark', long: ctx.settings.chatAnswerLength === 'long' });
     if (!parsed.stream && choices.some((c) => c.cause === 'error')) return fail({ kind: 'inference' });
 
     const meta = { id: p.newId(ctx.now()), created: Math.floor(ctx.now() / 1000), model: parsed.model };
@@ -121,7 +124,7 @@ function thinkingRules(p: ChatProvider, model: SandboxModel, req: ChatRequest, t
     if (req.temperature !== undefined && req.temperature !== temperature) return { kind: 'fixed-sampling', param: 'temperature', allowed: temperature };
     if (req.topP !== undefined && req.topP !== 0.95) return { kind: 'fixed-sampling', param: 'top_p', allowed: 0.95 };
   }
-  if (model.reasoning === 'always' && req.thinking === 'disabled') return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
+  if (model.reasoning === 'always' && req.thinking === 'disabled' && p.refusesThinkingOff) return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
   if (!thinking || !p.strictThinking) return undefined;
   if (req.toolChoice === 'required' || typeof req.toolChoice === 'object') return { kind: 'forced-tool-choice', choice: req.toolChoice === 'required' ? 'required' : 'specified' };
   const index = req.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls > 0 && m.reasoningContent === undefined);
@@ -132,7 +135,8 @@ function thinkingRules(p: ChatProvider, model: SandboxModel, req: ChatRequest, t
 function formatRules(p: ChatProvider, req: ChatRequest): Problem | undefined {
   const format = req.responseFormat;
   if (format?.type === 'json_schema' && !p.jsonSchema) return { kind: 'invalid', param: 'response_format.type', detail: 'response_format.type must be text or json_object, got "json_schema"' };
-  if (format?.type === 'json_object' && p.jsonNeedsWord && !req.messages.some((m) => /json/i.test(m.text))) return { kind: 'json-word' };
+  // "The system or user message must contain the word json" (api-docs.deepseek.com/guides/json_mode).
+  if (format?.type === 'json_object' && p.jsonNeedsWord && !req.messages.some((m) => (m.role === 'system' || m.role === 'user') && /json/i.test(m.text))) return { kind: 'json-word' };
   return undefined;
 }
 

@@ -28,6 +28,10 @@ export const glm: ChatProvider = {
   validate(req) {
     if (req.raw.stream_options !== undefined) return { kind: 'invalid', param: 'stream_options', detail: 'stream_options is not supported' };
     if (req.raw.tool_choice !== undefined && req.raw.tool_choice !== 'auto') return { kind: 'invalid', param: 'tool_choice', detail: 'tool_choice only supports auto' };
+    // One stop word; user_id 6–128 characters (docs.bigmodel.cn chat API, read 2026-11-28).
+    if (req.stop.length > 1) return { kind: 'invalid', param: 'stop', detail: 'stop supports only one stop word' };
+    const user = req.raw.user_id;
+    if (user !== undefined && (typeof user !== 'string' || user.length < 6 || user.length > 128)) return { kind: 'invalid', param: 'user_id', detail: 'user_id must be 6 to 128 characters' };
     if (req.messages.every((m) => m.role === 'system' || m.role === 'assistant')) {
       return { kind: 'invalid', param: 'messages', detail: 'messages must not contain only system or assistant messages' };
     }
@@ -83,8 +87,9 @@ export const glm: ChatProvider = {
     prompt_tokens_details: { cached_tokens: u.cached },
     ...(u.reasoning ? { completion_tokens_details: { reasoning_tokens: u.reasoning } } : {}),
   }),
-  // GLM-5.2's reasoning_effort: low, high, max [?].
-  efforts: { low: 'low', high: 'high', max: 'max' },
+  // reasoning_effort (GLM-5.2 and later): max (default), xhigh, high, medium, low, minimal, none; none and minimal mean
+  // no thinking, low and medium act as high, xhigh as max (docs.bigmodel.cn/cn/guide/capabilities/thinking, read 2026-11-28).
+  efforts: { max: 'max', xhigh: 'max', high: 'high', medium: 'high', low: 'high', minimal: 'none', none: 'none' },
   cacheBlock: 64,
   shape: {
     object: false,

@@ -24,8 +24,13 @@
  *   `thinking: {type}`, longer or shorter with `reasoning_effort`; `reasoning_content` comes before `content` and
  *   counts towards `completion_tokens` and `max_tokens` (Ark: `max_completion_tokens`; its `max_tokens` caps only the
  *   answer). DeepSeek and Kimi while thinking refuse a forced `tool_choice` and an assistant tool-call turn sent back
- *   without its `reasoning_content`, with their own 400s; Kimi K2.6 refuses any temperature but its own.
- * - JSON output: `response_format` json_object (DeepSeek: the prompt must say "json"), Ark also json_schema; the
+ *   without its `reasoning_content`, with their own 400s; Kimi K2.6 refuses any temperature but its own. Only Ark
+ *   takes `thinking: {type: "auto"}`. Kimi's always-on models (K2.7-Code, K3, K3.1 Pro) refuse a disabled switch
+ *   and `thinking` beside `reasoning_effort`; GLM-5.3 ignores the switch. Efforts: each provider's documented set
+ *   (Ark no `max`, and only `minimal` with thinking off; Kimi K3 low/high/max; GLM's seven, `none`/`minimal` without
+ *   thinking). GLM takes one `stop` and a `user_id` of 6–128; DeepSeek a `user_id` of ≤ 512 `[A-Za-z0-9_-]`, and
+ *   ignores `max_completion_tokens` (docs/upstreams.md §3.6, the audit of 2026-11-28).
+ * - JSON output: `response_format` json_object (DeepSeek: a system or user message must say "json"), Ark also json_schema; the
  *   answer is JSON, of the schema given (or of a "JSON Schema: {…}" system message), `[[json:bad]]` makes it miss.
  * - Cached tokens: a prompt whose leading messages an earlier request of the same model began with reports them as
  *   cached (promptCache.ts), in blocks of 64 tokens (Kimi 256), in each provider's usage fields.

@@ -21,16 +21,21 @@ export interface SandboxModel {
   fixedSampling?: boolean;
   /** What `GET /models` adds to its entry (Kimi: `context_length`, `supports_image_in`, `supports_reasoning`). */
   listing?: Readonly<Record<string, unknown>>;
+  /** The `reasoning_effort` values this model takes, where they differ from its provider's (Kimi K3: low, high, max). */
+  efforts?: Readonly<Record<string, string>>;
 }
 
-const kimi = (id: string, contextWindow: number, reasoning: 'on' | 'always', vision: boolean): SandboxModel => ({
+const kimi = (id: string, contextWindow: number, reasoning: 'on' | 'always', vision: boolean, efforts?: Readonly<Record<string, string>>): SandboxModel => ({
   id,
   contextWindow,
   reasoning,
   vision,
   fixedSampling: true,
   listing: { context_length: contextWindow, supports_image_in: vision, supports_video_in: false, supports_reasoning: true },
+  ...(efforts ? { efforts } : {}),
 });
+/** Kimi K3 and K3.1 Pro: top-level reasoning_effort low | high | max, default max [third party, docs/upstreams.md §3.6]. */
+const K3_EFFORTS = { low: 'low', high: 'high', max: 'max' };
 const moonshotV1 = (id: string, contextWindow: number, vision = false): SandboxModel => ({
   id,
   contextWindow,
@@ -45,7 +50,10 @@ const moonshotV1 = (id: string, contextWindow: number, vision = false): SandboxM
  */
 export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxModel[]>> = {
   glm: [
-    { id: 'glm-5.2', contextWindow: 200_000, reasoning: 'on' },
+    // GLM-5.3 reasons whatever `thinking` says (a switch to off is accepted and ignored [third party, probe 2026-10-19]).
+    { id: 'glm-5.3', contextWindow: 1_048_576, reasoning: 'always' },
+    { id: 'glm-5.3-flash', contextWindow: 1_048_576, vision: true, reasoning: 'on' },
+    { id: 'glm-5.2', contextWindow: 1_048_576, reasoning: 'on' },
     { id: 'glm-5.1', contextWindow: 200_000, reasoning: 'on' },
     { id: 'glm-5', contextWindow: 200_000, reasoning: 'on' },
     { id: 'glm-4.7', contextWindow: 200_000, reasoning: 'on' },
@@ -62,16 +70,25 @@ export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxM
     { id: 'ep-20250101-doubao-vision', contextWindow: 32_768, vision: true, reasoning: 'off' },
     { id: 'doubao-seed-1-6-251015', contextWindow: 256_000, vision: true, reasoning: 'on' },
     { id: 'doubao-seed-2-0-lite-260428', contextWindow: 256_000, vision: true, reasoning: 'on' },
+    // Doubao Seed 2.0 (docs.byteplus.com/en/docs/modelark/1330310): images are not stated there, so refused here.
+    ...['pro', 'lite', 'mini', 'code-preview'].map((size): SandboxModel => ({ id: `doubao-seed-2-0-${size}-260215`, contextWindow: 256_000, reasoning: 'on' })),
+    // Another vendor's model hosted on Ark under a dated id (shared/providers-2026.md (Q)); DeepSeek V3.2's 128K window.
+    { id: 'deepseek-v3-2-251201', contextWindow: 131_072, reasoning: 'on' },
   ],
   deepseek: [
-    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash'], contextWindow: 1_048_576, vision: true, reasoning: 'on' },
+    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'], contextWindow: 1_048_576, vision: true, reasoning: 'on' },
     { id: 'deepseek-v4-pro', contextWindow: 1_048_576, reasoning: 'on' },
   ],
   moonshot: [
     kimi('kimi-k2.6', 262_144, 'on', true),
     kimi('kimi-k2.5', 262_144, 'on', true),
-    kimi('kimi-k2.7-code', 262_144, 'on', false),
-    kimi('kimi-k3', 1_048_576, 'always', true),
+    // Always reasoning: `thinking: {type: "disabled"}` is answered with a 400 (docs/upstreams.md §3.6).
+    kimi('kimi-k2.7-code', 262_144, 'always', true),
+    kimi('kimi-k2.7-code-highspeed', 262_144, 'always', true),
+    kimi('kimi-k3', 1_048_576, 'always', true, K3_EFFORTS),
+    // Images are not documented for K3.1 Pro: refused, the stricter reading.
+    kimi('kimi-k3.1-pro', 1_048_576, 'always', false, K3_EFFORTS),
+    kimi('kimi-k3.1-pro-highspeed', 1_048_576, 'always', false, K3_EFFORTS),
     moonshotV1('moonshot-v1-8k', 8_192),
     moonshotV1('moonshot-v1-32k', 32_768),
     moonshotV1('moonshot-v1-128k', 131_072),

@@ -20,6 +20,8 @@ export const moonshot: ChatProvider = {
     if (req.n > 1 && req.temperature !== undefined && req.temperature < 0.01) {
       return { kind: 'invalid', param: 'n', detail: 'n must be 1 when temperature is close to 0' };
     }
+    // "cannot specify both 'thinking' and 'reasoning_effort'" (HTTP 400) [third party: hermes-agent ce4e74b, 2026-06-06].
+    if (req.raw.thinking !== undefined && req.effort !== undefined) return { kind: 'invalid', param: 'thinking', detail: "cannot specify both 'thinking' and 'reasoning_effort'" };
     return undefined;
   },
   reject(problem: Problem): ErrorReply {
@@ -74,6 +76,8 @@ export const moonshot: ChatProvider = {
   newId: () => `chatcmpl-${randomBytes(12).toString('hex')}`,
   usage: (u) => ({ prompt_tokens: u.prompt, completion_tokens: u.completion, total_tokens: u.prompt + u.completion, cached_tokens: u.cached }),
   strictThinking: true,
+  // K2.7-Code, K3, K3.1 Pro: "thinking: {type: "disabled"} is answered with an error" (docs/upstreams.md §3.6).
+  refusesThinkingOff: true,
   // Kimi's prefix cache matches in 256-token chunks [third party, measured on its coding endpoint].
   cacheBlock: 256,
   shape: {

@@ -78,10 +78,17 @@ export interface ChatProvider {
   efforts?: Readonly<Record<string, string>>;
   /** While thinking: refuses a forced `tool_choice`, and an assistant tool-call turn without `reasoning_content`. */
   strictThinking?: boolean;
+  /**
+   * A model that always reasons answers `thinking: {type: "disabled"}` with a 400 (Kimi); elsewhere the switch is
+   * accepted and ignored (GLM-5.3 [third party, live probe 2026-10-19]).
+   */
+  refusesThinkingOff?: boolean;
   /** Takes `response_format: {type: "json_schema"}` (Ark); the others refuse it. */
   jsonSchema?: boolean;
-  /** JSON object mode needs the word "json" in the messages (DeepSeek). */
+  /** JSON object mode needs the word "json" in a system or user message (DeepSeek). */
   jsonNeedsWord?: boolean;
+  /** Does not take `max_completion_tokens`: the field is ignored (DeepSeek). */
+  ignoresMaxCompletionTokens?: boolean;
   /** Prompt caching: a repeated prefix is served from cache in blocks of this many tokens. */
   cacheBlock: number;
   /** GLM and Ark: embeddings and image generation (see media.ts). */

@@ -86,6 +86,8 @@ export interface ChatRequest {
 /** Per-provider bounds the shared parser enforces. */
 export interface RequestLimits {
   temperatureMax: number;
+  /** Takes `thinking: {type: "auto"}` (Ark only documents it); elsewhere it is refused. @default false */
+  thinkingAuto?: boolean;
   /** Largest `n`; leave out when the provider has no `n` (it is then ignored: one choice). */
   maxChoices?: number;
 }
@@ -159,8 +161,8 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
   if (isProblem(toolChoice)) return toolChoice;
   if (raw.stream !== undefined && raw.stream !== null && typeof raw.stream !== 'boolean') return { kind: 'format', detail: 'stream must be a boolean' };
   const thinking = (raw.thinking as { type?: unknown } | undefined)?.type;
-  if (raw.thinking !== undefined && raw.thinking !== null && thinking !== 'enabled' && thinking !== 'disabled' && thinking !== 'auto') {
-    return { kind: 'invalid', param: 'thinking.type', detail: 'thinking.type must be enabled or disabled' };
+  if (raw.thinking !== undefined && raw.thinking !== null && thinking !== 'enabled' && thinking !== 'disabled' && !(thinking === 'auto' && limits.thinkingAuto)) {
+    return { kind: 'invalid', param: 'thinking.type', detail: `thinking.type must be enabled${limits.thinkingAuto ? ', disabled or auto' : ' or disabled'}, got ${JSON.stringify(thinking)}` };
   }
   if (raw.reasoning_effort !== undefined && typeof raw.reasoning_effort !== 'string') return { kind: 'format', detail: 'reasoning_effort must be a string' };
   const responseFormat = parseResponseFormat(raw.response_format);

@@ -13,6 +13,8 @@ export const SANDBOX_ARK_ENDPOINTS: Readonly<Record<string, string>> = {
 };
 
 const RAW_ENDPOINT = /^ep-[A-Za-z0-9-]+$/;
+/** A Model ID: lower-case name, then the six-digit date of its version (docs.byteplus.com/en/docs/modelark/1330310). */
+const DATED_MODEL_ID = /^[a-z][a-z0-9.-]*-\d{6}$/;
 
 /** Endpoints whose name says what they serve; everything else is a chat endpoint. */
 const EMBEDDING_NAME = /embedding/i;
@@ -42,12 +44,14 @@ export function arkProvider(endpoints: Readonly<Record<string, string>>): ChatPr
     id: 'ark',
     variant: 'Q',
     catalogue: ARK_CATALOGUE,
-    // thinking enabled | disabled (| auto); reasoning_effort minimal … max; max_completion_tokens covers the reasoning.
-    reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', MAX: 'max' } },
+    // thinking enabled | disabled (| auto); reasoning_effort minimal | low | medium | high, no max [third party, read
+    // 2026-11-28]; max_completion_tokens covers the reasoning.
+    reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high' } },
     maxTokensField: 'max_completion_tokens',
     jsonSchema: true,
-    // A raw endpoint id (`ep-…`) or a dated model id (`doubao-seed-1-6-251015`) goes through as it is.
-    acceptsRawModel: (model) => RAW_ENDPOINT.test(model) || /^doubao-[a-z0-9-]+-\d{6}$/.test(model),
+    // A raw endpoint id (`ep-…`) or a dated model id goes through as it is: Doubao's (`doubao-seed-1-6-251015`),
+    // BytePlus' (`seed-2-0-lite-260228`) and other vendors' hosted on Ark (`deepseek-v3-2-251201`, `glm-4-7-251222`).
+    acceptsRawModel: (model) => RAW_ENDPOINT.test(model) || DATED_MODEL_ID.test(model),
     temperature: { min: 0, max: 2 },
     toolChoices: ['none', 'auto', 'required', 'named'],
     streamUsageOption: true,

@@ -1,7 +1,11 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatProviderConfig } from '../../config/env.js';
+import type { Logger } from 'pino';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
+import { confirmsRefusal, gatewayAdditions, refusedAddition, type GatewayAddition } from './additions.js';
+import type { LearnedFacts } from './models/types.js';
+
 import type { UpstreamDependencies } from '../dependencies.js';
 import { errors as undiciErrors } from 'undici';
 import { tooLarge } from '../http/body.js';
@@ -14,11 +18,16 @@ import type { ChatModels } from './models/index.js';
 import { parseModelList } from './models/listing.js';
 import { chatRateLimiter, HeaderRateWindow, type RateLimiter } from './requestRate.js';
 import { providerModels, providerSpec } from './registry.js';
+import { layCatalogues, watchCatalogueFile } from './catalogue.js';
+import { LEARNED_TTL_MS, LearnedFactsStore } from './models/learned.js';
 import { SseParser, SseStreamError } from './eventStreamParser.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from './types.js';
 import { chunk, completion, requestBody } from './wire.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
 import { FairQueue } from '../http/fairQueue.js';
+
+/** A gateway addition the provider refused, dropped for the one more try. */
+type Refused = { field: GatewayAddition; learned: LearnedFacts; error: GatewayError };
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
 /** Who a chat call is for: its request (signal, id for the log) and the gateway client whose turn it takes. */
@@ -48,6 +57,8 @@ export class ChatClient {
     /** What it offers now: the catalogue, then what its `GET /models` lists (live mode). */
     readonly models: ChatModels,
     private readonly rateLimitWaitMs = 2_000,
+    /** Where a learned fact is announced. */
+    private readonly log?: Logger,
   ) {
     this.url = `${config.baseUrl}${spec.path ?? '/chat/completions'}`;
     this.rateHeaders = spec.rateLimitHeaders ? new HeaderRateWindow() : undefined;
@@ -76,17 +87,26 @@ export class ChatClient {
    */
   async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
     const { signal, requestId, upstreamRequests: tally } = caller;
-    await this.admit(signal);
+    const body = requestBody(this.spec, req, false, model);
+    const additions = gatewayAdditions(req, body);
     let status: number;
     let text: string;
     let release: (() => void) | undefined;
     try {
-      release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
-      const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(requestBody(this.spec, req, false, model)), signal, requestId, tally, retry, isFinal: this.quotaSpent });
-      this.rateHeaders?.observe(res.headers, Date.now());
-      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, res.text, this.credentials);
+      for (let refused: Refused | undefined; ; ) {
+        await this.admit(signal);
+        release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
+        const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(body), signal, requestId, tally, retry, isFinal: this.quotaSpent });
+        this.rateHeaders?.observe(res.headers, Date.now());
+        if (res.status < 300) {
+          if (refused) await this.learnFrom(refused, undefined, req.model);
+          ({ status, text } = res);
+          break;
+        }
+        const error = providerError(this.spec, res.status, res.headers, res.text, this.credentials, req.model);
+        refused = await this.dropRefused(error, refused, additions, body, req.model);
+      }
       this.credentials.accepted(this.spec.id);
-      ({ status, text } = res);
     } catch (error) {
       throw this.failure(error, signal, 'the answer broke off');
     } finally {
@@ -101,23 +121,58 @@ export class ChatClient {
   }
 
   /**
+   * A refusal of one of the gateway's own additions (additions.ts): the field is dropped from `body` for one more
+   * try. Any other refusal, or the answer to that try, is thrown as it is (after learning from it, when it confirms
+   * the first refusal).
+   */
+  private async dropRefused(error: GatewayError, before: Refused | undefined, additions: readonly GatewayAddition[], body: Record<string, unknown>, model: string): Promise<Refused> {
+    if (before) {
+      await this.learnFrom(before, error, model);
+      throw error;
+    }
+    const refused = refusedAddition(error, additions);
+    if (!refused) throw error;
+    delete body[refused.field];
+    return { ...refused, error };
+  }
+
+  /** Records what a refused addition taught, for every replica, and says so in the log: when the next answer confirms it. */
+  private async learnFrom(refused: Refused, retried: GatewayError | undefined, model: string): Promise<void> {
+    if (!confirmsRefusal(refused.error, retried)) return;
+    await this.models.learn(model, refused.learned);
+    this.log?.warn(
+      { provider: this.spec.id, model, field: refused.field, learned: refused.learned, upstreamCode: refused.error.extensions.upstreamCode },
+      `${this.spec.id} refused ${refused.field}, which the gateway added to a request for ${model}; sent again without it, and learned for every replica (${JSON.stringify(refused.learned)}, source LEARNED)`,
+    );
+  }
+
+  /**
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
    */
   async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
     const { signal, requestId, upstreamRequests: tally } = caller;
-    await this.admit(signal);
+    const payload = requestBody(this.spec, req, true, model);
+    const additions = gatewayAdditions(req, payload);
     let body: Readable;
     let release: (() => void) | undefined;
     try {
-      release = await this.connections.acquire(caller.credentials?.client ?? '', signal);
-      const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(requestBody(this.spec, req, true, model)), signal, requestId, tally, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
-      body = res.body;
-      this.rateHeaders?.observe(res.headers, Date.now());
-      if (res.status >= 300) throw providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials);
+      for (let refused: Refused | undefined; ; ) {
+        await this.admit(signal);
+        release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
+        const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(payload), signal, requestId, tally, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
+        body = res.body;
+        this.rateHeaders?.observe(res.headers, Date.now());
+        if (res.status < 300) {
+          const type = String(res.headers['content-type'] ?? '');
+          if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
+          if (refused) await this.learnFrom(refused, undefined, req.model);
+          break;
+        }
+        const error = providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials, req.model);
+        refused = await this.dropRefused(error, refused, additions, payload, req.model);
+      }
       this.credentials.accepted(this.spec.id);
-      const type = String(res.headers['content-type'] ?? '');
-      if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
     } catch (error) {
       release?.();
       throw this.failure(error, signal, 'the answer broke off');
@@ -276,34 +331,39 @@ export async function refreshChatModels(s: UpstreamDependencies, clients: Readon
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
 export function createChatClients(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): ReadonlyMap<string, ChatClient> {
-  {
-    const clients = new Map<string, ChatClient>();
-    for (const config of s.config.chat) {
-      const http = new UpstreamHttp({
-        upstream: config.id,
-        metrics: s.metrics,
-        log: s.log,
-        redact: s.redact,
-        // Streams hold their connection for the whole answer: room for many at once.
-        connections: s.config.chatProviderMaxConnections,
-        // A long non-streaming answer sends its headers only when it is done.
-        headersTimeoutMs: 300_000,
-        totalTimeoutMs: s.config.chatTimeoutMs,
-        // A stream's silence while it is read; a paused (backpressured) stream does not count.
-        bodyTimeoutMs: s.config.chatStreamIdleTimeoutMs,
-        maxResponseBytes: s.config.upstreamMaxResponseBytes,
-        bufferBudget,
-        // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
-        retry: { maxAttempts: 3, budgetMs: 10_000 },
-      });
-      s.onClose.push(() => http.close());
-      const connections = new FairQueue(s.config.chatProviderMaxConnections, config.id);
-      const spec = providerSpec(config);
-      const models = providerModels(spec, config, (names) =>
-        s.log.warn({ provider: config.id, models: names }, `${config.id} offers ${names.join(', ')}, which the model catalogue does not describe: offered with no window check, no images, reasoning on by default; describe them with ${config.id.toUpperCase().replace(/-/g, '_')}_MODELS`),
+  const clients = new Map<string, ChatClient>();
+  const specs = s.config.chat.map((config) => providerSpec(config));
+  const { catalogues, text } = layCatalogues(s.config.chatModelCatalogueFile, specs);
+  const learned = s.state.cache<LearnedFacts>('chat-learned', { max: 2_000, ttlMs: LEARNED_TTL_MS });
+  s.config.chat.forEach((config, i) => {
+    const http = new UpstreamHttp({
+      upstream: config.id,
+      metrics: s.metrics,
+      log: s.log,
+      redact: s.redact,
+      // Streams hold their connection for the whole answer: room for many at once.
+      connections: s.config.chatProviderMaxConnections,
+      // A long non-streaming answer sends its headers only when it is done.
+      headersTimeoutMs: 300_000,
+      totalTimeoutMs: s.config.chatTimeoutMs,
+      // A stream's silence while it is read; a paused (backpressured) stream does not count.
+      bodyTimeoutMs: s.config.chatStreamIdleTimeoutMs,
+      maxResponseBytes: s.config.upstreamMaxResponseBytes,
+      bufferBudget,
+      // Writes are retried only on 429, before the answer starts; past 10 s of waiting the caller hears it instead.
+      retry: { maxAttempts: 3, budgetMs: 10_000 },
+    });
+    s.onClose.push(() => http.close());
+    const connections = new FairQueue(s.config.chatProviderMaxConnections, config.id);
+    const spec = specs[i];
+    const warn = (names: string[]) =>
+      s.log.warn(
+        { provider: config.id, models: names },
+        `${config.id} offers ${names.join(', ')}, which the model catalogue does not describe: offered with their window, images, reasoning and effort unknown (what the caller asks goes to ${config.id} as asked); describe them with ${config.id.toUpperCase().replace(/-/g, '_')}_MODELS or CHAT_MODEL_CATALOGUE_FILE`,
       );
-      clients.set(config.id, new ChatClient(spec, config, http, chatRateLimiter(s, config), s.credentials, connections, models, s.config.chatRateLimitWaitMs));
-    }
-    return clients;
-  }
+    const models = providerModels(spec, config, warn, catalogues.get(config.id)!, new LearnedFactsStore(learned, config.id));
+    clients.set(config.id, new ChatClient(spec, config, http, chatRateLimiter(s, config), s.credentials, connections, models, s.config.chatRateLimitWaitMs, s.log));
+  });
+  watchCatalogueFile(s, clients, text);
+  return clients;
 }

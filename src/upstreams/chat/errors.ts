@@ -5,10 +5,10 @@ import type { ChatProviderSpec, UpstreamErrorBody } from './provider.js';
 import { errorBody } from './wire.js';
 
 /**
- * Fields the gateway writes on its own (the reasoning switch and the reasoning it carries through tool loops, stream
- * and usage options, renamed ids): a refusal that names one blames the gateway's request, not the caller's input.
+ * Fields only the gateway writes, never from the caller's input: a refusal that names one blames the gateway's
+ * request. (Its own reasoning switch and `tool_stream` are retried without and learned first: client.ts.)
  */
-const GATEWAY_FIELDS = /reasoning_content|thinking|reasoning_effort|stream_options|tool_stream|user_id|max_completion_tokens|content\[\]\.thinking/i;
+const GATEWAY_FIELDS = /stream_options|tool_stream/i;
 
 /** When the provider's own code says nothing we know, the HTTP status decides. */
 function byStatus(status: number): ErrorCode {
@@ -36,6 +36,8 @@ export function providerError(
   headers: Record<string, string | string[] | undefined>,
   text: string,
   credentials?: GatewayCredentials,
+  /** The model asked for, named in a refusal so that the caller knows which one refused. */
+  model?: string,
 ): GatewayError {
   let parsed: UpstreamErrorBody = {};
   try {
@@ -65,8 +67,11 @@ export function providerError(
       return upstreamError(code, `The ${p.id} service is rate limiting the gateway${said}${retryAfter !== undefined ? `; retry in ${Math.ceil(retryAfter)} s` : '; retry in a few seconds'}.`, details);
     case ErrorCode.UpstreamQuotaExhausted:
       return upstreamError(code, `The ${p.id} account of this gateway has run out of quota or balance${said}${message}`, details);
-    case ErrorCode.BadUserInput:
-      return upstreamError(code, `The ${p.id} service refused the request${said}${message}`, details);
+    case ErrorCode.BadUserInput: {
+      const error = upstreamError(code, `The ${p.id} service refused the request${model ? ` for model ${model}` : ''}${said}${message}`, details);
+      if (model) error.extensions.model = model;
+      return error;
+    }
     default:
       return upstreamError(code, `The ${p.id} service failed with HTTP ${status}${said}${message}`, details);
   }

@@ -29,8 +29,9 @@ export const glm: ChatProviderSpec = {
   id: 'glm',
   variant: 'P',
   catalogue: GLM_CATALOGUE,
-  // reasoning_effort from GLM-5.2 on; the values GLM-5.x takes are low, high and max [?] (docs/upstreams.md §3.6).
-  reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'low', LOW: 'low', MEDIUM: 'high', HIGH: 'high', MAX: 'max' } },
+  // reasoning_effort from GLM-5.2 on: max (default), xhigh, high, medium, low, minimal, none (docs.bigmodel.cn
+  // thinking guide, read 2026-11-28; a third party's probe says 5.3 acts only on low/high/max: the vendor is followed).
+  reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', MAX: 'max' } },
   temperature: { min: 0, max: 1 },
   // The docs: "one stop word supported", although the schema takes 4.
   maxStop: 1,

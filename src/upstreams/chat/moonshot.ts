@@ -33,8 +33,9 @@ export const moonshot: ChatProviderSpec = {
   id: 'moonshot',
   variant: 'S',
   catalogue: MOONSHOT_CATALOGUE,
-  // K2.6: `thinking: {"type": "enabled" | "disabled"}`; no documented effort.
-  reasoning: { toggle: thinkingSwitch },
+  // K2.6: `thinking: {"type": "enabled" | "disabled"}`; K3 and K3.1 Pro: top-level reasoning_effort low | high | max
+  // [third party citing platform.kimi.ai/docs/guide/use-thinking-effort, read 2026-11-28]; only models with effort take it.
+  reasoning: { toggle: thinkingSwitch, efforts: { LOW: 'low', HIGH: 'high', MAX: 'max' } },
   refusesForcedToolChoiceWhileReasoning: true,
   needsReasoningWithToolCalls: true,
   rateLimitHeaders: true,

@@ -78,8 +78,8 @@ export interface ChatProviderSpec {
    */
   reasoning?: {
     toggle(body: Record<string, unknown>, enabled: boolean): void;
-    /** Efforts the provider takes, each as it spells it; undefined = no effort setting. */
-    efforts?: Readonly<Record<ChatReasoningEffort, string>>;
+    /** Efforts the provider takes, each as it spells it (one it lacks is refused); undefined = no effort setting. */
+    efforts?: Readonly<Partial<Record<ChatReasoningEffort, string>>>;
   };
   /** Refuses a forced `tool_choice` (required or named) while reasoning (DeepSeek, Kimi). @default false */
   refusesForcedToolChoiceWhileReasoning?: boolean;

@@ -3,6 +3,7 @@ import { SANDBOX_ARK_ENDPOINTS, arkProvider, isChatEndpointName } from './ark.js
 import { deepseek } from './deepseek.js';
 import { glm } from './glm.js';
 import { ChatModels } from './models/index.js';
+import type { LearnedFactsStore } from './models/learned.js';
 import { operatorFacts } from './models/offer.js';
 import { moonshot } from './moonshot.js';
 import type { ChatProviderSpec } from './provider.js';
@@ -43,7 +44,7 @@ export function providerSpec(config: ChatProviderConfig): ChatProviderSpec {
  * The models a provider offers: its catalogue until its `GET /models` is read (live mode), the operator's names
  * (ARK_ENDPOINTS, CHAT_PROVIDERS, `<ID>_MODELS`) and facts (`<ID>_MODELS`, `<ID>_CONTEXT_WINDOWS`) on top.
  */
-export function providerModels(spec: ChatProviderSpec, config: ChatProviderConfig, warn: (names: string[]) => void): ChatModels {
+export function providerModels(spec: ChatProviderSpec, config: ChatProviderConfig, warn: (names: string[]) => void, catalogue = spec.catalogue, learned?: LearnedFactsStore): ChatModels {
   const endpoints = config.id === 'ark' ? arkEndpoints(config) : {};
   const names = Object.fromEntries(Object.entries(endpoints).filter(([name]) => isChatEndpointName(name)));
   const operator = operatorFacts(config);
@@ -54,7 +55,7 @@ export function providerModels(spec: ChatProviderSpec, config: ChatProviderConfi
   }
   return new ChatModels(
     {
-      catalogue: spec.catalogue,
+      catalogue,
       names,
       namesSource: config.id === 'ark' && !Object.keys(config.endpoints).length ? 'catalogue' : 'operator',
       operator,
@@ -63,5 +64,6 @@ export function providerModels(spec: ChatProviderSpec, config: ChatProviderConfi
     },
     spec.acceptsRawModel,
     warn,
+    learned,
   );
 }

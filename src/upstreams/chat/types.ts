@@ -42,6 +42,8 @@ export type ChatReasoningEffort = 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH' | 'MAX';
 export interface ChatReasoning {
   enabled?: boolean;
   effort?: ChatReasoningEffort;
+  /** The switch is the gateway's own, not the caller's (a forced tool choice turned reasoning off): dropped and learned when refused. */
+  gatewayAdded?: boolean;
 }
 
 /** JSON output: object mode, or a schema (sent as such to Ark; elsewhere object mode, checked by the gateway). */

@@ -17,7 +17,10 @@ export interface UpstreamDispatchOptions extends Dispatcher.DispatchOptions {
 }
 
 /** The abort reason of a request past its total timeout: one object, made once (an Error per request costs its stack). */
-export const TOTAL_TIMEOUT = new DOMException('The upstream request took longer than its total timeout.', 'TimeoutError');
+export const TOTAL_TIMEOUT = new DOMException(
+  'The upstream request took longer than its total timeout.',
+  'TimeoutError',
+);
 
 type Controller = Dispatcher.DispatchController;
 export type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
@@ -31,7 +34,12 @@ export class ForwardingHandler implements Dispatcher.DispatchHandler {
     this.next.onRequestStart?.(controller, context);
   }
 
-  onRequestUpgrade(controller: Controller, status: number, headers: Headers, socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
+  onRequestUpgrade(
+    controller: Controller,
+    status: number,
+    headers: Headers,
+    socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3],
+  ): void {
     this.next.onRequestUpgrade?.(controller, status, headers, socket);
   }
 

@@ -15,7 +15,8 @@ export interface MeteredOptions {
  * redacted URL. An attempt the caller (or the total timeout) cancelled says nothing of the upstream and is not counted.
  */
 export function metered(options: MeteredOptions): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) => dispatch(opts, new Metered(handler, opts as UpstreamDispatchOptions, options));
+  return (dispatch) => (opts, handler) =>
+    dispatch(opts, new Metered(handler, opts as UpstreamDispatchOptions, options));
 }
 
 class Metered extends ForwardingHandler {
@@ -30,7 +31,12 @@ class Metered extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+  override onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: ResponseHeaders,
+    message?: string,
+  ): void {
     this.record(status);
     super.onResponseStart(controller, status, headers, message);
   }
@@ -47,6 +53,17 @@ class Metered extends ForwardingHandler {
     metrics.upstreamRequests.inc({ upstream, status: status === 'network' ? '0' : String(status) });
     metrics.upstreamDuration.observe({ upstream }, (performance.now() - this.started) / 1000);
     // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
-    if (log.isLevelEnabled('debug')) log.debug({ requestId: this.opts.requestId, upstream, method: this.opts.method, url: redact(this.opts.url), status, attempt: this.opts.attempt }, 'upstream request');
+    if (log.isLevelEnabled('debug'))
+      log.debug(
+        {
+          requestId: this.opts.requestId,
+          upstream,
+          method: this.opts.method,
+          url: redact(this.opts.url),
+          status,
+          attempt: this.opts.attempt,
+        },
+        'upstream request',
+      );
   }
 }

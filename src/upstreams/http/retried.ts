@@ -54,7 +54,9 @@ class Retrying implements Handler {
   /** This attempt's answer goes to the caller. */
   private forwarding = false;
   /** This attempt's answer is held back: dropped before a retry, or kept for `isFinal` (its chunks). */
-  private held: { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[]; size: number } | undefined;
+  private held:
+    | { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[]; size: number }
+    | undefined;
   private body: Readable | undefined;
   /** What the caller's handler sees: one controller across attempts, waits included. */
   readonly controller: Controller;
@@ -98,7 +100,10 @@ class Retrying implements Handler {
 
   onResponseStart(_controller: Controller, status: number, headers: Headers, message?: string): void {
     const { retry, method } = this.opts;
-    const delay = isRetryable(retry.policy, method, status) && !retry.noRetryStatuses?.includes(status) ? retryDelay(retry.policy, this.attempt, this.waited, parseRetryAfter(headers['retry-after'])) : undefined;
+    const delay =
+      isRetryable(retry.policy, method, status) && !retry.noRetryStatuses?.includes(status)
+        ? retryDelay(retry.policy, this.attempt, this.waited, parseRetryAfter(headers['retry-after']))
+        : undefined;
     if (delay === undefined) {
       this.forwarding = true;
       this.next.onResponseStart?.(this.controller, status, headers, message);
@@ -141,7 +146,9 @@ class Retrying implements Handler {
     // A refused answer whose body broke off while it was dropped: the retry goes ahead.
     if (this.held) return this.later(this.held.status, this.held.delay, this.held.headers);
     const { retry, method } = this.opts;
-    const delay = isRetryable(retry.policy, method, 'network') ? retryDelay(retry.policy, this.attempt, this.waited, undefined) : undefined;
+    const delay = isRetryable(retry.policy, method, 'network')
+      ? retryDelay(retry.policy, this.attempt, this.waited, undefined)
+      : undefined;
     if (delay === undefined) return this.next.onResponseError?.(this.controller, error);
     this.later('network', delay);
   }
@@ -151,7 +158,10 @@ class Retrying implements Handler {
     const { upstream, metrics, log } = this.options;
     metrics.upstreamRetries.inc({ upstream, reason: String(status) });
     const retryAfter = headers && parseRetryAfter(headers['retry-after']);
-    log.info({ requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
+    log.info(
+      { requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay, retryAfter },
+      'retrying upstream request',
+    );
     this.waited += delay;
     this.current = undefined;
     this.timer = setTimeout(() => {

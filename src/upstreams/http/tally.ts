@@ -7,6 +7,11 @@
 export class UpstreamTally {
   /** Requests sent so far, every upstream together. */
   total = 0;
+  /**
+   * Cost of work the gateway does itself for the operation, beside its requests: an uploaded file's bytes (1 per MiB
+   * started, chat documents' `uploadChatDocument`). Demand control adds it to the actual cost.
+   */
+  work = 0;
   /** Told of each request as it is sent (a subscription's budget is charged as it goes). */
   onSent: ((upstream: string) => void) | undefined = undefined;
 

@@ -10,10 +10,16 @@ import type { RetryRequest } from './retried.js';
  */
 export function traced(upstream: string): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const o = opts as UpstreamDispatchOptions & { retry?: RetryRequest; traceAttributes?: Record<string, string | number> };
+    const o = opts as UpstreamDispatchOptions & {
+      retry?: RetryRequest;
+      traceAttributes?: Record<string, string | number>;
+    };
     const span = startUpstreamSpan(upstream, o.method, o.url, o.traceAttributes);
     if (!span) return dispatch(opts, handler);
-    return dispatch({ ...opts, headers: { ...(opts.headers as Record<string, string>), ...span.headers } }, new Traced(handler, span, o));
+    return dispatch(
+      { ...opts, headers: { ...(opts.headers as Record<string, string>), ...span.headers } },
+      new Traced(handler, span, o),
+    );
   };
 }
 
@@ -28,7 +34,12 @@ class Traced extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+  override onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: ResponseHeaders,
+    message?: string,
+  ): void {
     this.status = status;
     super.onResponseStart(controller, status, headers, message);
   }

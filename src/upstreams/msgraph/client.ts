@@ -44,7 +44,7 @@ interface BatchItemResponse {
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-function resultOf(status: number, text: string | unknown, headers: Headers, method: string): GraphResult {
+function resultOf(status: number, text: unknown, headers: Headers, method: string): GraphResult {
   let body: unknown = text;
   if (typeof text === 'string') {
     if (text === '') body = undefined;

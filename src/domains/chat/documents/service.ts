@@ -11,7 +11,8 @@ import type { FilesApiSpec } from '../../../upstreams/chat/provider.js';
 import { describeBytes } from '../../../upstreams/http/body.js';
 import { estimateDocumentTokens } from '../contextWindow.js';
 import { extensionOf, gatewayExtracts, GATEWAY_FORMATS, mediaTypeOf, scanFile, type FileScan } from './formats.js';
-import { PdfReadError, pdfText } from './pdfText.js';
+import { DocumentExtraction, refusedDocument } from './extraction/documentExtraction.js';
+import { ExtractionRefused } from './extraction/extractors.js';
 import { providerLabel, type ProviderLabel } from './providerLabel.js';
 import { DocumentUpkeep } from './upkeep.js';
 import type { FileUpload } from './uploaded.js';
@@ -20,6 +21,8 @@ import type { FileUpload } from './uploaded.js';
 export const MAX_COMPLETION_DOCUMENTS = 20;
 /** How long a provider's extracted text stays in the cache (it never changes while the file lives). */
 const TEXT_TTL_MS = 24 * 60 * 60 * 1000;
+/** An uploaded file costs 1 per this many bytes started (docs/security.md, "Demand control"). */
+export const UPLOAD_COST_BYTES = 1024 * 1024;
 /** Time the clean-up of a failed upload has, apart from the caller's request (which may be gone). */
 const CLEANUP_MS = 30_000;
 /**
@@ -47,6 +50,8 @@ export class ChatDocuments {
   private readonly cache: ResponseStore;
   /** Texts being read from a provider on this replica: concurrent completions over one document share one read. */
   private readonly reading = new Map<string, Promise<string>>();
+  /** The gateway's own extraction: spooled, one line per client, in extractor processes. */
+  readonly extraction: DocumentExtraction;
   /** Documents whose upload to a provider is in flight here: their files are not orphans. */
   private readonly inFlight = new Set<string>();
   /** Uploads answered with an error whose store write got no answer: the upkeep removes them once Redis answers. */
@@ -59,6 +64,8 @@ export class ChatDocuments {
     const { chatDocuments } = services.config;
     this.store = services.state.documents('chat', { maxTextBytes: chatDocuments.storeMaxBytes, clientMaxBytes: chatDocuments.clientMaxBytes });
     this.cache = services.state.responseStore('chat-document-text', { maxBytes: chatDocuments.cacheMaxBytes });
+    this.extraction = new DocumentExtraction({ maxExtractedBytes: chatDocuments.maxExtractedBytes, timeoutMs: chatDocuments.extractTimeoutMs });
+    services.onClose.push(() => this.extraction.close());
     this.upkeep = new DocumentUpkeep({
       store: this.store,
       cache: this.cache,
@@ -110,6 +117,8 @@ export class ChatDocuments {
     } catch (error) {
       throw uploadProblem(error, max);
     }
+    // Its bytes are work whoever reads them (spooled, extracted or sent on): 1 of cost per MiB started.
+    ctx.upstreamRequests.work += Math.ceil(scan.bytes / UPLOAD_COST_BYTES);
     const name = fileNameOf(file.filename);
     if (scan.bytes === 0) throw badInput(`${name} is empty (0 bytes); upload a file with content.`, 'file');
     if (client && files) {
@@ -238,15 +247,16 @@ export class ChatDocuments {
       throw badInput(`The gateway does not extract text from ${what} (${name}); it reads ${GATEWAY_FORMATS}${elsewhere}.`, 'file');
     }
     let text: string;
+    let tokens: number;
     try {
-      text = scan.kind === 'pdf' ? (await pdfText(await readAll(file.createReadStream(), scan.bytes), ctx.signal)).text : stripBom(await readAll(file.createReadStream(), scan.bytes).then((b) => b.toString('utf8')));
+      ({ text, tokens } = await this.extraction.extract(owner, scan.kind === 'pdf' ? 'pdf' : 'text', file.createReadStream(), name, ctx.signal));
     } catch (error) {
-      if (!(error instanceof PdfReadError)) throw error;
-      const why = error.reason === 'encrypted' ? 'it is encrypted' : error.reason === 'memory' ? error.message : `it does not parse (${error.message})`;
-      throw badInput(`${name} is a PDF the gateway cannot read: ${why}.`, 'file');
+      if (!(error instanceof ExtractionRefused)) throw error;
+      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? ', or upload it with provider "moonshot", whose files API reads it' : '';
+      throw refusedDocument(name, scan.kind === 'pdf' ? 'pdf' : 'text', error, { maxExtractedBytes: this.services.config.chatDocuments.maxExtractedBytes, timeoutMs: this.services.config.chatDocuments.extractTimeoutMs }, elsewhere);
     }
     if (!text.trim()) throw badInput(`${name} has no text to read (a scanned PDF has only images of its pages); the model needs text.`, 'file');
-    const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens: await estimateDocumentTokens(text), status: 'ready', ...this.lifetime() };
+    const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens, status: 'ready', ...this.lifetime() };
     // A caller who left never learns the id: keep nothing.
     ctx.signal.throwIfAborted();
     await this.commit(doc, text, ctx).catch((error: unknown) => {
@@ -433,7 +443,6 @@ const newDocumentId = () => `doc_${randomBytes(12).toString('base64url')}`;
 
 /** The name to keep and send on: its last path segment, without control characters, at most 255 characters. */
 function fileNameOf(raw: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
   if (!name) throw badInput('The file has no name; give its multipart part a filename (e.g. report.pdf): its extension says what it is.', 'file');
   return name;
@@ -443,20 +452,6 @@ function fileNameOf(raw: string | undefined): string {
 function checkPdf(name: string, scan: FileScan): void {
   if (extensionOf(name) === '.pdf' && scan.kind !== 'pdf') throw badInput(`${name} is not a PDF: it does not begin with %PDF-.`, 'file');
   if (scan.kind === 'pdf' && !scan.pdfTrailer) throw badInput(`${name} is a PDF that does not parse: it does not end with its trailer (startxref … %%EOF), so it is cut short or damaged.`, 'file');
-}
-
-const stripBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-
-/** The whole file in one buffer of its known size (one copy, no growing array of chunks). */
-async function readAll(stream: Readable, bytes: number): Promise<Buffer> {
-  const out = Buffer.allocUnsafeSlow(bytes);
-  let at = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (at + chunk.length > bytes) throw new Error('the file grew while it was read');
-    chunk.copy(out, at);
-    at += chunk.length;
-  }
-  return at === bytes ? out : out.subarray(0, at);
 }
 
 /**

@@ -155,13 +155,15 @@ export class LiveHealth {
   private deliver(batch: ChangeBatch): void {
     const scope = new BatchScope(this.services, batch.poll, this.closed.signal);
     const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
+    // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
+    // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
     for (const change of batch.health) {
       const event = shared<HealthEvent>({ ...change, scope });
-      for (const s of this.health) if (!s.filter || s.filter.health(change)) s.sink!.push(event);
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) void s.sink!.push(event);
     }
     for (const post of batch.messages) {
       const event = shared<MessageEvent>({ post, scope });
-      for (const s of this.messages) if (!s.filter || s.filter.message(post)) s.sink!.push(event);
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) void s.sink!.push(event);
     }
   }
 }

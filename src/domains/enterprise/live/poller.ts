@@ -117,7 +117,7 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
   async close(): Promise<void> {
     this.demand = { health: 0, messages: 0 };
     await this.stop();
-    await (await this.listening)?.();
+    (await this.listening)?.();
   }
 
   private get active(): boolean {

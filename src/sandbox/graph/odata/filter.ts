@@ -32,6 +32,13 @@ const GUID = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 const DATE = /\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,7})?)?(Z|[+-]\d{2}:\d{2}))?(?![\w:-])/y;
 const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?(?![\w.])/y;
 const IDENT = /[A-Za-z_]\w*(\/[A-Za-z_]\w*)*/y;
+/** Tried in this order at each position: a GUID or a date would otherwise read as a number. */
+const LEXEMES: ReadonlyArray<readonly [RegExp, TokenKind]> = [
+  [GUID, 'string'],
+  [DATE, 'dateTime'],
+  [NUMBER, 'number'],
+  [IDENT, 'ident'],
+];
 
 function lex(src: string): Token[] {
   const tokens: Token[] = [];
@@ -66,15 +73,14 @@ function lex(src: string): Token[] {
       continue;
     }
     let m: string | undefined;
-    const kind: TokenKind | undefined = (m = sticky(GUID))
-      ? 'string'
-      : (m = sticky(DATE))
-        ? 'dateTime'
-        : (m = sticky(NUMBER))
-          ? 'number'
-          : (m = sticky(IDENT))
-            ? 'ident'
-            : undefined;
+    let kind: TokenKind | undefined;
+    for (const [re, k] of LEXEMES) {
+      m = sticky(re);
+      if (m) {
+        kind = k;
+        break;
+      }
+    }
     if (!kind || !m) throw badRequest(`Syntax error in $filter: unexpected '${c}' at position ${i}.`);
     tokens.push({ kind, text: m, pos: i });
     i += m.length;

@@ -5,8 +5,9 @@ const PRICING = 'https://api-docs.deepseek.com/zh-cn/quick_start/pricing (read 2
 /** (R) DeepSeek, as its model and pricing page lists it; the names before V4 were retired on 2026-07-24. */
 export const DEEPSEEK_CATALOGUE: ProviderCatalogue = {
   models: [
-    // "Use the name deepseek-flash. The old names deepseek-v4-flash … are still accepted and served by DeepSeek-V4.1-Flash."
-    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash'], contextWindow: 1_048_576, maxOutputTokens: 393_216, reasoning: 'optional-on', effort: true, vision: true, tools: true, json: true, source: PRICING },
+    // "Use the name deepseek-flash. The old names deepseek-v4-flash … are still accepted and served by DeepSeek-V4.1-Flash";
+    // deepseek-v4-flash-vision-exp is the legacy alias shared/providers-2026.md lists as still served (read 2026-11-28).
+    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'], contextWindow: 1_048_576, maxOutputTokens: 393_216, reasoning: 'optional-on', effort: true, vision: true, tools: true, json: true, source: PRICING },
     { id: 'deepseek-v4-pro', contextWindow: 1_048_576, maxOutputTokens: 393_216, reasoning: 'optional-on', effort: true, vision: false, tools: true, json: true, source: PRICING },
   ],
   retired: [

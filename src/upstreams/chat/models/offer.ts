@@ -1,5 +1,5 @@
 import type { ChatProviderConfig } from '../../../config/env.js';
-import { MODEL_FACTS, type CatalogueModel, type ChatModelSpec, type ModelFact, type ModelFacts, type ModelSource, type ProviderCatalogue, type RetiredModel } from './types.js';
+import { MODEL_FACTS, type CatalogueModel, type ChatModelSpec, type LearnedFacts, type ModelFact, type ModelFacts, type ModelSource, type ProviderCatalogue, type RetiredModel } from './types.js';
 
 export type { ModelSource } from './types.js';
 
@@ -9,14 +9,14 @@ export interface ListedModel extends ModelFacts {
 }
 
 /**
- * What a model offered for a name not in the catalogue is taken to be: no window check (the provider's count
- * decides), no images (refused before the call rather than guessed), tools and JSON mode as every provider here has
- * them, and reasoning on unless turned off, as the current models of all four are.
+ * What a model offered for a name not in the catalogue is taken to be: tools and JSON mode as every provider here has
+ * them, and nothing else. Its window, images, reasoning and effort stay unknown: the caller's request goes to the
+ * provider as asked (no switch, effort or refusal of the gateway's own), and the provider's answer decides.
  */
-export const UNKNOWN: Required<Pick<ModelFacts, 'reasoning' | 'vision' | 'tools' | 'json'>> = { reasoning: 'optional-on', vision: false, tools: true, json: true };
+export const UNKNOWN: Readonly<Pick<ModelFacts, 'tools' | 'json'>> = { tools: true, json: true };
 
-/** Config-added OpenAI-compatible providers: their models are the operator's; images and reasoning are left to them. */
-export const CONFIGURED: typeof UNKNOWN = { reasoning: 'optional-on', vision: true, tools: true, json: true };
+/** Config-added OpenAI-compatible providers: their models are the operator's, as unknown as UNKNOWN's (not logged). */
+export const CONFIGURED: typeof UNKNOWN = { tools: true, json: true };
 
 export interface OfferInput {
   catalogue: ProviderCatalogue;
@@ -32,6 +32,8 @@ export interface OfferInput {
   configured?: readonly string[];
   /** The provider's own list, when it was read. */
   listed?: readonly ListedModel[];
+  /** What the provider's refusals taught the gateway, by upstream model id (learned.ts). */
+  learned?: ReadonlyMap<string, LearnedFacts>;
 }
 
 /** The models one provider offers right now, with where each came from; rebuilt when its `GET /models` is read. */
@@ -62,7 +64,7 @@ function overlay(into: { facts: ModelFacts; sources: Partial<Record<ModelFact, M
 
 /** One offered model: the catalogue's facts, then the listing's, then the operator's, over `defaults`. */
 export function describe(
-  input: Pick<OfferInput, 'operator'>,
+  input: Pick<OfferInput, 'operator' | 'learned'>,
   byName: ReadonlyMap<string, CatalogueModel>,
   listedById: ReadonlyMap<string, ListedModel>,
   id: string,
@@ -74,9 +76,14 @@ export function describe(
   const entry = byName.get(upstreamModel) ?? byName.get(id);
   const merged = fromCatalogue(entry);
   overlay(merged, listedById.get(upstreamModel), 'provider');
-  overlay(merged, input.operator[id] ?? input.operator[upstreamModel], 'operator');
-  if (!entry && !input.operator[id] && !input.operator[upstreamModel] && defaults === UNKNOWN) unknown.push(id);
-  const facts = { ...defaults, ...merged.facts };
+  const operator = input.operator[id] ?? input.operator[upstreamModel];
+  overlay(merged, operator, 'operator');
+  // Learned from the provider's own refusal: it wins over what anyone wrote down.
+  const learned = input.learned?.get(upstreamModel);
+  if (learned?.reasoning) overlay(merged, { reasoning: learned.reasoning }, 'learned');
+  if (!entry && !operator && defaults === UNKNOWN) unknown.push(id);
+  const facts: ModelFacts = { ...defaults, ...merged.facts };
+  const toolStream = learned?.toolStream ?? entry?.toolStream ?? false;
   return {
     id,
     ...(upstreamModel !== id ? { upstreamModel } : {}),
@@ -84,14 +91,17 @@ export function describe(
     contextWindow: facts.contextWindow,
     maxOutputTokens: facts.maxOutputTokens,
     reasoning: facts.reasoning,
-    tools: facts.tools,
-    json: facts.json,
-    effort: entry?.effort ?? false,
+    tools: facts.tools ?? true,
+    json: facts.json ?? true,
+    // Known for a catalogue model (absent: it takes none); unknown for any other, so the caller's effort is sent.
+    effort: entry ? (entry.effort ?? false) : undefined,
     fixedSampling: entry?.fixedSampling ?? false,
-    toolStream: entry?.toolStream ?? false,
+    toolStream,
+    ...(learned?.toolStream === false ? { toolStreamSource: 'learned' as const } : {}),
     offeredBy,
     factSources: merged.sources,
     reference: entry?.source,
+    ...(entry?.deprecatedOn ? { deprecation: { deprecatedOn: entry.deprecatedOn, retiresOn: entry.retiresOn, successor: entry.successor } } : {}),
   };
 }
 

@@ -35,6 +35,12 @@ export interface CatalogueModel extends ModelFacts {
   fixedSampling?: boolean;
   /** GLM: streams tool-call arguments in fragments when asked (`tool_stream`). @default false */
   toolStream?: boolean;
+  /** The day (YYYY-MM-DD) from which the vendor calls it deprecated: completions then carry a `MODEL_RETIRING` warning. */
+  deprecatedOn?: string;
+  /** The day (YYYY-MM-DD) the vendor stops serving it, when announced. */
+  retiresOn?: string;
+  /** What to move to, a catalogue model of the same provider that is not itself retiring (test/chat/catalogue.test.ts). */
+  successor?: string;
   /** Where the facts were read, and when: `https://vendor/page (read 2026-11-26)`. */
   source: string;
 }
@@ -55,8 +61,26 @@ export interface ProviderCatalogue {
   retired: readonly RetiredModel[];
 }
 
-/** Where a model, or one fact of it, comes from: the catalogue, the provider's `GET /models`, or `<ID>_MODELS`. */
-export type ModelSource = 'catalogue' | 'provider' | 'operator';
+/**
+ * Where a model, or one fact of it, comes from: the catalogue (with CHAT_MODEL_CATALOGUE_FILE laid over it), the
+ * provider's `GET /models`, `<ID>_MODELS`, or learned from the provider's refusal of a field the gateway added itself.
+ */
+export type ModelSource = 'catalogue' | 'provider' | 'operator' | 'learned';
+
+/** What a provider's refusal taught the gateway of one model (kept in shared state, learned.ts). */
+export interface LearnedFacts {
+  /** `thinking: {type: "disabled"}` was refused: the model always reasons. */
+  reasoning?: 'always';
+  /** `tool_stream` was refused. */
+  toolStream?: false;
+}
+
+/** A model the vendor has deprecated: from when, until when it is served, and what replaces it. */
+export interface Deprecation {
+  deprecatedOn: string;
+  retiresOn?: string;
+  successor?: string;
+}
 
 /** One model a provider offers, with what the gateway knows of it and where each fact came from (offer.ts). */
 export interface ChatModelSpec {
@@ -64,18 +88,19 @@ export interface ChatModelSpec {
   id: string;
   /** What goes upstream as `model` (Ark: the inference endpoint id). @default id */
   upstreamModel?: string;
-  /** Accepts image parts. */
-  vision: boolean;
+  /** Accepts image parts; undefined when unknown (then images go to the provider, whose answer decides). */
+  vision?: boolean;
   /** Prompt plus answer, in tokens; undefined when unknown (then the provider's own count decides). */
   contextWindow?: number;
   /** The largest `maxTokens` (reasoning included) the provider accepts; undefined when unknown. */
   maxOutputTokens?: number;
-  reasoning: ReasoningSupport;
+  /** Undefined when unknown: the caller's reasoning goes as asked, the gateway adds no switch of its own. */
+  reasoning?: ReasoningSupport;
   tools: boolean;
   /** Takes JSON object mode (`response_format`). */
   json: boolean;
-  /** Takes a reasoning effort. */
-  effort: boolean;
+  /** Takes a reasoning effort; undefined when unknown (then the caller's effort goes to the provider). */
+  effort?: boolean;
   /** Refuses any temperature or top_p but its own (Kimi K2.6). */
   fixedSampling: boolean;
   /** GLM: streams tool-call arguments in fragments when asked (`tool_stream`). */
@@ -86,5 +111,9 @@ export interface ChatModelSpec {
   factSources: Partial<Record<ModelFact, ModelSource>>;
   /** The vendor page behind the catalogue's facts, with the day it was read. */
   reference?: string;
+  /** Set when the catalogue marks it deprecated. */
+  deprecation?: Deprecation;
+  /** Where `toolStream` came from, when not the catalogue's default. */
+  toolStreamSource?: ModelSource;
 }
 
