@@ -73,6 +73,20 @@ export interface ExecuteOptions {
    */
   http?: { method: string };
   /**
+   * The transport ends the stream itself once its source is done (by `return()`, as graphql-ws's `onComplete` does
+   * before it writes `complete`), so the operation finishes after its protocol's completion is on its way, not before:
+   * a shutdown waiting for it then closes no socket ahead of that completion. @default false
+   */
+  endedByReturn?: boolean;
+  /** Paces a stream's source by its connection (transports/outboundBuffer.ts): a slow reader pauses the upstream. */
+  pace?<T>(source: AsyncIterator<T>): AsyncIterator<T>;
+  /**
+   * For a result many subscribers share (execution/sharedEvents.ts): the transport's sender of it, which writes the
+   * text made once for all of them with this operation's extensions (its cost) itself, or undefined to have the result
+   * formatted and yielded as any other.
+   */
+  shared?(result: ExecutionResult): ((extensions: Record<string, unknown> | undefined) => void) | undefined;
+  /**
    * What only the transport refuses (a subscription over plain HTTP, a mutation over GET), judged once the operation
    * is known and before any admission rule.
    */
@@ -97,7 +111,12 @@ export type Answer =
   | {
       kind: 'stream';
       results: OperationStream;
-      /** Parts of a query with `@defer`/`@stream`, not a subscription's events. */ incremental: boolean;
+      /** Parts of a query with `@defer`/`@stream`, not a subscription's events. */
+      incremental: boolean;
+      /** `query`, `mutation` or `subscription`. */
+      type: string;
+      /** Its document, parsed and validated (for a protocol core that picks execute or subscribe by it). */
+      document: DocumentNode;
     };
 
 /**
@@ -229,8 +248,10 @@ export class OperationPipeline {
         streaming = true;
         return {
           kind: 'stream',
-          results: new OperationStream(this, admitted, () => this.run(admitted, options.incremental)),
+          results: new OperationStream(this, admitted, () => this.run(admitted, options.incremental), options),
           incremental: this.isIncremental(admitted, options.incremental),
+          type: admitted.type,
+          document: admitted.document,
         };
       }
       let result: Awaited<ReturnType<OperationPipeline['run']>>;
@@ -244,8 +265,10 @@ export class OperationPipeline {
         const source = result;
         return {
           kind: 'stream',
-          results: new OperationStream(this, admitted, () => source),
+          results: new OperationStream(this, admitted, () => source, options),
           incremental: admitted.type !== 'subscription',
+          type: admitted.type,
+          document: admitted.document,
         };
       }
       return this.answer(admitted, result, options);
@@ -275,34 +298,6 @@ export class OperationPipeline {
   authenticate(apiKey: string | undefined): Refusal {
     const check = this.options.apiKeyCheck;
     return check && !check(apiKey) ? apiKeyRefusal() : undefined;
-  }
-
-  /**
-   * The graphql-ws adapter's steps until it moves onto {@link execute}: admits a payload (prepared, parsed, validated,
-   * begun and admitted, or its request errors); the adapter then calls {@link run}, {@link formatted} and
-   * {@link finish} once.
-   */
-  async admit(
-    payload: OperationPayload,
-    caller: Caller,
-    signal?: AbortSignal,
-  ): Promise<AdmittedOperation | GraphQLError[]> {
-    const resolved = this.resolve(payload);
-    if (!('document' in resolved)) return resolved;
-    const op = this.begin(caller, signal);
-    const refusal = await this.admitResolved(
-      op,
-      resolved.document,
-      resolved.operation,
-      resolved.payload.variables,
-      resolved.payload.operationName,
-    );
-    if (refusal) {
-      this.format([refusal], op);
-      this.finish(op);
-      return [refusal];
-    }
-    return op as AdmittedOperation;
   }
 
   /** The payload prepared, its document parsed and validated and its operation found, or its request errors. */
@@ -582,6 +577,8 @@ export class OperationFailed extends Error {
 }
 
 const DONE: IteratorResult<never, undefined> = { value: undefined, done: true };
+/** A source that is done: what a stream ended by its transport reads until that transport returns it. */
+const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve(DONE) };
 
 /**
  * An operation's results as they leave for the client, formatted, each with its `answered` extensions; the
@@ -606,6 +603,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
     private readonly pipeline: OperationPipeline,
     private readonly op: AdmittedOperation,
     private readonly start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
+    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn'> = {},
   ) {
     op.controller.signal.addEventListener('abort', this.stop, { once: true });
   }
@@ -619,25 +617,33 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
         if (!(Symbol.asyncIterator in started)) {
           if (this.ended()) return DONE;
           const value = this.pipeline.formatted(this.op, started);
-          this.end();
+          if (this.options.endedByReturn) this.source = EMPTY;
+          else this.end();
           return { value, done: false };
         }
-        this.source = started;
+        this.source = this.options.pace ? this.options.pace(started) : started;
         if (this.ended()) {
           void started.return?.(undefined);
           return DONE;
         }
       }
-      const next = await this.source!.next();
-      if (this.ended()) return DONE;
-      if (next.done) {
-        this.end();
-        return DONE;
+      for (;;) {
+        const next = await this.source!.next();
+        if (this.ended()) return DONE;
+        if (next.done) {
+          if (this.options.endedByReturn) this.source = EMPTY;
+          else this.end();
+          return DONE;
+        }
+        // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
+        const send = this.options.shared && !next.value.extensions ? this.options.shared(next.value as ExecutionResult) : undefined;
+        if (!send) return { value: this.pipeline.formatted(this.op, next.value), done: false };
+        send(this.pipeline.answerExtensions(this.op, next.value));
       }
-      return { value: this.pipeline.formatted(this.op, next.value), done: false };
     } catch (error) {
       if (this.ended()) return DONE;
-      const errors = this.pipeline.format([{ message: (error as Error)?.message ?? 'operation failed' }], this.op);
+      // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
+      const errors = this.pipeline.format([asGraphqlError(error)], this.op);
       this.end();
       throw new OperationFailed(errors);
     }
