@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GatewayServices } from '../context/services.js';
-import { incrementalDeliveryRule } from '../execution/incremental.js';
+import { incrementalDeliveryRule } from '../execution/deferStream.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { OperationPipeline } from './core.js';

@@ -30,7 +30,7 @@ import { costHints, resolvers } from '../domains/index.js';
 import { withCostDirectives } from './costDirectives.js';
 import type { GatewayContext } from '../context/request.js';
 import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
-import { withIncrementalDirectives } from '../execution/incremental.js';
+import { withIncrementalDirectives } from '../execution/deferStream.js';
 
 /** `schema/` at the project root; the same relative path from `src/schema` and `dist/schema`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');

@@ -3,7 +3,7 @@ import { OperationKey, operationValue, setOperationValue } from '../../context/r
 import type { GatewayServices } from '../../context/services.js';
 import type { DemandControlConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
-import type { IncrementalPayload } from '../../execution/incremental.js';
+import type { IncrementalPayload } from '../../execution/deferStream.js';
 import { CostModel, UPSTREAM_REQUEST_COST, type CostPlan } from '../../planning/cost.js';
 import { operationShape, rememberedTotals } from '../../planning/upstreamEstimate.js';
 import type { ClientBudgets } from '../../state/index.js';
