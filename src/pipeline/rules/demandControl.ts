@@ -64,7 +64,8 @@ export function operationCost(op: Operation): CostExtension | undefined {
  * subscription pays for each upstream request beyond its estimate as it sends it. Metrics and the operation log
  * line carry the figures.
  */
-export function demandControl(schema: GraphQLSchema, services: GatewayServices, budgets?: ClientBudgets): PipelineRule {
+export function useDemandControl(options: { schema: GraphQLSchema; services: GatewayServices; budgets?: ClientBudgets }): PipelineRule {
+  const { schema, services, budgets } = options;
   const config: DemandControlConfig = services.config.demandControl;
   const model = new CostModel(schema);
   const { metrics } = services;

@@ -24,7 +24,8 @@ export const MAX_VARIABLES_DEPTH = 64;
  *   `op.variables`, so every later rule reads what execution will see;
  * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/deferStream.ts).
  */
-export function operationInputs(schema: GraphQLSchema, limits: Pick<OperationLimits, 'maxEntityRepresentations'>, maxBytes: number): PipelineRule {
+export function useOperationInputs(options: { schema: GraphQLSchema; limits: Pick<OperationLimits, 'maxEntityRepresentations'>; maxVariablesBytes: number }): PipelineRule {
+  const { schema, limits, maxVariablesBytes: maxBytes } = options;
   return {
     name: 'operationInputs',
     admit(op) {

@@ -1,13 +1,45 @@
 import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHash } from 'node:crypto';
-import type { ChangeBatch } from '../../domains/enterprise/live/changes.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { ResponseStore } from '../../state/index.js';
 import { CachePolicies, CacheScope } from './cachePolicy.js';
 import type { AdmittedOperation, Operation, PipelineRule } from '../operation.js';
 
-/** The domain live service health changes: its cached answers go when the live feed reports a change. */
-const LIVE_DOMAIN = 'enterprise';
+/**
+ * What makes a domain's cached answers stale besides the gateway's own mutations (a domain's `staleAnswers`: the
+ * enterprise domain's live health feed): `watch` subscribes `drop` and gives the unsubscribe.
+ */
+export interface StaleAnswers {
+  /** The domain whose answers are dropped (a cached answer is tagged with the domains it selects). */
+  domain: string;
+  watch(drop: () => void): Promise<() => void>;
+}
+
+/** Options of {@link useResponseCache}. */
+export interface ResponseCacheOptions {
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  /** The served domains' signals of stale answers. */
+  staleAnswers?: readonly StaleAnswers[];
+}
+
+/**
+ * The response cache rule (RESPONSE_CACHE_MAX_BYTES; off at 0, its policy still computed for `Cache-Control`). Each
+ * stale-answer signal drops its domain's answers when it fires; they stop listening when the gateway closes.
+ */
+export function useResponseCache(options: ResponseCacheOptions): ResponseCache {
+  const { schema, services } = options;
+  const maxBytes = services.config.responseCacheMaxBytes;
+  const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
+  const cache = new ResponseCache(schema, store);
+  if (store) {
+    for (const stale of options.staleAnswers ?? []) {
+      const listening = stale.watch(() => void cache.invalidate([stale.domain]));
+      services.onClose.push(async () => (await listening)());
+    }
+  }
+  return cache;
+}
 
 /**
  * The response cache: a query's whole answer, kept for the `maxAge` of its `@cacheControl` policy and served at
@@ -16,7 +48,7 @@ const LIVE_DOMAIN = 'enterprise';
  * once). Keyed by the document, operation name and variables; for `PRIVATE` data, or whenever the caller sends its
  * own `Authorization` (delegated Graph access: its tenant's data), by a hash of that caller too. Only answers
  * without errors are kept. A mutation drops the answers of the domains it writes (after it ran, before its answer
- * leaves); a live service-health change drops the enterprise domain's answers.
+ * leaves); a domain's stale-answer signal drops that domain's answers (the enterprise domain's live health feed).
  *
  * The policy is computed for every operation, cache on or off (the HTTP adapter turns it into `Cache-Control`).
  */
@@ -45,20 +77,6 @@ export class ResponseCache implements PipelineRule {
     if (store) this.completed = (op, result) => this.keep(op, result);
   }
 
-  /** Listens to the live-health channel (`src/domains/enterprise/live`) when the enterprise domain is served. */
-  static create(schema: GraphQLSchema, services: GatewayServices): ResponseCache {
-    const maxBytes = services.config.responseCacheMaxBytes;
-    const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
-    const cache = new ResponseCache(schema, store);
-    if (store && schema.getSubscriptionType()?.getFields().serviceHealthChanged) {
-      const listening = services.state.channel<ChangeBatch>('live-health').subscribe((batch) => {
-        if (batch.health.length || batch.messages.length) void cache.invalidate([LIVE_DOMAIN]);
-      });
-      services.onClose.push(async () => (await listening)());
-    }
-    return cache;
-  }
-
   admit(op: AdmittedOperation): undefined | Promise<undefined> {
     const policy = this.policies.of(op.document, op.operation);
     op.cachePolicy = policy;
@@ -79,7 +97,8 @@ export class ResponseCache implements PipelineRule {
     await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
   }
 
-  private invalidate(tags: readonly string[]): Promise<void> {
+  /** Drops the answers tagged with any of `tags` (domains). */
+  invalidate(tags: readonly string[]): Promise<void> {
     this.invalidations++;
     return this.store!.invalidate(tags);
   }
