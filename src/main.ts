@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { ConfigError } from './config/env.js';
 import { loadStartupConfig } from './app/startupConfig.js';
 import { startGateway, type Gateway } from './app/gateway.js';
@@ -14,9 +16,9 @@ process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
 
 const envFile = readEnvFile('.env');
-const config = await loadStartupConfig(process.env).catch(exitOnConfigError);
+const { config, unknownNames } = await loadStartupConfig(process.env, envFile?.names).catch(exitOnConfigError);
 try {
-  gateway = await startGateway({ config, envFile });
+  gateway = await startGateway({ config, envFile, unknownNames });
 } catch (error) {
   const problem = listenProblem((error as NodeJS.ErrnoException).code, config.host, config.port);
   if (!problem) exitOnConfigError(error);
@@ -60,15 +62,20 @@ function listenProblem(code: string | undefined, host: string, port: number): st
   return undefined;
 }
 
-/** Loads a dotenv file into `process.env` (Node's own parser; what the environment sets already wins), if it exists. */
-function readEnvFile(path: string): { path: string; variables: string[] } | undefined {
-  const before = new Set(Object.keys(process.env));
+/**
+ * Loads a dotenv file into `process.env` (Node's own parser, as `process.loadEnvFile`; what the environment sets
+ * already wins), if it exists: `variables` are the names it set, `names` every name it holds (checked at start).
+ */
+function readEnvFile(path: string): { path: string; variables: string[]; names: string[] } | undefined {
+  let parsed: Record<string, string>;
   try {
-    process.loadEnvFile(path);
+    parsed = parseEnv(readFileSync(path, 'utf8')) as Record<string, string>;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     console.error(`configuration error: ${path}: ${(error as Error).message}`);
     process.exit(2);
   }
-  return { path, variables: Object.keys(process.env).filter((name) => !before.has(name)) };
+  const variables = Object.keys(parsed).filter((name) => process.env[name] === undefined);
+  for (const name of variables) process.env[name] = parsed[name];
+  return { path, variables, names: Object.keys(parsed) };
 }

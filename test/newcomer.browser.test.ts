@@ -61,7 +61,7 @@ describe('the first hour, as a newcomer walks it', () => {
   it('starts as npm start does: every upstream on its sandbox, whose chat answers come a token every 40 ms', async () => {
     const { data } = await graphql('{ upstreams { id mode } }');
     expect(new Set(data.upstreams.map((u: { mode: string }) => u.mode))).toEqual(new Set(['SANDBOX']));
-    expect(gateway.stdout.map((line) => JSON.parse(line).msg)).toContain(`sandbox chat answers stream a token every ${HUMAN_TOKEN_DELAY_MS} ms (SANDBOX_TOKEN_DELAY_MS)`);
+    expect(gateway.stdout.map((line) => JSON.parse(line).msg)).toContain(`sandbox chat answers stream a token every ${HUMAN_TOKEN_DELAY_MS} ms (SANDBOX_TOKEN_DELAY_MS), short answers (SANDBOX_ANSWER_LENGTH)`);
     expect(((await (await fetch(`${sandboxOrigin}/_sandbox/config`)).json()) as { chatTokenDelayMs: number }).chatTokenDelayMs).toBe(HUMAN_TOKEN_DELAY_MS);
   });
 

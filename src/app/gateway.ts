@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type GatewayConfig } from '../config/env.js';
+import { describeUnknown, type UnknownName } from '../config/unknownNames.js';
 import { createLogger } from '../observability/logger.js';
 import { GatewayMetrics } from '../observability/metrics.js';
 import { createRedactor } from '../observability/redact.js';
@@ -42,6 +43,8 @@ export interface StartGatewayOptions {
   domains?: DomainServicesOptions;
   /** The dotenv file `npm start` read, named in the start-up log (the variables' names, never their values). */
   envFile?: { path: string; variables: string[] };
+  /** Names set in `.env` or the environment that the gateway does not read: one warning each at start-up. */
+  unknownNames?: readonly UnknownName[];
 }
 
 export interface Gateway {
@@ -80,11 +83,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const tracing = await startTracing(config.otlpEndpoint);
   const metrics = new GatewayMetrics();
 
+  // A person reads a terminal: the sandbox's chat answers then run long enough to try Stop (tests read pipes).
+  const watched = (options.logDestination ?? process.stdout) as { isTTY?: boolean };
+  const chatAnswerLength = config.sandboxAnswerLength ?? (watched.isTTY === true ? 'long' : 'short');
   const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
   // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
   const ownSandbox =
     needsSandbox && !options.sandbox
-      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs } })
+      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs, chatAnswerLength } })
       : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
@@ -128,13 +134,14 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const origin = `http://${host}:${addr.port}`;
   health.ready = true;
   if (options.envFile) log.info({ envFile: options.envFile.path, variables: options.envFile.variables }, `read ${options.envFile.variables.length} variables from ${options.envFile.path}`);
+  for (const u of options.unknownNames ?? []) log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
   for (const u of upstreams.filter((x) => x.served)) {
     const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
     log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
   }
   if (sandbox && upstreams.some((u) => u.mode === 'sandbox' && config.chat.some((c) => c.id === u.id))) {
-    const delayMs = sandbox.settings.chatTokenDelayMs;
-    log.info({ chatTokenDelayMs: delayMs }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS)`);
+    const { chatTokenDelayMs: delayMs, chatAnswerLength: length } = sandbox.settings;
+    log.info({ chatTokenDelayMs: delayMs, chatAnswerLength: length }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS), ${length} answers (SANDBOX_ANSWER_LENGTH)`);
   }
   const shared = state.status();
   log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');

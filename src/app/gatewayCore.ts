@@ -3,6 +3,7 @@ import type { CoreServices, GatewayServices, ResolvedUpstream } from '../context
 import { createErrorFormatter } from '../errors/format.js';
 import { createDomainServices, servedDomains, type DomainServicesOptions } from '../domains/index.js';
 import type { Tracing } from '../observability/tracing.js';
+import { OncePerCause } from '../observability/oncePerCause.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
 import { FairShare } from '../pipeline/rules/fairShare.js';
 import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
@@ -41,7 +42,13 @@ export async function createGatewayCore(input: {
   const { config } = dependencies;
   const schema = await buildSchema(config.domains, config.subgraph);
   const operations = loadTrustedOperations(schema, config);
-  const formatErrors = createErrorFormatter({ production: config.production, redact: dependencies.redact, log: dependencies.log });
+  const formatErrors = createErrorFormatter({
+    production: config.production,
+    stackTraces: config.errorStackTraces,
+    redact: dependencies.redact,
+    log: dependencies.log,
+    unexpectedLog: new OncePerCause(),
+  });
   const core: CoreServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), formatErrors };
   // Each domain's state is built from the core services; nothing of it runs before an operation does.
   const domainServices = createDomainServices(core, input.domains);

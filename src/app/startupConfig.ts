@@ -5,13 +5,22 @@ import { ConfigError, loadConfig, type ConfigProblem, type GatewayConfig } from 
 import { VARIABLES } from '../config/variables.js';
 import { layCatalogues } from '../upstreams/chat/catalogue.js';
 import { providerSpec } from '../upstreams/chat/registry.js';
+import { describeUnknown, unknownNames, type UnknownName } from '../config/unknownNames.js';
+
+/** What `npm start` starts with: the configuration, and the names set that the gateway does not read (to warn of). */
+export interface StartupConfig {
+  config: GatewayConfig;
+  unknownNames: UnknownName[];
+}
 
 /**
  * The configuration `npm start` runs with: {@link loadConfig}'s checks plus those that need the machine (the listen
  * address resolves, the persisted-operation manifest exists and parses), all reported together in one
- * {@link ConfigError}, before anything listens.
+ * {@link ConfigError}, before anything listens. `dotenv` is every name the `.env` file sets: under
+ * `NODE_ENV=production` one that looks meant for the gateway (an owned prefix, or close to a variable) but is none
+ * of its variables is a configuration error, as a wrong value is; otherwise unknown names are only warned of.
  */
-export async function loadStartupConfig(env: NodeJS.ProcessEnv): Promise<GatewayConfig> {
+export async function loadStartupConfig(env: NodeJS.ProcessEnv, dotenv: readonly string[] = []): Promise<StartupConfig> {
   const problems: ConfigProblem[] = [];
   let config: GatewayConfig | undefined;
   try {
@@ -22,8 +31,12 @@ export async function loadStartupConfig(env: NodeJS.ProcessEnv): Promise<Gateway
   }
   problems.push(...(await checkAtStart(env.HOST || VARIABLES.HOST.default, env.PERSISTED_OPERATIONS_FILE || undefined)));
   if (config?.chatModelCatalogueFile) problems.push(...checkCatalogueFile(config));
+  const unknown = config ? unknownNames(env, dotenv, config.chat.map((c) => c.id)) : [];
+  if (config?.production) {
+    for (const u of unknown) if (u.source === '.env' && (u.ownedPrefix || u.closest)) problems.push({ variable: u.name, message: describeUnknown(u) });
+  }
   if (problems.length || !config) throw new ConfigError(problems);
-  return config;
+  return { config, unknownNames: unknown };
 }
 
 /** CHAT_MODEL_CATALOGUE_FILE exists, parses, and names only successors that are not retiring themselves. */

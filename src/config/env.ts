@@ -166,6 +166,8 @@ export interface GatewayConfig {
   sandboxPort: number;
   /** {@link VARIABLES.SANDBOX_TOKEN_DELAY_MS} */
   sandboxTokenDelayMs: number;
+  /** {@link VARIABLES.SANDBOX_ANSWER_LENGTH}; undefined: `long` when the log goes to a terminal. */
+  sandboxAnswerLength?: 'short' | 'long';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** {@link VARIABLES.LOG_FORMAT} */
   logFormat?: 'json' | 'pretty';
@@ -173,6 +175,8 @@ export interface GatewayConfig {
   otlpEndpoint?: string;
   production: boolean;
   introspection: boolean;
+  /** {@link VARIABLES.ERROR_STACK_TRACES} */
+  errorStackTraces: boolean;
   /** Milliseconds the server waits for in-flight operations on SIGTERM before closing them. @default 10000 */
   shutdownGraceMs: number;
   graph: GraphConfig;
@@ -600,6 +604,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const routerKeys = values.TRUSTED_ROUTER_KEYS ?? [];
   const shortRouterKey = routerKeys.find((k) => k.length < 16);
   if (shortRouterKey) problems.push({ variable: 'TRUSTED_ROUTER_KEYS', message: `each key must be at least 16 characters; one has ${shortRouterKey.length}` });
+  if (production && values.ERROR_STACK_TRACES) {
+    problems.push({ variable: 'ERROR_STACK_TRACES', message: 'must not be true with NODE_ENV=production: stack traces show every caller the gateway\'s code paths (the log has them); unset it' });
+  }
   const redis = attempt(problems, undefined, () => parseRedis(values));
   const mcpAuth = mcpAuthConfig(values, apiKeys, problems);
   if (problems.length) throw new ConfigError(problems);
@@ -612,11 +619,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     host: values.HOST,
     sandboxPort: values.GATEWAY_SANDBOX_PORT,
     sandboxTokenDelayMs: values.SANDBOX_TOKEN_DELAY_MS,
+    sandboxAnswerLength: values.SANDBOX_ANSWER_LENGTH,
     logLevel: values.LOG_LEVEL,
     logFormat: values.LOG_FORMAT,
     otlpEndpoint: values.OTEL_EXPORTER_OTLP_ENDPOINT,
     production,
     introspection: values.INTROSPECTION ?? !production,
+    errorStackTraces: values.ERROR_STACK_TRACES,
     shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
     limits,
     websocket: {

@@ -269,9 +269,14 @@ export const VARIABLES = {
   NODE_ENV: {
     type: oneOf('development', 'production', 'test'),
     default: 'development',
-    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, no stack traces. Any other value than these three stops start-up',
+    description: '`production`: introspection and field suggestions off (unless `INTROSPECTION=true`), unexpected errors masked, `ERROR_STACK_TRACES` refused. Any other value than these three stops start-up',
   },
   INTROSPECTION: { type: boolean, defaultText: '`true` unless production', description: 'whether introspection queries are answered' },
+  ERROR_STACK_TRACES: {
+    type: boolean,
+    default: 'false',
+    description: 'put each error\'s stack trace in its answer (`extensions.stacktrace`), for debugging the gateway itself; refused with `NODE_ENV=production`. Either way an unexpected error (`INTERNAL_SERVER_ERROR`) is logged with its stack and request id',
+  },
   LOG_LEVEL: { type: oneOf(...LOG_LEVELS), default: 'info', description: 'least severe level logged; at `debug` every upstream request is a line carrying its `requestId`' },
   LOG_FORMAT: { type: oneOf('json', 'pretty'), defaultText: '`pretty` on a terminal, else `json`', description: '`json`: one JSON object per line; `pretty`: readable lines (pino-pretty)' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { type: url, description: 'OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`: traces are exported to `…/v1/traces`. Unset: tracing off', example: 'http://127.0.0.1:4318' },
@@ -285,6 +290,11 @@ export const VARIABLES = {
     type: wholeNumber('whole number 0…10000', 0, 10_000),
     default: '40',
     description: 'pause between the tokens of a chat answer from the built-in sandbox (also read by `npm run sandbox`): a pace a person can watch and stop; `0` streams as fast as it can',
+  },
+  SANDBOX_ANSWER_LENGTH: {
+    type: oneOf('short', 'long'),
+    defaultText: '`long` when the log goes to a terminal (a person watching `npm start`), else `short`',
+    description: 'how much a chat answer from the built-in sandbox says (also read by `npm run sandbox`): `long` takes about 10 s at the default pace, time to try Stop; `short`, a few seconds, is what tests and scripts read',
   },
   GRAPH_BASE_URL: { type: url, default: 'https://graph.microsoft.com', description: 'Microsoft Graph (enterprise data); the API version is appended. Setting any `GRAPH_*` variable makes Graph live' },
   GRAPH_API_VERSION: { type: oneOf('v1.0', 'beta'), default: 'v1.0', description: 'Graph API version' },

@@ -5,6 +5,11 @@ import { ErrorCode, ErrorReason, RETRYABLE_REASONS } from './codes.js';
 /** An error as graphql-js, Apollo or a transport hands it over. */
 export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
 
+/** Decides whether an occurrence of `cause` is logged: the repeats left out since its last line, or undefined to leave it out. */
+export interface LogLimiter {
+  take(cause: string): number | undefined;
+}
+
 /** What an operation's errors are noted on: the codes for its log line, and its logger (with its request id). */
 export interface ErrorSink {
   readonly errorCodes: Set<string>;
@@ -29,10 +34,21 @@ const TOKEN = /^[\w.:-]{1,64}$/;
  * (an HTML error page, a provider's message echoing part of a key) gets a generic message naming the upstream and
  * its status, and the original (redacted) goes to the log.
  */
-export function createErrorFormatter(options: { production: boolean; redact: (text: string) => string; log: Logger }): ErrorFormatter {
+export function createErrorFormatter(options: {
+  production: boolean;
+  /** ERROR_STACK_TRACES: answers keep `extensions.stacktrace` (never in production). */
+  stackTraces?: boolean;
+  redact: (text: string) => string;
+  log: Logger;
+  /** Which unexpected errors reach the log: once per cause a while (observability/oncePerCause.ts). @default every one */
+  unexpectedLog?: LogLimiter;
+}): ErrorFormatter {
   const { production, redact, log } = options;
+  const stackTraces = options.stackTraces === true && !production;
+  const limiter = options.unexpectedLog ?? { take: () => 0 };
   const one = (error: ErrorLike, op: ErrorSink | undefined, quiet: boolean | undefined): GraphQLFormattedError => {
-    let formatted = formatError(error as GraphQLFormattedError, { production, redact });
+    let formatted = formatError(error as GraphQLFormattedError, { stackTraces, production, redact });
+    if (op && !quiet) logUnexpected(error, formatted, op, redact, limiter);
     if (formatted.extensions && 'http' in formatted.extensions) {
       const { http: _http, ...rest } = formatted.extensions;
       formatted = { ...formatted, extensions: rest };
@@ -63,8 +79,10 @@ const REQUEST_ERROR_CODES = new Set<string>([
 const VARIABLE_COERCION = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" (?:got invalid value |has invalid value|of required type |of non-null type )/;
 
 interface FormatErrorOptions {
-  /** Hide messages of unexpected errors and drop stack traces. */
+  /** Hide messages of unexpected errors. */
   production: boolean;
+  /** Keep `extensions.stacktrace` (ERROR_STACK_TRACES, never in production). */
+  stackTraces: boolean;
   /** Removes secrets from any text that leaves the process. */
   redact: (text: string) => string;
 }
@@ -100,7 +118,7 @@ function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptio
     message = 'Internal server error. Quote the x-request-id response header when reporting it.';
     delete ext.reason;
   }
-  if (options.production) delete ext.stacktrace;
+  if (!options.stackTraces) delete ext.stacktrace;
   else if (Array.isArray(ext.stacktrace)) ext.stacktrace = (ext.stacktrace as string[]).map(options.redact);
   return { ...formatted, message, extensions: ext };
 }
@@ -142,4 +160,26 @@ export function genericMessage(code: string, upstream: string, status: number | 
     default:
       return `The ${upstream} service failed${http}. Quote the x-request-id response header when reporting it.`;
   }
+}
+
+/**
+ * An unexpected error (a bug: thrown without a code, not a refusal or an upstream's failure) goes to the log with its
+ * stack and the operation's request id, whether or not the answer carries the stack (ERROR_STACK_TRACES). A refusal
+ * coded INTERNAL_SERVER_ERROR on purpose (a pipeline rule that failed) was logged where it was made.
+ */
+function logUnexpected(error: ErrorLike, formatted: GraphQLFormattedError, op: ErrorSink, redact: (text: string) => string, limiter: LogLimiter): void {
+  if (formatted.extensions?.code !== ErrorCode.InternalServerError || formatted.extensions.reason === ErrorReason.ShuttingDown) return;
+  // What was thrown (a resolver's TypeError), or graphql-js's own error (a null in a non-null field); the direct path
+  // hands over JSON, with the stack in extensions when the error had no code.
+  const thrown = (error as { originalError?: unknown }).originalError;
+  const source = thrown instanceof Error ? thrown : error instanceof Error ? error : undefined;
+  if ((source as { extensions?: { code?: unknown } } | undefined)?.extensions?.code !== undefined) return;
+  const stack = source?.stack ?? (Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined);
+  if (stack === undefined) return;
+  // A bug every request hits is one line a minute with the count of repeats, not a stack per request. Its cause is
+  // where it was thrown: the error's name and first frames.
+  const frames = stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, 3);
+  const suppressed = limiter.take(`${source?.name ?? 'Error'}\n${frames.length ? frames.join('\n') : error.message.slice(0, 200)}`);
+  if (suppressed === undefined) return;
+  op.context.log.error({ path: formatted.path, err: redact(stack), ...(suppressed ? { suppressed } : {}) }, `unexpected error: ${redact(error.message)}`);
 }

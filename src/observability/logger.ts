@@ -17,7 +17,9 @@ export function createLogger(options: {
   const stream = options.destination ?? process.stdout;
   const pretty = (options.format ?? ((stream as { isTTY?: boolean }).isTTY ? 'pretty' : 'json')) === 'pretty';
   // Formatting in-process and synchronously (not pino's worker transport) keeps redaction the last step before output.
-  const prettify = pretty ? prettyFormatter({ colorize: (stream as { isTTY?: boolean }).isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : undefined;
+  // One line per entry, its fields as JSON after the message: a terminal's scrollback stays one event a line, as the
+  // docs show it (pino-pretty's default puts each field on a line of its own).
+  const prettify = pretty ? prettyFormatter({ colorize: (stream as { isTTY?: boolean }).isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }) : undefined;
   return pino(
     {
       level: options.level,

@@ -1,5 +1,5 @@
 import { startSandbox, tokenDelayProblem } from './server.js';
-import { DEFAULT_SETTINGS } from './types.js';
+import { CHAT_ANSWER_LENGTHS, DEFAULT_SETTINGS, type ChatAnswerLength } from './types.js';
 
 /**
  * `npm run sandbox`: every emulator on SANDBOX_PORT (default 4010), printing the base URLs. Chat tokens come
@@ -30,7 +30,14 @@ if (delayProblem) {
   console.error(`SANDBOX_TOKEN_DELAY_MS ${delayProblem}`);
   process.exit(1);
 }
-sandbox = await startSandbox({ port, host: process.env.SANDBOX_HOST ?? '127.0.0.1', settings: { chatTokenDelayMs: chatTokenDelayMs as number } });
-console.log(`sandbox listening on ${sandbox.origin} (chat tokens ${sandbox.settings.chatTokenDelayMs} ms apart: SANDBOX_TOKEN_DELAY_MS)`);
+// A person at a terminal gets answers long enough to try Stop, as under npm start.
+const lengthText = process.env.SANDBOX_ANSWER_LENGTH || (process.stdout.isTTY ? 'long' : 'short');
+if (!(CHAT_ANSWER_LENGTHS as readonly string[]).includes(lengthText)) {
+  console.error(`SANDBOX_ANSWER_LENGTH must be ${CHAT_ANSWER_LENGTHS.join(' or ')}, got ${JSON.stringify(lengthText)}`);
+  process.exit(1);
+}
+const chatAnswerLength = lengthText as ChatAnswerLength;
+sandbox = await startSandbox({ port, host: process.env.SANDBOX_HOST ?? '127.0.0.1', settings: { chatTokenDelayMs: chatTokenDelayMs as number, chatAnswerLength } });
+console.log(`sandbox listening on ${sandbox.origin} (chat tokens ${sandbox.settings.chatTokenDelayMs} ms apart: SANDBOX_TOKEN_DELAY_MS; ${chatAnswerLength} answers: SANDBOX_ANSWER_LENGTH)`);
 for (const [name, url] of Object.entries(sandbox.baseUrls)) console.log(`  ${name.padEnd(9)} ${url}`);
 console.log(`  control   ${sandbox.origin}/_sandbox/requests, /_sandbox/faults, /_sandbox/config, /_sandbox/reset`);

@@ -7,6 +7,7 @@ import { BodyTooLarge, readBody, refuseBodyTooLarge, sendJson, sleep } from './h
 import { createOmdbEmulator } from './omdb/index.js';
 import { RequestRecord, type RecordedRequest } from './record.js';
 import {
+  CHAT_ANSWER_LENGTHS,
   DEFAULT_SETTINGS,
   MAX_TOKEN_DELAY_MS,
   UPSTREAM_NAMES,
@@ -209,6 +210,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         }
         const delay = tokenDelayProblem(patch.chatTokenDelayMs);
         if (delay) return sendJson(res, 400, { error: `chatTokenDelayMs ${delay}` });
+        if (patch.chatAnswerLength !== undefined && !CHAT_ANSWER_LENGTHS.includes(patch.chatAnswerLength)) {
+          return sendJson(res, 400, { error: `chatAnswerLength must be ${CHAT_ANSWER_LENGTHS.join(' or ')}, got ${JSON.stringify(patch.chatAnswerLength)}` });
+        }
         if (patch.chatRpm) patch.chatRpm = { ...settings.chatRpm, ...patch.chatRpm };
         if (patch.chatConcurrency) patch.chatConcurrency = { ...settings.chatConcurrency, ...patch.chatConcurrency };
         if (patch.fileLimits) patch.fileLimits = { ...settings.fileLimits, ...patch.fileLimits };

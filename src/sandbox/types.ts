@@ -70,6 +70,11 @@ export interface SandboxSettings {
    * a person can read and stop; tests and benchmarks set their own. @default {@link HUMAN_TOKEN_DELAY_MS}
    */
   chatTokenDelayMs: number;
+  /**
+   * How much an emulated chat answer says: `long` (about 10 s at the human pace: time to try Stop) while a person
+   * watches, `short` for tests and benchmarks. @default 'short'
+   */
+  chatAnswerLength: ChatAnswerLength;
   /** Requests per minute each chat provider accepts before its own 429. @default {} (unlimited) */
   chatRpm: Partial<Record<'glm' | 'ark' | 'deepseek' | 'moonshot', number>>;
   /**
@@ -95,9 +100,13 @@ export const HUMAN_TOKEN_DELAY_MS = 40;
 /** Longest pause between chat tokens the sandbox accepts (`SANDBOX_TOKEN_DELAY_MS`, `POST /_sandbox/config`). */
 export const MAX_TOKEN_DELAY_MS = 10_000;
 
+export const CHAT_ANSWER_LENGTHS = ['short', 'long'] as const;
+export type ChatAnswerLength = (typeof CHAT_ANSWER_LENGTHS)[number];
+
 export const DEFAULT_SETTINGS: SandboxSettings = {
   omdbDailyQuota: 1000,
   chatTokenDelayMs: HUMAN_TOKEN_DELAY_MS,
+  chatAnswerLength: 'short',
   chatRpm: {},
   chatConcurrency: { deepseek: 500 },
   tokenLifetimeSeconds: 3599,

@@ -54,6 +54,7 @@ describe('configuration', () => {
     [{ TRUSTED_ROUTER_KEYS: 'short' }, 'TRUSTED_ROUTER_KEYS'],
     [{ ROUTER_CLIENT_HEADER: 'x client' }, 'ROUTER_CLIENT_HEADER'],
     [{ MAX_ENTITY_REPRESENTATIONS: '0' }, 'MAX_ENTITY_REPRESENTATIONS'],
+    [{ NODE_ENV: 'production', ERROR_STACK_TRACES: 'true' }, 'ERROR_STACK_TRACES'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));

@@ -33,6 +33,9 @@ describe('log format', () => {
     expect(out.text).toContain('[REDACTED]');
     expect(out.text).not.toContain('s3cret-key');
     expect(() => JSON.parse(out.text)).toThrow();
+    // One line per entry, its fields on the same line.
+    expect(out.text.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(out.text).toMatch(/upstream omdb: live.*"upstream":"omdb"/);
   });
 
   it('is JSON lines when the destination is not a terminal, even for a terminal when LOG_FORMAT=json', () => {

@@ -94,7 +94,7 @@ describe('documents the gateway extracts itself', () => {
     const first = await upload(t.gateway.url, { name: 'big.pdf', data }, as(KEY_A));
     // One object answered, no upstream request, 21 MiB started.
     expect(first.body.extensions?.cost).toEqual({ estimated: 1, actual: 22, upstreamRequestsEstimated: 0, upstreamRequests: 0 });
-    // At most 60 a minute: a third such upload may start on what is left, a fourth never.
+    // At most 60 a minute: a third such upload may start on what is left, a fourth not in the same minute.
     let admitted = 1;
     let last = first;
     // The budget is corrected to the actual cost when an operation finishes, just after its answer is written: wait for
@@ -103,12 +103,14 @@ describe('documents the gateway extracts itself', () => {
     const finished = async (count: number) => expect.poll(() => t.logs.json().filter((l) => l.msg === 'operation' && l.operation === 'Upload').length).toBeGreaterThanOrEqual(count);
     let uploads = 1;
     await finished(uploads);
-    while (last.status !== 429 && admitted < 4) {
+    while (last.status !== 429 && admitted < 8) {
       last = await upload(t.gateway.url, { name: 'big.pdf', data }, as(KEY_A));
       await finished(++uploads);
       if (last.status !== 429) admitted++;
     }
-    expect(admitted).toBeLessThanOrEqual(3);
+    // The budget is a bucket that refills continuously (60 over a minute): the seconds the uploads themselves take
+    // refill some of it, so on a slow machine a fourth or fifth may start. Charged 1 each, as before, 60 would.
+    expect(admitted).toBeLessThanOrEqual(6);
     expect(last.status).toBe(429);
     expect(last.body.errors![0].extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 'CLIENT_COST_PER_MINUTE' });
     // The other client's budget is its own.

@@ -126,7 +126,7 @@ describe('documents in completions', () => {
     expect(requests()).toEqual(['POST /deepseek/v1/chat/completions']);
     expect(JSON.parse(t.upstreamRequests('deepseek')[0].body).messages).toEqual([
       { role: 'system', content: 'Be brief.' },
-      { role: 'system', content: 'The sky is green on Tuesdays.' },
+      { role: 'system', content: 'Document: facts.txt\n\nThe sky is green on Tuesdays.' },
       { role: 'user', content: 'What colour is the sky?' },
     ]);
   });
@@ -142,7 +142,7 @@ describe('documents in completions', () => {
       }),
     });
     expect(await res.text()).toContain('"finishReason":"STOP"');
-    expect(JSON.parse(t.upstreamRequests('glm')[0].body).messages[0]).toEqual({ role: 'system', content: 'Streams carry documents as well.' });
+    expect(JSON.parse(t.upstreamRequests('glm')[0].body).messages[0]).toEqual({ role: 'system', content: 'Document: facts.txt\n\nStreams carry documents as well.' });
   });
 
   it('refuses a document the model\'s window cannot hold, naming the model and the sizes, before any request', async () => {

@@ -121,6 +121,21 @@ describe('answers composed from the conversation', () => {
     expect(reasoning).toMatch(/^(Okay, the question is about|The user asks about|So this is about) Exchange\. ServiceHealth answered/);
   });
 
+  it('read a document placed as Kimi\'s file guide places it (the files API\'s JSON answer), and take other system messages as instructions', async () => {
+    const file = JSON.stringify({ content: 'Line one.\nThe cafeteria opens at 8.\nParking is on level 2.', file_type: 'text/plain', filename: 'notes.txt', title: '', type: 'file' });
+    const answer = await chat([{ role: 'system', content: 'Be brief.' }, { role: 'system', content: file }, user('Where is parking?')]);
+    expect(answer.content).toMatch(/^You attached notes\.txt\. The passage of notes\.txt closest to your question: “Parking is on level 2\.”/);
+    expect((await chat([{ role: 'system', content: 'Document management is your topic.' }, user('What does a GraphQL gateway do?')])).content).not.toMatch(/attached/);
+  });
+
+  it('find the passage in one pass: a document of 400 KB on one line, its answer at the end, is read whole and quoted short', async () => {
+    const filler = 'Nothing to see in this sentence at all. '.repeat(5_000);
+    const document = `Document: big.txt\n\n${filler}The vault code is kept by Margarethe Okonkwo in room 12. ${filler}`;
+    const answer = await chat([{ role: 'system', content: document }, user('Who keeps the vault code?')], { thinking: { type: 'enabled' } }, 'glm-4.7');
+    expect(answer.content).toMatch(/^You attached big\.txt\. The passage of big\.txt closest to your question: “The vault code is kept by Margarethe Okonkwo in room 12\.”/);
+    expect(answer.reasoning).toMatch(/big\.txt came with the question/);
+  });
+
   it('never use the word the emulators take as their credential', async () => {
     const questions = ['How does the gateway stream tokens?', 'What is a budget?', 'Hello', 'Why are my builds slow?', 'Plan a weekend trip.'];
     for (let i = 0; i < 40; i++) {

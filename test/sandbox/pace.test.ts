@@ -19,7 +19,7 @@ describe("the sandbox's chat pace", () => {
         expect(gateway.sandbox!.settings.chatTokenDelayMs).toBe(delayMs);
         const config = (await (await fetch(`${gateway.sandbox!.origin}/_sandbox/config`)).json()) as { chatTokenDelayMs: number };
         expect(config.chatTokenDelayMs).toBe(delayMs);
-        expect(logs.json().filter((l) => 'chatTokenDelayMs' in l).map((l) => l.msg)).toEqual([`sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS)`]);
+        expect(logs.json().filter((l) => 'chatTokenDelayMs' in l).map((l) => l.msg)).toEqual([`sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS), short answers (SANDBOX_ANSWER_LENGTH)`]);
       } finally {
         await gateway.close();
       }
@@ -60,7 +60,7 @@ describe("the sandbox's chat pace", () => {
       const origin = await sandbox.origin;
       const config = (await (await fetch(`${origin}/_sandbox/config`)).json()) as { chatTokenDelayMs: number };
       expect(config.chatTokenDelayMs).toBe(delayMs);
-      expect(sandbox.output[0]).toContain(`chat tokens ${delayMs} ms apart: SANDBOX_TOKEN_DELAY_MS`);
+      expect(sandbox.output[0]).toContain(`chat tokens ${delayMs} ms apart: SANDBOX_TOKEN_DELAY_MS; short answers: SANDBOX_ANSWER_LENGTH`);
       sandbox.child.kill('SIGTERM');
       expect(await sandbox.exited).toBe(0);
     }
@@ -78,6 +78,52 @@ describe("the sandbox's chat pace", () => {
         expect(((await res.json()) as { error: string }).error).toBe(`chatTokenDelayMs must be a whole number of milliseconds 0..10000, got ${JSON.stringify(chatTokenDelayMs)}`);
       }
       expect(sandbox.settings.chatTokenDelayMs).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('answers at length while a person watches (the log on a terminal), briefly for a pipe, as SANDBOX_ANSWER_LENGTH says when set', async () => {
+    const terminal = Object.assign(new LogCapture(), { isTTY: true });
+    for (const [destination, env, length] of [
+      [terminal, {}, 'long'],
+      [new LogCapture(), {}, 'short'],
+      [Object.assign(new LogCapture(), { isTTY: true }), { SANDBOX_ANSWER_LENGTH: 'short' }, 'short'],
+      [new LogCapture(), { SANDBOX_ANSWER_LENGTH: 'long' }, 'long'],
+    ] as const) {
+      const gateway = await startGateway({ config: loadConfig({ PORT: '0', LOG_FORMAT: 'json', ...env }), logDestination: destination });
+      try {
+        expect(gateway.sandbox!.settings.chatAnswerLength).toBe(length);
+      } finally {
+        await gateway.close();
+      }
+    }
+    expect(terminal.lines.join('\n')).toContain('long answers (SANDBOX_ANSWER_LENGTH)');
+    expect(() => loadConfig({ SANDBOX_ANSWER_LENGTH: 'medium' })).toThrow(/^SANDBOX_ANSWER_LENGTH: must be short or long, got "medium"/);
+  });
+
+  it('a long answer runs about 10 s at the human pace where a short one runs 2 to 4 s: counted in tokens, not timed', async () => {
+    const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
+    const tokens = async (model: string) => {
+      const res = await fetch(`${sandbox.baseUrls.deepseek}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'What does a GraphQL gateway do?' }] }),
+      });
+      const body = (await res.json()) as { usage: { completion_tokens: number }; choices: Array<{ message: { content: string } }> };
+      return { count: body.usage.completion_tokens, content: body.choices[0].message.content };
+    };
+    try {
+      const short = await tokens('deepseek-flash');
+      const bad = await fetch(`${sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatAnswerLength: 'epic' }) });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: string }).error).toBe('chatAnswerLength must be short or long, got "epic"');
+      await fetch(`${sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatAnswerLength: 'long' }) });
+      const long = await tokens('deepseek-flash');
+      expect(short.count * HUMAN_TOKEN_DELAY_MS).toBeLessThan(4_000);
+      expect(long.count * HUMAN_TOKEN_DELAY_MS).toBeGreaterThan(8_000);
+      // It goes on with what else is worth knowing.
+      expect(long.content).toMatch(/things are worth knowing about a GraphQL gateway: .*Ask about any of these for more detail\. An emulated deepseek-flash wrote this/);
     } finally {
       await sandbox.close();
     }

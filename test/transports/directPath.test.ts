@@ -56,8 +56,11 @@ const env = { GATEWAY_MAX_UPSTREAM_REQUESTS: '2', OMDB_CACHE_MAX: '0' };
 let direct: TestGateway;
 let apolloOnly: TestGateway;
 
+/** A gateway with the direct path and one sending every operation through Apollo, on the same settings. */
+const startPair = (settings: Record<string, string>) => Promise.all([startTestGateway(settings), startTestGateway(settings, {}, { directExecution: false })]);
+
 beforeAll(async () => {
-  [direct, apolloOnly] = await Promise.all([startTestGateway(env), startTestGateway(env, {}, { directExecution: false })]);
+  [direct, apolloOnly] = await startPair(env);
 });
 afterAll(async () => {
   await Promise.all([direct?.close(), apolloOnly?.close()]);
@@ -88,6 +91,8 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     try {
       const got = await send(direct, c);
       expect(got).toEqual(expected);
+      // Stack traces only when asked for (ERROR_STACK_TRACES, below).
+      expect(JSON.stringify(got.body)).not.toContain('stacktrace');
       expect(spy).toHaveBeenCalledTimes(c.apollo);
     } finally {
       spy.mockRestore();
@@ -100,6 +105,25 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     const refused = await send(direct, cases.find((c) => c.name.startsWith('a refusal'))!);
     expect(refused.upstream).toEqual([]);
     expect((refused.body as { errors: Array<{ extensions: { code: string } }> }).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  it('answers a resolver\'s bug alike on both paths, without its stack, and logs the stack once with the request id', async () => {
+    const answers = [];
+    for (const t of [direct, apolloOnly]) {
+      const spy = vi.spyOn(t.gateway.services.upstreams, 'map').mockImplementationOnce(() => {
+        throw new TypeError("Cannot read properties of undefined (reading 'mode')");
+      });
+      try {
+        const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ upstreams { id } }' }) });
+        answers.push({ status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id') });
+      } finally {
+        spy.mockRestore();
+      }
+      const logged = t.logs.json().filter((l) => l.msg === "unexpected error: Cannot read properties of undefined (reading 'mode')");
+      expect(logged).toEqual([expect.objectContaining({ level: 'error', requestId: answers.at(-1)!.requestId, path: ['upstreams'], err: expect.stringMatching(/^TypeError: Cannot read properties of undefined \(reading 'mode'\)\n\s+at /) })]);
+    }
+    expect(answers[0].body).toEqual(answers[1].body);
+    expect(answers[0].body.errors[0].extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR' });
   });
 
   it('answers a mutation whose variable is missing BAD_USER_INPUT before any rule reads its arguments: 200 for application/json, 400 for graphql-response+json, nothing logged as a failure', async () => {
@@ -118,5 +142,25 @@ describe('HTTP: the direct path answers as Apollo Server does', () => {
     expect(csrf.status).toBe(400);
     expect((csrf.body as { errors: Array<{ message: string }> }).errors[0].message).toMatch(/Cross-Site Request Forgery/);
     expect(csrf.upstream).toEqual([]);
+  });
+});
+
+describe('HTTP: with ERROR_STACK_TRACES=true both paths put a stack trace on every error', () => {
+  let withStacks: TestGateway;
+  let apolloWithStacks: TestGateway;
+  beforeAll(async () => {
+    [withStacks, apolloWithStacks] = await startPair({ ...env, ERROR_STACK_TRACES: 'true' });
+  });
+  afterAll(async () => {
+    await Promise.all([withStacks?.close(), apolloWithStacks?.close()]);
+  });
+
+  it.each(cases.filter((c) => /refuses|coerce|failure|invalid document/.test(c.name)))('$name', async (c) => {
+    const expected = await send(apolloWithStacks, c);
+    const got = await send(withStacks, c);
+    expect(got).toEqual(expected);
+    const errors = (got.body as { errors: Array<{ extensions: { stacktrace?: unknown } }> }).errors;
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect(e.extensions.stacktrace).toBe('present');
   });
 });

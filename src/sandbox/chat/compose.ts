@@ -4,8 +4,9 @@ import type { ChatRequest } from './chatRequest.js';
  * What the emulated model says: sentences composed from the conversation instead of random words, so that a person
  * trying the gateway reads something that answers. The answer names the question's subject ("a GraphQL gateway",
  * "Exchange"), quotes this turn's tool results (the service health a graph tool returned, say) and ends saying that
- * an emulated model wrote it. Deterministic: the same conversation and random source give the same text. Cheap: one
- * pass over the last question (at most {@link MAX_QUESTION_CHARS}) and over this turn's tool results.
+ * an emulated model wrote it. Over attached documents it names them and quotes the passage that best matches the
+ * question. Deterministic: the same conversation and random source give the same text. Cheap: one pass over the last
+ * question (at most {@link MAX_QUESTION_CHARS}), over this turn's tool results and over each document's text.
  */
 
 /** The question's subject. */
@@ -26,13 +27,23 @@ export interface ToolResult {
   content: string;
 }
 
-/** What the model answers from: the last question's subject and the tool results that followed it. */
+/** A document the prompt carries, with the name it was given. */
+export interface AttachedDocument {
+  name: string;
+  text: string;
+}
+
+/** What the model answers from: the last question's subject, the tool results that followed it, the documents. */
 export interface Conversation {
   subject?: Subject;
   /** The question greets or asks for a greeting. */
   greeting: boolean;
   /** Tool results after the last user message, in order. */
   results: ToolResult[];
+  /** The last question (its first {@link MAX_QUESTION_CHARS}), for the passage of a document that answers it. */
+  question: string;
+  /** System messages that are documents, in order. */
+  documents: AttachedDocument[];
 }
 
 /** Characters of the last question read for its subject; a longer question is read from its start. */
@@ -60,7 +71,117 @@ export function readConversation(req: ChatRequest): Conversation {
   }
   const greeting = GREETING.test(question);
   const subject = subjectOf(greeting ? question.replace(GREETING, ' ') : question);
-  return { subject, greeting, results };
+  const documents = req.messages.flatMap((m) => (m.role === 'system' ? (documentOf(m.text) ?? []) : []));
+  return { subject, greeting, results, question, documents };
+}
+
+// ---- Documents ---------------------------------------------------------------------------------------------------
+
+/** How the gateway places a document (src/domains/chat/documents/attach.ts): its name on the first line, a blank line. */
+const DOCUMENT_HEADER = /^Document: ([^\n]{1,255})\n\n/;
+
+/**
+ * A system message that is a document: the gateway's placement, or Kimi's file guide's (the files API's JSON answer
+ * `{content, filename, …}` as the message); else undefined.
+ */
+function documentOf(text: string): AttachedDocument | undefined {
+  const header = DOCUMENT_HEADER.exec(text);
+  if (header) return { name: header[1].trim(), text: text.slice(header[0].length) };
+  if (!text.startsWith('{') || !text.includes('"filename"')) return undefined;
+  try {
+    const file = JSON.parse(text) as { content?: unknown; filename?: unknown };
+    if (typeof file.content === 'string' && typeof file.filename === 'string') return { name: file.filename, text: file.content };
+  } catch {
+    // Not JSON after all: an ordinary system message.
+  }
+  return undefined;
+}
+
+/** Characters of a passage quoted; a longer one is cut with an ellipsis. */
+const MAX_PASSAGE_CHARS = 240;
+/** A word, or where a passage ends: a line break, or a sentence's end before a space. */
+const PASSAGE_TOKEN = /[\p{L}\p{N}]+|\n|[.!?](?=\s)/gu;
+
+/** A word as passages are matched: lower case, a plural's `s` dropped ("regions" meets "region"). */
+function wordKey(word: string): string {
+  const w = word.toLowerCase();
+  return w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
+
+/** The question's words that may find a passage: not question words, fillers or the sandbox's markers. */
+function questionWords(question: string): Set<string> {
+  const words = new Set<string>();
+  for (const [w] of question.replace(MARKER, ' ').matchAll(/[\p{L}\p{N}]+/gu)) if (!STOP.has(w.toLowerCase())) words.add(wordKey(w));
+  return words;
+}
+
+interface Passage {
+  document: AttachedDocument;
+  start: number;
+  end: number;
+  /** How many of the question's words it holds (each once). */
+  shared: number;
+}
+
+/**
+ * The `count` passages (lines, or sentences of a long line) that hold the most of the question's words, best first,
+ * the first of equals before the later; one pass over each document's text.
+ */
+function bestPassages(documents: readonly AttachedDocument[], wanted: ReadonlySet<string>, count: number): Passage[] {
+  const best: Passage[] = [];
+  for (const document of documents) {
+    const { text } = document;
+    let start = 0;
+    let shared = 0;
+    let words = false;
+    const seen = new Set<string>();
+    const close = (end: number) => {
+      if (words && (best.length < count || shared > best[best.length - 1].shared)) {
+        let at = best.length;
+        while (at > 0 && shared > best[at - 1].shared) at--;
+        best.splice(at, 0, { document, start, end, shared });
+        best.length = Math.min(best.length, count);
+      }
+      start = end;
+      shared = 0;
+      words = false;
+      seen.clear();
+    };
+    for (const m of text.matchAll(PASSAGE_TOKEN)) {
+      const token = m[0];
+      if (token === '\n') close(m.index + 1);
+      else if (token.length === 1 && '.!?'.includes(token)) close(m.index + 1);
+      else {
+        words = true;
+        const key = wordKey(token);
+        if (wanted.has(key) && !seen.has(key)) {
+          seen.add(key);
+          shared++;
+        }
+      }
+    }
+    close(text.length);
+  }
+  return best;
+}
+
+/** A passage as quoted: on one line, at most {@link MAX_PASSAGE_CHARS}. */
+function passageText(p: Passage): string {
+  const text = p.document.text.slice(p.start, p.end).replace(/\s+/g, ' ').trim();
+  return text.length > MAX_PASSAGE_CHARS ? `${text.slice(0, MAX_PASSAGE_CHARS - 1)}…` : text;
+}
+
+/** Which documents came with the question, and the passage of theirs that answers it best (a long answer: three). */
+function documentSentences(conversation: Conversation, long: boolean): string[] {
+  const { documents } = conversation;
+  const names = joined([...new Set(documents.map((d) => d.name))]);
+  const [best, ...more] = bestPassages(documents, questionWords(conversation.question), long ? 3 : 1);
+  if (!best) return [`You attached ${names}, but ${documents.length > 1 ? 'they hold' : 'it holds'} no text.`];
+  if (best.shared === 0) return [`You attached ${names}.`, `Nothing in ${documents.length > 1 ? 'them' : 'it'} shares a word with your question; ${best.document.name} begins: “${passageText(best)}”`];
+  const sentences = [`You attached ${names}.`, `The passage of ${best.document.name} closest to your question: “${passageText(best)}”`];
+  const close = more.filter((p) => p.shared > 0);
+  if (close.length) sentences.push(`Close to it: ${joined(close.map((p) => `“${passageText(p)}” (${p.document.name})`))}.`);
+  return sentences;
 }
 
 // ---- The subject of a question -------------------------------------------------------------------------------
@@ -350,13 +471,48 @@ export function emulatedNote(model: string): string {
   return `An emulated ${model} wrote this; docs/getting-started.md says how to ask the real one.`;
 }
 
+/** What else a long answer says is worth knowing about the subject, and what it says of each. */
+const POINTS = ['what it costs to run', 'how it fails and recovers', 'who depends on it', 'how it is watched in production', 'how it behaves under load', 'what changes with each upgrade', 'how access to it is controlled', 'how it is tested', 'where its limits are set', 'what its logs tell you'];
+const POINT_REMARKS = ['is the first thing to check', 'is easy to overlook', 'decides most of the trade-offs', 'is worth writing down', 'tends to change over time', 'is where surprises come from', 'is worth measuring rather than guessing', 'matters more than it first seems'];
+/** Points a long answer goes through. */
+const LONG_POINTS = 7;
+
+/** A long answer's second paragraph: points worth knowing about the subject, one remark on each, an offer to go on. */
+function morePoints(rng: () => number, subject: Subject | undefined): string[] {
+  const points = [...POINTS];
+  const remarks = [...POINT_REMARKS];
+  const take = <T>(list: T[]): T => list.splice(Math.floor(rng() * list.length), 1)[0];
+  const chosen = Array.from({ length: LONG_POINTS }, () => take(points));
+  return [
+    `Beyond that, ${LONG_POINTS} things are worth knowing about ${subject ? subject.phrase : 'it'}: ${joined(chosen)}.`,
+    ...chosen.map((point) => `${capitalised(point)} ${take(remarks)}.`),
+    `${pick(rng, TRANSITIONS)}, ${pick(rng, ASIDES)}.`,
+    'Ask about any of these for more detail.',
+  ];
+}
+
 /**
- * The answer's sentences: with tool results, what they hold about the subject; without, an opening that names the
- * subject and two to four remarks about it. The emulated-model note is left to the caller.
+ * The answer's sentences: over documents, their names and the passage that answers; with tool results, what they
+ * hold about the subject; without, an opening that names the subject and two to four remarks about it. A `long`
+ * answer (a person watching, SANDBOX_ANSWER_LENGTH) quotes more passages, or goes on with points worth knowing. The
+ * emulated-model note is left to the caller.
  */
-export function answerSentences(conversation: Conversation, rng: () => number): string[] {
+export function answerSentences(conversation: Conversation, rng: () => number, long = false): string[] {
+  const sentences = shortAnswer(conversation, rng, long);
+  if (long && !conversation.documents.length && !conversation.results.length && conversation.subject) sentences.push(...morePoints(rng, conversation.subject));
+  return sentences;
+}
+
+function shortAnswer(conversation: Conversation, rng: () => number, long: boolean): string[] {
   const { subject, results } = conversation;
   const sentences: string[] = conversation.greeting ? ['Hello!'] : [];
+  if (conversation.documents.length) {
+    sentences.push(...documentSentences(conversation, long));
+    if (!results.length) {
+      sentences.push(`${pick(rng, TRANSITIONS)}, ${pick(rng, ASIDES)}.`);
+      return sentences;
+    }
+  }
   if (results.length) {
     const names = [...new Set(results.map((r) => r.name))];
     sentences.push(`Here is what ${joined(names)} returned${subject ? ` about ${subject.phrase}` : ''}.`);
@@ -386,6 +542,7 @@ const THINKING = [
 export function* reasoningSentences(conversation: Conversation, offeredTools: readonly string[], rng: () => number): Generator<string> {
   const { subject, results } = conversation;
   yield subject ? pick(rng, ['Okay, the question is about {s}.', 'The user asks about {s}.', 'So this is about {s}.']).replace('{s}', subject.phrase) : 'Okay, let me think about the question.';
+  if (conversation.documents.length) yield `${joined([...new Set(conversation.documents.map((d) => d.name))])} came with the question, so I look there first.`;
   if (results.length) yield `${joined([...new Set(results.map((r) => r.name))])} answered, so I can quote ${results.length > 1 ? 'them' : 'it'}.`;
   else if (offeredTools.length) yield `I could call ${offeredTools[0]} for that.`;
   else yield 'No tool results, so I answer from what I know.';

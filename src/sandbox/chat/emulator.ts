@@ -73,7 +73,7 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     const effort = parsed.effort !== undefined ? efforts?.[parsed.effort] : undefined;
     if (p.ignoresMaxCompletionTokens) parsed.maxCompletionTokens = undefined;
     // An effort of "none" (GLM's none and minimal, Ark's minimal) answers without thinking.
-    const choices = generate(parsed, { reasoning: thinking && effort !== 'none', effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark' });
+    const choices = generate(parsed, { reasoning: thinking && effort !== 'none', effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark', long: ctx.settings.chatAnswerLength === 'long' });
     if (!parsed.stream && choices.some((c) => c.cause === 'error')) return fail({ kind: 'inference' });
 
     const meta = { id: p.newId(ctx.now()), created: Math.floor(ctx.now() / 1000), model: parsed.model };

@@ -50,6 +50,8 @@ export interface GenerateOptions {
   maxTokensExcludesReasoning?: boolean;
   /** Trigger causes this provider reports; a trigger for any other is ignored. */
   triggers: ReadonlySet<FinishCause>;
+  /** A long answer, for a person watching (the sandbox's `chatAnswerLength`): more said, longer reasoning. */
+  long?: boolean;
 }
 
 export function completionTokens(c: GeneratedChoice): number {
@@ -76,11 +78,11 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
   const conversation = readConversation(req);
   // Drawn only when reasoning, so that an answer without it is the one the same request always had.
   const reasoning = opts.reasoning
-    ? exactly(reasoningSentences(conversation, req.tools.map((t) => t.name), rng), Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1))))
+    ? exactly(reasoningSentences(conversation, req.tools.map((t) => t.name), rng), Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1) * (opts.long ? 3 : 1))))
     : [];
   const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
   const long = LONG.exec(userText);
-  const content = long ? sentences(rng, Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER), OPENERS) : tokenize([...answerSentences(conversation, rng), emulatedNote(req.model)].join(' '));
+  const content = long ? sentences(rng, Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER), OPENERS) : tokenize([...answerSentences(conversation, rng, opts.long), emulatedNote(req.model)].join(' '));
   const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
   if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
 

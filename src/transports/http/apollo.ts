@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { OperationKey, operationValue, type GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { ErrorCode } from '../../errors/codes.js';
@@ -28,7 +28,7 @@ export async function createApolloAdapter(pipeline: OperationPipeline, services:
     // Apollo's own notices (e.g. inline tracing enabled for this subgraph) go to the gateway's log, not the console.
     logger: log,
     introspection: config.introspection,
-    includeStacktraceInErrorResponses: !config.production,
+    includeStacktraceInErrorResponses: config.errorStackTraces,
     // "Did you mean …?" suggestions reveal the schema; production hides them with introspection.
     hideSchemaDetailsFromClientErrors: !documents.suggestions,
     validationRules: [...documents.limitRules],
@@ -124,7 +124,7 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     async load() {
       return {
         schema,
-        executor: async ({ document, operationName, context, request }) => run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} }),
+        executor: async ({ document, operationName, context, request }) => withExtensions(await run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} })),
       };
     },
     onSchemaLoadOrUpdate(callback) {
@@ -134,4 +134,18 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     },
     async stop() {},
   };
+}
+
+/**
+ * graphql-jit's error for a resolver's throw has no `extensions` when what was thrown had none (a TypeError), and
+ * Apollo's error normalizing reads `extensions.code` and fails: the answer would name Apollo's own TypeError instead
+ * of the resolver's error, unlike the direct path. Each such error is copied, fields and prototype, with empty ones
+ * (graphql-jit defines its fields read-only, so the error itself cannot take them).
+ */
+function withExtensions(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.some((e) => e.extensions === undefined)) return result;
+  const errors = result.errors.map((e): GraphQLError =>
+    e.extensions === undefined ? Object.create(Object.getPrototypeOf(e), { ...Object.getOwnPropertyDescriptors(e), extensions: { value: {}, enumerable: false } }) : e,
+  );
+  return { ...result, errors };
 }

@@ -32,11 +32,11 @@ export async function createGraphqlHttp(options: { pipeline: OperationPipeline; 
 }> {
   const { pipeline, services, clients } = options;
   const adapter = await createApolloAdapter(pipeline, services);
-  const stacktrace = !services.config.production;
+  const stackTraces = services.config.errorStackTraces;
 
   /** Errors of the operation answered as Apollo answers them (status from the errors, else `fallback`). */
   function answerErrors(req: IncomingMessage, res: ServerResponse, op: Operation, errors: readonly GraphQLError[], fallback: number, contentType: string): void {
-    const formatted = formatForResponse(errors, { format: pipeline.format, op, stacktrace });
+    const formatted = formatForResponse(errors, { format: pipeline.format, op, stackTraces });
     sendResult(req, res, formatted.status ?? fallback, { errors: formatted.errors }, { contentType, cacheControl: cacheControlHeader(op, 'POST', true) });
   }
 
@@ -63,7 +63,7 @@ export async function createGraphqlHttp(options: { pipeline: OperationPipeline; 
           } catch (thrown) {
             return answerErrors(req, res, op, [asGraphqlError(thrown)], 500, contentType);
           }
-          const formatted = result.errors?.length ? formatForResponse(result.errors, { format: pipeline.format, op, stacktrace }) : undefined;
+          const formatted = result.errors?.length ? formatForResponse(result.errors, { format: pipeline.format, op, stackTraces }) : undefined;
           const extensions = pipeline.answerExtensions(op, result);
           sendResult(req, res, resultStatus(result, formatted?.status), { ...result, errors: formatted?.errors, extensions }, { contentType, cacheControl: cacheControlHeader(op, 'POST', !!formatted) });
         });

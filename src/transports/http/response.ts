@@ -104,24 +104,27 @@ export async function sendApolloResponse(res: ServerResponse, response: HTTPGrap
 
 /**
  * Errors of an operation's answer, formatted as Apollo Server formats them (so both paths answer alike): each as its
- * JSON with a code (INTERNAL_SERVER_ERROR when it has none), a variable that failed to coerce as BAD_USER_INPUT, the
- * stack trace outside production, and `extensions.http` taken off into the status; then the gateway's formatter,
- * which notes the codes on the operation and logs what production masks.
+ * JSON with a code (INTERNAL_SERVER_ERROR when it has none), a variable that failed to coerce as BAD_USER_INPUT, its
+ * stack trace, and `extensions.http` taken off into the status; then the gateway's formatter, which notes the codes on
+ * the operation, logs an unexpected error's stack and what production masks, and keeps the stack trace only when
+ * ERROR_STACK_TRACES asks for it.
  */
 export function formatForResponse(
   errors: readonly GraphQLError[],
-  options: { format: ErrorFormatter; op: Operation; stacktrace: boolean },
+  options: { format: ErrorFormatter; op: Operation; stackTraces: boolean },
 ): { errors: GraphQLFormattedError[]; status: number | undefined } {
   let status: number | undefined;
   const enriched = errors.map((error) => {
     const extensions: Record<string, unknown> = { ...error.extensions };
-    if (extensions.code == null) extensions.code = isVariableCoercionError(error) ? ErrorCode.BadUserInput : ErrorCode.InternalServerError;
+    const unexpected = extensions.code == null && !isVariableCoercionError(error);
+    if (extensions.code == null) extensions.code = unexpected ? ErrorCode.InternalServerError : ErrorCode.BadUserInput;
     const http = extensions.http as { status?: number } | undefined;
     if (http && typeof http === 'object') {
       if (typeof http.status === 'number') status = http.status;
       delete extensions.http;
     }
-    if (options.stacktrace) extensions.stacktrace = error.stack?.split('\n');
+    // Every error's when asked for (as Apollo's includeStacktraceInErrorResponses), else an unexpected one's, for the log.
+    if (options.stackTraces || unexpected) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
     return { ...error.toJSON(), extensions };
   });
   return { errors: options.format(enriched, options.op), status };
