@@ -1,5 +1,6 @@
 import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHash } from 'node:crypto';
+import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { ResponseStore } from '../../state/index.js';
 import { CachePolicies, CacheScope } from './cachePolicy.js';
@@ -61,7 +62,6 @@ export class ResponseCache implements PipelineRule {
    * write invalidated may have read the old data, so its answer is not kept.
    */
   private invalidations = 0;
-  private readonly admittedAt = new WeakMap<Operation, number>();
   /**
    * Keeps a query's answer, or drops what a mutation wrote. Absent with the cache off, so the pipeline does not wait
    * on it after every operation.
@@ -82,7 +82,7 @@ export class ResponseCache implements PipelineRule {
     op.cachePolicy = policy;
     const key = this.store && this.keyOf(op);
     if (!key) return undefined;
-    this.admittedAt.set(op, this.invalidations);
+    setOperationValue(op.context, ADMITTED_AT, this.invalidations);
     return this.store!.get(key, policy.domains).then((body) => {
       if (body) op.answer = JSON.parse(body) as ExecutionResult;
       return undefined;
@@ -93,7 +93,7 @@ export class ResponseCache implements PipelineRule {
     if (!this.store || !op.cachePolicy) return;
     if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
     const key = this.keyOf(op);
-    if (!key || result.errors?.length || !result.data || this.admittedAt.get(op) !== this.invalidations) return;
+    if (!key || result.errors?.length || !result.data || operationValue(op.context, ADMITTED_AT) !== this.invalidations) return;
     await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
   }
 
@@ -118,6 +118,9 @@ export class ResponseCache implements PipelineRule {
     return hash.digest('base64url');
   }
 }
+
+/** The invalidation count a query saw at admission ({@link ResponseCache}). */
+const ADMITTED_AT = new OperationKey<number>('the invalidations the response cache had seen at admission');
 
 /**
  * `Cache-Control` of an HTTP answer: `public, max-age=N` only for an answer any caller would get (a GET query of
