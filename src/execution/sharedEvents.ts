@@ -18,25 +18,57 @@ import type { ExecutionResult } from 'graphql';
  * stream's chunk, any per-caller source) runs per subscriber with the subscriber's context, as before.
  */
 
-/** What a shared event's executions run with and what they produced, per compiled selection and variables. */
-export interface SharedExecutions {
-  /** The context every subscriber's execution of this event runs with (the source's, never a subscriber's). */
-  readonly contextValue: unknown;
+/**
+ * What a shared event's executions run with and what they produced, per compiled selection and variables. The event
+ * carries it ({@link shareEvent}) and the results it holds know their own JSON text ({@link SharedResult}): both live
+ * exactly as long as what they describe, and no table outside them holds anything. No connection or operation could
+ * own it: one event's executions serve every subscriber of it, on every connection.
+ */
+export class SharedExecutions {
   /** Results by compiled selection (one per document and operation name), then by the variables' JSON text. */
-  readonly results: Map<object, Map<string, Promise<ExecutionResult>>>;
+  readonly results = new Map<object, Map<string, Promise<SharedResult>>>();
+
+  constructor(
+    /** The context every subscriber's execution of this event runs with (the source's, never a subscriber's). */
+    readonly contextValue: unknown,
+  ) {}
 }
 
-const sharedEvents = new WeakMap<object, SharedExecutions>();
-/** Results of shared executions, and their JSON text once a transport asked for it. */
-const sharedResults = new WeakMap<ExecutionResult, { json?: string }>();
+/** An event handed to many subscribers as one object, carrying its executions. */
+export interface SharedEvent {
+  readonly sharedExecutions: SharedExecutions;
+}
+
+/** A result of a shared execution: the same object for every subscriber of its selection and variables. */
+export class SharedResult implements ExecutionResult {
+  declare readonly data?: ExecutionResult['data'];
+  declare readonly errors?: ExecutionResult['errors'];
+  declare readonly extensions?: ExecutionResult['extensions'];
+  /** Not a property JSON.stringify sees. */
+  #json: string | undefined;
+
+  constructor(result: ExecutionResult) {
+    // Only the keys the result has, in its order: the text is what JSON.stringify(result) would be.
+    Object.assign(this, result);
+  }
+
+  /**
+   * Its JSON text (`JSON.stringify(result)`), made on the first call; undefined with errors, which each operation
+   * formats on its own.
+   */
+  json(): string | undefined {
+    if (this.errors?.length) return undefined;
+    return (this.#json ??= JSON.stringify(this));
+  }
+}
 
 /**
  * Marks `event` as handed to many subscribers as this one object, with a payload that does not depend on who
  * subscribed: their executions of the same selection and variables then run once, with `contextValue`.
  */
-export function shareEvent<T extends object>(event: T, contextValue: unknown): T {
-  sharedEvents.set(event, { contextValue, results: new Map() });
-  return event;
+export function shareEvent<T extends object>(event: T, contextValue: unknown): T & SharedEvent {
+  // Not enumerable: a copy of the event (a spread, its JSON) is not the shared object, as it never was.
+  return Object.defineProperty(event, 'sharedExecutions', { value: new SharedExecutions(contextValue) }) as T & SharedEvent;
 }
 
 /**
@@ -45,16 +77,13 @@ export function shareEvent<T extends object>(event: T, contextValue: unknown): T
  * event is not shared, for the caller to execute with the subscriber's own context.
  */
 export function sharedExecution(event: unknown, selection: object, variablesKey: string, execute: (contextValue: unknown) => Promise<ExecutionResult>): Promise<ExecutionResult> | undefined {
-  const shared = typeof event === 'object' && event !== null ? sharedEvents.get(event) : undefined;
-  if (!shared) return undefined;
+  const shared = typeof event === 'object' && event !== null ? (event as Partial<SharedEvent>).sharedExecutions : undefined;
+  if (!(shared instanceof SharedExecutions)) return undefined;
   let byVariables = shared.results.get(selection);
   if (!byVariables) shared.results.set(selection, (byVariables = new Map()));
   let result = byVariables.get(variablesKey);
   if (!result) {
-    result = execute(shared.contextValue).then((r) => {
-      sharedResults.set(r, {});
-      return r;
-    });
+    result = execute(shared.contextValue).then((r) => new SharedResult(r));
     byVariables.set(variablesKey, result);
   }
   return result;
@@ -65,7 +94,5 @@ export function sharedExecution(event: unknown, selection: object, variablesKey:
  * the result is; undefined for any other result, and for one with errors, which each operation formats on its own.
  */
 export function sharedResultJson(result: ExecutionResult): string | undefined {
-  const shared = sharedResults.get(result);
-  if (!shared || result.errors?.length) return undefined;
-  return (shared.json ??= JSON.stringify(result));
+  return result instanceof SharedResult ? result.json() : undefined;
 }

@@ -98,6 +98,19 @@ describe('shared subscription events', () => {
     expect(calls).toEqual(['source', 'source']);
   });
 
+  it('keeps the sharing on the event itself: a copy of a shared event runs per subscriber, as an event never shared does', async () => {
+    const { source, calls, open } = setup();
+    const [alice, bob] = await Promise.all([open(TICKS, 'alice'), open(TICKS, 'bob')]);
+    await started(source, 2);
+    const event = shareEvent({ n: 4 }, { caller: 'source' });
+    // Not enumerable: a spread (or the event's JSON) does not carry its executions.
+    expect(Object.keys(event)).toEqual(['n']);
+    source.send({ ...event });
+    const [a, b] = await Promise.all([alice.next(), bob.next()]);
+    expect(a.value).not.toBe(b.value);
+    expect(calls.sort()).toEqual(['alice', 'bob']);
+  });
+
   it('runs an event the source did not share once per subscriber, each in its own context, and leaves its serialisation to the transport', async () => {
     const { source, calls, open } = setup();
     const [alice, bob] = await Promise.all([open(TICKS, 'alice'), open(TICKS, 'bob')]);

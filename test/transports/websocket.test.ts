@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { collect, wsClient } from '../support/ws.js';
+import { collect, rawSubscriber, wsClient } from '../support/ws.js';
 
 describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
   let t: TestGateway;
@@ -69,6 +69,22 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
     await vi.waitFor(() => expect(t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation')).toBeDefined(), { timeout: 2_000, interval: 20 });
     await client.dispose();
     expect(received).toHaveLength(2);
+  });
+
+  it('ends an operation once however often the client completes it, and ignores a complete for an id it never used', async () => {
+    const sub = await rawSubscriber(t.gateway.wsUrl);
+    sub.subscribe('twice', 'subscription Twice { serverTime(intervalMs: 10, count: 1000) }');
+    await sub.results('twice', 1);
+    for (const id of ['twice', 'twice', 'never']) sub.ws.send(JSON.stringify({ id, type: 'complete' }));
+    // The connection still serves: a later operation runs to its end.
+    sub.subscribe('after', 'subscription After { serverTime(intervalMs: 10, count: 1) }');
+    await sub.results('after', 1);
+    const lines = (name: string) => t.logs.json().filter((l) => l.operation === name && l.msg === 'operation');
+    await vi.waitFor(() => expect(lines('After')).toHaveLength(1), { timeout: 2_000, interval: 20 });
+    expect(lines('Twice')).toHaveLength(1);
+    sub.ws.close();
+    expect((await sub.closed).code).toBe(1005);
+    expect(lines('Twice')).toHaveLength(1);
   });
 
   it('rejects WebSocket upgrades on other paths', async () => {

@@ -1,14 +1,12 @@
 import type { ExecutionResult } from 'graphql';
-import type { Duplex } from 'node:stream';
-import type { WebSocket } from 'ws';
 import { sharedResultJson } from '../../execution/sharedEvents.js';
 
 /**
  * A subscription's results, with those many subscribers share (execution/sharedEvents.ts) sent here as the `next`
  * message graphql-ws would write, `{"id":…,"type":"next","payload":…}`, built from the result's JSON text made once
  * for all of them: graphql-ws stringifies (and validates) the whole message again for each subscriber. Any other
- * result (one with errors, which each operation formats on its own, or a subscriber's own) is handed to graphql-ws
- * as before. `send` writes a text unless the connection closed or the operation ended.
+ * result (one with errors, which each operation formats on its own, or a subscriber's own) is handed to graphql-ws.
+ * `send` is the connection's (adapter.ts), which sends nothing once the connection closed.
  */
 export function sendingSharedResults(
   source: AsyncIterator<ExecutionResult>,
@@ -73,26 +71,4 @@ class SharedResultSender implements AsyncIterableIterator<ExecutionResult> {
       this.pull(resolve, reject);
     }, reject);
   }
-}
-
-/**
- * Sends on one WebSocket connection, coalesced per tick: a shared change reaches every subscription of a connection
- * in the same tick (50 of them on a dashboard's connection), so the TCP socket is corked until the tick ends and their
- * messages leave in one vectored write, not one system call each. ws corks and uncorks around each frame; the outer
- * cork holds until the tick's end.
- */
-export function coalescingSender(ws: WebSocket, socket: Duplex): (text: string) => void {
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    socket.uncork();
-  };
-  return (text) => {
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(uncork);
-    }
-    ws.send(text);
-  };
 }

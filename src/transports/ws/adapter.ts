@@ -1,0 +1,196 @@
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
+
+/*
+ * graphql-ws (protocol `graphql-transport-ws`, graphql-ws's PROTOCOL.md) on `ws` sockets through the library's server
+ * core, `makeServer(options).opened(socket, extra)`, as graphql-ws's own `use/ws.ts` does, with the wire the gateway
+ * needs: the adapter owns `send` (paced and capped by the connection's OutboundBuffer, coalesced per tick, nothing once
+ * the socket is not open), reads a client's `complete` before the core does, logs a socket's error as one structured
+ * line, and hands the core each connection's state as its `extra`.
+ */
+
+/**
+ * Longest client message read here as a possible `complete` (`{"id":…,"type":"complete"}`: an id of at most
+ * MAX_OPERATION_ID_LENGTH characters, each escaped at worst as `\uXXXX`): a subscribe message is never parsed twice.
+ */
+const MAX_COMPLETE_LENGTH = 1024;
+
+/** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
+export class WsConnection<Op extends { readonly controller: AbortController }> {
+  /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
+  readonly operations = new Map<string, Op>();
+  /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
+  readonly outbound: OutboundBuffer;
+  private corked = false;
+
+  constructor(
+    /** The upgrade request's id (`x-request-id`), in its operations' request ids and its log lines. */
+    readonly id: string,
+    readonly socket: WebSocket,
+    readonly request: IncomingMessage,
+    /** The TCP socket under it. */
+    private readonly tcp: Duplex,
+    wire: { limits: OutboundLimits; metrics: GatewayMetrics; log: Logger },
+  ) {
+    this.outbound = OutboundBuffer.forWebSocket(socket, tcp, wire.limits, {
+      transport: 'ws',
+      metrics: wire.metrics,
+      onSlowClient: (reason, unsent) =>
+        wire.log.warn(
+          { connection: id, reason, unsent, operations: this.operations.size },
+          'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+        ),
+    });
+  }
+
+  /**
+   * Sends one message; nothing once the socket is not open or holds more than STREAM_MAX_BUFFERED_BYTES (which closes
+   * it). Coalesced per tick: a shared change reaches every subscription of a connection in the same tick (50 on a
+   * dashboard's connection), so the TCP socket stays corked until the tick ends and their messages leave in one
+   * vectored write. ws corks and uncorks around each frame; the outer cork holds.
+   */
+  send(text: string): void {
+    if (this.socket.readyState !== this.socket.OPEN || this.outbound.overflowed()) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.tcp.cork();
+      process.nextTick(this.uncork);
+    }
+    this.socket.send(text);
+  }
+
+  /** `op` runs as the client's operation `id`: closing the connection aborts it. */
+  started(id: string, op: Op): void {
+    this.operations.set(id, op);
+    this.outbound.track(op.controller);
+  }
+
+  /** Operation `id` ended: returns it the first time, undefined after (whichever of complete and close comes first). */
+  ended(id: string): Op | undefined {
+    const op = this.operations.get(id);
+    if (!op) return undefined;
+    this.operations.delete(id);
+    this.outbound.forget(op.controller);
+    return op;
+  }
+
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.tcp.uncork();
+  };
+}
+
+export interface GraphqlWsAdapterOptions<C extends WsConnection<{ readonly controller: AbortController }>> {
+  /** graphql-ws's options and hooks; `ctx.extra` is the connection. */
+  core: ServerOptions<Record<string, unknown> | undefined, C>;
+  /** A larger message closes the socket with 1009 (Message Too Big) before any parsing. */
+  maxPayload: number;
+  /** A ping this often; a socket without a pong by the next one is terminated (0: none). */
+  keepAliveMs: number;
+  log: Logger;
+  /** Takes secrets out of a text bound for the log (an unexpected error's stack). */
+  redact: (text: string) => string;
+}
+
+export interface GraphqlWsAdapter<C> {
+  /**
+   * Completes a WebSocket upgrade and serves graphql-ws on it; `open` makes its connection, or closes the socket
+   * itself (a refused connection) and returns undefined.
+   */
+  upgrade(request: IncomingMessage, tcp: Duplex, head: Buffer, open: (socket: WebSocket) => C | undefined): void;
+  /** Closes every socket with 1001 (Going Away). */
+  dispose(): Promise<void>;
+}
+
+/** graphql-ws's server core on `ws`: the project's `use/ws.ts`. */
+export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: AbortController }>>(
+  options: GraphqlWsAdapterOptions<C>,
+): GraphqlWsAdapter<C> {
+  const core = makeServer(options.core);
+  const { log, keepAliveMs } = options;
+  const failed = (conn: C, error: unknown, msg: string) =>
+    log.error({ connection: conn.id, err: options.redact(String((error as Error)?.stack ?? error)) }, msg);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, handleProtocols });
+
+  function serve(conn: C): void {
+    const { socket } = conn;
+    let receive: ((text: string) => Promise<void>) | undefined;
+    const closed = core.opened(
+      {
+        protocol: socket.protocol,
+        send: (text) => conn.send(text),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (cb) => (receive = cb),
+      },
+      conn,
+    );
+    socket.on('message', (data) => {
+      const text = String(data);
+      // A client's complete aborts its operation's upstream work at once: the core then awaits the iterator's
+      // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
+      // query has no iterator to return.
+      const completed = completedId(text);
+      if (completed !== undefined) conn.operations.get(completed)?.controller.abort();
+      receive?.(text).catch((error: unknown) => {
+        failed(conn, error, 'graphql-ws message handling failed');
+        socket.close(CloseCode.InternalServerError, 'Internal server error');
+      });
+    });
+    // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
+    // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
+    socket.on('error', (error: Error & { code?: string }) => {
+      log.warn(
+        { connection: conn.id, code: error.code, error: error.message },
+        'WebSocket connection closed on a protocol error',
+      );
+      if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
+    });
+    let pongWait: NodeJS.Timeout | undefined;
+    const pings =
+      keepAliveMs > 0 && Number.isFinite(keepAliveMs)
+        ? setInterval(() => {
+            if (socket.readyState !== socket.OPEN || pongWait) return;
+            pongWait = setTimeout(() => socket.terminate(), keepAliveMs);
+            socket.ping();
+          }, keepAliveMs)
+        : undefined;
+    socket.on('pong', () => {
+      clearTimeout(pongWait);
+      pongWait = undefined;
+    });
+    socket.once('close', (code, reason) => {
+      clearTimeout(pongWait);
+      clearInterval(pings);
+      closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
+    });
+  }
+
+  return {
+    upgrade(request, tcp, head, open) {
+      wss.handleUpgrade(request, tcp, head, (socket) => {
+        const conn = open(socket);
+        if (conn) serve(conn);
+      });
+    },
+    async dispose() {
+      for (const socket of wss.clients) socket.close(1001, 'Going away');
+      await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/** The id of a client's `complete` message, or undefined for any other message (graphql-ws validates them all). */
+export function completedId(text: string): string | undefined {
+  if (text.length > MAX_COMPLETE_LENGTH || !text.includes('"complete"')) return undefined;
+  try {
+    const message = JSON.parse(text) as { type?: unknown; id?: unknown } | null;
+    return message?.type === 'complete' && typeof message.id === 'string' ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}

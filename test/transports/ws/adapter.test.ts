@@ -1,0 +1,192 @@
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { parse } from 'graphql';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import {
+  completedId,
+  graphqlWsAdapter,
+  WsConnection,
+  type GraphqlWsAdapter,
+} from '../../../src/transports/ws/adapter.js';
+
+interface TestOp {
+  readonly controller: AbortController;
+}
+type Conn = WsConnection<TestOp>;
+
+/**
+ * The adapter on a loopback HTTP server with a one-field schema whose subscription yields once and then waits on a
+ * read only an abort ends (as a chat stream blocked on its upstream): what the adapter owns, without the gateway.
+ */
+async function start(keepAliveMs = 0) {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const ended: string[] = [];
+  const connections: Conn[] = [];
+  const schema = makeExecutableSchema({
+    typeDefs: 'type Query { ok: Boolean } type Subscription { ticks: Int }',
+    resolvers: {
+      Subscription: {
+        ticks: {
+          subscribe: async function* (_root: unknown, _args: unknown, op: TestOp) {
+            yield 1;
+            await new Promise((resolve) => op.controller.signal.addEventListener('abort', resolve));
+          },
+          resolve: (n: number) => n,
+        },
+      },
+    },
+  });
+  const adapter: GraphqlWsAdapter<Conn> = graphqlWsAdapter<Conn>({
+    maxPayload: 1024,
+    keepAliveMs,
+    log,
+    redact: (text) => text,
+    core: {
+      schema,
+      onSubscribe(ctx, id, payload) {
+        const op = { controller: new AbortController() };
+        ctx.extra.started(id, op);
+        return { schema, document: parse(payload.query), contextValue: op };
+      },
+      onComplete(ctx, id) {
+        if (ctx.extra.ended(id)) ended.push(id);
+      },
+    },
+  });
+  const server: Server = createServer();
+  server.on('upgrade', (req, tcp, head) =>
+    adapter.upgrade(req, tcp, head, (socket) => {
+      const conn: Conn = new WsConnection(`c${connections.length}`, socket, req, tcp, {
+        limits: { maxBufferedBytes: 1 << 20, stallTimeoutMs: 0 },
+        metrics: new GatewayMetrics(),
+        log,
+      });
+      connections.push(conn);
+      return conn;
+    }),
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  return {
+    lines,
+    ended,
+    connections,
+    adapter,
+    /** A client past connection_ack, with every message it received. */
+    async client(options: { autoPong?: boolean } = {}) {
+      const ws = new WebSocket(url, 'graphql-transport-ws', options);
+      const received: Array<Record<string, unknown>> = [];
+      ws.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
+      await once(ws, 'open');
+      ws.send(JSON.stringify({ type: 'connection_init' }));
+      await vi.waitFor(() => expect(received).toContainEqual({ type: 'connection_ack' }));
+      const closed = once(ws, 'close').then(([code]) => code as number);
+      return { ws, received, closed };
+    },
+    disposed: false,
+    async close() {
+      if (!this.disposed) await adapter.dispose();
+      server.close();
+    },
+  };
+}
+
+let t: Awaited<ReturnType<typeof start>> | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
+  it("aborts an operation at once on the client's complete, even with its source blocked on a read, and ends it once; a repeated or unknown complete is ignored", async () => {
+    t = await start();
+    const { ws, received } = await t.client();
+    ws.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    await vi.waitFor(() => expect(received).toContainEqual({ id: 'a', type: 'next', payload: { data: { ticks: 1 } } }));
+    const op = t.connections[0].operations.get('a')!;
+    // Without the abort graphql-ws would await the generator's return(), which waits for a read that never ends.
+    for (const id of ['a', 'a', 'unknown']) ws.send(JSON.stringify({ id, type: 'complete' }));
+    await vi.waitFor(() => expect(t!.ended).toEqual(['a']));
+    expect(op.controller.signal.aborted).toBe(true);
+    // The connection stays open and answers; nothing was sent for the completed or the unknown id.
+    ws.send(JSON.stringify({ type: 'ping' }));
+    await vi.waitFor(() => expect(received.at(-1)).toEqual({ type: 'pong' }));
+    expect(received.filter((m) => m.id !== undefined && m.type !== 'next')).toEqual([]);
+    expect(t.ended).toEqual(['a']);
+    expect(t.connections[0].operations.size).toBe(0);
+  });
+
+  it('sends nothing once the socket closed', async () => {
+    t = await start();
+    const { ws } = await t.client();
+    const conn = t.connections[0];
+    const serverClosed = once(conn.socket, 'close');
+    ws.close(1000);
+    await serverClosed;
+    // ws itself would count the bytes of a send after close in bufferedAmount (and call back with an error).
+    expect(() => conn.send(JSON.stringify({ type: 'pong' }))).not.toThrow();
+    expect(conn.socket.bufferedAmount).toBe(0);
+  });
+
+  it('logs a protocol error (an invalid frame, a message over maxPayload) as one warn line, nothing on the console', async () => {
+    const printed = vi.spyOn(console, 'error');
+    try {
+      t = await start();
+      const invalid = await t.client();
+      invalid.ws.send(Buffer.from([0xff, 0xfe, 0xfd]), { binary: false });
+      expect(await invalid.closed).toBe(1007);
+      const large = await t.client();
+      large.ws.send(JSON.stringify({ type: 'ping', payload: { pad: 'x'.repeat(2000) } }));
+      expect(await large.closed).toBe(1009);
+      await vi.waitFor(() =>
+        expect(t!.lines.filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toHaveLength(2),
+      );
+      expect(t.lines.filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toEqual([
+        expect.objectContaining({ level: 40, connection: 'c0', code: 'WS_ERR_INVALID_UTF8' }),
+        expect.objectContaining({ level: 40, connection: 'c1', code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' }),
+      ]);
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
+  it('terminates a socket that answers no ping by the next one, and keeps one that does', async () => {
+    t = await start(400);
+    const answering = await t.client();
+    const silent = await t.client({ autoPong: false });
+    // Closed without a close frame (1006): the peer is taken to be gone.
+    expect(await silent.closed).toBe(1006);
+    expect(answering.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('closes every socket with 1001 (Going Away) on dispose', async () => {
+    t = await start();
+    const { closed } = await t.client();
+    await t.adapter.dispose();
+    t.disposed = true;
+    expect(await closed).toBe(1001);
+  });
+
+  it("reads only a client's complete message, never a subscribe that mentions one", () => {
+    expect(completedId('{"id":"a1","type":"complete"}')).toBe('a1');
+    expect(completedId(' { "type" : "complete", "id" : "x" } ')).toBe('x');
+    expect(completedId('{"id":"a","type":"subscribe","payload":{"query":"{ complete }"}}')).toBeUndefined();
+    expect(
+      completedId('{"id":"a","type":"subscribe","payload":{"query":"subscription { s(arg: \\"complete\\") }"}}'),
+    ).toBeUndefined();
+    expect(completedId('{"type":"complete"}')).toBeUndefined();
+    expect(completedId('{"id":"a","type":"complete"')).toBeUndefined();
+    expect(completedId(`{"id":"a","type":"complete","pad":"${'x'.repeat(1024)}"}`)).toBeUndefined();
+  });
+});
