@@ -1,4 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
+import { sleep } from '../streams/sleep.js';
 import type { RedisConnection, ScriptCall } from './connection.js';
 import type { FallbackPolicy } from './fallbackPolicy.js';
 
@@ -196,11 +196,4 @@ export class RedisRateLimiter implements RateLimiter {
   private member(): string {
     return `${this.replicaId}:${++this.sequence}`;
   }
-}
-
-/** Resolves after `ms`, or rejects with the signal's own reason (not Node's AbortError) when it aborts first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch((error: unknown) => {
-    throw signal?.aborted ? signal.reason : error;
-  });
 }

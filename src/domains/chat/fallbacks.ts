@@ -1,8 +1,9 @@
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { GatewayContext } from '../../context/request.js';
+import { UpstreamCode } from '../../upstreams/codes.js';
 import type { RetryPolicy } from '../../upstreams/http/retry.js';
 import { announceRetiring } from './retiring.js';
-import type { AttemptOutcome } from './usage/ledger.js';
+import { DAILY_TOKEN_BUDGET, type AttemptOutcome } from './usage/ledger.js';
 import type { ValidCompletion } from './validate.js';
 
 /** One target tried, as `ChatCompletion.attempts` and the error's `extensions.attempts` show it. */
@@ -28,11 +29,11 @@ export function classifyFailure(error: unknown): { outcome: AttemptOutcome; next
     case ErrorCode.UpstreamRateLimited:
       return { outcome: 'rate_limited', next: true };
     case ErrorCode.UpstreamQuotaExhausted:
-      return { outcome: ext.upstreamCode === 'DAILY_TOKEN_BUDGET' ? 'budget_exhausted' : 'quota_exhausted', next: true };
+      return { outcome: ext.upstreamCode === DAILY_TOKEN_BUDGET ? 'budget_exhausted' : 'quota_exhausted', next: true };
     case ErrorCode.UpstreamTimeout:
       return { outcome: 'timeout', next: true };
     case ErrorCode.UpstreamError:
-      if (ext.upstreamCode === 'CIRCUIT_OPEN') return { outcome: 'circuit_open', next: true };
+      if (ext.upstreamCode === UpstreamCode.CircuitOpen) return { outcome: 'circuit_open', next: true };
       // No status: no answer at all, or a stream that broke before its first chunk.
       return { outcome: 'upstream_error', next: ext.status === undefined || ext.status >= 500 };
     default:

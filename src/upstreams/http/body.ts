@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import { collect } from '../../streams/collect.js';
+import { UpstreamCode } from '../codes.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
 
 /** The default of UPSTREAM_MAX_RESPONSE_BYTES: room for the largest Graph page with `$expand`, 16 MiB. */
@@ -31,7 +32,7 @@ export function tooLarge(upstream: string, limit: number, options: { what?: stri
   return upstreamError(
     ErrorCode.UpstreamError,
     `The ${upstream} service sent ${what} larger than ${describeBytes(limit)}${detail}, the limit UPSTREAM_MAX_RESPONSE_BYTES sets; the gateway stopped reading it.`,
-    { upstream, status, upstreamCode: 'RESPONSE_TOO_LARGE' },
+    { upstream, status, upstreamCode: UpstreamCode.ResponseTooLarge },
   );
 }
 
@@ -40,13 +41,17 @@ export function bufferBudgetSpent(upstream: string, budget: ResponseBufferBudget
   return upstreamError(
     ErrorCode.UpstreamError,
     `The gateway already holds ${describeBytes(budget.limit)} of upstream responses, the limit UPSTREAM_MAX_BUFFERED_BYTES sets; it stopped reading this ${upstream} response. Retry shortly, or raise UPSTREAM_MAX_BUFFERED_BYTES.`,
-    { upstream, status, upstreamCode: 'RESPONSE_BUFFER_FULL' },
+    { upstream, status, upstreamCode: UpstreamCode.ResponseBufferFull },
   );
 }
 
 /**
  * The body decoded as its `Content-Encoding` says (gzip, deflate, br, or a list of them), so every limit counts the
  * bytes the gateway would actually hold. An unknown encoding is refused rather than handed on as garbage.
+ *
+ * Not undici's `interceptors.decompress` (7.30.2): it hands an unknown coding on undecoded (the client would parse
+ * garbage), drops `Content-Encoding` so the limit's error cannot name it, and warns `ExperimentalWarning` on the
+ * gateway's stderr at start-up. Decoding here happens where the body is read, after every interceptor.
  */
 export function decodedBody(body: Readable, contentEncoding: string | string[] | undefined, upstream: string, status: number): Readable {
   const raw = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '')).toLowerCase();
@@ -114,7 +119,7 @@ export async function readBoundedText(
     try {
       return STRICT_UTF8.decode(bytes);
     } catch {
-      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: 'INVALID_UTF8' });
+      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: UpstreamCode.InvalidUtf8 });
     }
   } finally {
     budget?.give(taken);

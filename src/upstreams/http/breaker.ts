@@ -1,3 +1,8 @@
+import type { Dispatcher } from 'undici';
+import { ErrorCode, upstreamError } from '../../errors/codes.js';
+import { UpstreamCode } from '../codes.js';
+import { ForwardingHandler, TOTAL_TIMEOUT, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
+
 /**
  * A circuit breaker per upstream: after `threshold` consecutive failed requests (no answer, timeouts, 5xx once
  * retries are spent) it opens and the gateway answers at once instead of queueing callers behind a dead service.
@@ -66,5 +71,55 @@ export class CircuitBreaker {
   private set(state: BreakerState, requestId?: string): void {
     this.current = state;
     this.onChange(state, requestId);
+  }
+}
+
+/**
+ * The breaker around one request with all its attempts (it sits outside the retry interceptor): the final outcome
+ * counts, not each attempt. An open circuit refuses at once with `upstreamCode` {@link UpstreamCode.CircuitOpen}.
+ * A 5xx or no answer is a failure; a caller who left says nothing about the upstream's health, a timeout does.
+ */
+export function guarded(upstream: string, breaker: CircuitBreaker): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const admitted = breaker.admit();
+    if (!admitted.ok) {
+      const seconds = Math.ceil(admitted.retryInMs / 1000);
+      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`, {
+        upstream,
+        retryAfter: seconds,
+        upstreamCode: UpstreamCode.CircuitOpen,
+      });
+    }
+    return dispatch(opts, new Guarded(handler, breaker, opts as UpstreamDispatchOptions));
+  };
+}
+
+class Guarded extends ForwardingHandler {
+  private told = false;
+
+  constructor(
+    next: Dispatcher.DispatchHandler,
+    private readonly breaker: CircuitBreaker,
+    private readonly opts: UpstreamDispatchOptions,
+  ) {
+    super(next);
+  }
+
+  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+    this.tell(status >= 500 ? 'failure' : 'success');
+    super.onResponseStart(controller, status, headers, message);
+  }
+
+  override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    const signal = this.opts.signal;
+    this.tell(signal?.aborted && signal.reason !== TOTAL_TIMEOUT ? 'release' : 'failure');
+    super.onResponseError(controller, error);
+  }
+
+  private tell(outcome: 'success' | 'failure' | 'release'): void {
+    if (this.told) return;
+    this.told = true;
+    if (outcome === 'release') this.breaker.release();
+    else this.breaker[outcome](this.opts.requestId);
   }
 }

@@ -3,12 +3,16 @@ import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { startUpstreamSpan } from '../../observability/tracing.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, decodedBody, readBoundedText } from './body.js';
-import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions } from './breaker.js';
+import { CircuitBreaker, DEFAULT_BREAKER, guarded, type BreakerOptions } from './breaker.js';
 import type { ResponseBufferBudget } from './bufferBudget.js';
+import { counted } from './counted.js';
+import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
+import { metered } from './metered.js';
+import { retried, type RetryRequest } from './retried.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';
-import { DEFAULT_RETRY_POLICY, backoffDelay, isRetryable, parseRetryAfter, sleep, type RetryPolicy } from './retry.js';
+import { traced } from './traced.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
 export interface UpstreamHttpOptions {
@@ -103,13 +107,16 @@ export interface StreamedResponse extends UpstreamResponse {
 }
 
 /**
- * The shared HTTP layer of every upstream client: a bounded undici connection pool, timeouts, retries with
- * `Retry-After`, cancellation by the caller's signal, metrics, and URLs redacted wherever they are logged.
- * It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
+ * The shared HTTP layer of every upstream client, as undici interceptors composed on one bounded connection pool
+ * (outermost first): the circuit breaker (breaker.ts), the trace span (traced.ts), retries with `Retry-After`
+ * (retried.ts), the operation's tally (counted.ts) and metrics with the debug log (metered.ts); the pool holds the
+ * connect, headers and body timeouts. This class adds what spans a whole call: the total timeout and the caller's
+ * signal, the bounded read of a buffered body (body.ts: limit, process budget, decoding) and errors for answers that
+ * never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
  */
 export class UpstreamHttp {
   readonly upstream: string;
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: Dispatcher.ComposedDispatcher;
   private readonly policy: RetryPolicy;
   readonly breaker: CircuitBreaker;
   readonly maxResponseBytes: number;
@@ -121,19 +128,21 @@ export class UpstreamHttp {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const { upstream, metrics, log, redact } = options;
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
     this.breaker = new CircuitBreaker({ ...DEFAULT_BREAKER, ...options.breaker }, (state, requestId) => {
-      options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, states[state]);
-      options.log.warn({ requestId, upstream: this.upstream, state }, `circuit ${state} for ${this.upstream}`);
+      metrics.upstreamBreakerState.set({ upstream }, states[state]);
+      log.warn({ requestId, upstream, state }, `circuit ${state} for ${upstream}`);
     });
-    options.metrics.upstreamBreakerState.set({ upstream: this.upstream }, 0);
+    metrics.upstreamBreakerState.set({ upstream }, 0);
+    // undici's compose wraps in order: the first interceptor is the innermost (each attempt), the last the outermost.
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       connectTimeout: options.connectTimeoutMs ?? 5_000,
       headersTimeout: options.headersTimeoutMs ?? 30_000,
       bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
-    });
+    }).compose(metered({ upstream, metrics, log, redact }), counted(upstream), retried({ upstream, metrics, log }), traced(upstream), guarded(upstream, this.breaker));
   }
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
@@ -150,8 +159,8 @@ export class UpstreamHttp {
       else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     }
     try {
-      const { response, body } = await this.guarded({ ...req, signal: controller.signal, stream: false }, () => controller.signal.aborted && controller.signal.reason !== TOTAL_TIMEOUT);
-      return { ...response, text: await this.read(body as unknown as Readable, response) };
+      const { response, body } = await this.request({ ...req, signal: controller.signal });
+      return { ...response, text: await this.read(body, response) };
     } catch (error) {
       if (controller.signal.reason === TOTAL_TIMEOUT) {
         throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
@@ -167,8 +176,8 @@ export class UpstreamHttp {
 
   /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
-    const { response, body } = await this.guarded({ ...req, stream: true }, () => !!req.signal?.aborted);
-    return { ...response, body: decodedBody(body as unknown as Readable, response.headers['content-encoding'], this.upstream, response.status) };
+    const { response, body } = await this.request(req);
+    return { ...response, body: decodedBody(body, response.headers['content-encoding'], this.upstream, response.status) };
   }
 
   /** The whole body of an opened response (an error answer to a stream request), within {@link maxResponseBytes}. */
@@ -176,99 +185,47 @@ export class UpstreamHttp {
     return this.read(res.body, res, false);
   }
 
-  private read(body: Readable, response: UpstreamResponse, decode = true): Promise<string> {
+  private read(body: Readable, response: Pick<UpstreamResponse, 'status' | 'headers'>, decode = true): Promise<string> {
     const headers = decode ? response.headers : { ...response.headers, 'content-encoding': undefined };
     return readBoundedText(body, headers, { upstream: this.upstream, status: response.status, limit: this.maxResponseBytes, budget: this.options.bufferBudget });
   }
 
-  /** The circuit breaker around one request with its retries: the final outcome counts, not each attempt. */
-  private async guarded(req: UpstreamRequest, callerLeft: () => boolean): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
-    const admitted = this.breaker.admit();
-    if (!admitted.ok) {
-      const seconds = Math.ceil(admitted.retryInMs / 1000);
-      throw upstreamError(
-        ErrorCode.UpstreamError,
-        `The ${this.upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`,
-        { upstream: this.upstream, retryAfter: seconds, upstreamCode: 'CIRCUIT_OPEN' },
-      );
-    }
-    const span = startUpstreamSpan(this.upstream, req.method, req.url, req.traceAttributes);
-    if (span) req = { ...req, headers: { ...req.headers, ...span.headers } };
+  /** One request through the interceptors, until its answer's headers (or the error of its last attempt). */
+  private async request(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Readable }> {
+    const { isFinal } = req;
+    const retry: RetryRequest = {
+      policy: req.retry ? { ...this.policy, ...req.retry } : this.policy,
+      openBody: typeof req.body === 'function' ? req.body : undefined,
+      noRetryStatuses: req.noRetryStatuses,
+      // The error body, decoded and bounded as any other; one that cannot be read is judged as empty.
+      isFinal: isFinal && ((status, headers, chunks) => this.read(Readable.from(chunks), { status, headers }).catch(() => '').then((text) => isFinal(status, text))),
+      holdLimit: this.maxResponseBytes,
+      attempts: 0,
+    };
+    // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
+    const { origin, path } = splitUrl(req.url);
+    const options: Omit<UpstreamDispatchOptions, 'signal'> & Dispatcher.RequestOptions & { retry: RetryRequest } = {
+      origin,
+      path,
+      method: req.method,
+      headers: req.headers,
+      body: typeof req.body === 'string' ? req.body : undefined,
+      signal: req.signal,
+      url: req.url,
+      attempt: 1,
+      requestId: req.requestId,
+      tally: req.tally,
+      retry,
+      ...(req.traceAttributes ? { traceAttributes: req.traceAttributes } : {}),
+      ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
+    };
     try {
-      const result = await this.attempt(req);
-      if (result.response.status >= 500) this.breaker.failure(req.requestId);
-      else this.breaker.success(req.requestId);
-      span?.end(result.response, req.stream ? result.body : undefined);
-      return result;
+      const result = await this.dispatcher.request(options);
+      return { response: { status: result.statusCode, headers: result.headers, attempts: retry.attempts }, body: result.body as unknown as Readable };
     } catch (error) {
-      span?.fail(error);
-      // A caller who left says nothing about the upstream's health; a timeout does.
-      if (callerLeft()) this.breaker.release();
-      else this.breaker.failure(req.requestId);
-      throw error;
-    }
-  }
-
-  private async attempt(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Dispatcher.ResponseData['body'] }> {
-    const policy = req.retry ? { ...this.policy, ...req.retry } : this.policy;
-    const { metrics, log, redact } = this.options;
-    let waited = 0;
-    for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
-      let status: number | 'network';
-      let result: Dispatcher.ResponseData | undefined;
-      let failure: unknown;
-      const body = typeof req.body === 'function' ? req.body() : req.body;
-      try {
-        // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
-        const { origin, path } = splitUrl(req.url);
-        req.tally?.sent(this.upstream);
-        result = await this.dispatcher.request({
-          origin,
-          path,
-          method: req.method,
-          headers: req.headers,
-          body,
-          signal: req.signal,
-          ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
-        });
-        status = result.statusCode;
-      } catch (error) {
-        if (req.signal?.aborted) throw req.signal.reason ?? error;
-        failure = error;
-        status = 'network';
-      } finally {
-        // A streamed body the upstream answered before reading to its end (or never read) closes its file here.
-        if (typeof body === 'object' && !body.readableEnded) body.destroy();
-      }
-      metrics.upstreamRequests.inc({ upstream: this.upstream, status: status === 'network' ? '0' : String(status) });
-      metrics.upstreamDuration.observe({ upstream: this.upstream }, (performance.now() - started) / 1000);
-      // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
-      if (log.isLevelEnabled('debug')) log.debug({ requestId: req.requestId, upstream: this.upstream, method: req.method, url: redact(req.url), status, attempt }, 'upstream request');
-
-      const retryAfter = result ? parseRetryAfter(result.headers['retry-after']) : undefined;
-      const canRetry =
-        attempt < policy.maxAttempts && isRetryable(policy, req.method, status) && !(typeof status === 'number' && req.noRetryStatuses?.includes(status));
-      const delay = canRetry ? backoffDelay(policy, attempt, retryAfter) : 0;
-      if (!canRetry || waited + delay > policy.budgetMs) {
-        if (result) return { response: { status: result.statusCode, headers: result.headers, attempts: attempt }, body: result.body };
-        throw this.networkError(failure, attempt);
-      }
-      if (result && req.isFinal) {
-        const text = await this.read(result.body as unknown as Readable, { status: result.statusCode, headers: result.headers, attempts: attempt }).catch(() => '');
-        if (req.isFinal(result.statusCode, text)) {
-          // The replayed text is decoded already.
-          const headers = { ...result.headers, 'content-encoding': undefined };
-          return { response: { status: result.statusCode, headers, attempts: attempt }, body: replayBody(text) };
-        }
-      } else {
-        // Drain the refused body so the connection goes back to the pool.
-        await result?.body.dump().catch(() => undefined);
-      }
-      metrics.upstreamRetries.inc({ upstream: this.upstream, reason: String(status) });
-      log.info({ requestId: req.requestId, upstream: this.upstream, status, attempt, delayMs: delay, retryAfter }, 'retrying upstream request');
-      await sleep(delay, req.signal);
-      waited += delay;
+      if (req.signal?.aborted) throw req.signal.reason ?? error;
+      if (error instanceof GatewayError) throw error;
+      throw this.networkError(error, retry.attempts);
     }
   }
 
@@ -306,17 +263,6 @@ export function splitUrl(url: string): { origin: string; path: string } {
   return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) };
 }
 
-/** The abort reason of a request past its total timeout: one object, made once (an Error per request costs its stack). */
-const TOTAL_TIMEOUT = new DOMException('The upstream request took longer than its total timeout.', 'TimeoutError');
-
 function describeError(error: unknown): string {
   return (error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error';
-}
-
-/** An already-read body handed on in the shape undici gives: readable, with `text()` and `dump()`. */
-function replayBody(text: string): Dispatcher.ResponseData['body'] {
-  const stream = Readable.from([Buffer.from(text)]) as Readable & { text(): Promise<string>; dump(): Promise<void> };
-  stream.text = async () => text;
-  stream.dump = async () => void stream.destroy();
-  return stream as unknown as Dispatcher.ResponseData['body'];
 }

@@ -9,6 +9,10 @@ interface Flight<T> {
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
  * later callers of the same key wait on it. A caller's `signal` stops only its own wait; the shared request is
  * cancelled when every caller waiting on it is gone. The key is held in memory only, never logged.
+ *
+ * Not undici's `interceptors.deduplicate` (7.30.2): that one shares at the dispatcher, after the work in front of the
+ * request, so OMDb's quota would be reserved and its shared cache read once per caller instead of once per flight;
+ * it shares raw bodies (each caller would parse its own), and it cannot be told to forget flights after a Graph write.
  */
 export class InFlight<T> {
   private readonly flights = new Map<string, Flight<T>>();

@@ -49,17 +49,14 @@ export function isRetryable(policy: RetryPolicy, method: string, status: number 
   return idempotent || status === 429;
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/**
+ * The one retry decision of the gateway, for a whole request (the HTTP layer) and for Graph's `$batch` items alike:
+ * the wait before attempt `attempt + 1` after an answer the caller found retryable, or undefined when the policy says
+ * stop (attempts spent, or the wait would take all waits past `budgetMs`: a `Retry-After` longer than the budget
+ * left is not waited for, the last answer goes back instead).
+ */
+export function retryDelay(policy: RetryPolicy, attempt: number, waitedMs: number, retryAfterSeconds: number | undefined): number | undefined {
+  if (attempt >= policy.maxAttempts) return undefined;
+  const delay = backoffDelay(policy, attempt, retryAfterSeconds);
+  return waitedMs + delay > policy.budgetMs ? undefined : delay;
 }

@@ -4,7 +4,8 @@ import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
 import { InFlight } from '../http/inFlight.js';
 import type { UpstreamTally } from '../http/tally.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, sleep, type RetryPolicy } from '../http/retry.js';
+import { sleep } from '../../streams/sleep.js';
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, type RetryPolicy } from '../http/retry.js';
 import type { SharedState } from '../../state/index.js';
 import { credentialsRejected, type GatewayCredentials } from '../credentials.js';
 import { ApplicationToken } from './auth.js';
@@ -42,7 +43,6 @@ interface BatchItemResponse {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
-const RETRY_ITEM_STATUSES = new Set(DEFAULT_RETRY_POLICY.retryStatuses);
 
 function resultOf(status: number, text: unknown, headers: Headers, method: string): GraphResult {
   let body: unknown = text;
@@ -155,16 +155,15 @@ export class GraphClient {
           const r = answers[c][k];
           results[index] = r;
           // Plain GETs were already retried by the HTTP layer; only batch items come back for another round.
-          if (chunk.length > 1 && !r.ok && RETRY_ITEM_STATUSES.has(r.status)) {
+          if (chunk.length > 1 && !r.ok && isRetryable(DEFAULT_RETRY_POLICY, 'GET', r.status)) {
             retry.push(index);
             const after = r.error.extensions.retryAfter as number | undefined;
             if (after !== undefined) retryAfter = Math.max(retryAfter ?? 0, after);
           }
         }),
       );
-      if (retry.length === 0 || attempt >= DEFAULT_RETRY_POLICY.maxAttempts) return results;
-      const delay = backoffDelay(DEFAULT_RETRY_POLICY, attempt, retryAfter);
-      if (waited + delay > DEFAULT_RETRY_POLICY.budgetMs) return results;
+      const delay = retry.length === 0 ? undefined : retryDelay(DEFAULT_RETRY_POLICY, attempt, waited, retryAfter);
+      if (delay === undefined) return results;
       await sleep(delay, call.signal);
       waited += delay;
       pending = retry;

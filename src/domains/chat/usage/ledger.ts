@@ -8,6 +8,9 @@ import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from
 /** Whose log a line goes to: the request context, whose logger (made on first use) carries its requestId. */
 type LoggingCaller = { readonly log: GatewayServices['log'] };
 /** How one attempt at one target ended: the `outcome` label of `gateway_chat_attempts_total`. */
+/** The `upstreamCode` of a refusal for a spent `<ID>_DAILY_TOKEN_BUDGET` (fallbacks.ts moves on to the next target). */
+export const DAILY_TOKEN_BUDGET = 'DAILY_TOKEN_BUDGET';
+
 export type AttemptOutcome = 'served' | 'rate_limited' | 'quota_exhausted' | 'budget_exhausted' | 'timeout' | 'upstream_error' | 'circuit_open' | 'refused' | 'cancelled';
 
 /** The usage the providers report, in whichever of our shapes (completion, embeddings, images). */
@@ -81,7 +84,7 @@ export class ChatLedger {
     throw upstreamError(
       ErrorCode.UpstreamQuotaExhausted,
       `The gateway's daily token budget for ${provider} (${variable}=${budget}) is spent: ${spent} tokens today (UTC, cached prompt tokens at CHAT_CACHED_TOKEN_WEIGHT=${this.cachedWeight}). Retry after midnight UTC, use another provider, or raise ${variable}.`,
-      { upstream: provider, upstreamCode: 'DAILY_TOKEN_BUDGET' },
+      { upstream: provider, upstreamCode: DAILY_TOKEN_BUDGET },
     );
   }
 

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { GatewayMetrics } from '../../observability/metrics.js';
+import { ForwardingHandler, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
+
+export interface MeteredOptions {
+  upstream: string;
+  metrics: GatewayMetrics;
+  log: Logger;
+  redact: (text: string) => string;
+}
+
+/**
+ * Each attempt's status (`0` when no answer came) and time to its headers in the metrics, and a debug line with the
+ * redacted URL. An attempt the caller (or the total timeout) cancelled says nothing of the upstream and is not counted.
+ */
+export function metered(options: MeteredOptions): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) =>
+    dispatch(opts, new Metered(handler, opts as UpstreamDispatchOptions, options));
+}
+
+class Metered extends ForwardingHandler {
+  private readonly started = performance.now();
+  private done = false;
+
+  constructor(
+    next: Dispatcher.DispatchHandler,
+    private readonly opts: UpstreamDispatchOptions,
+    private readonly options: MeteredOptions,
+  ) {
+    super(next);
+  }
+
+  override onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: ResponseHeaders,
+    message?: string,
+  ): void {
+    this.record(status);
+    super.onResponseStart(controller, status, headers, message);
+  }
+
+  override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    if (!this.done && !this.opts.signal?.aborted) this.record('network');
+    super.onResponseError(controller, error);
+  }
+
+  private record(status: number | 'network'): void {
+    if (this.done) return;
+    this.done = true;
+    const { upstream, metrics, log, redact } = this.options;
+    metrics.upstreamRequests.inc({ upstream, status: status === 'network' ? '0' : String(status) });
+    metrics.upstreamDuration.observe({ upstream }, (performance.now() - this.started) / 1000);
+    // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
+    if (log.isLevelEnabled('debug'))
+      log.debug(
+        {
+          requestId: this.opts.requestId,
+          upstream,
+          method: this.opts.method,
+          url: redact(this.opts.url),
+          status,
+          attempt: this.opts.attempt,
+        },
+        'upstream request',
+      );
+  }
+}
