@@ -47,7 +47,8 @@ describe('createTrustedToolset', () => {
       schema,
       operations,
       pipeline: notBuilt,
-      estimates: () => ({ of: () => ((inner = toolset.estimates.get(name)), { omdb: 1 }) }) as unknown as UpstreamEstimates,
+      estimates: () =>
+        ({ of: () => ((inner = toolset.estimates.get(name)), { omdb: 1 }) }) as unknown as UpstreamEstimates,
     });
     expect(toolset.estimates.get(name)).toEqual({ omdb: 1 });
     expect(inner).toEqual({});
@@ -55,7 +56,9 @@ describe('createTrustedToolset', () => {
 
   it('runs an operation through the in-process entry it reads when called', async () => {
     const sent: unknown[] = [];
-    const inProcess = { execute: async (payload: unknown) => (sent.push(payload), { data: { ok: true } }) } as unknown as InProcessTransport;
+    const inProcess = {
+      execute: async (payload: unknown) => (sent.push(payload), { data: { ok: true } }),
+    } as unknown as InProcessTransport;
     const toolset = createTrustedToolset({ schema, operations, pipeline: () => inProcess, estimates: notBuilt });
     const op = operations.list()[0];
     const result = await toolset.execute({ query: op.query, name: op.name }, {}, { requestId: 'r1', transport: 'mcp' });

@@ -23,7 +23,8 @@ describe('DOMAINS', () => {
   it('derives GraphiQL tabs (the gateway domain first) and cost hints from the objects', () => {
     expect(graphiqlExamples).toEqual(DOMAINS.flatMap((d) => d.examples ?? []));
     expect(graphiqlExamples[0]).toBe(DOMAINS.find((d) => d.name === 'gateway')!.examples![0]);
-    for (const d of DOMAINS) for (const field of Object.keys(d.costHints ?? {})) expect(costHints[field]).toBe(d.costHints![field]);
+    for (const d of DOMAINS)
+      for (const field of Object.keys(d.costHints ?? {})) expect(costHints[field]).toBe(d.costHints![field]);
   });
 
   it('gives the pipeline its domain rules from the domains themselves: the titles domain its OMDb quota', async () => {
@@ -33,6 +34,10 @@ describe('DOMAINS', () => {
     // The response cache hears of stale answers only from a domain that says what makes them stale.
     expect(DOMAINS.filter((d) => d.staleAnswers).map((d) => d.name)).toEqual(['enterprise']);
     // Every domain that calls an upstream estimates its requests for the budget.
-    expect(DOMAINS.filter((d) => d.estimate).map((d) => d.name).sort()).toEqual(['chat', 'enterprise', 'titles']);
+    expect(
+      DOMAINS.filter((d) => d.estimate)
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(['chat', 'enterprise', 'titles']);
   });
 });
