@@ -5,10 +5,10 @@ import type { GatewayServices } from '../context/services.js';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 import type { ErrorFormatter } from '../errors/format.js';
 import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
-import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/incremental.js';
+import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/deferStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
-import { Documents, requestError } from './documents.js';
+import { DocumentCache, requestError } from './documentCache.js';
 import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
 import { clientKey } from './rules/fairShare.js';
@@ -50,8 +50,8 @@ export class OperationPipeline {
   private readonly finishers: readonly PipelineRule[];
   private readonly executeCompiled: ReturnType<typeof compiledExecute>;
   private readonly subscribeCompiled: ReturnType<typeof compiledSubscribe>;
-  /** The parsed and validated documents, one cache and one set of validation settings for every path (documents.ts). */
-  readonly documents: Documents;
+  /** The parsed and validated documents, one cache and one set of validation settings for every path (documentCache.ts). */
+  readonly documents: DocumentCache;
 
   /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
   private readonly keyed: boolean;
@@ -72,7 +72,7 @@ export class OperationPipeline {
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     this.signalListeners = options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
-    this.documents = new Documents(options.schema, { limitRules: options.validationRules, maxTokens: options.services.config.limits.maxTokens, introspection: options.services.config.introspection });
+    this.documents = new DocumentCache(options.schema, { limitRules: options.validationRules, maxTokens: options.services.config.limits.maxTokens, introspection: options.services.config.introspection });
     this.executeCompiled = compiledExecute(options.schema);
     this.subscribeCompiled = compiledSubscribe(options.schema);
   }

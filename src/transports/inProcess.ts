@@ -1,6 +1,6 @@
 import { GraphQLError, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
 import { ErrorReason } from '../errors/codes.js';
-import { requestError } from '../pipeline/documents.js';
+import { requestError } from '../pipeline/documentCache.js';
 import type { AdmittedOperation, OperationInit, OperationPayload, OperationPipeline } from '../pipeline/index.js';
 
 /** What an in-process caller presents: the transport's init plus the API key a transport checks at connection. */

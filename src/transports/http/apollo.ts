@@ -7,7 +7,7 @@ import { ErrorCode } from '../../errors/codes.js';
 import { compiledExecute } from '../../execution/compiled.js';
 import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
 import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
-import { subscriptionOverHttp } from './request.js';
+import { subscriptionOverHttp } from './classify.js';
 import { graphqlStatus, retryAfterOf } from './response.js';
 
 /** The pipeline's operation an HTTP request began, for Apollo's plugin (Apollo copies contexts; this map is shared). */
@@ -16,7 +16,7 @@ export const HTTP_OPERATION = new OperationKey<Operation>('the HTTP request\'s o
 /**
  * Apollo Server as the adapter for what it is best at (GET, automatic persisted queries, batches, unusual `Accept`
  * headers, its own texts for documents that fail to parse or validate), behind the request classifier
- * (request.ts): CSRF prevention is decided there, so Apollo's own check is off. Parsing and validation use the
+ * (classify.ts): CSRF prevention is decided there, so Apollo's own check is off. Parsing and validation use the
  * pipeline's settings and document cache; the one plugin hands the operation to the pipeline's rules; execution is
  * compiled (execution/compiled.ts).
  */

@@ -9,15 +9,15 @@ import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipe
 import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
 import { createApolloAdapter, HTTP_OPERATION } from './apollo.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { abortWhenGone, httpOperationInit } from './operation.js';
-import { subscriptionOverHttp, type GraphqlHttpRoute } from './request.js';
+import { abortWhenGone, httpOperationInit } from './operationInit.js';
+import { subscriptionOverHttp, type GraphqlHttpRoute } from './classify.js';
 import { asGraphqlError, formatForResponse, resultStatus, sendApolloResponse, sendResult } from './response.js';
 
 type DirectRoute = Extract<GraphqlHttpRoute, { kind: 'direct' }>;
 type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
 
 /**
- * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (request.ts) gives it:
+ * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (classify.ts) gives it:
  * - `direct`: the request most clients send (a JSON POST of a known, valid document). The pipeline admits and runs it
  *   as on every other transport, and the answer, refusals and errors included, is written by response.ts as Apollo
  *   Server would write it, without Apollo's per-request work (its header map, SHA-256 and document-store lookup, two

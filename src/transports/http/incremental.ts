@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { subscriptionOverHttp } from './request.js';
+import { subscriptionOverHttp } from './classify.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpOperationInit } from './operation.js';
+import { httpOperationInit } from './operationInit.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter } from './multipartWriter.js';
@@ -67,7 +67,7 @@ export function createIncrementalResponder(pipeline: OperationPipeline, services
   return {
     respond,
     /**
-     * Serves an operation the classifier read and prepared already (request.ts): the pipeline's admission, then the
+     * Serves an operation the classifier read and prepared already (classify.ts): the pipeline's admission, then the
      * parts.
      */
     async serve(req: IncomingMessage, res: ServerResponse, requestId: string, sent: Record<string, unknown>): Promise<void> {

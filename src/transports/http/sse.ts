@@ -4,11 +4,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors/codes.js';
 import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpOperationInit } from './operation.js';
+import { httpOperationInit } from './operationInit.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
-import { MAX_BODY_BYTES, readBody } from './body.js';
+import { MAX_BODY_BYTES, readBody } from './requestBody.js';
 import { sendErrors } from './response.js';
 import { MAX_OPERATION_ID_LENGTH } from '../ws/websocket.js';
 
