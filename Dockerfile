@@ -12,7 +12,9 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY src ./src
-RUN npm run build
+# The build's own tools (src/build: GraphiQL bundle, schema) and the benchmarks (src/bench) stay in this stage: the
+# runtime needs neither, and a benchmark's load generator has no business in a served image.
+RUN npm run build && rm -rf dist/build dist/bench
 
 # Runtime stage: production dependencies and the compiled output only, run as the unprivileged `node` user.
 FROM node:24-bookworm-slim AS runtime

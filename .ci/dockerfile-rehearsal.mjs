@@ -75,6 +75,7 @@ const runtime = [...stages.values()].at(-1);
 if (!runtime.cmd || !runtime.healthcheck) fail('the last stage needs CMD and HEALTHCHECK');
 if (existsSync(join(runtime.dir, 'node_modules', 'vitest'))) fail('the runtime stage has dev dependencies (vitest)');
 if (existsSync(join(runtime.dir, 'src'))) fail('the runtime stage carries the TypeScript sources');
+for (const tool of ['build', 'bench']) if (existsSync(join(runtime.dir, 'dist', tool))) fail(`the runtime stage carries the tooling of dist/${tool}`);
 
 // Loopback and a free port instead of the image's 0.0.0.0:4000; the healthcheck reads the same PORT.
 const port = await freePort();

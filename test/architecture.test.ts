@@ -57,5 +57,19 @@ describe('the import rules of src/ (src/build/importRules.ts)', () => {
         'state/z.ts imports domains/chat/x.ts: state/ may not import domains/ (src/build/importRules.ts)',
       ]);
     });
+
+    it('names a generic layer that imports one domain instead of the Domain objects of domains/index.ts', () => {
+      const violations = checkImports(
+        tree({
+          'domains/titles/quota.ts': 'export const q = 1;',
+          'domains/index.ts': "export { q } from './titles/quota.js';",
+          'pipeline/rules/quota.ts': "import { q } from '../../domains/titles/quota.js';",
+          'schema/build.ts': "import { q } from '../domains/index.js';",
+        }),
+      );
+      expect(violations.map((v) => v.message)).toEqual([
+        'pipeline/rules/quota.ts imports domains/titles/quota.ts: pipeline/ sees the domains only through domains/index.ts (src/build/importRules.ts)',
+      ]);
+    });
   });
 });

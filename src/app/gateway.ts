@@ -10,7 +10,7 @@ import { startTracing } from '../observability/tracing.js';
 import type { GatewayServices } from '../context/services.js';
 import { graphiqlExamples, type DomainServicesOptions } from '../domains/index.js';
 import type { OperationPipeline } from '../pipeline/index.js';
-import { createGatewayCore } from './core.js';
+import { createGatewayCore } from './gatewayCore.js';
 import type { InProcessTransport } from '../transports/inProcess.js';
 import { servedOperationText } from '../schema/renames.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';

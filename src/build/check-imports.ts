@@ -12,4 +12,4 @@ if (violations.length) {
   console.error(`${violations.length} import rule${violations.length === 1 ? '' : 's'} broken: see src/build/importRules.ts.`);
   process.exit(1);
 }
-console.log('src/: no import circles, and every import points down a layer.');
+console.log('src/: no import circles, every import points down a layer, and only domains/ names a domain.');

@@ -50,8 +50,19 @@ export const ALSO_ALLOWED: Readonly<Record<string, readonly string[]>> = {
   app: ['sandbox'],
 };
 
+/**
+ * Folders that may import one domain's own folder (`domains/titles/…`); every other layer sees the domains only as
+ * `Domain` objects through `domains/index.ts` (and the shared files beside it), so the core names no domain.
+ */
+export const DOMAIN_FOLDER_IMPORTERS: readonly string[] = [
+  'domains',
+  // The generated resolver types map each type to its domain's model (codegen's mappers).
+  'generated',
+  ...Object.keys(SIDE_FOLDERS),
+];
+
 export interface ImportViolation {
-  kind: 'circle' | 'layer';
+  kind: 'circle' | 'layer' | 'domain';
   message: string;
 }
 
@@ -105,6 +116,9 @@ export function checkImports(root: string): ImportViolation[] {
       const allowed =
         side !== undefined ? side === '*' || side.includes(to) : (level.has(from) && level.has(to) && level.get(to)! <= level.get(from)!) || (ALSO_ALLOWED[from]?.includes(to) ?? false);
       if (!allowed) violations.push({ kind: 'layer', message: `${file} imports ${target}: ${from}/ may not import ${to}/ (src/build/importRules.ts)` });
+      else if (to === 'domains' && target.split(sep).length > 2 && !DOMAIN_FOLDER_IMPORTERS.includes(from)) {
+        violations.push({ kind: 'domain', message: `${file} imports ${target}: ${from}/ sees the domains only through domains/index.ts (src/build/importRules.ts)` });
+      }
     }
   }
   return violations;

@@ -14,24 +14,28 @@ export interface ResolvedUpstream {
 
 /**
  * Long-lived state a domain keeps for the whole gateway (the live health feed, the chat usage ledger), built once at
- * start-up (`createDomainServices` in domains/index.ts). Each domain declares its own entry beside the code that
+ * start-up from the {@link CoreServices} (each domain's `services`, domains/domain.ts). Each domain declares its own entry beside the code that
  * defines it (`declare module '…/context/services.js'`), so this module imports no domain.
  */
 export interface DomainServices {}
 
-/**
- * The long-lived parts of one gateway instance, built once at start-up (app/gateway.ts) and shared by every request:
- * what the upstream clients are built from, the clients themselves, the trusted operations and each domain's state.
- */
-export interface GatewayServices extends UpstreamDependencies {
+/** What the gateway has before its domains' state: what that state is built from (app/gatewayCore.ts). */
+export interface CoreServices extends UpstreamDependencies {
   /** Each upstream of every domain as resolved at start-up: live base URL, or the in-process sandbox's. */
   upstreams: ResolvedUpstream[];
   /** Every upstream client (upstreams/clients.ts). */
   clients: UpstreamClients;
+  /** The one error formatter of every entry: transports, /mcp, chat graph tools (errors/format.ts). */
+  formatErrors: ErrorFormatter;
+}
+
+/**
+ * The long-lived parts of one gateway instance, built once at start-up in dependency order (app/gatewayCore.ts) and
+ * shared by every request: the {@link CoreServices}, each domain's state and the trusted operations.
+ */
+export interface GatewayServices extends CoreServices {
   /** The trusted operations, for the /mcp tools and chat graph tools alike (trusted/toolset.ts). */
   trusted: TrustedToolset;
   /** Each domain's long-lived state. */
   domains: DomainServices;
-  /** The one error formatter of every entry: transports, /mcp, chat graph tools (errors/format.ts). */
-  formatErrors: ErrorFormatter;
 }

@@ -20,10 +20,10 @@ import {
   executeIncremental,
   type IncrementalEntry,
   type IncrementalPayload,
-} from '../execution/incremental.js';
+} from '../execution/deferStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
-import { Documents, requestError } from './documents.js';
+import { DocumentCache, requestError } from './documentCache.js';
 import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
 import { clientKey, type FairShare } from './rules/fairShare.js';
@@ -121,7 +121,7 @@ export type Answer =
 
 /**
  * The operation pipeline, whose one entry, {@link execute}, owns an operation from admission to its last result:
- * `prepare` (each rule's, before parsing), parsing and validation with the limits (documents.ts), `begin`, `admit`,
+ * `prepare` (each rule's, before parsing), parsing and validation with the limits (documentCache.ts), `begin`, `admit`,
  * compiled execution, `completed`, the formatted answer with each rule's `answered` extensions, and `finish`, which
  * it pairs with `begin` itself: once a result is answered, or when a stream completes, is returned or its signal
  * aborts. Transports keep only their wire (framing, CSRF and media types, pacing, their close codes); the in-process
@@ -140,8 +140,8 @@ export class OperationPipeline {
   private readonly finishers: readonly PipelineRule[];
   private readonly executeCompiled: ReturnType<typeof compiledExecute>;
   private readonly subscribeCompiled: ReturnType<typeof compiledSubscribe>;
-  /** The parsed and validated documents, one cache and one set of validation settings for every path (documents.ts). */
-  readonly documents: Documents;
+  /** The parsed and validated documents, one cache and one set of validation settings for every path (documentCache.ts). */
+  readonly documents: DocumentCache;
 
   /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
   private readonly keyed: boolean;
@@ -166,7 +166,7 @@ export class OperationPipeline {
     this.stackTraces = options.services.config.errorStackTraces;
     this.signalListeners =
       options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
-    this.documents = new Documents(options.schema, {
+    this.documents = new DocumentCache(options.schema, {
       limitRules: options.validationRules,
       maxTokens: options.services.config.limits.maxTokens,
       introspection: options.services.config.introspection,

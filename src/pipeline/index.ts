@@ -1,24 +1,23 @@
 import type { GraphQLSchema } from 'graphql';
 import type { GatewayServices } from '../context/services.js';
-import { incrementalDeliveryRule } from '../execution/incremental.js';
+import { incrementalDeliveryRule } from '../execution/deferStream.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { OperationPipeline } from './core.js';
 import type { PipelineRule } from './operation.js';
 import { createApiKeyCheck } from './rules/apiKey.js';
-import { cancellation } from './rules/cancellation.js';
-import { demandControl } from './rules/demandControl.js';
-import { answerWarnings } from './rules/answerWarnings.js';
-import { documentLimits } from './rules/documentLimits.js';
-import { fairShareRule, type FairShare } from './rules/fairShare.js';
-import { operationInputs } from './rules/operationInputs.js';
-import { operationLog } from './rules/operationLog.js';
-import { operationTracing } from './rules/operationSpan.js';
-import { PersistedOperations, persistedOperationsRule } from './rules/persistedOperations.js';
-import { ResponseCache } from './rules/responseCache.js';
-import { Shutdown } from './rules/shutdown.js';
-import { titlesQuota } from './rules/titlesQuota.js';
-import { upstreamBudget } from './rules/upstreamBudget.js';
+import { useAnswerWarnings } from './rules/answerWarnings.js';
+import { useCancellation } from './rules/cancellation.js';
+import { useDemandControl } from './rules/demandControl.js';
+import { useDocumentLimits } from './rules/documentLimits.js';
+import { useFairShare, type FairShare } from './rules/fairShare.js';
+import { useOperationInputs } from './rules/operationInputs.js';
+import { useOperationLog } from './rules/operationLog.js';
+import { useOperationSpan } from './rules/operationSpan.js';
+import { PersistedOperations, usePersistedOperations } from './rules/persistedOperations.js';
+import { useResponseCache, type StaleAnswers } from './rules/responseCache.js';
+import { useShutdown } from './rules/shutdown.js';
+import { useUpstreamBudget } from './rules/upstreamBudget.js';
 
 export { OperationPipeline } from './core.js';
 export type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule } from './operation.js';
@@ -46,35 +45,40 @@ export interface CreatePipelineOptions {
   fairShare?: FairShare;
   /** Documents the gateway trusts itself (the trusted operations): with PERSISTED_OPERATIONS_FILE, they run too. */
   trustedDocuments?: readonly string[];
+  /** The served domains' own rules (a domain's `rules`: the titles domain's OMDb quota), run after the budget. */
+  domainRules?: readonly PipelineRule[];
+  /** The served domains' signals of stale answers, for the response cache (a domain's `staleAnswers`). */
+  staleAnswers?: readonly StaleAnswers[];
 }
 
 /**
- * The gateway's pipeline: its rules in order. `prepare` runs persisted operations before the size limit (an id
- * becomes a document first); `admit` runs the response cache before the budget (an answer found costs nothing to
- * judge) and the budget before the titles quota (which reuses the budget's estimate).
+ * The gateway's pipeline: its rules in order, each a `useX(options)` factory of `rules/` (or a domain's), pushed by
+ * configuration in this one list. `prepare` runs persisted operations before the size limit (an id becomes a
+ * document first); `admit` runs the response cache before the budget (an answer found costs nothing to judge) and
+ * the budget before the domains' rules (the titles domain's OMDb quota reuses the budget's estimate).
  */
 export function createOperationPipeline(options: CreatePipelineOptions): OperationPipeline {
   const { schema, services } = options;
   const { config } = services;
-  const limits = documentLimits(config.limits);
+  const limits = useDocumentLimits({ limits: config.limits });
   const persisted = config.persistedOperationsFile ? PersistedOperations.load(config.persistedOperationsFile) : undefined;
   for (const document of options.trustedDocuments ?? []) persisted?.allow(document);
-  const shutdown = new Shutdown();
+  const shutdown = useShutdown();
   const rules: PipelineRule[] = [
-    ...(persisted ? [persistedOperationsRule(persisted)] : []),
+    ...(persisted ? [usePersistedOperations({ manifest: persisted })] : []),
     limits,
-    operationTracing(options.tracing),
+    useOperationSpan({ tracing: options.tracing }),
     // Before any rule that reads the variables (the cache's key, the budget's estimate): it coerces them.
-    operationInputs(schema, config.limits, config.websocket.maxMessageBytes),
-    ResponseCache.create(schema, services),
-    upstreamBudget(schema, options.estimates, config.limits.maxUpstreamRequests),
-    titlesQuota(schema),
+    useOperationInputs({ schema, limits: config.limits, maxVariablesBytes: config.websocket.maxMessageBytes }),
+    useResponseCache({ schema, services, staleAnswers: options.staleAnswers }),
+    useUpstreamBudget({ schema, estimates: options.estimates, max: config.limits.maxUpstreamRequests }),
+    ...(options.domainRules ?? []),
     // After the budget rule, whose estimate it prices; before fair share, so a refused operation takes no share.
-    demandControl(schema, services, clientBudgets(services)),
-    ...(options.fairShare ? [fairShareRule(options.fairShare)] : []),
-    cancellation,
-    answerWarnings,
-    operationLog(services),
+    useDemandControl({ schema, services, budgets: clientBudgets(services) }),
+    ...(options.fairShare ? [useFairShare({ fairShare: options.fairShare })] : []),
+    useCancellation(),
+    useAnswerWarnings(),
+    useOperationLog({ services }),
     shutdown,
   ];
   return new OperationPipeline({

@@ -1,5 +1,5 @@
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
-import type { IncrementalPayload } from '../execution/incremental.js';
+import type { IncrementalPayload } from '../execution/deferStream.js';
 import type { OperationTrace, Transport } from '../observability/tracing.js';
 import type { Caller, ClientIdentity, GatewayContext } from '../context/request.js';
 

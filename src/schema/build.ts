@@ -26,11 +26,11 @@ import { planRenames, renameTypes } from './renames.js';
 import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
-import { costHints, resolvers } from '../domains/index.js';
+import { costHints, servedDomains } from '../domains/index.js';
 import { withCostDirectives } from './costDirectives.js';
 import type { GatewayContext } from '../context/request.js';
 import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
-import { withIncrementalDirectives } from '../execution/incremental.js';
+import { withIncrementalDirectives } from '../execution/deferStream.js';
 
 /** `schema/` at the project root; the same relative path from `src/schema` and `dist/schema`. */
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema');
@@ -88,7 +88,7 @@ async function routerTypeDefs(domains: readonly GatewayDomain[], options: Subgra
  */
 export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS, options: SubgraphOptions = {}): Promise<GraphQLSchema> {
   const { typeDefs, renames } = await routerTypeDefs(domains, options);
-  const merged = renameResolvers(mergeResolvers(resolvers.filter((r) => r.domain === undefined || domains.includes(r.domain)).map((r) => r.resolvers)), renames);
+  const merged = renameResolvers(mergeResolvers(servedDomains(domains).map((d) => d.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
   const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
   assertResolversMatchSchema(schema, merged);

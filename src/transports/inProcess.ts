@@ -1,6 +1,6 @@
 import { GraphQLError, type FormattedExecutionResult } from 'graphql';
 import { ErrorReason } from '../errors/codes.js';
-import { requestError } from '../pipeline/documents.js';
+import { requestError } from '../pipeline/documentCache.js';
 import type { Answer, Caller, OperationPayload, OperationPipeline } from '../pipeline/index.js';
 
 /** An in-process caller: a {@link Caller} whose unset fields take their defaults, and the signal of its giving up. */

@@ -4,7 +4,7 @@ import type { TrustedOperation, TrustedOperations } from './operations.js';
 
 /**
  * The trusted operations of this gateway and the way to run one: the /mcp endpoint offers them as tools and chat
- * graph tools let a model call them. Built once at start-up (app/trusted.ts) and passed to both as a service.
+ * graph tools let a model call them. Built once at start-up (app/trusted.ts, app/gatewayCore.ts) and passed to both as a service.
  */
 export interface TrustedToolset {
   schema: GraphQLSchema;
@@ -12,7 +12,7 @@ export interface TrustedToolset {
   /** Runs one through the operation pipeline's in-process entry, with its caller's credentials. */
   execute: ExecuteTrusted;
   /** Upstream requests one call of each operation can cause with its default variables, by upstream (the budget's view). */
-  estimates: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  estimates: Pick<ReadonlyMap<string, Readonly<Record<string, number>>>, 'get'>;
   /** Upstream requests any operation can cause, by upstream: the estimate GATEWAY_MAX_UPSTREAM_REQUESTS judges. */
   upstreamRequests(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Readonly<Record<string, number>>;
 }

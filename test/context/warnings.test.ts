@@ -3,7 +3,7 @@ import { createContext } from '../../src/context/request.js';
 import type { GatewayServices } from '../../src/context/services.js';
 import { takeWarnings, warnCaller } from '../../src/context/warnings.js';
 import { WarningCode } from '../../src/errors/codes.js';
-import { answerWarnings } from '../../src/pipeline/rules/answerWarnings.js';
+import { useAnswerWarnings } from '../../src/pipeline/rules/answerWarnings.js';
 import type { Operation } from '../../src/pipeline/operation.js';
 
 /** `extensions.warnings` (context/warnings.ts, pipeline/rules/answerWarnings.ts): each warning on one answer only. */
@@ -14,12 +14,12 @@ describe('answer warnings', () => {
   it('go on the next answer that leaves, once; the same warning twice is one', () => {
     const ctx = context();
     const op = { context: ctx } as unknown as Operation;
-    expect(answerWarnings.answered!(op, {})).toBeUndefined();
+    expect(useAnswerWarnings().answered!(op, {})).toBeUndefined();
     warnCaller(ctx, warning);
     warnCaller(ctx, { ...warning });
-    expect(answerWarnings.answered!(op, {})).toEqual({ warnings: [warning] });
+    expect(useAnswerWarnings().answered!(op, {})).toEqual({ warnings: [warning] });
     // The next event of the stream carries none, until another is added.
-    expect(answerWarnings.answered!(op, {})).toBeUndefined();
+    expect(useAnswerWarnings().answered!(op, {})).toBeUndefined();
     warnCaller(ctx, { ...warning, message: 'another' });
     expect(takeWarnings(ctx)).toEqual([{ ...warning, message: 'another' }]);
   });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentLimits } from '../../src/pipeline/rules/documentLimits.js';
+import { useDocumentLimits } from '../../src/pipeline/rules/documentLimits.js';
 import { DEFAULT_LIMITS } from '../../src/config/limits.js';
 import { pipelineHarness, type PipelineHarness } from './support.js';
 
 describe('documentLimits rule', () => {
   it('refuses a document longer than GATEWAY_MAX_DOCUMENT_BYTES before parsing, naming limit and size', () => {
-    const rule = documentLimits({ ...DEFAULT_LIMITS, maxDocumentBytes: 10 });
+    const rule = useDocumentLimits({ limits: { ...DEFAULT_LIMITS, maxDocumentBytes: 10 } });
     const refused = rule.prepare!({ query: '{ upstreams { id } }' });
     expect(refused).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DOCUMENT_BYTES', max: 10, found: 20 } });
     const payload = { query: '{ a }' };

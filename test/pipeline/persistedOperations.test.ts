@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PersistedOperations, persistedOperationsRule } from '../../src/pipeline/rules/persistedOperations.js';
+import { PersistedOperations, usePersistedOperations } from '../../src/pipeline/rules/persistedOperations.js';
 
 const BODY = '{ upstreams { id } }';
 const HASH = createHash('sha256').update(BODY).digest('hex');
-const rule = persistedOperationsRule(new PersistedOperations({ operations: [{ id: 'upstreams-v1', body: BODY }] }));
+const rule = usePersistedOperations({ manifest: new PersistedOperations({ operations: [{ id: 'upstreams-v1', body: BODY }] }) });
 
 describe('persistedOperations rule', () => {
   it('turns an APQ hash into its document and drops the id carriers', () => {

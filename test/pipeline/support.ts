@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config/env.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { createRedactor } from '../../src/observability/redact.js';
-import { createGatewayCore } from '../../src/app/core.js';
+import { createGatewayCore } from '../../src/app/gatewayCore.js';
 import type { GatewayServices } from '../../src/context/services.js';
 import type { OperationPipeline } from '../../src/pipeline/index.js';
 import type { InProcessTransport } from '../../src/transports/inProcess.js';

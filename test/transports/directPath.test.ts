@@ -5,7 +5,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
  * The direct path (src/transports/http/graphql.ts) answers JSON POSTs of known documents without Apollo Server,
- * refusals and errors included, through the one writer (response.ts); the classifier (request.ts) refuses what no
+ * refusals and errors included, through the one writer (response.ts); the classifier (classify.ts) refuses what no
  * path may run (CSRF) and gives Apollo the rest. One table of requests runs against two gateways, one with the direct
  * path and one sending every operation through Apollo: status, response headers, body and upstream requests must be
  * the same, and the direct gateway must have called Apollo exactly as often as the case says.

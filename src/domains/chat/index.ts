@@ -1,9 +1,11 @@
-import type { Resolvers } from '../../generated/resolvers.js';
+import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { chatCostHints } from './cost.js';
+import { ChatDocuments } from './documents/service.js';
+import { estimateChatRequests } from './estimate.js';
 import { resolvers } from './resolvers.js';
+import { createChatLedger } from './usage/ledger.js';
 
-/** Chat completions over four providers, fallbacks, usage, embeddings and images: resolvers and GraphiQL tabs. */
-export const chatResolvers: Resolvers = resolvers;
 export const chatExamples: GraphiqlExample[] = [
   {
     title: 'Chat: a completion, the providers and their models, JSON checked against a schema, fallbacks, usage. Run offers each',
@@ -179,4 +181,16 @@ mutation Image($image: GenerateImageInput!) {
     ),
   },
 ];
-export { estimateChatRequests } from './estimate.js';
+
+/**
+ * Chat completions over four providers, fallbacks, usage, embeddings and images: its resolvers, the providers'
+ * estimate, its cost hints, GraphiQL tabs, and its start-up state (the usage ledger, the uploaded documents).
+ */
+export const chat: Domain = {
+  name: 'chat',
+  resolvers,
+  estimate: estimateChatRequests,
+  costHints: chatCostHints,
+  examples: chatExamples,
+  services: (services) => ({ chatUsage: createChatLedger(services), chatDocuments: new ChatDocuments(services) }),
+};

@@ -1,10 +1,11 @@
-import type { Resolvers } from '../../generated/resolvers.js';
+import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { enterpriseCostHints } from './cost.js';
+import { estimateGraphRequests } from './estimate.js';
+import { createLiveHealth, whenLiveHealthChanges } from './live/feed.js';
 import { liveResolvers } from './live/resolvers.js';
 import { resolvers } from './resolvers.js';
 
-/** Enterprise data (Microsoft Graph service communications), live health included: resolvers and GraphiQL tabs. */
-export const enterpriseResolvers: Resolvers = { ...resolvers, ...liveResolvers };
 export const enterpriseExamples: GraphiqlExample[] = [
   {
     title: 'Service health (Microsoft Graph): Run offers each operation of this tab',
@@ -85,4 +86,17 @@ mutation Restore {
 }`,
   },
 ];
-export { estimateGraphRequests } from './estimate.js';
+
+/**
+ * Enterprise data (Microsoft Graph service communications), live health included: its resolvers, the Graph estimate, its cost hints, GraphiQL tabs,
+ * the live health feed (built at start-up, polling only while subscribed) and the stale answers its changes make.
+ */
+export const enterprise: Domain = {
+  name: 'enterprise',
+  resolvers: { ...resolvers, ...liveResolvers },
+  estimate: estimateGraphRequests,
+  costHints: enterpriseCostHints,
+  examples: enterpriseExamples,
+  services: (services, options) => ({ liveHealth: createLiveHealth(services, options.liveHealth) }),
+  staleAnswers: whenLiveHealthChanges,
+};

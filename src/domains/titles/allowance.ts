@@ -1,6 +1,6 @@
 /**
  * The OMDb requests an operation was admitted for: the budget's estimate (pipeline/rules/upstreamBudget.ts), made
- * before execution with bounds for what it has not seen (quotaGuard.ts: a series 8 seasons, a season 26 episodes).
+ * before execution with bounds for what it has not seen (estimate.ts: a series 8 seasons, a season 26 episodes).
  * The loader sends no more: a request past the allowance is refused at its field, so an operation's
  * `upstreamRequests` never passes its `upstreamRequestsEstimated` (retries aside) and what GATEWAY_MAX_UPSTREAM_REQUESTS
  * and a client's cost budget admitted is what runs. The answers it did fetch stay cached, so the same operation sent

@@ -1,9 +1,9 @@
 import type { CostHints } from '../../planning/cost.js';
 import { UNSEEN_SEASON_EPISODES, UNSEEN_SERIES_SEASONS } from './allowance.js';
-import { SEARCH_PAGE_SIZE } from './quotaGuard.js';
+import { SEARCH_PAGE_SIZE } from './estimate.js';
 
 /**
- * What the OMDb estimate knows of each field's cost (quotaGuard.ts): the lookups (`title`, a search page, a series, a
+ * What the OMDb estimate knows of each field's cost (estimate.ts): the lookups (`title`, a search page, a series, a
  * season's episodes) send a request of their own; a search page has 10 items, a series is sized as the estimate
  * takes one it has not seen (8 seasons of 26 episodes), and a title has at most 3 ratings (IMDb, Rotten Tomatoes,
  * Metacritic). A search item's fields beyond the search's own look the item up: a router cannot see that, so `items`

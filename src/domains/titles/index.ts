@@ -1,9 +1,10 @@
-import type { Resolvers } from '../../generated/resolvers.js';
+import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { titlesCostHints } from './cost.js';
+import { estimateOmdbBeforeRun } from './estimate.js';
+import { useTitlesQuota } from './quota.js';
 import { titleResolvers } from './resolvers.js';
 
-/** Title metadata (OMDb): resolvers and GraphiQL tabs. */
-export const titlesResolvers: Resolvers = titleResolvers;
 export const titlesExamples: GraphiqlExample[] = [
   {
     title: 'Titles (OMDb): a movie, a search, a search with deferred details, a series. Run offers each',
@@ -65,5 +66,13 @@ query Series {
     variables: JSON.stringify({ imdbId: 'tt0078346', search: 'batman', page: 1, deferredSearch: 'star wars' }, null, 2),
   },
 ];
-export { decideOmdbQuota, estimateOmdbBeforeRun } from './quotaGuard.js';
-export { allowOmdbRequests } from './allowance.js';
+
+/** Title metadata (OMDb): its resolvers, the OMDb estimate, its cost hints, GraphiQL tabs and the daily-quota rule. */
+export const titles: Domain = {
+  name: 'titles',
+  resolvers: titleResolvers,
+  estimate: estimateOmdbBeforeRun,
+  costHints: titlesCostHints,
+  examples: titlesExamples,
+  rules: ({ schema }) => [useTitlesQuota({ schema })],
+};

@@ -3,7 +3,8 @@ import type { GatewayContext } from '../../context/request.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
 import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';
-import { refuseIfOverQuota, SEARCH_PAGE_SIZE } from './quotaGuard.js';
+import { SEARCH_PAGE_SIZE } from './estimate.js';
+import { refuseIfOverQuota } from './quota.js';
 
 /** A field of a title: from what the parent already knows, else from its looked-up record. */
 async function known<K extends keyof TitleRecord>(ref: TitleRef, key: K, ctx: GatewayContext): Promise<TitleRecord[K]> {

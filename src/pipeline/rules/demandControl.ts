@@ -3,7 +3,7 @@ import { OperationKey, operationValue, setOperationValue } from '../../context/r
 import type { GatewayServices } from '../../context/services.js';
 import type { DemandControlConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
-import type { IncrementalPayload } from '../../execution/incremental.js';
+import type { IncrementalPayload } from '../../execution/deferStream.js';
 import { CostModel, UPSTREAM_REQUEST_COST, type CostPlan } from '../../planning/cost.js';
 import { operationShape, rememberedTotals } from '../../planning/upstreamEstimate.js';
 import type { ClientBudgets } from '../../state/index.js';
@@ -64,7 +64,8 @@ export function operationCost(op: Operation): CostExtension | undefined {
  * subscription pays for each upstream request beyond its estimate as it sends it. Metrics and the operation log
  * line carry the figures.
  */
-export function demandControl(schema: GraphQLSchema, services: GatewayServices, budgets?: ClientBudgets): PipelineRule {
+export function useDemandControl(options: { schema: GraphQLSchema; services: GatewayServices; budgets?: ClientBudgets }): PipelineRule {
+  const { schema, services, budgets } = options;
   const config: DemandControlConfig = services.config.demandControl;
   const model = new CostModel(schema);
   const { metrics } = services;

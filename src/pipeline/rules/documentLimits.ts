@@ -9,7 +9,7 @@ import type { PipelineRule } from '../operation.js';
  * alias, directive, cost and field limits as validation rules (run where the document is validated: the pipeline's
  * document cache, or Apollo's for HTTP).
  */
-export function documentLimits(limits: OperationLimits): PipelineRule & { validationRules: ValidationRule[] } {
+export function useDocumentLimits({ limits }: { limits: OperationLimits }): PipelineRule & { validationRules: ValidationRule[] } {
   return {
     name: 'documentLimits',
     validationRules: limitRules(limits),

@@ -291,7 +291,7 @@ function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, 
  * until it finishes; past a cap it is refused with RATE_LIMITED (HTTP 429) before anything runs. The client is the
  * identity its transport passed in the operation's init.
  */
-export function fairShareRule(fairShare: FairShare): PipelineRule {
+export function useFairShare({ fairShare }: { fairShare: FairShare }): PipelineRule {
   return {
     name: 'fairShare',
     admit(op) {

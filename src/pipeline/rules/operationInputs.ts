@@ -1,7 +1,7 @@
 import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { OperationLimits } from '../../config/limits.js';
 import { ErrorCode } from '../../errors/codes.js';
-import { incrementalArgumentsError } from '../../execution/incremental.js';
+import { incrementalArgumentsError } from '../../execution/deferStream.js';
 import type { AdmittedOperation, PipelineRule } from '../operation.js';
 
 /**
@@ -22,9 +22,10 @@ export const MAX_VARIABLES_DEPTH = 64;
  *   variable is the client's mistake (BAD_USER_INPUT), for a mutation or subscription as for a query, where a rule
  *   reading an argument from it would otherwise throw (INTERNAL_SERVER_ERROR). The coerced values replace
  *   `op.variables`, so every later rule reads what execution will see;
- * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/incremental.ts).
+ * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/deferStream.ts).
  */
-export function operationInputs(schema: GraphQLSchema, limits: Pick<OperationLimits, 'maxEntityRepresentations'>, maxBytes: number): PipelineRule {
+export function useOperationInputs(options: { schema: GraphQLSchema; limits: Pick<OperationLimits, 'maxEntityRepresentations'>; maxVariablesBytes: number }): PipelineRule {
+  const { schema, limits, maxVariablesBytes: maxBytes } = options;
   return {
     name: 'operationInputs',
     admit(op) {

@@ -14,7 +14,7 @@ export function capClientString(text: string | null | undefined): string | null 
 }
 
 /** One `operation` log line and the operation metrics when any operation ends, on every transport alike. */
-export function operationLog(services: GatewayServices): PipelineRule {
+export function useOperationLog({ services }: { services: GatewayServices }): PipelineRule {
   const { metrics, log } = services;
   return {
     name: 'operationLog',

@@ -5,7 +5,7 @@ import type { PipelineRule } from '../operation.js';
  * One OpenTelemetry span per operation (OTEL_EXPORTER_OTLP_ENDPOINT), a child of the caller's `traceparent`, named
  * once the operation is known and ended with the codes of its errors. Without tracing every hook returns at once.
  */
-export function operationTracing(tracing: Tracing | undefined): PipelineRule {
+export function useOperationSpan({ tracing }: { tracing?: Tracing }): PipelineRule {
   return {
     name: 'tracing',
     begin(op, init) {

@@ -9,7 +9,7 @@ import type { OperationPayload, PipelineRule } from '../operation.js';
  * Only the manifest's operations run: a payload's id (or full text) becomes the listed document, and the id's
  * carriers (`documentId`, `extensions.persistedQuery`) are dropped so nothing downstream tries to resolve it again.
  */
-export function persistedOperationsRule(manifest: PersistedOperations): PipelineRule {
+export function usePersistedOperations({ manifest }: { manifest: PersistedOperations }): PipelineRule {
   return {
     name: 'persistedOperations',
     prepare(payload) {

@@ -1,13 +1,46 @@
 import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
 import { createHash } from 'node:crypto';
-import type { ChangeBatch } from '../../domains/enterprise/live/changes.js';
+import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { ResponseStore } from '../../state/index.js';
 import { CachePolicies, CacheScope } from './cachePolicy.js';
 import type { AdmittedOperation, Operation, PipelineRule } from '../operation.js';
 
-/** The domain live service health changes: its cached answers go when the live feed reports a change. */
-const LIVE_DOMAIN = 'enterprise';
+/**
+ * What makes a domain's cached answers stale besides the gateway's own mutations (a domain's `staleAnswers`: the
+ * enterprise domain's live health feed): `watch` subscribes `drop` and gives the unsubscribe.
+ */
+export interface StaleAnswers {
+  /** The domain whose answers are dropped (a cached answer is tagged with the domains it selects). */
+  domain: string;
+  watch(drop: () => void): Promise<() => void>;
+}
+
+/** Options of {@link useResponseCache}. */
+export interface ResponseCacheOptions {
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  /** The served domains' signals of stale answers. */
+  staleAnswers?: readonly StaleAnswers[];
+}
+
+/**
+ * The response cache rule (RESPONSE_CACHE_MAX_BYTES; off at 0, its policy still computed for `Cache-Control`). Each
+ * stale-answer signal drops its domain's answers when it fires; they stop listening when the gateway closes.
+ */
+export function useResponseCache(options: ResponseCacheOptions): ResponseCache {
+  const { schema, services } = options;
+  const maxBytes = services.config.responseCacheMaxBytes;
+  const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
+  const cache = new ResponseCache(schema, store);
+  if (store) {
+    for (const stale of options.staleAnswers ?? []) {
+      const listening = stale.watch(() => void cache.invalidate([stale.domain]));
+      services.onClose.push(async () => (await listening)());
+    }
+  }
+  return cache;
+}
 
 /**
  * The response cache: a query's whole answer, kept for the `maxAge` of its `@cacheControl` policy and served at
@@ -16,7 +49,7 @@ const LIVE_DOMAIN = 'enterprise';
  * once). Keyed by the document, operation name and variables; for `PRIVATE` data, or whenever the caller sends its
  * own `Authorization` (delegated Graph access: its tenant's data), by a hash of that caller too. Only answers
  * without errors are kept. A mutation drops the answers of the domains it writes (after it ran, before its answer
- * leaves); a live service-health change drops the enterprise domain's answers.
+ * leaves); a domain's stale-answer signal drops that domain's answers (the enterprise domain's live health feed).
  *
  * The policy is computed for every operation, cache on or off (the HTTP adapter turns it into `Cache-Control`).
  */
@@ -29,7 +62,6 @@ export class ResponseCache implements PipelineRule {
    * write invalidated may have read the old data, so its answer is not kept.
    */
   private invalidations = 0;
-  private readonly admittedAt = new WeakMap<Operation, number>();
   /**
    * Keeps a query's answer, or drops what a mutation wrote. Absent with the cache off, so the pipeline does not wait
    * on it after every operation.
@@ -45,26 +77,12 @@ export class ResponseCache implements PipelineRule {
     if (store) this.completed = (op, result) => this.keep(op, result);
   }
 
-  /** Listens to the live-health channel (`src/domains/enterprise/live`) when the enterprise domain is served. */
-  static create(schema: GraphQLSchema, services: GatewayServices): ResponseCache {
-    const maxBytes = services.config.responseCacheMaxBytes;
-    const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
-    const cache = new ResponseCache(schema, store);
-    if (store && schema.getSubscriptionType()?.getFields().serviceHealthChanged) {
-      const listening = services.state.channel<ChangeBatch>('live-health').subscribe((batch) => {
-        if (batch.health.length || batch.messages.length) void cache.invalidate([LIVE_DOMAIN]);
-      });
-      services.onClose.push(async () => (await listening)());
-    }
-    return cache;
-  }
-
   admit(op: AdmittedOperation): undefined | Promise<undefined> {
     const policy = this.policies.of(op.document, op.operation);
     op.cachePolicy = policy;
     const key = this.store && this.keyOf(op);
     if (!key) return undefined;
-    this.admittedAt.set(op, this.invalidations);
+    setOperationValue(op.context, ADMITTED_AT, this.invalidations);
     return this.store!.get(key, policy.domains).then((body) => {
       if (body) op.answer = JSON.parse(body) as ExecutionResult;
       return undefined;
@@ -75,11 +93,12 @@ export class ResponseCache implements PipelineRule {
     if (!this.store || !op.cachePolicy) return;
     if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
     const key = this.keyOf(op);
-    if (!key || result.errors?.length || !result.data || this.admittedAt.get(op) !== this.invalidations) return;
+    if (!key || result.errors?.length || !result.data || operationValue(op.context, ADMITTED_AT) !== this.invalidations) return;
     await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
   }
 
-  private invalidate(tags: readonly string[]): Promise<void> {
+  /** Drops the answers tagged with any of `tags` (domains). */
+  invalidate(tags: readonly string[]): Promise<void> {
     this.invalidations++;
     return this.store!.invalidate(tags);
   }
@@ -99,6 +118,9 @@ export class ResponseCache implements PipelineRule {
     return hash.digest('base64url');
   }
 }
+
+/** The invalidation count a query saw at admission ({@link ResponseCache}). */
+const ADMITTED_AT = new OperationKey<number>('the invalidations the response cache had seen at admission');
 
 /**
  * `Cache-Control` of an HTTP answer: `public, max-age=N` only for an answer any caller would get (a GET query of

@@ -1,6 +1,11 @@
 import { ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import type { Operation, PipelineRule } from '../operation.js';
 
+/** Shutdown as a rule: the pipeline's core also reads it (`draining`, `drain`). */
+export function useShutdown(): Shutdown {
+  return new Shutdown();
+}
+
 /** How long operations aborted at the end of the grace get to send their protocol's end before sockets close. */
 const AFTER_ABORT_MS = 1000;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
-import { describe, type Problem } from './request.js';
+import { describe, type Problem } from './chatRequest.js';
 
 /** Ark error types: the HTTP status family each code belongs to (docs/upstreams.md §3.2). */
 enum ArkType {

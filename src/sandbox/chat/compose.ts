@@ -1,4 +1,4 @@
-import type { ChatRequest } from './request.js';
+import type { ChatRequest } from './chatRequest.js';
 
 /**
  * What the emulated model says: sentences composed from the conversation instead of random words, so that a person

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
-import { describe, type Problem } from './request.js';
+import { describe, type Problem } from './chatRequest.js';
 
 const deepseekError = (status: number, message: string, type: string, code: string | null = 'invalid_request_error'): ErrorReply => ({
   status,

@@ -9,7 +9,7 @@ import type { ChatProvider } from './provider.js';
 import { RateWindow } from './rateWindow.js';
 import { servedModel, type SandboxModel } from './models.js';
 import { PromptCache } from './promptCache.js';
-import { checkModel, countPromptTokens, isProblem, parseChatRequest, type ChatRequest, type Problem } from './request.js';
+import { checkModel, countPromptTokens, isProblem, parseChatRequest, type ChatRequest, type Problem } from './chatRequest.js';
 import { completionBody, streamEvents, totalUsage } from './response.js';
 import { writeJsonAfterGeneration, writeSse } from './wire.js';
 

@@ -5,7 +5,7 @@ import { extname } from 'node:path';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { sendJson } from '../http.js';
 import type { EmulatorContext, SandboxRequest } from '../types.js';
-import { countPromptTokens, parseChatRequest, isProblem, type Problem } from './request.js';
+import { countPromptTokens, parseChatRequest, isProblem, type Problem } from './chatRequest.js';
 import { servedModel, type SandboxModel } from './models.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest, ToolDefinition } from './request.js';
+import type { ChatRequest, ToolDefinition } from './chatRequest.js';
 import { mulberry32 } from '../prng.js';
 import { answerSentences, emulatedNote, readConversation, reasoningSentences, tokenize, type Conversation } from './compose.js';
 

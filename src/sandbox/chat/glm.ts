@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { SANDBOX_MEDIA_MODELS, SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
-import { describe, type Problem } from './request.js';
+import { describe, type Problem } from './chatRequest.js';
 
 /** Zhipu BigModel business codes (docs/upstreams.md §3.1); the HTTP status goes with the code. */
 enum GlmCode {

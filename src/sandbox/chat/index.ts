@@ -1,7 +1,7 @@
 /**
  * The four chat-completion emulators: glm (P), ark (Q), deepseek (R), moonshot (S), as docs/upstreams.md §3 describes them.
  *
- * Layout: one OpenAI-style core — `request.ts` (parse and shared checks), `generator.ts` (deterministic tokens),
+ * Layout: one OpenAI-style core — `chatRequest.ts` (parse and shared checks), `generator.ts` (deterministic tokens),
  * `compose.ts` (their words, from the conversation), `response.ts` (bodies and chunk sequences), `wire.ts` (paced
  * SSE and JSON writes), `rateWindow.ts`, `emulator.ts` (the request flow) — and one file per provider with only what
  * differs (`provider.ts` lists those differences).

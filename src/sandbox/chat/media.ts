@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { sendJson } from '../http.js';
 import { mulberry32 } from '../prng.js';
 import type { EmulatorContext, SandboxRequest } from '../types.js';
-import type { ErrorReply, Problem } from './request.js';
+import type { ErrorReply, Problem } from './chatRequest.js';
 
 /**
  * Embeddings (`POST …/embeddings`) and image generation (`POST …/images/generations`) for the providers that serve

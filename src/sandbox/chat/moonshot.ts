@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
-import { describe, type Problem } from './request.js';
+import { describe, type Problem } from './chatRequest.js';
 
 const moonshotError = (status: number, type: string, message: string, headers?: Record<string, string>): ErrorReply => ({
   status,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countPromptTokens, type ChatMessage } from './request.js';
+import { countPromptTokens, type ChatMessage } from './chatRequest.js';
 
 /** Most prefixes one emulator remembers; the oldest go first. */
 const MAX_PREFIXES = 10_000;

@@ -1,9 +1,9 @@
 import type { ChatProviderName, SandboxModel } from './models.js';
 import type { FinishCause } from './generator.js';
 import type { MediaProvider } from './media.js';
-import type { ChatRequest, ErrorReply, Problem, RequestLimits } from './request.js';
+import type { ChatRequest, ErrorReply, Problem, RequestLimits } from './chatRequest.js';
 
-export type { ErrorReply } from './request.js';
+export type { ErrorReply } from './chatRequest.js';
 
 /** Token counts of one answer. */
 export interface UsageCounts {

@@ -1,6 +1,6 @@
 import { completionTokens, type GeneratedChoice } from './generator.js';
 import type { ChatProvider, UsageCounts } from './provider.js';
-import type { ChatRequest } from './request.js';
+import type { ChatRequest } from './chatRequest.js';
 import type { SseEvent } from './wire.js';
 
 /** The fields every body and chunk of one answer shares. */

@@ -5,7 +5,7 @@ import { OperationKey, operationValue, type GatewayContext } from '../../context
 import type { GatewayServices } from '../../context/services.js';
 import { compiledExecute } from '../../execution/compiled.js';
 import type { HostedOperation, OperationPipeline } from '../../pipeline/index.js';
-import { subscriptionOverHttp } from './request.js';
+import { subscriptionOverHttp } from './classify.js';
 import { graphqlStatus, retryAfterOf } from './response.js';
 
 /** The pipeline's operation Apollo runs in, for Apollo's plugin (Apollo copies contexts; this map is shared). */
@@ -14,7 +14,7 @@ export const HOSTED_OPERATION = new OperationKey<HostedOperation>('the operation
 /**
  * Apollo Server as the adapter for what it is best at (GET, automatic persisted queries, batches, unusual `Accept`
  * headers, its own texts for documents that fail to parse or validate), behind the request classifier
- * (request.ts): CSRF prevention is decided there, so Apollo's own check is off. Parsing and validation use the
+ * (classify.ts): CSRF prevention is decided there, so Apollo's own check is off. Parsing and validation use the
  * pipeline's settings and document cache; the one plugin hands the operation to the pipeline's rules; execution is
  * compiled (execution/compiled.ts).
  */

@@ -6,7 +6,7 @@ const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-request-id, a
 
 /**
  * CORS for browser frontends on other origins (CORS_ORIGINS). Answers a preflight itself (returns true), otherwise
- * adds the headers and lets the request go on. CSRF prevention stays on independently (Apollo Server's rule, decided in request.ts).
+ * adds the headers and lets the request go on. CSRF prevention stays on independently (Apollo Server's rule, decided in classify.ts).
  */
 export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: readonly string[]): boolean {
   const origin = req.headers.origin;

@@ -5,18 +5,18 @@ import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { createApolloAdapter, HOSTED_OPERATION } from './apollo.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller, whenGone } from './operation.js';
-import { subscriptionOverHttp, type GraphqlHttpRoute } from './request.js';
+import { httpCaller, whenGone } from './operationInit.js';
+import { subscriptionOverHttp, type GraphqlHttpRoute } from './classify.js';
 import { resultStatus, sendApolloResponse, sendResult } from './response.js';
 
 type DirectRoute = Extract<GraphqlHttpRoute, { kind: 'direct' }>;
 type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
 
-/** GraphQL over HTTP answers no subscription: the streaming protocols serve them (request.ts routes those). */
+/** GraphQL over HTTP answers no subscription: the streaming protocols serve them (classify.ts routes those). */
 const noSubscription = (type: string) => (type === 'subscription' ? subscriptionOverHttp() : undefined);
 
 /**
- * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (request.ts) gives it:
+ * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (classify.ts) gives it:
  * - `direct`: the request most clients send (a JSON POST of a known, valid document): the pipeline's entry runs it
  *   as on every other transport and answers it as GraphQL over HTTP; response.ts writes it.
  * - `apollo`: GET, automatic persisted queries, batches, unusual `Accept` headers, documents that do not parse or

@@ -6,9 +6,9 @@ import {
   type OperationPipeline,
   type OperationStream,
 } from '../../pipeline/index.js';
-import { subscriptionOverHttp } from './request.js';
+import { subscriptionOverHttp } from './classify.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller } from './operation.js';
+import { httpCaller } from './operationInit.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter } from './multipartWriter.js';
@@ -84,7 +84,7 @@ export function createIncrementalResponder(
   return {
     respond,
     /**
-     * Serves an operation the classifier read and prepared already (request.ts): the pipeline's admission, then the
+     * Serves an operation the classifier read and prepared already (classify.ts): the pipeline's admission, then the
      * parts.
      */
     async serve(

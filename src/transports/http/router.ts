@@ -12,7 +12,7 @@ import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
 import { createIncrementalResponder } from './incremental.js';
 import { createMultipartHandler } from './multipart.js';
-import { createRequestClassifier } from './request.js';
+import { createRequestClassifier } from './classify.js';
 import { sendJson, sendRefusal } from './response.js';
 import { createSseHandler } from './sse.js';
 
@@ -43,7 +43,7 @@ const KNOWN_ROUTES = new Set(['/graphql', ...MCP_PATHS, '/healthz', '/readyz', '
 /**
  * The HTTP front door: the server's one request listener. Every request gets a request id and the HTTP metrics;
  * then the Host and Origin checks, the connection caps (against the client it resolves), health, GraphiQL and `/mcp`; `/graphql` gets CORS, the API key and the shutdown refusal,
- * then the classifier (request.ts) decides once what the request is and hands it to the one handler of its kind.
+ * then the classifier (classify.ts) decides once what the request is and hands it to the one handler of its kind.
  * Every answer is written by response.ts.
  */
 export async function createHttpTransport(

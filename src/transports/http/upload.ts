@@ -4,7 +4,7 @@ import { Kind, type GraphQLError, type OperationDefinitionNode, type TypeNode } 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import { describeBytes } from '../../upstreams/http/body.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES } from './requestBody.js';
 
 /** Files one request may carry: `uploadChatDocument` takes one, and one at a time keeps the spooled bytes bounded. */
 export const MAX_UPLOAD_FILES = 1;

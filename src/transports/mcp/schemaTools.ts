@@ -2,7 +2,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { getOperationAST, getVariableValues, GraphQLError, print, type GraphQLFormattedError } from 'graphql';
 import type { GatewayServices } from '../../context/services.js';
 import { badInput, ErrorReason, type GatewayError } from '../../errors/codes.js';
-import { requestError } from '../../pipeline/documents.js';
+import { requestError } from '../../pipeline/documentCache.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { budgetRefusal } from '../../planning/upstreamEstimate.js';
 import type { JsonSchema } from '../../trusted/variablesSchema.js';

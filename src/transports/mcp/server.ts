@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refusalStatus, type GatewayError } from '../../errors/codes.js';
 import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
-import { MAX_BODY_BYTES, readBody } from '../http/body.js';
+import { MAX_BODY_BYTES, readBody } from '../http/requestBody.js';
 import { sendJson } from '../http/response.js';
 import type { Caller } from '../../observability/caller.js';
 import type { ClientResolver } from '../clientIdentity.js';

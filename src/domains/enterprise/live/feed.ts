@@ -1,5 +1,5 @@
 import { createContext, setOperationValue, type GatewayContext } from '../../../context/request.js';
-import type { GatewayServices } from '../../../context/services.js';
+import type { CoreServices, GatewayServices } from '../../../context/services.js';
 import { eventStream, type EventSink } from '../../../execution/eventStream.js';
 import { shareEvent } from '../../../execution/sharedEvents.js';
 import { ENTERPRISE_SESSION, EnterpriseSession } from '../session.js';
@@ -79,9 +79,11 @@ export class LiveHealth {
   private readonly bus: FanOut<ChangeBatch>;
   private listening: Promise<() => void> | undefined;
   private readonly closed = new AbortController();
+  /** The whole services, from the first subscriber (see {@link join}). */
+  private gateway: GatewayServices | undefined;
 
   constructor(
-    private readonly services: GatewayServices,
+    private readonly services: CoreServices,
     options: LiveHealthOptions = {},
   ) {
     this.metrics = new LiveMetrics(services.metrics.registry);
@@ -108,12 +110,13 @@ export class LiveHealth {
     return this.health.size + this.messages.size;
   }
 
-  healthChanges(filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<HealthEvent> {
-    return this.join(this.health, filter, signal);
+  /** A subscriber's stream of health changes; `services` are its context's, in which each batch is resolved. */
+  healthChanges(filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<HealthEvent> {
+    return this.join(this.health, filter, services, signal);
   }
 
-  messagePosts(filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<MessageEvent> {
-    return this.join(this.messages, filter, signal);
+  messagePosts(filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<MessageEvent> {
+    return this.join(this.messages, filter, services, signal);
   }
 
   async close(): Promise<void> {
@@ -123,7 +126,10 @@ export class LiveHealth {
     (await this.listening)?.();
   }
 
-  private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, signal: AbortSignal): AsyncIterableIterator<T> {
+  private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<T> {
+    // The gateway's services, whole (its domains' state, the trusted operations), as every subscriber's context has
+    // them: this feed is built before them, from the core services.
+    this.gateway ??= services;
     const subscriber: Subscriber<T> = { filter, sink: undefined };
     const leave = () => {
       if (set.delete(subscriber)) this.demandChanged();
@@ -153,7 +159,8 @@ export class LiveHealth {
    * fields with the same variables are executed and serialised once per change.
    */
   private deliver(batch: ChangeBatch): void {
-    const scope = new BatchScope(this.services, batch.poll, this.closed.signal);
+    if (!this.gateway) return;
+    const scope = new BatchScope(this.gateway, batch.poll, this.closed.signal);
     const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
     // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
     // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
@@ -175,8 +182,24 @@ declare module '../../../context/services.js' {
   }
 }
 
-/** The replica's live health, built at start-up (domains/index.ts); a test may pass options (a hand-driven clock, a state shared by two gateways in one process). */
-export function createLiveHealth(services: GatewayServices, options?: LiveHealthOptions): LiveHealth {
+declare module '../../domain.js' {
+  interface DomainServicesOptions {
+    liveHealth?: LiveHealthOptions;
+  }
+}
+
+/**
+ * Calls `drop` when the live feed reports a change (this replica's poll or another's, through the shared channel):
+ * the enterprise domain's cached answers are stale then (its Domain's `staleAnswers`).
+ */
+export function whenLiveHealthChanges(services: CoreServices, drop: () => void): Promise<() => void> {
+  return services.state.channel<ChangeBatch>('live-health').subscribe((batch) => {
+    if (batch.health.length || batch.messages.length) drop();
+  });
+}
+
+/** The replica's live health, built at start-up (its Domain's `services`, domains/enterprise/index.ts); a test may pass options (a hand-driven clock, a state shared by two gateways in one process). */
+export function createLiveHealth(services: CoreServices, options?: LiveHealthOptions): LiveHealth {
   const live = new LiveHealth(services, options);
   services.onClose.push(() => live.close());
   return live;

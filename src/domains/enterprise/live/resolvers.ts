@@ -61,7 +61,7 @@ export const liveResolvers: Resolvers = {
       subscribe: (_root, { services }, ctx) => {
         const filter = serviceFilter(services);
         checkCanPoll(ctx);
-        return ctx.services.domains.liveHealth.healthChanges(filter, ctx.signal);
+        return ctx.services.domains.liveHealth.healthChanges(filter, ctx.services, ctx.signal);
       },
       resolve: (event: HealthEvent, _args: unknown, ctx: GatewayContext) => {
         event.scope.adopt(ctx);
@@ -72,7 +72,7 @@ export const liveResolvers: Resolvers = {
       subscribe: (_root, { services }, ctx) => {
         const filter = serviceFilter(services);
         checkCanPoll(ctx);
-        return ctx.services.domains.liveHealth.messagePosts(filter, ctx.signal);
+        return ctx.services.domains.liveHealth.messagePosts(filter, ctx.services, ctx.signal);
       },
       async resolve({ post, scope }: MessageEvent, _args: unknown, ctx: GatewayContext, info: GraphQLResolveInfo) {
         scope.adopt(ctx);

@@ -25,7 +25,7 @@ interface KeyValueStore<V> {
  * would otherwise sit before every first token). Apollo Server, where it still parses (GET, APQ, batches), keeps its
  * documents in the same cache under its own keys, so one bound holds for both.
  */
-export class Documents {
+export class DocumentCache {
   readonly limitRules: readonly ValidationRule[];
   readonly parseOptions: ParseOptions;
   /** Whether "Did you mean …?" suggestions may be shown (wherever introspection is). */

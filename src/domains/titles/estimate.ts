@@ -1,24 +1,19 @@
 /**
- * The daily-quota guard: before the first OMDb field of an operation resolves, estimate the upstream requests the
- * whole operation can need and refuse it (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it) rather than start work
- * that would cross the quota halfway. The decision is made before execution by the operation pipeline's titles-quota
- * rule (src/pipeline/rules/titlesQuota.ts), the same on every transport; the OMDb fields report it.
+ * The OMDb estimate: before execution, the upstream requests the whole operation can need, for the upstream-request
+ * budget and the daily quota (quota.ts), which refuses an operation (UPSTREAM_QUOTA_EXHAUSTED, every OMDb field of it)
+ * rather than start work that would cross the quota halfway.
  *
  * The estimate walks the operation (fragments, @skip/@include, variables) and counts distinct requests, as the
  * loaders will dedupe them: a lookup per `title`, a request per search page plus one lookup per item when fields
  * beyond a search item's own are selected, a request per season list, and so on. Requests the shared cache answers
  * are left out; where a count is unknown before fetching (seasons of an uncached series, episodes of an uncached
  * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
- * to: it sends no more requests than the estimate admitted (allowance.ts). Concurrent operations are not reserved
- * against each other: the client's hard cap, one quota unit taken before each request, still keeps the day's total
- * within the quota. With Redis, a refusal is
- * checked again against the shared cache, since the walk sees only this replica's copy.
+ * to: it sends no more requests than the estimate admitted (allowance.ts).
  */
 import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { selectedFields } from '../../planning/selection.js';
 import { servedTypeName } from '../../planning/servedNames.js';
-import { OperationKey, operationValue, setOperationValue, type GatewayContext } from '../../context/request.js';
-import type { OperationShape, UpstreamEstimator } from '../../planning/upstreamEstimate.js';
+import type { UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import { searchQuery, titleQuery, type SearchArgs, type TitleArgs } from './input.js';
@@ -236,7 +231,7 @@ const PREFETCH_ROUNDS = 4;
  * The estimate once this replica's cache holds what the shared cache (other replicas) has for the operation: copy
  * the entries it missed, walk again (cached answers reveal the next level's requests), until nothing new turns up.
  */
-async function estimateWithSharedCache(info: GraphQLResolveInfo, client: OmdbClient): Promise<number> {
+export async function estimateWithSharedCache(info: GraphQLResolveInfo, client: OmdbClient): Promise<number> {
   let estimate = new Estimate(info, client);
   let needed = estimate.operation(info.operation);
   const fetched = new Set<string>();
@@ -249,43 +244,4 @@ async function estimateWithSharedCache(info: GraphQLResolveInfo, client: OmdbCli
     needed = estimate.operation(info.operation);
   }
   return needed;
-}
-
-interface Decision {
-  refused: number;
-  remaining: number;
-}
-
-const DECISION = new OperationKey<Decision>('the OMDb quota decision of this operation');
-
-/**
- * Decides, before execution, whether the operation may spend OMDb quota (the operation pipeline's titles-quota
- * rule calls it on every transport): `needed` is the budget's estimate when it made one. A refusal is kept in the
- * context and reported by each OMDb field ({@link refuseIfOverQuota}), so the operation's other domains still answer.
- * Returns a promise only when the operation needs OMDb requests at all.
- */
-export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, needed: number | undefined): Promise<void> | undefined {
-  const client = ctx.services.clients.omdb;
-  const info = shape as unknown as GraphQLResolveInfo;
-  const estimate = needed ?? estimateOmdbRequests(info, client);
-  // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
-  if (estimate === 0) return undefined;
-  return decide(ctx, info, client, estimate).then((decision) => setOperationValue(ctx, DECISION, decision));
-}
-
-/** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
-export function refuseIfOverQuota(ctx: GatewayContext): void {
-  const decision = operationValue(ctx, DECISION);
-  if (decision?.refused) throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
-}
-
-async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
-  let needed = estimate;
-  // Enough for the estimate is all the decision needs: with Redis, a slice this replica holds answers it locally.
-  const remaining = await client.quota.remaining(needed);
-  // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
-  if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
-  const refused = needed > remaining ? needed : 0;
-  if (refused) ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
-  return { refused, remaining };
 }

@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
-import type { GatewayServices, ResolvedUpstream } from '../context/services.js';
+import type { CoreServices, GatewayServices, ResolvedUpstream } from '../context/services.js';
 import { createErrorFormatter } from '../errors/format.js';
-import { createDomainServices, upstreamEstimators, type DomainServicesOptions } from '../domains/index.js';
+import { createDomainServices, servedDomains, type DomainServicesOptions } from '../domains/index.js';
 import type { Tracing } from '../observability/tracing.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
@@ -12,7 +12,7 @@ import { InProcessTransport } from '../transports/inProcess.js';
 import { refreshChatModels } from '../upstreams/chat/client.js';
 import { createUpstreamClients } from '../upstreams/clients.js';
 import type { UpstreamDependencies } from '../upstreams/dependencies.js';
-import { bindTrustedToolset, loadTrustedToolset } from './trusted.js';
+import { createTrustedToolset, loadTrustedOperations } from './trusted.js';
 
 /** A gateway without its transports: the schema, the services every request shares, and the operation pipeline. */
 export interface GatewayCore {
@@ -26,9 +26,10 @@ export interface GatewayCore {
 }
 
 /**
- * Builds everything an operation needs, once, in dependency order: the schema of the served domains, the upstream
- * clients, the trusted operations, each domain's long-lived state, the upstream estimates, and the pipeline; then the
- * trusted operations become runnable through that pipeline (for /mcp and chat graph tools alike).
+ * Builds everything an operation needs, once, in dependency order, each part from the parts before it: the schema of
+ * the served domains, the trusted operations (validated against it), the upstream clients, each domain's long-lived
+ * state, the upstream estimates and the domains' rules, the pipeline and its in-process entry; the trusted toolset
+ * runs through that entry. Nothing is filled in later.
  */
 export async function createGatewayCore(input: {
   dependencies: UpstreamDependencies;
@@ -40,8 +41,7 @@ export async function createGatewayCore(input: {
   const { dependencies } = input;
   const { config } = dependencies;
   const schema = await buildSchema(config.domains, config.subgraph);
-  const trusted = loadTrustedToolset(schema, config);
-  // The domains' state is built from the services it belongs to; nothing reads it before an operation runs.
+  const operations = loadTrustedOperations(schema, config);
   const formatErrors = createErrorFormatter({
     production: config.production,
     stackTraces: config.errorStackTraces,
@@ -49,17 +49,33 @@ export async function createGatewayCore(input: {
     log: dependencies.log,
     unexpectedLog: new OncePerCause(),
   });
-  const services: GatewayServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), trusted, formatErrors, domains: undefined as never };
-  services.domains = createDomainServices(services, input.domains);
+  const core: CoreServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), formatErrors };
+  // Each domain's state is built from the core services; nothing of it runs before an operation does.
+  const domainServices = createDomainServices(core, input.domains);
   // Live chat providers are offered as their own GET /models lists them, read before the first request.
-  await refreshChatModels(dependencies, services.clients.chat);
-  const estimates = new UpstreamEstimates(services, upstreamEstimators);
+  await refreshChatModels(dependencies, core.clients.chat);
+  // Graph tools run trusted operations through the pipeline while an operation runs there: the toolset reads the
+  // in-process entry and the estimates when called, never while the gateway is being built.
+  const trusted = createTrustedToolset({ schema, operations, pipeline: () => inProcess, estimates: () => estimates });
+  const services: GatewayServices = { ...core, domains: domainServices, trusted };
+  const domains = servedDomains(config.domains);
+  const estimates = new UpstreamEstimates(
+    services,
+    domains.flatMap((d) => (d.estimate ? [d.estimate] : [])),
+  );
   // With Redis, a client's caps hold for the cluster: each share is also a lease in shared state.
   const cluster = dependencies.state.status().store === 'redis' ? dependencies.state.holdings('fair-share') : undefined;
   const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics, cluster });
-  const trustedDocuments = trusted.operations.list().map((op) => op.query);
-  const pipeline = createOperationPipeline({ schema, services, estimates, tracing: input.tracing, fairShare, trustedDocuments });
+  const pipeline = createOperationPipeline({
+    schema,
+    services,
+    estimates,
+    tracing: input.tracing,
+    fairShare,
+    trustedDocuments: operations.list().map((op) => op.query),
+    domainRules: domains.flatMap((d) => d.rules?.({ schema }) ?? []),
+    staleAnswers: domains.flatMap((d) => (d.name && d.staleAnswers ? [{ domain: d.name, watch: (drop: () => void) => d.staleAnswers!(services, drop) }] : [])),
+  });
   const inProcess = new InProcessTransport(pipeline);
-  bindTrustedToolset(trusted, inProcess, estimates);
   return { schema, services, pipeline, fairShare, inProcess };
 }

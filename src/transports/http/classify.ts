@@ -2,9 +2,9 @@ import { getOperationAST, GraphQLError, type DocumentNode, type OperationDefinit
 import Negotiator from 'negotiator';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
-import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/incremental.js';
+import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/deferStream.js';
 import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { MAX_BODY_BYTES, readBody } from './body.js';
+import { MAX_BODY_BYTES, readBody } from './requestBody.js';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
 import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
 
@@ -110,7 +110,7 @@ function resolvedOperation(pipeline: OperationPipeline, payload: OperationPayloa
 }
 
 /**
- * Subscriptions over HTTP are served by the streaming protocols (request.ts routes them); one sent as a plain request
+ * Subscriptions over HTTP are served by the streaming protocols (classify.ts routes them); one sent as a plain request
  * would fail with a confusing non-null error from Apollo: tell the client which protocols stream.
  */
 export function subscriptionOverHttp(): GatewayError {

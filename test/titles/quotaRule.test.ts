@@ -1,5 +1,6 @@
+/** The titles domain's rule (src/domains/titles/quota.ts, `useTitlesQuota`), contributed through its Domain object. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { pipelineHarness, type PipelineHarness } from './support.js';
+import { pipelineHarness, type PipelineHarness } from '../pipeline/support.js';
 
 let h: PipelineHarness;
 beforeAll(async () => {

@@ -1,0 +1,42 @@
+import type { GraphQLSchema } from 'graphql';
+import type { GatewayDomain } from '../config/env.js';
+import type { CoreServices, DomainServices } from '../context/services.js';
+import type { Resolvers } from '../generated/resolvers.js';
+import type { CostHints } from '../planning/cost.js';
+import type { UpstreamEstimator } from '../planning/upstreamEstimate.js';
+import type { GraphiqlExample } from './graphiqlExample.js';
+import type { DomainRule } from './rule.js';
+
+export type { DomainOperation, DomainRule } from './rule.js';
+
+/**
+ * What a test may set in the domains' long-lived state. Each domain declares its own entry beside the code that reads
+ * it (`declare module '…/domains/domain.js'`), as with `DomainServices`.
+ */
+export interface DomainServicesOptions {}
+
+/**
+ * Everything a domain contributes to the gateway, as one object (as a Hive Gateway plugin contributes its hooks): the
+ * schema, the pipeline and the wiring read these and name no domain. Its SDL is `schema/<name>*.graphql`
+ * (src/schema/domains.ts).
+ */
+export interface Domain {
+  /** Its GATEWAY_DOMAINS name; none for what every gateway serves (the shared scalars). */
+  readonly name?: GatewayDomain;
+  readonly resolvers: Resolvers;
+  /** Its estimate of the upstream requests an operation can cause, before execution (the upstream-request budget). */
+  readonly estimate?: UpstreamEstimator;
+  /** What its planner knows of its fields' cost: the SDL's `@cost` and `@listSize` for a router, and the gateway's estimate. */
+  readonly costHints?: CostHints;
+  /** Its GraphiQL tabs, opened on a first visit. */
+  readonly examples?: readonly GraphiqlExample[];
+  /** Its long-lived state, built once at start-up from the gateway's services (a poller, a ledger): nothing runs until used. */
+  services?(services: CoreServices, options: DomainServicesOptions): Partial<DomainServices>;
+  /** Its pipeline rules, built once the schema is known. */
+  rules?(options: { schema: GraphQLSchema }): DomainRule[];
+  /**
+   * When its cached answers go stale (the response cache drops them): subscribes `drop` to what changes its data
+   * outside the gateway's own mutations; gives the unsubscribe. Read only when the domain is served.
+   */
+  staleAnswers?(services: CoreServices, drop: () => void): Promise<() => void>;
+}

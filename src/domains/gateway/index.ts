@@ -1,0 +1,5 @@
+import type { Domain } from '../domain.js';
+import { gatewayExamples, gatewayResolvers } from './resolvers.js';
+
+/** The gateway domain: fields about the graph itself (`schema/gateway.graphql`) and GraphiQL's first tabs. */
+export const gateway: Domain = { name: 'gateway', resolvers: gatewayResolvers, examples: gatewayExamples };
