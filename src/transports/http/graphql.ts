@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { createApolloAdapter, HOSTED_OPERATION } from './apollo.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller, whenGone } from './operationInit.js';
+import { httpCaller, whenGone } from './httpCaller.js';
 import { subscriptionOverHttp, type GraphqlHttpRoute } from './classify.js';
 import { resultStatus, sendApolloResponse, sendResult } from './response.js';
 

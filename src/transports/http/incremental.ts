@@ -8,7 +8,7 @@ import {
 } from '../../pipeline/index.js';
 import { subscriptionOverHttp } from './classify.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller } from './operationInit.js';
+import { httpCaller } from './httpCaller.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter } from './multipartWriter.js';

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, refusalStatus, type GatewayError } from '../../errors/codes.js';
 import { OperationFailed, type OperationPayload, type OperationPipeline } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller } from './operationInit.js';
+import { httpCaller } from './httpCaller.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './requestBody.js';
