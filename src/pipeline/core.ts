@@ -197,6 +197,11 @@ export class OperationPipeline {
     return this.options.fairShare?.connectionRefusal(...args);
   }
 
+  /** A WebSocket found to be a federation router's at `connection_init`: its client's connection share goes back. */
+  routerConnection(...args: Parameters<FairShare['routerConnection']>): void {
+    this.options.fairShare?.routerConnection(...args);
+  }
+
   /** Before parsing: shutdown, persisted operations, document size. Gives the payload to run or the refusal. */
   prepare(payload: OperationPayload): OperationPayload | GraphQLError {
     const closing = this.options.shutdown.refusal();

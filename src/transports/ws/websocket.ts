@@ -15,7 +15,6 @@ import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
 import { sharedNextText } from './sharedNext.js';
 import { sharedResultJson } from '../../execution/sharedEvents.js';
-import type { FairShare } from '../../pipeline/rules/fairShare.js';
 
 /**
  * Longest operation id a client may choose: ids are echoed in every message and written to logs, so a longer one
@@ -56,10 +55,8 @@ export function attachWebSocket(options: {
   schema: GraphQLSchema;
   services: GatewayServices;
   path: string;
-  /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
+  /** Limits, persisted operations, budget, logging: the same rules as every other transport; the connection caps (4429). */
   pipeline: OperationPipeline;
-  /** Connection caps (a socket past them is closed with 4429). */
-  fairShare?: FairShare;
   /** ALLOWED_HOSTS and ALLOWED_ORIGINS: an upgrade they refuse is answered 403. */
   hostOrigin: HostOriginCheck;
   /** Who each connection's and operation's client is (TRUSTED_PROXIES, TRUSTED_ROUTER_KEYS). */
@@ -103,7 +100,7 @@ export function attachWebSocket(options: {
         const wasRouter = conn.client.router;
         conn.client = clients.ofConnection(conn.request, params, typeof key === 'string' ? key : conn.client.apiKey);
         // A router's key in connectionParams: the upgrade counted its socket against its address, a router's is no one's.
-        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) options.fairShare?.routerConnection(conn.request.socket);
+        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) pipeline.routerConnection(conn.request.socket);
         if (typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return pipeline.authenticate(conn.client.apiKey) === undefined;
@@ -202,7 +199,7 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    const refusal = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    const refusal = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
     // Across replicas (REDIS_URL) the upgrade waits for the shared count.
     if (refusal instanceof Promise) void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
     else upgrade(req, socket, head, client, refusal);
