@@ -245,8 +245,9 @@ export class OperationPipeline {
     op.name = payload.operationName ?? operation.name?.value ?? null;
     let streaming = false;
     try {
-      const refusal =
-        options.refuse?.(op.type) ?? (await runInTrace(op.trace, () => this.admitFrom(op as AdmittedOperation, 0)));
+      let refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitFrom(op as AdmittedOperation, 0));
+      // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
+      if (refusal instanceof Promise) refusal = await refusal;
       if (refusal) return this.refused([refusal], op, options);
       const admitted = op as AdmittedOperation;
       if (options.stream) {
