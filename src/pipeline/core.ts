@@ -119,6 +119,22 @@ export type Answer =
       document: DocumentNode;
     };
 
+/** The stages an operation's stream and a hosted operation call on their pipeline (not part of its API). */
+interface Stages {
+  format: ErrorFormatter;
+  admitResolved(
+    op: Operation,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | null | undefined,
+    operationName?: string | null,
+  ): Refusal | Promise<Refusal>;
+  completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void>;
+  answerExtensions(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined;
+  formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult;
+  finish(op: Operation): void;
+}
+
 /**
  * The operation pipeline, whose one entry, {@link execute}, owns an operation from admission to its last result:
  * `prepare` (each rule's, before parsing), parsing and validation with the limits (documentCache.ts), `begin`, `admit`,
@@ -151,6 +167,15 @@ export class OperationPipeline {
   private readonly signalListeners: number;
   /** Which failures of rules reach the log (failedRule). */
   private readonly ruleFailures = new OncePerCause({ windowMs: 60_000, maxPerWindow: 32 });
+  /** What its streams and hosted operations call. */
+  private readonly stages: Stages = {
+    format: (errors, op, quiet) => this.format(errors, op, quiet),
+    admitResolved: (...args) => this.admitResolved(...args),
+    completed: (op, result) => this.completed(op, result),
+    answerExtensions: (op, result) => this.answerExtensions(op, result),
+    formatted: (op, result) => this.formatted(op, result),
+    finish: (op) => this.finish(op),
+  };
 
   constructor(private readonly options: OperationPipelineOptions) {
     this.schema = options.schema;
@@ -254,7 +279,7 @@ export class OperationPipeline {
         streaming = true;
         return {
           kind: 'stream',
-          results: new OperationStream(this, admitted, () => this.run(admitted, options.incremental), options),
+          results: new OperationStream(this.stages, admitted, () => this.run(admitted, options.incremental), options),
           incremental: this.isIncremental(admitted, options.incremental),
           type: admitted.type,
           document: admitted.document,
@@ -271,7 +296,7 @@ export class OperationPipeline {
         const source = result;
         return {
           kind: 'stream',
-          results: new OperationStream(this, admitted, () => source, options),
+          results: new OperationStream(this.stages, admitted, () => source, options),
           incremental: admitted.type !== 'subscription',
           type: admitted.type,
           document: admitted.document,
@@ -294,7 +319,7 @@ export class OperationPipeline {
   ): Promise<T> {
     const op = this.begin(caller, signal);
     try {
-      return await runInTrace(op.trace, () => run(new HostedOperation(this, op)));
+      return await runInTrace(op.trace, () => run(new HostedOperation(this.stages, op)));
     } finally {
       this.finish(op);
     }
@@ -359,7 +384,7 @@ export class OperationPipeline {
    * the one formatter, which notes the codes on the operation, logs an unexpected error's stack and what production
    * masks, and keeps the stack trace only when ERROR_STACK_TRACES asks for it.
    */
-  httpErrors(
+  private httpErrors(
     errors: readonly GraphQLError[],
     op: Operation | undefined,
   ): { errors: GraphQLFormattedError[]; status: number | undefined } {
@@ -410,7 +435,7 @@ export class OperationPipeline {
   }
 
   /** Runs every rule's `admit` on a parsed and validated operation; the first refusal wins. */
-  admitResolved(
+  private admitResolved(
     op: Operation,
     document: DocumentNode,
     operation: OperationDefinitionNode,
@@ -474,7 +499,7 @@ export class OperationPipeline {
    * otherwise, after each rule's `completed` (the response cache keeps it). An answer a rule found at admission (a
    * cached response) is returned without executing. `incremental: false` gives the whole result, compiled.
    */
-  run(
+  private run(
     op: AdmittedOperation,
     incremental?: boolean,
   ): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
@@ -510,13 +535,13 @@ export class OperationPipeline {
   }
 
   /** Each rule's `completed` on a query's or mutation's result, before the client gets it. */
-  async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+  private async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
     if (op.answer) return;
     for (const rule of this.completers) await rule.completed!(op, result);
   }
 
   /** Ends the operation: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
-  finish(op: Operation): void {
+  private finish(op: Operation): void {
     for (const rule of this.finishers) rule.finish!(op);
   }
 
@@ -524,7 +549,7 @@ export class OperationPipeline {
    * The `extensions` a result or part leaving for the client carries: its own and each rule's `answered` (its cost).
    * Once per answer (it counts what the answer brings).
    */
-  answerExtensions(
+  private answerExtensions(
     op: Operation,
     result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
   ): Record<string, unknown> | undefined {
@@ -537,7 +562,7 @@ export class OperationPipeline {
   }
 
   /** A result (or an incremental payload) with its errors formatted for the client, those of each deferred part too, and its extensions. */
-  formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
+  private formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
     const extensions = this.answerers.length ? this.answerExtensions(op, result) : result.extensions;
     if (extensions !== result.extensions) result = { ...result, extensions };
     const incremental = (result as IncrementalPayload).incremental;
@@ -606,7 +631,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
   };
 
   constructor(
-    private readonly pipeline: OperationPipeline,
+    private readonly pipeline: Stages,
     private readonly op: AdmittedOperation,
     private readonly start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
     private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn'> = {},
@@ -689,7 +714,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
  */
 export class HostedOperation {
   constructor(
-    private readonly pipeline: OperationPipeline,
+    private readonly pipeline: Stages,
     private readonly op: Operation,
   ) {}
 
