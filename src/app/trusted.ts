@@ -38,10 +38,10 @@ export function createTrustedToolset(input: {
   estimates: () => UpstreamEstimates;
 }): TrustedToolset {
   const { schema, operations } = input;
-  const execute: ExecuteTrusted = async (trusted, variables, call) => {
+  const execute: ExecuteTrusted = async (trusted, variables, caller, signal) => {
     const result = await input.pipeline().execute(
       { query: trusted.query, operationName: trusted.name, variables },
-      { requestId: call.requestId, transport: call.transport, authorization: call.authorization, apiKey: call.apiKey, client: call.client, authenticated: call.authenticated, signal: call.signal },
+      { ...caller, signal },
     );
     if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
     const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;

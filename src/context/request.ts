@@ -1,39 +1,10 @@
 import type { Logger } from 'pino';
+import type { Caller } from '../observability/caller.js';
 import { UpstreamTally } from '../upstreams/http/tally.js';
 import type { GatewayServices } from './services.js';
 
 
-/**
- * Who a connection or operation comes from, as its transport resolved it (transports/clientIdentity.ts): what the
- * fair-share caps, budgets and ownership count against. The client is its {@link subject} when one is known, else
- * its API key when GATEWAY_API_KEYS is set, else its address (`clientKey` in pipeline/rules/fairShare.ts).
- */
-export interface ClientIdentity {
-  /** The `x-api-key` presented (header or graphql-ws `connectionParams`). */
-  apiKey?: string;
-  /** The socket's peer, or behind a trusted proxy (TRUSTED_PROXIES) the address its `X-Forwarded-For` names. */
-  remoteAddress?: string;
-  /**
-   * Who the client is by an authority the gateway trusts, which wins over the key and the address: the end client a
-   * federation router names (TRUSTED_ROUTER_KEYS, ROUTER_CLIENT_HEADER), or an authenticated caller's subject (a
-   * verified token's `sub`) where a transport authenticates one.
-   */
-  subject?: string;
-  /** It came through a trusted federation router: its connection is not bound by the per-connection caps meant for browsers. */
-  router?: boolean;
-}
-
-/** What the caller presented; never shared between requests. */
-export interface CallerCredentials {
-  /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
-  authorization?: string;
-  /** The gateway API key the caller presented (already checked): operations it starts itself (graph tools) run as it. */
-  apiKey?: string;
-  /** Who the caller is for fair shares, as one key (`clientKey`): its subject, its API key when GATEWAY_API_KEYS is set, else its address. */
-  client?: string;
-  /** Who the caller is, as its transport resolved it: operations it starts itself (graph tools) count against the same client. */
-  identity?: ClientIdentity;
-}
+export type { Caller, ClientIdentity } from '../observability/caller.js';
 
 /**
  * One kind of per-operation state (a DataLoader, the budget's estimate, the quota decision, a fair-share lease),
@@ -54,7 +25,13 @@ export interface GatewayContext {
   requestId: string;
   /** Fires when the client goes away (HTTP connection closed, subscription completed, socket closed). */
   signal: AbortSignal;
-  credentials: CallerCredentials;
+  /** Who runs it (never shared between requests): operations it starts itself (graph tools) run as the same caller. */
+  caller: Caller;
+  /**
+   * The caller for fair shares, budgets and ownership, as one key (`clientKey` in pipeline/rules/fairShare.ts): its
+   * subject, its API key when GATEWAY_API_KEYS is set, else its address; empty when unknown.
+   */
+  client: string;
   log: Logger;
   services: GatewayServices;
   /**
@@ -93,11 +70,8 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return value && REQUEST_ID.test(value) ? value : crypto.randomUUID();
 }
 
-export function createContext(
-  services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; authorization?: string; apiKey?: string; client?: string; identity?: ClientIdentity },
-): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, { authorization: init.authorization, apiKey: init.apiKey, client: init.client, identity: init.identity });
+export function createContext(services: GatewayServices, init: { requestId: string; signal: AbortSignal; caller?: Caller; client?: string }): GatewayContext {
+  return new RequestContext(services, init.requestId, init.signal, init.caller ?? { requestId: init.requestId, transport: 'in-process' }, init.client ?? '');
 }
 
 /**
@@ -115,7 +89,8 @@ class RequestContext implements GatewayContext {
     readonly services: GatewayServices,
     readonly requestId: string,
     readonly signal: AbortSignal,
-    readonly credentials: CallerCredentials,
+    readonly caller: Caller,
+    readonly client: string,
   ) {}
 
   // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in

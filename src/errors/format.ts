@@ -75,9 +75,6 @@ const REQUEST_ERROR_CODES = new Set<string>([
   ErrorReason.PersistedQueryNotSupported,
 ]);
 
-/** graphql-js's wording of a variable whose value does not coerce (as `isBadUserInputGraphQLError` in Apollo reads it). */
-const VARIABLE_COERCION = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" (?:got invalid value |has invalid value|of required type |of non-null type )/;
-
 interface FormatErrorOptions {
   /** Hide messages of unexpected errors. */
   production: boolean;
@@ -106,10 +103,6 @@ function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptio
   } else if (original && REQUEST_ERROR_CODES.has(original)) {
     ext.code = ErrorCode.BadUserInput;
     ext.reason = original;
-  } else if (!original && !formatted.path && VARIABLE_COERCION.test(formatted.message)) {
-    // A variable that does not coerce (graphql-js words it so, before any field runs): what HTTP answers as
-    // BAD_USER_INPUT (transports/http/response.ts), on the streaming transports too.
-    ext.code = ErrorCode.BadUserInput;
   } else if (!original || !CODES.has(original)) {
     ext.code = ErrorCode.InternalServerError;
     if (original) ext.reason = original;

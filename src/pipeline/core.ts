@@ -1,18 +1,34 @@
 import { setMaxListeners } from 'node:events';
-import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
 import { createContext } from '../context/request.js';
 import type { GatewayServices } from '../context/services.js';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
 import type { ErrorFormatter } from '../errors/format.js';
 import { compiledExecute, compiledSubscribe } from '../execution/compiled.js';
-import { deliversIncrementally, executeIncremental, type IncrementalEntry, type IncrementalPayload } from '../execution/deferStream.js';
+import {
+  deliversIncrementally,
+  executeIncremental,
+  type IncrementalEntry,
+  type IncrementalPayload,
+} from '../execution/deferStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { DocumentCache, requestError } from './documentCache.js';
-import type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule, Refusal } from './operation.js';
+import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
-import { clientKey } from './rules/fairShare.js';
+import { clientKey, type FairShare } from './rules/fairShare.js';
 import { capClientString } from './rules/operationLog.js';
+import { cacheControlHeader } from './rules/responseCache.js';
 import type { Shutdown } from './rules/shutdown.js';
 
 /** Options of {@link OperationPipeline}. */
@@ -27,16 +43,106 @@ export interface OperationPipelineOptions {
   shutdown: Shutdown;
   /** GATEWAY_API_KEYS; undefined lets every caller in. */
   apiKeyCheck?: ApiKeyCheck;
+  /** The caps per client, whose connection caps the transports ask through {@link OperationPipeline.connectionRefusal}. */
+  fairShare?: FairShare;
   /** Only the persisted-operation manifest's documents run (Apollo's own APQ is then off). @default false */
   persistedOnly?: boolean;
 }
 
+/** A request whose document its transport found parsed and validated already (the HTTP classifier asks the cache once). */
+export interface ResolvedRequest {
+  payload: OperationPayload;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+}
+
+/** How a transport wants its answer. */
+export interface ExecuteOptions {
+  /** The caller gave up (the connection closed, the client completed): aborts the operation and ends its stream. */
+  signal?: AbortSignal;
+  /** False: a query or mutation with `@defer`/`@stream` runs whole (a transport that cannot send parts). @default true */
+  incremental?: boolean;
+  /**
+   * Every admitted operation as a stream that runs on its first `next()` (one result is a stream of one): for a
+   * transport that writes its head (and heartbeats) before the operation runs. @default false
+   */
+  stream?: boolean;
+  /**
+   * Answered as GraphQL over HTTP: errors as Apollo Server shapes them (a code on each, the stack trace outside
+   * production, `extensions.http` taken off into the status) and the `Cache-Control` for this request method.
+   */
+  http?: { method: string };
+  /**
+   * The transport ends the stream itself once its source is done (by `return()`, as graphql-ws's `onComplete` does
+   * before it writes `complete`), so the operation finishes after its protocol's completion is on its way, not before:
+   * a shutdown waiting for it then closes no socket ahead of that completion. @default false
+   */
+  endedByReturn?: boolean;
+  /** Paces a stream's source by its connection (transports/outboundBuffer.ts): a slow reader pauses the upstream. */
+  pace?<T>(source: AsyncIterator<T>): AsyncIterator<T>;
+  /**
+   * For a result many subscribers share (execution/sharedEvents.ts): the transport's sender of it, which writes the
+   * text made once for all of them with this operation's extensions (its cost) itself, or undefined to have the result
+   * formatted and yielded as any other.
+   */
+  shared?(result: ExecutionResult): ((extensions: Record<string, unknown> | undefined) => void) | undefined;
+  /**
+   * What only the transport refuses (a subscription over plain HTTP, a mutation over GET), judged once the operation
+   * is known and before any admission rule.
+   */
+  refuse?(type: string): GraphQLError | undefined;
+}
+
+/** What the entry answers: a refusal, one result, or a stream of results. Errors are formatted for the client. */
+export type Answer =
+  | {
+      kind: 'refused';
+      errors: GraphQLFormattedError[];
+      /** The HTTP status the refusal asks for. */ status: number | undefined;
+    }
+  | {
+      kind: 'result';
+      result: FormattedExecutionResult;
+      /** The HTTP status an error asks for (with `http`). */
+      status: number | undefined;
+      /** With `http`: the answer's `Cache-Control`. */
+      cacheControl: string;
+    }
+  | {
+      kind: 'stream';
+      results: OperationStream;
+      /** Parts of a query with `@defer`/`@stream`, not a subscription's events. */
+      incremental: boolean;
+      /** `query`, `mutation` or `subscription`. */
+      type: string;
+      /** Its document, parsed and validated (for a protocol core that picks execute or subscribe by it). */
+      document: DocumentNode;
+    };
+
+/** The stages an operation's stream and a hosted operation call on their pipeline (not part of its API). */
+interface Stages {
+  format: ErrorFormatter;
+  admitResolved(
+    op: Operation,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | null | undefined,
+    operationName?: string | null,
+  ): Refusal | Promise<Refusal>;
+  completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void>;
+  answerExtensions(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined;
+  formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult;
+  finish(op: Operation): void;
+}
+
 /**
- * One operation pipeline for every transport: it admits an operation (each rule's `prepare`, parsing and validation
- * with the limits, each rule's `admit`), runs it (compiled execution), formats its errors and finishes it (each
- * rule's `finish`). Transports only turn their wire format into a payload and results back into their wire format
- * (transports/); the in-process entry is one of them (transports/inProcess.ts). Where Apollo Server still parses for
- * HTTP (GET, APQ, batches), its plugin calls the same stages.
+ * The operation pipeline, whose one entry, {@link execute}, owns an operation from admission to its last result:
+ * `prepare` (each rule's, before parsing), parsing and validation with the limits (documentCache.ts), `begin`, `admit`,
+ * compiled execution, `completed`, the formatted answer with each rule's `answered` extensions, and `finish`, which
+ * it pairs with `begin` itself: once a result is answered, or when a stream completes, is returned or its signal
+ * aborts. Transports keep only their wire (framing, CSRF and media types, pacing, their close codes); the in-process
+ * transport is one of them (transports/inProcess.ts). Apollo Server, where it still parses for HTTP (GET, APQ,
+ * batches), runs inside {@link hosted}, which pairs `begin` and `finish` the same way.
  */
 export class OperationPipeline {
   readonly schema: GraphQLSchema;
@@ -55,10 +161,21 @@ export class OperationPipeline {
 
   /** GATEWAY_API_KEYS is set: clients are told apart by their key, else by their address. */
   private readonly keyed: boolean;
+  /** ERROR_STACK_TRACES: stack traces in HTTP answers (as Apollo Server's includeStacktraceInErrorResponses). */
+  private readonly stackTraces: boolean;
   /** Listeners one operation's signal may have: one per upstream request in flight, within the upstream budget. */
   private readonly signalListeners: number;
   /** Which failures of rules reach the log (failedRule). */
   private readonly ruleFailures = new OncePerCause({ windowMs: 60_000, maxPerWindow: 32 });
+  /** What its streams and hosted operations call. */
+  private readonly stages: Stages = {
+    format: (errors, op, quiet) => this.format(errors, op, quiet),
+    admitResolved: (...args) => this.admitResolved(...args),
+    completed: (op, result) => this.completed(op, result),
+    answerExtensions: (op, result) => this.answerExtensions(op, result),
+    formatted: (op, result) => this.formatted(op, result),
+    finish: (op) => this.finish(op),
+  };
 
   constructor(private readonly options: OperationPipelineOptions) {
     this.schema = options.schema;
@@ -71,8 +188,14 @@ export class OperationPipeline {
     this.answerers = this.rules.filter((r) => r.answered);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
-    this.signalListeners = options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
-    this.documents = new DocumentCache(options.schema, { limitRules: options.validationRules, maxTokens: options.services.config.limits.maxTokens, introspection: options.services.config.introspection });
+    this.stackTraces = options.services.config.errorStackTraces;
+    this.signalListeners =
+      options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
+    this.documents = new DocumentCache(options.schema, {
+      limitRules: options.validationRules,
+      maxTokens: options.services.config.limits.maxTokens,
+      introspection: options.services.config.introspection,
+    });
     this.executeCompiled = compiledExecute(options.schema);
     this.subscribeCompiled = compiledSubscribe(options.schema);
   }
@@ -82,25 +205,26 @@ export class OperationPipeline {
     return this.options.persistedOnly ?? false;
   }
 
-  /** GATEWAY_API_KEYS as a check, for transports that authenticate a connection once. */
-  get apiKeyCheck(): ApiKeyCheck | undefined {
-    return this.options.apiKeyCheck;
-  }
-
-  /** Whether the gateway is draining: new operations are refused. */
-  get draining(): boolean {
-    return this.options.shutdown.isDraining;
-  }
-
-  /** The refusal of any new operation while draining for shutdown (HTTP 503), else undefined. */
-  drainingRefusal(): Refusal {
+  /**
+   * The refusal of a caller before any operation it sends is read: UNAUTHENTICATED unless its `apiKey` is one of
+   * GATEWAY_API_KEYS (when any are set and it was not let in otherwise), then the refusal of anything new while
+   * draining for shutdown (HTTP 503). For transports that let a connection in once (an HTTP request, a graphql-ws
+   * `connection_init`, /mcp); the entry checks its caller itself.
+   */
+  gate(caller: Pick<Caller, 'apiKey' | 'authenticated'>): Refusal {
+    const check = this.options.apiKeyCheck;
+    if (check && !caller.authenticated && !check(caller.apiKey)) return apiKeyRefusal();
     return this.options.shutdown.refusal();
   }
 
-  /** UNAUTHENTICATED unless `apiKey` is one of GATEWAY_API_KEYS (when any are set). */
-  authenticate(apiKey: string | undefined): Refusal {
-    const check = this.options.apiKeyCheck;
-    return check && !check(apiKey) ? apiKeyRefusal() : undefined;
+  /** A connection's refusal by the caps per client (CLIENT_MAX_CONNECTIONS, MAX_CONNECTIONS; fairShare.ts), if any. */
+  connectionRefusal(...args: Parameters<FairShare['connectionRefusal']>): ReturnType<FairShare['connectionRefusal']> {
+    return this.options.fairShare?.connectionRefusal(...args);
+  }
+
+  /** A WebSocket found to be a federation router's at `connection_init`: its client's connection share goes back. */
+  routerConnection(...args: Parameters<FairShare['routerConnection']>): void {
+    this.options.fairShare?.routerConnection(...args);
   }
 
   /** Before parsing: shutdown, persisted operations, document size. Gives the payload to run or the refusal. */
@@ -116,22 +240,202 @@ export class OperationPipeline {
     return current;
   }
 
+  /**
+   * The one way to run an operation. A payload is prepared, parsed and validated (a {@link ResolvedRequest} was
+   * already); then it begins, is admitted, runs, and its answer is formatted, each rule's `completed` and `answered`
+   * included. The operation is finished here once its refusal or result is answered; a stream finishes it when it
+   * completes, is returned, or `options.signal` aborts.
+   */
+  async execute(
+    request: OperationPayload | ResolvedRequest,
+    caller: Caller,
+    options: ExecuteOptions = {},
+  ): Promise<Answer> {
+    const check = this.options.apiKeyCheck;
+    if (check && !caller.authenticated && !check(caller.apiKey))
+      return this.refused([apiKeyRefusal()], undefined, options);
+    let resolved: ResolvedRequest;
+    if ('document' in request && 'payload' in request) resolved = request as ResolvedRequest;
+    else {
+      const found = this.resolve(request as OperationPayload);
+      if (!('document' in found)) return this.refused(found, undefined, options);
+      resolved = found;
+    }
+    const { payload, document, operation } = resolved;
+    const op = this.begin(caller, options.signal);
+    op.document = document;
+    op.operation = operation;
+    op.variables = op.sentVariables = payload.variables ?? undefined;
+    op.type = operation.operation;
+    op.name = payload.operationName ?? operation.name?.value ?? null;
+    let streaming = false;
+    try {
+      let refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitFrom(op as AdmittedOperation, 0));
+      // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
+      if (refusal instanceof Promise) refusal = await refusal;
+      if (refusal) return this.refused([refusal], op, options);
+      const admitted = op as AdmittedOperation;
+      if (options.stream) {
+        streaming = true;
+        return {
+          kind: 'stream',
+          results: new OperationStream(this.stages, admitted, () => this.run(admitted, options.incremental), options),
+          incremental: this.isIncremental(admitted, options.incremental),
+          type: admitted.type,
+          document: admitted.document,
+        };
+      }
+      let result: Awaited<ReturnType<OperationPipeline['run']>>;
+      try {
+        result = await this.run(admitted, options.incremental);
+      } catch (thrown) {
+        return this.refused([asGraphqlError(thrown)], op, options);
+      }
+      if (Symbol.asyncIterator in result) {
+        streaming = true;
+        const source = result;
+        return {
+          kind: 'stream',
+          results: new OperationStream(this.stages, admitted, () => source, options),
+          incremental: admitted.type !== 'subscription',
+          type: admitted.type,
+          document: admitted.document,
+        };
+      }
+      return this.answer(admitted, result, options);
+    } finally {
+      if (!streaming) this.finish(op);
+    }
+  }
+
+  /**
+   * An operation whose document an adapter parses and validates itself (Apollo Server: GET, APQ, batches): begun
+   * before `run`, finished when it settles; the adapter calls the {@link HostedOperation}'s stages from its hooks.
+   */
+  async hosted<T>(
+    caller: Caller,
+    signal: AbortSignal | undefined,
+    run: (op: HostedOperation) => Promise<T>,
+  ): Promise<T> {
+    const op = this.begin(caller, signal);
+    try {
+      return await runInTrace(op.trace, () => run(new HostedOperation(this.stages, op)));
+    } finally {
+      this.finish(op);
+    }
+  }
+
+  /** UNAUTHENTICATED unless `apiKey` is one of GATEWAY_API_KEYS (when any are set). */
+  authenticate(apiKey: string | undefined): Refusal {
+    const check = this.options.apiKeyCheck;
+    return check && !check(apiKey) ? apiKeyRefusal() : undefined;
+  }
+
+  /** The payload prepared, its document parsed and validated and its operation found, or its request errors. */
+  private resolve(payload: OperationPayload): ResolvedRequest | GraphQLError[] {
+    const prepared = this.prepare(payload);
+    if (prepared instanceof GraphQLError) return [prepared];
+    const query = prepared.query;
+    if (typeof query !== 'string')
+      return [requestError(new GraphQLError('Send the operation as a string in "query".'), ErrorReason.BadRequest)];
+    const checked = this.documents.checked(query);
+    if (Array.isArray(checked)) return checked;
+    const operation = getOperationAST(checked, prepared.operationName);
+    if (!operation) {
+      const which = prepared.operationName
+        ? `no operation named ${JSON.stringify(capClientString(prepared.operationName))}`
+        : 'several operations and no operationName';
+      return [
+        requestError(
+          new GraphQLError(`The document has ${which}: send the name of the one to run in "operationName".`),
+          ErrorReason.OperationResolutionFailure,
+        ),
+      ];
+    }
+    return { payload: prepared, document: checked, operation };
+  }
+
+  /** Refusal errors formatted (noted on the operation when it began), with the status they ask for. */
+  private refused(errors: readonly GraphQLError[], op: Operation | undefined, options: ExecuteOptions): Answer {
+    if (options.http) {
+      const answered = this.httpErrors(errors, op);
+      return { kind: 'refused', errors: answered.errors, status: answered.status };
+    }
+    return { kind: 'refused', errors: this.format(errors, op), status: statusAskedBy(errors) };
+  }
+
+  /** One result, formatted, with its extensions, the status its errors ask for and (over HTTP) its Cache-Control. */
+  private answer(op: AdmittedOperation, result: ExecutionResult, options: ExecuteOptions): Answer {
+    if (!options.http)
+      return { kind: 'result', result: this.formatted(op, result), status: undefined, cacheControl: 'no-store' };
+    const errors = result.errors?.length ? this.httpErrors(result.errors, op) : undefined;
+    const extensions = this.answerExtensions(op, result);
+    return {
+      kind: 'result',
+      result: { errors: errors?.errors, data: result.data, extensions },
+      status: errors?.status,
+      cacheControl: cacheControlHeader(op, options.http.method, errors !== undefined),
+    };
+  }
+
+  /**
+   * Errors as Apollo Server shapes them over HTTP (both HTTP paths answer alike): each as its JSON with a code
+   * (INTERNAL_SERVER_ERROR when it has none), its stack trace, and `extensions.http` taken off into the status; then
+   * the one formatter, which notes the codes on the operation, logs an unexpected error's stack and what production
+   * masks, and keeps the stack trace only when ERROR_STACK_TRACES asks for it.
+   */
+  private httpErrors(
+    errors: readonly GraphQLError[],
+    op: Operation | undefined,
+  ): { errors: GraphQLFormattedError[]; status: number | undefined } {
+    let status: number | undefined;
+    const enriched = errors.map((error) => {
+      const extensions: Record<string, unknown> = { ...error.extensions };
+      // No code: not a refusal nor an upstream's failure but a bug (every request error is coded where it is made).
+      const unexpected = extensions.code == null;
+      if (unexpected) extensions.code = ErrorCode.InternalServerError;
+      const http = extensions.http as { status?: number } | undefined;
+      if (http && typeof http === 'object') {
+        if (typeof http.status === 'number') status = http.status;
+        delete extensions.http;
+      }
+      // Every error's when asked for (as Apollo's includeStacktraceInErrorResponses), else an unexpected one's, for the log.
+      if (this.stackTraces || unexpected) extensions.stacktrace = (error.originalError ?? error).stack?.split('\n');
+      return { ...error.toJSON(), extensions };
+    });
+    return { errors: this.format(enriched, op), status };
+  }
+
   /** Starts an operation (its context, cancellation and span) before its document is known. */
-  begin(init: OperationInit, signal?: AbortSignal): Operation {
+  private begin(caller: Caller, signal?: AbortSignal): Operation {
     const controller = new AbortController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
     // once, which Node's default of 10 would report as a leak.
     setMaxListeners(this.signalListeners, controller.signal);
     if (signal?.aborted) controller.abort(signal.reason);
     else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-    const context = createContext(this.options.services, { requestId: capClientString(init.requestId), signal: controller.signal, authorization: init.authorization, apiKey: init.client?.apiKey, client: clientKey(this.keyed, init.client), identity: init.client });
-    const op: Operation = { transport: init.transport, client: init.client ?? {}, context, controller, started: performance.now(), name: null, type: 'unknown', errorCodes: new Set(), finished: false };
-    for (const rule of this.beginners) rule.begin!(op, init);
+    const context = createContext(this.options.services, {
+      requestId: capClientString(caller.requestId),
+      signal: controller.signal,
+      caller,
+      client: clientKey(this.keyed, caller),
+    });
+    const op: Operation = {
+      transport: caller.transport,
+      client: caller,
+      context,
+      controller,
+      started: performance.now(),
+      name: null,
+      type: 'unknown',
+      errorCodes: new Set(),
+    };
+    for (const rule of this.beginners) rule.begin!(op, caller);
     return op;
   }
 
   /** Runs every rule's `admit` on a parsed and validated operation; the first refusal wins. */
-  admitResolved(
+  private admitResolved(
     op: Operation,
     document: DocumentNode,
     operation: OperationDefinitionNode,
@@ -158,7 +462,11 @@ export class OperationPipeline {
         return this.failedRule(op, rule, error);
       }
       // Only a rule that must wait (a quota read) makes the admission asynchronous.
-      if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, i + 1), (error: unknown) => this.failedRule(op, rule, error));
+      if (refusal instanceof Promise)
+        return refusal.then(
+          (r) => r ?? this.admitFrom(op, i + 1),
+          (error: unknown) => this.failedRule(op, rule, error),
+        );
       if (refusal) return refusal;
     }
     return undefined;
@@ -173,47 +481,40 @@ export class OperationPipeline {
   private failedRule(op: Operation, rule: PipelineRule, error: unknown): Refusal {
     const suppressed = this.ruleFailures.take(ruleFailureCause(rule.name, error));
     if (suppressed !== undefined) {
-      op.context.log.error({ rule: rule.name, err: this.options.services.redact(String((error as Error)?.stack ?? error)), suppressed }, 'a pipeline rule failed');
+      op.context.log.error(
+        { rule: rule.name, err: this.options.services.redact(String((error as Error)?.stack ?? error)), suppressed },
+        'a pipeline rule failed',
+      );
     }
-    return new GatewayError(ErrorCode.InternalServerError, `The ${rule.name} rule failed: ${(error as Error)?.message ?? String(error)}`, { http: { status: 500 } });
-  }
-
-  /** Admits a payload from a transport: prepared, parsed, validated, begun and admitted, or its request errors. */
-  async admit(payload: OperationPayload, init: OperationInit, signal?: AbortSignal): Promise<AdmittedOperation | GraphQLError[]> {
-    const prepared = this.prepare(payload);
-    if (prepared instanceof GraphQLError) return [prepared];
-    const query = prepared.query;
-    if (typeof query !== 'string') return [requestError(new GraphQLError('Send the operation as a string in "query".'), ErrorReason.BadRequest)];
-    const checked = this.documents.checked(query);
-    if (Array.isArray(checked)) return checked;
-    const operation = getOperationAST(checked, prepared.operationName);
-    if (!operation) {
-      const which = prepared.operationName ? `no operation named ${JSON.stringify(capClientString(prepared.operationName))}` : 'several operations and no operationName';
-      return [requestError(new GraphQLError(`The document has ${which}: send the name of the one to run in "operationName".`), ErrorReason.OperationResolutionFailure)];
-    }
-    const op = this.begin(init, signal);
-    const refusal = await this.admitResolved(op, checked, operation, prepared.variables, prepared.operationName);
-    if (refusal) {
-      this.format([refusal], op);
-      this.finish(op);
-      return [refusal];
-    }
-    return op as AdmittedOperation;
+    return new GatewayError(
+      ErrorCode.InternalServerError,
+      `The ${rule.name} rule failed: ${(error as Error)?.message ?? String(error)}`,
+      { http: { status: 500 } },
+    );
   }
 
   /**
    * Executes an admitted operation with its span active: a stream for a subscription, and for a query or mutation
    * with `@defer`/`@stream` its parts (the initial result, then `{incremental, hasNext}` payloads); one result
    * otherwise, after each rule's `completed` (the response cache keeps it). An answer a rule found at admission (a
-   * cached response) is returned without executing. A transport that cannot send parts passes `incremental: false`
-   * and gets the whole result, compiled.
+   * cached response) is returned without executing. `incremental: false` gives the whole result, compiled.
    */
-  run(op: AdmittedOperation, options: { incremental?: boolean } = {}): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
+  private run(
+    op: AdmittedOperation,
+    incremental?: boolean,
+  ): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     if (op.answer) return op.answer;
-    const args = { schema: this.schema, document: op.document, contextValue: op.context, variableValues: op.sentVariables, operationName: op.name };
+    const args = {
+      schema: this.schema,
+      document: op.document,
+      contextValue: op.context,
+      variableValues: op.sentVariables,
+      operationName: op.name,
+    };
     return runInTrace(op.trace, () => {
       if (op.type === 'subscription') return this.subscribeCompiled(args);
-      if (options.incremental !== false && deliversIncrementally(op.operation, op.document)) return executeIncremental(args, op.controller.signal);
+      if (incremental !== false && deliversIncrementally(op.operation, op.document))
+        return executeIncremental(args, op.controller.signal);
       const result = this.executeCompiled(args);
       if (!this.completers.length) return result;
       return Promise.resolve(result).then(async (r) => {
@@ -224,29 +525,34 @@ export class OperationPipeline {
   }
 
   /** Whether {@link run} delivers this operation in parts (a query or mutation with `@defer`/`@stream`). */
-  isIncremental(op: AdmittedOperation): boolean {
-    return deliversIncrementally(op.operation, op.document);
+  private isIncremental(op: AdmittedOperation, incremental: boolean | undefined): boolean {
+    return (
+      incremental !== false &&
+      op.type !== 'subscription' &&
+      !op.answer &&
+      deliversIncrementally(op.operation, op.document)
+    );
   }
 
-  /** Each rule's `completed` on a query's or mutation's result, before the client gets it (HTTP calls it from Apollo's plugin). */
-  async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
+  /** Each rule's `completed` on a query's or mutation's result, before the client gets it. */
+  private async completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void> {
     if (op.answer) return;
     for (const rule of this.completers) await rule.completed!(op, result);
   }
 
-  /** Ends the operation once: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
-  finish(op: Operation): void {
-    if (op.finished) return;
-    op.finished = true;
+  /** Ends the operation: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
+  private finish(op: Operation): void {
     for (const rule of this.finishers) rule.finish!(op);
   }
 
   /**
    * The `extensions` a result or part leaving for the client carries: its own and each rule's `answered` (its cost).
-   * Call it once per answer (it counts what the answer brings); transports that format results themselves call it,
-   * {@link formatted} does for the others.
+   * Once per answer (it counts what the answer brings).
    */
-  answerExtensions(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined {
+  private answerExtensions(
+    op: Operation,
+    result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
+  ): Record<string, unknown> | undefined {
     let extensions = result.extensions as Record<string, unknown> | undefined;
     for (const rule of this.answerers) {
       const more = rule.answered!(op, result);
@@ -256,20 +562,209 @@ export class OperationPipeline {
   }
 
   /** A result (or an incremental payload) with its errors formatted for the client, those of each deferred part too, and its extensions. */
-  formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
+  private formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult {
     const extensions = this.answerers.length ? this.answerExtensions(op, result) : result.extensions;
     if (extensions !== result.extensions) result = { ...result, extensions };
     const incremental = (result as IncrementalPayload).incremental;
     if (incremental?.some((entry) => entry.errors?.length)) {
-      const entries = incremental.map((entry): IncrementalEntry => (entry.errors?.length ? { ...entry, errors: this.format(entry.errors, op) as never } : entry));
+      const entries = incremental.map((entry): IncrementalEntry =>
+        entry.errors?.length ? { ...entry, errors: this.format(entry.errors, op) as never } : entry,
+      );
       result = { ...result, incremental: entries } as IncrementalPayload;
     }
-    return result.errors?.length ? { ...result, errors: this.format(result.errors, op) } : (result as FormattedExecutionResult);
+    return result.errors?.length
+      ? { ...result, errors: this.format(result.errors, op) }
+      : (result as FormattedExecutionResult);
   }
 
   /** Refuses new operations, lets running ones finish within `graceMs`, then aborts the rest. */
   drain(graceMs: number): Promise<{ finished: number; aborted: number }> {
     return this.options.shutdown.drain(graceMs);
+  }
+}
+
+/** The HTTP status the last error that asks for one asks for (`extensions.http.status`), as Apollo Server reads it. */
+function statusAskedBy(errors: readonly { extensions?: Record<string, unknown> }[]): number | undefined {
+  let status: number | undefined;
+  for (const error of errors) {
+    const http = error.extensions?.http as { status?: unknown } | undefined;
+    if (typeof http?.status === 'number') status = http.status;
+  }
+  return status;
+}
+
+/** An error thrown while executing, as a GraphQL error (its message kept, as Apollo keeps it). */
+export function asGraphqlError(thrown: unknown): GraphQLError {
+  if (thrown instanceof GraphQLError) return thrown;
+  const error = thrown instanceof Error ? thrown : new GraphQLError(`Unexpected error value: ${String(thrown)}`);
+  return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
+}
+
+/** A stream that failed after it began: its errors, formatted, for the transport's own fatal frame. */
+export class OperationFailed extends Error {
+  constructor(readonly errors: GraphQLFormattedError[]) {
+    super(errors[0]?.message ?? 'operation failed');
+  }
+}
+
+const DONE: IteratorResult<never, undefined> = { value: undefined, done: true };
+/** A source that is done: what a stream ended by its transport reads until that transport returns it. */
+const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve(DONE) };
+
+/**
+ * An operation's results as they leave for the client, formatted, each with its `answered` extensions; the
+ * operation is finished exactly once: when its source completes or fails, when {@link return} is called (the client
+ * completed, the connection closed), or when its signal aborts before it began (a running source ends on that signal
+ * itself). A stream never iterated still finishes on abort.
+ * A failure after it began rejects `next()` with {@link OperationFailed}.
+ */
+export class OperationStream implements AsyncIterableIterator<FormattedExecutionResult> {
+  private source: AsyncIterator<ExecutionResult | IncrementalPayload> | undefined;
+  private state: 'idle' | 'running' | 'ended' = 'idle';
+  /**
+   * Its signal aborted: a stream not yet begun ends here; a running one is ended by its source, which stops on the
+   * operation's signal the way its protocol ends normally (a deferred query's last `{hasNext: false}`, a subscription's
+   * completion), so a paced transport still sends that last part.
+   */
+  private readonly stop = () => {
+    if (this.state === 'idle') this.end();
+  };
+
+  constructor(
+    private readonly pipeline: Stages,
+    private readonly op: AdmittedOperation,
+    private readonly start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
+    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn'> = {},
+  ) {
+    op.controller.signal.addEventListener('abort', this.stop, { once: true });
+  }
+
+  async next(): Promise<IteratorResult<FormattedExecutionResult>> {
+    if (this.ended()) return DONE;
+    try {
+      if (this.state === 'idle') {
+        this.state = 'running';
+        const started = await this.start();
+        if (!(Symbol.asyncIterator in started)) {
+          if (this.ended()) return DONE;
+          const value = this.pipeline.formatted(this.op, started);
+          if (this.options.endedByReturn) this.source = EMPTY;
+          else this.end();
+          return { value, done: false };
+        }
+        this.source = this.options.pace ? this.options.pace(started) : started;
+        if (this.ended()) {
+          void started.return?.(undefined);
+          return DONE;
+        }
+      }
+      for (;;) {
+        const next = await this.source!.next();
+        if (this.ended()) return DONE;
+        if (next.done) {
+          if (this.options.endedByReturn) this.source = EMPTY;
+          else this.end();
+          return DONE;
+        }
+        // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
+        const send = this.options.shared && !next.value.extensions ? this.options.shared(next.value as ExecutionResult) : undefined;
+        if (!send) return { value: this.pipeline.formatted(this.op, next.value), done: false };
+        send(this.pipeline.answerExtensions(this.op, next.value));
+      }
+    } catch (error) {
+      if (this.ended()) return DONE;
+      // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
+      const errors = this.pipeline.format([asGraphqlError(error)], this.op);
+      this.end();
+      throw new OperationFailed(errors);
+    }
+  }
+
+  return(): Promise<IteratorResult<FormattedExecutionResult>> {
+    this.end();
+    return Promise.resolve(DONE);
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<FormattedExecutionResult>> {
+    this.end();
+    return Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private ended(): boolean {
+    return this.state === 'ended';
+  }
+
+  private end(): void {
+    if (this.state === 'ended') return;
+    const source = this.state === 'running' ? this.source : undefined;
+    this.state = 'ended';
+    this.op.controller.signal.removeEventListener('abort', this.stop);
+    void source?.return?.(undefined);
+    this.pipeline.finish(this.op);
+  }
+}
+
+/**
+ * An operation an adapter parses itself (Apollo Server), for that adapter's hooks: the pipeline's stages on it, in
+ * the order its hooks come; {@link OperationPipeline.hosted} began it and finishes it.
+ */
+export class HostedOperation {
+  constructor(
+    private readonly pipeline: Stages,
+    private readonly op: Operation,
+  ) {}
+
+  get context(): Operation['context'] {
+    return this.op.context;
+  }
+
+  /** An answer admission found (the response cache): sent without executing. */
+  get answer(): ExecutionResult | undefined {
+    return this.op.answer;
+  }
+
+  /** The admission rules on the document the adapter resolved; the first refusal wins. */
+  admit(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | null | undefined,
+    operationName?: string | null,
+  ): Refusal | Promise<Refusal> {
+    return this.pipeline.admitResolved(this.op, document, operation, variables, operationName);
+  }
+
+  /** Notes the errors' codes and, in production, logs what masking hides from the client, with the request id. */
+  noteErrors(errors: readonly GraphQLError[]): void {
+    this.pipeline.format(errors, this.op);
+  }
+
+  /**
+   * The answer is about to leave: its operation named when only the request named it, its codes noted, each rule's
+   * `completed` and `answered` run; gives the extensions it carries and its Cache-Control.
+   */
+  async answering(
+    result: FormattedExecutionResult,
+    method: string,
+    operationName: string | null | undefined,
+  ): Promise<{ extensions: Record<string, unknown> | undefined; cacheControl: string }> {
+    const op = this.op;
+    if (op.name === null && operationName) op.name = operationName;
+    for (const e of result.errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
+    let extensions = result.extensions as Record<string, unknown> | undefined;
+    if (op.operation) {
+      await this.pipeline.completed(op as AdmittedOperation, result);
+      extensions = this.pipeline.answerExtensions(op, result);
+    }
+    return { extensions, cacheControl: cacheControlHeader(op, method, !!result.errors?.length) };
+  }
+
+  /** A request the adapter refused before any hook saw an operation (a malformed body, a method): a request error. */
+  refusedEarly(): void {
+    if (this.op.errorCodes.size === 0) this.op.errorCodes.add(ErrorCode.BadUserInput);
   }
 }
 
@@ -279,7 +774,12 @@ export class OperationPipeline {
  */
 export function ruleFailureCause(rule: string, error: unknown): string {
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
-  const frames = stack?.split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, 3);
-  const where = frames?.length ? `${(error as Error).name}\n${frames.join('\n')}` : String((error as Error)?.message ?? error).slice(0, 200);
+  const frames = stack
+    ?.split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .slice(0, 3);
+  const where = frames?.length
+    ? `${(error as Error).name}\n${frames.join('\n')}`
+    : String((error as Error)?.message ?? error).slice(0, 200);
   return `${rule}\n${where}`;
 }

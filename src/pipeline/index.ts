@@ -20,7 +20,12 @@ import { useShutdown } from './rules/shutdown.js';
 import { useUpstreamBudget } from './rules/upstreamBudget.js';
 
 export { OperationPipeline } from './core.js';
-export type { AdmittedOperation, Operation, OperationInit, OperationPayload, PipelineRule } from './operation.js';
+export type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule } from './operation.js';
+export type { Answer, ExecuteOptions, HostedOperation, OperationStream, ResolvedRequest } from './core.js';
+export { OperationFailed } from './core.js';
+// What a transport needs of two rules: the API key check (a router's key), how a connection counts against its client.
+export { createApiKeyCheck } from './rules/apiKey.js';
+export type { ConnectionShare } from './rules/fairShare.js';
 
 /** The clients' cost budgets (CLIENT_COST_PER_MINUTE, CLIENT_COST_PER_DAY), shared by the replicas; none when both are 0. */
 function clientBudgets(services: GatewayServices) {
@@ -83,6 +88,7 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     validationRules: [...limits.validationRules, incrementalDeliveryRule],
     format: services.formatErrors,
     shutdown,
+    fairShare: options.fairShare,
     // A router's key (TRUSTED_ROUTER_KEYS) is a key too; without GATEWAY_API_KEYS everyone is let in.
     apiKeyCheck: createApiKeyCheck(config.apiKeys.length ? [...config.apiKeys, ...config.trust.routerKeys] : []),
     persistedOnly: persisted !== undefined,

@@ -1,9 +1,9 @@
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
 import type { IncrementalPayload } from '../execution/deferStream.js';
-import type { OperationTrace, TraceCarrier, Transport } from '../observability/tracing.js';
-import type { ClientIdentity, GatewayContext } from '../context/request.js';
+import type { OperationTrace, Transport } from '../observability/tracing.js';
+import type { Caller, ClientIdentity, GatewayContext } from '../context/request.js';
 
-export type { ClientIdentity } from '../context/request.js';
+export type { Caller, ClientIdentity } from '../context/request.js';
 import type { CachePolicy } from './rules/cachePolicy.js';
 
 /** An operation as a client sends it, whatever the transport (a JSON body, GET parameters, a graphql-ws payload). */
@@ -13,18 +13,6 @@ export interface OperationPayload {
   variables?: Record<string, unknown> | null;
   extensions?: Record<string, unknown> | null;
   documentId?: string;
-}
-
-/** Who sent an operation, and over what. */
-export interface OperationInit {
-  requestId: string;
-  transport: Transport;
-  /** The caller's `Authorization` header as sent (delegated Graph access forwards it). */
-  authorization?: string;
-  /** W3C trace context of the caller (headers, `connectionParams` or the operation's `extensions`). */
-  trace?: TraceCarrier;
-  /** Who sent it (API key, remote address): what the fair-share caps count against. */
-  client?: ClientIdentity;
 }
 
 /** One operation from its start to its end: its context, cancellation, span and the codes of its errors. */
@@ -59,7 +47,6 @@ export interface Operation {
   /** An answer found at admission (the response cache): the operation is then not executed. */
   answer?: ExecutionResult;
   readonly errorCodes: Set<string>;
-  finished: boolean;
 }
 
 /** An operation whose document passed parsing, validation and every admission rule. */
@@ -77,7 +64,7 @@ export interface PipelineRule {
   /** Before parsing, on the payload as sent: may replace it (a persisted operation's id becomes its document). */
   prepare?(payload: OperationPayload): OperationPayload | GraphQLError;
   /** When the operation starts, before its document is known (HTTP starts it before Apollo parses). */
-  begin?(op: Operation, init: OperationInit): void;
+  begin?(op: Operation, caller: Caller): void;
   /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */
   admit?(op: AdmittedOperation): Refusal | Promise<Refusal>;
   /**

@@ -1,9 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
 import type { TrustConfig } from '../config/env.js';
+import { createApiKeyCheck, type ConnectionShare } from '../pipeline/index.js';
 import type { ClientIdentity } from '../pipeline/operation.js';
-import { createApiKeyCheck, presentedApiKey } from '../pipeline/rules/apiKey.js';
-import type { ConnectionShare } from '../pipeline/rules/fairShare.js';
+
+/** The gateway API key a request presents (`x-api-key`; graphql-ws carries it in `connectionParams` instead). */
+export function presentedApiKey(headers: IncomingMessage['headers']): string | undefined {
+  const v = headers['x-api-key'];
+  return Array.isArray(v) ? v[0] : v;
+}
 
 /** Longest client name a router may give: it is kept as a digest, but hashing megabytes per request is not free. */
 const MAX_CLIENT_NAME = 256;

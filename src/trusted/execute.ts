@@ -1,24 +1,5 @@
 import type { DocumentNode, GraphQLFormattedError } from 'graphql';
-
-/** Who asks for a trusted operation: the same credentials and identity as any other operation of that caller. */
-export interface TrustedCall {
-  requestId: string;
-  /** The caller's `Authorization` header (delegated Graph access forwards it). */
-  authorization?: string;
-  /** The caller's gateway API key, already checked, for per-client limits. */
-  apiKey?: string;
-  /**
-   * Who the caller is, as its transport resolved it (the pipeline's `ClientIdentity`: its key, address, and the
-   * subject of a verified token at /mcp with MCP_AUTH=jwt); unset, the key alone.
-   */
-  client?: { apiKey?: string; remoteAddress?: string; subject?: string };
-  /** The caller was let in without an API key (a verified token, an open /mcp, an admitted operation): no key check. */
-  authenticated?: boolean;
-  /** `mcp` for the /mcp endpoint, `graph-tool` for a chat model's tool call. */
-  transport: 'mcp' | 'graph-tool';
-  /** Aborts the operation's upstream requests (the chat completion that called it ended). */
-  signal?: AbortSignal;
-}
+import type { Caller } from '../observability/caller.js';
 
 /** A trusted operation's result as a client would get it over HTTP: data and formatted errors. */
 export interface TrustedResult {
@@ -38,4 +19,9 @@ export interface TrustedRequest {
   document?: DocumentNode;
 }
 
-export type ExecuteTrusted = (request: TrustedRequest, variables: Record<string, unknown>, call: TrustedCall) => Promise<TrustedResult>;
+/**
+ * Runs a trusted operation as `caller` (its transport `mcp` for /mcp, `graph-tool` for a chat model's tool call, with
+ * the same identity as that caller's other operations); `signal` aborts its upstream requests (the completion that
+ * called it ended).
+ */
+export type ExecuteTrusted = (request: TrustedRequest, variables: Record<string, unknown>, caller: Caller, signal?: AbortSignal) => Promise<TrustedResult>;

@@ -86,11 +86,12 @@ describe('errorFormat rule', () => {
     expect(format([{ message: 'x', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }])[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
   });
 
-  it('codes a variable that does not coerce BAD_USER_INPUT, as HTTP answers it, and keeps its message in production', () => {
+  it('reads an error\'s kind from its code, never from its wording: a variable that does not coerce is coded where it is coerced', () => {
     const { format } = formatter(true);
-    const coercion = { message: 'Variable "$file" got invalid value "x"; Upload value invalid.', locations: [{ line: 1, column: 10 }] };
-    expect(format([coercion])[0]).toEqual({ ...coercion, extensions: { code: 'BAD_USER_INPUT' } });
-    // The same words from a field (it has a path) are the field's failure.
-    expect(format([{ ...coercion, path: ['a'] }])[0].extensions!.code).toBe('INTERNAL_SERVER_ERROR');
+    // pipeline/rules/operationInputs.ts coerces every operation's variables and codes a failure BAD_USER_INPUT itself.
+    const coerced = { message: 'Variable "$file" got invalid value "x"; Upload value invalid.', locations: [{ line: 1, column: 10 }], extensions: { code: 'BAD_USER_INPUT' } };
+    expect(format([coerced])[0]).toEqual(coerced);
+    // The same words without a code are not taken for a request error: an unexpected failure, masked in production.
+    expect(format([{ message: coerced.message }])[0].extensions!.code).toBe('INTERNAL_SERVER_ERROR');
   });
 });

@@ -328,8 +328,7 @@ describe('one graphql-ws operation\'s failure ends that operation only', () => {
     const sub = await rawSubscriber(t.gateway.wsUrl);
     sub.subscribe('ticking', TICKING);
     await sub.results('ticking', 1);
-    const admit = t.gateway.pipeline.admit.bind(t.gateway.pipeline);
-    const spy = vi.spyOn(t.gateway.pipeline, 'admit').mockImplementationOnce(() => {
+    const spy = vi.spyOn(t.gateway.pipeline, 'execute').mockImplementationOnce(() => {
       throw new Error('secret internal detail: db-7.corp.example');
     });
     try {
@@ -343,7 +342,6 @@ describe('one graphql-ws operation\'s failure ends that operation only', () => {
       expect(await sub.results('after', 1)).toMatchObject([{ data: { upstreams: expect.any(Array) } }]);
     } finally {
       spy.mockRestore();
-      void admit;
       sub.ws.close();
     }
     expect(t.logs.lines.some((l) => l.includes('graphql-ws operation failed') && l.includes('db-7.corp.example'))).toBe(true);

@@ -28,9 +28,9 @@ describe('a pipeline rule that throws', () => {
 
   it('refuses its operation alone with INTERNAL_SERVER_ERROR, masked in production, and logs its stack once per cause, not once per request', async () => {
     for (let i = 0; i < 50; i++) {
-      const refused = await pipeline.admit({ query: '{ upstreams { id } }' }, { requestId: `r${i}`, transport: 'in-process' });
-      expect(Array.isArray(refused)).toBe(true);
-      const [formatted] = pipeline.format(refused as never);
+      const refused = await pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: `r${i}`, transport: 'in-process' });
+      expect(refused.kind).toBe('refused');
+      const [formatted] = (refused as { errors: unknown[] }).errors;
       expect(formatted).toEqual({ message: 'Internal server error. Quote the x-request-id response header when reporting it.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
     }
     expect(failures()).toHaveLength(1);
@@ -38,7 +38,7 @@ describe('a pipeline rule that throws', () => {
     expect(String(failures()[0].err)).toContain('TypeError: cannot read the argument of request 0');
     // Another throw site is another cause: logged once too.
     site = 'two';
-    for (let i = 0; i < 5; i++) await pipeline.admit({ query: '{ upstreams { id } }' }, { requestId: `s${i}`, transport: 'in-process' });
+    for (let i = 0; i < 5; i++) await pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: `s${i}`, transport: 'in-process' });
     expect(failures()).toHaveLength(2);
     expect(failures()[1]).toMatchObject({ rule: 'broken', requestId: 's0' });
   });

@@ -98,16 +98,13 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
     result =
       variables instanceof GatewayError
         ? refuse(variables)
-        : await execute(op, variables, {
-            requestId: ctx.requestId,
-            authorization: ctx.credentials.authorization,
-            apiKey: ctx.credentials.apiKey,
-            client: ctx.credentials.identity,
-            // The completion that calls it was admitted: its caller is known, whether by key, token or an open /mcp.
-            authenticated: true,
-            transport: 'graph-tool',
-            signal: ctx.signal,
-          });
+        : await execute(
+            op,
+            variables,
+            // The completion's caller; it was admitted, so it is known, whether by key, token or an open /mcp.
+            { ...ctx.caller, requestId: ctx.requestId, authenticated: true, transport: 'graph-tool', trace: undefined },
+            ctx.signal,
+          );
   }
   const text = JSON.stringify({ data: result.data ?? null, ...(result.errors ? { errors: result.errors } : {}) });
   const content = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (cut at ${MAX_RESULT_CHARS} of ${text.length} characters)` : text;

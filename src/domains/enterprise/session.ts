@@ -101,7 +101,7 @@ export class EnterpriseSession {
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
   async call(): Promise<GraphCall> {
-    this.authorization ??= this.client.authorization(this.ctx.credentials.authorization, this.ctx.requestId);
+    this.authorization ??= this.client.authorization(this.ctx.caller.authorization, this.ctx.requestId);
     return { authorization: await this.authorization, signal: this.ctx.signal, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
   }
 

@@ -1,5 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 
 /** Whether a presented key is one of GATEWAY_API_KEYS; undefined when the gateway has no keys (everyone is let in). */
@@ -20,12 +19,6 @@ export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck | undefi
     for (const d of digests) ok = timingSafeEqual(d, digest) || ok;
     return ok;
   };
-}
-
-/** The key a request presents: `x-api-key`, since `Authorization` carries the caller's own upstream token. */
-export function presentedApiKey(headers: IncomingMessage['headers']): string | undefined {
-  const v = headers['x-api-key'];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /** UNAUTHENTICATED (HTTP 401) for a missing or unknown key; the key itself is never repeated. */

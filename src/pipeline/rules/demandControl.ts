@@ -89,7 +89,7 @@ export function useDemandControl(options: { schema: GraphQLSchema; services: Gat
         );
       }
       if (!budgets) return undefined;
-      const client = op.context.credentials.client ?? '';
+      const client = op.context.client;
       const over = overWholeBudget(estimated, config);
       if (over) {
         metrics.costRefusals.inc({ limit: over.limit });
@@ -136,7 +136,7 @@ export function useDemandControl(options: { schema: GraphQLSchema; services: Gat
       metrics.operationUpstreamRequests.observe({ measure: 'estimated' }, account.requestsEstimated);
       metrics.operationUpstreamRequests.observe({ measure: 'actual' }, account.tally.total);
       account.tally.onSent = undefined;
-      if (budgets && account.charged) budgets.adjust(op.context.credentials.client ?? '', actual - account.charged);
+      if (budgets && account.charged) budgets.adjust(op.context.client, actual - account.charged);
     },
   };
 }

@@ -301,8 +301,8 @@ export function useFairShare({ fairShare }: { fairShare: FairShare }): PipelineR
           taken.extensions.http = { status: 429 };
           return taken;
         }
-        // Finished while the replicas were asked (the client left): the share goes back at once.
-        if (taken && op.finished) taken.release();
+        // The client left while the replicas were asked: the share goes back at once.
+        if (taken && op.controller.signal.aborted) taken.release();
         else if (taken) setOperationValue(op.context, LEASE, taken);
         return undefined;
       };

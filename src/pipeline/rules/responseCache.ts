@@ -107,7 +107,7 @@ export class ResponseCache implements PipelineRule {
   private keyOf(op: AdmittedOperation): string | undefined {
     const policy = op.cachePolicy;
     if (op.type !== 'query' || !policy || policy.maxAge <= 0) return undefined;
-    const caller = op.context.credentials.authorization;
+    const caller = op.context.caller.authorization;
     if (policy.scope === CacheScope.Private && !caller) return undefined;
     // The document's own digest once per document: a request hashes that, not the document's text again.
     let digest = this.documents.get(op.document);
@@ -132,7 +132,7 @@ const ADMITTED_AT = new OperationKey<number>('the invalidations the response cac
 export function cacheControlHeader(op: Operation, method: string, hasErrors: boolean): string {
   const policy = op.cachePolicy;
   if (op.type !== 'query' || hasErrors || !policy || policy.maxAge <= 0) return 'no-store';
-  const credentials = op.context.credentials;
-  const shared = method === 'GET' && policy.scope === CacheScope.Public && !credentials.authorization && !credentials.apiKey && !op.client.subject;
+  const caller = op.context.caller;
+  const shared = method === 'GET' && policy.scope === CacheScope.Public && !caller.authorization && !caller.apiKey && !op.client.subject;
   return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
 }

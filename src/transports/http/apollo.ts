@@ -3,15 +3,13 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDi
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { OperationKey, operationValue, type GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
-import { ErrorCode } from '../../errors/codes.js';
 import { compiledExecute } from '../../execution/compiled.js';
-import type { AdmittedOperation, Operation, OperationPipeline } from '../../pipeline/index.js';
-import { cacheControlHeader } from '../../pipeline/rules/responseCache.js';
+import type { HostedOperation, OperationPipeline } from '../../pipeline/index.js';
 import { subscriptionOverHttp } from './classify.js';
 import { graphqlStatus, retryAfterOf } from './response.js';
 
-/** The pipeline's operation an HTTP request began, for Apollo's plugin (Apollo copies contexts; this map is shared). */
-export const HTTP_OPERATION = new OperationKey<Operation>('the HTTP request\'s operation');
+/** The pipeline's operation Apollo runs in, for Apollo's plugin (Apollo copies contexts; this map is shared). */
+export const HOSTED_OPERATION = new OperationKey<HostedOperation>('the operation Apollo Server parses');
 
 /**
  * Apollo Server as the adapter for what it is best at (GET, automatic persisted queries, batches, unusual `Accept`
@@ -20,7 +18,10 @@ export const HTTP_OPERATION = new OperationKey<Operation>('the HTTP request\'s o
  * pipeline's settings and document cache; the one plugin hands the operation to the pipeline's rules; execution is
  * compiled (execution/compiled.ts).
  */
-export async function createApolloAdapter(pipeline: OperationPipeline, services: GatewayServices): Promise<ApolloServer<GatewayContext>> {
+export async function createApolloAdapter(
+  pipeline: OperationPipeline,
+  services: GatewayServices,
+): Promise<ApolloServer<GatewayContext>> {
   const { config, log } = services;
   const { documents } = pipeline;
   const apollo = new ApolloServer<GatewayContext>({
@@ -47,7 +48,7 @@ export async function createApolloAdapter(pipeline: OperationPipeline, services:
       ApolloServerPluginCacheControlDisabled(),
       // Federated inline traces (ftv1) are built from field hooks that compiled execution does not call.
       ApolloServerPluginInlineTraceDisabled(),
-      pipelinePlugin(pipeline),
+      pipelinePlugin(),
       statusPlugin,
     ],
   });
@@ -60,36 +61,39 @@ export async function createApolloAdapter(pipeline: OperationPipeline, services:
  * see the result, its formatter formats the errors, and its `finish` rules end it; so HTTP through Apollo runs the
  * rules every other transport runs.
  */
-function pipelinePlugin(pipeline: OperationPipeline): ApolloServerPlugin<GatewayContext> {
+function pipelinePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart({ contextValue }) {
-      const op = operationValue(contextValue, HTTP_OPERATION)!;
+      const op = operationValue(contextValue, HOSTED_OPERATION)!;
       return {
         async didResolveOperation({ operation, document, request }) {
           if (!operation) return;
           if (operation.operation === 'subscription') throw subscriptionOverHttp();
-          const refusal = await pipeline.admitResolved(op, document, operation, request.variables, request.operationName);
+          const refusal = await op.admit(document, operation, request.variables, request.operationName);
           if (refusal) throw refusal;
         },
         async responseForOperation() {
           // The response cache's answer, found at admission: Apollo sends it without executing.
-          return op.answer ? { body: { kind: 'single', singleResult: op.answer }, http: { status: undefined, headers: new HeaderMap() } } : null;
+          const answer = op.answer;
+          return answer
+            ? { body: { kind: 'single', singleResult: answer }, http: { status: undefined, headers: new HeaderMap() } }
+            : null;
         },
         async didEncounterErrors({ errors }) {
-          // Notes the codes and, in production, logs what masking hides from the client, with the request id.
-          pipeline.format(errors, op);
+          op.noteErrors(errors);
         },
         async willSendResponse({ response, request }) {
-          if (op.name === null && request.operationName) op.name = request.operationName;
-          // An incremental response is still running: the adapter finishes it once its last part is sent.
+          // An incremental response is still running: the pipeline finishes its operation once its last part is sent.
           if (response.body.kind !== 'single') return;
-          const errors = response.body.singleResult.errors;
-          for (const e of errors ?? []) op.errorCodes.add(String(e.extensions?.code ?? ErrorCode.InternalServerError));
-          if (op.operation) await pipeline.completed(op as AdmittedOperation, response.body.singleResult);
+          const { extensions, cacheControl } = await op.answering(
+            response.body.singleResult,
+            request.http?.method ?? 'POST',
+            request.operationName,
+          );
           // Its cost (demand control), as the direct path answers it; a copy, since a cached answer is shared.
-          if (op.operation) response.body.singleResult = { ...response.body.singleResult, extensions: pipeline.answerExtensions(op, response.body.singleResult) };
-          response.http.headers.set('cache-control', cacheControlHeader(op, request.http?.method ?? 'POST', !!errors?.length));
-          pipeline.finish(op);
+          if (extensions !== response.body.singleResult.extensions)
+            response.body.singleResult = { ...response.body.singleResult, extensions };
+          response.http.headers.set('cache-control', cacheControl);
         },
       };
     },

@@ -1,9 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, refusalStatus } from '../../errors/codes.js';
-import type { AdmittedOperation, OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { badRequest } from '../../errors/codes.js';
+import {
+  OperationFailed,
+  type OperationPayload,
+  type OperationPipeline,
+  type OperationStream,
+} from '../../pipeline/index.js';
 import { subscriptionOverHttp } from './classify.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpOperationInit } from './operationInit.js';
+import { httpCaller } from './httpCaller.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MultipartWriter } from './multipartWriter.js';
@@ -13,6 +18,12 @@ import { sendErrors } from './response.js';
 const BOUNDARY = '-';
 export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed;boundary="${BOUNDARY}";deferSpec=20220824`;
 
+/** A mutation changes state: never on a GET, which caches and prefetches read as safe. */
+export const noMutationOverGet = (method: string | undefined) => (type: string) =>
+  type === 'mutation' && method === 'GET'
+    ? badRequest('Mutations are not run over GET: send them with POST.', 405)
+    : undefined;
+
 /**
  * `@defer`/`@stream` over HTTP, in the format Apollo Router answers and Apollo Client's `Defer20220824Handler` reads:
  * `content-type: multipart/mixed;boundary="-";deferSpec=20220824`, each part
@@ -21,46 +32,52 @@ export const INCREMENTAL_CONTENT_TYPE = `multipart/mixed;boundary="${BOUNDARY}";
  * errors (limits, validation, budget, quota) are answered before any part as a GraphQL-over-HTTP JSON response.
  * Apollo Server 5 on graphql 16 cannot deliver parts, so the pipeline runs these documents itself.
  */
-export function createIncrementalResponder(pipeline: OperationPipeline, services: GatewayServices, clients: ClientResolver) {
+export function createIncrementalResponder(
+  pipeline: OperationPipeline,
+  services: GatewayServices,
+  clients: ClientResolver,
+) {
   /** Sends an admitted operation's parts (one part, `hasNext: false`, when nothing was deferred after all). */
-  async function respond(res: ServerResponse, op: AdmittedOperation): Promise<void> {
+  async function respond(
+    res: ServerResponse,
+    requestId: string,
+    results: OperationStream,
+    cancel: AbortController,
+  ): Promise<void> {
     res.writeHead(200, { 'content-type': INCREMENTAL_CONTENT_TYPE, 'cache-control': 'no-store' });
     const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
       transport: 'multipart',
       metrics: services.metrics,
       onSlowClient: (reason, unsent) =>
-        services.log.warn({ requestId: op.context.requestId, reason, unsent }, 'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+        services.log.warn(
+          { requestId, reason, unsent },
+          'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+        ),
     });
     // Closing the response (the client left, or was too slow) aborts the operation and its upstream requests.
-    outbound.track(op.controller);
+    outbound.track(cancel);
     const writer = new MultipartWriter(res, BOUNDARY, outbound);
     let last = false;
     const write = (body: object, hasNext: boolean) => {
       last = !hasNext;
       writer.write({ ...body, hasNext });
     };
-    let parts: AsyncIterableIterator<Record<string, unknown>> | undefined;
-    const onClose = () => void parts?.return?.(undefined);
+    const parts = pacedBy(results, outbound, cancel.signal);
+    const onClose = () => void parts.return?.(undefined);
     res.once('close', onClose);
     try {
-      const result = await pipeline.run(op);
-      if (Symbol.asyncIterator in result) {
-        parts = pacedBy(result[Symbol.asyncIterator](), outbound, op.controller.signal) as AsyncIterableIterator<Record<string, unknown>>;
-        for await (const part of parts) {
-          if (outbound.done) break;
-          write(pipeline.formatted(op, part as never), part.hasNext === true);
-        }
-      } else {
-        write(pipeline.formatted(op, result), false);
+      for await (const part of parts) {
+        if (outbound.done) break;
+        write(part, (part as { hasNext?: unknown }).hasNext === true);
       }
     } catch (error) {
-      write({ errors: pipeline.format([{ message: (error as Error)?.message ?? 'operation failed' }], op) }, false);
+      if (!(error instanceof OperationFailed)) throw error;
+      write({ errors: error.errors }, false);
     } finally {
       res.off('close', onClose);
-      outbound.forget(op.controller);
+      outbound.forget(cancel);
       if (!last) write({}, false);
       writer.end();
-      pipeline.finish(op);
     }
   }
 
@@ -70,19 +87,24 @@ export function createIncrementalResponder(pipeline: OperationPipeline, services
      * Serves an operation the classifier read and prepared already (classify.ts): the pipeline's admission, then the
      * parts.
      */
-    async serve(req: IncomingMessage, res: ServerResponse, requestId: string, sent: Record<string, unknown>): Promise<void> {
+    async serve(
+      req: IncomingMessage,
+      res: ServerResponse,
+      requestId: string,
+      sent: Record<string, unknown>,
+    ): Promise<void> {
       const payload = asPayload(sent);
       if (payload instanceof Error) return sendErrors(req, res, 400, pipeline.format([payload]));
-      const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart', clients));
-      if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
-      const refusal =
-        admitted.type === 'subscription' ? subscriptionOverHttp() : admitted.type === 'mutation' && req.method === 'GET' ? badRequest('Mutations are not run over GET: send them with POST.', 405) : undefined;
-      if (refusal) {
-        const errors = pipeline.format([refusal], admitted);
-        pipeline.finish(admitted);
-        return sendErrors(req, res, refusalStatus(refusal), errors);
-      }
-      return respond(res, admitted);
+      const cancel = new AbortController();
+      const refuseMutation = noMutationOverGet(req.method);
+      const answer = await pipeline.execute(payload, httpCaller(req, requestId, 'multipart', clients), {
+        signal: cancel.signal,
+        stream: true,
+        refuse: (type) => (type === 'subscription' ? subscriptionOverHttp() : refuseMutation(type)),
+      });
+      if (answer.kind === 'refused') return sendErrors(req, res, answer.status ?? 400, answer.errors);
+      if (answer.kind !== 'stream') throw new Error('a stream was asked for');
+      return respond(res, requestId, answer.results, cancel);
     },
   };
 }

@@ -1,13 +1,13 @@
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, ErrorCode, refusalStatus, type GatewayError } from '../../errors/codes.js';
-import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { badRequest, refusalStatus, type GatewayError } from '../../errors/codes.js';
+import { OperationFailed, type OperationPayload, type OperationPipeline } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpOperationInit } from './operationInit.js';
+import { httpCaller } from './httpCaller.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './requestBody.js';
-import { createIncrementalResponder } from './incremental.js';
+import { createIncrementalResponder, noMutationOverGet } from './incremental.js';
 import { MultipartWriter } from './multipartWriter.js';
 import { sendErrors } from './response.js';
 
@@ -20,61 +20,65 @@ const BOUNDARY = 'graphql';
  * as a GraphQL-over-HTTP JSON response, as for any other operation (RATE_LIMITED with 429). Parts are paced by the
  * response's {@link OutboundBuffer}: a slow reader pauses the upstream, one too slow is cut and its upstream aborted.
  */
-export function createMultipartHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; clients: ClientResolver; heartbeatMs: number }) {
+export function createMultipartHandler(options: {
+  schema: GraphQLSchema;
+  pipeline: OperationPipeline;
+  services: GatewayServices;
+  clients: ClientResolver;
+  heartbeatMs: number;
+}) {
   const { pipeline, services, clients } = options;
   const incremental = createIncrementalResponder(pipeline, services, clients);
   return async function serveMultipart(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const payload = await readPayload(req);
     if (payload instanceof Error) return sendErrors(req, res, refusalStatus(payload), pipeline.format([payload]));
-    const admitted = await pipeline.admit(payload, httpOperationInit(req, requestId, 'multipart', clients));
-    if (Array.isArray(admitted)) return sendErrors(req, res, refusalStatus(admitted[0]), pipeline.format(admitted));
-    const op = admitted;
-    if (op.type === 'mutation' && req.method === 'GET') {
-      op.errorCodes.add(ErrorCode.BadUserInput);
-      pipeline.finish(op);
-      return sendErrors(req, res, 405, pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]));
-    }
+    const cancel = new AbortController();
+    const answer = await pipeline.execute(payload, httpCaller(req, requestId, 'multipart', clients), {
+      signal: cancel.signal,
+      stream: true,
+      refuse: noMutationOverGet(req.method),
+    });
+    if (answer.kind === 'refused') return sendErrors(req, res, answer.status ?? 400, answer.errors);
+    if (answer.kind !== 'stream') throw new Error('a stream was asked for');
 
     // A query with `@defer`/`@stream` answers in the incremental delivery format, whatever protocol was asked for.
-    if (pipeline.isIncremental(op)) return incremental.respond(res, op);
+    if (answer.incremental) return incremental.respond(res, requestId, answer.results, cancel);
 
-    res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`,
+      'cache-control': 'no-cache',
+    });
     const outbound = OutboundBuffer.forResponse(res, services.config.streams, {
       transport: 'multipart',
       metrics: services.metrics,
-      onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+      onSlowClient: (reason, unsent) =>
+        services.log.warn(
+          { requestId, reason, unsent },
+          'closing a multipart client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+        ),
     });
     // Closing the response (the client left, or was too slow) aborts the operation; returning the iterator ends the loop.
-    outbound.track(op.controller);
+    outbound.track(cancel);
     const parts = new MultipartWriter(res, BOUNDARY, outbound);
-    let iterator: AsyncIterator<ExecutionResult> | undefined;
-    const onClose = () => void iterator?.return?.();
+    const results = pacedBy(answer.results, outbound, cancel.signal);
+    const onClose = () => void results.return?.(undefined);
     res.once('close', onClose);
     const heartbeat = setInterval(() => parts.write({}), options.heartbeatMs);
     try {
-      const result = await pipeline.run(op);
-      if (Symbol.asyncIterator in result) {
-        iterator = pacedBy(result[Symbol.asyncIterator](), outbound, op.controller.signal);
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done || outbound.done) break;
-          parts.write({ payload: withFormattedErrors(next.value) });
-        }
-      } else {
-        parts.write({ payload: withFormattedErrors(result) });
+      for (;;) {
+        const next = await results.next();
+        if (next.done || outbound.done) break;
+        parts.write({ payload: next.value });
       }
     } catch (error) {
-      parts.write({ payload: null, errors: pipeline.format([{ message: (error as Error)?.message ?? 'stream failed' }], op) });
+      if (!(error instanceof OperationFailed)) throw error;
+      parts.write({ payload: null, errors: error.errors });
     } finally {
       clearInterval(heartbeat);
       res.off('close', onClose);
-      outbound.forget(op.controller);
+      outbound.forget(cancel);
+      await results.return?.(undefined);
       parts.end();
-      pipeline.finish(op);
-    }
-
-    function withFormattedErrors(result: ExecutionResult) {
-      return pipeline.formatted(op, result);
     }
   };
 }

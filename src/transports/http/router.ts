@@ -2,9 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { ErrorCode, refusalStatus } from '../../errors/codes.js';
-import type { OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
-import type { FairShare } from '../../pipeline/rules/fairShare.js';
+import type { Caller, OperationPipeline } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { JsonRpcCode, sendJsonRpcError } from '../mcp/jsonRpc.js';
@@ -23,9 +21,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) =>
 /** Options of {@link createHttpTransport}. */
 export interface HttpTransportOptions {
   services: GatewayServices;
+  /** Also the connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
   pipeline: OperationPipeline;
-  /** Connection caps: a request on a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS is answered 429. */
-  fairShare: FairShare;
   /** ALLOWED_HOSTS and ALLOWED_ORIGINS, checked before any route. */
   hostOrigin: HostOriginCheck;
   /** Who each request's client is (TRUSTED_PROXIES, TRUSTED_ROUTER_KEYS). */
@@ -49,23 +46,39 @@ const KNOWN_ROUTES = new Set(['/graphql', ...MCP_PATHS, '/healthz', '/readyz', '
  * then the classifier (classify.ts) decides once what the request is and hands it to the one handler of its kind.
  * Every answer is written by response.ts.
  */
-export async function createHttpTransport(options: HttpTransportOptions): Promise<{ listener: (req: IncomingMessage, res: ServerResponse) => void; stop(): Promise<void> }> {
-  const { services, pipeline, fairShare, health, hostOrigin, clients } = options;
+export async function createHttpTransport(
+  options: HttpTransportOptions,
+): Promise<{ listener: (req: IncomingMessage, res: ServerResponse) => void; stop(): Promise<void> }> {
+  const { services, pipeline, health, hostOrigin, clients } = options;
   const { config, log, metrics, redact } = services;
-  const classify = createRequestClassifier(pipeline, { direct: options.direct ?? true, maxUploadBytes: config.chatDocuments.maxBytes });
+  const classify = createRequestClassifier(pipeline, {
+    direct: options.direct ?? true,
+    maxUploadBytes: config.chatDocuments.maxBytes,
+  });
   const graphql = await createGraphqlHttp({ pipeline, services, clients });
   const incremental = createIncrementalResponder(pipeline, services, clients);
   const sse = createSseHandler({ schema: pipeline.schema, pipeline, services, clients });
-  const multipart = createMultipartHandler({ schema: pipeline.schema, pipeline, services, clients, heartbeatMs: options.heartbeatMs ?? 5000 });
+  const multipart = createMultipartHandler({
+    schema: pipeline.schema,
+    pipeline,
+    services,
+    clients,
+    heartbeatMs: options.heartbeatMs ?? 5000,
+  });
 
-  async function serveGraphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  async function serveGraphql(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    client: Pick<Caller, 'apiKey'>,
+  ): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
     const uncors = corsPreflightRefusal(req, config.corsOrigins);
     if (uncors) {
       hostOrigin.logRefusal(uncors, { path: '/graphql', origin: req.headers.origin });
       return sendRefusal(req, res, 403, pipeline.format([uncors]));
     }
-    const refusal = pipeline.authenticate(presentedApiKey(req.headers)) ?? pipeline.drainingRefusal();
+    const refusal = pipeline.gate(client);
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
     const route = await classify(req, res);
     switch (route.kind) {
@@ -92,15 +105,16 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }
     const client = clients.of(req);
-    let overConnections = fairShare.connectionRefusal(req, client, clients.connectionShare(req, client), res);
+    let overConnections = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), res);
     // Across replicas (REDIS_URL) a socket's first request waits for the shared count.
     if (overConnections instanceof Promise) overConnections = await overConnections;
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     if (await health.serve(req, res, path)) return;
     if (options.graphiql(req, res)) return;
     if (MCP_PATHS.has(path)) return options.mcp(req, res, requestId);
-    if (path !== '/graphql') return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
-    return serveGraphql(req, res, requestId);
+    if (path !== '/graphql')
+      return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
+    return serveGraphql(req, res, requestId, client);
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -117,7 +131,13 @@ export async function createHttpTransport(options: HttpTransportOptions): Promis
       // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
       if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
       log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
-      if (!res.headersSent) sendRefusal(req, res, 500, pipeline.format([{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }]));
+      if (!res.headersSent)
+        sendRefusal(
+          req,
+          res,
+          500,
+          pipeline.format([{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }]),
+        );
       else res.destroy();
     });
   };

@@ -1,14 +1,14 @@
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler, type RequestParams, type Response } from 'graphql-sse';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode } from '../../errors/codes.js';
-import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import type { OperationPipeline } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpOperationInit } from './operationInit.js';
-import type { GatewayContext } from '../../context/request.js';
+import { httpCaller } from './httpCaller.js';
 import type { GatewayServices } from '../../context/services.js';
 import { OutboundBuffer, pacedBy } from '../outboundBuffer.js';
 import { MAX_BODY_BYTES, readBody } from './requestBody.js';
+import { noMutationOverGet } from './incremental.js';
 import { sendErrors } from './response.js';
 import { MAX_OPERATION_ID_LENGTH } from '../ws/websocket.js';
 
@@ -30,7 +30,10 @@ function streamToken(req: IncomingMessage): string | undefined {
 }
 
 function refuse(status: number, errors: readonly unknown[]): Response {
-  return [JSON.stringify({ errors }), { status, statusText: String(status), headers: { 'content-type': 'application/json; charset=utf-8' } }];
+  return [
+    JSON.stringify({ errors }),
+    { status, statusText: String(status), headers: { 'content-type': 'application/json; charset=utf-8' } },
+  ];
 }
 
 /**
@@ -39,12 +42,18 @@ function refuse(status: number, errors: readonly unknown[]): Response {
  * of the event stream that carries them (its own response, or the single connection's stream by token), so a client
  * that reads slowly stops the upstream, and one too slow is cut with its upstream requests aborted.
  */
-export function createSseHandler(options: { schema: GraphQLSchema; pipeline: OperationPipeline; services: GatewayServices; clients: ClientResolver }) {
+export function createSseHandler(options: {
+  schema: GraphQLSchema;
+  pipeline: OperationPipeline;
+  services: GatewayServices;
+  clients: ClientResolver;
+}) {
   const { pipeline, services, clients } = options;
-  const operations = new WeakMap<IncomingMessage, { op: AdmittedOperation; outbound: OutboundBuffer }>();
+  /** Each operation's cancellation and the stream that paces it, until graphql-sse completes it. */
+  const operations = new WeakMap<IncomingMessage, { cancel: AbortController; outbound: OutboundBuffer }>();
   /** Open single-connection streams by token. */
   const streams = new Map<string, OutboundBuffer>();
-  const handler = createHandler<IncomingMessage, RequestContext, (GatewayContext & Record<PropertyKey, unknown>) | undefined>({
+  const handler = createHandler<IncomingMessage, RequestContext>({
     schema: options.schema,
     // The pipeline validated the document with the gateway's limit rules already.
     validate: () => [],
@@ -53,38 +62,44 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
       // In distinct-connections mode this response is the stream; otherwise the stream is the one of the token.
       const distinct = req.headers.get('accept') === EVENT_STREAM;
       const outbound = distinct ? req.context.outbound : streams.get(streamToken(raw) ?? '');
-      if (!outbound) return refuse(409, [{ message: 'Open the event stream (GET with the stream token) before sending operations on it.', extensions: { code: ErrorCode.BadUserInput } }]);
+      if (!outbound)
+        return refuse(409, [
+          {
+            message: 'Open the event stream (GET with the stream token) before sending operations on it.',
+            extensions: { code: ErrorCode.BadUserInput },
+          },
+        ]);
       const operationId = params.extensions?.operationId;
       if (typeof operationId === 'string' && operationId.length > MAX_OPERATION_ID_LENGTH) {
-        return refuse(400, [{ message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`, extensions: { code: ErrorCode.BadUserInput } }]);
+        return refuse(400, [
+          {
+            message: `extensions.operationId is longer than ${MAX_OPERATION_ID_LENGTH} characters: use a shorter id (a UUID).`,
+            extensions: { code: ErrorCode.BadUserInput },
+          },
+        ]);
       }
-      const admitted = await pipeline.admit(params, httpOperationInit(raw, req.context.requestId, 'sse', clients));
-      if (Array.isArray(admitted)) {
-        const errors = pipeline.format(admitted);
-        return admitted.some((e) => e.extensions?.code === ErrorCode.RateLimited) ? refuse(429, errors) : single({ errors });
+      const cancel = new AbortController();
+      // Closing the stream that carries it (the client left, or was too slow) aborts the operation.
+      outbound.track(cancel);
+      const answer = await pipeline.execute(params, httpCaller(raw, req.context.requestId, 'sse', clients), {
+        signal: cancel.signal,
+        refuse: noMutationOverGet(req.method),
+      });
+      if (answer.kind === 'stream') {
+        operations.set(raw, { cancel, outbound });
+        return pacedBy(answer.results, outbound, cancel.signal) as AsyncIterableIterator<ExecutionResult>;
       }
-      operations.set(raw, { op: admitted, outbound });
-      outbound.track(admitted.controller);
-      if (admitted.type === 'mutation' && req.method === 'GET') {
-        admitted.errorCodes.add(ErrorCode.BadUserInput);
-        return single({ errors: pipeline.format([badRequest('Mutations are not run over GET: send them with POST.', 405)]) });
-      }
-      const result = await pipeline.run(admitted);
-      return Symbol.asyncIterator in result ? pacedBy(result, outbound, admitted.controller.signal) : single(result);
-    },
-    context: (req) => operations.get(req.raw)?.op.context as (GatewayContext & Record<PropertyKey, unknown>) | undefined,
-    onNext(_ctx, req, result) {
-      const op = operations.get(req.raw)?.op;
-      // Every result: its errors formatted, its cost in its extensions.
-      if (!op) return;
-      return pipeline.formatted(op, result as ExecutionResult) as unknown as ExecutionResult;
+      outbound.forget(cancel);
+      if (answer.kind === 'result') return single(answer.result);
+      return answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited)
+        ? refuse(429, answer.errors)
+        : single({ errors: answer.errors });
     },
     onComplete(_ctx, req) {
       const entry = operations.get(req.raw);
       if (!entry) return;
       operations.delete(req.raw);
-      entry.outbound.forget(entry.op.controller);
-      pipeline.finish(entry.op);
+      entry.outbound.forget(entry.cancel);
     },
   });
 
@@ -92,14 +107,26 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
     let body: string | null = null;
     if (req.method === 'POST') {
       const raw = await readBody(req, MAX_BODY_BYTES);
-      if (raw === undefined) return sendErrors(req, res, 413, pipeline.format([badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413)]));
+      if (raw === undefined)
+        return sendErrors(
+          req,
+          res,
+          413,
+          pipeline.format([
+            badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413),
+          ]),
+        );
       body = raw.toString('utf8');
     }
     const outbound = req.headers.accept?.includes(EVENT_STREAM)
       ? OutboundBuffer.forResponse(res, services.config.streams, {
           transport: 'sse',
           metrics: services.metrics,
-          onSlowClient: (reason, unsent) => services.log.warn({ requestId, reason, unsent }, 'closing an SSE client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)'),
+          onSlowClient: (reason, unsent) =>
+            services.log.warn(
+              { requestId, reason, unsent },
+              'closing an SSE client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+            ),
         })
       : undefined;
     const [stream, init] = await handler({
@@ -146,6 +173,6 @@ export function createSseHandler(options: { schema: GraphQLSchema; pipeline: Ope
  * One result as a stream of one: graphql-sse tells a result from execution arguments by a `data` key, which a
  * request error (and graphql-js's failed subscribe) does not have.
  */
-async function* single(result: ExecutionResult | { errors: unknown[] }): AsyncGenerator<ExecutionResult> {
+async function* single(result: FormattedExecutionResult): AsyncGenerator<ExecutionResult> {
   yield result as ExecutionResult;
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { McpAuthConfig } from '../../config/env.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
-import { presentedApiKey } from '../../pipeline/rules/apiKey.js';
+import { presentedApiKey } from '../clientIdentity.js';
 import { keySetUnreadable, keySetWithCooldown } from './keySet.js';
 import { protectedResource } from './protectedResource.js';
 

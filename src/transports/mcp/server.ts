@@ -6,7 +6,7 @@ import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBody } from '../http/requestBody.js';
 import { sendJson } from '../http/response.js';
-import type { TrustedCall } from '../../trusted/execute.js';
+import type { Caller } from '../../observability/caller.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import { checkArguments } from '../../trusted/operations.js';
 import { createMcpAuth, type McpAuth, type McpCaller, type McpRefusal } from './auth.js';
@@ -58,7 +58,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     if (path !== MCP_PATH) return serveMetadata(auth, req, res, path);
     const caller = await auth.authenticate(req);
     if ('status' in caller) return refuse(res, caller, services);
-    const draining = pipeline.drainingRefusal();
+    const draining = pipeline.gate({ authenticated: true });
     if (draining) return refuse(res, { status: refusalStatus(draining), error: draining as GatewayError }, services);
     if (req.method !== 'POST') {
       // Stateless: no server-initiated stream to resume and no session to delete.
@@ -75,13 +75,14 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     }
     const lacking = scopeRefusal(auth, req, caller, body, toolset.operations);
     if (lacking) return refuse(res, lacking, services);
-    const call: TrustedCall = {
+    const call: Caller = {
+      // The client as the trust rules resolve it (its key, a proxy's forwarded address…), with the token's subject when
+      // one was verified.
+      ...clients.of(req),
+      ...(caller.subject === undefined ? {} : { subject: caller.subject }),
       requestId,
       // A bearer token at /mcp is this gateway's, issued for it: never passed on to an upstream (MCP forbids token passthrough).
       authorization: auth.mode === 'jwt' ? undefined : req.headers.authorization,
-      apiKey: caller.apiKey,
-      // The client as the trust rules resolve it (a proxy's forwarded address…), with the token's subject when one was verified.
-      client: caller.subject === undefined ? clients.of(req) : { ...clients.of(req), subject: caller.subject },
       authenticated: caller.authenticated,
       transport: 'mcp',
     };
@@ -98,7 +99,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
 }
 
 /** One MCP server for one HTTP request, bound to that request's caller. */
-function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: TrustedCall): Server {
+function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: Caller): Server {
   const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const { schema, operations, execute } = services.trusted;
   const { allowMutations, allowFreeform } = services.config.mcp;
@@ -132,7 +133,7 @@ function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools
 }
 
 /** A call refused before it ran, as a tool error the model can read and correct (and one log line). */
-function refusal(error: GatewayError, services: GatewayServices, call: TrustedCall, tool: string): CallToolResult {
+function refusal(error: GatewayError, services: GatewayServices, call: Caller, tool: string): CallToolResult {
   const [formatted] = services.formatErrors([error]);
   services.log.info({ requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport }, 'mcp tool refused');
   return refusalResult(formatted);

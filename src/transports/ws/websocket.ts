@@ -1,10 +1,10 @@
-import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
-import type { AdmittedOperation, OperationPipeline } from '../../pipeline/index.js';
+import { OperationFailed, type Answer, type OperationPipeline, type OperationStream } from '../../pipeline/index.js';
 import type { ClientIdentity } from '../../pipeline/operation.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
@@ -13,8 +13,8 @@ import type { GatewayServices } from '../../context/services.js';
 import { limitError } from '../../pipeline/limitValidation.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
-import { sendingSharedResults } from './sharedNext.js';
-import type { FairShare } from '../../pipeline/rules/fairShare.js';
+import { sharedNextText } from './sharedNext.js';
+import { sharedResultJson } from '../../execution/sharedEvents.js';
 
 /**
  * Longest operation id a client may choose: ids are echoed in every message and written to logs, so a longer one
@@ -23,7 +23,13 @@ import type { FairShare } from '../../pipeline/rules/fairShare.js';
 export const MAX_OPERATION_ID_LENGTH = 128;
 
 /** A graphql-ws connection with who sent it, as its operations' hooks read it (graphql-ws's `ctx.extra`). */
-class GatewayConnection extends WsConnection<AdmittedOperation> {
+/** An operation graphql-ws runs: its cancellation (a client's complete, the connection's close) and its results. */
+interface WsOperation {
+  readonly controller: AbortController;
+  readonly results: OperationStream;
+}
+
+class GatewayConnection extends WsConnection<WsOperation> {
   authorization?: string;
   /**
    * Who the connection's client is (its key from the upgrade request's `x-api-key`, or `connectionParams`, since
@@ -49,10 +55,8 @@ export function attachWebSocket(options: {
   schema: GraphQLSchema;
   services: GatewayServices;
   path: string;
-  /** Limits, persisted operations, budget, logging: the same rules as every other transport. */
+  /** Limits, persisted operations, budget, logging: the same rules as every other transport; the connection caps (4429). */
   pipeline: OperationPipeline;
-  /** Connection caps (a socket past them is closed with 4429). */
-  fairShare?: FairShare;
   /** ALLOWED_HOSTS and ALLOWED_ORIGINS: an upgrade they refuse is answered 403. */
   hostOrigin: HostOriginCheck;
   /** Who each connection's and operation's client is (TRUSTED_PROXIES, TRUSTED_ROUTER_KEYS). */
@@ -62,20 +66,19 @@ export function attachWebSocket(options: {
 } {
   const { services, pipeline, clients } = options;
   const { websocket: wsLimits } = services.config;
-  // graphql-ws's contextValue is the admitted operation (onSubscribe): the pipeline runs it, compiled, its span active.
-  // One that fails unexpectedly ends with its error; graphql-ws would close the connection on a throw.
-  const run = async (args: ExecutionArgs) => {
-    try {
-      return await pipeline.run(args.contextValue as AdmittedOperation);
-    } catch (error) {
-      return { errors: [internalError(error, services)] };
-    }
-  };
+  // graphql-ws's contextValue is the operation the entry admitted (onSubscribe): its results, formatted, paced and with
+  // shared ones sent by the connection, are what graphql-ws sends.
+  // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
+  const run = (args: ExecutionArgs) => endingWithItsErrors((args.contextValue as WsOperation).results) as AsyncGenerator<ExecutionResult>;
 
-  const finish = (conn: GatewayConnection, id: string) => {
-    const op = conn.ended(id);
-    if (op) pipeline.finish(op);
-  };
+  /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
+  const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results.return();
+
+  /**
+   * A refusal the entry formatted already, by the errors onSubscribe hands graphql-ws in its place (graphql-ws takes
+   * only graphql-js's errors there); onError sends the formatted ones.
+   */
+  const refusals = new WeakMap<readonly GraphQLError[], readonly GraphQLFormattedError[]>();
 
   const adapter = graphqlWsAdapter<GatewayConnection>({
     maxPayload: wsLimits.maxMessageBytes,
@@ -97,7 +100,7 @@ export function attachWebSocket(options: {
         const wasRouter = conn.client.router;
         conn.client = clients.ofConnection(conn.request, params, typeof key === 'string' ? key : conn.client.apiKey);
         // A router's key in connectionParams: the upgrade counted its socket against its address, a router's is no one's.
-        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) options.fairShare?.routerConnection(conn.request.socket);
+        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) pipeline.routerConnection(conn.request.socket);
         if (typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return pipeline.authenticate(conn.client.apiKey) === undefined;
@@ -115,56 +118,62 @@ export function attachWebSocket(options: {
           return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
+        const cancel = new AbortController();
+        const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
         conn.admitting++;
-        let admitted: AdmittedOperation | GraphQLError[];
+        let answer: Answer;
         try {
-          admitted = await pipeline.admit(payload, {
-            requestId: `${conn.id}:${id}`,
-            transport: 'ws',
-            authorization: conn.authorization,
-            trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-            client: clients.ofOperation(conn.client, payload.extensions),
-          });
+          answer = await pipeline.execute(
+            payload,
+            {
+              ...clients.ofOperation(conn.client, payload.extensions),
+              requestId: `${conn.id}:${id}`,
+              transport: 'ws',
+              authorization: conn.authorization,
+              trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+              // connection_init checked its key.
+              authenticated: true,
+            },
+            {
+              signal: cancel.signal,
+              stream: true,
+              // onComplete (or onClose) returns it: graphql-ws writes `complete` right after.
+              endedByReturn: true,
+              pace: (source) => pacedBy(source, conn.outbound, cancel.signal),
+              // A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection.
+              shared(result) {
+                const json = sharedResultJson(result);
+                return json === undefined ? undefined : (own) => !cancel.signal.aborted && conn.send(sharedNextText(prefix, json, own));
+              },
+            },
+          );
         } catch (error) {
           // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
           return [internalError(error, services)];
         } finally {
           conn.admitting--;
         }
-        if (Array.isArray(admitted)) return admitted;
+        if (answer.kind === 'refused') {
+          const errors = answer.errors.map((e) => new GraphQLError(e.message));
+          refusals.set(errors, answer.errors);
+          return errors;
+        }
+        if (answer.kind !== 'stream') throw new Error('a stream was asked for');
         // The socket closed, or the client completed the operation, while it was being admitted: nothing will end it.
         if (conn.socket.readyState !== conn.socket.OPEN || !(id in ctx.subscriptions)) {
-          pipeline.finish(admitted);
+          void answer.results.return();
           return [new GraphQLError('The operation ended before it started.')];
         }
-        conn.started(id, admitted);
-        return { schema: options.schema, document: admitted.document, operationName: payload.operationName, variableValues: payload.variables, contextValue: admitted };
+        conn.started(id, { controller: cancel, results: answer.results });
+        if (answer.type === 'subscription') services.metrics.subscriptionsStarted.inc();
+        return { schema: options.schema, document: answer.document, operationName: payload.operationName, variableValues: payload.variables, contextValue: conn.operations.get(id) };
       },
-      onOperation(ctx, id, _payload, args, result) {
-        const conn = ctx.extra;
-        const op = args.contextValue as AdmittedOperation;
-        if (!isAsyncIterator(result)) return;
-        // A query with @defer or @stream is an iterator too; it is no subscription.
-        if (op.type === 'subscription') services.metrics.subscriptionsStarted.inc();
-        // A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection.
-        return sendingSharedResults(
-          pacedBy(result, conn.outbound, op.controller.signal),
-          id,
-          (text) => {
-            if (!op.controller.signal.aborted) conn.send(text);
-          },
-          // Its own cost, as onNext adds to every other result.
-          (shared) => pipeline.answerExtensions(op, shared),
-        );
+      onNext(_ctx, _id, _payload, _args, result) {
+        // Formatted by the entry: sent as it is (graphql-ws would call each error's toJSON).
+        return result;
       },
-      onNext(ctx, _id, _payload, args, result) {
-        // Past the limit the connection closed; nothing more is sent, nor counted.
-        if (ctx.extra.outbound.done) return;
-        // Every result: its errors formatted, its cost in its extensions.
-        return pipeline.formatted(args.contextValue as AdmittedOperation, result);
-      },
-      onError(ctx, id, _payload, errors) {
-        return pipeline.format(errors, ctx.extra.operations.get(id));
+      onError(_ctx, _id, _payload, errors) {
+        return (refusals.get(errors) as GraphQLError[] | undefined) ?? pipeline.format(errors);
       },
       onComplete(ctx, id) {
         finish(ctx.extra, id);
@@ -190,7 +199,7 @@ export function attachWebSocket(options: {
       return;
     }
     const client = clients.of(req);
-    const refusal = options.fairShare?.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
+    const refusal = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
     // Across replicas (REDIS_URL) the upgrade waits for the shared count.
     if (refusal instanceof Promise) void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
     else upgrade(req, socket, head, client, refusal);
@@ -216,6 +225,12 @@ function internalError(error: unknown, services: GatewayServices): GraphQLError 
   return new GatewayError(ErrorCode.InternalServerError, (error as Error)?.message ?? String(error));
 }
 
-function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
-  return typeof (value as AsyncIterableIterator<T>)?.[Symbol.asyncIterator] === 'function' && typeof (value as AsyncIterator<T>).next === 'function';
+/** An operation's results, a failure after it began as its last result (graphql-ws would close the connection on a throw). */
+async function* endingWithItsErrors(results: OperationStream): AsyncGenerator<FormattedExecutionResult> {
+  try {
+    yield* results;
+  } catch (error) {
+    if (!(error instanceof OperationFailed)) throw error;
+    yield { errors: error.errors };
+  }
 }

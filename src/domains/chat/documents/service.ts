@@ -32,12 +32,12 @@ const CLEANUP_MS = 30_000;
 const SETTLE_PAUSES_MS = [0, 250, 500, 1_000, 2_000];
 
 /**
- * Who owns a document: the caller as the gateway tells callers apart (`credentials.client`, `clientKey`: the subject a
+ * Who owns a document: the caller as the gateway tells callers apart (the context's `client`, `clientKey`: the subject a
  * trusted authority named (a router's end client, a verified token's `sub`), else its API key when GATEWAY_API_KEYS is
  * set, else its address), hashed again, so no key or subject is ever kept.
  */
 export function ownerOf(ctx: GatewayContext): string {
-  return createHash('sha256').update(`chat-documents\0${ctx.credentials.client ?? ''}`).digest('base64url').slice(0, 32);
+  return createHash('sha256').update(`chat-documents\0${ctx.client}`).digest('base64url').slice(0, 32);
 }
 
 /**

@@ -1,0 +1,96 @@
+import { GraphQLError } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperationPipeline } from '../../src/pipeline/core.js';
+import type { Operation, PipelineRule } from '../../src/pipeline/operation.js';
+import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
+import { pipelineHarness, type PipelineHarness } from './support.js';
+
+/**
+ * The pipeline's one entry (src/pipeline/core.ts, `execute`) pairs begin and finish itself: whatever a transport does
+ * with the answer (returns a stream twice, never reads it, aborts it, reads it to its end), each operation finishes
+ * exactly once, and one that never began finishes nothing.
+ */
+describe('the entry', () => {
+  let h: PipelineHarness;
+  let pipeline: OperationPipeline;
+  const begun: Operation[] = [];
+  const finished: Operation[] = [];
+  const counting: PipelineRule = {
+    name: 'counting',
+    begin: (op) => void begun.push(op),
+    finish: (op) => void finished.push(op),
+  };
+  const caller = (requestId: string) => ({ requestId, transport: 'in-process' as const });
+  const TICKS = 'subscription { serverTime(intervalMs: 10, count: 3) }';
+
+  beforeAll(async () => {
+    h = await pipelineHarness();
+    const shutdown = new Shutdown();
+    pipeline = new OperationPipeline({
+      schema: h.pipeline.schema,
+      services: h.services,
+      rules: [counting, shutdown],
+      validationRules: [],
+      format: h.services.formatErrors,
+      shutdown,
+    });
+  });
+  afterAll(() => h.close());
+
+  const finishes = (requestId: string) => finished.filter((op) => op.context.requestId === requestId).length;
+
+  it('finishes a result, a refusal after it began, and nothing for a request that never began', async () => {
+    expect((await pipeline.execute({ query: '{ upstreams { id } }' }, caller('one'))).kind).toBe('result');
+    expect(finishes('one')).toBe(1);
+    const refused = await pipeline.execute({ query: TICKS }, caller('refused'), {
+      refuse: (type) => (type === 'subscription' ? new GraphQLError('no') : undefined),
+    });
+    expect(refused.kind).toBe('refused');
+    expect(finishes('refused')).toBe(1);
+    expect((await pipeline.execute({ query: '{ nope' }, caller('unparsed'))).kind).toBe('refused');
+    expect(begun.some((op) => op.context.requestId === 'unparsed')).toBe(false);
+  });
+
+  it('finishes a stream read to its end once, however often it is returned afterwards', async () => {
+    const answer = await pipeline.execute({ query: TICKS }, caller('read'));
+    if (answer.kind !== 'stream') throw new Error(`expected a stream, got ${answer.kind}`);
+    const events = [];
+    for await (const event of answer.results) events.push(event);
+    expect(events).toHaveLength(3);
+    await answer.results.return();
+    await answer.results.return();
+    expect(finishes('read')).toBe(1);
+  });
+
+  it('finishes a stream returned twice before its end, or aborted before anyone read it, once', async () => {
+    const answer = await pipeline.execute({ query: TICKS }, caller('returned'));
+    if (answer.kind !== 'stream') throw new Error('expected a stream');
+    await answer.results.next();
+    await Promise.all([answer.results.return(), answer.results.return()]);
+    expect(await answer.results.next()).toEqual({ value: undefined, done: true });
+    expect(finishes('returned')).toBe(1);
+
+    const gone = new AbortController();
+    const lazy = await pipeline.execute({ query: TICKS }, caller('unread'), { signal: gone.signal, stream: true });
+    if (lazy.kind !== 'stream') throw new Error('expected a stream');
+    gone.abort();
+    gone.abort();
+    expect(finishes('unread')).toBe(1);
+    expect(await lazy.results.next()).toEqual({ value: undefined, done: true });
+    expect(finishes('unread')).toBe(1);
+  });
+
+  it('lets a transport that ends the stream itself finish it after the source is done, once', async () => {
+    const answer = await pipeline.execute({ query: '{ upstreams { id } }' }, caller('held'), {
+      stream: true,
+      endedByReturn: true,
+    });
+    if (answer.kind !== 'stream') throw new Error('expected a stream');
+    expect((await answer.results.next()).done).toBe(false);
+    expect((await answer.results.next()).done).toBe(true);
+    expect(finishes('held')).toBe(0);
+    await answer.results.return();
+    await answer.results.return();
+    expect(finishes('held')).toBe(1);
+  });
+});
