@@ -58,7 +58,11 @@ for (const { op, rest } of instructions(readFileSync(dockerfile, 'utf8'))) {
     // `--mount=type=cache,…` keeps npm's cache out of the image; here the machine's own npm cache plays that part.
     const command = rest.replace(/^(--mount=\S+\s+)+/, '');
     log(`RUN ${command}`);
-    const run = spawnSync('sh', ['-c', command], { cwd: stage.dir, env: { ...process.env, ...stage.env }, stdio: 'inherit' });
+    const run = spawnSync('sh', ['-c', command], {
+      cwd: stage.dir,
+      env: { ...process.env, ...stage.env },
+      stdio: 'inherit',
+    });
     if (run.status !== 0) fail(`RUN failed (${run.status}): ${command}`);
   } else if (op === 'CMD') {
     stage.cmd = execForm(rest);
@@ -75,18 +79,27 @@ const runtime = [...stages.values()].at(-1);
 if (!runtime.cmd || !runtime.healthcheck) fail('the last stage needs CMD and HEALTHCHECK');
 if (existsSync(join(runtime.dir, 'node_modules', 'vitest'))) fail('the runtime stage has dev dependencies (vitest)');
 if (existsSync(join(runtime.dir, 'src'))) fail('the runtime stage carries the TypeScript sources');
-for (const tool of ['build', 'bench']) if (existsSync(join(runtime.dir, 'dist', tool))) fail(`the runtime stage carries the tooling of dist/${tool}`);
+for (const tool of ['build', 'bench'])
+  if (existsSync(join(runtime.dir, 'dist', tool))) fail(`the runtime stage carries the tooling of dist/${tool}`);
 
 // Loopback and a free port instead of the image's 0.0.0.0:4000; the healthcheck reads the same PORT.
 const port = await freePort();
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...runtime.env, HOST: '127.0.0.1', PORT: String(port) };
 log(`CMD ${runtime.cmd.join(' ')} (PORT=${port})`);
-const server = spawn(runtime.cmd[0], runtime.cmd.slice(1), { cwd: runtime.dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(runtime.cmd[0], runtime.cmd.slice(1), {
+  cwd: runtime.dir,
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let output = '';
 server.stdout.on('data', (d) => (output += d));
 const listening = await waitFor(() => output.includes('gateway listening on'), 60_000);
 if (!listening) fail(`the runtime did not start within 60 s:\n${output}`);
-const check = spawnSync(runtime.healthcheck[0], runtime.healthcheck.slice(1), { cwd: runtime.dir, env, encoding: 'utf8' });
+const check = spawnSync(runtime.healthcheck[0], runtime.healthcheck.slice(1), {
+  cwd: runtime.dir,
+  env,
+  encoding: 'utf8',
+});
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 if (check.status !== 0) fail(`HEALTHCHECK failed with ${check.status}: ${check.stderr}`);

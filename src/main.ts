@@ -56,9 +56,12 @@ function exitOnConfigError(error: unknown): never {
 
 /** One line naming the variable to change when the listen address cannot be used, instead of a stack trace. */
 function listenProblem(code: string | undefined, host: string, port: number): string | undefined {
-  if (code === 'EADDRINUSE') return `PORT: ${host}:${port} is already in use by another process; stop it or choose another PORT (or HOST).`;
-  if (code === 'EACCES') return `PORT: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); choose another PORT.`;
-  if (code === 'EADDRNOTAVAIL') return `HOST: ${host} is not an address of this machine; set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`;
+  if (code === 'EADDRINUSE')
+    return `PORT: ${host}:${port} is already in use by another process; stop it or choose another PORT (or HOST).`;
+  if (code === 'EACCES')
+    return `PORT: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); choose another PORT.`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST: ${host} is not an address of this machine; set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`;
   return undefined;
 }
 

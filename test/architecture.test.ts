@@ -40,8 +40,18 @@ describe('the import rules of src/ (src/build/importRules.ts)', () => {
     };
 
     it('names a circle made of type-only imports', () => {
-      const violations = checkImports(tree({ 'pipeline/a.ts': "import type { B } from './b.js';\nexport type A = 1;", 'pipeline/b.ts': "import type { A } from './a.js';\nexport type B = 2;" }));
-      expect(violations).toEqual([{ kind: 'circle', message: expect.stringMatching(/^import circle among pipeline\/(a|b)\.ts, pipeline\/(a|b)\.ts$/) }]);
+      const violations = checkImports(
+        tree({
+          'pipeline/a.ts': "import type { B } from './b.js';\nexport type A = 1;",
+          'pipeline/b.ts': "import type { A } from './a.js';\nexport type B = 2;",
+        }),
+      );
+      expect(violations).toEqual([
+        {
+          kind: 'circle',
+          message: expect.stringMatching(/^import circle among pipeline\/(a|b)\.ts, pipeline\/(a|b)\.ts$/),
+        },
+      ]);
     });
 
     it('names an import up a layer: a domain that imports a transport, state that imports a domain', () => {

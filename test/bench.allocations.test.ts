@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { allocationReport, allocationTable, type HeapProfileNode } from '../src/bench/allocations.js';
 
-const node = (functionName: string, selfSize: number, children: HeapProfileNode[] = [], url = '/work/dist/x.js'): HeapProfileNode => ({
+const node = (
+  functionName: string,
+  selfSize: number,
+  children: HeapProfileNode[] = [],
+  url = '/work/dist/x.js',
+): HeapProfileNode => ({
   callFrame: { functionName, url, lineNumber: 9 },
   selfSize,
   children,
@@ -18,7 +23,11 @@ describe('npm run bench:alloc report', () => {
       { frame: 'b dist/x.js:10', bytes: 7 },
       { frame: '(root) :10', bytes: 0 },
     ]);
-    expect(Object.fromEntries(report.inclusive.map((r) => [r.frame, r.bytes]))).toEqual({ '(root) :10': 20, 'a dist/x.js:10': 18, 'b dist/x.js:10': 10 });
+    expect(Object.fromEntries(report.inclusive.map((r) => [r.frame, r.bytes]))).toEqual({
+      '(root) :10': 20,
+      'a dist/x.js:10': 18,
+      'b dist/x.js:10': 10,
+    });
     const table = allocationTable(report);
     expect(table).toContain('Allocated per operation: 20 bytes.');
     expect(table).toContain('| a dist/x.js:10 | 13 |');

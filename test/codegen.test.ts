@@ -8,7 +8,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 describe('generated resolver types', () => {
   it('match schema/*.graphql (run `npm run codegen` when this fails)', async () => {
     // `--check` generates in memory and exits 1 when the committed file differs.
-    const run = promisify(execFile)(`${root}node_modules/.bin/graphql-codegen`, ['--config', 'codegen.yml', '--check'], { cwd: root });
+    const run = promisify(execFile)(
+      `${root}node_modules/.bin/graphql-codegen`,
+      ['--config', 'codegen.yml', '--check'],
+      { cwd: root },
+    );
     await expect(run).resolves.toBeDefined();
   }, 60_000);
 });

@@ -78,8 +78,12 @@ async function run(page: Page, operationName: string): Promise<void> {
 /** Switches to the example tab of that operation; executing before GraphiQL has parsed it would run the old one. */
 async function openTab(page: Page, operationName: string): Promise<void> {
   await page.locator('.graphiql-tab', { has: page.getByText(operationName, { exact: true }) }).click();
-  await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs }).toContain(operationName);
-  await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs }).toMatch(new RegExp(`(?:query|mutation|subscription) ${operationName}\\b`));
+  await expect
+    .poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs })
+    .toContain(operationName);
+  await expect
+    .poll(() => editorText(page, '.graphiql-query-editor'), { timeout: uiTimeoutMs })
+    .toMatch(new RegExp(`(?:query|mutation|subscription) ${operationName}\\b`));
   // The operation type (HTTP or WebSocket) comes from a debounced parse of the editor.
   await page.waitForTimeout(1_000);
 }
@@ -91,7 +95,9 @@ function rawGet(url: string, path: string, headers: Record<string, string> = {})
       const req = request(url, { path, headers, timeout: 5_000 }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
       });
       req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
       req.on('error', reject);
@@ -138,14 +144,19 @@ describe('GraphiQL in a browser, served by the gateway', () => {
   it('shows every tab whole in a 1,400 px wide window, none scrolled or cut off', async () => {
     const { context, page } = await openGraphiql(browser, origin);
     try {
-      await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(graphiqlExamples.length);
+      await expect
+        .poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs })
+        .toBe(graphiqlExamples.length);
       const strip = (await page.locator('.graphiql-tabs').boundingBox())!;
       for (const tab of await page.locator('.graphiql-tab').all()) {
         const box = (await tab.boundingBox())!;
         expect(box.x).toBeGreaterThanOrEqual(strip.x);
         expect(box.x + box.width).toBeLessThanOrEqual(strip.x + strip.width);
         // Nothing covers it: the point at its middle is the tab (or inside it).
-        const hit = await tab.evaluate((el, [x, y]) => el.contains(document.elementFromPoint(x, y)), [box.x + box.width / 2, box.y + box.height / 2]);
+        const hit = await tab.evaluate(
+          (el, [x, y]) => el.contains(document.elementFromPoint(x, y)),
+          [box.x + box.width / 2, box.y + box.height / 2],
+        );
         expect(hit, await tab.innerText()).toBe(true);
       }
     } finally {
@@ -169,7 +180,8 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     const { context, page } = await openGraphiql(browser, origin);
     const contentTypes: string[] = [];
     page.on('response', (response) => {
-      if (response.url() === `${origin}/graphql` && response.request().method() === 'POST') contentTypes.push(response.headers()['content-type'] ?? '');
+      if (response.url() === `${origin}/graphql` && response.request().method() === 'POST')
+        contentTypes.push(response.headers()['content-type'] ?? '');
     });
     try {
       await openTab(page, 'Movie');
@@ -202,7 +214,7 @@ describe('GraphiQL in a browser, served by the gateway', () => {
     }
   });
 
-  it('shows the Stream tab\'s answer whole in the Stream plugin as it grows: the deltas added up, then how it finished', async () => {
+  it("shows the Stream tab's answer whole in the Stream plugin as it grows: the deltas added up, then how it finished", async () => {
     const { context, page, wsNext } = await openGraphiql(browser, origin);
     try {
       await openTab(page, 'Stream');
@@ -212,7 +224,14 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       await expect
         .poll(
           async () => {
-            seen.add(((await page.locator('.stream-text-content').textContent().catch(() => '')) ?? '').length);
+            seen.add(
+              (
+                (await page
+                  .locator('.stream-text-content')
+                  .textContent()
+                  .catch(() => '')) ?? ''
+              ).length,
+            );
             return panel.getAttribute('data-state').catch(() => null);
           },
           { timeout: uiTimeoutMs, interval: 20 },
@@ -223,14 +242,25 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       // The stream opened the panel: on screen, beside the editor, not only in the page.
       expect(await panel.isVisible()).toBe(true);
       expect((await panel.boundingBox())!.width).toBeGreaterThan(150);
-      const chunks = wsNext.map((p) => (p as { data: { chatCompletionStream: { delta: { content: string | null; reasoningContent: string | null } } } }).data.chatCompletionStream);
+      const chunks = wsNext.map(
+        (p) =>
+          (
+            p as {
+              data: { chatCompletionStream: { delta: { content: string | null; reasoningContent: string | null } } };
+            }
+          ).data.chatCompletionStream,
+      );
       expect(chunks.length).toBeGreaterThan(5);
       // The reasoning apart, then the answer, each the deltas added up; the answer names the question's subject.
-      expect(await page.locator('.stream-text-reasoning').textContent()).toBe(chunks.map((c) => c.delta.reasoningContent ?? '').join(''));
+      expect(await page.locator('.stream-text-reasoning').textContent()).toBe(
+        chunks.map((c) => c.delta.reasoningContent ?? '').join(''),
+      );
       const content = chunks.map((c) => c.delta.content ?? '').join('');
       expect(await page.locator('.stream-text-content').textContent()).toBe(content);
       expect(content).toContain('a GraphQL gateway');
-      expect(await page.locator('.stream-text-meta').textContent()).toMatch(/^glm \/ glm-4\.7: finished: STOP, \d+ tokens$/);
+      expect(await page.locator('.stream-text-meta').textContent()).toMatch(
+        /^glm \/ glm-4\.7: finished: STOP, \d+ tokens$/,
+      );
     } finally {
       await context.close();
     }
@@ -245,7 +275,9 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       const pollsBefore = gateway.upstreamRequests('graph').length;
       await run(first.page, 'LiveHealth');
       // Only changes after subscribing are sent: let the poller take its first look before the write.
-      await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
+      await expect
+        .poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs })
+        .toBeGreaterThanOrEqual(pollsBefore + 2);
 
       const second = await openGraphiql(browser, origin, first.context);
       await openTab(second.page, 'LiveHealth');
@@ -256,7 +288,12 @@ describe('GraphiQL in a browser, served by the gateway', () => {
       expect(await editorText(first.page, '.graphiql-response')).toContain('"status": "SERVICE_DEGRADATION"');
       expect(first.wsNext).toEqual([
         {
-          data: { serviceHealthChanged: expect.objectContaining({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' } }) },
+          data: {
+            serviceHealthChanged: expect.objectContaining({
+              kind: 'STATUS_CHANGED',
+              serviceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_DEGRADATION' },
+            }),
+          },
           // The feed reads Graph for every subscriber at once: the subscription itself sends no upstream request.
           extensions: { cost: expect.objectContaining({ upstreamRequestsEstimated: 0, upstreamRequests: 0 }) },
         },
@@ -275,7 +312,9 @@ describe('GraphiQL in a browser, served by the gateway', () => {
         .toEqual(expect.arrayContaining(['editor', 'graphql', 'json']));
       await run(page, 'Upstreams');
       await page.locator('.graphiql-response .view-lines', { hasText: '"data"' }).waitFor();
-      const foreign = [...requests, ...workers, ...webSockets].filter((url) => new URL(url).host !== new URL(origin).host);
+      const foreign = [...requests, ...workers, ...webSockets].filter(
+        (url) => new URL(url).host !== new URL(origin).host,
+      );
       expect(foreign).toEqual([]);
       expect(requests.length).toBeGreaterThan(3);
       // A Content-Security-Policy refusal or a failed chunk shows up here.

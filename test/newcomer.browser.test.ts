@@ -29,11 +29,22 @@ describe('the first hour, as a newcomer walks it', () => {
   const folders: string[] = [];
 
   const graphql = async (query: string, variables?: Record<string, unknown>) => {
-    const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
     return (await res.json()) as { data?: any; errors?: unknown[] };
   };
   const chatRequests = async () =>
-    ((await (await fetch(`${sandboxOrigin}/_sandbox/requests`)).json()) as Array<{ upstream: string; url: string; aborted: boolean; body: string }>).filter((r) => r.url.endsWith('/chat/completions'));
+    (
+      (await (await fetch(`${sandboxOrigin}/_sandbox/requests`)).json()) as Array<{
+        upstream: string;
+        url: string;
+        aborted: boolean;
+        body: string;
+      }>
+    ).filter((r) => r.url.endsWith('/chat/completions'));
 
   beforeAll(async () => {
     await ensureGraphiqlBundle();
@@ -61,8 +72,13 @@ describe('the first hour, as a newcomer walks it', () => {
   it('starts as npm start does: every upstream on its sandbox, whose chat answers come a token every 40 ms', async () => {
     const { data } = await graphql('{ upstreams { id mode } }');
     expect(new Set(data.upstreams.map((u: { mode: string }) => u.mode))).toEqual(new Set(['SANDBOX']));
-    expect(gateway.stdout.map((line) => JSON.parse(line).msg)).toContain(`sandbox chat answers stream a token every ${HUMAN_TOKEN_DELAY_MS} ms (SANDBOX_TOKEN_DELAY_MS), short answers (SANDBOX_ANSWER_LENGTH)`);
-    expect(((await (await fetch(`${sandboxOrigin}/_sandbox/config`)).json()) as { chatTokenDelayMs: number }).chatTokenDelayMs).toBe(HUMAN_TOKEN_DELAY_MS);
+    expect(gateway.stdout.map((line) => JSON.parse(line).msg)).toContain(
+      `sandbox chat answers stream a token every ${HUMAN_TOKEN_DELAY_MS} ms (SANDBOX_TOKEN_DELAY_MS), short answers (SANDBOX_ANSWER_LENGTH)`,
+    );
+    expect(
+      ((await (await fetch(`${sandboxOrigin}/_sandbox/config`)).json()) as { chatTokenDelayMs: number })
+        .chatTokenDelayMs,
+    ).toBe(HUMAN_TOKEN_DELAY_MS);
   });
 
   it("GraphiQL's Stream tab: the answer grows in the Stream panel token by token, reasoning first, and reads as an answer", async () => {
@@ -91,7 +107,12 @@ describe('the first hour, as a newcomer walks it', () => {
             const length = ((await content.textContent().catch(() => '')) ?? '').length;
             if (length !== lengths.at(-1)) lengths.push(length);
             // Mid-answer, as a person sees it: part of the text, the panel still streaming.
-            if (screenshots && !pictured && length > 60 && (await page.locator('.stream-text').getAttribute('data-state')) === 'streaming') {
+            if (
+              screenshots &&
+              !pictured &&
+              length > 60 &&
+              (await page.locator('.stream-text').getAttribute('data-state')) === 'streaming'
+            ) {
               pictured = true;
               await page.screenshot({ path: join(projectRoot, 'docs', 'first-hour-stream.png') });
             }
@@ -108,8 +129,12 @@ describe('the first hour, as a newcomer walks it', () => {
       expect((await page.locator('.stream-text-reasoning').textContent())!.length).toBeGreaterThan(0);
       const answer = (await content.textContent())!;
       expect(answer).toContain('a GraphQL gateway');
-      expect(answer).toMatch(/An emulated glm-4\.7 wrote this; docs\/getting-started\.md says how to ask the real one\.$/);
-      console.info(`GraphiQL Stream panel: seen at ${lengths.filter((n) => n > 0).length} lengths on the way to ${answer.length} characters`);
+      expect(answer).toMatch(
+        /An emulated glm-4\.7 wrote this; docs\/getting-started\.md says how to ask the real one\.$/,
+      );
+      console.info(
+        `GraphiQL Stream panel: seen at ${lengths.filter((n) => n > 0).length} lengths on the way to ${answer.length} characters`,
+      );
     } finally {
       await context.close();
     }
@@ -130,7 +155,9 @@ describe('the first hour, as a newcomer walks it', () => {
       await page.getByRole('button', { name: 'Send' }).click();
       const answer = page.locator('[data-testid="answer"]');
       // A person reads a few words, then presses Stop.
-      await expect.poll(async () => (await answer.innerText()).replace('▍', '').length, { timeout: uiTimeoutMs, interval: 20 }).toBeGreaterThan(30);
+      await expect
+        .poll(async () => (await answer.innerText()).replace('▍', '').length, { timeout: uiTimeoutMs, interval: 20 })
+        .toBeGreaterThan(30);
       await page.getByRole('button', { name: 'Stop' }).click();
       await page.locator('[data-testid="chat-state"]', { hasText: 'Stopped.' }).waitFor();
       if (screenshots) await page.screenshot({ path: join(projectRoot, 'docs', 'first-hour-web-stop.png') });
@@ -141,8 +168,11 @@ describe('the first hour, as a newcomer walks it', () => {
 
       // The whole answer (the same request, not streamed) goes on: Stop cut it short.
       const [provider, ...rest] = model.split('/');
-      const whole = (await graphql('mutation ($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', { input: { provider, model: rest.join('/'), messages: [{ role: 'USER', content: QUESTION }] } })).data
-        .createChatCompletion.content as string;
+      const whole = (
+        await graphql('mutation ($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }', {
+          input: { provider, model: rest.join('/'), messages: [{ role: 'USER', content: QUESTION }] },
+        })
+      ).data.createChatCompletion.content as string;
       expect(whole.startsWith(shown)).toBe(true);
       expect(shown.length).toBeLessThan(whole.length);
       expect(timing.changes.at(-1)!.at).toBeLessThanOrEqual(timing.stopAt!);
@@ -194,7 +224,9 @@ describe('the web example, when the gateway does not let it in', () => {
         `The gateway at ${gateway!.gateway.origin} answers, but not to this page: its CORS_ORIGINS does not list ${pageOrigin}. Start it with CORS_ORIGINS=${pageOrigin} (in its environment or .env), then reload.`,
       );
       // Whoever runs the gateway reads the same in its log: the origin, and the value to set.
-      const refusals = gateway!.logs.json().filter((l) => l.origin === pageOrigin && String(l.msg).startsWith('refused a request to /graphql'));
+      const refusals = gateway!.logs
+        .json()
+        .filter((l) => l.origin === pageOrigin && String(l.msg).startsWith('refused a request to /graphql'));
       expect(refusals.length).toBeGreaterThan(0);
       expect(refusals.every((l) => String(l.msg).includes(`CORS_ORIGINS=${pageOrigin}`))).toBe(true);
       expect(gateway!.logs.lines.filter((l) => l.includes('BAD_USER_INPUT'))).toEqual([]);
@@ -204,7 +236,9 @@ describe('the web example, when the gateway does not let it in', () => {
       await page.reload();
       await hint.waitFor();
       expect(await hint.getAttribute('data-kind')).toBe('unreachable');
-      expect(await hint.innerText()).toMatch(/^Nothing answers at http:\/\/127\.0\.0\.1:\d+\/graphql: start the gateway \(npm start, with CORS_ORIGINS=http:\/\/127\.0\.0\.1:\d+\)/);
+      expect(await hint.innerText()).toMatch(
+        /^Nothing answers at http:\/\/127\.0\.0\.1:\d+\/graphql: start the gateway \(npm start, with CORS_ORIGINS=http:\/\/127\.0\.0\.1:\d+\)/,
+      );
     } finally {
       await page.close();
     }
@@ -236,6 +270,10 @@ async function recordChat(page: Page): Promise<void> {
       const answer = document.querySelector('[data-testid="answer"]');
       const length = answer ? answer.textContent!.replace('▍', '').length : 0;
       if (length !== timing.changes.at(-1)?.length) timing.changes.push({ at: performance.now(), length });
-    }).observe(document.querySelector('[data-testid="transcript"]')!, { childList: true, subtree: true, characterData: true });
+    }).observe(document.querySelector('[data-testid="transcript"]')!, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+    });
   });
 }

@@ -1,7 +1,15 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { isExecutableDefinitionNode, Kind, parse, print, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  isExecutableDefinitionNode,
+  Kind,
+  parse,
+  print,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayNodeFlags } from '../src/bench/lib/stack.js';
@@ -29,7 +37,8 @@ const section = (file: string, title: string) => {
   const end = text.indexOf('\n## ', start + 4);
   return text.slice(start, end === -1 ? undefined : end);
 };
-const blocks = (text: string, language: string) => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1].trim());
+const blocks = (text: string, language: string) =>
+  [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1].trim());
 const shellBlocks = (text: string) => blocks(text, 'sh');
 const oneLine = (text: string) => text.replace(/\s+/g, ' ');
 /** Markdown without its fenced code blocks (their `#` lines are comments, not headings). */
@@ -37,7 +46,9 @@ const prose = (text: string) => text.replace(/```[\s\S]*?```/g, '');
 
 /** Runs a documented command with the documented origin pointed at a test gateway. */
 async function run(command: string, origin: string): Promise<string> {
-  const { stdout } = await promisify(execFile)('sh', ['-c', command.replaceAll('http://127.0.0.1:4000', origin)], { timeout: 30_000 });
+  const { stdout } = await promisify(execFile)('sh', ['-c', command.replaceAll('http://127.0.0.1:4000', origin)], {
+    timeout: 30_000,
+  });
   return stdout;
 }
 
@@ -60,7 +71,14 @@ describe('README: the front door', () => {
     const [first] = shellBlocks(section('README.md', 'Start')).filter((c) => c.startsWith('curl'));
     expect(shellBlocks(section('docs/getting-started.md', 'GraphiQL'))).toContain(first);
     const { data } = JSON.parse(await run(first, t.gateway.origin));
-    expect(data.upstreams.map((u: { id: string }) => u.id)).toEqual(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
+    expect(data.upstreams.map((u: { id: string }) => u.id)).toEqual([
+      'graph',
+      'omdb',
+      'glm',
+      'ark',
+      'deepseek',
+      'moonshot',
+    ]);
     expect(data.upstreams.every((u: { mode: string }) => u.mode === 'SANDBOX')).toBe(true);
   });
 
@@ -81,12 +99,27 @@ describe('Getting started: use a real provider', () => {
   it('names one variable per upstream exactly as src/config/variables.ts declares it', async () => {
     const { VARIABLES, PROVIDER_VARIABLES, BUILT_IN_CHAT_PROVIDERS } = await import('../src/config/variables.js');
     // The table's "set" column: | upstream | set | then |
-    const rows = section('docs/getting-started.md', 'Use a real provider').split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| upstream '));
-    const named = rows.flatMap((row) => [...row.split(' | ')[1].matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((m) => m[1]));
-    const declared = new Set([...Object.keys(VARIABLES), ...BUILT_IN_CHAT_PROVIDERS.flatMap((p) => Object.keys(PROVIDER_VARIABLES).map((s) => `${p.prefix}_${s}`))]);
+    const rows = section('docs/getting-started.md', 'Use a real provider')
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| upstream '));
+    const named = rows.flatMap((row) =>
+      [...row.split(' | ')[1].matchAll(/`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`/g)].map((m) => m[1]),
+    );
+    const declared = new Set([
+      ...Object.keys(VARIABLES),
+      ...BUILT_IN_CHAT_PROVIDERS.flatMap((p) => Object.keys(PROVIDER_VARIABLES).map((s) => `${p.prefix}_${s}`)),
+    ]);
     expect(named.filter((name) => !declared.has(name))).toEqual([]);
     for (const p of BUILT_IN_CHAT_PROVIDERS) expect(named).toContain(`${p.prefix}_API_KEY`);
-    expect(named).toEqual(expect.arrayContaining(['OMDB_API_KEY', 'GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPH_BASE_URL']));
+    expect(named).toEqual(
+      expect.arrayContaining([
+        'OMDB_API_KEY',
+        'GRAPH_TENANT_ID',
+        'GRAPH_CLIENT_ID',
+        'GRAPH_CLIENT_SECRET',
+        'GRAPH_BASE_URL',
+      ]),
+    );
   });
 });
 
@@ -113,7 +146,9 @@ describe('Clients and transports: Subscriptions over HTTP', () => {
     const [, multipart] = shellBlocks(section('docs/clients-and-transports.md', 'Subscriptions over HTTP'));
     expect(multipart).toContain('multipart/mixed;subscriptionSpec="1.0"');
     const out = await run(multipart, t.gateway.origin);
-    expect(out).toContain('\r\n--graphql\r\ncontent-type: application/json; charset=utf-8\r\n\r\n{"payload":{"data":{"chatCompletionStream"');
+    expect(out).toContain(
+      '\r\n--graphql\r\ncontent-type: application/json; charset=utf-8\r\n\r\n{"payload":{"data":{"chatCompletionStream"',
+    );
     expect(out).toContain('"finishReason":"STOP"');
     expect(out.endsWith('\r\n--graphql--\r\n')).toBe(true);
   });
@@ -132,7 +167,10 @@ describe('Chat: Streaming', () => {
     t.clearUpstreamRequests();
     // Run from the project folder, as the guide says, so its imports resolve.
     const code = program.replaceAll('ws://127.0.0.1:4000', t.gateway.wsUrl.replace(/\/graphql$/, ''));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], { cwd: new URL('.', root), timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: new URL('.', root),
+      timeout: 30_000,
+    });
     const [answer, finish] = stdout.trimEnd().split('\n');
     expect(answer.split(' ').length).toBeGreaterThan(3);
     expect(finish).toMatch(/^STOP, \d+ tokens$/);
@@ -152,8 +190,14 @@ describe('Chat: documents', () => {
       const [command] = shellBlocks(section('docs/chat.md', 'Documents'));
       expect(command).toContain('Apollo-Require-Preflight: true');
       const { data } = JSON.parse(await run(command, t.gateway.origin));
-      expect(data.uploadChatDocument).toMatchObject({ fileName: 'README.md', bytes: Buffer.byteLength(read('README.md')), status: 'READY' });
-      expect(t.upstreamRequests('moonshot').map((r) => `${r.method} ${r.url.split('/').slice(3, 4).join('')}`)).toEqual(['POST files', 'GET files', 'POST tokenizers']);
+      expect(data.uploadChatDocument).toMatchObject({
+        fileName: 'README.md',
+        bytes: Buffer.byteLength(read('README.md')),
+        status: 'READY',
+      });
+      expect(t.upstreamRequests('moonshot').map((r) => `${r.method} ${r.url.split('/').slice(3, 4).join('')}`)).toEqual(
+        ['POST files', 'GET files', 'POST tokenizers'],
+      );
     } finally {
       await t.close();
     }
@@ -170,7 +214,10 @@ describe('Clients and transports: @defer and @stream', () => {
       const part = '\r\n---\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
       expect(out.startsWith(part)).toBe(true);
       expect(out.endsWith('\r\n-----\r\n')).toBe(true);
-      const payloads = out.slice(part.length, -'\r\n-----\r\n'.length).split(part).map((p) => JSON.parse(p));
+      const payloads = out
+        .slice(part.length, -'\r\n-----\r\n'.length)
+        .split(part)
+        .map((p) => JSON.parse(p));
       expect(payloads[0].hasNext).toBe(true);
       expect(payloads[0].data.searchTitles.items).toHaveLength(6);
       expect(payloads[0].data.searchTitles.items[0]).not.toHaveProperty('directors');
@@ -193,7 +240,10 @@ describe('MCP and agents: Connect an MCP client', () => {
       expect(command).toContain('http://127.0.0.1:4000/mcp');
       const { result } = JSON.parse(await run(command, t.gateway.origin));
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent.data.admin.serviceAnnouncement.healthOverview).toMatchObject({ id: 'Exchange', service: 'Exchange Online' });
+      expect(result.structuredContent.data.admin.serviceAnnouncement.healthOverview).toMatchObject({
+        id: 'Exchange',
+        service: 'Exchange Online',
+      });
       expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
       expect(t.upstreamRequests('graph')).toHaveLength(1);
     } finally {
@@ -210,7 +260,9 @@ describe('MCP and agents: Connect an MCP client', () => {
   it('the tool table lists exactly the operations shipped in operations/mcp', () => {
     const table = section('docs/mcp-and-agents.md', 'Trusted operations');
     const listed = [...table.matchAll(/^\| `(\w+)/gm)].map((m) => m[1]);
-    const shipped = readdirSync(new URL('operations/mcp/', root)).flatMap((f) => [...read(`operations/mcp/${f}`).matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1]));
+    const shipped = readdirSync(new URL('operations/mcp/', root)).flatMap((f) =>
+      [...read(`operations/mcp/${f}`).matchAll(/^(?:query|mutation) (\w+)/gm)].map((m) => m[1]),
+    );
     expect(listed.sort()).toEqual(shipped.sort());
   });
 });
@@ -224,7 +276,9 @@ describe('Operations: Tracing', () => {
       const [command] = shellBlocks(tracing);
       expect(JSON.parse(await run(command, t.gateway.origin)).data.title).toEqual({ title: 'Superman', year: '1978' });
       // Operations that produce the remaining attributes: a $batch and an error.
-      await t.query('{ admin { serviceAnnouncement { a: healthOverview(id: "Exchange Online") { id } b: healthOverview(id: "Microsoft Teams") { id } } } }');
+      await t.query(
+        '{ admin { serviceAnnouncement { a: healthOverview(id: "Exchange Online") { id } b: healthOverview(id: "Microsoft Teams") { id } } } }',
+      );
       await t.query('{ title(imdbId: "nope") { title } }');
     } finally {
       await t.close();
@@ -285,9 +339,13 @@ describe('Operations: Running in containers', () => {
     // nginx resolves the replicas again every few seconds (a variable in proxy_pass), so replaced ones are reached.
     expect(compose.configs.nginx.content).toMatch(/resolver 127\.0\.0\.11 valid=\d+s/);
     // ($$ is Compose's escape of $.)
-    expect(compose.configs.nginx.content).toMatch(/set \$\$gateway http:\/\/gateway:4000;[\s\S]*proxy_pass \$\$gateway;/);
+    expect(compose.configs.nginx.content).toMatch(
+      /set \$\$gateway http:\/\/gateway:4000;[\s\S]*proxy_pass \$\$gateway;/,
+    );
     // Docker's stop period covers the drain (SHUTDOWN_GRACE_MS) and the 5 s the process allows itself after it.
-    expect(Number(/^(\d+)s$/.exec(gateway.stop_grace_period)![1]) * 1000).toBeGreaterThan(Number(gateway.environment.SHUTDOWN_GRACE_MS) + 5000);
+    expect(Number(/^(\d+)s$/.exec(gateway.stop_grace_period)![1]) * 1000).toBeGreaterThan(
+      Number(gateway.environment.SHUTDOWN_GRACE_MS) + 5000,
+    );
     expect(existsSync(new URL('.dockerignore', root))).toBe(true);
   });
 });
@@ -304,23 +362,35 @@ describe('every sample in the docs', () => {
   /** Each operation of each GraphQL block (a block may hold several, anonymous ones among them); SDL blocks (other subgraphs' schemas) only parse. */
   const operations = (file: string) =>
     blocks(read(file), 'graphql').flatMap((sample) =>
-      parse(sample).definitions.filter(isExecutableDefinitionNode).map((definition) => ({ kind: Kind.DOCUMENT, definitions: [definition] }) as DocumentNode),
+      parse(sample)
+        .definitions.filter(isExecutableDefinitionNode)
+        .map((definition) => ({ kind: Kind.DOCUMENT, definitions: [definition] }) as DocumentNode),
     );
 
-  it.each(DOCS)('%s: each GraphQL operation is valid against the served schema, and each query and mutation answers without errors', async (file) => {
-    for (const document of operations(file)) {
-      const text = print(document);
-      expect(validate(schema, document).map((e) => e.message), `${file}: ${text.slice(0, 80)}`).toEqual([]);
-      // Subscriptions are run by the streaming tests above; here they are only validated.
-      if (text.startsWith('subscription')) continue;
-      const { status, body } = await t.query(text);
-      expect({ status, errors: body.errors }, `${file}: ${text.slice(0, 80)}`).toEqual({ status: 200, errors: undefined });
-    }
-  });
+  it.each(DOCS)(
+    '%s: each GraphQL operation is valid against the served schema, and each query and mutation answers without errors',
+    async (file) => {
+      for (const document of operations(file)) {
+        const text = print(document);
+        expect(
+          validate(schema, document).map((e) => e.message),
+          `${file}: ${text.slice(0, 80)}`,
+        ).toEqual([]);
+        // Subscriptions are run by the streaming tests above; here they are only validated.
+        if (text.startsWith('subscription')) continue;
+        const { status, body } = await t.query(text);
+        expect({ status, errors: body.errors }, `${file}: ${text.slice(0, 80)}`).toEqual({
+          status: 200,
+          errors: undefined,
+        });
+      }
+    },
+  );
 
   // docs/upstreams.md shows the upstreams' shapes with `...` in them: sketches, not samples to send.
   it.each(DOCS.filter((f) => f !== 'docs/upstreams.md'))('%s: each JSON block parses', (file) => {
-    for (const sample of blocks(read(file), 'json')) expect(() => JSON.parse(sample), sample.slice(0, 80)).not.toThrow();
+    for (const sample of blocks(read(file), 'json'))
+      expect(() => JSON.parse(sample), sample.slice(0, 80)).not.toThrow();
   });
 });
 
@@ -329,7 +399,10 @@ function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const [, title] of prose(markdown).matchAll(/^#{1,6} (.+)$/gm)) {
-    const slug = title.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = title
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     out.add(n ? `${slug}-${n}` : slug);
@@ -340,7 +413,8 @@ function anchors(markdown: string): Set<string> {
 describe('every path and link in the docs', () => {
   /** Files and folders of the project a reader is sent to; `.ci/node24/` is made by `.ci/run` and ignored by git. */
   const PATH = /(?<![\w/.@:-])(?:src|test|docs|schema|examples|operations|bench|\.ci)\/[\w./-]*[\w/]/g;
-  const ROOT_FILES = /`(Dockerfile|docker-compose\.yml|\.env\.example|LICENSE|schema\.graphql|codegen\.yml|tsconfig\.json|package\.json)`/g;
+  const ROOT_FILES =
+    /`(Dockerfile|docker-compose\.yml|\.env\.example|LICENSE|schema\.graphql|codegen\.yml|tsconfig\.json|package\.json)`/g;
   const MADE_BY_TOOLS = new Set(['.ci/node24/']);
 
   it.each(DOCS)('%s: every path it names exists', (file) => {
@@ -352,10 +426,20 @@ describe('every path and link in the docs', () => {
   });
 
   /** The notes beside the code (every .md under src/, and schema/README.md): a file they name resolves beside them, from src/ or from the root. */
-  const NOTES = [...readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).map((f) => `src/${f}`), 'schema/README.md'];
+  const NOTES = [
+    ...readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `src/${f}`),
+    'schema/README.md',
+  ];
   it.each(NOTES)('%s: every file it names exists', (file) => {
     const named = [...read(file).matchAll(/`((?:\.\.?\/)*[\w./-]+\.(?:ts|md|graphql|json))`/g)].map((m) => m[1]);
-    const missing = named.filter((name) => ![new URL(name, new URL(file, root)), new URL(name, new URL('src/', root)), new URL(name, root)].some((url) => existsSync(url)));
+    const missing = named.filter(
+      (name) =>
+        ![new URL(name, new URL(file, root)), new URL(name, new URL('src/', root)), new URL(name, root)].some((url) =>
+          existsSync(url),
+        ),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -371,7 +455,8 @@ describe('every path and link in the docs', () => {
       const [path, anchor] = target.split('#');
       const url = path ? new URL(path, base) : base;
       if (!existsSync(url)) broken.push(target);
-      else if (anchor !== undefined && url.pathname.endsWith('.md') && !anchors(readFileSync(url, 'utf8')).has(anchor)) broken.push(target);
+      else if (anchor !== undefined && url.pathname.endsWith('.md') && !anchors(readFileSync(url, 'utf8')).has(anchor))
+        broken.push(target);
     }
     expect(broken).toEqual([]);
   });

@@ -86,24 +86,47 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   // A person reads a terminal: the sandbox's chat answers then run long enough to try Stop (tests read pipes).
   const watched = (options.logDestination ?? process.stdout) as { isTTY?: boolean };
   const chatAnswerLength = config.sandboxAnswerLength ?? (watched.isTTY === true ? 'long' : 'short');
-  const needsSandbox = config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
+  const needsSandbox =
+    config.graph.mode === 'sandbox' || config.omdb.mode === 'sandbox' || config.chat.some((c) => c.mode === 'sandbox');
   // Loaded only when needed: a fully live gateway carries none of the emulators' code or data.
   const ownSandbox =
     needsSandbox && !options.sandbox
-      ? await (await import('../sandbox/server.js')).startSandbox({ port: config.sandboxPort, settings: { chatTokenDelayMs: config.sandboxTokenDelayMs, chatAnswerLength } })
+      ? await (
+          await import('../sandbox/server.js')
+        ).startSandbox({
+          port: config.sandboxPort,
+          settings: { chatTokenDelayMs: config.sandboxTokenDelayMs, chatAnswerLength },
+        })
       : undefined;
   const sandbox = options.sandbox ?? ownSandbox;
   const upstreams = resolveUpstreams(config, sandbox);
 
   const state = await createSharedState({ redis: config.redis, replicas: config.replicas, metrics, log });
-  const dependencies: UpstreamDependencies = { config, metrics, log, redact, state, credentials: new GatewayCredentials(log), onClose: [] };
+  const dependencies: UpstreamDependencies = {
+    config,
+    metrics,
+    log,
+    redact,
+    state,
+    credentials: new GatewayCredentials(log),
+    onClose: [],
+  };
   if (tracing) dependencies.onClose.push(() => tracing.shutdown());
-  const { schema, services, pipeline, fairShare, inProcess } = await createGatewayCore({ dependencies, upstreams, tracing, domains: options.domains });
+  const { schema, services, pipeline, fairShare, inProcess } = await createGatewayCore({
+    dependencies,
+    upstreams,
+    tracing,
+    domains: options.domains,
+  });
 
   // Node checks the header and request timeouts every connectionsCheckingInterval (30 s by default): a slow-header
   // client would otherwise hold its socket for up to that much longer.
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
-  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2) });
+  const server = createServer({
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2),
+  });
   server.keepAliveTimeout = 65_000;
   fairShare.guard(server);
   const hostOrigin = new HostOriginCheck(config.trust, log);
@@ -117,7 +140,9 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     clients,
     health,
     // GraphiQL's tabs with the type names this schema serves (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES).
-    graphiql: createGraphiqlHandler({ examples: () => graphiqlExamples.map((e) => ({ ...e, query: servedOperationText(e.query, schema) })) }),
+    graphiql: createGraphiqlHandler({
+      examples: () => graphiqlExamples.map((e) => ({ ...e, query: servedOperationText(e.query, schema) })),
+    }),
     mcp: createMcpEndpoint({ services, pipeline, clients }),
     heartbeatMs: options.multipartHeartbeatMs,
     direct: options.directExecution,
@@ -132,19 +157,38 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const origin = `http://${host}:${addr.port}`;
   health.ready = true;
-  if (options.envFile) log.info({ envFile: options.envFile.path, variables: options.envFile.variables }, `read ${options.envFile.variables.length} variables from ${options.envFile.path}`);
-  for (const u of options.unknownNames ?? []) log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
+  if (options.envFile)
+    log.info(
+      { envFile: options.envFile.path, variables: options.envFile.variables },
+      `read ${options.envFile.variables.length} variables from ${options.envFile.path}`,
+    );
+  for (const u of options.unknownNames ?? [])
+    log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
   for (const u of upstreams.filter((x) => x.served)) {
     const permissions = u.id === 'graph' ? graphPermissions(config) : undefined;
-    log.info({ upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) }, `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`);
+    log.info(
+      { upstream: u.id, mode: u.mode, baseUrl: u.baseUrl, ...(permissions && { permissions: permissions.mode }) },
+      `upstream ${u.id}: ${u.mode} ${u.baseUrl}${permissions ? ` (${permissions.text})` : ''}`,
+    );
   }
   if (sandbox && upstreams.some((u) => u.mode === 'sandbox' && config.chat.some((c) => c.id === u.id))) {
     const { chatTokenDelayMs: delayMs, chatAnswerLength: length } = sandbox.settings;
-    log.info({ chatTokenDelayMs: delayMs, chatAnswerLength: length }, `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS), ${length} answers (SANDBOX_ANSWER_LENGTH)`);
+    log.info(
+      { chatTokenDelayMs: delayMs, chatAnswerLength: length },
+      `sandbox chat answers stream a token every ${delayMs} ms (SANDBOX_TOKEN_DELAY_MS), ${length} answers (SANDBOX_ANSWER_LENGTH)`,
+    );
   }
   const shared = state.status();
-  log.info({ sharedState: shared.store, replicas: config.replicas }, shared.store === 'redis' ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}` : 'shared state: in process');
-  log.info({ allowedHosts: config.trust.allowedHosts, allowedOrigins: config.trust.allowedOrigins }, hostOrigin.describe(config.host));
+  log.info(
+    { sharedState: shared.store, replicas: config.replicas },
+    shared.store === 'redis'
+      ? `shared state: redis (${shared.status}), fallback share 1/${config.replicas}`
+      : 'shared state: in process',
+  );
+  log.info(
+    { allowedHosts: config.trust.allowedHosts, allowedOrigins: config.trust.allowedOrigins },
+    hostOrigin.describe(config.host),
+  );
   log.info({ url: `${origin}/graphql` }, `gateway listening on ${origin} (GraphiQL at ${origin}/)`);
 
   let closing: Promise<void> | undefined;
@@ -188,8 +232,18 @@ function closeServer(server: Server): Promise<void> {
 
 /** Which Graph permissions the gateway uses, said once at start-up (docs/service-health.md, "Credentials"). */
 function graphPermissions(config: GatewayConfig): { mode: 'application' | 'delegated'; text: string } {
-  if (config.graph.mode === 'sandbox') return { mode: 'application', text: "application permissions with the sandbox's credentials; a caller's Authorization header is forwarded when sent" };
+  if (config.graph.mode === 'sandbox')
+    return {
+      mode: 'application',
+      text: "application permissions with the sandbox's credentials; a caller's Authorization header is forwarded when sent",
+    };
   return config.graph.clientSecret
-    ? { mode: 'application', text: `application permissions: the gateway's own token for tenant ${config.graph.tenantId}` }
-    : { mode: 'delegated', text: "delegated permissions: each caller's Authorization header is forwarded; a call without one is UNAUTHENTICATED" };
+    ? {
+        mode: 'application',
+        text: `application permissions: the gateway's own token for tenant ${config.graph.tenantId}`,
+      }
+    : {
+        mode: 'delegated',
+        text: "delegated permissions: each caller's Authorization header is forwarded; a call without one is UNAUTHENTICATED",
+      };
 }

@@ -49,7 +49,12 @@ export async function createGatewayCore(input: {
     log: dependencies.log,
     unexpectedLog: new OncePerCause(),
   });
-  const core: CoreServices = { ...dependencies, upstreams: input.upstreams, clients: createUpstreamClients(dependencies), formatErrors };
+  const core: CoreServices = {
+    ...dependencies,
+    upstreams: input.upstreams,
+    clients: createUpstreamClients(dependencies),
+    formatErrors,
+  };
   // Each domain's state is built from the core services; nothing of it runs before an operation does.
   const domainServices = createDomainServices(core, input.domains);
   // Live chat providers are offered as their own GET /models lists them, read before the first request.
@@ -65,7 +70,11 @@ export async function createGatewayCore(input: {
   );
   // With Redis, a client's caps hold for the cluster: each share is also a lease in shared state.
   const cluster = dependencies.state.status().store === 'redis' ? dependencies.state.holdings('fair-share') : undefined;
-  const fairShare = new FairShare(config.fairShare, { keyed: config.apiKeys.length > 0, metrics: dependencies.metrics, cluster });
+  const fairShare = new FairShare(config.fairShare, {
+    keyed: config.apiKeys.length > 0,
+    metrics: dependencies.metrics,
+    cluster,
+  });
   const pipeline = createOperationPipeline({
     schema,
     services,
@@ -74,7 +83,11 @@ export async function createGatewayCore(input: {
     fairShare,
     trustedDocuments: operations.list().map((op) => op.query),
     domainRules: domains.flatMap((d) => d.rules?.({ schema }) ?? []),
-    staleAnswers: domains.flatMap((d) => (d.name && d.staleAnswers ? [{ domain: d.name, watch: (drop: () => void) => d.staleAnswers!(services, drop) }] : [])),
+    staleAnswers: domains.flatMap((d) =>
+      d.name && d.staleAnswers
+        ? [{ domain: d.name, watch: (drop: () => void) => d.staleAnswers!(services, drop) }]
+        : [],
+    ),
   });
   const inProcess = new InProcessTransport(pipeline);
   return { schema, services, pipeline, fairShare, inProcess };

@@ -20,7 +20,10 @@ export interface StartupConfig {
  * `NODE_ENV=production` one that looks meant for the gateway (an owned prefix, or close to a variable) but is none
  * of its variables is a configuration error, as a wrong value is; otherwise unknown names are only warned of.
  */
-export async function loadStartupConfig(env: NodeJS.ProcessEnv, dotenv: readonly string[] = []): Promise<StartupConfig> {
+export async function loadStartupConfig(
+  env: NodeJS.ProcessEnv,
+  dotenv: readonly string[] = [],
+): Promise<StartupConfig> {
   const problems: ConfigProblem[] = [];
   let config: GatewayConfig | undefined;
   try {
@@ -29,11 +32,21 @@ export async function loadStartupConfig(env: NodeJS.ProcessEnv, dotenv: readonly
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
   }
-  problems.push(...(await checkAtStart(env.HOST || VARIABLES.HOST.default, env.PERSISTED_OPERATIONS_FILE || undefined)));
+  problems.push(
+    ...(await checkAtStart(env.HOST || VARIABLES.HOST.default, env.PERSISTED_OPERATIONS_FILE || undefined)),
+  );
   if (config?.chatModelCatalogueFile) problems.push(...checkCatalogueFile(config));
-  const unknown = config ? unknownNames(env, dotenv, config.chat.map((c) => c.id)) : [];
+  const unknown = config
+    ? unknownNames(
+        env,
+        dotenv,
+        config.chat.map((c) => c.id),
+      )
+    : [];
   if (config?.production) {
-    for (const u of unknown) if (u.source === '.env' && (u.ownedPrefix || u.closest)) problems.push({ variable: u.name, message: describeUnknown(u) });
+    for (const u of unknown)
+      if (u.source === '.env' && (u.ownedPrefix || u.closest))
+        problems.push({ variable: u.name, message: describeUnknown(u) });
   }
   if (problems.length || !config) throw new ConfigError(problems);
   return { config, unknownNames: unknown };
@@ -56,7 +69,10 @@ async function checkAtStart(host: string, persistedOperationsFile: string | unde
       await lookup(host);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'no address';
-      problems.push({ variable: 'HOST', message: `${JSON.stringify(host)} does not resolve (${code}); set HOST to an address of this machine or a name that resolves to one, e.g. 127.0.0.1 or 0.0.0.0` });
+      problems.push({
+        variable: 'HOST',
+        message: `${JSON.stringify(host)} does not resolve (${code}); set HOST to an address of this machine or a name that resolves to one, e.g. 127.0.0.1 or 0.0.0.0`,
+      });
     }
   }
   if (persistedOperationsFile) {

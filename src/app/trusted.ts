@@ -39,12 +39,13 @@ export function createTrustedToolset(input: {
 }): TrustedToolset {
   const { schema, operations } = input;
   const execute: ExecuteTrusted = async (trusted, variables, caller, signal) => {
-    const result = await input.pipeline().execute(
-      { query: trusted.query, operationName: trusted.name, variables },
-      { ...caller, signal },
-    );
+    const result = await input
+      .pipeline()
+      .execute({ query: trusted.query, operationName: trusted.name, variables }, { ...caller, signal });
     if (!result.errors?.length) return { data: result.data as Record<string, unknown> | null | undefined };
-    const errors = trusted.document ? namedByToolArguments(result.errors, trusted.document, trusted.name) : result.errors;
+    const errors = trusted.document
+      ? namedByToolArguments(result.errors, trusted.document, trusted.name)
+      : result.errors;
     return { data: result.data as Record<string, unknown> | null | undefined, errors };
   };
   const known = new Map<string, Readonly<Record<string, number>>>();
@@ -54,7 +55,9 @@ export function createTrustedToolset(input: {
     if (!op) return undefined;
     // While it is estimated (a graph tool naming itself), it counts nothing, as an operation not yet known.
     known.set(name, {});
-    const estimate = input.estimates().of(operationShape(schema, parse(op.query), op.operation, placeholderVariables(schema, op)));
+    const estimate = input
+      .estimates()
+      .of(operationShape(schema, parse(op.query), op.operation, placeholderVariables(schema, op)));
     known.set(name, estimate);
     return estimate;
   };
@@ -63,6 +66,7 @@ export function createTrustedToolset(input: {
     operations,
     execute,
     estimates: { get: estimateOf },
-    upstreamRequests: (document, operation, variables) => input.estimates().of(operationShape(schema, document, operation, variables)),
+    upstreamRequests: (document, operation, variables) =>
+      input.estimates().of(operationShape(schema, document, operation, variables)),
   };
 }

@@ -24,7 +24,8 @@ export function resolveUpstreams(config: GatewayConfig, sandbox: Sandbox | undef
       clientSecret: SANDBOX_CREDENTIAL,
     });
   }
-  if (config.omdb.mode === 'sandbox') Object.assign(config.omdb, { baseUrl: need('sandbox').baseUrls.omdb, apiKey: SANDBOX_CREDENTIAL });
+  if (config.omdb.mode === 'sandbox')
+    Object.assign(config.omdb, { baseUrl: need('sandbox').baseUrls.omdb, apiKey: SANDBOX_CREDENTIAL });
   for (const chat of config.chat) {
     if (chat.mode !== 'sandbox') continue;
     const base = need('sandbox').baseUrls[chat.id as 'glm' | 'ark' | 'deepseek' | 'moonshot'];
@@ -34,7 +35,12 @@ export function resolveUpstreams(config: GatewayConfig, sandbox: Sandbox | undef
   // as several instances. Those of the domains not served here are never called: `/readyz` and the log leave them out.
   const served = (domain: GatewayDomain) => config.domains.includes(domain);
   return [
-    { id: 'graph', mode: config.graph.mode, baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}`, served: served('enterprise') },
+    {
+      id: 'graph',
+      mode: config.graph.mode,
+      baseUrl: `${config.graph.baseUrl}/${config.graph.apiVersion}`,
+      served: served('enterprise'),
+    },
     { id: 'omdb', mode: config.omdb.mode, baseUrl: config.omdb.baseUrl, served: served('titles') },
     ...config.chat.map((c) => ({ id: c.id, mode: c.mode, baseUrl: c.baseUrl, served: served('chat') })),
   ];

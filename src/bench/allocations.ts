@@ -59,7 +59,8 @@ export function allocationReport(head: HeapProfileNode, operations: number, top 
 }
 
 export function allocationTable(report: AllocationReport): string {
-  const rows = (list: AllocationReport['self']) => list.map((r) => `| ${r.frame.replace(/\|/g, '\\|')} | ${Math.round(r.bytes)} |`);
+  const rows = (list: AllocationReport['self']) =>
+    list.map((r) => `| ${r.frame.replace(/\|/g, '\\|')} | ${Math.round(r.bytes)} |`);
   return [
     `Allocated per operation: ${Math.round(report.bytesPerOperation)} bytes.`,
     '',
@@ -75,7 +76,15 @@ export function allocationTable(report: AllocationReport): string {
 }
 
 async function main(): Promise<void> {
-  const { option, which, query, firstVariables, seconds, connections, target: targetAt } = profiledRun(process.argv.slice(2), 4);
+  const {
+    option,
+    which,
+    query,
+    firstVariables,
+    seconds,
+    connections,
+    target: targetAt,
+  } = profiledRun(process.argv.slice(2), 4);
   const dir = mkdtempSync(join(tmpdir(), 'gateway-alloc-'));
   const out = join(dir, 'allocations.heapprofile');
 
@@ -107,7 +116,11 @@ async function main(): Promise<void> {
   await said('allocation profile written');
   await stopAll();
   const report = allocationReport((JSON.parse(readFileSync(out, 'utf8')) as { head: HeapProfileNode }).head, run.ok);
-  const text = [`${which}: ${run.ok} operations in ${seconds} s, ${connections} connections, sampled every 512 bytes.`, '', allocationTable(report)].join('\n');
+  const text = [
+    `${which}: ${run.ok} operations in ${seconds} s, ${connections} connections, sampled every 512 bytes.`,
+    '',
+    allocationTable(report),
+  ].join('\n');
   console.log(text);
   const file = option('out');
   if (file) writeFileSync(file, text);

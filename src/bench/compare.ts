@@ -19,27 +19,43 @@ import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
  */
 const run = profiledRun(process.argv.slice(2), 3);
 const base = resolve(run.option('base') ?? '');
-if (!existsSync(join(base, 'dist/main.js'))) throw new Error(`--base ${base}: no dist/main.js there (build that checkout first)`);
+if (!existsSync(join(base, 'dist/main.js')))
+  throw new Error(`--base ${base}: no dist/main.js there (build that checkout first)`);
 const rounds = Number(run.option('rounds') ?? 5);
 if (run.option('runtime') === 'shipped') useRuntime(benchRuntimes({ machine: false })[0]);
-else if (run.option('runtime') !== undefined) throw new Error(`--runtime ${run.option('runtime')}: say shipped (Node 24), or leave it out for the Node running this`);
+else if (run.option('runtime') !== undefined)
+  throw new Error(
+    `--runtime ${run.option('runtime')}: say shipped (Node 24), or leave it out for the Node running this`,
+  );
 
 try {
   const sb = await startSandboxProc();
   const env = { OMDB_CACHE_MAX: '0' };
   const flags = (name: string) => (run.option(name) ?? '').split(' ').filter(Boolean);
-  const [before, after] = await Promise.all([startGatewayProc(sb.origin, env, flags('base-flags'), base), startGatewayProc(sb.origin, env, flags('flags'))]);
+  const [before, after] = await Promise.all([
+    startGatewayProc(sb.origin, env, flags('base-flags'), base),
+    startGatewayProc(sb.origin, env, flags('flags')),
+  ]);
   for (const g of [before, after]) await gql(g.url, run.query, run.firstVariables);
   const pids = (g: typeof before) => [g.proc.pid, sb.proc.pid];
-  const f = await interleaved({ before: run.target(before.url, pids(before)), after: run.target(after.url, pids(after)) }, rounds, run.seconds, run.connections, () =>
-    sb.control('DELETE', 'requests'),
+  const f = await interleaved(
+    { before: run.target(before.url, pids(before)), after: run.target(after.url, pids(after)) },
+    rounds,
+    run.seconds,
+    run.connections,
+    () => sb.control('DELETE', 'requests'),
   );
   const { loadavg } = await import('node:os');
-  console.log(`${run.which}: ${rounds} interleaved rounds of ${run.seconds} s, ${run.connections} connections, on Node ${runtimeNode() === process.execPath ? process.version : benchRuntimes({ machine: false })[0].version}; load average ${loadavg()[0].toFixed(1)}`);
+  console.log(
+    `${run.which}: ${rounds} interleaved rounds of ${run.seconds} s, ${run.connections} connections, on Node ${runtimeNode() === process.execPath ? process.version : benchRuntimes({ machine: false })[0].version}; load average ${loadavg()[0].toFixed(1)}`,
+  );
   console.log('| build | CPU µs/op (gateway + sandbox) | req/s | p50 ms | failures |');
   console.log('|---|---|---|---|---|');
-  for (const [name, r] of Object.entries(f)) console.log(`| ${name} | ${r.cpuUs.toFixed(0)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.failures} |`);
-  console.log(`after / before: CPU ${(f.after.cpuUs / f.before.cpuUs).toFixed(3)}, req/s ${(f.after.rps / f.before.rps).toFixed(3)}`);
+  for (const [name, r] of Object.entries(f))
+    console.log(`| ${name} | ${r.cpuUs.toFixed(0)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.failures} |`);
+  console.log(
+    `after / before: CPU ${(f.after.cpuUs / f.before.cpuUs).toFixed(3)}, req/s ${(f.after.rps / f.before.rps).toFixed(3)}`,
+  );
 } finally {
   await stopAll();
 }

@@ -8,17 +8,26 @@
  * Each run injects `delayMs` of latency into the one Graph request (the sandbox's fault API), then asks the same
  * operation twice: with `@defer` as multipart (Apollo Client's Accept) and without it as plain JSON.
  */
-const [gateway = 'http://127.0.0.1:4000/graphql', sandbox = 'http://127.0.0.1:4010', runsText = '10', delayText = '800'] = process.argv.slice(2);
+const [
+  gateway = 'http://127.0.0.1:4000/graphql',
+  sandbox = 'http://127.0.0.1:4010',
+  runsText = '10',
+  delayText = '800',
+] = process.argv.slice(2);
 const runs = Number(runsText);
 const delayMs = Number(delayText);
 
 const FAST = 'chatProviders { id models } upstreams { id mode }';
-const SLOW = 'admin { serviceAnnouncement { healthOverviews(first: 10) { nodes { id service status issues(first: 3) { nodes { id title } } } } } }';
+const SLOW =
+  'admin { serviceAnnouncement { healthOverviews(first: 10) { nodes { id service status issues(first: 3) { nodes { id title } } } } } }';
 const DEFERRED = `query Dashboard { ${FAST} ... @defer(label: "health") { ${SLOW} } }`;
 const WHOLE = `query Dashboard { ${FAST} ${SLOW} }`;
 
 async function slowGraph(): Promise<void> {
-  const res = await fetch(`${sandbox}/_sandbox/faults`, { method: 'POST', body: JSON.stringify({ upstream: 'graph', times: 1, delayMs, match: 'healthOverviews' }) });
+  const res = await fetch(`${sandbox}/_sandbox/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ upstream: 'graph', times: 1, delayMs, match: 'healthOverviews' }),
+  });
   if (!res.ok) throw new Error(`the sandbox refused the fault: ${res.status} ${await res.text()}`);
 }
 
@@ -44,7 +53,11 @@ async function deferred(): Promise<{ firstMs: number; lastMs: number; parts: num
 
 async function whole(): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(gateway, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: WHOLE }) });
+  const res = await fetch(gateway, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: WHOLE }),
+  });
   const body = (await res.json()) as { errors?: unknown };
   if (body.errors) throw new Error(`the whole answer has errors: ${JSON.stringify(body.errors).slice(0, 300)}`);
   return performance.now() - t0;

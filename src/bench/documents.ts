@@ -21,19 +21,34 @@ function pdf(pages: number, padding = 0): Buffer {
   add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const kids: number[] = [];
   for (let p = 1; p <= pages; p++) {
-    const lines = Array.from({ length: 45 }, (_, l) => `(Page ${p}, line ${l + 1}: revenue in region ${(p * 45 + l) % 17} grew by ${(p * 7 + l * 3) % 23} percent over the quarter.) Tj T*`);
+    const lines = Array.from(
+      { length: 45 },
+      (_, l) =>
+        `(Page ${p}, line ${l + 1}: revenue in region ${(p * 45 + l) % 17} grew by ${(p * 7 + l * 3) % 23} percent over the quarter.) Tj T*`,
+    );
     const stream = `BT /F1 11 Tf 14 TL 50 780 Td ${lines.join(' ')} ET`;
     add(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
-    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${objects.length} 0 R >>`);
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${objects.length} 0 R >>`,
+    );
     kids.push(objects.length);
   }
   if (padding) {
     const bytes = Buffer.alloc(padding);
     for (let i = 0; i < padding; i += 4) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);
-    add(Buffer.concat([Buffer.from(`<< /Length ${padding} >>\nstream\n`, 'latin1'), bytes, Buffer.from('\nendstream', 'latin1')]));
+    add(
+      Buffer.concat([
+        Buffer.from(`<< /Length ${padding} >>\nstream\n`, 'latin1'),
+        bytes,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
   }
   objects[0] = Buffer.from('<< /Type /Catalog /Pages 2 0 R >>', 'latin1');
-  objects[1] = Buffer.from(`<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`, 'latin1');
+  objects[1] = Buffer.from(
+    `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`,
+    'latin1',
+  );
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n', 'latin1')];
   let at = parts[0].length;
   const offsets: number[] = [];
@@ -44,7 +59,9 @@ function pdf(pages: number, padding = 0): Buffer {
     at += part.length;
   });
   const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, 'latin1'),
+  );
   return Buffer.concat(parts);
 }
 
@@ -55,13 +72,29 @@ function memory(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
-async function uploadTo(url: string, name: string, data: Buffer, provider?: string): Promise<{ id: string; tokens: number }> {
+async function uploadTo(
+  url: string,
+  name: string,
+  data: Buffer,
+  provider?: string,
+): Promise<{ id: string; tokens: number }> {
   const boundary = '----bench-documents';
-  const operations = JSON.stringify({ query: 'mutation($file: Upload!, $provider: ID) { uploadChatDocument(file: $file, provider: $provider) { id tokens } }', variables: { file: null, provider: provider ?? null } });
+  const operations = JSON.stringify({
+    query:
+      'mutation($file: Upload!, $provider: ID) { uploadChatDocument(file: $file, provider: $provider) { id tokens } }',
+    variables: { file: null, provider: provider ?? null },
+  });
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="operations"\r\n\r\n${operations}\r\n--${boundary}\r\nContent-Disposition: form-data; name="map"\r\n\r\n{"0":["variables.file"]}\r\n--${boundary}\r\nContent-Disposition: form-data; name="0"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`;
   const body = Buffer.concat([Buffer.from(head), data, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'apollo-require-preflight': 'true' }, body: new Uint8Array(body) });
-  const json = (await res.json()) as { data?: { uploadChatDocument: { id: string; tokens: number } | null }; errors?: unknown[] };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'apollo-require-preflight': 'true' },
+    body: new Uint8Array(body),
+  });
+  const json = (await res.json()) as {
+    data?: { uploadChatDocument: { id: string; tokens: number } | null };
+    errors?: unknown[];
+  };
   if (!json.data?.uploadChatDocument) throw new Error(`upload failed: ${JSON.stringify(json.errors)}`);
   return json.data.uploadChatDocument;
 }
@@ -95,8 +128,12 @@ async function main(): Promise<void> {
     console.log(`\n50 MB upload (${mb(big.length)} PDF: 20 pages of text and a 50 MB binary annex)`);
     for (const provider of ['moonshot', undefined]) {
       const m = await measuredUpload(gateway.url, gateway.proc.pid, 'annex.pdf', big, provider);
-      const where = provider ? "to Kimi's files API (streamed from the spool file)" : 'read by the gateway (PDF.js in a worker)';
-      console.log(`  ${where}: ${(m.ms / 1000).toFixed(2)} s; gateway RSS ${mb(m.before)} before, ${mb(m.peak)} at peak (+${mb(m.peak - m.before)}), ${mb(m.after)} after`);
+      const where = provider
+        ? "to Kimi's files API (streamed from the spool file)"
+        : 'read by the gateway (PDF.js in a worker)';
+      console.log(
+        `  ${where}: ${(m.ms / 1000).toFixed(2)} s; gateway RSS ${mb(m.before)} before, ${mb(m.peak)} at peak (+${mb(m.peak - m.before)}), ${mb(m.after)} after`,
+      );
     }
 
     await sandbox.control('DELETE', 'requests');
@@ -110,11 +147,24 @@ async function main(): Promise<void> {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          query: 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content usage { promptTokens cachedPromptTokens } } }',
-          variables: { input: { provider: 'moonshot', model: 'kimi-k2.6', messages, documents: [doc.id], reasoning: { enabled: false } } },
+          query:
+            'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content usage { promptTokens cachedPromptTokens } } }',
+          variables: {
+            input: {
+              provider: 'moonshot',
+              model: 'kimi-k2.6',
+              messages,
+              documents: [doc.id],
+              reasoning: { enabled: false },
+            },
+          },
         }),
       });
-      const { data } = (await res.json()) as { data: { createChatCompletion: { content: string; usage: { promptTokens: number; cachedPromptTokens: number | null } } } };
+      const { data } = (await res.json()) as {
+        data: {
+          createChatCompletion: { content: string; usage: { promptTokens: number; cachedPromptTokens: number | null } };
+        };
+      };
       messages.push({ role: 'ASSISTANT', content: data.createChatCompletion.content });
       prompt += data.createChatCompletion.usage.promptTokens;
       cached += data.createChatCompletion.usage.cachedPromptTokens ?? 0;
@@ -123,9 +173,15 @@ async function main(): Promise<void> {
     const count = (test: (r: RecordedRequest) => boolean) => seen.filter(test).length;
     const completions = seen.filter((r) => r.url.endsWith('/chat/completions'));
     console.log(`\nTen turns over one 300-page document (${doc.tokens} tokens by Kimi's count), kimi-k2.6`);
-    console.log(`  Kimi requests: ${count((r) => r.method === 'POST' && r.url.endsWith('/files'))} upload, ${count((r) => r.url.endsWith('/content'))} content read, ${count((r) => r.url.includes('/tokenizers/'))} token count, ${completions.length} completions`);
-    console.log(`  prompt tokens sent: ${prompt} in all (${Math.round(prompt / 10)} a turn), ${cached} of them served from Kimi's prefix cache (${Math.round((100 * cached) / prompt)} %)`);
-    console.log(`  request bytes to Kimi: ${mb(completions.reduce((n, r) => n + Buffer.byteLength(r.body), 0))} for the ten completions`);
+    console.log(
+      `  Kimi requests: ${count((r) => r.method === 'POST' && r.url.endsWith('/files'))} upload, ${count((r) => r.url.endsWith('/content'))} content read, ${count((r) => r.url.includes('/tokenizers/'))} token count, ${completions.length} completions`,
+    );
+    console.log(
+      `  prompt tokens sent: ${prompt} in all (${Math.round(prompt / 10)} a turn), ${cached} of them served from Kimi's prefix cache (${Math.round((100 * cached) / prompt)} %)`,
+    );
+    console.log(
+      `  request bytes to Kimi: ${mb(completions.reduce((n, r) => n + Buffer.byteLength(r.body), 0))} for the ten completions`,
+    );
   } finally {
     await gateway.proc.stop();
     await sandbox.proc.stop();

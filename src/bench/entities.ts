@@ -21,16 +21,26 @@ const option = (name: string) => {
   return at === -1 ? undefined : args[at + 1];
 };
 const base = resolve(option('base') ?? '');
-if (!existsSync(join(base, 'dist/main.js'))) throw new Error(`--base ${base}: no dist/main.js there (build that checkout first)`);
+if (!existsSync(join(base, 'dist/main.js')))
+  throw new Error(`--base ${base}: no dist/main.js there (build that checkout first)`);
 const calls = Number(option('calls') ?? 4);
 const seconds = Number(option('seconds') ?? 4);
 const attackers = Number(option('attackers') ?? 8);
 
 const QUERY = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }';
-const body = (n: number) => JSON.stringify({ query: QUERY, variables: { r: Array.from({ length: n }, (_, i) => ({ __typename: 'Title', imdbId: `tt${9_000_000 + i}` })) } });
+const body = (n: number) =>
+  JSON.stringify({
+    query: QUERY,
+    variables: { r: Array.from({ length: n }, (_, i) => ({ __typename: 'Title', imdbId: `tt${9_000_000 + i}` })) },
+  });
 
 async function post(pool: Pool, text: string): Promise<{ status: number; bytes: number; errors: number }> {
-  const res = await pool.request({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+  const res = await pool.request({
+    path: '/graphql',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: text,
+  });
   const answer = await res.body.text();
   let errors = 0;
   try {
@@ -42,14 +52,22 @@ async function post(pool: Pool, text: string): Promise<{ status: number; bytes: 
 }
 
 /** p50, p99 and the worst latency in ms of sequential light queries on one connection until `until` resolves. */
-async function bystander(g: GraphQLProc, until: Promise<unknown>): Promise<{ p50: number; p99: number; max: number; n: number }> {
+async function bystander(
+  g: GraphQLProc,
+  until: Promise<unknown>,
+): Promise<{ p50: number; p99: number; max: number; n: number }> {
   const pool = new Pool(new URL(g.url).origin, { connections: 1 });
   const latencies: number[] = [];
   let done = false;
   void until.then(() => (done = true));
   while (!done) {
     const t0 = performance.now();
-    const res = await pool.request({ path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ upstreams { id } }"}' });
+    const res = await pool.request({
+      path: '/graphql',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ upstreams { id } }"}',
+    });
     await res.body.dump();
     latencies.push(performance.now() - t0);
   }
@@ -64,7 +82,10 @@ try {
   // The titles cache off: every call pays its lookups, as references nobody looked up do.
   const env = { OMDB_CACHE_MAX: '0', LOG_LEVEL: 'warn' };
   const builds: Record<string, GraphQLProc> = {};
-  [builds.before, builds.after] = await Promise.all([startGatewayProc(sb.origin, env, [], base), startGatewayProc(sb.origin, env)]);
+  [builds.before, builds.after] = await Promise.all([
+    startGatewayProc(sb.origin, env, [], base),
+    startGatewayProc(sb.origin, env),
+  ]);
   console.log('| build | representations | gateway CPU per call | answer | status | errors |');
   console.log('|---|---|---|---|---|---|');
   for (const n of [100, 1_000, 10_000]) {
@@ -77,10 +98,14 @@ try {
       for (let i = 0; i < calls; i++) last = await post(pool, text);
       const cpuMs = ((cpuSeconds(g.proc.pid) - cpu0) * 1000) / calls;
       await pool.close();
-      console.log(`| ${name} | ${n.toLocaleString('en')} | ${cpuMs.toFixed(0)} ms | ${(last.bytes / 1024).toFixed(1)} KiB | ${last.status} | ${last.errors} |`);
+      console.log(
+        `| ${name} | ${n.toLocaleString('en')} | ${cpuMs.toFixed(0)} ms | ${(last.bytes / 1024).toFixed(1)} KiB | ${last.status} | ${last.errors} |`,
+      );
     }
   }
-  console.log(`\nAnother client's p50 / p99 / worst for { upstreams { id } }, alone and under the 10,000-reference call (${seconds} s each):`);
+  console.log(
+    `\nAnother client's p50 / p99 / worst for { upstreams { id } }, alone and under the 10,000-reference call (${seconds} s each):`,
+  );
   console.log(`| build | alone | under ${attackers} loops without pause | under ${attackers} at once, every 250 ms |`);
   console.log('|---|---|---|---|');
   const heavy = body(10_000);
@@ -112,8 +137,11 @@ try {
     })();
     const underBursts = await bystander(g, paced);
     await pool.close();
-    const figures = (f: { p50: number; p99: number; max: number }) => `${f.p50.toFixed(2)} / ${f.p99.toFixed(1)} / ${f.max.toFixed(0)} ms`;
-    console.log(`| ${name} | ${figures(alone)} | ${figures(under)} (${answered} calls) | ${figures(underBursts)} (${bursts} bursts) |`);
+    const figures = (f: { p50: number; p99: number; max: number }) =>
+      `${f.p50.toFixed(2)} / ${f.p99.toFixed(1)} / ${f.max.toFixed(0)} ms`;
+    console.log(
+      `| ${name} | ${figures(alone)} | ${figures(under)} (${answered} calls) | ${figures(underBursts)} (${bursts} bursts) |`,
+    );
   }
 } finally {
   await stopAll();

@@ -25,9 +25,15 @@ async function send(pool: Pool, path: string, query: string, n: number): Promise
   let left = n;
   const worker = async () => {
     while (left-- > 0) {
-      const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await pool.request({
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       const text = await res.body.text();
-      if (res.statusCode !== 200 || text.includes('"errors"')) throw new Error(`${res.statusCode} ${text.slice(0, 300)}`);
+      if (res.statusCode !== 200 || text.includes('"errors"'))
+        throw new Error(`${res.statusCode} ${text.slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
@@ -49,18 +55,35 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const sb = await startSandboxProc();
   const port = await freePort();
-  const vg = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`, '--smc-check=all-non-file', process.execPath];
+  const vg = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    `--callgrind-out-file=${dir}/cg.%p`,
+    '--smc-check=all-non-file',
+    process.execPath,
+  ];
   const target = floorMode ? ['dist/bench/floor/main.js'] : [...gatewayNodeFlags(), 'dist/main.js'];
   const env: Record<string, string> = floorMode
     ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
-    : { ...upstreamEnv(sb.origin), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', OMDB_CACHE_MAX: '0', OMDB_DAILY_QUOTA: '1000000000' };
+    : {
+        ...upstreamEnv(sb.origin),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        OMDB_CACHE_MAX: '0',
+        OMDB_DAILY_QUOTA: '1000000000',
+      };
   const proc = spawnProc('callgrind', 'valgrind', [...vg, ...target], { ...env, ...USER });
-  const control = (...a: string[]) => execFileSync('callgrind_control', a, { env: { ...process.env, ...USER, HOST: env.HOST } });
+  const control = (...a: string[]) =>
+    execFileSync('callgrind_control', a, { env: { ...process.env, ...USER, HOST: env.HOST } });
   const origin = `http://127.0.0.1:${port}`;
   await waitReady(proc, `${origin}/${floorMode ? 'healthz' : 'readyz'}`, 600_000);
   const pool = new Pool(origin, { connections: 4 });
   const lines: string[] = [];
-  for (const [name, query, path] of [['healthOverview', singleHealthQuery, floorMode ? '/health' : '/graphql'], ['title', singleTitleQuery, floorMode ? '/title' : '/graphql']] as const) {
+  for (const [name, query, path] of [
+    ['healthOverview', singleHealthQuery, floorMode ? '/health' : '/graphql'],
+    ['title', singleTitleQuery, floorMode ? '/title' : '/graphql'],
+  ] as const) {
     await send(pool, path, query, 200); // warm-up: JIT tiers and caches settle
     control('-i', 'on', String(proc.pid));
     control('-z', String(proc.pid));
@@ -68,9 +91,13 @@ async function main(): Promise<void> {
     control('-d', name, String(proc.pid));
     control('-i', 'off', String(proc.pid));
     // Dumps are cg.<pid>.<n>: the highest n is the one just written.
-    const dumps = readdirSync(dir).filter((f) => /^cg\.\d+\.\d+$/.test(f)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+    const dumps = readdirSync(dir)
+      .filter((f) => /^cg\.\d+\.\d+$/.test(f))
+      .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
     const ir = totalIr(join(dir, dumps[dumps.length - 1]));
-    lines.push(`${name}: ${(ir / requests / 1e6).toFixed(3)} M instructions per operation (${requests} operations, ${floorMode ? 'floor' : 'gateway'})`);
+    lines.push(
+      `${name}: ${(ir / requests / 1e6).toFixed(3)} M instructions per operation (${requests} operations, ${floorMode ? 'floor' : 'gateway'})`,
+    );
   }
   await pool.close();
   console.log(lines.join('\n'));

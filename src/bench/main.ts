@@ -27,9 +27,42 @@ const option = (name: string) => {
 };
 const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 'full';
 const SIZES: Record<RunInfo['mode'], Sizes> = {
-  tiny: { rounds: 1, loadSeconds: 0.5, connections: 10, cacheOperations: 100, streamRuns: 5, streamTokens: 20, streamsTogether: 20, concurrentSubscriptions: 50, fanOutSubscribers: 500, fanOutConnections: 10 },
-  quick: { rounds: 3, loadSeconds: 2, connections: 10, cacheOperations: 1000, streamRuns: 20, streamTokens: 50, streamsTogether: 100, concurrentSubscriptions: 1000, fanOutSubscribers: 10_000, fanOutConnections: 200 },
-  full: { rounds: 5, loadSeconds: 5, connections: 10, cacheOperations: 1000, streamRuns: 100, streamTokens: 100, streamsTogether: 100, concurrentSubscriptions: 1000, fanOutSubscribers: 10_000, fanOutConnections: 200 },
+  tiny: {
+    rounds: 1,
+    loadSeconds: 0.5,
+    connections: 10,
+    cacheOperations: 100,
+    streamRuns: 5,
+    streamTokens: 20,
+    streamsTogether: 20,
+    concurrentSubscriptions: 50,
+    fanOutSubscribers: 500,
+    fanOutConnections: 10,
+  },
+  quick: {
+    rounds: 3,
+    loadSeconds: 2,
+    connections: 10,
+    cacheOperations: 1000,
+    streamRuns: 20,
+    streamTokens: 50,
+    streamsTogether: 100,
+    concurrentSubscriptions: 1000,
+    fanOutSubscribers: 10_000,
+    fanOutConnections: 200,
+  },
+  full: {
+    rounds: 5,
+    loadSeconds: 5,
+    connections: 10,
+    cacheOperations: 1000,
+    streamRuns: 100,
+    streamTokens: 100,
+    streamsTogether: 100,
+    concurrentSubscriptions: 1000,
+    fanOutSubscribers: 10_000,
+    fanOutConnections: 200,
+  },
 };
 const sizes = SIZES[mode];
 const outDir = resolve(option('out') ?? join(root, 'bench'));
@@ -38,11 +71,15 @@ const wants = (n: number) => !only || only.includes(n);
 // The smoke test's tiny run measures the shipped runtime only, to stay within its time; CI runs the test suite itself
 // on both runtimes.
 const runtimeChoice = option('runtimes') ?? (mode === 'tiny' ? 'shipped' : 'all');
-if (runtimeChoice !== 'shipped' && runtimeChoice !== 'all') throw new Error(`--runtimes ${runtimeChoice}: say shipped (Node 24 only) or all (Node 24, then the machine's Node when it differs)`);
+if (runtimeChoice !== 'shipped' && runtimeChoice !== 'all')
+  throw new Error(
+    `--runtimes ${runtimeChoice}: say shipped (Node 24 only) or all (Node 24, then the machine's Node when it differs)`,
+  );
 
 const results = new Results();
 const startedAt = new Date();
-const log = (text: string) => console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(4)} s] ${text}`);
+const log = (text: string) =>
+  console.log(`[bench ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(4)} s] ${text}`);
 
 process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
 process.on('SIGTERM', () => void stopAll().then(() => process.exit(143)));
@@ -89,10 +126,17 @@ try {
     await scenario(6, 'shared state', sb, () => runSharedState(results, sb, sizes));
     await sb.proc.stop();
   }
-  const files = writeReport(outDir, results, { mode, sizes, startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000 });
+  const files = writeReport(outDir, results, {
+    mode,
+    sizes,
+    startedAt,
+    seconds: (Date.now() - startedAt.getTime()) / 1000,
+  });
   log(`wrote ${files.json} and ${files.md}`);
   for (const f of results.figures) {
-    console.log(`  ${f.met === false ? '✗' : f.met ? '✓' : ' '} [${f.runtime}] ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`);
+    console.log(
+      `  ${f.met === false ? '✗' : f.met ? '✓' : ' '} [${f.runtime}] ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`,
+    );
   }
 } catch (error) {
   console.error(error);

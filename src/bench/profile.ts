@@ -39,11 +39,17 @@ const RULES: Array<[RegExp, string]> = [
   [/node_modules\/graphql\//, 'graphql-js types and utilities'],
   [/node_modules\/graphql-jit\/|node_modules\/fast-json-stringify\//, 'graphql-jit (compiled execution)'],
   [/node_modules\/@escape\.tech\//, 'graphql-armor limit rules'],
-  [/dist\/(planning|runtime)\/|dist\/domains\/[^/]+\/(estimate|planner|odata)\.js|dist\/(server\/(limits|apolloPlugins|execution|documentCache)|pipeline\/[^/]+)\.js/, 'ours: planner, estimate, limits, context, plugins'],
+  [
+    /dist\/(planning|runtime)\/|dist\/domains\/[^/]+\/(estimate|planner|odata)\.js|dist\/(server\/(limits|apolloPlugins|execution|documentCache)|pipeline\/[^/]+)\.js/,
+    'ours: planner, estimate, limits, context, plugins',
+  ],
   [/dist\/domains\//, 'ours: resolvers, sessions, models'],
   [/dist\/upstreams\/http\//, 'ours: upstream HTTP layer'],
   [/dist\/upstreams\//, 'ours: upstream clients (Graph, OMDb)'],
-  [/dist\/observability\/(logger|redact)|node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//, 'logging (pino)'],
+  [
+    /dist\/observability\/(logger|redact)|node_modules\/(pino|sonic-boom|thread-stream|fast-redact|quick-format-unescaped)\//,
+    'logging (pino)',
+  ],
   [/dist\/observability\/|node_modules\/(prom-client|tdigest|bintrees)\//, 'metrics (prom-client)'],
   [/dist\/server\/|dist\/main\.js/, 'ours: HTTP serving (gateway.ts)'],
   [/node_modules\/undici\//, 'undici (upstream client)'],
@@ -118,12 +124,23 @@ export function groupTable(grouped: { totalMs: number; groups: Map<string, numbe
 }
 
 async function main(): Promise<void> {
-  const { option, which, query, firstVariables, seconds, connections, target: targetAt } = profiledRun(process.argv.slice(2), 8);
+  const {
+    option,
+    which,
+    query,
+    firstVariables,
+    seconds,
+    connections,
+    target: targetAt,
+  } = profiledRun(process.argv.slice(2), 8);
   const dir = option('keep') ?? mkdtempSync(join(tmpdir(), 'gateway-prof-'));
 
   const sb = await startSandboxProc();
   // `--cached`: the title cache on (the default), to profile hits; otherwise off, so every lookup goes upstream.
-  const gateway = await startGatewayProc(sb.origin, process.argv.includes('--cached') ? {} : { OMDB_CACHE_MAX: '0' }, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const gateway = await startGatewayProc(sb.origin, process.argv.includes('--cached') ? {} : { OMDB_CACHE_MAX: '0' }, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+  ]);
   await gql(gateway.url, query, firstVariables);
   const target = targetAt(gateway.url, [gateway.proc.pid]);
   await load(target, 1, connections); // warm-up

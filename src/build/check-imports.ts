@@ -9,7 +9,9 @@ const root = fileURLToPath(new URL('../../src', import.meta.url));
 const violations = checkImports(root);
 for (const v of violations) console.error(v.message);
 if (violations.length) {
-  console.error(`${violations.length} import rule${violations.length === 1 ? '' : 's'} broken: see src/build/importRules.ts.`);
+  console.error(
+    `${violations.length} import rule${violations.length === 1 ? '' : 's'} broken: see src/build/importRules.ts.`,
+  );
   process.exit(1);
 }
 console.log('src/: no import circles, every import points down a layer, and only domains/ names a domain.');

@@ -12,12 +12,18 @@ const check = process.argv.includes('--check');
 const guide = await readFile(join(root, CONFIGURATION_GUIDE), 'utf8');
 const files = [
   { name: CONFIGURATION_GUIDE, current: guide, text: withTable(guide) },
-  { name: '.env.example', current: await readFile(join(root, '.env.example'), 'utf8').catch(() => undefined), text: renderEnvExample() },
+  {
+    name: '.env.example',
+    current: await readFile(join(root, '.env.example'), 'utf8').catch(() => undefined),
+    text: renderEnvExample(),
+  },
 ];
 const stale = files.filter((f) => f.current !== f.text);
 if (check) {
   if (stale.length) {
-    console.error(`${stale.map((f) => f.name).join(' and ')} ${stale.length === 1 ? 'is' : 'are'} stale: run npm run config:docs and commit.`);
+    console.error(
+      `${stale.map((f) => f.name).join(' and ')} ${stale.length === 1 ? 'is' : 'are'} stale: run npm run config:docs and commit.`,
+    );
     process.exit(1);
   }
   console.log(`${CONFIGURATION_GUIDE} (its table) and .env.example are up to date.`);

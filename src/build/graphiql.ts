@@ -62,7 +62,9 @@ const monacoCssFromGraphiqlStyle: esbuild.Plugin = {
   name: 'monaco-css-from-graphiql-style',
   setup(build) {
     build.onResolve({ filter: /\.css$/ }, (args) =>
-      /[\\/]monaco-(?:editor|graphql)[\\/]/.test(args.importer) ? { path: args.path, namespace: 'monaco-css' } : undefined,
+      /[\\/]monaco-(?:editor|graphql)[\\/]/.test(args.importer)
+        ? { path: args.path, namespace: 'monaco-css' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'monaco-css' }, () => ({ contents: '', loader: 'js' }));
   },
@@ -91,7 +93,8 @@ export async function buildGraphiql(options: GraphiqlBuildOptions = {}): Promise
   // Workers first: the app needs their hashed URLs. IIFE, because a classic worker cannot load an ES module bundle
   // in every browser GraphiQL supports, and esbuild cannot split code across workers anyway.
   const workers = await esbuild.build({ ...common, entryPoints: { ...workerEntries }, format: 'iife' });
-  const workerUrl = (name: keyof typeof workerEntries) => `${graphiqlPublicPath}/${outputFor(workers, projectRoot, outDir, name, '.js')}`;
+  const workerUrl = (name: keyof typeof workerEntries) =>
+    `${graphiqlPublicPath}/${outputFor(workers, projectRoot, outDir, name, '.js')}`;
 
   const app = await esbuild.build({
     ...common,
@@ -128,13 +131,21 @@ export async function buildGraphiql(options: GraphiqlBuildOptions = {}): Promise
 }
 
 /** The one output of a build whose file name is `<name>-<hash><extension>`. */
-function outputFor(build: esbuild.BuildResult<{ metafile: true }>, projectRoot: string, outDir: string, name: string, extension: string): string {
+function outputFor(
+  build: esbuild.BuildResult<{ metafile: true }>,
+  projectRoot: string,
+  outDir: string,
+  name: string,
+  extension: string,
+): string {
   // Metafile paths are relative to absWorkingDir (projectRoot).
   const matches = Object.keys(build.metafile.outputs)
     .map((output) => relative(outDir, resolve(projectRoot, output)))
     .filter((output) => /^[^/]+$/.test(output) && output.startsWith(`${name}-`) && output.endsWith(extension));
   if (matches.length !== 1) {
-    throw new Error(`expected one ${name}-*${extension} in the esbuild output, found ${matches.length}: ${matches.join(', ')}`);
+    throw new Error(
+      `expected one ${name}-*${extension} in the esbuild output, found ${matches.length}: ${matches.join(', ')}`,
+    );
   }
   return matches[0];
 }

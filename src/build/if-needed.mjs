@@ -55,7 +55,11 @@ function reasonToBuild() {
 const reason = reasonToBuild();
 if (reason) {
   console.log(`build: ${reason}; running npm run build`);
-  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  const result = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (result.error) {
     console.error(`build: could not run npm: ${result.error.message}`);
     process.exit(1);

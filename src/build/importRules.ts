@@ -68,9 +68,11 @@ export interface ImportViolation {
 
 /** Every relative import of a file: `import … from`, `export … from`, `import '…'`, `import('…')`; type-only ones too. */
 export function importsOf(source: string): string[] {
-  return [...source.matchAll(/(?:^|[\s;])(?:import|export)\b[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[\s;])import\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/gm)].map(
-    (m) => m[1] ?? m[2] ?? m[3],
-  );
+  return [
+    ...source.matchAll(
+      /(?:^|[\s;])(?:import|export)\b[^'"`;]*?from\s*['"](\.[^'"]+)['"]|(?:^|[\s;])import\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/gm,
+    ),
+  ].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
 /** The import graph of the `.ts`/`.tsx` files under `root`: file → files it imports (paths relative to `root`). */
@@ -104,7 +106,8 @@ const folderOf = (file: string) => (file.includes(sep) ? file.split(sep)[0] : fi
 export function checkImports(root: string): ImportViolation[] {
   const graph = importGraph(root);
   const violations: ImportViolation[] = [];
-  for (const circle of circles(graph)) violations.push({ kind: 'circle', message: `import circle among ${circle.join(', ')}` });
+  for (const circle of circles(graph))
+    violations.push({ kind: 'circle', message: `import circle among ${circle.join(', ')}` });
   const level = new Map<string, number>();
   LAYERS.forEach((folders, i) => folders.forEach((f) => level.set(f, i)));
   for (const [file, targets] of graph) {
@@ -114,10 +117,20 @@ export function checkImports(root: string): ImportViolation[] {
       if (to === from) continue;
       const side = SIDE_FOLDERS[from];
       const allowed =
-        side !== undefined ? side === '*' || side.includes(to) : (level.has(from) && level.has(to) && level.get(to)! <= level.get(from)!) || (ALSO_ALLOWED[from]?.includes(to) ?? false);
-      if (!allowed) violations.push({ kind: 'layer', message: `${file} imports ${target}: ${from}/ may not import ${to}/ (src/build/importRules.ts)` });
+        side !== undefined
+          ? side === '*' || side.includes(to)
+          : (level.has(from) && level.has(to) && level.get(to)! <= level.get(from)!) ||
+            (ALSO_ALLOWED[from]?.includes(to) ?? false);
+      if (!allowed)
+        violations.push({
+          kind: 'layer',
+          message: `${file} imports ${target}: ${from}/ may not import ${to}/ (src/build/importRules.ts)`,
+        });
       else if (to === 'domains' && target.split(sep).length > 2 && !DOMAIN_FOLDER_IMPORTERS.includes(from)) {
-        violations.push({ kind: 'domain', message: `${file} imports ${target}: ${from}/ sees the domains only through domains/index.ts (src/build/importRules.ts)` });
+        violations.push({
+          kind: 'domain',
+          message: `${file} imports ${target}: ${from}/ sees the domains only through domains/index.ts (src/build/importRules.ts)`,
+        });
       }
     }
   }

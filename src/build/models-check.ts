@@ -11,7 +11,10 @@ import { parseModelList } from '../upstreams/chat/models/listing.js';
 import { providerSpec } from '../upstreams/chat/registry.js';
 
 /** The report, line by line, and whether every live provider answered. */
-export async function modelsCheck(config: GatewayConfig, fetchList: typeof fetch = fetch): Promise<{ lines: string[]; ok: boolean }> {
+export async function modelsCheck(
+  config: GatewayConfig,
+  fetchList: typeof fetch = fetch,
+): Promise<{ lines: string[]; ok: boolean }> {
   const specs = config.chat.map(providerSpec);
   const { catalogues } = layCatalogues(config.chatModelCatalogueFile, specs);
   const lines: string[] = [];
@@ -23,7 +26,10 @@ export async function modelsCheck(config: GatewayConfig, fetchList: typeof fetch
     }
     try {
       const res = await fetchList(`${provider.baseUrl}/models`, {
-        headers: { accept: 'application/json', ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...(provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {}),
+        },
         signal: AbortSignal.timeout(10_000),
       });
       const text = await res.text();
@@ -50,7 +56,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(lines.join('\n'));
     process.exit(ok ? 0 : 1);
   } catch (error) {
-    if (error instanceof ConfigError) for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
+    if (error instanceof ConfigError)
+      for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
     else console.error(`models:check: ${(error as Error).message}`);
     process.exit(2);
   }

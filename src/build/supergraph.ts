@@ -51,10 +51,19 @@ async function subgraphFromArgument(argument: string): Promise<ServiceDefinition
 /** `enterprise,gateway=http://…` → the domains and the URL of one instance of this gateway. */
 function instanceFromArgument(argument: string): { domains: GatewayDomain[]; url: string } {
   const at = argument.search(/=https?:\/\//);
-  if (at === -1) usage(`--instance ${argument}: write the instance's domains and its URL, e.g. --instance enterprise,gateway=http://ops-enterprise:4000/graphql`);
-  const named = argument.slice(0, at).split(',').map((d) => d.trim());
+  if (at === -1)
+    usage(
+      `--instance ${argument}: write the instance's domains and its URL, e.g. --instance enterprise,gateway=http://ops-enterprise:4000/graphql`,
+    );
+  const named = argument
+    .slice(0, at)
+    .split(',')
+    .map((d) => d.trim());
   const unknown = named.find((d) => !(GATEWAY_DOMAINS as readonly string[]).includes(d));
-  if (unknown !== undefined || named.length === 0) usage(`--instance ${argument}: ${JSON.stringify(unknown ?? '')} is not a domain; use some of ${GATEWAY_DOMAINS.join(', ')}`);
+  if (unknown !== undefined || named.length === 0)
+    usage(
+      `--instance ${argument}: ${JSON.stringify(unknown ?? '')} is not a domain; use some of ${GATEWAY_DOMAINS.join(', ')}`,
+    );
   return { domains: named as GatewayDomain[], url: argument.slice(at + 1) };
 }
 
@@ -113,12 +122,17 @@ async function ourSdl(domains: readonly GatewayDomain[]): Promise<string> {
 
 const instances = values.instance.map(instanceFromArgument);
 const subgraphs: ServiceDefinition[] = instances.length
-  ? await Promise.all(instances.map(async (i) => ({ name: i.domains.join('_'), url: i.url, typeDefs: parse(await ourSdl(i.domains)) })))
+  ? await Promise.all(
+      instances.map(async (i) => ({ name: i.domains.join('_'), url: i.url, typeDefs: parse(await ourSdl(i.domains)) })),
+    )
   : [{ name: values.name, url: values.url, typeDefs: parse(await ourSdl(config.domains)) }];
 for (const argument of positionals) subgraphs.push(await subgraphFromArgument(argument));
 const names = subgraphs.map((s) => s.name);
 const twice = names.find((n, i) => names.indexOf(n) !== i);
-if (twice) usage(`two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`);
+if (twice)
+  usage(
+    `two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`,
+  );
 
 // Exclusion only: including by tag would also drop every untagged argument of the included fields.
 const filter = { include: new Set<string>(), exclude: new Set(values['exclude-tag']) };
@@ -132,4 +146,7 @@ await writeFile(values.out, result.supergraphSdl);
 const missing = subgraphs.filter((s) => !s.url).map((s) => s.name);
 const variant = contract ? ` (contract: without ${[...filter.exclude].join(', ')})` : '';
 console.log(`wrote ${values.out}${variant}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
-if (missing.length) console.log(`note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`);
+if (missing.length)
+  console.log(
+    `note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`,
+  );

@@ -8,7 +8,8 @@ import { BUILT_IN_CHAT_PROVIDERS, PROVIDER_VARIABLES, VARIABLES, type Variable }
 /** The guide that holds the table, from the project root. */
 export const CONFIGURATION_GUIDE = 'docs/configuration.md';
 
-export const TABLE_START = '<!-- configuration table: written by `npm run config:docs` from src/config/variables.ts -->';
+export const TABLE_START =
+  '<!-- configuration table: written by `npm run config:docs` from src/config/variables.ts -->';
 export const TABLE_END = '<!-- end of configuration table -->';
 
 interface Row {
@@ -19,7 +20,10 @@ interface Row {
 /** Built-in provider variables, documented once per kind as `<ID>_…`. */
 function rows(): Row[] {
   const own = Object.entries(VARIABLES).map(([name, variable]): Row => ({ name, variable }));
-  const perProvider = Object.entries(PROVIDER_VARIABLES).map(([suffix, variable]): Row => ({ name: `<ID>_${suffix}`, variable }));
+  const perProvider = Object.entries(PROVIDER_VARIABLES).map(([suffix, variable]): Row => ({
+    name: `<ID>_${suffix}`,
+    variable,
+  }));
   return [...own, ...perProvider];
 }
 
@@ -38,7 +42,10 @@ export function renderTable(): string {
     '',
     '| variable | type | default | meaning |',
     '|---|---|---|---|',
-    ...rows().map(({ name, variable }) => `| \`${name}\` | ${variable.type.name} | ${cell(defaultOf(variable))} | ${cell(variable.description)} |`),
+    ...rows().map(
+      ({ name, variable }) =>
+        `| \`${name}\` | ${variable.type.name} | ${cell(defaultOf(variable))} | ${cell(variable.description)} |`,
+    ),
     '',
     `\`<ID>\` is a chat provider's upper-cased id: ${ids}, or one added with \`CHAT_PROVIDERS\`. The built-in base URLs: ` +
       BUILT_IN_CHAT_PROVIDERS.map((p) => `${p.id} \`${p.baseUrl}\``).join(', ') +
@@ -53,7 +60,8 @@ export function renderTable(): string {
 export function withTable(guide: string): string {
   const start = guide.indexOf(TABLE_START);
   const end = guide.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`${CONFIGURATION_GUIDE} has no configuration table markers (${TABLE_START} … ${TABLE_END})`);
+  if (start < 0 || end < start)
+    throw new Error(`${CONFIGURATION_GUIDE} has no configuration table markers (${TABLE_START} … ${TABLE_END})`);
   return guide.slice(0, start) + renderTable() + guide.slice(end + TABLE_END.length);
 }
 
@@ -75,8 +83,17 @@ function comment(text: string): string[] {
 
 function entry(name: string, variable: Variable): string[] {
   const value = variable.secret ? '' : (variable.default ?? variable.example ?? '');
-  const shown = variable.default !== undefined ? `default ${variable.default || '(empty)'}` : variable.defaultText ? `default: ${plain(variable.defaultText)}` : 'unset by default';
-  return [...comment(`${plain(variable.description)} (${plain(variable.type.name)}; ${shown})`), `#${name}=${value}`, ''];
+  const shown =
+    variable.default !== undefined
+      ? `default ${variable.default || '(empty)'}`
+      : variable.defaultText
+        ? `default: ${plain(variable.defaultText)}`
+        : 'unset by default';
+  return [
+    ...comment(`${plain(variable.description)} (${plain(variable.type.name)}; ${shown})`),
+    `#${name}=${value}`,
+    '',
+  ];
 }
 
 /** `.env.example`: every variable, commented out at its default (or an example value), so a copy changes nothing. */
@@ -91,7 +108,10 @@ export function renderEnvExample(): string {
     ...BUILT_IN_CHAT_PROVIDERS.flatMap((p) => [
       `# --- chat provider ${p.id} ---`,
       ...(Object.entries(PROVIDER_VARIABLES) as [string, Variable][]).flatMap(([suffix, variable]) =>
-        entry(`${p.prefix}_${suffix}`, { ...variable, default: suffix === 'BASE_URL' ? p.baseUrl : suffix === 'RPM' && p.rpm ? String(p.rpm) : variable.default }),
+        entry(`${p.prefix}_${suffix}`, {
+          ...variable,
+          default: suffix === 'BASE_URL' ? p.baseUrl : suffix === 'RPM' && p.rpm ? String(p.rpm) : variable.default,
+        }),
       ),
     ]),
   ];

@@ -1,9 +1,31 @@
 import { isIP } from 'node:net';
 import proxyAddr from 'proxy-addr';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type OperationLimits } from './limits.js';
-import { BadValue, BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type FieldOverride, PROVIDER_VARIABLES, VARIABLES, positive, url, type GatewayDomain, type OperatorModelFacts, type ProviderVariable, type Values, type ValueType, type Variable, type VariableName } from './variables.js';
+import {
+  BadValue,
+  BUILT_IN_CHAT_PROVIDERS,
+  GATEWAY_DOMAINS,
+  type FieldOverride,
+  PROVIDER_VARIABLES,
+  VARIABLES,
+  positive,
+  url,
+  type GatewayDomain,
+  type OperatorModelFacts,
+  type ProviderVariable,
+  type Values,
+  type ValueType,
+  type Variable,
+  type VariableName,
+} from './variables.js';
 
-export { BUILT_IN_CHAT_PROVIDERS, GATEWAY_DOMAINS, type FieldOverride, type GatewayDomain, type OperatorModelFacts } from './variables.js';
+export {
+  BUILT_IN_CHAT_PROVIDERS,
+  GATEWAY_DOMAINS,
+  type FieldOverride,
+  type GatewayDomain,
+  type OperatorModelFacts,
+} from './variables.js';
 
 /**
  * Start-up configuration, parsed once from the environment. Each variable is declared once, with its meaning and
@@ -140,8 +162,13 @@ function checkHosts(hosts: readonly string[], problems: ConfigProblem[]): string
   const out: string[] = [];
   for (const entry of hosts) {
     const host = entry.toLowerCase();
-    if (host === '*' || HOST_PATTERN.test(host) || isIP(host.replace(/^\[|\]$/g, ''))) out.push(host.replace(/(.)\.$/, '$1'));
-    else problems.push({ variable: 'ALLOWED_HOSTS', message: `${JSON.stringify(entry)} must be a host name such as api.example.com (no scheme, port or path), .example.com for a domain and its subdomains, or *` });
+    if (host === '*' || HOST_PATTERN.test(host) || isIP(host.replace(/^\[|\]$/g, '')))
+      out.push(host.replace(/(.)\.$/, '$1'));
+    else
+      problems.push({
+        variable: 'ALLOWED_HOSTS',
+        message: `${JSON.stringify(entry)} must be a host name such as api.example.com (no scheme, port or path), .example.com for a domain and its subdomains, or *`,
+      });
   }
   return out;
 }
@@ -337,7 +364,10 @@ function parseVariable<T>(name: string, variable: Variable<T>, raw: string, prob
     return variable.type.parse(raw);
   } catch (error) {
     if (!(error instanceof BadValue)) throw error;
-    problems.push({ variable: name, message: variable.secret ? error.message : `${error.message}, got ${JSON.stringify(raw)}` });
+    problems.push({
+      variable: name,
+      message: variable.secret ? error.message : `${error.message}, got ${JSON.stringify(raw)}`,
+    });
     return undefined;
   }
 }
@@ -354,11 +384,18 @@ export function readVariables(env: NodeJS.ProcessEnv, problems: ConfigProblem[])
 }
 
 /** `<prefix>_<suffix>` of a chat provider, parsed; undefined when unset or bad (then recorded). */
-function providerVariable<K extends ProviderVariable>(env: NodeJS.ProcessEnv, prefix: string, suffix: K, problems: ConfigProblem[]) {
+function providerVariable<K extends ProviderVariable>(
+  env: NodeJS.ProcessEnv,
+  prefix: string,
+  suffix: K,
+  problems: ConfigProblem[],
+) {
   const name = `${prefix}_${suffix}`;
   const raw = env[name];
   type T = (typeof PROVIDER_VARIABLES)[K] extends { type: ValueType<infer V> } ? V : never;
-  return set(raw) ? (parseVariable(name, PROVIDER_VARIABLES[suffix] as Variable<T>, raw, problems) as T | undefined) : undefined;
+  return set(raw)
+    ? (parseVariable(name, PROVIDER_VARIABLES[suffix] as Variable<T>, raw, problems) as T | undefined)
+    : undefined;
 }
 
 /** Runs one check that throws {@link ConfigError}, recording its problems instead; `fallback` stands in for its value. */
@@ -372,10 +409,17 @@ function attempt<T>(problems: ConfigProblem[], fallback: T, check: () => T): T {
   }
 }
 
-function parseEndpoints(variable: string, value: string | undefined, shape = 'model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde'): Record<string, string> {
+function parseEndpoints(
+  variable: string,
+  value: string | undefined,
+  shape = 'model=endpoint-id, e.g. doubao-pro=ep-20240101-abcde',
+): Record<string, string> {
   const out: Record<string, string> = {};
   if (!value?.trim()) return out;
-  for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=');
     if (eq <= 0 || eq === entry.length - 1) {
       throw new ConfigError(variable, `entry ${JSON.stringify(entry)} must be ${shape}`);
@@ -388,7 +432,9 @@ function parseEndpoints(variable: string, value: string | undefined, shape = 'mo
 /** `model=tokens,…`: context windows of models the gateway has no table for (config-added providers, raw `ep-` ids). */
 function parseWindows(variable: string, value: string | undefined): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [model, tokens] of Object.entries(parseEndpoints(variable, value, 'model=tokens, e.g. ep-20240101-abcde=32768'))) {
+  for (const [model, tokens] of Object.entries(
+    parseEndpoints(variable, value, 'model=tokens, e.g. ep-20240101-abcde=32768'),
+  )) {
     const problems: ConfigProblem[] = [];
     const n = parseVariable(variable, { type: positive, description: '' }, tokens, problems);
     if (n === undefined) throw new ConfigError(variable, `the window of ${model} ${problems[0].message}`);
@@ -400,23 +446,46 @@ function parseWindows(variable: string, value: string | undefined): Record<strin
 /** CHAT_ROUTES: `name=provider/model,provider/model;name2=…`, each provider one that is configured. */
 function parseRoutes(value: string | undefined, providers: readonly string[]): Record<string, ChatTarget[]> {
   const routes: Record<string, ChatTarget[]> = {};
-  for (const entry of (value ?? '').split(';').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (value ?? '')
+    .split(';')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z0-9_-]+)=(.+)$/.exec(entry);
-    if (!m) throw new ConfigError('CHAT_ROUTES', `entry ${JSON.stringify(entry)} must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-flash`);
+    if (!m)
+      throw new ConfigError(
+        'CHAT_ROUTES',
+        `entry ${JSON.stringify(entry)} must be name=provider/model,provider/model, e.g. fast=glm/glm-4-flash,deepseek/deepseek-flash`,
+      );
     const [, name, list] = m;
-    routes[name] = list.split(',').map((t) => t.trim()).filter(Boolean).map((target) => {
-      const slash = target.indexOf('/');
-      const provider = target.slice(0, slash);
-      if (slash <= 0 || slash === target.length - 1) throw new ConfigError('CHAT_ROUTES', `target ${JSON.stringify(target)} of route ${name} must be provider/model, e.g. glm/glm-4-flash`);
-      if (!providers.includes(provider)) throw new ConfigError('CHAT_ROUTES', `route ${name} names provider ${JSON.stringify(provider)}; configured providers are ${providers.join(', ')}`);
-      return { provider, model: target.slice(slash + 1) };
-    });
+    routes[name] = list
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map((target) => {
+        const slash = target.indexOf('/');
+        const provider = target.slice(0, slash);
+        if (slash <= 0 || slash === target.length - 1)
+          throw new ConfigError(
+            'CHAT_ROUTES',
+            `target ${JSON.stringify(target)} of route ${name} must be provider/model, e.g. glm/glm-4-flash`,
+          );
+        if (!providers.includes(provider))
+          throw new ConfigError(
+            'CHAT_ROUTES',
+            `route ${name} names provider ${JSON.stringify(provider)}; configured providers are ${providers.join(', ')}`,
+          );
+        return { provider, model: target.slice(slash + 1) };
+      });
   }
   return routes;
 }
 
 /** The per-provider variables every chat provider has, built in or configured. */
-function providerLimits(env: NodeJS.ProcessEnv, prefix: string, problems: ConfigProblem[]): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows' | 'modelFacts'> {
+function providerLimits(
+  env: NodeJS.ProcessEnv,
+  prefix: string,
+  problems: ConfigProblem[],
+): Pick<ChatProviderConfig, 'dailyTokenBudget' | 'contextWindows' | 'modelFacts'> {
   const variable = `${prefix}_CONTEXT_WINDOWS`;
   return {
     dailyTokenBudget: providerVariable(env, prefix, 'DAILY_TOKEN_BUDGET', problems),
@@ -433,15 +502,24 @@ function parseExtraProviders(env: NodeJS.ProcessEnv, problems: ConfigProblem[]):
   const raw = env.CHAT_PROVIDERS?.trim();
   if (!raw) return [];
   const providers: ChatProviderConfig[] = [];
-  for (const entry of raw.split(';').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(';')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^([a-z][a-z0-9_-]*)=([^|\s]+)\|(.+)$/.exec(entry);
     if (!m) {
-      problems.push({ variable: 'CHAT_PROVIDERS', message: `entry ${JSON.stringify(entry)} must be id=https://base.url/v1|model-a model-b` });
+      problems.push({
+        variable: 'CHAT_PROVIDERS',
+        message: `entry ${JSON.stringify(entry)} must be id=https://base.url/v1|model-a model-b`,
+      });
       continue;
     }
     const [, id, base, models] = m;
     if (BUILT_IN_CHAT_PROVIDERS.some((p) => p.id === id)) {
-      problems.push({ variable: 'CHAT_PROVIDERS', message: `provider id ${JSON.stringify(id)} is built in; pick another id` });
+      problems.push({
+        variable: 'CHAT_PROVIDERS',
+        message: `provider id ${JSON.stringify(id)} is built in; pick another id`,
+      });
       continue;
     }
     const prefix = id.toUpperCase().replace(/-/g, '_');
@@ -468,7 +546,8 @@ function parseRedis(values: Values): (RedisConfig & { password?: string }) | und
     throw new ConfigError('REDIS_URL', 'must be redis://[user:password@]host:port[/db] or rediss://… for TLS');
   }
   const db = u.pathname.replace(/^\//, '');
-  if (db && !/^\d+$/.test(db)) throw new ConfigError('REDIS_URL', `the path must be a database number such as /0, got /${db}`);
+  if (db && !/^\d+$/.test(db))
+    throw new ConfigError('REDIS_URL', `the path must be a database number such as /0, got /${db}`);
   return {
     url: raw,
     keyPrefix: values.REDIS_KEY_PREFIX,
@@ -481,14 +560,30 @@ function parseRedis(values: Values): (RedisConfig & { password?: string }) | und
  * MCP_AUTH and what each mode needs: `api-key` the gateway's keys, `jwt` all three MCP_JWT_* variables. Those set
  * without `jwt` are refused too: an operator who set them believes /mcp checks tokens.
  */
-function mcpAuthConfig(values: Values, apiKeys: readonly string[], problems: ConfigProblem[]): McpAuthConfig | undefined {
+function mcpAuthConfig(
+  values: Values,
+  apiKeys: readonly string[],
+  problems: ConfigProblem[],
+): McpAuthConfig | undefined {
   const mode = values.MCP_AUTH ?? (apiKeys.length ? 'api-key' : 'none');
-  const jwt = { MCP_JWT_JWKS_URL: values.MCP_JWT_JWKS_URL, MCP_JWT_ISSUER: values.MCP_JWT_ISSUER, MCP_JWT_AUDIENCE: values.MCP_JWT_AUDIENCE };
+  const jwt = {
+    MCP_JWT_JWKS_URL: values.MCP_JWT_JWKS_URL,
+    MCP_JWT_ISSUER: values.MCP_JWT_ISSUER,
+    MCP_JWT_AUDIENCE: values.MCP_JWT_AUDIENCE,
+  };
   if (mode !== 'jwt') {
     const stray = Object.entries(jwt).find(([, value]) => value !== undefined);
-    if (stray) problems.push({ variable: stray[0], message: `is read only with MCP_AUTH=jwt, and MCP_AUTH is ${mode}: set MCP_AUTH=jwt or unset ${stray[0]}` });
+    if (stray)
+      problems.push({
+        variable: stray[0],
+        message: `is read only with MCP_AUTH=jwt, and MCP_AUTH is ${mode}: set MCP_AUTH=jwt or unset ${stray[0]}`,
+      });
   }
-  if (mode === 'api-key' && !apiKeys.length) problems.push({ variable: 'MCP_AUTH', message: 'is api-key, but GATEWAY_API_KEYS is not set: set the keys, or use jwt or none' });
+  if (mode === 'api-key' && !apiKeys.length)
+    problems.push({
+      variable: 'MCP_AUTH',
+      message: 'is api-key, but GATEWAY_API_KEYS is not set: set the keys, or use jwt or none',
+    });
   if (mode !== 'jwt') return { mode };
   const missing = Object.entries(jwt).filter(([, value]) => !value);
   for (const [variable] of missing) problems.push({ variable, message: 'is required with MCP_AUTH=jwt' });
@@ -516,7 +611,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const production = values.NODE_ENV === 'production';
 
   const graph: GraphConfig = {
-    mode: ['GRAPH_BASE_URL', 'GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'GRAPH_AUTHORITY_URL', 'GRAPH_API_VERSION'].some(isSet) ? 'live' : 'sandbox',
+    mode: [
+      'GRAPH_BASE_URL',
+      'GRAPH_TENANT_ID',
+      'GRAPH_CLIENT_ID',
+      'GRAPH_CLIENT_SECRET',
+      'GRAPH_AUTHORITY_URL',
+      'GRAPH_API_VERSION',
+    ].some(isSet)
+      ? 'live'
+      : 'sandbox',
     baseUrl: values.GRAPH_BASE_URL,
     apiVersion: values.GRAPH_API_VERSION,
     authorityUrl: values.GRAPH_AUTHORITY_URL,
@@ -528,8 +632,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   attempt(problems, undefined, () => checkPollInterval(graph));
   // Application permissions need all three; any one alone is a configuration set half-way (delegated permissions need
   // none of them: the caller's own token is forwarded).
-  const application = { GRAPH_TENANT_ID: graph.tenantId, GRAPH_CLIENT_ID: graph.clientId, GRAPH_CLIENT_SECRET: graph.clientSecret };
-  const given = Object.entries(application).filter(([, v]) => v).map(([k]) => k);
+  const application = {
+    GRAPH_TENANT_ID: graph.tenantId,
+    GRAPH_CLIENT_ID: graph.clientId,
+    GRAPH_CLIENT_SECRET: graph.clientSecret,
+  };
+  const given = Object.entries(application)
+    .filter(([, v]) => v)
+    .map(([k]) => k);
   if (given.length > 0 && given.length < 3) {
     for (const [variable] of Object.entries(application).filter(([, v]) => !v)) {
       problems.push({
@@ -540,7 +650,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   }
 
   if (isSet('OMDB_BASE_URL') && !values.OMDB_API_KEY) {
-    problems.push({ variable: 'OMDB_API_KEY', message: 'is required with OMDB_BASE_URL: OMDb refuses requests without a key; unset OMDB_BASE_URL to use the sandbox' });
+    problems.push({
+      variable: 'OMDB_API_KEY',
+      message:
+        'is required with OMDB_BASE_URL: OMDb refuses requests without a key; unset OMDB_BASE_URL to use the sandbox',
+    });
   }
   const omdb: OmdbConfig = {
     mode: ['OMDB_BASE_URL', 'OMDB_API_KEY'].some(isSet) ? 'live' : 'sandbox',
@@ -553,7 +667,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
 
   const chat: ChatProviderConfig[] = BUILT_IN_CHAT_PROVIDERS.map((p) => ({
     id: p.id,
-    mode: [`${p.prefix}_BASE_URL`, `${p.prefix}_API_KEY`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])].some(isSet) ? ('live' as const) : ('sandbox' as const),
+    mode: [`${p.prefix}_BASE_URL`, `${p.prefix}_API_KEY`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])].some(isSet)
+      ? ('live' as const)
+      : ('sandbox' as const),
     baseUrl: providerVariable(env, p.prefix, 'BASE_URL', problems) ?? p.baseUrl,
     apiKey: providerVariable(env, p.prefix, 'API_KEY', problems),
     rpm: providerVariable(env, p.prefix, 'RPM', problems) ?? p.rpm,
@@ -565,55 +681,110 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     // A built-in provider made live without its key would only ever be refused upstream.
     if (c.mode === 'live' && !c.apiKey) {
       const why = [`${p.prefix}_BASE_URL`, ...(p.id === 'ark' ? ['ARK_ENDPOINTS'] : [])].filter(isSet).join(' and ');
-      problems.push({ variable: `${p.prefix}_API_KEY`, message: `is required with ${why}: the ${p.id} service refuses requests without a key; unset ${why} to use the sandbox` });
+      problems.push({
+        variable: `${p.prefix}_API_KEY`,
+        message: `is required with ${why}: the ${p.id} service refuses requests without a key; unset ${why} to use the sandbox`,
+      });
     }
   }
   chat.push(...parseExtraProviders(env, problems));
-  const chatRoutes = attempt(problems, {}, () => parseRoutes(values.CHAT_ROUTES, chat.map((c) => c.id)));
+  const chatRoutes = attempt(problems, {}, () =>
+    parseRoutes(
+      values.CHAT_ROUTES,
+      chat.map((c) => c.id),
+    ),
+  );
 
   if (values.UPSTREAM_MAX_BUFFERED_BYTES < values.UPSTREAM_MAX_RESPONSE_BYTES) {
-    problems.push({ variable: 'UPSTREAM_MAX_BUFFERED_BYTES', message: `must be at least UPSTREAM_MAX_RESPONSE_BYTES (${values.UPSTREAM_MAX_RESPONSE_BYTES}), got ${values.UPSTREAM_MAX_BUFFERED_BYTES}` });
+    problems.push({
+      variable: 'UPSTREAM_MAX_BUFFERED_BYTES',
+      message: `must be at least UPSTREAM_MAX_RESPONSE_BYTES (${values.UPSTREAM_MAX_RESPONSE_BYTES}), got ${values.UPSTREAM_MAX_BUFFERED_BYTES}`,
+    });
   }
   const limits = Object.fromEntries(
-    (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [k, values[LIMIT_VARIABLES[k] as VariableName]]),
+    (Object.keys(DEFAULT_LIMITS) as (keyof OperationLimits)[]).map((k) => [
+      k,
+      values[LIMIT_VARIABLES[k] as VariableName],
+    ]),
   ) as unknown as OperationLimits;
   const apiKeys = values.GATEWAY_API_KEYS ?? [];
   const http = { headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
-    problems.push({ variable: 'HTTP_HEADERS_TIMEOUT_MS', message: `must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs}), got ${http.headersTimeoutMs}` });
+    problems.push({
+      variable: 'HTTP_HEADERS_TIMEOUT_MS',
+      message: `must not exceed HTTP_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs}), got ${http.headersTimeoutMs}`,
+    });
   }
   const shortKey = apiKeys.find((k) => k.length < 16);
-  if (shortKey) problems.push({ variable: 'GATEWAY_API_KEYS', message: `each key must be at least 16 characters; one has ${shortKey.length}` });
+  if (shortKey)
+    problems.push({
+      variable: 'GATEWAY_API_KEYS',
+      message: `each key must be at least 16 characters; one has ${shortKey.length}`,
+    });
   const corsOrigins = values.CORS_ORIGINS ?? [];
   for (const origin of corsOrigins) {
-    if (!isOrigin(origin)) problems.push({ variable: 'CORS_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
+    if (!isOrigin(origin))
+      problems.push({
+        variable: 'CORS_ORIGINS',
+        message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`,
+      });
   }
   const allowedOrigins = values.ALLOWED_ORIGINS ?? [];
   for (const origin of allowedOrigins) {
-    if (!isOrigin(origin)) problems.push({ variable: 'ALLOWED_ORIGINS', message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *` });
+    if (!isOrigin(origin))
+      problems.push({
+        variable: 'ALLOWED_ORIGINS',
+        message: `${JSON.stringify(origin)} must be an origin such as https://app.example.com (scheme and host, no path) or *`,
+      });
   }
-  const allowedHosts = values.ALLOWED_HOSTS ? checkHosts(values.ALLOWED_HOSTS, problems) : defaultAllowedHosts(values.HOST);
+  const allowedHosts = values.ALLOWED_HOSTS
+    ? checkHosts(values.ALLOWED_HOSTS, problems)
+    : defaultAllowedHosts(values.HOST);
   const trustedProxies = values.TRUSTED_PROXIES ?? [];
   for (const proxy of trustedProxies) {
     try {
       proxyAddr.compile(proxy);
     } catch {
-      problems.push({ variable: 'TRUSTED_PROXIES', message: `${JSON.stringify(proxy)} must be an address (10.0.0.7), a CIDR (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal` });
+      problems.push({
+        variable: 'TRUSTED_PROXIES',
+        message: `${JSON.stringify(proxy)} must be an address (10.0.0.7), a CIDR (10.0.0.0/8, fd00::/8) or one of loopback, linklocal, uniquelocal`,
+      });
     }
   }
   const routerKeys = values.TRUSTED_ROUTER_KEYS ?? [];
   const shortRouterKey = routerKeys.find((k) => k.length < 16);
-  if (shortRouterKey) problems.push({ variable: 'TRUSTED_ROUTER_KEYS', message: `each key must be at least 16 characters; one has ${shortRouterKey.length}` });
+  if (shortRouterKey)
+    problems.push({
+      variable: 'TRUSTED_ROUTER_KEYS',
+      message: `each key must be at least 16 characters; one has ${shortRouterKey.length}`,
+    });
   if (production && values.ERROR_STACK_TRACES) {
-    problems.push({ variable: 'ERROR_STACK_TRACES', message: 'must not be true with NODE_ENV=production: stack traces show every caller the gateway\'s code paths (the log has them); unset it' });
+    problems.push({
+      variable: 'ERROR_STACK_TRACES',
+      message:
+        "must not be true with NODE_ENV=production: stack traces show every caller the gateway's code paths (the log has them); unset it",
+    });
   }
   const redis = attempt(problems, undefined, () => parseRedis(values));
   const mcpAuth = mcpAuthConfig(values, apiKeys, problems);
   if (problems.length) throw new ConfigError(problems);
 
-  const mcp = { operationsDir: values.MCP_OPERATIONS, allowMutations: values.MCP_ALLOW_MUTATIONS, allowFreeform: values.MCP_ALLOW_FREEFORM, introspection: values.MCP_INTROSPECTION, auth: mcpAuth! };
+  const mcp = {
+    operationsDir: values.MCP_OPERATIONS,
+    allowMutations: values.MCP_ALLOW_MUTATIONS,
+    allowFreeform: values.MCP_ALLOW_FREEFORM,
+    introspection: values.MCP_INTROSPECTION,
+    auth: mcpAuth!,
+  };
   const graphTools = { maxSteps: values.CHAT_GRAPH_TOOL_MAX_STEPS, maxCalls: values.CHAT_GRAPH_TOOL_MAX_CALLS };
-  const secrets = [redis?.password, graph.clientSecret, omdb.apiKey, ...chat.map((c) => c.apiKey), ...apiKeys, ...routerKeys].filter((s): s is string => !!s && s.length >= 4);
+  const secrets = [
+    redis?.password,
+    graph.clientSecret,
+    omdb.apiKey,
+    ...chat.map((c) => c.apiKey),
+    ...apiKeys,
+    ...routerKeys,
+  ].filter((s): s is string => !!s && s.length >= 4);
   return {
     port: values.PORT,
     host: values.HOST,
@@ -677,7 +848,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       maxBytes: values.CHAT_DOCUMENT_MAX_BYTES,
       storeMaxBytes: values.CHAT_DOCUMENT_STORE_MAX_BYTES,
       cacheMaxBytes: values.CHAT_DOCUMENT_CACHE_MAX_BYTES,
-      clientMaxBytes: Math.min(values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4), values.CHAT_DOCUMENT_STORE_MAX_BYTES),
+      clientMaxBytes: Math.min(
+        values.CHAT_DOCUMENT_CLIENT_MAX_BYTES ?? Math.floor(values.CHAT_DOCUMENT_STORE_MAX_BYTES / 4),
+        values.CHAT_DOCUMENT_STORE_MAX_BYTES,
+      ),
       ttlMs: values.CHAT_DOCUMENT_TTL_S * 1000,
       maxExtractedBytes: values.CHAT_DOCUMENT_MAX_EXTRACTED_BYTES,
       extractTimeoutMs: values.CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS,
@@ -694,6 +868,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     chatProviderMaxConnections: values.CHAT_PROVIDER_MAX_CONNECTIONS,
     secrets,
     domains: values.GATEWAY_DOMAINS ?? [...GATEWAY_DOMAINS],
-    subgraph: { typePrefix: values.SUBGRAPH_TYPE_PREFIX, renames: values.SUBGRAPH_RENAMES ?? {}, overrides: values.SUBGRAPH_OVERRIDES ?? [] },
+    subgraph: {
+      typePrefix: values.SUBGRAPH_TYPE_PREFIX,
+      renames: values.SUBGRAPH_RENAMES ?? {},
+      overrides: values.SUBGRAPH_OVERRIDES ?? [],
+    },
   };
 }

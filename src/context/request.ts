@@ -3,7 +3,6 @@ import type { Caller } from '../observability/caller.js';
 import { UpstreamTally } from '../upstreams/http/tally.js';
 import type { GatewayServices } from './services.js';
 
-
 export type { Caller, ClientIdentity } from '../observability/caller.js';
 
 /**
@@ -70,8 +69,17 @@ export function requestIdFrom(header: string | string[] | undefined): string {
   return value && REQUEST_ID.test(value) ? value : crypto.randomUUID();
 }
 
-export function createContext(services: GatewayServices, init: { requestId: string; signal: AbortSignal; caller?: Caller; client?: string }): GatewayContext {
-  return new RequestContext(services, init.requestId, init.signal, init.caller ?? { requestId: init.requestId, transport: 'in-process' }, init.client ?? '');
+export function createContext(
+  services: GatewayServices,
+  init: { requestId: string; signal: AbortSignal; caller?: Caller; client?: string },
+): GatewayContext {
+  return new RequestContext(
+    services,
+    init.requestId,
+    init.signal,
+    init.caller ?? { requestId: init.requestId, transport: 'in-process' },
+    init.client ?? '',
+  );
 }
 
 /**

@@ -56,7 +56,10 @@ export enum ErrorReason {
 }
 
 /** Reasons of an INTERNAL_SERVER_ERROR that tell the caller to retry: their message is kept in production too. */
-export const RETRYABLE_REASONS: ReadonlySet<unknown> = new Set([ErrorReason.ShuttingDown, ErrorReason.DocumentStoreUnavailable]);
+export const RETRYABLE_REASONS: ReadonlySet<unknown> = new Set([
+  ErrorReason.ShuttingDown,
+  ErrorReason.DocumentStoreUnavailable,
+]);
 
 /** Which upstream an error came from: `graph`, `omdb`, or a chat provider id. */
 export type UpstreamId = string;
@@ -94,7 +97,8 @@ export const badInput = (message: string, argument?: string) =>
 export const MAX_UPSTREAM_MESSAGE = 1000;
 
 export const upstreamError = (code: ErrorCode, message: string, details: UpstreamErrorDetails) => {
-  if (message.length > MAX_UPSTREAM_MESSAGE) message = `${message.slice(0, MAX_UPSTREAM_MESSAGE)}… (cut at ${MAX_UPSTREAM_MESSAGE} characters)`;
+  if (message.length > MAX_UPSTREAM_MESSAGE)
+    message = `${message.slice(0, MAX_UPSTREAM_MESSAGE)}… (cut at ${MAX_UPSTREAM_MESSAGE} characters)`;
   const ext: Record<string, unknown> = { upstream: details.upstream };
   if (details.status !== undefined) ext.status = details.status;
   if (details.requestId) ext.upstreamRequestId = details.requestId;

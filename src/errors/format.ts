@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import { ErrorCode, ErrorReason, RETRYABLE_REASONS } from './codes.js';
 
 /** An error as graphql-js, Apollo or a transport hands it over. */
-export type ErrorLike = { message: string; extensions?: Record<string, unknown>; path?: readonly (string | number)[]; locations?: readonly { line: number; column: number }[] };
+export type ErrorLike = {
+  message: string;
+  extensions?: Record<string, unknown>;
+  path?: readonly (string | number)[];
+  locations?: readonly { line: number; column: number }[];
+};
 
 /** Decides whether an occurrence of `cause` is logged: the repeats left out since its last line, or undefined to leave it out. */
 export interface LogLimiter {
@@ -24,7 +29,17 @@ export interface ErrorSink {
 export type ErrorFormatter = (errors: readonly ErrorLike[], op?: ErrorSink, quiet?: boolean) => GraphQLFormattedError[];
 
 /** Extensions of an upstream error that stay in production: the gateway's own fields, or opaque tokens. */
-const KEPT = new Set(['code', 'upstream', 'status', 'retryAfter', 'upstreamCode', 'upstreamRequestId', 'attempts', 'reason', 'argument']);
+const KEPT = new Set([
+  'code',
+  'upstream',
+  'status',
+  'retryAfter',
+  'upstreamCode',
+  'upstreamRequestId',
+  'attempts',
+  'reason',
+  'argument',
+]);
 /** An upstream's code or request id passes only as a short token: anything longer or with spaces is prose. */
 const TOKEN = /^[\w.:-]{1,64}$/;
 
@@ -53,7 +68,8 @@ export function createErrorFormatter(options: {
       const { http: _http, ...rest } = formatted.extensions;
       formatted = { ...formatted, extensions: rest };
     }
-    if (production && carriesUpstreamText(formatted.extensions)) formatted = masked(formatted, quiet ? undefined : (op?.context.log ?? log));
+    if (production && carriesUpstreamText(formatted.extensions))
+      formatted = masked(formatted, quiet ? undefined : (op?.context.log ?? log));
     op?.errorCodes.add(String(formatted.extensions?.code));
     return formatted;
   };
@@ -118,7 +134,11 @@ function formatError(formatted: GraphQLFormattedError, options: FormatErrorOptio
 
 /** Codes whose message may repeat an upstream's answer: failures, and refusals the upstream itself answered. */
 const FAILURES = new Set<unknown>([ErrorCode.UpstreamError, ErrorCode.UpstreamTimeout]);
-const ANSWERED = new Set<unknown>([ErrorCode.UpstreamRateLimited, ErrorCode.UpstreamQuotaExhausted, ErrorCode.BadUserInput]);
+const ANSWERED = new Set<unknown>([
+  ErrorCode.UpstreamRateLimited,
+  ErrorCode.UpstreamQuotaExhausted,
+  ErrorCode.BadUserInput,
+]);
 
 /** An upstream that failed, or refused in its own words (it answered with a status); the gateway's own refusals
  * (its quota guard, a token budget, an open circuit) name an upstream but carry no status and say nothing it said. */
@@ -131,10 +151,14 @@ function masked(formatted: GraphQLFormattedError, log: Logger | undefined): Grap
   const ext = formatted.extensions as Record<string, unknown>;
   const upstream = String(ext.upstream).slice(0, 64);
   const status = typeof ext.status === 'number' ? ext.status : undefined;
-  log?.warn({ upstream, status, code: ext.code, upstreamMessage: formatted.message.slice(0, 2000) }, 'upstream error masked for the client');
+  log?.warn(
+    { upstream, status, code: ext.code, upstreamMessage: formatted.message.slice(0, 2000) },
+    'upstream error masked for the client',
+  );
   const extensions: Record<string, unknown> = {};
   for (const key in ext) if (KEPT.has(key)) extensions[key] = ext[key];
-  for (const key of ['upstreamCode', 'upstreamRequestId']) if (extensions[key] !== undefined && !TOKEN.test(String(extensions[key]))) delete extensions[key];
+  for (const key of ['upstreamCode', 'upstreamRequestId'])
+    if (extensions[key] !== undefined && !TOKEN.test(String(extensions[key]))) delete extensions[key];
   return { ...formatted, message: genericMessage(String(ext.code), upstream, status), extensions };
 }
 
@@ -160,19 +184,39 @@ export function genericMessage(code: string, upstream: string, status: number | 
  * stack and the operation's request id, whether or not the answer carries the stack (ERROR_STACK_TRACES). A refusal
  * coded INTERNAL_SERVER_ERROR on purpose (a pipeline rule that failed) was logged where it was made.
  */
-function logUnexpected(error: ErrorLike, formatted: GraphQLFormattedError, op: ErrorSink, redact: (text: string) => string, limiter: LogLimiter): void {
-  if (formatted.extensions?.code !== ErrorCode.InternalServerError || formatted.extensions.reason === ErrorReason.ShuttingDown) return;
+function logUnexpected(
+  error: ErrorLike,
+  formatted: GraphQLFormattedError,
+  op: ErrorSink,
+  redact: (text: string) => string,
+  limiter: LogLimiter,
+): void {
+  if (
+    formatted.extensions?.code !== ErrorCode.InternalServerError ||
+    formatted.extensions.reason === ErrorReason.ShuttingDown
+  )
+    return;
   // What was thrown (a resolver's TypeError), or graphql-js's own error (a null in a non-null field); the direct path
   // hands over JSON, with the stack in extensions when the error had no code.
   const thrown = (error as { originalError?: unknown }).originalError;
   const source = thrown instanceof Error ? thrown : error instanceof Error ? error : undefined;
   if ((source as { extensions?: { code?: unknown } } | undefined)?.extensions?.code !== undefined) return;
-  const stack = source?.stack ?? (Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined);
+  const stack =
+    source?.stack ??
+    (Array.isArray(error.extensions?.stacktrace) ? (error.extensions.stacktrace as string[]).join('\n') : undefined);
   if (stack === undefined) return;
   // A bug every request hits is one line a minute with the count of repeats, not a stack per request. Its cause is
   // where it was thrown: the error's name and first frames.
-  const frames = stack.split('\n').filter((line) => line.trimStart().startsWith('at ')).slice(0, 3);
-  const suppressed = limiter.take(`${source?.name ?? 'Error'}\n${frames.length ? frames.join('\n') : error.message.slice(0, 200)}`);
+  const frames = stack
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .slice(0, 3);
+  const suppressed = limiter.take(
+    `${source?.name ?? 'Error'}\n${frames.length ? frames.join('\n') : error.message.slice(0, 200)}`,
+  );
   if (suppressed === undefined) return;
-  op.context.log.error({ path: formatted.path, err: redact(stack), ...(suppressed ? { suppressed } : {}) }, `unexpected error: ${redact(error.message)}`);
+  op.context.log.error(
+    { path: formatted.path, err: redact(stack), ...(suppressed ? { suppressed } : {}) },
+    `unexpected error: ${redact(error.message)}`,
+  );
 }

@@ -1,4 +1,12 @@
-import { createSourceEventStream, execute, subscribe, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  createSourceEventStream,
+  execute,
+  subscribe,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { sharedExecution } from './sharedEvents.js';
 
@@ -17,7 +25,9 @@ import { sharedExecution } from './sharedEvents.js';
  * Executes a query or mutation with its document's compiled form (graphql-jit), or graphql-js `execute` when
  * graphql-jit cannot compile it: the one executor of Apollo's HTTP path and the operation pipeline's.
  */
-export function compiledExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult {
+export function compiledExecute(
+  schema: GraphQLSchema,
+): (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult {
   const compiledFor = compiledQueries(schema);
   return async (args) => {
     const query = compiledFor(args.document, args.operationName ?? null);
@@ -34,7 +44,9 @@ export function compiledExecute(schema: GraphQLSchema): (args: ExecutionArgs) =>
  * WeakMap: the caches that hand out the same `DocumentNode` for the same text decide how long); null when
  * graphql-jit cannot compile it.
  */
-export function compiledQueries(schema: GraphQLSchema): (document: DocumentNode, operationName: string | null) => CompiledQuery | null {
+export function compiledQueries(
+  schema: GraphQLSchema,
+): (document: DocumentNode, operationName: string | null) => CompiledQuery | null {
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
   return (document, operationName) => {
@@ -84,13 +96,22 @@ class CompiledEvents {
   ) {}
 
   map(event: unknown): Promise<ExecutionResult> {
-    return sharedExecution(event, this.query, (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {})), (contextValue) => this.run(event, contextValue)) ?? this.run(event, this.args.contextValue);
+    return (
+      sharedExecution(
+        event,
+        this.query,
+        (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {})),
+        (contextValue) => this.run(event, contextValue),
+      ) ?? this.run(event, this.args.contextValue)
+    );
   }
 
   private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
     const result = (await this.query.query(event, contextValue, this.args.variableValues ?? {})) as ExecutionResult;
     // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
-    return result.data === undefined && result.errors?.length ? execute({ ...this.args, contextValue, rootValue: event }) : result;
+    return result.data === undefined && result.errors?.length
+      ? execute({ ...this.args, contextValue, rootValue: event })
+      : result;
   }
 }
 
@@ -111,11 +132,15 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void> {
   }
 
   return(): Promise<IteratorResult<T, void>> {
-    return this.iterator.return ? this.iterator.return().then((result) => this.mapped(result)) : Promise.resolve({ value: undefined, done: true });
+    return this.iterator.return
+      ? this.iterator.return().then((result) => this.mapped(result))
+      : Promise.resolve({ value: undefined, done: true });
   }
 
   throw(error?: unknown): Promise<IteratorResult<T, void>> {
-    return this.iterator.throw ? this.iterator.throw(error).then((result) => this.mapped(result)) : Promise.reject(error);
+    return this.iterator.throw
+      ? this.iterator.throw(error).then((result) => this.mapped(result))
+      : Promise.reject(error);
   }
 
   [Symbol.asyncIterator](): this {

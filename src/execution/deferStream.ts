@@ -1,4 +1,8 @@
-import { execute as executeIncrementally, flattenIncrementalResults, isIncrementalResults } from '@graphql-tools/executor';
+import {
+  execute as executeIncrementally,
+  flattenIncrementalResults,
+  isIncrementalResults,
+} from '@graphql-tools/executor';
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import {
   BREAK,
@@ -31,7 +35,10 @@ export const INCREMENTAL_DIRECTIVES = [GraphQLDeferDirective, GraphQLStreamDirec
 export function withIncrementalDirectives(schema: GraphQLSchema): GraphQLSchema {
   const config = schema.toConfig();
   const own = new Set(config.directives.map((d) => d.name));
-  return new GraphQLSchema({ ...config, directives: [...config.directives, ...INCREMENTAL_DIRECTIVES.filter((d) => !own.has(d.name))] });
+  return new GraphQLSchema({
+    ...config,
+    directives: [...config.directives, ...INCREMENTAL_DIRECTIVES.filter((d) => !own.has(d.name))],
+  });
 }
 
 const INCREMENTAL_NAMES = new Set(INCREMENTAL_DIRECTIVES.map((d) => d.name));
@@ -84,7 +91,10 @@ export interface IncrementalPayload extends ExecutionResult {
  * left, shutdown's grace ran out) the parts stop: the operation's upstream requests are aborted with it, and the
  * stream ends as its protocol ends normally.
  */
-export async function executeIncremental(args: ExecutionArgs, signal: AbortSignal): Promise<ExecutionResult | AsyncGenerator<IncrementalPayload, void, void>> {
+export async function executeIncremental(
+  args: ExecutionArgs,
+  signal: AbortSignal,
+): Promise<ExecutionResult | AsyncGenerator<IncrementalPayload, void, void>> {
   const result = await executeIncrementally({ ...args, variableValues: args.variableValues ?? undefined });
   if (!isIncrementalResults(result)) return result as ExecutionResult;
   return endedBy(flattenIncrementalResults(result) as AsyncGenerator<IncrementalPayload, void, void>, signal);
@@ -94,7 +104,10 @@ export async function executeIncremental(args: ExecutionArgs, signal: AbortSigna
  * `parts` until the last, or until `signal` fires: then at once (a part waiting on an upstream that ignores the abort
  * is not awaited) with a last `{hasNext: false}`, so every transport still ends the way its protocol ends.
  */
-async function* endedBy(parts: AsyncGenerator<IncrementalPayload, void, void>, signal: AbortSignal): AsyncGenerator<IncrementalPayload, void, void> {
+async function* endedBy(
+  parts: AsyncGenerator<IncrementalPayload, void, void>,
+  signal: AbortSignal,
+): AsyncGenerator<IncrementalPayload, void, void> {
   const aborted = new Promise<'aborted'>((resolve) => {
     if (signal.aborted) resolve('aborted');
     else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
@@ -138,27 +151,46 @@ export const incrementalDeliveryRule: ValidationRule = (context) => {
       if (!INCREMENTAL_NAMES.has(name)) return;
       const report = (message: string) => context.reportError(new GraphQLError(message, { nodes: node }));
       const parentType = context.getParentType();
-      const root = parentType && (parentType === schema.getMutationType() ? 'mutation' : parentType === schema.getSubscriptionType() ? 'subscription' : undefined);
-      if (root) report(`@${name} cannot be used on the root fields of a ${root}: the ${root} runs whole; defer or stream inside its result instead.`);
+      const root =
+        parentType &&
+        (parentType === schema.getMutationType()
+          ? 'mutation'
+          : parentType === schema.getSubscriptionType()
+            ? 'subscription'
+            : undefined);
+      if (root)
+        report(
+          `@${name} cannot be used on the root fields of a ${root}: the ${root} runs whole; defer or stream inside its result instead.`,
+        );
       const label = node.arguments?.find((a) => a.name.value === 'label')?.value;
-      if (label && label.kind !== Kind.STRING) report(`@${name}(label:) must be a string written in the document, not a variable: a client tells its parts apart by it.`);
+      if (label && label.kind !== Kind.STRING)
+        report(
+          `@${name}(label:) must be a string written in the document, not a variable: a client tells its parts apart by it.`,
+        );
       else if (label) {
-        if (labels.has(label.value)) report(`@${name}(label: ${JSON.stringify(label.value)}) is used twice: give each deferred or streamed part a label of its own.`);
+        if (labels.has(label.value))
+          report(
+            `@${name}(label: ${JSON.stringify(label.value)}) is used twice: give each deferred or streamed part a label of its own.`,
+          );
         labels.add(label.value);
       }
       if (name !== 'stream') return;
       const owner = ancestors[ancestors.length - 1] as ASTNode | undefined;
       const field = context.getFieldDef();
       if (owner && 'kind' in owner && owner.kind === Kind.FIELD && field && !isListType(getNullableType(field.type))) {
-        report(`@stream is for list fields: ${parentType?.name}.${field.name} is ${String(field.type)}; use @defer on its fragment instead.`);
+        report(
+          `@stream is for list fields: ${parentType?.name}.${field.name} is ${String(field.type)}; use @defer on its fragment instead.`,
+        );
       }
       const count = node.arguments?.find((a) => a.name.value === 'initialCount')?.value;
-      if (count?.kind === Kind.NULL || (count?.kind === Kind.INT && Number(count.value) < 0)) report(initialCountMessage(count.kind === Kind.NULL ? null : Number(count.value)));
+      if (count?.kind === Kind.NULL || (count?.kind === Kind.INT && Number(count.value) < 0))
+        report(initialCountMessage(count.kind === Kind.NULL ? null : Number(count.value)));
     },
   };
 };
 
-const initialCountMessage = (value: unknown) => `@stream(initialCount: ${JSON.stringify(value)}) must be 0 or more: the number of items sent before the rest stream.`;
+const initialCountMessage = (value: unknown) =>
+  `@stream(initialCount: ${JSON.stringify(value)}) must be 0 or more: the number of items sent before the rest stream.`;
 
 /** The `@stream` directives of each document whose `initialCount` is a variable (most documents have none). */
 const variableCounts = new WeakMap<OperationDefinitionNode, { directive: DirectiveNode; variable: string }[]>();
@@ -167,7 +199,11 @@ const variableCounts = new WeakMap<OperationDefinitionNode, { directive: Directi
  * A `@stream(initialCount: $n)` whose variable is null or negative (the literal cases are {@link incrementalDeliveryRule}'s),
  * as `BAD_USER_INPUT` before execution; undefined when every count is valid. Fragments are walked with the operation.
  */
-export function incrementalArgumentsError(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): GraphQLError | undefined {
+export function incrementalArgumentsError(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): GraphQLError | undefined {
   if (!usesIncrementalDelivery(document)) return undefined;
   let counts = variableCounts.get(operation);
   if (!counts) {
@@ -175,7 +211,10 @@ export function incrementalArgumentsError(document: DocumentNode, operation: Ope
     const collect = (node: ASTNode) =>
       visit(node, {
         Directive(directive) {
-          const count = directive.name.value === 'stream' ? directive.arguments?.find((a) => a.name.value === 'initialCount')?.value : undefined;
+          const count =
+            directive.name.value === 'stream'
+              ? directive.arguments?.find((a) => a.name.value === 'initialCount')?.value
+              : undefined;
           if (count?.kind === Kind.VARIABLE) found.push({ directive, variable: count.name.value });
         },
       });
@@ -185,9 +224,19 @@ export function incrementalArgumentsError(document: DocumentNode, operation: Ope
   }
   for (const { directive, variable } of counts) {
     const definition = operation.variableDefinitions?.find((v) => v.variable.name.value === variable);
-    const given = variables && variable in variables ? variables[variable] : definition?.defaultValue?.kind === Kind.INT ? Number(definition.defaultValue.value) : definition?.defaultValue?.kind === Kind.NULL ? null : undefined;
+    const given =
+      variables && variable in variables
+        ? variables[variable]
+        : definition?.defaultValue?.kind === Kind.INT
+          ? Number(definition.defaultValue.value)
+          : definition?.defaultValue?.kind === Kind.NULL
+            ? null
+            : undefined;
     if (given === null || (typeof given === 'number' && given < 0)) {
-      return new GraphQLError(initialCountMessage(given), { nodes: directive, extensions: { code: ErrorCode.BadUserInput, argument: variable, http: { status: 400 } } });
+      return new GraphQLError(initialCountMessage(given), {
+        nodes: directive,
+        extensions: { code: ErrorCode.BadUserInput, argument: variable, http: { status: 400 } },
+      });
     }
   }
   return undefined;

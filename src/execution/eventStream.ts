@@ -30,7 +30,11 @@ const ENDED = new DOMException('The event stream ended.', 'AbortError');
  * `onEnd` runs once when the stream ends (the consumer returned, the producer ended it, or `parentSignal` fired): for a
  * producer that only needs to know that, without an abort controller per stream.
  */
-export function eventStream<T>(start: (sink: EventSink<T>) => void | Promise<void>, parentSignal?: AbortSignal, onEnd?: () => void): AsyncIterableIterator<T> {
+export function eventStream<T>(
+  start: (sink: EventSink<T>) => void | Promise<void>,
+  parentSignal?: AbortSignal,
+  onEnd?: () => void,
+): AsyncIterableIterator<T> {
   return new EventStream(start, parentSignal, onEnd);
 }
 
@@ -83,7 +87,9 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
     const w = this.waiting?.shift();
     if (w) w.resolve({ value, done: false });
     else this.buffer.push(value);
-    return this.buffer.length < HIGH_WATER_MARK ? READY : new Promise<void>((resolve) => (this.room ??= []).push(resolve));
+    return this.buffer.length < HIGH_WATER_MARK
+      ? READY
+      : new Promise<void>((resolve) => (this.room ??= []).push(resolve));
   }
 
   end(error?: unknown): void {

@@ -68,7 +68,8 @@ export class SharedResult implements ExecutionResult {
  */
 export function shareEvent<T extends object>(event: T, contextValue: unknown): T & SharedEvent {
   // Not enumerable: a copy of the event (a spread, its JSON) is not the shared object, as it never was.
-  return Object.defineProperty(event, 'sharedExecutions', { value: new SharedExecutions(contextValue) }) as T & SharedEvent;
+  return Object.defineProperty(event, 'sharedExecutions', { value: new SharedExecutions(contextValue) }) as T &
+    SharedEvent;
 }
 
 /**
@@ -76,8 +77,14 @@ export function shareEvent<T extends object>(event: T, contextValue: unknown): T
  * query: one per document and operation name) and `variablesKey` (the variables' JSON text); undefined when the
  * event is not shared, for the caller to execute with the subscriber's own context.
  */
-export function sharedExecution(event: unknown, selection: object, variablesKey: string, execute: (contextValue: unknown) => Promise<ExecutionResult>): Promise<ExecutionResult> | undefined {
-  const shared = typeof event === 'object' && event !== null ? (event as Partial<SharedEvent>).sharedExecutions : undefined;
+export function sharedExecution(
+  event: unknown,
+  selection: object,
+  variablesKey: string,
+  execute: (contextValue: unknown) => Promise<ExecutionResult>,
+): Promise<ExecutionResult> | undefined {
+  const shared =
+    typeof event === 'object' && event !== null ? (event as Partial<SharedEvent>).sharedExecutions : undefined;
   if (!(shared instanceof SharedExecutions)) return undefined;
   let byVariables = shared.results.get(selection);
   if (!byVariables) shared.results.set(selection, (byVariables = new Map()));

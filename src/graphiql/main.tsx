@@ -28,7 +28,11 @@ const defaultTabs = await loadDefaultTabs();
 
 // The Stream plugin opens when a chat stream starts; the user may close it again. GraphiQL shows a plugin's pane only
 // through its sidebar button (setting `visiblePlugin` leaves the pane collapsed), so the start presses that button.
-onStreamStart(() => document.querySelector<HTMLButtonElement>(`.graphiql-sidebar button[aria-label="Show ${streamTextPlugin.title}"]`)?.click());
+onStreamStart(() =>
+  document
+    .querySelector<HTMLButtonElement>(`.graphiql-sidebar button[aria-label="Show ${streamTextPlugin.title}"]`)
+    ?.click(),
+);
 
 function App() {
   return (

@@ -45,7 +45,15 @@ export function onStreamStart(listener: () => void): void {
 const startListeners = new Set<() => void>();
 
 interface ChunkPayload {
-  data?: { chatCompletionStream?: { provider?: string; model?: string; delta?: { content?: string | null; reasoningContent?: string | null }; finishReason?: string | null; usage?: { totalTokens?: number } | null } };
+  data?: {
+    chatCompletionStream?: {
+      provider?: string;
+      model?: string;
+      delta?: { content?: string | null; reasoningContent?: string | null };
+      finishReason?: string | null;
+      usage?: { totalTokens?: number } | null;
+    };
+  };
   errors?: Array<{ message: string }>;
 }
 
@@ -54,7 +62,9 @@ export function watchingChatStreams(fetcher: Fetcher): Fetcher {
   return (params, options) => {
     const result = fetcher(params, options);
     if (!/\bchatCompletionStream\b/.test(params.query ?? '')) return result;
-    return Promise.resolve(result).then((value) => (isAsyncIterable(value) ? watched(value as AsyncIterable<ChunkPayload>) : value)) as ReturnType<Fetcher>;
+    return Promise.resolve(result).then((value) =>
+      isAsyncIterable(value) ? watched(value as AsyncIterable<ChunkPayload>) : value,
+    ) as ReturnType<Fetcher>;
   };
 }
 
@@ -121,11 +131,19 @@ function StreamPanel() {
     return (
       <div className="stream-text">
         <div className="graphiql-doc-explorer-title">Stream</div>
-        <p>Run a <code>chatCompletionStream</code> subscription (the Stream tab): its answer appears here whole, token by token, as it arrives.</p>
+        <p>
+          Run a <code>chatCompletionStream</code> subscription (the Stream tab): its answer appears here whole, token by
+          token, as it arrives.
+        </p>
       </div>
     );
   }
-  const status = text.state === 'streaming' ? 'streaming…' : text.error ? 'ended with an error' : `finished: ${text.finishReason ?? 'no finish reason'}`;
+  const status =
+    text.state === 'streaming'
+      ? 'streaming…'
+      : text.error
+        ? 'ended with an error'
+        : `finished: ${text.finishReason ?? 'no finish reason'}`;
   return (
     <div className="stream-text" data-state={text.state}>
       <div className="graphiql-doc-explorer-title">Stream</div>
@@ -142,7 +160,15 @@ function StreamPanel() {
 
 function StreamIcon() {
   return (
-    <svg viewBox="0 0 24 24" width="1em" height="1em" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="1.5">
+    <svg
+      viewBox="0 0 24 24"
+      width="1em"
+      height="1em"
+      aria-hidden="true"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.5"
+    >
       <path d="M4 6h16M4 10h12M4 14h16M4 18h9" />
     </svg>
   );

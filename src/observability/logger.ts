@@ -19,12 +19,22 @@ export function createLogger(options: {
   // Formatting in-process and synchronously (not pino's worker transport) keeps redaction the last step before output.
   // One line per entry, its fields as JSON after the message: a terminal's scrollback stays one event a line, as the
   // docs show it (pino-pretty's default puts each field on a line of its own).
-  const prettify = pretty ? prettyFormatter({ colorize: (stream as { isTTY?: boolean }).isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true }) : undefined;
+  const prettify = pretty
+    ? prettyFormatter({
+        colorize: (stream as { isTTY?: boolean }).isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        singleLine: true,
+      })
+    : undefined;
   return pino(
     {
       level: options.level,
       base: undefined,
-      redact: { paths: ['headers.authorization', 'req.headers.authorization', '*.apiKey', '*.clientSecret'], censor: '[REDACTED]' },
+      redact: {
+        paths: ['headers.authorization', 'req.headers.authorization', '*.apiKey', '*.clientSecret'],
+        censor: '[REDACTED]',
+      },
       formatters: { level: (label) => ({ level: label }) },
     },
     { write: (line: string) => stream.write(prettify ? prettify(options.redact(line)) : options.redact(line)) },

@@ -31,4 +31,5 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@"'\\]*):[^\s/@"'\\]+@/gi;
  * A secret-named pair: the name (ending in key, secret, token, password, passwd or pwd), `=` or `:` with optional
  * (escaped) quotes, and a value of 6 or more characters with a letter in it (so `max_tokens: 4096` stays).
  */
-const PAIR = /\b([\w-]*(?:key|secret|token|password|passwd|pwd))(\\?["']?\s*[=:]\s*\\?["']?)(?=[^\s"'\\&,;}<]*[A-Za-z])[^\s"'\\&,;}<]{6,}/gi;
+const PAIR =
+  /\b([\w-]*(?:key|secret|token|password|passwd|pwd))(\\?["']?\s*[=:]\s*\\?["']?)(?=[^\s"'\\&,;}<]*[A-Za-z])[^\s"'\\&,;}<]{6,}/gi;

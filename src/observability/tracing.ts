@@ -43,16 +43,24 @@ const TRACING = createContextKey('federation-gateway tracing');
 let contextManagerRegistered = false;
 
 /** Starts the exporter when `endpoint` is set (the OTLP base URL; `/v1/traces` is appended, as the spec says). */
-export async function startTracing(endpoint: string | undefined, serviceName = 'federation-gateway'): Promise<Tracing | undefined> {
+export async function startTracing(
+  endpoint: string | undefined,
+  serviceName = 'federation-gateway',
+): Promise<Tracing | undefined> {
   if (!endpoint) return undefined;
-  const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }, { AsyncLocalStorageContextManager }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/core'),
-      import('@opentelemetry/context-async-hooks'),
-    ]);
+  const [
+    { BasicTracerProvider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+    { AsyncLocalStorageContextManager },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/context-async-hooks'),
+  ]);
   // Resolvers and DataLoader batches run in promise chains started inside the operation: AsyncLocalStorage carries
   // the operation's span to the HTTP layer without threading it through every client call.
   if (!contextManagerRegistered) {
@@ -64,17 +72,29 @@ export async function startTracing(endpoint: string | undefined, serviceName = '
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000 })],
   });
-  return { tracer: provider.getTracer(serviceName), propagator: new W3CTraceContextPropagator(), shutdown: () => provider.shutdown() };
+  return {
+    tracer: provider.getTracer(serviceName),
+    propagator: new W3CTraceContextPropagator(),
+    shutdown: () => provider.shutdown(),
+  };
 }
 
 /** Opens the operation's span, as a child of the caller's `traceparent` when it sent a valid one. */
-export function startOperationSpan(tracing: Tracing | undefined, carrier: TraceCarrier | undefined, transport: Transport): OperationTrace | undefined {
+export function startOperationSpan(
+  tracing: Tracing | undefined,
+  carrier: TraceCarrier | undefined,
+  transport: Transport,
+): OperationTrace | undefined {
   if (!tracing) return undefined;
   const headers: Record<string, string> = {};
   if (typeof carrier?.traceparent === 'string') headers.traceparent = carrier.traceparent;
   if (typeof carrier?.tracestate === 'string') headers.tracestate = carrier.tracestate;
   const parent = tracing.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-  const span = tracing.tracer.startSpan('graphql.operation', { kind: SpanKind.SERVER, attributes: { 'graphql.transport': transport } }, parent);
+  const span = tracing.tracer.startSpan(
+    'graphql.operation',
+    { kind: SpanKind.SERVER, attributes: { 'graphql.transport': transport } },
+    parent,
+  );
   return { span, context: trace.setSpan(parent, span).setValue(TRACING, tracing) };
 }
 
@@ -116,7 +136,12 @@ export interface UpstreamSpan {
  * Opens a CLIENT span for an upstream request when an operation span is active. Attributes name the upstream, the
  * method and the URL's path only: a query string may carry a key (OMDb's `apikey`), and headers are never recorded.
  */
-export function startUpstreamSpan(upstream: string, method: string, url: string, attributes?: Record<string, string | number>): UpstreamSpan | undefined {
+export function startUpstreamSpan(
+  upstream: string,
+  method: string,
+  url: string,
+  attributes?: Record<string, string | number>,
+): UpstreamSpan | undefined {
   if (!contextManagerRegistered) return undefined;
   const active = context.active();
   const tracing = active.getValue(TRACING) as Tracing | undefined;
@@ -124,7 +149,16 @@ export function startUpstreamSpan(upstream: string, method: string, url: string,
   const { host, pathname } = new URL(url);
   const span = tracing.tracer.startSpan(
     `${method} ${upstream}`,
-    { kind: SpanKind.CLIENT, attributes: { 'gateway.upstream': upstream, 'http.request.method': method, 'server.address': host, 'url.path': pathname, ...attributes } },
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gateway.upstream': upstream,
+        'http.request.method': method,
+        'server.address': host,
+        'url.path': pathname,
+        ...attributes,
+      },
+    },
     active,
   );
   const headers: Record<string, string> = {};
@@ -138,7 +172,10 @@ export function startUpstreamSpan(upstream: string, method: string, url: string,
       else span.end();
     },
     fail(error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as { extensions?: { code?: string } })?.extensions?.code ?? (error as Error)?.name ?? 'error' });
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: (error as { extensions?: { code?: string } })?.extensions?.code ?? (error as Error)?.name ?? 'error',
+      });
       span.end();
     },
   };

@@ -130,7 +130,10 @@ interface Stages {
     operationName?: string | null,
   ): Refusal | Promise<Refusal>;
   completed(op: AdmittedOperation, result: ExecutionResult | FormattedExecutionResult): Promise<void>;
-  answerExtensions(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined;
+  answerExtensions(
+    op: Operation,
+    result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
+  ): Record<string, unknown> | undefined;
   formatted(op: Operation, result: ExecutionResult | IncrementalPayload): FormattedExecutionResult;
   finish(op: Operation): void;
 }
@@ -667,7 +670,10 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
           return DONE;
         }
         // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
-        const send = this.options.shared && !next.value.extensions ? this.options.shared(next.value as ExecutionResult) : undefined;
+        const send =
+          this.options.shared && !next.value.extensions
+            ? this.options.shared(next.value as ExecutionResult)
+            : undefined;
         if (!send) return { value: this.pipeline.formatted(this.op, next.value), done: false };
         send(this.pipeline.answerExtensions(this.op, next.value));
       }

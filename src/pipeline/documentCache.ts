@@ -1,4 +1,14 @@
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ParseOptions, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ParseOptions,
+  type ValidationRule,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { ErrorReason } from '../errors/codes.js';
 
@@ -31,7 +41,11 @@ export class DocumentCache {
   /** Whether "Did you mean …?" suggestions may be shown (wherever introspection is). */
   readonly suggestions: boolean;
   private readonly rules: readonly ValidationRule[];
-  private readonly cache = new LRUCache<string, DocumentNode | GraphQLError[]>({ max: 1000, maxSize: 50 * 1024 * 1024, sizeCalculation: (_v, key) => key.length + 1 });
+  private readonly cache = new LRUCache<string, DocumentNode | GraphQLError[]>({
+    max: 1000,
+    maxSize: 50 * 1024 * 1024,
+    sizeCalculation: (_v, key) => key.length + 1,
+  });
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -40,7 +54,11 @@ export class DocumentCache {
     this.limitRules = settings.limitRules;
     this.parseOptions = { maxTokens: settings.maxTokens };
     this.suggestions = settings.introspection;
-    this.rules = [...specifiedRules, ...settings.limitRules, ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    this.rules = [
+      ...specifiedRules,
+      ...settings.limitRules,
+      ...(settings.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+    ];
   }
 
   /** The parsed and validated document of a query text, or its request errors (both kept by text). */
@@ -51,7 +69,11 @@ export class DocumentCache {
     try {
       const document = parse(query, this.parseOptions);
       const invalid = validate(this.schema, document, this.rules);
-      result = invalid.length ? invalid.map((e) => (e.extensions.limit ? e : requestError(this.withoutSuggestions(e), ErrorReason.GraphqlValidationFailed))) : document;
+      result = invalid.length
+        ? invalid.map((e) =>
+            e.extensions.limit ? e : requestError(this.withoutSuggestions(e), ErrorReason.GraphqlValidationFailed),
+          )
+        : document;
     } catch (error) {
       result = [requestError(error as GraphQLError, ErrorReason.GraphqlParseFailed)];
     }
@@ -76,11 +98,18 @@ export class DocumentCache {
   private withoutSuggestions(error: GraphQLError): GraphQLError {
     if (this.suggestions) return error;
     const message = error.message.replace(/ ?Did you mean(.+?)\?$/, '');
-    return message === error.message ? error : new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions });
+    return message === error.message
+      ? error
+      : new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions });
   }
 }
 
 /** A request error with the reason Apollo gives it (BAD_USER_INPUT for the client, `reason` for tools). */
 export function requestError(error: GraphQLError, reason: ErrorReason): GraphQLError {
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: reason } });
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { code: reason },
+  });
 }

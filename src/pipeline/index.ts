@@ -61,7 +61,9 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
   const { schema, services } = options;
   const { config } = services;
   const limits = useDocumentLimits({ limits: config.limits });
-  const persisted = config.persistedOperationsFile ? PersistedOperations.load(config.persistedOperationsFile) : undefined;
+  const persisted = config.persistedOperationsFile
+    ? PersistedOperations.load(config.persistedOperationsFile)
+    : undefined;
   for (const document of options.trustedDocuments ?? []) persisted?.allow(document);
   const shutdown = useShutdown();
   const rules: PipelineRule[] = [

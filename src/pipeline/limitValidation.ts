@@ -2,16 +2,36 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
-import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { LIMIT_VARIABLES, type OperationLimits } from '../config/limits.js';
 import { ErrorCode } from '../errors/codes.js';
 
 /** Marks a validation error as a limit so `formatError` gives it QUERY_TOO_COMPLEX even after Apollo re-codes it. */
-export function limitError(limit: keyof typeof LIMIT_VARIABLES, max: number, found: number | undefined, what: string): GraphQLError {
+export function limitError(
+  limit: keyof typeof LIMIT_VARIABLES,
+  max: number,
+  found: number | undefined,
+  what: string,
+): GraphQLError {
   const value = found === undefined ? '' : `, found ${found}`;
-  return new GraphQLError(`${what} limit of ${max} exceeded${value}: simplify the operation or raise ${LIMIT_VARIABLES[limit]}.`, {
-    extensions: { code: ErrorCode.QueryTooComplex, limit: LIMIT_VARIABLES[limit], max, ...(found === undefined ? {} : { found }) },
-  });
+  return new GraphQLError(
+    `${what} limit of ${max} exceeded${value}: simplify the operation or raise ${LIMIT_VARIABLES[limit]}.`,
+    {
+      extensions: {
+        code: ErrorCode.QueryTooComplex,
+        limit: LIMIT_VARIABLES[limit],
+        max,
+        ...(found === undefined ? {} : { found }),
+      },
+    },
+  );
 }
 
 function armor(limit: keyof OperationLimits, max: number, what: string) {
@@ -55,9 +75,18 @@ function maxFieldsRule(max: number): ValidationRule {
 export function limitRules(limits: OperationLimits): ValidationRule[] {
   return [
     maxDepthRule({ n: limits.maxDepth, ...armor('maxDepth', limits.maxDepth, 'Depth') }) as unknown as ValidationRule,
-    maxAliasesRule({ n: limits.maxAliases, ...armor('maxAliases', limits.maxAliases, 'Alias') }) as unknown as ValidationRule,
-    maxDirectivesRule({ n: limits.maxDirectives, ...armor('maxDirectives', limits.maxDirectives, 'Directive') }) as unknown as ValidationRule,
-    costLimitRule({ maxCost: limits.maxCost, ...armor('maxCost', limits.maxCost, 'Cost') }) as unknown as ValidationRule,
+    maxAliasesRule({
+      n: limits.maxAliases,
+      ...armor('maxAliases', limits.maxAliases, 'Alias'),
+    }) as unknown as ValidationRule,
+    maxDirectivesRule({
+      n: limits.maxDirectives,
+      ...armor('maxDirectives', limits.maxDirectives, 'Directive'),
+    }) as unknown as ValidationRule,
+    costLimitRule({
+      maxCost: limits.maxCost,
+      ...armor('maxCost', limits.maxCost, 'Cost'),
+    }) as unknown as ValidationRule,
     maxFieldsRule(limits.maxFields),
   ];
 }

@@ -1,4 +1,10 @@
-import type { DocumentNode, ExecutionResult, FormattedExecutionResult, GraphQLError, OperationDefinitionNode } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionResult,
+  FormattedExecutionResult,
+  GraphQLError,
+  OperationDefinitionNode,
+} from 'graphql';
 import type { IncrementalPayload } from '../execution/deferStream.js';
 import type { OperationTrace, Transport } from '../observability/tracing.js';
 import type { Caller, ClientIdentity, GatewayContext } from '../context/request.js';
@@ -76,7 +82,10 @@ export interface PipelineRule {
    * When a result or part of the operation leaves for the client (each, once): extensions every answer carries (its
    * cost). Not for an answer the response cache found at admission.
    */
-  answered?(op: Operation, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): Record<string, unknown> | undefined;
+  answered?(
+    op: Operation,
+    result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
+  ): Record<string, unknown> | undefined;
   /** When the operation ends, whatever its outcome: once per operation. */
   finish?(op: Operation): void;
 }

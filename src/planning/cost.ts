@@ -118,14 +118,39 @@ export class CostModel {
   }
 
   private compile(shape: OperationShape): CostPlan {
-    const rootType = shape.operation.operation === 'mutation' ? this.schema.getMutationType() : shape.operation.operation === 'subscription' ? this.schema.getSubscriptionType() : this.schema.getQueryType();
+    const rootType =
+      shape.operation.operation === 'mutation'
+        ? this.schema.getMutationType()
+        : shape.operation.operation === 'subscription'
+          ? this.schema.getSubscriptionType()
+          : this.schema.getQueryType();
     const sc: SelectionContext = shape;
-    const root = rootType ? this.fields([{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: rootType.name }, selectionSet: shape.operation.selectionSet } as FieldNode], rootType, sc, new Map(), 0) : [];
+    const root = rootType
+      ? this.fields(
+          [
+            {
+              kind: Kind.FIELD,
+              name: { kind: Kind.NAME, value: rootType.name },
+              selectionSet: shape.operation.selectionSet,
+            } as FieldNode,
+          ],
+          rootType,
+          sc,
+          new Map(),
+          0,
+        )
+      : [];
     return { structure: estimateFields(root), root };
   }
 
   /** The composite fields `nodes` select on `type`; `sized` gives lists their parent's size (`sizedFields`). */
-  private fields(nodes: readonly FieldNode[], type: GraphQLObjectType, sc: SelectionContext, sized: ReadonlyMap<string, number>, depth: number): CostField[] {
+  private fields(
+    nodes: readonly FieldNode[],
+    type: GraphQLObjectType,
+    sc: SelectionContext,
+    sized: ReadonlyMap<string, number>,
+    depth: number,
+  ): CostField[] {
     const out: CostField[] = [];
     // The operation limits bound depth long before this; the guard keeps a hostile schema from recursing without end.
     if (depth > 64) return out;
@@ -137,12 +162,21 @@ export class CostModel {
       if (!isCompositeType(named)) continue;
       const list = isListType(getNullableType(def.type));
       const hint = this.listSize(def);
-      const slice = hint?.slicingArguments?.map((a) => selected.args[a]).filter((v): v is number => typeof v === 'number' && v >= 0);
+      const slice = hint?.slicingArguments
+        ?.map((a) => selected.args[a])
+        .filter((v): v is number => typeof v === 'number' && v >= 0);
       const own = slice?.length ? Math.max(...slice) : (hint?.assumedSize ?? DEFAULT_LIST_SIZE);
       const size = sized.get(selected.name) ?? own;
-      const below = hint?.sizedFields?.length && !list ? new Map(hint.sizedFields.map((f) => [f, own])) : new Map<string, number>();
-      const field: CostField = { key: selected.nodes[0].alias?.value ?? selected.name, list, size: list ? size : 1, children: new Map() };
-      for (const object of this.objectTypes(named)) field.children.set(object.name, this.fields(selected.nodes, object, sc, below, depth + 1));
+      const below =
+        hint?.sizedFields?.length && !list ? new Map(hint.sizedFields.map((f) => [f, own])) : new Map<string, number>();
+      const field: CostField = {
+        key: selected.nodes[0].alias?.value ?? selected.name,
+        list,
+        size: list ? size : 1,
+        children: new Map(),
+      };
+      for (const object of this.objectTypes(named))
+        field.children.set(object.name, this.fields(selected.nodes, object, sc, below, depth + 1));
       if (selected.name === '_entities') field.entities = entityCounts(selected.args.representations);
       out.push(field);
     }
@@ -158,8 +192,14 @@ export class CostModel {
   private listSize(def: GraphQLField<unknown, unknown>): ListSizeHint | null {
     let hint = this.listSizes.get(def);
     if (hint === undefined) {
-      const node = def.astNode?.directives?.find((d) => d.name.value === 'listSize' || d.name.value === 'federation__listSize');
-      hint = node ? (Object.fromEntries(node.arguments?.map((a) => [a.name.value, valueFromASTUntyped(a.value)]) ?? []) as ListSizeHint) : null;
+      const node = def.astNode?.directives?.find(
+        (d) => d.name.value === 'listSize' || d.name.value === 'federation__listSize',
+      );
+      hint = node
+        ? (Object.fromEntries(
+            node.arguments?.map((a) => [a.name.value, valueFromASTUntyped(a.value)]) ?? [],
+          ) as ListSizeHint)
+        : null;
       this.listSizes.set(def, hint);
     }
     return hint;
@@ -211,13 +251,17 @@ function countObject(field: CostField, item: unknown): number {
   if (Array.isArray(item)) return item.reduce((n: number, i) => n + countObject(field, i), 0);
   const object = item as Record<string, unknown>;
   const typename = object.__typename;
-  const children = field.children.size === 1 ? field.children.values().next().value! : (typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field);
+  const children =
+    field.children.size === 1
+      ? field.children.values().next().value!
+      : ((typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field));
   return 1 + countFields(children, object);
 }
 
 /** Every member type's selection, for an answer of an abstract type that does not say which it is. */
 function mergedChildren(field: CostField): CostField[] {
   const byKey = new Map<string, CostField>();
-  for (const children of field.children.values()) for (const child of children) if (!byKey.has(child.key)) byKey.set(child.key, child);
+  for (const children of field.children.values())
+    for (const child of children) if (!byKey.has(child.key)) byKey.set(child.key, child);
   return [...byKey.values()];
 }

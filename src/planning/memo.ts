@@ -59,7 +59,9 @@ function serialize(variables: Record<string, unknown>): string | null {
  * fragments of their document, the schema and the variables, so a document run again with the same variables is
  * not walked again. More nodes for one response key (merged fields) are told apart by their place in the document.
  */
-export function perDocument<T>(plan: (nodes: readonly FieldNode[], sc: SelectionContext) => T): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
+export function perDocument<T>(
+  plan: (nodes: readonly FieldNode[], sc: SelectionContext) => T,
+): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
   const bySchema = new WeakMap<GraphQLSchema, VariablesMemo<FieldNode, T>>();
   return (nodes, sc) => {
     const others = nodes.slice(1).map((n) => n.loc?.start);

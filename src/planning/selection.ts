@@ -34,7 +34,13 @@ function applies(typeCondition: string | undefined, typeName: string, sc: Select
   return !!condition && isAbstractType(condition) && isObjectType(type) && sc.schema.isSubType(condition, type);
 }
 
-function collect(set: SelectionSetNode | undefined, typeName: string, sc: SelectionContext, out: Map<string, FieldNode[]>, seen: Set<string>): void {
+function collect(
+  set: SelectionSetNode | undefined,
+  typeName: string,
+  sc: SelectionContext,
+  out: Map<string, FieldNode[]>,
+  seen: Set<string>,
+): void {
   for (const s of set?.selections ?? []) {
     if (!included(s, sc)) continue;
     if (s.kind === 'Field') {
@@ -74,11 +80,17 @@ export function selectedFields(nodes: readonly FieldNode[], type: string, sc: Se
 }
 
 /** The node-level field nodes under a connection selection: `nodes { … }` and `edges { node { … } }`. */
-export function connectionNodes(nodes: readonly FieldNode[], connectionType: string, edgeType: string, sc: SelectionContext): FieldNode[] {
+export function connectionNodes(
+  nodes: readonly FieldNode[],
+  connectionType: string,
+  edgeType: string,
+  sc: SelectionContext,
+): FieldNode[] {
   const out: FieldNode[] = [];
   for (const f of selectedFields(nodes, connectionType, sc)) {
     if (f.name === 'nodes') out.push(...f.nodes);
-    if (f.name === 'edges') for (const e of selectedFields(f.nodes, edgeType, sc)) if (e.name === 'node') out.push(...e.nodes);
+    if (f.name === 'edges')
+      for (const e of selectedFields(f.nodes, edgeType, sc)) if (e.name === 'node') out.push(...e.nodes);
   }
   return out;
 }

@@ -1,4 +1,11 @@
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { ErrorCode } from '../errors/codes.js';
 import { VariablesMemo } from './memo.js';
 import { OperationKey, operationValue, perOperation, type GatewayContext } from '../context/request.js';
@@ -17,10 +24,14 @@ export interface OperationShape {
  * only on the operation, its variables and the gateway's configuration (not on caches or time), so its answer is
  * kept per operation and variables: a cached document is walked once, not once per request.
  */
-export type UpstreamEstimator = ((op: OperationShape, services: GatewayServices) => Record<string, number>) & { stable?: boolean };
+export type UpstreamEstimator = ((op: OperationShape, services: GatewayServices) => Record<string, number>) & {
+  stable?: boolean;
+};
 
 /** Marks `estimate` as depending only on the operation, its variables and the configuration (see {@link UpstreamEstimator}). */
-export function stableEstimator(estimate: (op: OperationShape, services: GatewayServices) => Record<string, number>): UpstreamEstimator {
+export function stableEstimator(
+  estimate: (op: OperationShape, services: GatewayServices) => Record<string, number>,
+): UpstreamEstimator {
   return Object.assign(estimate, { stable: true });
 }
 
@@ -128,15 +139,27 @@ export interface EntitiesWithinBudget {
  * operation is one `_entities` field with its representations in a variable (what routers send); such an operation
  * over the budget is refused whole. A prefix never costs more than a longer one, so a binary search finds it.
  */
-export function entitiesWithinBudget(shape: OperationShape, estimates: UpstreamEstimates, refusal: GraphQLError, max: number): EntitiesWithinBudget | undefined {
+export function entitiesWithinBudget(
+  shape: OperationShape,
+  estimates: UpstreamEstimates,
+  refusal: GraphQLError,
+  max: number,
+): EntitiesWithinBudget | undefined {
   const [field, ...others] = shape.operation.selectionSet.selections;
-  if (shape.operation.operation !== 'query' || others.length || field?.kind !== Kind.FIELD || field.name.value !== '_entities') return undefined;
+  if (
+    shape.operation.operation !== 'query' ||
+    others.length ||
+    field?.kind !== Kind.FIELD ||
+    field.name.value !== '_entities'
+  )
+    return undefined;
   const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
   if (value?.kind !== Kind.VARIABLE) return undefined;
   const name = value.name.value;
   const all = shape.variableValues[name];
   if (!Array.isArray(all)) return undefined;
-  const estimate = (n: number) => estimates.of({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } });
+  const estimate = (n: number) =>
+    estimates.of({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } });
   let fits = 0;
   let over = all.length;
   while (over - fits > 1) {
@@ -147,15 +170,24 @@ export function entitiesWithinBudget(shape: OperationShape, estimates: UpstreamE
   return { allowed: fits, totals: estimate(fits), refusal };
 }
 
-const ENTITIES = new OperationKey<Map<OperationDefinitionNode, EntitiesWithinBudget>>('entities within the budget by operation');
+const ENTITIES = new OperationKey<Map<OperationDefinitionNode, EntitiesWithinBudget>>(
+  'entities within the budget by operation',
+);
 
 /** Keeps the allowed part of an `_entities` call for its resolver (schema/build.ts). */
-export function rememberEntitiesWithinBudget(ctx: GatewayContext, operation: OperationDefinitionNode, within: EntitiesWithinBudget): void {
+export function rememberEntitiesWithinBudget(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+  within: EntitiesWithinBudget,
+): void {
   perOperation(ctx, ENTITIES, () => new Map()).set(operation, within);
 }
 
 /** The allowed part of this operation's `_entities` call, when the budget cut it. */
-export function entitiesBudget(ctx: GatewayContext, operation: OperationDefinitionNode): EntitiesWithinBudget | undefined {
+export function entitiesBudget(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+): EntitiesWithinBudget | undefined {
   return operationValue(ctx, ENTITIES)?.get(operation);
 }
 
@@ -163,29 +195,50 @@ export function entitiesBudget(ctx: GatewayContext, operation: OperationDefiniti
  * The one error of the `count` references of `typename` beyond what the budget allowed, the first at `first`: the
  * others of that type are null without an error of their own.
  */
-export function entityOverBudget(within: EntitiesWithinBudget, typename: string, first: number, count: number): GraphQLError {
+export function entityOverBudget(
+  within: EntitiesWithinBudget,
+  typename: string,
+  first: number,
+  count: number,
+): GraphQLError {
   const ext = within.refusal.extensions as { max: number; found: number; upstream: string };
-  const which = count === 1 ? `representations[${first}] was not` : `${count} ${typename} references from representations[${first}] on were not (each null; this error stands for all of them)`;
+  const which =
+    count === 1
+      ? `representations[${first}] was not`
+      : `${count} ${typename} references from representations[${first}] on were not (each null; this error stands for all of them)`;
   return new GraphQLError(
     `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and ${which}. Send them again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
     { extensions: { ...within.refusal.extensions, typename, refused: count } },
   );
 }
 
-const ESTIMATES = new OperationKey<Map<OperationDefinitionNode, Record<string, number>>>('upstream estimates by operation');
+const ESTIMATES = new OperationKey<Map<OperationDefinitionNode, Record<string, number>>>(
+  'upstream estimates by operation',
+);
 
 /** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */
-export function rememberEstimates(ctx: GatewayContext, operation: OperationDefinitionNode, totals: Record<string, number>): void {
+export function rememberEstimates(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+  totals: Record<string, number>,
+): void {
   perOperation(ctx, ESTIMATES, () => new Map()).set(operation, totals);
 }
 
 /** The estimate made before execution, by upstream (empty when none was made). */
-export function rememberedTotals(ctx: GatewayContext, operation: OperationDefinitionNode): Readonly<Record<string, number>> {
+export function rememberedTotals(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+): Readonly<Record<string, number>> {
   return operationValue(ctx, ESTIMATES)?.get(operation) ?? {};
 }
 
 /** The estimate made before execution for `upstream`, if one was made for this operation. */
-export function rememberedEstimate(ctx: GatewayContext, operation: OperationDefinitionNode, upstream: string): number | undefined {
+export function rememberedEstimate(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+  upstream: string,
+): number | undefined {
   const totals = operationValue(ctx, ESTIMATES)?.get(operation);
   return totals ? (totals[upstream] ?? 0) : undefined;
 }

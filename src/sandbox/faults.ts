@@ -12,7 +12,8 @@ export class FaultQueue {
       return `unknown upstream ${JSON.stringify(f.upstream)}; use one of ${UPSTREAM_NAMES.join(', ')}`;
     }
     const times = f.times ?? 1;
-    if (!Number.isInteger(times) || (times as number) < 1) return `times must be a positive integer, got ${JSON.stringify(times)}`;
+    if (!Number.isInteger(times) || (times as number) < 1)
+      return `times must be a positive integer, got ${JSON.stringify(times)}`;
     for (const key of ['status', 'retryAfter', 'delayMs', 'cutAfterChunks'] as const) {
       const v = f[key];
       if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {

@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Sends a JSON body with the given status and headers. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -53,7 +58,12 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
  * Node closes the socket once the answer is sent, so no client reuses a connection the server gave up on.
  */
 export function refuseBodyTooLarge(res: ServerResponse, error: BodyTooLarge): void {
-  sendJson(res, 413, { error: { code: 'RequestTooLarge', message: `${error.message}: send a smaller one.` } }, { connection: 'close' });
+  sendJson(
+    res,
+    413,
+    { error: { code: 'RequestTooLarge', message: `${error.message}: send a smaller one.` } },
+    { connection: 'close' },
+  );
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -24,7 +24,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(1);
 }
 const delayText = process.env.SANDBOX_TOKEN_DELAY_MS;
-const chatTokenDelayMs = delayText === undefined || delayText === '' ? DEFAULT_SETTINGS.chatTokenDelayMs : /^\d+$/.test(delayText.trim()) ? Number(delayText) : delayText;
+const chatTokenDelayMs =
+  delayText === undefined || delayText === ''
+    ? DEFAULT_SETTINGS.chatTokenDelayMs
+    : /^\d+$/.test(delayText.trim())
+      ? Number(delayText)
+      : delayText;
 const delayProblem = tokenDelayProblem(chatTokenDelayMs);
 if (delayProblem) {
   console.error(`SANDBOX_TOKEN_DELAY_MS ${delayProblem}`);
@@ -37,7 +42,13 @@ if (!(CHAT_ANSWER_LENGTHS as readonly string[]).includes(lengthText)) {
   process.exit(1);
 }
 const chatAnswerLength = lengthText as ChatAnswerLength;
-sandbox = await startSandbox({ port, host: process.env.SANDBOX_HOST ?? '127.0.0.1', settings: { chatTokenDelayMs: chatTokenDelayMs as number, chatAnswerLength } });
-console.log(`sandbox listening on ${sandbox.origin} (chat tokens ${sandbox.settings.chatTokenDelayMs} ms apart: SANDBOX_TOKEN_DELAY_MS; ${chatAnswerLength} answers: SANDBOX_ANSWER_LENGTH)`);
+sandbox = await startSandbox({
+  port,
+  host: process.env.SANDBOX_HOST ?? '127.0.0.1',
+  settings: { chatTokenDelayMs: chatTokenDelayMs as number, chatAnswerLength },
+});
+console.log(
+  `sandbox listening on ${sandbox.origin} (chat tokens ${sandbox.settings.chatTokenDelayMs} ms apart: SANDBOX_TOKEN_DELAY_MS; ${chatAnswerLength} answers: SANDBOX_ANSWER_LENGTH)`,
+);
 for (const [name, url] of Object.entries(sandbox.baseUrls)) console.log(`  ${name.padEnd(9)} ${url}`);
 console.log(`  control   ${sandbox.origin}/_sandbox/requests, /_sandbox/faults, /_sandbox/config, /_sandbox/reset`);

@@ -26,7 +26,8 @@ export class RequestRecord {
   add(entry: RecordedRequest): RecordedRequest {
     this.entries.push(entry);
     // Trim a tenth at a time: dropping one entry per request would shift the whole array on every request at capacity.
-    if (this.entries.length > this.capacity + Math.ceil(this.capacity / 10)) this.entries.splice(0, this.entries.length - this.capacity);
+    if (this.entries.length > this.capacity + Math.ceil(this.capacity / 10))
+      this.entries.splice(0, this.entries.length - this.capacity);
     return entry;
   }
   /** The newest `capacity` requests, oldest first. */

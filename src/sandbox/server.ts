@@ -97,7 +97,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       (name) => pathname === BASE_PATHS[name] || pathname.startsWith(BASE_PATHS[name] + '/'),
     );
     // The chat emulators also answer under their short prefix (e.g. /glm/...) so that a wrong path gets the vendor's 404.
-    const chatShort = upstream ? undefined : (['glm', 'ark', 'deepseek', 'moonshot'] as const).find((n) => pathname.startsWith(`/${n}/`));
+    const chatShort = upstream
+      ? undefined
+      : (['glm', 'ark', 'deepseek', 'moonshot'] as const).find((n) => pathname.startsWith(`/${n}/`));
     const name = upstream ?? chatShort;
     if (!name) return sendJson(res, 404, { error: 'no sandbox upstream at this path', path: pathname });
 
@@ -145,7 +147,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (fault?.status) {
-      const { body: errBody, headers } = fault.body !== undefined ? { body: fault.body, headers: {} } : emulator.faultResponse(fault.status, ctx);
+      const { body: errBody, headers } =
+        fault.body !== undefined ? { body: fault.body, headers: {} } : emulator.faultResponse(fault.status, ctx);
       const extra: Record<string, string> = { ...headers };
       if (fault.retryAfter !== undefined) extra['retry-after'] = String(fault.retryAfter);
       return sendJson(res, fault.status, errBody, extra);
@@ -206,12 +209,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       case 'POST /_sandbox/config': {
         const patch = (json ?? {}) as Partial<SandboxSettings>;
         for (const key of Object.keys(patch) as (keyof SandboxSettings)[]) {
-          if (!(key in settings)) return sendJson(res, 400, { error: `unknown setting ${JSON.stringify(key)}; known: ${Object.keys(settings).join(', ')}` });
+          if (!(key in settings))
+            return sendJson(res, 400, {
+              error: `unknown setting ${JSON.stringify(key)}; known: ${Object.keys(settings).join(', ')}`,
+            });
         }
         const delay = tokenDelayProblem(patch.chatTokenDelayMs);
         if (delay) return sendJson(res, 400, { error: `chatTokenDelayMs ${delay}` });
         if (patch.chatAnswerLength !== undefined && !CHAT_ANSWER_LENGTHS.includes(patch.chatAnswerLength)) {
-          return sendJson(res, 400, { error: `chatAnswerLength must be ${CHAT_ANSWER_LENGTHS.join(' or ')}, got ${JSON.stringify(patch.chatAnswerLength)}` });
+          return sendJson(res, 400, {
+            error: `chatAnswerLength must be ${CHAT_ANSWER_LENGTHS.join(' or ')}, got ${JSON.stringify(patch.chatAnswerLength)}`,
+          });
         }
         if (patch.chatRpm) patch.chatRpm = { ...settings.chatRpm, ...patch.chatRpm };
         if (patch.chatConcurrency) patch.chatConcurrency = { ...settings.chatConcurrency, ...patch.chatConcurrency };
@@ -229,14 +237,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return sendJson(res, 200, { ok: true });
       case 'POST /_sandbox/clock': {
         const offset = (json as { offsetMs?: unknown } | undefined)?.offsetMs;
-        if (typeof offset !== 'number') return sendJson(res, 400, { error: 'offsetMs must be a number of milliseconds' });
+        if (typeof offset !== 'number')
+          return sendJson(res, 400, { error: 'offsetMs must be a number of milliseconds' });
         clockOffset = offset;
         return sendJson(res, 200, { offsetMs: clockOffset });
       }
       default: {
         // `/_sandbox/<upstream>/...`: the emulator's own control routes (e.g. Graph's scripted incidents).
         const [, , name, ...rest] = pathname.split('/');
-        const own = emulators.get(name as UpstreamName)?.control?.({ method: req.method ?? 'GET', path: `/${rest.join('/')}`, body: json, now: () => Date.now() + clockOffset });
+        const own = emulators.get(name as UpstreamName)?.control?.({
+          method: req.method ?? 'GET',
+          path: `/${rest.join('/')}`,
+          body: json,
+          now: () => Date.now() + clockOffset,
+        });
         if (own) return sendJson(res, own.status, own.body);
         return sendJson(res, 404, { error: `no control route ${route}` });
       }
@@ -250,7 +264,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   origin = `http://${host}:${addr.port}`;
-  const baseUrls = Object.fromEntries(UPSTREAM_NAMES.map((n) => [n, origin + BASE_PATHS[n]])) as Record<UpstreamName, string>;
+  const baseUrls = Object.fromEntries(UPSTREAM_NAMES.map((n) => [n, origin + BASE_PATHS[n]])) as Record<
+    UpstreamName,
+    string
+  >;
 
   return {
     origin,

@@ -74,7 +74,10 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
  * (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES), with the `@override`s of SUBGRAPH_OVERRIDES; and the renames made.
  * Renames and overrides are checked against every domain, so a typo stops start-up whichever domains are served.
  */
-async function routerTypeDefs(domains: readonly GatewayDomain[], options: SubgraphOptions): Promise<{ typeDefs: DocumentNode; renames: ReadonlyMap<string, string> }> {
+async function routerTypeDefs(
+  domains: readonly GatewayDomain[],
+  options: SubgraphOptions,
+): Promise<{ typeDefs: DocumentNode; renames: ReadonlyMap<string, string> }> {
   const all = await allTypeDefs();
   const renames = planRenames(all, options);
   const typeDefs = renameTypes(withCostDirectives(withDomainTags(servedDefinitions(all, domains)), costHints), renames);
@@ -86,7 +89,10 @@ async function routerTypeDefs(domains: readonly GatewayDomain[], options: Subgra
  * SDL and resolvers of the served domains (GATEWAY_DOMAINS), its types named as `options` says. Served standalone it
  * answers exactly as a plain schema would.
  */
-export async function buildSchema(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS, options: SubgraphOptions = {}): Promise<GraphQLSchema> {
+export async function buildSchema(
+  domains: readonly GatewayDomain[] = GATEWAY_DOMAINS,
+  options: SubgraphOptions = {},
+): Promise<GraphQLSchema> {
   const { typeDefs, renames } = await routerTypeDefs(domains, options);
   const merged = renameResolvers(mergeResolvers(servedDomains(domains).map((d) => d.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
@@ -124,7 +130,8 @@ function checkRepresentations(schema: GraphQLSchema, titleType: string): void {
   const entities = entity.getTypes().map((t) => t.name);
   field.resolve = (source, args: { representations: unknown[] }, ctx, info) => {
     args.representations.forEach((r, i) => {
-      const typename = r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
+      const typename =
+        r && typeof r === 'object' && !Array.isArray(r) ? (r as { __typename?: unknown }).__typename : undefined;
       if (typeof typename !== 'string' || !entities.includes(typename)) {
         throw badInput(
           `representations[${i}]: ${JSON.stringify(r)?.slice(0, 80)} is not a reference to an entity of this subgraph; send an object whose __typename is one of ${entities.join(', ')}, with its key, e.g. {"__typename": "${titleType}", "imdbId": "tt0078346"}.`,
@@ -140,12 +147,20 @@ function checkRepresentations(schema: GraphQLSchema, titleType: string): void {
     const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
     const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
     const refused = within ? refusedEntities(within, args.representations as Array<{ __typename: string }>) : [];
-    return Promise.all([...list.map((item) => Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))), ...refused]);
+    return Promise.all([
+      ...list.map((item) =>
+        Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+      ),
+      ...refused,
+    ]);
   };
 }
 
 /** The entries past the budget: null, but the first of each entity type, which carries the error of all of them. */
-function refusedEntities(within: EntitiesWithinBudget, representations: ReadonlyArray<{ __typename: string }>): Array<GraphQLError | null> {
+function refusedEntities(
+  within: EntitiesWithinBudget,
+  representations: ReadonlyArray<{ __typename: string }>,
+): Array<GraphQLError | null> {
   const byType = new Map<string, { first: number; count: number }>();
   for (let i = within.allowed; i < representations.length; i++) {
     const kind = byType.get(representations[i].__typename);
@@ -153,7 +168,8 @@ function refusedEntities(within: EntitiesWithinBudget, representations: Readonly
     else byType.set(representations[i].__typename, { first: i, count: 1 });
   }
   const entries: Array<GraphQLError | null> = new Array(representations.length - within.allowed).fill(null);
-  for (const [typename, { first, count }] of byType) entries[first - within.allowed] = entityOverBudget(within, typename, first, count);
+  for (const [typename, { first, count }] of byType)
+    entries[first - within.allowed] = entityOverBudget(within, typename, first, count);
   return entries;
 }
 
@@ -176,13 +192,19 @@ function assertResolversMatchSchema(schema: GraphQLSchema, map: Record<string, u
     if (!isObjectType(type)) continue;
     const fields = type.getFields();
     for (const field of Object.keys(value as object)) {
-      if (!field.startsWith('__') && !fields[field]) throw new Error(`Resolver ${typeName}.${field} is defined, but ${typeName} has no field ${field} in schema/*.graphql.`);
+      if (!field.startsWith('__') && !fields[field])
+        throw new Error(
+          `Resolver ${typeName}.${field} is defined, but ${typeName} has no field ${field} in schema/*.graphql.`,
+        );
     }
   }
 }
 
 /** This subgraph's SDL as a router reads it from `_service { sdl }` (federation directives included). */
-export async function subgraphSdl(domains: readonly GatewayDomain[] = GATEWAY_DOMAINS, options: SubgraphOptions = {}): Promise<string> {
+export async function subgraphSdl(
+  domains: readonly GatewayDomain[] = GATEWAY_DOMAINS,
+  options: SubgraphOptions = {},
+): Promise<string> {
   return printSubgraphSchema(buildSubgraphSchema({ typeDefs: (await routerTypeDefs(domains, options)).typeDefs }));
 }
 
@@ -196,14 +218,21 @@ const isFederationInternal = (name: string) => name.startsWith('_') || name.incl
  */
 export async function printPublicSchema(): Promise<string> {
   const typeDefs = await subgraphTypeDefs();
-  const ownDirectives = new Set(typeDefs.definitions.flatMap((d) => (d.kind === Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [])));
+  const ownDirectives = new Set(
+    typeDefs.definitions.flatMap((d) => (d.kind === Kind.DIRECTIVE_DEFINITION ? [d.name.value] : [])),
+  );
   const printed = parse(printSchema(buildSubgraphSchema({ typeDefs })));
   const definitions = printed.definitions.flatMap((d): DefinitionNode[] => {
     if (d.kind === Kind.DIRECTIVE_DEFINITION) return ownDirectives.has(d.name.value) ? [d] : [];
     if (!('name' in d) || !d.name) return [d];
     if (isFederationInternal(d.name.value)) return [];
-    if (d.kind === Kind.OBJECT_TYPE_DEFINITION) return [{ ...d, fields: d.fields?.filter((f) => !isFederationInternal(f.name.value)) }];
+    if (d.kind === Kind.OBJECT_TYPE_DEFINITION)
+      return [{ ...d, fields: d.fields?.filter((f) => !isFederationInternal(f.name.value)) }];
     return [d];
   });
-  return printSchema(lexicographicSortSchema(withIncrementalDirectives(buildASTSchema({ kind: Kind.DOCUMENT, definitions })))) + '\n';
+  return (
+    printSchema(
+      lexicographicSortSchema(withIncrementalDirectives(buildASTSchema({ kind: Kind.DOCUMENT, definitions }))),
+    ) + '\n'
+  );
 }

@@ -11,11 +11,29 @@
  * A router counts each occurrence (it cannot see the planners' batching, deduplication or cache), so its estimate is
  * at least the gateway's own for the same list sizes.
  */
-import { Kind, type ConstArgumentNode, type ConstDirectiveNode, type ConstValueNode, type DefinitionNode, type DocumentNode, type FieldDefinitionNode, type TypeNode } from 'graphql';
+import {
+  Kind,
+  type ConstArgumentNode,
+  type ConstDirectiveNode,
+  type ConstValueNode,
+  type DefinitionNode,
+  type DocumentNode,
+  type FieldDefinitionNode,
+  type TypeNode,
+} from 'graphql';
 import { DEFAULT_LIST_SIZE, UPSTREAM_REQUEST_COST, type CostHints, type ListSizeHint } from '../planning/cost.js';
 
-const OBJECT_KINDS: ReadonlySet<string> = new Set([Kind.OBJECT_TYPE_DEFINITION, Kind.OBJECT_TYPE_EXTENSION, Kind.INTERFACE_TYPE_DEFINITION, Kind.INTERFACE_TYPE_EXTENSION]);
-const COMPOSITE_KINDS: ReadonlySet<string> = new Set([Kind.OBJECT_TYPE_DEFINITION, Kind.INTERFACE_TYPE_DEFINITION, Kind.UNION_TYPE_DEFINITION]);
+const OBJECT_KINDS: ReadonlySet<string> = new Set([
+  Kind.OBJECT_TYPE_DEFINITION,
+  Kind.OBJECT_TYPE_EXTENSION,
+  Kind.INTERFACE_TYPE_DEFINITION,
+  Kind.INTERFACE_TYPE_EXTENSION,
+]);
+const COMPOSITE_KINDS: ReadonlySet<string> = new Set([
+  Kind.OBJECT_TYPE_DEFINITION,
+  Kind.INTERFACE_TYPE_DEFINITION,
+  Kind.UNION_TYPE_DEFINITION,
+]);
 
 function value(v: number | boolean | string | readonly string[]): ConstValueNode {
   if (typeof v === 'number') return { kind: Kind.INT, value: String(v) };
@@ -24,7 +42,10 @@ function value(v: number | boolean | string | readonly string[]): ConstValueNode
   return { kind: Kind.LIST, values: v.map((s) => ({ kind: Kind.STRING, value: s })) };
 }
 
-function directive(name: string, args: Record<string, number | boolean | string | readonly string[] | undefined>): ConstDirectiveNode {
+function directive(
+  name: string,
+  args: Record<string, number | boolean | string | readonly string[] | undefined>,
+): ConstDirectiveNode {
   const list: ConstArgumentNode[] = Object.entries(args)
     .filter((e): e is [string, number | boolean | string | readonly string[]] => e[1] !== undefined)
     .map(([arg, v]) => ({ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: arg }, value: value(v) }));
@@ -45,13 +66,16 @@ function listSize(hint: ListSizeHint): ConstDirectiveNode {
 
 /** `document` (named as `schema/` names its types) with `@cost` and `@listSize` from `hints`, as the module comment says. */
 export function withCostDirectives(document: DocumentNode, hints: CostHints): DocumentNode {
-  const composite = new Set(document.definitions.flatMap((d) => (COMPOSITE_KINDS.has(d.kind) && 'name' in d && d.name ? [d.name.value] : [])));
+  const composite = new Set(
+    document.definitions.flatMap((d) => (COMPOSITE_KINDS.has(d.kind) && 'name' in d && d.name ? [d.name.value] : [])),
+  );
   // A connection's `nodes` and `edges` take their size from the field that returns the connection.
   const sized = new Set<string>();
   for (const d of document.definitions) {
     if (!OBJECT_KINDS.has(d.kind) || !('fields' in d)) continue;
     for (const f of (d.fields as readonly FieldDefinitionNode[] | undefined) ?? []) {
-      for (const s of hints[`${d.name.value}.${f.name.value}`]?.listSize?.sizedFields ?? []) sized.add(`${namedType(f.type)}.${s}`);
+      for (const s of hints[`${d.name.value}.${f.name.value}`]?.listSize?.sizedFields ?? [])
+        sized.add(`${namedType(f.type)}.${s}`);
     }
   }
   const definitions = document.definitions.map((d): DefinitionNode => {
@@ -64,7 +88,8 @@ export function withCostDirectives(document: DocumentNode, hints: CostHints): Do
       const added: ConstDirectiveNode[] = [];
       if (hint?.upstream) added.push(directive('cost', { weight: UPSTREAM_REQUEST_COST + (objects ? 1 : 0) }));
       if (hint?.listSize) added.push(listSize(hint.listSize));
-      else if (objects && isList(f.type) && !sized.has(coordinate) && !f.name.value.startsWith('_')) added.push(listSize({ assumedSize: DEFAULT_LIST_SIZE }));
+      else if (objects && isList(f.type) && !sized.has(coordinate) && !f.name.value.startsWith('_'))
+        added.push(listSize({ assumedSize: DEFAULT_LIST_SIZE }));
       return added.length ? { ...f, directives: [...(f.directives ?? []), ...added] } : f;
     });
     return { ...d, fields } as DefinitionNode;

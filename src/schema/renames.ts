@@ -6,7 +6,16 @@
  * written with the names of `schema/` (trusted operations, GraphiQL's examples) are renamed with {@link renameTypes}.
  * Without a prefix or renames nothing changes.
  */
-import { Kind, parse, print, visit, type ASTNode, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  Kind,
+  parse,
+  print,
+  visit,
+  type ASTNode,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { ConfigError, type SubgraphOptions } from '../config/env.js';
 import { servedNames } from '../planning/servedNames.js';
 import { domainOfFile, ROOT_TYPES } from './domains.js';
@@ -48,11 +57,21 @@ export function planRenames(document: DocumentNode, options: SubgraphOptions): R
     const ownDomain = d.loc !== undefined && domainOfFile(d.loc.source.name) !== undefined;
     const scalar = d.kind === Kind.SCALAR_TYPE_DEFINITION || d.kind === Kind.SCALAR_TYPE_EXTENSION;
     const known = types.get(d.name.value);
-    types.set(d.name.value, { prefixed: (known?.prefixed ?? true) && ownDomain && !scalar && !SHARED_WITH_OTHER_SUBGRAPHS.has(d.name.value) });
+    types.set(d.name.value, {
+      prefixed: (known?.prefixed ?? true) && ownDomain && !scalar && !SHARED_WITH_OTHER_SUBGRAPHS.has(d.name.value),
+    });
   }
   for (const old of Object.keys(renames)) {
-    if (ROOT_TYPES.has(old)) throw new ConfigError('SUBGRAPH_RENAMES', `${old} is a root type, which keeps its name in every subgraph; rename the types below it instead.`);
-    if (!types.has(old)) throw new ConfigError('SUBGRAPH_RENAMES', `${old} is not a type of this graph (schema/*.graphql); the types are named as in schema.graphql, e.g. Title, ChatMessage, OrderDirection.`);
+    if (ROOT_TYPES.has(old))
+      throw new ConfigError(
+        'SUBGRAPH_RENAMES',
+        `${old} is a root type, which keeps its name in every subgraph; rename the types below it instead.`,
+      );
+    if (!types.has(old))
+      throw new ConfigError(
+        'SUBGRAPH_RENAMES',
+        `${old} is not a type of this graph (schema/*.graphql); the types are named as in schema.graphql, e.g. Title, ChatMessage, OrderDirection.`,
+      );
   }
   const served = new Map<string, string>();
   for (const [name, { prefixed }] of types) {
@@ -64,8 +83,12 @@ export function planRenames(document: DocumentNode, options: SubgraphOptions): R
     const to = served.get(name) ?? name;
     const other = byServedName.get(to);
     if (other !== undefined) {
-      const variable = renames[name] !== undefined || renames[other] !== undefined ? 'SUBGRAPH_RENAMES' : 'SUBGRAPH_TYPE_PREFIX';
-      throw new ConfigError(variable, `${other} and ${name} would both be named ${to} as the router sees them; give one of them another name in SUBGRAPH_RENAMES.`);
+      const variable =
+        renames[name] !== undefined || renames[other] !== undefined ? 'SUBGRAPH_RENAMES' : 'SUBGRAPH_TYPE_PREFIX';
+      throw new ConfigError(
+        variable,
+        `${other} and ${name} would both be named ${to} as the router sees them; give one of them another name in SUBGRAPH_RENAMES.`,
+      );
     }
     byServedName.set(to, name);
   }

@@ -4,7 +4,14 @@
  * (the tags follow the files, so a new type cannot miss its tag), and `@override` on the fields SUBGRAPH_OVERRIDES
  * takes over from another subgraph.
  */
-import { Kind, type ConstDirectiveNode, type DefinitionNode, type DocumentNode, type FieldDefinitionNode, type TypeNode } from 'graphql';
+import {
+  Kind,
+  type ConstDirectiveNode,
+  type DefinitionNode,
+  type DocumentNode,
+  type FieldDefinitionNode,
+  type TypeNode,
+} from 'graphql';
 import { ConfigError, type FieldOverride } from '../config/env.js';
 import { domainOfFile, ROOT_TYPES } from './domains.js';
 
@@ -12,11 +19,16 @@ function directive(name: string, args: Record<string, string>): ConstDirectiveNo
   return {
     kind: Kind.DIRECTIVE,
     name: { kind: Kind.NAME, value: name },
-    arguments: Object.entries(args).map(([arg, value]) => ({ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: arg }, value: { kind: Kind.STRING, value } })),
+    arguments: Object.entries(args).map(([arg, value]) => ({
+      kind: Kind.ARGUMENT,
+      name: { kind: Kind.NAME, value: arg },
+      value: { kind: Kind.STRING, value },
+    })),
   };
 }
 
-const hasDirective = (node: { directives?: readonly ConstDirectiveNode[] }, name: string) => node.directives?.some((d) => d.name.value === name) ?? false;
+const hasDirective = (node: { directives?: readonly ConstDirectiveNode[] }, name: string) =>
+  node.directives?.some((d) => d.name.value === name) ?? false;
 
 const TAGGED_KINDS: ReadonlySet<string> = new Set([
   Kind.OBJECT_TYPE_DEFINITION,
@@ -41,11 +53,17 @@ export function withDomainTags(document: DocumentNode): DocumentNode {
     if (!domain || !('name' in d) || !d.name) return d;
     const tag = directive('tag', { name: domain });
     if (ROOT_TYPES.has(d.name.value) && 'fields' in d) {
-      const fields = (d.fields as readonly FieldDefinitionNode[] | undefined)?.map((f) => ({ ...f, directives: [...(f.directives ?? []), tag] }));
+      const fields = (d.fields as readonly FieldDefinitionNode[] | undefined)?.map((f) => ({
+        ...f,
+        directives: [...(f.directives ?? []), tag],
+      }));
       return { ...d, fields } as DefinitionNode;
     }
     if (!TAGGED_KINDS.has(d.kind) || shared.has(d.name.value)) return d;
-    return { ...d, directives: [...((d as { directives?: readonly ConstDirectiveNode[] }).directives ?? []), tag] } as DefinitionNode;
+    return {
+      ...d,
+      directives: [...((d as { directives?: readonly ConstDirectiveNode[] }).directives ?? []), tag],
+    } as DefinitionNode;
   });
   return { ...document, definitions };
 }
@@ -53,16 +71,21 @@ export function withDomainTags(document: DocumentNode): DocumentNode {
 /** The `@shareable` types of `document` and every type their fields and arguments refer to, transitively. */
 function sharedTypes(document: DocumentNode): Set<string> {
   const byName = new Map<string, DefinitionNode>();
-  for (const d of document.definitions) if ('name' in d && d.name && TAGGED_KINDS.has(d.kind)) byName.set(d.name.value, d);
+  for (const d of document.definitions)
+    if ('name' in d && d.name && TAGGED_KINDS.has(d.kind)) byName.set(d.name.value, d);
   const shared = new Set<string>();
   const visit = (name: string) => {
     const d = byName.get(name);
     if (!d || shared.has(name)) return;
     shared.add(name);
-    const fields = ('fields' in d ? (d.fields as readonly { type: TypeNode; arguments?: readonly { type: TypeNode }[] }[] | undefined) : undefined) ?? [];
+    const fields =
+      ('fields' in d
+        ? (d.fields as readonly { type: TypeNode; arguments?: readonly { type: TypeNode }[] }[] | undefined)
+        : undefined) ?? [];
     for (const f of fields) for (const t of [f.type, ...(f.arguments ?? []).map((a) => a.type)]) visit(namedType(t));
   };
-  for (const [name, d] of byName) if (hasDirective(d as { directives?: readonly ConstDirectiveNode[] }, 'shareable')) visit(name);
+  for (const [name, d] of byName)
+    if (hasDirective(d as { directives?: readonly ConstDirectiveNode[] }, 'shareable')) visit(name);
   return shared;
 }
 
@@ -73,12 +96,26 @@ const namedType = (t: TypeNode): string => (t.kind === Kind.NAMED_TYPE ? t.name.
  * `all` is every domain's SDL under the same names: an override naming a field none of them has stops start-up; one
  * for a domain this instance does not serve is left to the instance that does.
  */
-export function withOverrides(document: DocumentNode, overrides: readonly FieldOverride[], all: DocumentNode): DocumentNode {
+export function withOverrides(
+  document: DocumentNode,
+  overrides: readonly FieldOverride[],
+  all: DocumentNode,
+): DocumentNode {
   if (overrides.length === 0) return document;
   const exists = (doc: DocumentNode, o: FieldOverride) =>
-    doc.definitions.some((d) => 'name' in d && d.name?.value === o.type && 'fields' in d && (d.fields as readonly { name: { value: string } }[] | undefined)?.some((f) => f.name.value === o.field));
+    doc.definitions.some(
+      (d) =>
+        'name' in d &&
+        d.name?.value === o.type &&
+        'fields' in d &&
+        (d.fields as readonly { name: { value: string } }[] | undefined)?.some((f) => f.name.value === o.field),
+    );
   for (const o of overrides) {
-    if (!exists(all, o)) throw new ConfigError('SUBGRAPH_OVERRIDES', `${o.type}.${o.field} is not a field of this graph as a router sees it; name the type with its served name (after SUBGRAPH_TYPE_PREFIX and SUBGRAPH_RENAMES) and one of its fields.`);
+    if (!exists(all, o))
+      throw new ConfigError(
+        'SUBGRAPH_OVERRIDES',
+        `${o.type}.${o.field} is not a field of this graph as a router sees it; name the type with its served name (after SUBGRAPH_TYPE_PREFIX and SUBGRAPH_RENAMES) and one of its fields.`,
+      );
   }
   const definitions = document.definitions.map((d): DefinitionNode => {
     if (!('name' in d) || !d.name || !('fields' in d) || !d.fields) return d;
@@ -88,7 +125,13 @@ export function withOverrides(document: DocumentNode, overrides: readonly FieldO
     const fields = (d.fields as readonly FieldDefinitionNode[]).map((f) => {
       const o = mine.find((x) => x.field === f.name.value);
       if (!o) return f;
-      return { ...f, directives: [...(f.directives ?? []), directive('override', { from: o.from, ...(o.label === undefined ? {} : { label: o.label }) })] };
+      return {
+        ...f,
+        directives: [
+          ...(f.directives ?? []),
+          directive('override', { from: o.from, ...(o.label === undefined ? {} : { label: o.label }) }),
+        ],
+      };
     });
     return { ...d, fields } as DefinitionNode;
   });

@@ -61,8 +61,10 @@ export class MemoryClientBudgets implements ClientBudgets {
     const book = this.book(client, now);
     const start = Math.max(book.tat, now);
     const { perMinute, perDay } = this.options;
-    if (perMinute > 0 && start + amount * this.unitMs - now > MINUTE_MS) return { ok: false, limit: 'perMinute', retryAfterMs: Math.ceil(start + amount * this.unitMs - now - MINUTE_MS) };
-    if (perDay > 0 && book.spent + amount > perDay) return { ok: false, limit: 'perDay', retryAfterMs: dayEnd(now) - now };
+    if (perMinute > 0 && start + amount * this.unitMs - now > MINUTE_MS)
+      return { ok: false, limit: 'perMinute', retryAfterMs: Math.ceil(start + amount * this.unitMs - now - MINUTE_MS) };
+    if (perDay > 0 && book.spent + amount > perDay)
+      return { ok: false, limit: 'perDay', retryAfterMs: dayEnd(now) - now };
     book.tat = start + amount * this.unitMs;
     book.spent += amount;
     return { ok: true };
@@ -88,7 +90,8 @@ export class MemoryClientBudgets implements ClientBudgets {
   }
 
   private forgetIdle(now: number, day: string): void {
-    for (const [client, book] of this.books) if (book.tat <= now && (book.day !== day || book.spent === 0)) this.books.delete(client);
+    for (const [client, book] of this.books)
+      if (book.tat <= now && (book.day !== day || book.spent === 0)) this.books.delete(client);
   }
 }
 
@@ -150,14 +153,20 @@ export class RedisClientBudgets implements ClientBudgets {
   ) {
     this.now = options.now ?? Date.now;
     this.script = redis.script('budget.spend', SPEND, 1);
-    this.fallbackBudgets = new MemoryClientBudgets({ ...options, perMinute: options.perMinute && fallback.share(options.perMinute), perDay: options.perDay && fallback.share(options.perDay) });
+    this.fallbackBudgets = new MemoryClientBudgets({
+      ...options,
+      perMinute: options.perMinute && fallback.share(options.perMinute),
+      perDay: options.perDay && fallback.share(options.perDay),
+    });
   }
 
   async spend(client: string, amount: number): Promise<BudgetVerdict> {
     const delta = this.take(client);
     try {
       const [granted, wait, which] = await this.step(client, amount, delta);
-      return granted === 1 ? { ok: true } : { ok: false, limit: which === 2 ? 'perDay' : 'perMinute', retryAfterMs: wait };
+      return granted === 1
+        ? { ok: true }
+        : { ok: false, limit: which === 2 ? 'perDay' : 'perMinute', retryAfterMs: wait };
     } catch {
       this.fallback.used('budget');
       this.adjust(client, delta);
@@ -198,6 +207,9 @@ export class RedisClientBudgets implements ClientBudgets {
 
   private step(client: string, amount: number, delta: number): Promise<[number, number, number]> {
     const now = this.now();
-    return this.script([`budget:${this.name}:${client}`], [now, amount, this.options.perMinute, this.options.perDay, dayOf(now), dayEnd(now), delta]);
+    return this.script(
+      [`budget:${this.name}:${client}`],
+      [now, amount, this.options.perMinute, this.options.perDay, dayOf(now), dayEnd(now), delta],
+    );
   }
 }

@@ -81,11 +81,19 @@ export class RedisChannels {
         listeners.add(l);
         const stop = () => {
           listeners.delete(l);
-          if (!listeners.size) this.subscriber().unsubscribe(wire).catch(() => undefined);
+          if (!listeners.size)
+            this.subscriber()
+              .unsubscribe(wire)
+              .catch(() => undefined);
         };
         // A Redis that is down must not hold the caller: the listener is in place, ioredis subscribes on reconnect.
-        const subscribed = this.subscriber().subscribe(wire).catch(() => undefined);
-        await Promise.race([subscribed, new Promise((resolve) => setTimeout(resolve, this.subscribeTimeoutMs).unref())]);
+        const subscribed = this.subscriber()
+          .subscribe(wire)
+          .catch(() => undefined);
+        await Promise.race([
+          subscribed,
+          new Promise((resolve) => setTimeout(resolve, this.subscribeTimeoutMs).unref()),
+        ]);
         return stop;
       },
     };

@@ -152,7 +152,10 @@ export class RedisConnection {
   script<T>(name: string, lua: string, numberOfKeys: number): ScriptCall<T> {
     const command = `gateway_${name.replace(/\W/g, '_')}`;
     if (!(command in this.client)) this.client.defineCommand(command, { lua, numberOfKeys });
-    return (keys, args) => this.run(name, (r) => (r as unknown as Record<string, (...a: Array<string | number>) => Promise<T>>)[command](...keys, ...args));
+    return (keys, args) =>
+      this.run(name, (r) =>
+        (r as unknown as Record<string, (...a: Array<string | number>) => Promise<T>>)[command](...keys, ...args),
+      );
   }
 
   /** A second connection in subscriber mode (Redis requires one for SUBSCRIBE), created on first use. */
@@ -177,7 +180,10 @@ export class RedisConnection {
     if (this.open || this.closing) return;
     this.open = true;
     this.options.metrics.redisUp.set(0);
-    this.options.log.warn({ store: 'redis', timeouts: this.timeouts }, 'redis does not answer: circuit open, every use takes its fallback at once until a probe answers');
+    this.options.log.warn(
+      { store: 'redis', timeouts: this.timeouts },
+      'redis does not answer: circuit open, every use takes its fallback at once until a probe answers',
+    );
     this.scheduleProbe();
   }
 
@@ -213,7 +219,10 @@ export class RedisConnection {
     }
     if (this.warnedAt === 0) return;
     this.warnedAt = 0;
-    this.options.log.info({ store: 'redis', failures: this.failures }, 'redis is back: shared quota, rate limits and cache are in force again');
+    this.options.log.info(
+      { store: 'redis', failures: this.failures },
+      'redis is back: shared quota, rate limits and cache are in force again',
+    );
     this.failures = 0;
   }
 

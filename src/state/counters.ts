@@ -31,7 +31,8 @@ const SEPARATOR = '#';
 /** Counter names are the caller's own words, never user input: a bad one is a programming error. */
 function checkNames(amounts: Readonly<Counts>): void {
   for (const counter of Object.keys(amounts)) {
-    if (counter.includes(SEPARATOR)) throw new Error(`counter name ${JSON.stringify(counter)} holds "${SEPARATOR}"; use another name`);
+    if (counter.includes(SEPARATOR))
+      throw new Error(`counter name ${JSON.stringify(counter)} holds "${SEPARATOR}"; use another name`);
   }
 }
 
@@ -169,7 +170,8 @@ export class RedisDailyCounters implements DailyCounters {
 
   private async send(day: string, entries: ReadonlyMap<string, Counts>): Promise<void> {
     const args: Array<string | number> = [this.keepMs];
-    for (const [entry, counts] of entries) for (const [counter, amount] of Object.entries(counts)) args.push(`${entry}${SEPARATOR}${counter}`, amount);
+    for (const [entry, counts] of entries)
+      for (const [counter, amount] of Object.entries(counts)) args.push(`${entry}${SEPARATOR}${counter}`, amount);
     await this.addScript([this.key(day)], args);
   }
 

@@ -106,7 +106,8 @@ export class MemoryDocumentStore implements DocumentStore {
     if (this.docs.has(doc.id)) return Promise.resolve('added');
     const size = text === undefined ? 0 : Buffer.byteLength(text);
     if (this.textBytes + size > this.options.maxTextBytes) return Promise.resolve('full');
-    if ((this.owners.get(doc.owner) ?? 0) + size > (this.options.clientMaxBytes ?? this.options.maxTextBytes)) return Promise.resolve('client-full');
+    if ((this.owners.get(doc.owner) ?? 0) + size > (this.options.clientMaxBytes ?? this.options.maxTextBytes))
+      return Promise.resolve('client-full');
     this.docs.set(doc.id, { ...doc });
     if (text !== undefined) {
       this.texts.set(doc.id, text);
@@ -137,7 +138,12 @@ export class MemoryDocumentStore implements DocumentStore {
 
   list(owner: string): Promise<StoredDocument[]> {
     const now = this.now();
-    return Promise.resolve([...this.docs.values()].filter((d) => d.owner === owner && isLive(d, now)).map((d) => ({ ...d })).sort(newestFirst));
+    return Promise.resolve(
+      [...this.docs.values()]
+        .filter((d) => d.owner === owner && isLive(d, now))
+        .map((d) => ({ ...d }))
+        .sort(newestFirst),
+    );
   }
 
   held(owner: string): Promise<number> {
@@ -308,13 +314,26 @@ export class RedisDocumentStore implements DocumentStore {
     this.removeScript = redis.script<number>('documents.remove', REMOVE, KEY_COUNT);
     this.cancelScript = redis.script<number>('documents.cancel', CANCEL, KEY_COUNT);
     this.replaceScript = redis.script<number>('documents.replace', REPLACE, 1);
-    this.texts = new LRUCache<string, string>({ maxSize: options.maxTextBytes, sizeCalculation: (text) => Math.max(1, text.length) });
+    this.texts = new LRUCache<string, string>({
+      maxSize: options.maxTextBytes,
+      sizeCalculation: (text) => Math.max(1, text.length),
+    });
     this.now = options.now ?? Date.now;
   }
 
   async add(doc: StoredDocument, text?: string): Promise<AddOutcome> {
     const clientMax = this.options.clientMaxBytes ?? this.options.maxTextBytes;
-    const args = [JSON.stringify(doc), text ?? '', text === undefined ? '0' : '1', this.options.maxTextBytes, doc.bytes, doc.id, doc.fileId ?? '', clientMax, doc.expiresAt ?? '+inf'];
+    const args = [
+      JSON.stringify(doc),
+      text ?? '',
+      text === undefined ? '0' : '1',
+      this.options.maxTextBytes,
+      doc.bytes,
+      doc.id,
+      doc.fileId ?? '',
+      clientMax,
+      doc.expiresAt ?? '+inf',
+    ];
     const added = await this.addScript(this.keysOf(doc), args);
     if (added === -1) return 'client-full';
     if (added === 0) return 'full';
@@ -323,7 +342,14 @@ export class RedisDocumentStore implements DocumentStore {
   }
 
   async cancel(doc: StoredDocument, mode: 'keep' | 'remove'): Promise<CancelOutcome> {
-    const outcome = await this.cancelScript(this.keysOf(doc), [JSON.stringify(doc), doc.bytes, doc.id, doc.fileId ?? '', mode, BAR_MS]);
+    const outcome = await this.cancelScript(this.keysOf(doc), [
+      JSON.stringify(doc),
+      doc.bytes,
+      doc.id,
+      doc.fileId ?? '',
+      mode,
+      BAR_MS,
+    ]);
     if (outcome !== 1) this.texts.delete(doc.id);
     return outcome === 1 ? 'stored' : outcome === 2 ? 'removed' : 'barred';
   }
@@ -362,7 +388,10 @@ export class RedisDocumentStore implements DocumentStore {
     if (!ids.length) return [];
     const jsons = await this.redis.run('documents.list', (r) => r.mget(ids.map((id) => this.key('doc', id))));
     const now = this.now();
-    return jsons.flatMap((json) => (json ? [JSON.parse(json) as StoredDocument] : [])).filter((d) => isLive(d, now)).sort(newestFirst);
+    return jsons
+      .flatMap((json) => (json ? [JSON.parse(json) as StoredDocument] : []))
+      .filter((d) => isLive(d, now))
+      .sort(newestFirst);
   }
 
   async held(owner: string): Promise<number> {
@@ -380,7 +409,9 @@ export class RedisDocumentStore implements DocumentStore {
   }
 
   async expired(limit: number): Promise<StoredDocument[]> {
-    const ids = await this.redis.run('documents.expired', (r) => r.zrangebyscore(this.key('expiry'), '-inf', this.now(), 'LIMIT', 0, limit));
+    const ids = await this.redis.run('documents.expired', (r) =>
+      r.zrangebyscore(this.key('expiry'), '-inf', this.now(), 'LIMIT', 0, limit),
+    );
     if (!ids.length) return [];
     const jsons = await this.redis.run('documents.list', (r) => r.mget(ids.map((id) => this.key('doc', id))));
     const stale = ids.filter((_, i) => jsons[i] === null);
@@ -435,7 +466,21 @@ export class RedisDocumentStore implements DocumentStore {
     ];
   }
 
-  private key(kind: 'doc' | 'text' | 'owner' | 'owner-bytes' | 'owner-usage' | 'usage' | 'files' | 'text-bytes' | 'expiry' | 'bar' | 'epoch', id?: string): string {
+  private key(
+    kind:
+      | 'doc'
+      | 'text'
+      | 'owner'
+      | 'owner-bytes'
+      | 'owner-usage'
+      | 'usage'
+      | 'files'
+      | 'text-bytes'
+      | 'expiry'
+      | 'bar'
+      | 'epoch',
+    id?: string,
+  ): string {
     return id === undefined ? `documents:${this.name}:${kind}` : `documents:${this.name}:${kind}:${id}`;
   }
 }

@@ -1,7 +1,18 @@
 import type { GatewayMetrics } from '../observability/metrics.js';
 
 /** A use of shared state, as the fallback metric labels it. */
-export type SharedStateUse = 'quota' | 'ratelimit' | 'cache' | 'token' | 'lease' | 'channel' | 'counters' | 'responseCache' | 'documents' | 'budget' | 'holdings';
+export type SharedStateUse =
+  | 'quota'
+  | 'ratelimit'
+  | 'cache'
+  | 'token'
+  | 'lease'
+  | 'channel'
+  | 'counters'
+  | 'responseCache'
+  | 'documents'
+  | 'budget'
+  | 'holdings';
 
 /**
  * What a replica does on its own while Redis fails: limits shrink to this replica's share (`GATEWAY_REPLICAS`

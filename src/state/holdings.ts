@@ -141,7 +141,10 @@ export class RedisHoldings implements SharedHoldings {
     const until = this.now() + this.ttlMs;
     for (let i = 0; i < entries.length; i += RENEW_BATCH) {
       const batch = entries.slice(i, i + RENEW_BATCH);
-      await this.renewScript([], [until, this.ttlMs, ...batch.flatMap(([member, key]) => [this.redis.keyPrefix + key, member])]).catch(() => this.fallback.used('holdings'));
+      await this.renewScript(
+        [],
+        [until, this.ttlMs, ...batch.flatMap(([member, key]) => [this.redis.keyPrefix + key, member])],
+      ).catch(() => this.fallback.used('holdings'));
     }
   }
 
@@ -151,7 +154,11 @@ export class RedisHoldings implements SharedHoldings {
     const byKey = new Map<string, string[]>();
     for (const [member, key] of this.own) byKey.set(key, [...(byKey.get(key) ?? []), member]);
     this.own.clear();
-    await Promise.all([...byKey].map(([key, members]) => this.redis.run('holdings.release', (r) => r.zrem(key, ...members)).catch(() => undefined)));
+    await Promise.all(
+      [...byKey].map(([key, members]) =>
+        this.redis.run('holdings.release', (r) => r.zrem(key, ...members)).catch(() => undefined),
+      ),
+    );
   }
 
   private ownCount(key: string): number {

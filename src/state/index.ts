@@ -15,7 +15,12 @@ import { MemoryChannels, RedisChannels, type FanOut } from './channel.js';
 import { MemoryDailyCounters, RedisDailyCounters, type DailyCounters, type DailyCountersOptions } from './counters.js';
 import { MemoryDocumentStore, RedisDocumentStore, type DocumentStore, type DocumentStoreOptions } from './documents.js';
 import { RedisConnection, type SharedStateStatus } from './connection.js';
-import { MemoryResponseStore, RedisResponseStore, type ResponseStore, type ResponseStoreOptions } from './responseStore.js';
+import {
+  MemoryResponseStore,
+  RedisResponseStore,
+  type ResponseStore,
+  type ResponseStoreOptions,
+} from './responseStore.js';
 import { FallbackPolicy } from './fallbackPolicy.js';
 import { MemoryHoldings, RedisHoldings, type SharedHoldings, type SharedHoldingsOptions } from './holdings.js';
 import { MemoryLeases, RedisLeaderLease, type LeaderLease, type LeaderLeaseOptions } from './lease.js';
@@ -28,7 +33,14 @@ export type { SharedCache, SharedCacheOptions } from './cache.js';
 export type { HeldShare, SharedHoldings, SharedHoldingsOptions } from './holdings.js';
 export type { FanOut } from './channel.js';
 export type { Counts, DailyCounters, DailyCountersOptions } from './counters.js';
-export type { AddOutcome, CancelOutcome, DocumentStore, DocumentStoreOptions, ProviderUsage, StoredDocument } from './documents.js';
+export type {
+  AddOutcome,
+  CancelOutcome,
+  DocumentStore,
+  DocumentStoreOptions,
+  ProviderUsage,
+  StoredDocument,
+} from './documents.js';
 export type { SharedStateStatus } from './connection.js';
 export type { LeaderLease, LeaderLeaseOptions } from './lease.js';
 export type { DailyQuota, DailyQuotaOptions, QuotaReservation } from './quota.js';
@@ -155,7 +167,10 @@ export class RedisState implements SharedState {
   }
   dailyQuota(name: string, options: DailyQuotaOptions): DailyQuota {
     return this.registry.once('quota', name, () => {
-      const quota = new RedisDailyQuota(this.connection, name, this.replicaId, this.fallback, { rebuildMs: this.rebuildMs, ...options });
+      const quota = new RedisDailyQuota(this.connection, name, this.replicaId, this.fallback, {
+        rebuildMs: this.rebuildMs,
+        ...options,
+      });
       this.quotas.push(quota);
       return quota;
     });
@@ -171,7 +186,11 @@ export class RedisState implements SharedState {
     return this.registry.once('cache', name, () => new RedisCache<V>(this.connection, name, this.fallback, options));
   }
   sharedValue<T>(name: string): SharedValue<T> {
-    return this.registry.once('value', name, () => new RedisSharedValue<T>(this.connection, name, this.replicaId, this.fallback));
+    return this.registry.once(
+      'value',
+      name,
+      () => new RedisSharedValue<T>(this.connection, name, this.replicaId, this.fallback),
+    );
   }
   leaderLease(name: string, options: LeaderLeaseOptions): LeaderLease {
     return new RedisLeaderLease(this.connection, name, `${this.replicaId}:${randomUUID()}`, this.fallback, options);
@@ -180,13 +199,25 @@ export class RedisState implements SharedState {
     return this.registry.once('channel', name, () => this.channels.channel<M>(name));
   }
   dailyCounters(name: string, options?: DailyCountersOptions): DailyCounters {
-    return this.registry.once('counters', name, () => new RedisDailyCounters(this.connection, name, this.fallback, options));
+    return this.registry.once(
+      'counters',
+      name,
+      () => new RedisDailyCounters(this.connection, name, this.fallback, options),
+    );
   }
   responseStore(name: string, options: ResponseStoreOptions): ResponseStore {
-    return this.registry.once('responses', name, () => new RedisResponseStore(this.connection, name, this.fallback, options));
+    return this.registry.once(
+      'responses',
+      name,
+      () => new RedisResponseStore(this.connection, name, this.fallback, options),
+    );
   }
   documents(name: string, options: DocumentStoreOptions): DocumentStore {
-    return this.registry.once('documents', name, () => new RedisDocumentStore(this.connection, name, this.fallback, options));
+    return this.registry.once(
+      'documents',
+      name,
+      () => new RedisDocumentStore(this.connection, name, this.fallback, options),
+    );
   }
   clientBudgets(name: string, options: ClientBudgetsOptions): ClientBudgets {
     return this.registry.once('budgets', name, () => {
@@ -217,12 +248,25 @@ export class RedisState implements SharedState {
  * The shared state `REDIS_URL` asks for: Redis, connected (waiting up to a few command timeouts; a Redis that is not
  * there yet leaves the gateway on its fallback until it is), or this process alone.
  */
-export async function createSharedState(options: { redis?: RedisConfig; replicas: number; metrics: GatewayMetrics; log: Logger }): Promise<SharedState> {
+export async function createSharedState(options: {
+  redis?: RedisConfig;
+  replicas: number;
+  metrics: GatewayMetrics;
+  log: Logger;
+}): Promise<SharedState> {
   if (!options.redis) return new MemoryState();
-  const state = new RedisState({ ...options.redis, replicas: options.replicas, metrics: options.metrics, log: options.log });
+  const state = new RedisState({
+    ...options.redis,
+    replicas: options.replicas,
+    metrics: options.metrics,
+    log: options.log,
+  });
   await state.connection.connect(Math.max(2_000, options.redis.commandTimeoutMs * 4));
   if (state.status().status !== 'ready') {
-    options.log.warn({ store: 'redis' }, 'redis is not reachable at start-up: running on per-replica limits until it is');
+    options.log.warn(
+      { store: 'redis' },
+      'redis is not reachable at start-up: running on per-replica limits until it is',
+    );
   }
   return state;
 }

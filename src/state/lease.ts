@@ -71,7 +71,8 @@ export class MemoryLeases {
       },
       checkpoint(value) {
         // Copied as JSON, as Redis would: the next holder must not share objects with this one.
-        if (held()?.holder === holder) checkpoints.set(name, { json: JSON.stringify(value), until: now() + checkpointTtlMs });
+        if (held()?.holder === holder)
+          checkpoints.set(name, { json: JSON.stringify(value), until: now() + checkpointTtlMs });
         return Promise.resolve();
       },
       lastCheckpoint<T>() {
@@ -131,7 +132,9 @@ export class RedisLeaderLease implements LeaderLease {
 
   async checkpoint(value: unknown): Promise<void> {
     const ttl = this.options.checkpointTtlMs ?? this.options.ttlMs * 2;
-    await this.checkpointScript([this.key, `${this.key}:checkpoint`], [this.holder, JSON.stringify(value), ttl]).catch(() => this.fallback.used('lease'));
+    await this.checkpointScript([this.key, `${this.key}:checkpoint`], [this.holder, JSON.stringify(value), ttl]).catch(
+      () => this.fallback.used('lease'),
+    );
   }
 
   async lastCheckpoint<T>(): Promise<T | undefined> {

@@ -341,17 +341,19 @@ export class RedisDailyQuota implements DailyQuota {
     const target = own + Math.max(lacking, Math.min(slice, free));
     const least = own + Math.max(1, more - held);
     const before = book.claimed;
-    const claiming = this.step(target, 'claim', least).then(
-      () => this.today().claimed > before,
-      () => {
-        this.fallback.used('quota');
-        return false;
-      },
-    ).then((more) => {
-      // Cleared before the waiting reservations go on, so the next one that still lacks units sends a new claim.
-      this.claiming = undefined;
-      return more;
-    });
+    const claiming = this.step(target, 'claim', least)
+      .then(
+        () => this.today().claimed > before,
+        () => {
+          this.fallback.used('quota');
+          return false;
+        },
+      )
+      .then((more) => {
+        // Cleared before the waiting reservations go on, so the next one that still lacks units sends a new claim.
+        this.claiming = undefined;
+        return more;
+      });
     this.claiming = claiming;
     return claiming;
   }
@@ -361,14 +363,32 @@ export class RedisDailyQuota implements DailyQuota {
     const book = this.today();
     const own = mode === 'set' ? 0 : Math.max(book.claimed, book.spent);
     const others = [...book.others].flat();
-    const keys = [this.key(), `${this.key()}:rebuild-pending`, `${this.key()}:rebuild-confirmed`, `quota:${this.name}:generation`];
-    const [granted, mine, hash, generation] = await this.runStep(keys, [this.limit, this.keyTtl(), this.replicaId, target, mode, own, this.rebuildMs, this.generation, randomUUID(), least, ...others]);
+    const keys = [
+      this.key(),
+      `${this.key()}:rebuild-pending`,
+      `${this.key()}:rebuild-confirmed`,
+      `quota:${this.name}:generation`,
+    ];
+    const [granted, mine, hash, generation] = await this.runStep(keys, [
+      this.limit,
+      this.keyTtl(),
+      this.replicaId,
+      target,
+      mode,
+      own,
+      this.rebuildMs,
+      this.generation,
+      randomUUID(),
+      least,
+      ...others,
+    ]);
     this.generation = generation;
     this.reachable = true;
     if (book !== this.book) return false;
     book.claimed = mode === 'set' ? Math.min(book.claimed, Number(mine)) : Math.max(book.claimed, Number(mine));
     book.others = new Map();
-    for (let i = 0; i < hash.length; i += 2) if (hash[i] !== this.replicaId) book.others.set(hash[i], Number(hash[i + 1]));
+    for (let i = 0; i < hash.length; i += 2)
+      if (hash[i] !== this.replicaId) book.others.set(hash[i], Number(hash[i + 1]));
     return granted === 1;
   }
 

@@ -160,7 +160,10 @@ export class RedisRateLimiter implements RateLimiter {
     let wait: number;
     let slots: number;
     try {
-      [granted, wait, slots] = await this.script([`ratelimit:${this.name}`], [now, this.perMinute, WINDOW_MS, this.maxWaitMs, LEASE_MS, members.length, ...members, ...resend]);
+      [granted, wait, slots] = await this.script(
+        [`ratelimit:${this.name}`],
+        [now, this.perMinute, WINDOW_MS, this.maxWaitMs, LEASE_MS, members.length, ...members, ...resend],
+      );
       if (due) this.syncedSession = session;
     } catch {
       // Redis fails: only slots this replica holds may be spent, and it holds none.
@@ -180,7 +183,9 @@ export class RedisRateLimiter implements RateLimiter {
         await sleep(wait, signal);
       } catch (error) {
         this.own = this.own.filter((s) => s !== slot);
-        await this.redis.run('ratelimit.release', (r) => r.zrem(`ratelimit:${this.name}`, member)).catch(() => undefined);
+        await this.redis
+          .run('ratelimit.release', (r) => r.zrem(`ratelimit:${this.name}`, member))
+          .catch(() => undefined);
         throw error;
       }
     }
@@ -190,7 +195,10 @@ export class RedisRateLimiter implements RateLimiter {
   /** Removes the leased slots not spent (on close), so the other replicas can have them. */
   async release(): Promise<void> {
     const unspent = this.held.splice(0).map((slot) => slot.member);
-    if (unspent.length) await this.redis.run('ratelimit.release', (r) => r.zrem(`ratelimit:${this.name}`, ...unspent)).catch(() => undefined);
+    if (unspent.length)
+      await this.redis
+        .run('ratelimit.release', (r) => r.zrem(`ratelimit:${this.name}`, ...unspent))
+        .catch(() => undefined);
   }
 
   private member(): string {

@@ -140,7 +140,9 @@ export class RedisResponseStore implements ResponseStore {
   async get(key: string, tags: readonly string[]): Promise<string | undefined> {
     const entry = this.key('entry', key);
     try {
-      const [[, body], [, ttl]] = (await this.redis.run('response.get', (r) => r.multi().get(entry).pttl(entry).exec())) as [[unknown, string | null], [unknown, number]];
+      const [[, body], [, ttl]] = (await this.redis.run('response.get', (r) =>
+        r.multi().get(entry).pttl(entry).exec(),
+      )) as [[unknown, string | null], [unknown, number]];
       if (body && ttl > 0) await this.local.set(key, body, ttl, tags);
       return body ?? undefined;
     } catch {
@@ -155,7 +157,10 @@ export class RedisResponseStore implements ResponseStore {
     const order = this.now() * 1000 + (this.sequence++ % 1000);
     await this.local.set(key, body, ttlMs, tags);
     try {
-      await this.setScript([this.key('entry', key), this.key('index'), this.key('sizes'), this.key('bytes')], [body, Math.max(1, Math.round(ttlMs)), this.options.maxBytes, order, ...this.tagKeys(tags)]);
+      await this.setScript(
+        [this.key('entry', key), this.key('index'), this.key('sizes'), this.key('bytes')],
+        [body, Math.max(1, Math.round(ttlMs)), this.options.maxBytes, order, ...this.tagKeys(tags)],
+      );
     } catch {
       this.fallback.used('responseCache');
     }

@@ -95,7 +95,9 @@ export class RedisSharedValue<T> extends MemorySharedValue<T> {
       if (meanwhile) return this.keep(meanwhile);
       const made = await create();
       const stored = JSON.stringify({ e: this.now() + made.ttlMs, v: made.value });
-      await this.redis.run('value.set', (r) => r.set(key, stored, 'PX', Math.max(1, made.ttlMs))).catch(() => this.fallback.used('token'));
+      await this.redis
+        .run('value.set', (r) => r.set(key, stored, 'PX', Math.max(1, made.ttlMs)))
+        .catch(() => this.fallback.used('token'));
       return this.keep(made);
     } finally {
       await this.release([lock], [this.replicaId]).catch(() => undefined);

@@ -13,7 +13,11 @@ export interface Collected {
  * `onOverLimit` either gives the error to stop with (the stream is destroyed) or nothing: the rest is read and
  * dropped. Rejects when the stream closes before its end, or was already destroyed.
  */
-export function collect(stream: Readable, limit: number, onOverLimit: () => Error | undefined = () => undefined): Promise<Collected> {
+export function collect(
+  stream: Readable,
+  limit: number,
+  onOverLimit: () => Error | undefined = () => undefined,
+): Promise<Collected> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -42,8 +46,15 @@ export function collect(stream: Readable, limit: number, onOverLimit: () => Erro
       resolve({ chunks, size, overLimit: size > limit });
     };
     // Closed before its end: a reset, a cancel, a client gone; the stream's own error (if any) arrives first.
-    const onClose = () => fail(Object.assign(new Error('The stream closed before its end.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    if (stream.destroyed) return fail(stream.errored ?? Object.assign(new Error('The stream was destroyed before it was read.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const onClose = () =>
+      fail(Object.assign(new Error('The stream closed before its end.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    if (stream.destroyed)
+      return fail(
+        stream.errored ??
+          Object.assign(new Error('The stream was destroyed before it was read.'), {
+            code: 'ERR_STREAM_PREMATURE_CLOSE',
+          }),
+      );
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', fail);

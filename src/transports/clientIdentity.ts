@@ -38,7 +38,8 @@ export class ClientResolver {
   /** The client of an HTTP request or WebSocket upgrade (resolved once per request where resolving costs something). */
   of(req: IncomingMessage): ClientIdentity {
     // Without proxies or routers to trust, the client is what the request says: cheaper to read again than to keep.
-    if (!this.trusted && !this.routerKey) return { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress };
+    if (!this.trusted && !this.routerKey)
+      return { apiKey: presentedApiKey(req.headers), remoteAddress: req.socket.remoteAddress };
     let identity = this.resolved.get(req);
     if (!identity) {
       identity = this.resolve(req);
@@ -76,7 +77,9 @@ export class ClientResolver {
   ofConnection(req: IncomingMessage, params: Record<string, unknown>, apiKey: string | undefined): ClientIdentity {
     const { remoteAddress } = this.of(req);
     if (!apiKey || !this.routerKey?.(apiKey)) return { apiKey, remoteAddress };
-    const named = this.header ? (headerIn(params, this.header) ?? headerIn(params.headers, this.header) ?? headerIn(req.headers, this.header)) : undefined;
+    const named = this.header
+      ? (headerIn(params, this.header) ?? headerIn(params.headers, this.header) ?? headerIn(req.headers, this.header))
+      : undefined;
     return named ? { apiKey, remoteAddress, router: true, subject: named } : { apiKey, remoteAddress, router: true };
   }
 

@@ -68,7 +68,8 @@ export class HostOriginCheck {
       );
     }
     const origin = headers.origin;
-    if (origin === undefined || this.anyOrigin || this.origins.has(origin) || sameOrigin(origin, host)) return undefined;
+    if (origin === undefined || this.anyOrigin || this.origins.has(origin) || sameOrigin(origin, host))
+      return undefined;
     return originRefusal(origin, target);
   }
 
@@ -80,15 +81,25 @@ export class HostOriginCheck {
   logRefusal(refusal: GatewayError, details: { path: string; origin?: string; host?: string }, now = Date.now()): void {
     const suppressed = this.log && this.logged.take(refusal.message, now);
     if (suppressed === undefined) return;
-    this.log!.warn({ ...details, reason: refusal.extensions.reason, ...(suppressed ? { suppressed } : {}) }, `refused a request to ${details.path}: ${refusal.message}`);
+    this.log!.warn(
+      { ...details, reason: refusal.extensions.reason, ...(suppressed ? { suppressed } : {}) },
+      `refused a request to ${details.path}: ${refusal.message}`,
+    );
   }
 
   /** What the checks allow, for the start-up log line. */
   describe(listenHost: string): string {
-    const hosts = this.anyHost ? 'any Host' : `Host ${[...this.names, ...this.domains.map((d) => `*.${d}`)].join(', ')} or an IP address`;
-    const origins = this.anyOrigin ? 'any browser Origin' : `browser Origin the same origin${this.origins.size ? ` or ${[...this.origins].join(', ')}` : ''}`;
+    const hosts = this.anyHost
+      ? 'any Host'
+      : `Host ${[...this.names, ...this.domains.map((d) => `*.${d}`)].join(', ')} or an IP address`;
+    const origins = this.anyOrigin
+      ? 'any browser Origin'
+      : `browser Origin the same origin${this.origins.size ? ` or ${[...this.origins].join(', ')}` : ''}`;
     // A wildcard listen address takes connections from other machines, under names the gateway cannot know.
-    const hint = !this.anyHost && (listenHost === '0.0.0.0' || listenHost === '::') ? `; HOST ${listenHost} listens on every interface: list the names clients use in ALLOWED_HOSTS` : '';
+    const hint =
+      !this.anyHost && (listenHost === '0.0.0.0' || listenHost === '::')
+        ? `; HOST ${listenHost} listens on every interface: list the names clients use in ALLOWED_HOSTS`
+        : '';
     return `requests are answered for ${hosts} (ALLOWED_HOSTS) and ${origins} (ALLOWED_ORIGINS)${hint}`;
   }
 
@@ -140,9 +151,15 @@ export function originRefusal(origin: string, target: OriginTarget): GatewayErro
         `Origin ${shown} may not call /graphql from a browser page: list it in CORS_ORIGINS${value ? ` (CORS_ORIGINS=${value})` : ''}, which lets its pages send requests and read the answers (ALLOWED_ORIGINS alone admits only their WebSockets).`,
       );
     case 'websocket':
-      return forbidden(ErrorReason.OriginNotAllowed, `Origin ${shown} may not open a WebSocket to this gateway: list it in CORS_ORIGINS or ALLOWED_ORIGINS${value ? ` (CORS_ORIGINS=${value})` : ''}.`);
+      return forbidden(
+        ErrorReason.OriginNotAllowed,
+        `Origin ${shown} may not open a WebSocket to this gateway: list it in CORS_ORIGINS or ALLOWED_ORIGINS${value ? ` (CORS_ORIGINS=${value})` : ''}.`,
+      );
     case 'endpoint':
-      return forbidden(ErrorReason.OriginNotAllowed, `Origin ${shown} may not call this gateway from a browser: list it in ALLOWED_ORIGINS (or CORS_ORIGINS), or call from the gateway's own origin.`);
+      return forbidden(
+        ErrorReason.OriginNotAllowed,
+        `Origin ${shown} may not call this gateway from a browser: list it in ALLOWED_ORIGINS (or CORS_ORIGINS), or call from the gateway's own origin.`,
+      );
   }
 }
 

@@ -78,13 +78,21 @@ export class OutboundBuffer {
     private readonly limits: OutboundLimits,
     private readonly observer: OutboundObserver,
   ) {
-    this.lowWatermark = Math.max(Math.min(Math.floor(limits.maxBufferedBytes / 4), MAX_LOW_WATERMARK), sink.socket.writableHighWaterMark);
+    this.lowWatermark = Math.max(
+      Math.min(Math.floor(limits.maxBufferedBytes / 4), MAX_LOW_WATERMARK),
+      sink.socket.writableHighWaterMark,
+    );
     sink.socket.on('drain', this.release);
     sink.onClose(() => this.end());
   }
 
   /** The buffer of a WebSocket connection: closed with 4413 past the limit, 4408 when stalled. */
-  static forWebSocket(ws: WebSocket, socket: Duplex, limits: OutboundLimits, observer: OutboundObserver): OutboundBuffer {
+  static forWebSocket(
+    ws: WebSocket,
+    socket: Duplex,
+    limits: OutboundLimits,
+    observer: OutboundObserver,
+  ): OutboundBuffer {
     return new OutboundBuffer(
       {
         socket,
@@ -232,7 +240,11 @@ export class OutboundBuffer {
 }
 
 /** `source`, pulled only while `buffer` can take more (see {@link OutboundBuffer.writable}). */
-export function pacedBy<T>(source: AsyncIterator<T>, buffer: OutboundBuffer, signal: AbortSignal): AsyncIterableIterator<T> {
+export function pacedBy<T>(
+  source: AsyncIterator<T>,
+  buffer: OutboundBuffer,
+  signal: AbortSignal,
+): AsyncIterableIterator<T> {
   return new Paced(source, buffer, signal);
 }
 
@@ -251,7 +263,9 @@ class Paced<T> implements AsyncIterableIterator<T> {
 
   // A client's complete calls return(): it must reach the source at once, not wait for room.
   return(value?: unknown): Promise<IteratorResult<T>> {
-    return this.source.return ? this.source.return(value as never) : Promise.resolve({ value: undefined as never, done: true });
+    return this.source.return
+      ? this.source.return(value as never)
+      : Promise.resolve({ value: undefined as never, done: true });
   }
 
   throw(error?: unknown): Promise<IteratorResult<T>> {

@@ -24,4 +24,9 @@ export interface TrustedRequest {
  * the same identity as that caller's other operations); `signal` aborts its upstream requests (the completion that
  * called it ended).
  */
-export type ExecuteTrusted = (request: TrustedRequest, variables: Record<string, unknown>, caller: Caller, signal?: AbortSignal) => Promise<TrustedResult>;
+export type ExecuteTrusted = (
+  request: TrustedRequest,
+  variables: Record<string, unknown>,
+  caller: Caller,
+  signal?: AbortSignal,
+) => Promise<TrustedResult>;

@@ -1,4 +1,16 @@
-import { getVariableValues, Kind, parse, print, validate, visit, type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getVariableValues,
+  Kind,
+  parse,
+  print,
+  validate,
+  visit,
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,9 +90,13 @@ export class TrustedOperations {
     let files: string[];
     try {
       if (!statSync(dir).isDirectory()) throw new Error('not a folder');
-      files = readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort();
+      files = readdirSync(dir)
+        .filter((f) => f.endsWith('.graphql'))
+        .sort();
     } catch (error) {
-      throw new OperationsFileError(`MCP_OPERATIONS: ${dir} is not a readable folder of .graphql files (${(error as Error).message}).`);
+      throw new OperationsFileError(
+        `MCP_OPERATIONS: ${dir} is not a readable folder of .graphql files (${(error as Error).message}).`,
+      );
     }
     const byName = new Map<string, TrustedOperation>();
     const withheld: string[] = [];
@@ -95,7 +111,10 @@ export class TrustedOperations {
       }
       for (const op of operations) {
         const earlier = byName.get(op.name);
-        if (earlier) throw new OperationsFileError(`${path}: operation ${op.name} is also defined in ${earlier.file}; tool names must be unique.`);
+        if (earlier)
+          throw new OperationsFileError(
+            `${path}: operation ${op.name} is also defined in ${earlier.file}; tool names must be unique.`,
+          );
         if (op.type === 'subscription') continue;
         if (op.type === 'mutation' && !options.allowMutations) {
           withheld.push(op.name);
@@ -120,7 +139,10 @@ export class TrustedOperations {
     const op = this.byName.get(name);
     if (op) return op;
     const mutation = this.withheld.includes(name) ? ` ${name} is a mutation, and MCP_ALLOW_MUTATIONS is off.` : '';
-    throw badInput(`${JSON.stringify(name)} is not a trusted operation.${mutation} Use one of ${[...this.byName.keys()].join(', ') || '(none: MCP_OPERATIONS has no operations)'}.`, argument);
+    throw badInput(
+      `${JSON.stringify(name)} is not a trusted operation.${mutation} Use one of ${[...this.byName.keys()].join(', ') || '(none: MCP_OPERATIONS has no operations)'}.`,
+      argument,
+    );
   }
 }
 
@@ -129,22 +151,41 @@ export class TrustedOperations {
  * unknown names, which GraphQL would ignore): a BAD_USER_INPUT naming the tool, the value and the problem, so a bad
  * call is refused before any upstream request.
  */
-export function checkArguments(schema: GraphQLSchema, op: TrustedOperation, given: unknown): Record<string, unknown> | GatewayError {
+export function checkArguments(
+  schema: GraphQLSchema,
+  op: TrustedOperation,
+  given: unknown,
+): Record<string, unknown> | GatewayError {
   const args = (given ?? {}) as Record<string, unknown>;
-  if (typeof args !== 'object' || Array.isArray(args)) return badInput(`Arguments of ${op.name} must be a JSON object, got ${JSON.stringify(args)}.`);
+  if (typeof args !== 'object' || Array.isArray(args))
+    return badInput(`Arguments of ${op.name} must be a JSON object, got ${JSON.stringify(args)}.`);
   const definitions = op.operation.variableDefinitions ?? [];
   const declared = definitions.map((d) => d.variable.name.value);
   const unknown = Object.keys(args).filter((k) => !declared.includes(k));
   if (unknown.length) {
-    return badInput(`${op.name} has no argument ${unknown.map((u) => JSON.stringify(u)).join(', ')}; it takes ${declared.join(', ') || 'none'}.`, unknown[0]);
+    return badInput(
+      `${op.name} has no argument ${unknown.map((u) => JSON.stringify(u)).join(', ')}; it takes ${declared.join(', ') || 'none'}.`,
+      unknown[0],
+    );
   }
   // Each argument on its own, so the error names the first one at fault (`extensions.argument`).
-  const problems = definitions.flatMap((d) => (getVariableValues(schema, [d], args).errors ?? []).map((e) => ({ argument: d.variable.name.value, message: e.message })));
-  if (problems.length) return badInput(`Bad arguments for ${op.name}: ${problems.map((p) => p.message).join(' ')}`, problems[0].argument);
+  const problems = definitions.flatMap((d) =>
+    (getVariableValues(schema, [d], args).errors ?? []).map((e) => ({
+      argument: d.variable.name.value,
+      message: e.message,
+    })),
+  );
+  if (problems.length)
+    return badInput(`Bad arguments for ${op.name}: ${problems.map((p) => p.message).join(' ')}`, problems[0].argument);
   return args;
 }
 
-function operationsOf(schema: GraphQLSchema, path: string, text: string, served: (document: DocumentNode) => DocumentNode = (d) => d): TrustedOperation[] {
+function operationsOf(
+  schema: GraphQLSchema,
+  path: string,
+  text: string,
+  served: (document: DocumentNode) => DocumentNode = (d) => d,
+): TrustedOperation[] {
   let document: DocumentNode;
   try {
     document = served(parse(text));
@@ -153,14 +194,22 @@ function operationsOf(schema: GraphQLSchema, path: string, text: string, served:
   }
   const invalid = validate(schema, document);
   if (invalid.length) throw new OperationsFileError(`${path}: ${invalid.map((e) => e.message).join(' ')}`);
-  const fragments = new Map(document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const fragments = new Map(
+    document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
   const lines = text.split('\n');
   return document.definitions
     .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
     .map((operation) => {
       const name = operation.name?.value;
-      if (!name) throw new OperationsFileError(`${path}: every operation needs a name (its tool name); one at line ${operation.loc?.startToken.line} has none.`);
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new OperationsFileError(`${path}: operation name ${name} is longer than 64 characters, which tools do not accept.`);
+      if (!name)
+        throw new OperationsFileError(
+          `${path}: every operation needs a name (its tool name); one at line ${operation.loc?.startToken.line} has none.`,
+        );
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+        throw new OperationsFileError(
+          `${path}: operation name ${name} is longer than 64 characters, which tools do not accept.`,
+        );
       const used = fragmentsUsedBy(operation, fragments);
       const { description, scopes } = leadingComment(path, name, lines, operation.loc?.startToken.line ?? 1);
       const own: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...used] };
@@ -180,7 +229,10 @@ function operationsOf(schema: GraphQLSchema, path: string, text: string, served:
 }
 
 /** The fragments an operation spreads, directly or through other fragments, each once. */
-function fragmentsUsedBy(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+function fragmentsUsedBy(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): FragmentDefinitionNode[] {
   const used = new Map<string, FragmentDefinitionNode>();
   const walk = (node: ASTNode) =>
     visit(node, {
@@ -202,7 +254,12 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
  * The `#` lines right above line `line` (1-based): the description, joined into one text, and the scopes of its
  * `@scope` lines (which the description leaves out).
  */
-function leadingComment(path: string, name: string, lines: readonly string[], line: number): { description: string; scopes: string[] } {
+function leadingComment(
+  path: string,
+  name: string,
+  lines: readonly string[],
+  line: number,
+): { description: string; scopes: string[] } {
   const comment: string[] = [];
   const scopes: string[] = [];
   for (let i = line - 2; i >= 0; i--) {
@@ -217,7 +274,9 @@ function leadingComment(path: string, name: string, lines: readonly string[], li
     const named = scopeLine[1].trim().split(/\s+/).filter(Boolean);
     const bad = named.find((s) => !SCOPE.test(s));
     if (!named.length || bad !== undefined) {
-      throw new OperationsFileError(`${path}: the @scope line of ${name} needs OAuth scopes separated by spaces (such as "# @scope health:read"), got ${JSON.stringify(text)}.`);
+      throw new OperationsFileError(
+        `${path}: the @scope line of ${name} needs OAuth scopes separated by spaces (such as "# @scope health:read"), got ${JSON.stringify(text)}.`,
+      );
     }
     scopes.unshift(...named);
   }

@@ -26,7 +26,11 @@ import { SCALARS, type JsonSchema } from './variablesSchema.js';
  * GraphQL's null propagation keeps a non-null field non-null even in an answer with errors, so an answer of the
  * operation always conforms, partial or not.
  */
-export function dataSchema(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): JsonSchema {
+export function dataSchema(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): JsonSchema {
   const root = schema.getRootType(operation.operation);
   if (!root) return { type: 'object' };
   return selectionSchema(schema, document, root, [operation.selectionSet]);
@@ -40,14 +44,20 @@ interface Collected {
   always: boolean;
 }
 
-function selectionSchema(schema: GraphQLSchema, document: DocumentNode, parent: GraphQLCompositeType, sets: readonly SelectionSetNode[]): JsonSchema {
+function selectionSchema(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  parent: GraphQLCompositeType,
+  sets: readonly SelectionSetNode[],
+): JsonSchema {
   const collected = new Map<string, Collected>();
   for (const set of sets) collectFields(schema, document, parent, parent, set, true, collected, new Set());
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [key, { fields, on, always }] of collected) {
     const name = fields[0].name.value;
-    if (name === '__typename') properties[key] = isObjectType(parent) ? { type: 'string', const: parent.name } : { type: 'string' };
+    if (name === '__typename')
+      properties[key] = isObjectType(parent) ? { type: 'string', const: parent.name } : { type: 'string' };
     else {
       const definition = 'getFields' in on ? on.getFields()[name] : undefined;
       if (!definition) continue; // validation has refused an unknown field
@@ -60,7 +70,12 @@ function selectionSchema(schema: GraphQLSchema, document: DocumentNode, parent: 
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
-function typeSchema(schema: GraphQLSchema, document: DocumentNode, type: GraphQLOutputType, sets: readonly SelectionSetNode[]): JsonSchema {
+function typeSchema(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  type: GraphQLOutputType,
+  sets: readonly SelectionSetNode[],
+): JsonSchema {
   if (!isNonNullType(type)) return nullable(typeSchema(schema, document, new GraphQLNonNull(type), sets));
   const inner = type.ofType;
   if (isListType(inner)) return { type: 'array', items: typeSchema(schema, document, inner.ofType, sets) };
@@ -110,7 +125,9 @@ function collectFields(
     } else {
       if (seen.has(selection.name.value)) continue;
       seen.add(selection.name.value);
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      const fragment = document.definitions.find(
+        (d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
       if (fragment?.kind !== Kind.FRAGMENT_DEFINITION) continue;
       fragmentSet = fragment.selectionSet;
       condition = fragment.typeCondition.name.value;
@@ -118,7 +135,10 @@ function collectFields(
     // A fragment on the parent's own type (or one the parent always is) applies to every answer; one on a narrower
     // type only to some, so its fields may be missing.
     const conditionType = condition ? schema.getType(condition) : undefined;
-    const applies = !conditionType || conditionType === parent || (isObjectType(parent) && isAbstractType(conditionType) && schema.isSubType(conditionType, parent));
+    const applies =
+      !conditionType ||
+      conditionType === parent ||
+      (isObjectType(parent) && isAbstractType(conditionType) && schema.isSubType(conditionType, parent));
     const fragmentScope = conditionType && isCompositeType(conditionType) ? conditionType : scope;
     collectFields(schema, document, parent, fragmentScope, fragmentSet, certain && applies, into, seen);
   }

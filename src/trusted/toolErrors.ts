@@ -1,4 +1,11 @@
-import { getOperationAST, Kind, type DocumentNode, type FieldNode, type GraphQLFormattedError, type SelectionSetNode } from 'graphql';
+import {
+  getOperationAST,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLFormattedError,
+  type SelectionSetNode,
+} from 'graphql';
 
 /**
  * A trusted operation's errors as its tool's caller reads them. A resolver names the field argument it refused
@@ -6,7 +13,11 @@ import { getOperationAST, Kind, type DocumentNode, type FieldNode, type GraphQLF
  * Where the refused argument was given a variable (`issues(first: $issues)`), the error names that variable
  * (`issues`); an argument the operation fills itself is left as it is.
  */
-export function namedByToolArguments(errors: readonly GraphQLFormattedError[], document: DocumentNode, operationName?: string): GraphQLFormattedError[] {
+export function namedByToolArguments(
+  errors: readonly GraphQLFormattedError[],
+  document: DocumentNode,
+  operationName?: string,
+): GraphQLFormattedError[] {
   const operation = getOperationAST(document, operationName);
   return errors.map((error) => {
     const argument = error.extensions?.argument;
@@ -35,7 +46,9 @@ function variableOf(document: DocumentNode, field: FieldNode, argument: string):
       } else if (selection.kind === Kind.INLINE_FRAGMENT) walk(selection.selectionSet, seen);
       else if (!seen.has(selection.name.value)) {
         seen.add(selection.name.value);
-        const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+        const fragment = document.definitions.find(
+          (d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+        );
         if (fragment?.kind === Kind.FRAGMENT_DEFINITION) walk(fragment.selectionSet, seen);
       }
     }
@@ -45,7 +58,11 @@ function variableOf(document: DocumentNode, field: FieldNode, argument: string):
 }
 
 /** The field a response path points at (list indices skipped), through inline fragments and fragment spreads. */
-function fieldAt(document: DocumentNode, root: SelectionSetNode, path: ReadonlyArray<string | number>): FieldNode | undefined {
+function fieldAt(
+  document: DocumentNode,
+  root: SelectionSetNode,
+  path: ReadonlyArray<string | number>,
+): FieldNode | undefined {
   let sets = [root];
   let field: FieldNode | undefined;
   for (const key of path) {
@@ -57,7 +74,12 @@ function fieldAt(document: DocumentNode, root: SelectionSetNode, path: ReadonlyA
   return field;
 }
 
-function fieldIn(document: DocumentNode, set: SelectionSetNode, responseKey: string, seen: Set<string>): FieldNode | undefined {
+function fieldIn(
+  document: DocumentNode,
+  set: SelectionSetNode,
+  responseKey: string,
+  seen: Set<string>,
+): FieldNode | undefined {
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       if ((selection.alias ?? selection.name).value === responseKey) return selection;
@@ -66,8 +88,13 @@ function fieldIn(document: DocumentNode, set: SelectionSetNode, responseKey: str
       if (found) return found;
     } else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      const found = fragment?.kind === Kind.FRAGMENT_DEFINITION ? fieldIn(document, fragment.selectionSet, responseKey, seen) : undefined;
+      const fragment = document.definitions.find(
+        (d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
+      const found =
+        fragment?.kind === Kind.FRAGMENT_DEFINITION
+          ? fieldIn(document, fragment.selectionSet, responseKey, seen)
+          : undefined;
       if (found) return found;
     }
   }

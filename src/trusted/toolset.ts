@@ -14,7 +14,11 @@ export interface TrustedToolset {
   /** Upstream requests one call of each operation can cause with its default variables, by upstream (the budget's view). */
   estimates: Pick<ReadonlyMap<string, Readonly<Record<string, number>>>, 'get'>;
   /** Upstream requests any operation can cause, by upstream: the estimate GATEWAY_MAX_UPSTREAM_REQUESTS judges. */
-  upstreamRequests(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Readonly<Record<string, number>>;
+  upstreamRequests(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown>,
+  ): Readonly<Record<string, number>>;
 }
 
 /**
@@ -26,7 +30,19 @@ export function placeholderVariables(schema: GraphQLSchema, op: TrustedOperation
   const placeholders = Object.fromEntries(
     ((op.inputSchema.required ?? []) as string[]).map((name) => {
       const p = properties[name];
-      return [name, p.enum?.[0] ?? (p.type === 'integer' || p.type === 'number' ? 1 : p.type === 'boolean' ? false : p.type === 'array' ? [] : p.type === 'object' ? {} : 'placeholder')];
+      return [
+        name,
+        p.enum?.[0] ??
+          (p.type === 'integer' || p.type === 'number'
+            ? 1
+            : p.type === 'boolean'
+              ? false
+              : p.type === 'array'
+                ? []
+                : p.type === 'object'
+                  ? {}
+                  : 'placeholder'),
+      ];
     }),
   );
   return getVariableValues(schema, op.operation.variableDefinitions ?? [], placeholders).coerced ?? {};

@@ -85,7 +85,13 @@ function typeSchema(type: GraphQLInputType, depth: number): JsonSchema {
       else if (isNonNullType(field.type)) required.push(field.name);
       properties[field.name] = property;
     }
-    return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false, ...description };
+    return {
+      type: 'object',
+      properties,
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+      ...description,
+    };
   }
   return {};
 }

@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import { ErrorCode, ErrorReason, upstreamError, type GatewayError, type UpstreamErrorDetails } from '../errors/codes.js';
+import {
+  ErrorCode,
+  ErrorReason,
+  upstreamError,
+  type GatewayError,
+  type UpstreamErrorDetails,
+} from '../errors/codes.js';
 
 /** How long a refused credential is believed before the upstream is asked again: doubled per refusal, up to the max. */
 export interface CredentialBackoff {
@@ -70,18 +76,28 @@ export class GatewayCredentials {
 
   /** The upstream accepted the credential: forget an earlier refusal. */
   accepted(upstream: string): void {
-    if (this.rejections.delete(upstream)) this.log.info({ upstream }, `${upstream} accepts the gateway's credentials again`);
+    if (this.rejections.delete(upstream))
+      this.log.info({ upstream }, `${upstream} accepts the gateway's credentials again`);
   }
 
   /** Every upstream whose last answer refused the gateway's credential, for `/readyz`. */
   list(): RejectedCredential[] {
-    return [...this.rejections].map(([upstream, r]) => ({ upstream, variable: r.variable, since: new Date(r.since).toISOString(), retryAt: new Date(r.until).toISOString() }));
+    return [...this.rejections].map(([upstream, r]) => ({
+      upstream,
+      variable: r.variable,
+      since: new Date(r.since).toISOString(),
+      retryAt: new Date(r.until).toISOString(),
+    }));
   }
 }
 
 /** UPSTREAM_ERROR with `reason: GATEWAY_CREDENTIALS_REJECTED`, naming the variable to fix. */
 export function credentialsRejected(variable: string, message: string, details: UpstreamErrorDetails): GatewayError {
-  const error = upstreamError(ErrorCode.UpstreamError, `${message} Fix ${variable} in the gateway's configuration; the caller's request is not at fault.`, details);
+  const error = upstreamError(
+    ErrorCode.UpstreamError,
+    `${message} Fix ${variable} in the gateway's configuration; the caller's request is not at fault.`,
+    details,
+  );
   error.extensions.reason = ErrorReason.GatewayCredentialsRejected;
   return error;
 }

@@ -18,10 +18,18 @@ describe('configuration', () => {
   });
 
   it('counts an upstream as live when any of its variables is set', () => {
-    const c = loadConfig({ OMDB_API_KEY: 'k-123456', ARK_ENDPOINTS: 'doubao-pro=ep-1,doubao-lite=ep-2', ARK_API_KEY: 'ark-key-123456', GRAPH_BASE_URL: 'https://graph.example.com/' });
+    const c = loadConfig({
+      OMDB_API_KEY: 'k-123456',
+      ARK_ENDPOINTS: 'doubao-pro=ep-1,doubao-lite=ep-2',
+      ARK_API_KEY: 'ark-key-123456',
+      GRAPH_BASE_URL: 'https://graph.example.com/',
+    });
     expect(c.omdb.mode).toBe('live');
     expect(c.graph).toMatchObject({ mode: 'live', baseUrl: 'https://graph.example.com', apiVersion: 'v1.0' });
-    expect(c.chat.find((p) => p.id === 'ark')).toMatchObject({ mode: 'live', endpoints: { 'doubao-pro': 'ep-1', 'doubao-lite': 'ep-2' } });
+    expect(c.chat.find((p) => p.id === 'ark')).toMatchObject({
+      mode: 'live',
+      endpoints: { 'doubao-pro': 'ep-1', 'doubao-lite': 'ep-2' },
+    });
     expect(c.secrets).toEqual(expect.arrayContaining(['k-123456', 'ark-key-123456']));
   });
 
@@ -61,7 +69,11 @@ describe('configuration', () => {
   });
 
   it('reads operation limits, access control and treats API keys as secrets', () => {
-    const c = loadConfig({ GATEWAY_MAX_DEPTH: '20', GATEWAY_API_KEYS: 'aaaaaaaaaaaaaaaa1, bbbbbbbbbbbbbbbb2', CORS_ORIGINS: 'https://a.example.com,*' });
+    const c = loadConfig({
+      GATEWAY_MAX_DEPTH: '20',
+      GATEWAY_API_KEYS: 'aaaaaaaaaaaaaaaa1, bbbbbbbbbbbbbbbb2',
+      CORS_ORIGINS: 'https://a.example.com,*',
+    });
     expect(c.limits).toMatchObject({ maxDepth: 20, maxAliases: 30, maxTokens: 1000 });
     expect(c.apiKeys).toEqual(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']);
     expect(c.corsOrigins).toEqual(['https://a.example.com', '*']);
@@ -69,8 +81,18 @@ describe('configuration', () => {
   });
 
   it('reads the trust settings: hosts and origins allowed (loopback names and HOST by default, CORS_ORIGINS joined), proxies, router keys as secrets', () => {
-    expect(loadConfig({}).trust).toEqual({ allowedHosts: ['localhost', '.localhost'], allowedOrigins: [], trustedProxies: [], routerKeys: [], routerClientHeader: undefined });
-    expect(loadConfig({ HOST: 'Gateway.Internal.' }).trust.allowedHosts).toEqual(['localhost', '.localhost', 'gateway.internal']);
+    expect(loadConfig({}).trust).toEqual({
+      allowedHosts: ['localhost', '.localhost'],
+      allowedOrigins: [],
+      trustedProxies: [],
+      routerKeys: [],
+      routerClientHeader: undefined,
+    });
+    expect(loadConfig({ HOST: 'Gateway.Internal.' }).trust.allowedHosts).toEqual([
+      'localhost',
+      '.localhost',
+      'gateway.internal',
+    ]);
     expect(loadConfig({ HOST: '0.0.0.0' }).trust.allowedHosts).toEqual(['localhost', '.localhost']);
     const c = loadConfig({
       ALLOWED_HOSTS: 'API.example.com, .corp.example, [::1]',
@@ -93,17 +115,37 @@ describe('configuration', () => {
   });
 
   it('adds OpenAI-compatible providers from CHAT_PROVIDERS alone', () => {
-    const c = loadConfig({ CHAT_PROVIDERS: 'local=http://127.0.0.1:9999/v1|llama-3 qwen-2', LOCAL_API_KEY: 'abcd1234', LOCAL_RPM: '30' });
-    expect(c.chat.at(-1)).toEqual({ id: 'local', mode: 'live', baseUrl: 'http://127.0.0.1:9999/v1', apiKey: 'abcd1234', rpm: 30, endpoints: {}, models: ['llama-3', 'qwen-2'], contextWindows: {} });
+    const c = loadConfig({
+      CHAT_PROVIDERS: 'local=http://127.0.0.1:9999/v1|llama-3 qwen-2',
+      LOCAL_API_KEY: 'abcd1234',
+      LOCAL_RPM: '30',
+    });
+    expect(c.chat.at(-1)).toEqual({
+      id: 'local',
+      mode: 'live',
+      baseUrl: 'http://127.0.0.1:9999/v1',
+      apiKey: 'abcd1234',
+      rpm: 30,
+      endpoints: {},
+      models: ['llama-3', 'qwen-2'],
+      contextWindows: {},
+    });
   });
 
   it('keeps shared state in process unless REDIS_URL is set, and treats the Redis password as a secret', () => {
     expect(loadConfig({})).toMatchObject({ redis: undefined, replicas: 1 });
     const c = loadConfig({ REDIS_URL: 'rediss://gw:s3cret-pass@redis.internal:6380/2', GATEWAY_REPLICAS: '3' });
-    expect(c.redis).toEqual({ url: 'rediss://gw:s3cret-pass@redis.internal:6380/2', keyPrefix: 'gateway:', commandTimeoutMs: 500 });
+    expect(c.redis).toEqual({
+      url: 'rediss://gw:s3cret-pass@redis.internal:6380/2',
+      keyPrefix: 'gateway:',
+      commandTimeoutMs: 500,
+    });
     expect(c.replicas).toBe(3);
     expect(c.secrets).toContain('s3cret-pass');
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'gw-blue:', REDIS_COMMAND_TIMEOUT_MS: '200' }).redis).toMatchObject({ keyPrefix: 'gw-blue:', commandTimeoutMs: 200 });
+    expect(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'gw-blue:', REDIS_COMMAND_TIMEOUT_MS: '200' })
+        .redis,
+    ).toMatchObject({ keyPrefix: 'gw-blue:', commandTimeoutMs: 200 });
   });
 
   it('refuses a REDIS_URL that is not redis:// or rediss:// without echoing it (it may hold a password), and GATEWAY_REPLICAS below 1', () => {
@@ -115,8 +157,12 @@ describe('configuration', () => {
       }
       return 'accepted';
     };
-    expect(bad({ REDIS_URL: 'http://user:hunter22@cache:6379' })).toBe('REDIS_URL: must be redis://[user:password@]host:port[/db] or rediss://… for TLS');
-    expect(bad({ REDIS_URL: 'redis://cache:6379/zero' })).toBe('REDIS_URL: the path must be a database number such as /0, got /zero');
+    expect(bad({ REDIS_URL: 'http://user:hunter22@cache:6379' })).toBe(
+      'REDIS_URL: must be redis://[user:password@]host:port[/db] or rediss://… for TLS',
+    );
+    expect(bad({ REDIS_URL: 'redis://cache:6379/zero' })).toBe(
+      'REDIS_URL: the path must be a database number such as /0, got /zero',
+    );
     expect(bad({ GATEWAY_REPLICAS: '0' })).toMatch(/^GATEWAY_REPLICAS: /);
   });
 

@@ -27,7 +27,11 @@ const stop = async (p: ReturnType<typeof spawnGateway>) => {
 describe('log format', () => {
   it('is human-readable on a terminal, with secrets still redacted', () => {
     const out = new FakeTerminal();
-    const log = createLogger({ level: 'info', redact: (s) => s.replaceAll('s3cret-key', '[REDACTED]'), destination: out as never });
+    const log = createLogger({
+      level: 'info',
+      redact: (s) => s.replaceAll('s3cret-key', '[REDACTED]'),
+      destination: out as never,
+    });
     log.info({ upstream: 'omdb', url: '/?apikey=s3cret-key' }, 'upstream omdb: live');
     expect(out.text).toMatch(/INFO.*upstream omdb: live/);
     expect(out.text).toContain('[REDACTED]');
@@ -64,15 +68,34 @@ describe('log format', () => {
 describe('.env', () => {
   it('`npm start` reads .env from its folder when there is one; what the environment sets wins; the log names the variables read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
-    writeFileSync(join(dir, '.env'), '# a newcomer\'s settings\nGATEWAY_DOMAINS=titles\nLOG_FORMAT=pretty\nOMDB_DAILY_QUOTA=7\n');
+    writeFileSync(
+      join(dir, '.env'),
+      "# a newcomer's settings\nGATEWAY_DOMAINS=titles\nLOG_FORMAT=pretty\nOMDB_DAILY_QUOTA=7\n",
+    );
     const p = spawnGateway({ LOG_FORMAT: 'json' }, 30_000, dir);
     const origin = await p.origin;
     const lines = p.stdout.map((l) => JSON.parse(l) as { msg: string; variables?: string[] });
-    expect(lines.find((l) => l.msg.startsWith('read '))).toMatchObject({ msg: 'read 2 variables from .env', variables: ['GATEWAY_DOMAINS', 'OMDB_DAILY_QUOTA'] });
-    expect(lines.filter((l) => l.msg.startsWith('upstream ')).map((l) => l.msg.split(':')[0])).toEqual(['upstream omdb']);
+    expect(lines.find((l) => l.msg.startsWith('read '))).toMatchObject({
+      msg: 'read 2 variables from .env',
+      variables: ['GATEWAY_DOMAINS', 'OMDB_DAILY_QUOTA'],
+    });
+    expect(lines.filter((l) => l.msg.startsWith('upstream ')).map((l) => l.msg.split(':')[0])).toEqual([
+      'upstream omdb',
+    ]);
     // The titles domain alone: not even the gateway domain's `upstreams`.
-    const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __schema { queryType { fields { name } } } }' }) });
-    expect(await res.json()).toEqual({ data: { __schema: { queryType: { fields: ['title', 'searchTitles', '_entities', '_service'].map((name) => ({ name })) } } }, extensions: { cost: expect.any(Object) } });
+    const res = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __schema { queryType { fields { name } } } }' }),
+    });
+    expect(await res.json()).toEqual({
+      data: {
+        __schema: {
+          queryType: { fields: ['title', 'searchTitles', '_entities', '_service'].map((name) => ({ name })) },
+        },
+      },
+      extensions: { cost: expect.any(Object) },
+    });
     await stop(p);
   });
 
@@ -94,7 +117,9 @@ describe('listen address', () => {
       const p = spawnGateway({ PORT: String(port), HOST: '127.0.0.1' });
       p.origin.catch(() => undefined);
       expect(await p.exited).toBe(2);
-      expect(p.stderr).toEqual([`configuration error: PORT: 127.0.0.1:${port} is already in use by another process; stop it or choose another PORT (or HOST).`]);
+      expect(p.stderr).toEqual([
+        `configuration error: PORT: 127.0.0.1:${port} is already in use by another process; stop it or choose another PORT (or HOST).`,
+      ]);
     } finally {
       blocker.close();
     }
@@ -107,16 +132,19 @@ describe('listen address', () => {
     expect(p.stderr).toHaveLength(1);
     expect(p.stderr[0]).toMatch(/^configuration error: HOST: 192\.0\.2\.1 is not an address of this machine/);
   });
-
 });
 
 describe('configuration of the operations variables', () => {
   it('refuses a LOG_FORMAT other than json or pretty, naming it', () => {
-    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(new ConfigError('LOG_FORMAT', 'must be json or pretty, got "xml"'));
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(
+      new ConfigError('LOG_FORMAT', 'must be json or pretty, got "xml"'),
+    );
   });
 
   it('refuses an OTEL_EXPORTER_OTLP_ENDPOINT that is not an http(s) URL, naming it', () => {
-    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: .*absolute http\(s\) URL, got "collector:4318"/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT: .*absolute http\(s\) URL, got "collector:4318"/,
+    );
   });
 
   it('leaves tracing off and the log format automatic when unset', () => {

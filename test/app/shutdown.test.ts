@@ -16,7 +16,13 @@ describe('graceful shutdown', () => {
         const msg = JSON.parse(data.toString()) as { type: string };
         types.push(msg.type);
         if (msg.type === 'connection_ack') {
-          ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' } }));
+          ws.send(
+            JSON.stringify({
+              id: '1',
+              type: 'subscribe',
+              payload: { query: 'subscription { serverTime(intervalMs: 20, count: 10000) }' },
+            }),
+          );
         }
         if (msg.type === 'next') {
           ticks.push(msg);
@@ -37,13 +43,26 @@ describe('graceful shutdown', () => {
     const p = spawnGateway({});
     const origin = await p.origin;
     const post = (query: string) =>
-      fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-    const upstreams = (await (await post('{ upstreams { id baseUrl } }')).json()) as { data: { upstreams: Array<{ id: string; baseUrl: string }> } };
+      fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+    const upstreams = (await (await post('{ upstreams { id baseUrl } }')).json()) as {
+      data: { upstreams: Array<{ id: string; baseUrl: string }> };
+    };
     const sandbox = new URL(upstreams.data.upstreams.find((u) => u.id === 'omdb')!.baseUrl).origin;
     // The next OMDb request takes two seconds: SIGTERM goes once the sandbox has it, so the operation is in flight.
-    await fetch(`${sandbox}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ upstream: 'omdb', delayMs: 2000 }) });
+    await fetch(`${sandbox}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ upstream: 'omdb', delayMs: 2000 }),
+    });
     const inFlight = post('{ title(imdbId: "tt0078346") { title year } }');
-    const omdbRequests = async () => ((await (await fetch(`${sandbox}/_sandbox/requests`)).json()) as Array<{ upstream: string }>).filter((r) => r.upstream === 'omdb').length;
+    const omdbRequests = async () =>
+      ((await (await fetch(`${sandbox}/_sandbox/requests`)).json()) as Array<{ upstream: string }>).filter(
+        (r) => r.upstream === 'omdb',
+      ).length;
     await vi.waitFor(async () => expect(await omdbRequests()).toBe(1), { timeout: 10_000, interval: 20 });
     p.child.kill('SIGTERM');
     const res = await inFlight;

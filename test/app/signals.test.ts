@@ -38,20 +38,26 @@ describe('SIGTERM to npm reaches the server', () => {
     ['sandbox', 'SANDBOX_PORT', /sandbox listening on/, 0],
     // Vite's dev server, given its port as an argument: it has no SIGTERM handler, so it ends by the signal (143).
     ['example:web', '--port', /Local:/, 143],
-  ])('npm run %s: npm and the server exit, the port is free and no process of theirs remains', async (script, portSetting, listening, exitCode) => {
-    const port = await freePort();
-    const npm = portSetting.startsWith('--') ? spawnNpmScript(script, {}, [portSetting, String(port)]) : spawnNpmScript(script, { [portSetting]: String(port) });
-    await printed(npm.output, listening, npm.exited);
-    const below = descendants(npm.child.pid!);
-    expect(below.length).toBeGreaterThan(0);
-    expect(await portIsFree(port)).toBe(false);
+  ])(
+    'npm run %s: npm and the server exit, the port is free and no process of theirs remains',
+    async (script, portSetting, listening, exitCode) => {
+      const port = await freePort();
+      const npm = portSetting.startsWith('--')
+        ? spawnNpmScript(script, {}, [portSetting, String(port)])
+        : spawnNpmScript(script, { [portSetting]: String(port) });
+      await printed(npm.output, listening, npm.exited);
+      const below = descendants(npm.child.pid!);
+      expect(below.length).toBeGreaterThan(0);
+      expect(await portIsFree(port)).toBe(false);
 
-    npm.child.kill('SIGTERM');
-    const code = await npm.exited;
-    expect({ code, signal: npm.child.signalCode }, npm.output.join('\n')).toEqual({ code: exitCode, signal: null });
-    // npm waits for its child before exiting; allow the kernel a moment to reap what it reparented, if anything.
-    for (let i = 0; i < 40 && below.some((pid) => signal(pid, 0)); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(below.filter((pid) => signal(pid, 0))).toEqual([]);
-    expect(await portIsFree(port)).toBe(true);
-  }, 90_000);
+      npm.child.kill('SIGTERM');
+      const code = await npm.exited;
+      expect({ code, signal: npm.child.signalCode }, npm.output.join('\n')).toEqual({ code: exitCode, signal: null });
+      // npm waits for its child before exiting; allow the kernel a moment to reap what it reparented, if anything.
+      for (let i = 0; i < 40 && below.some((pid) => signal(pid, 0)); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(below.filter((pid) => signal(pid, 0))).toEqual([]);
+      expect(await portIsFree(port)).toBe(true);
+    },
+    90_000,
+  );
 });

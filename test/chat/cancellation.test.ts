@@ -14,16 +14,27 @@ afterEach(async () => {
 });
 
 /** Open connections on the sandbox server: the gateway's upstream sockets, since nothing else talks to it here. */
-const sandboxConnections = () => new Promise<number>((resolve, reject) => t!.sandbox.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+const sandboxConnections = () =>
+  new Promise<number>((resolve, reject) =>
+    t!.sandbox.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+  );
 
 /** Subscribes, waits for `count` chunks, then leaves the way `leave` says. */
-async function receiveThenLeave(provider: string, model: string, count: number, leave: 'complete' | 'close'): Promise<number> {
+async function receiveThenLeave(
+  provider: string,
+  model: string,
+  count: number,
+  leave: 'complete' | 'close',
+): Promise<number> {
   const client = wsClient(t!.gateway.wsUrl);
   let received = 0;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fewer than ${count} chunks within 5 s`)), 5_000);
     const stop = client.subscribe(
-      { query: STREAM, variables: { input: { provider, model, messages: [user(`Talk at length about ${provider}.`)] } } },
+      {
+        query: STREAM,
+        variables: { input: { provider, model, messages: [user(`Talk at length about ${provider}.`)] } },
+      },
       {
         next: () => {
           received += 1;
@@ -79,7 +90,10 @@ describe('leaving a createChatCompletion mutation', () => {
     const pending = fetch(t.gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: COMPLETION, variables: { input: { provider: 'moonshot', model: 'moonshot-v1-8k', messages: [user('A slow answer.')] } } }),
+      body: JSON.stringify({
+        query: COMPLETION,
+        variables: { input: { provider: 'moonshot', model: 'moonshot-v1-8k', messages: [user('A slow answer.')] } },
+      }),
       signal: controller.signal,
     }).catch((error: unknown) => error);
     expect(await eventually(() => t!.upstreamRequests('moonshot').length === 1)).toBe(true);

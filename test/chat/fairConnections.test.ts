@@ -6,8 +6,13 @@ import { wsClient } from '../support/ws.js';
 
 const KEY_A = 'client-a-key-0123456789';
 const KEY_B = 'client-b-key-0123456789';
-const STREAM = 'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
-const input = (content: string) => ({ provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content }] });
+const STREAM =
+  'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
+const input = (content: string) => ({
+  provider: 'deepseek',
+  model: 'deepseek-flash',
+  messages: [{ role: 'USER', content }],
+});
 
 describe('a provider’s connections shared between clients (CHAT_PROVIDER_MAX_CONNECTIONS)', () => {
   let gw: TestGateway;
@@ -32,14 +37,20 @@ describe('a provider’s connections shared between clients (CHAT_PROVIDER_MAX_C
     clients.push(a, b);
     let aEnded = 0;
     for (let i = 0; i < 6; i++) {
-      a.subscribe({ query: STREAM, variables: { input: input(`A ${i} [[long:2000]]`) } }, { next: () => undefined, error: () => aEnded++, complete: () => aEnded++ });
+      a.subscribe(
+        { query: STREAM, variables: { input: input(`A ${i} [[long:2000]]`) } },
+        { next: () => undefined, error: () => aEnded++, complete: () => aEnded++ },
+      );
     }
     // A may hold 3 of the 4 connections (all but an eighth, at least one, kept for others); its other 3 wait in line.
     for (let i = 0; i < 200 && sentBy('A') < 3; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(sentBy('A')).toBe(3);
 
     const first = await new Promise<unknown>((resolve, reject) => {
-      b.subscribe({ query: STREAM, variables: { input: input('B 0 [[long:3]]') } }, { next: resolve, error: reject, complete: () => undefined });
+      b.subscribe(
+        { query: STREAM, variables: { input: input('B 0 [[long:3]]') } },
+        { next: resolve, error: reject, complete: () => undefined },
+      );
     });
     expect(first).toMatchObject({ data: { chatCompletionStream: { delta: { content: expect.any(String) } } } });
     // B's request went out while all of A's streams were still running, and before any of A's waiting ones.
@@ -52,7 +63,10 @@ describe('a stream waiting in line for its provider’s connection', () => {
   let gw: TestGateway;
   let client: Client | undefined;
   beforeAll(async () => {
-    gw = await startTestGateway({ CHAT_PROVIDER_MAX_CONNECTIONS: '1', DEEPSEEK_RPM: '1000' }, { chatTokenDelayMs: 50, chatRpm: { deepseek: 0 } });
+    gw = await startTestGateway(
+      { CHAT_PROVIDER_MAX_CONNECTIONS: '1', DEEPSEEK_RPM: '1000' },
+      { chatTokenDelayMs: 50, chatRpm: { deepseek: 0 } },
+    );
   });
   afterAll(async () => {
     await client?.dispose();
@@ -63,28 +77,46 @@ describe('a stream waiting in line for its provider’s connection', () => {
 
   it('sends no upstream request when its client completes it, and the next stream in line gets the connection', async () => {
     client = wsClient(gw.gateway.url.replace('http', 'ws'));
-    const stopHolder = client.subscribe({ query: STREAM, variables: { input: input('HOLDER [[long:2000]]') } }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    const stopHolder = client.subscribe(
+      { query: STREAM, variables: { input: input('HOLDER [[long:2000]]') } },
+      { next: () => undefined, error: () => undefined, complete: () => undefined },
+    );
     for (let i = 0; i < 200 && sent('HOLDER') < 1; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(sent('HOLDER')).toBe(1);
 
     // The one connection is held: this stream waits in line, then its client gives up.
-    const stopWaiter = client.subscribe({ query: STREAM, variables: { input: input('WAITER [[long:3]]') } }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    const stopWaiter = client.subscribe(
+      { query: STREAM, variables: { input: input('WAITER [[long:3]]') } },
+      { next: () => undefined, error: () => undefined, complete: () => undefined },
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     stopWaiter();
     const next = new Promise<string[]>((resolve, reject) => {
       const pieces: string[] = [];
       client!.subscribe<{ chatCompletionStream: { delta: { content: string | null } } }>(
         { query: STREAM, variables: { input: input('NEXT [[long:3]]') } },
-        { next: (msg) => void pieces.push(msg.data?.chatCompletionStream.delta.content ?? ''), error: reject, complete: () => resolve(pieces) },
+        {
+          next: (msg) => void pieces.push(msg.data?.chatCompletionStream.delta.content ?? ''),
+          error: reject,
+          complete: () => resolve(pieces),
+        },
       );
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({ holder: 1, waiter: 0, next: 0 });
+    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({
+      holder: 1,
+      waiter: 0,
+      next: 0,
+    });
 
     // The holder's client leaves: its connection goes to the stream after the one that gave up.
     stopHolder();
     expect((await next).join('').length).toBeGreaterThan(0);
-    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({ holder: 1, waiter: 0, next: 1 });
+    expect({ holder: sent('HOLDER'), waiter: sent('WAITER'), next: sent('NEXT') }).toEqual({
+      holder: 1,
+      waiter: 0,
+      next: 1,
+    });
   });
 });
 
@@ -93,7 +125,10 @@ describe('FairQueue', () => {
     const queue = new FairQueue(2, 'test', 0);
     const order: string[] = [];
     const held = [await queue.acquire('a'), await queue.acquire('a')];
-    const waiting = [...['a', 'a', 'a'].map((c) => queue.acquire(c).then((r) => (order.push(c), r))), queue.acquire('b').then((r) => (order.push('b'), r))];
+    const waiting = [
+      ...['a', 'a', 'a'].map((c) => queue.acquire(c).then((r) => (order.push(c), r))),
+      queue.acquire('b').then((r) => (order.push('b'), r)),
+    ];
     expect(queue.waiting).toBe(4);
     held[0]();
     held[1]();

@@ -8,7 +8,10 @@ const COMPLETION_WITH_ATTEMPTS = COMPLETION.replace('usage {', 'attempts { provi
 let t: TestGateway;
 beforeAll(async () => {
   t = await startTestGateway(
-    { CHAT_ROUTES: 'fast=glm/glm-4-flash,deepseek/deepseek-flash;kimi=moonshot/moonshot-v1-8k', GATEWAY_MAX_UPSTREAM_REQUESTS: '3' },
+    {
+      CHAT_ROUTES: 'fast=glm/glm-4-flash,deepseek/deepseek-flash;kimi=moonshot/moonshot-v1-8k',
+      GATEWAY_MAX_UPSTREAM_REQUESTS: '3',
+    },
     { chatTokenDelayMs: 1 },
   );
 });
@@ -20,8 +23,14 @@ beforeEach(() => {
 
 const complete = async (input: Record<string, unknown>) => (await t.query(COMPLETION_WITH_ATTEMPTS, { input })).body;
 const stream = (input: Record<string, unknown>) => streamOnce(t, input);
-const counts = () => Object.fromEntries(['glm', 'deepseek', 'moonshot'].map((id) => [id, t.upstreamRequests(id).length]));
-const GLM_THEN_DEEPSEEK = { provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }], messages: [user('Hi')] };
+const counts = () =>
+  Object.fromEntries(['glm', 'deepseek', 'moonshot'].map((id) => [id, t.upstreamRequests(id).length]));
+const GLM_THEN_DEEPSEEK = {
+  provider: 'glm',
+  model: 'glm-4-flash',
+  fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }],
+  messages: [user('Hi')],
+};
 
 describe('fallbacks before the first token', () => {
   it('after a 429 sends exactly one request to each target, and the answer names the target that served it', async () => {
@@ -35,7 +44,10 @@ describe('fallbacks before the first token', () => {
       { provider: 'glm', model: 'glm-4-flash', outcome: 'RATE_LIMITED', code: 'UPSTREAM_RATE_LIMITED' },
       { provider: 'deepseek', model: 'deepseek-flash', outcome: 'SERVED', code: null },
     ]);
-    expect(JSON.parse(t.upstreamRequests('deepseek')[0].body)).toMatchObject({ model: 'deepseek-flash', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(JSON.parse(t.upstreamRequests('deepseek')[0].body)).toMatchObject({
+      model: 'deepseek-flash',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
   });
 
   it('a named route streams from its second target after a 429, every chunk saying so', async () => {
@@ -51,7 +63,11 @@ describe('fallbacks before the first token', () => {
   it.each([
     ['a 500', { status: 500 }, 'UPSTREAM_ERROR'],
     ['a 503', { status: 503 }, 'UPSTREAM_ERROR'],
-    ['quota exhaustion (GLM 1113)', { status: 429, body: { error: { code: '1113', message: '您的账户已欠费，请充值后重试。' } } }, 'UPSTREAM_QUOTA_EXHAUSTED'],
+    [
+      'quota exhaustion (GLM 1113)',
+      { status: 429, body: { error: { code: '1113', message: '您的账户已欠费，请充值后重试。' } } },
+      'UPSTREAM_QUOTA_EXHAUSTED',
+    ],
     ['a dropped connection', { reset: true }, 'UPSTREAM_ERROR'],
   ])('moves on after %s', async (_what, fault, code) => {
     t.sandbox.faults.push({ upstream: 'glm', times: 1, ...fault });
@@ -104,23 +120,47 @@ describe('fallbacks before the first token', () => {
     t.sandbox.faults.push({ upstream: 'glm', times: 1, status: 429, retryAfter: 0 });
     const before = t.logs.lines.length;
     await complete(GLM_THEN_DEEPSEEK);
-    const lines = t.logs.lines.slice(before).map((l) => JSON.parse(l)).filter((l) => l.msg === 'chat attempt');
+    const lines = t.logs.lines
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'chat attempt');
     expect(lines.map((l) => [l.provider, l.outcome, l.attempt, l.of, l.fallback ?? null])).toEqual([
       ['glm', 'rate_limited', 1, 2, true],
       ['deepseek', 'served', 2, 2, null],
     ]);
     const metrics = await (await fetch(`${t.gateway.origin}/metrics`)).text();
-    expect(metrics).toMatch(/gateway_chat_attempts_total\{provider="glm",model="glm-4-flash",outcome="rate_limited"\} [1-9]/);
-    expect(metrics).toMatch(/gateway_chat_attempts_total\{provider="deepseek",model="deepseek-flash",outcome="served"\} [1-9]/);
+    expect(metrics).toMatch(
+      /gateway_chat_attempts_total\{provider="glm",model="glm-4-flash",outcome="rate_limited"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /gateway_chat_attempts_total\{provider="deepseek",model="deepseek-flash",outcome="served"\} [1-9]/,
+    );
   });
 });
 
 describe('targets are checked before anything is sent', () => {
   it.each([
-    [{ provider: 'route:slow', model: 'auto' }, 'Unknown chat route "slow"; CHAT_ROUTES defines route:fast, route:kimi.'],
-    [{ provider: 'route:fast', model: 'glm-4-flash' }, 'the route picks the models (glm/glm-4-flash, deepseek/deepseek-flash); give model "auto"'],
-    [{ provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'gpt-4' }] }, 'input.fallbacks[0] (deepseek/gpt-4): Provider deepseek has no model "gpt-4"'],
-    [{ provider: 'glm', model: 'glm-4-flash', temperature: 1.5, fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }] }, "temperature 1.5 is outside glm's range 0..1."],
+    [
+      { provider: 'route:slow', model: 'auto' },
+      'Unknown chat route "slow"; CHAT_ROUTES defines route:fast, route:kimi.',
+    ],
+    [
+      { provider: 'route:fast', model: 'glm-4-flash' },
+      'the route picks the models (glm/glm-4-flash, deepseek/deepseek-flash); give model "auto"',
+    ],
+    [
+      { provider: 'glm', model: 'glm-4-flash', fallbacks: [{ provider: 'deepseek', model: 'gpt-4' }] },
+      'input.fallbacks[0] (deepseek/gpt-4): Provider deepseek has no model "gpt-4"',
+    ],
+    [
+      {
+        provider: 'glm',
+        model: 'glm-4-flash',
+        temperature: 1.5,
+        fallbacks: [{ provider: 'deepseek', model: 'deepseek-flash' }],
+      },
+      "temperature 1.5 is outside glm's range 0..1.",
+    ],
     [
       {
         provider: 'glm',
@@ -148,12 +188,22 @@ describe('targets are checked before anything is sent', () => {
       c: createChatCompletion(input: { provider: "moonshot", model: "moonshot-v1-8k", messages: [{ role: USER, content: "Hi" }], fallbacks: [{ provider: "deepseek", model: "deepseek-flash" }] }) { content } }`;
     const { body } = await t.query(op);
     // Likely: one deepseek request (b). Worst case: a's second route target, a's fallback, b and c's fallback.
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'deepseek', found: 4, max: 3 });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      upstream: 'deepseek',
+      found: 4,
+      max: 3,
+    });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
   it('a route with fallbacks answers from the first target when it is healthy', async () => {
-    const body = await complete({ provider: 'route:kimi', model: 'auto', messages: [user('Hi')], fallbacks: [{ provider: 'glm', model: 'glm-4-flash' }] });
+    const body = await complete({
+      provider: 'route:kimi',
+      model: 'auto',
+      messages: [user('Hi')],
+      fallbacks: [{ provider: 'glm', model: 'glm-4-flash' }],
+    });
     expect(body.data!.createChatCompletion).toMatchObject({ provider: 'moonshot', model: 'moonshot-v1-8k' });
     expect(counts()).toEqual({ glm: 0, deepseek: 0, moonshot: 1 });
   });
@@ -162,7 +212,9 @@ describe('targets are checked before anything is sent', () => {
 describe('CHAT_ROUTES', () => {
   const load = (value: string) => () => loadConfig({ CHAT_ROUTES: value });
   it('parses name=provider/model lists', () => {
-    expect(loadConfig({ CHAT_ROUTES: 'fast=glm/glm-4-flash, deepseek/deepseek-flash ; doubao=ark/ep-2024-x' }).chatRoutes).toEqual({
+    expect(
+      loadConfig({ CHAT_ROUTES: 'fast=glm/glm-4-flash, deepseek/deepseek-flash ; doubao=ark/ep-2024-x' }).chatRoutes,
+    ).toEqual({
       fast: [
         { provider: 'glm', model: 'glm-4-flash' },
         { provider: 'deepseek', model: 'deepseek-flash' },

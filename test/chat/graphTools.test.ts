@@ -46,26 +46,54 @@ afterAll(async () => t?.close());
 /** The sandbox's chat and Graph requests since the last clear (the identity platform's token request left out). */
 function upstream(provider: string) {
   const chat = t.upstreamRequests(provider).filter((r) => r.url.endsWith('/chat/completions'));
-  return { chat, bodies: chat.map((r) => JSON.parse(r.body)), graph: t.upstreamRequests('graph'), omdb: t.upstreamRequests('omdb') };
+  return {
+    chat,
+    bodies: chat.map((r) => JSON.parse(r.body)),
+    graph: t.upstreamRequests('graph'),
+    omdb: t.upstreamRequests('omdb'),
+  };
 }
 
 async function complete(input: Record<string, unknown>, headers: Record<string, string> = {}) {
   const { body } = await t.query(COMPLETE, { input }, headers);
-  return body as { data?: { createChatCompletion: { content: string | null; choices: Array<{ finishReason: string }>; usage: { totalTokens: number; completionTokens: number }; graphSteps: Step[] } }; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+  return body as {
+    data?: {
+      createChatCompletion: {
+        content: string | null;
+        choices: Array<{ finishReason: string }>;
+        usage: { totalTokens: number; completionTokens: number };
+        graphSteps: Step[];
+      };
+    };
+    errors?: Array<{ message: string; extensions: Record<string, unknown> }>;
+  };
 }
 
 describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
   it('answers from the live service health: 2 chat requests and 1 Graph request, the result fed back as a tool message', async () => {
     t.clearUpstreamRequests();
-    const body = await complete({ provider: id, model: toolModel, messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] });
+    const body = await complete({
+      provider: id,
+      model: toolModel,
+      messages: [user(ASK_EXCHANGE)],
+      graphTools: ['ServiceHealth'],
+    });
     expect(body.errors).toBeUndefined();
     const answer = body.data!.createChatCompletion;
     expect(answer.choices[0].finishReason).toBe('STOP');
     expect(answer.content).toMatch(/\.$/);
     expect(answer.graphSteps).toHaveLength(1);
     const [step] = answer.graphSteps;
-    expect(step).toMatchObject({ turn: 1, operation: 'ServiceHealth', arguments: '{"id":"Exchange","issues":1}', errorCode: null });
-    expect(JSON.parse(step.result).data.admin.serviceAnnouncement.healthOverview).toMatchObject({ id: 'Exchange', service: 'Exchange Online' });
+    expect(step).toMatchObject({
+      turn: 1,
+      operation: 'ServiceHealth',
+      arguments: '{"id":"Exchange","issues":1}',
+      errorCode: null,
+    });
+    expect(JSON.parse(step.result).data.admin.serviceAnnouncement.healthOverview).toMatchObject({
+      id: 'Exchange',
+      service: 'Exchange Online',
+    });
 
     const { chat, bodies, graph } = upstream(id);
     expect(chat).toHaveLength(2);
@@ -73,10 +101,20 @@ describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
     expect(decodeURIComponent(graph[0].url)).toContain('/admin/serviceAnnouncement/healthOverviews/Exchange?');
     // Offered in the provider's function-tool format, with the operation's comment and variables schema.
     expect(bodies[0].tools).toEqual([
-      { type: 'function', function: { name: 'ServiceHealth', description: expect.stringMatching(/^One service's health/), parameters: expect.objectContaining({ required: ['id'] }) } },
+      {
+        type: 'function',
+        function: {
+          name: 'ServiceHealth',
+          description: expect.stringMatching(/^One service's health/),
+          parameters: expect.objectContaining({ required: ['id'] }),
+        },
+      },
     ]);
     const [assistant, tool] = bodies[1].messages.slice(-2);
-    expect(assistant).toMatchObject({ role: 'assistant', tool_calls: [{ id: step.toolCallId, type: 'function', function: { name: 'ServiceHealth' } }] });
+    expect(assistant).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: step.toolCallId, type: 'function', function: { name: 'ServiceHealth' } }],
+    });
     // Every tool model here reasons by default: the turn goes back with its reasoning, as DeepSeek and Kimi require.
     expect(assistant.reasoning_content).toEqual(expect.any(String));
     expect(assistant.reasoning_content.length).toBeGreaterThan(0);
@@ -97,14 +135,23 @@ describe.each(PROVIDERS)('graphTools on $id', ({ id, toolModel }) => {
       const chunks = results.map((r) => r.data!.chatCompletionStream);
       const stepAt = chunks.findIndex((c) => c.graphStep);
       expect(chunks.filter((c) => c.graphStep)).toHaveLength(1);
-      expect(chunks[stepAt].graphStep).toMatchObject({ turn: 1, operation: 'ServiceHealth', arguments: '{"id":"Exchange","issues":1}', errorCode: null });
+      expect(chunks[stepAt].graphStep).toMatchObject({
+        turn: 1,
+        operation: 'ServiceHealth',
+        arguments: '{"id":"Exchange","issues":1}',
+        errorCode: null,
+      });
       expect(chunks[stepAt].graphStep!.result).toContain('"service":"Exchange Online"');
       // The second turn reasons again before it answers: its reasoning deltas come first, then the content.
       const answer = chunks.slice(stepAt + 1, -1);
       const kinds = answer.map((c) => (c.delta.reasoningContent ? 'r' : c.delta.content ? 'c' : '-')).join('');
       expect(kinds).toMatch(/^r+c+$/);
       expect(answer.every((c) => !c.delta.toolCalls && !c.finishReason)).toBe(true);
-      expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', reasoningUsed: true, usage: { totalTokens: expect.any(Number) } });
+      expect(chunks.at(-1)).toMatchObject({
+        finishReason: 'STOP',
+        reasoningUsed: true,
+        usage: { totalTokens: expect.any(Number) },
+      });
       // Kimi does not count reasoning tokens apart; the other three do.
       if (id !== 'moonshot') expect(chunks.at(-1)!.usage!.reasoningTokens).toBeGreaterThan(0);
       expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
@@ -127,7 +174,11 @@ describe('graphTools: several steps, bounds and refusals', () => {
     const body = await complete({
       provider: 'deepseek',
       model: 'deepseek-flash',
-      messages: [user('Exchange health, then the film Alien. [[tool:ServiceHealth {"id":"Exchange"}]] [[tool:TitleLookup {"imdbId":"tt0078346"}]]')],
+      messages: [
+        user(
+          'Exchange health, then the film Alien. [[tool:ServiceHealth {"id":"Exchange"}]] [[tool:TitleLookup {"imdbId":"tt0078346"}]]',
+        ),
+      ],
       graphTools: ['ServiceHealth', 'TitleLookup'],
     });
     const answer = body.data!.createChatCompletion;
@@ -161,11 +212,19 @@ describe('graphTools: several steps, bounds and refusals', () => {
     const client = wsClient(t.gateway.wsUrl);
     try {
       const { results } = await collect<{ chatCompletionStream: Chunk & { graphStep: Step | null } }>(client, STREAM, {
-        input: { provider: 'glm', model: 'glm-4.7', messages: [user('[[tool:RecentServiceIssues {"first":2}]] [[tool-loop]]')], graphTools: ['RecentServiceIssues'] },
+        input: {
+          provider: 'glm',
+          model: 'glm-4.7',
+          messages: [user('[[tool:RecentServiceIssues {"first":2}]] [[tool-loop]]')],
+          graphTools: ['RecentServiceIssues'],
+        },
       });
       const chunks = results.map((r) => r.data!.chatCompletionStream);
       expect(chunks.filter((c) => c.graphStep).map((c) => c.graphStep!.turn)).toEqual([1, 2, 3]);
-      expect(chunks.at(-1)).toMatchObject({ finishReason: 'GRAPH_TOOL_LIMIT', usage: { totalTokens: expect.any(Number) } });
+      expect(chunks.at(-1)).toMatchObject({
+        finishReason: 'GRAPH_TOOL_LIMIT',
+        usage: { totalTokens: expect.any(Number) },
+      });
     } finally {
       await client.dispose();
     }
@@ -186,25 +245,48 @@ describe('graphTools: several steps, bounds and refusals', () => {
       ['TitleSearch', 'BAD_USER_INPUT'],
       ['ServiceHealth', 'BAD_USER_INPUT'],
     ]);
-    expect(JSON.parse(steps[0].result).errors[0].message).toBe('"TitleSearch" is not one of this completion\'s graphTools (ServiceHealth).');
-    expect(JSON.parse(steps[1].result).errors[0].message).toBe('ServiceHealth has no argument "service"; it takes id, issues.');
+    expect(JSON.parse(steps[0].result).errors[0].message).toBe(
+      '"TitleSearch" is not one of this completion\'s graphTools (ServiceHealth).',
+    );
+    expect(JSON.parse(steps[1].result).errors[0].message).toBe(
+      'ServiceHealth has no argument "service"; it takes id, issues.',
+    );
     const { chat, graph, omdb } = upstream('ark');
     expect([chat.length, graph.length, omdb.length]).toEqual([3, 0, 0]);
   });
 
   it('refuses unknown graphTools names, graphTools with tools, and a completion over the request budget before any upstream request', async () => {
     t.clearUpstreamRequests();
-    const unknown = await complete({ provider: 'glm', model: 'glm-4.7', messages: [user('hi')], graphTools: ['DropTables'] });
-    expect(unknown.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argument: 'input.graphTools[0]' } });
-    expect(unknown.errors?.[0].message).toMatch(/^"DropTables" is not a trusted operation\. Use one of ChatProviders, /);
-    const both = await complete({ provider: 'glm', model: 'glm-4.7', messages: [user('hi')], graphTools: ['ServiceHealth'], tools: [{ name: 'weather' }] });
+    const unknown = await complete({
+      provider: 'glm',
+      model: 'glm-4.7',
+      messages: [user('hi')],
+      graphTools: ['DropTables'],
+    });
+    expect(unknown.errors?.[0]).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', argument: 'input.graphTools[0]' },
+    });
+    expect(unknown.errors?.[0].message).toMatch(
+      /^"DropTables" is not a trusted operation\. Use one of ChatProviders, /,
+    );
+    const both = await complete({
+      provider: 'glm',
+      model: 'glm-4.7',
+      messages: [user('hi')],
+      graphTools: ['ServiceHealth'],
+      tools: [{ name: 'weather' }],
+    });
     expect(both.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argument: 'input.tools' } });
     expect(t.upstreamRequests()).toHaveLength(0);
 
     const small = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '3', RESPONSE_CACHE_MAX_BYTES: '0' });
     try {
-      const { body } = await small.query(COMPLETE, { input: { provider: 'glm', model: 'glm-4.7', messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] } });
-      expect(body.errors?.[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 8, upstream: 'graph' } });
+      const { body } = await small.query(COMPLETE, {
+        input: { provider: 'glm', model: 'glm-4.7', messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] },
+      });
+      expect(body.errors?.[0]).toMatchObject({
+        extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 8, upstream: 'graph' },
+      });
       expect(small.upstreamRequests()).toHaveLength(0);
     } finally {
       await small.close();
@@ -212,10 +294,22 @@ describe('graphTools: several steps, bounds and refusals', () => {
   });
 
   it("runs the operations with the caller's own Graph token", async () => {
-    const form = new URLSearchParams({ client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default', grant_type: 'client_credentials' });
-    const token = ((await (await fetch(`${t.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+    const form = new URLSearchParams({
+      client_id: 'sandbox',
+      client_secret: 'sandbox',
+      scope: 'https://graph.microsoft.com/.default',
+      grant_type: 'client_credentials',
+    });
+    const token = (
+      (await (
+        await fetch(`${t.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, { method: 'POST', body: form })
+      ).json()) as { access_token: string }
+    ).access_token;
     t.clearUpstreamRequests();
-    const body = await complete({ provider: 'glm', model: 'glm-4.7', messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] }, { authorization: `Bearer ${token}` });
+    const body = await complete(
+      { provider: 'glm', model: 'glm-4.7', messages: [user(ASK_EXCHANGE)], graphTools: ['ServiceHealth'] },
+      { authorization: `Bearer ${token}` },
+    );
     expect(body.data!.createChatCompletion.graphSteps[0].errorCode).toBeNull();
     const { graph, chat } = upstream('glm');
     expect(graph.map((r) => r.headers.authorization)).toEqual([`Bearer ${token}`]);
@@ -224,26 +318,35 @@ describe('graphTools: several steps, bounds and refusals', () => {
 
   it('the GraphiQL tab runs as shipped: two steps over the service health in one turn, then the answer', async () => {
     const example = exampleOperation('Grounded', chatExamples);
-    const status = (await t.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status } } } }')).body.data.admin.serviceAnnouncement.healthOverview.status as string;
+    const status = (await t.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status } } } }'))
+      .body.data.admin.serviceAnnouncement.healthOverview.status as string;
     t.clearUpstreamRequests();
     const client = wsClient(t.gateway.wsUrl);
     try {
-      const { results } = await collect<{ chatCompletionStream: { graphStep: Step | null; delta: { content: string | null } | null; finishReason: string | null } }>(
-        client,
-        example.query,
-        example.variables,
-      );
+      const { results } = await collect<{
+        chatCompletionStream: {
+          graphStep: Step | null;
+          delta: { content: string | null } | null;
+          finishReason: string | null;
+        };
+      }>(client, example.query, example.variables);
       const chunks = results.map((r) => r.data!.chatCompletionStream);
       // The model calls the first two of the three operations offered at once, in one turn (parallel tool calls),
       // asking about the question's subject with the operations' defaults.
-      expect(chunks.filter((c) => c.graphStep).map((c) => [c.graphStep!.operation, c.graphStep!.arguments, c.graphStep!.turn, c.graphStep!.errorCode])).toEqual([
+      expect(
+        chunks
+          .filter((c) => c.graphStep)
+          .map((c) => [c.graphStep!.operation, c.graphStep!.arguments, c.graphStep!.turn, c.graphStep!.errorCode]),
+      ).toEqual([
         ['ServiceHealthOverview', '{"first":50}', 1, null],
         ['ServiceHealth', '{"id":"Exchange","issues":5}', 1, null],
       ]);
       expect(chunks.at(-1)!.finishReason).toBe('STOP');
       // The answer quotes Exchange's status as Graph gave it to the tools.
       const answer = chunks.map((c) => c.delta?.content ?? '').join('');
-      expect(answer).toContain(`Here is what ServiceHealthOverview and ServiceHealth returned about Exchange. According to ServiceHealthOverview, Exchange Online (Exchange) has status ${status.toLowerCase().replaceAll('_', ' ')}.`);
+      expect(answer).toContain(
+        `Here is what ServiceHealthOverview and ServiceHealth returned about Exchange. According to ServiceHealthOverview, Exchange Online (Exchange) has status ${status.toLowerCase().replaceAll('_', ' ')}.`,
+      );
     } finally {
       await client.dispose();
     }

@@ -26,12 +26,19 @@ afterAll(() => t.close());
 
 async function post(text: string) {
   t.clearUpstreamRequests();
-  const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
-  return { status: res.status, body: (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions: Record<string, any> }> } };
+  const res = await fetch(t.gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: text,
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { data?: any; errors?: Array<{ message: string; extensions: Record<string, any> }> },
+  };
 }
 
 describe('JSON arguments', () => {
-  it('refuses tools.parameters nested 10,000 levels deep as BAD_USER_INPUT, with 0 upstream requests: the variables\' own depth limit holds first', async () => {
+  it("refuses tools.parameters nested 10,000 levels deep as BAD_USER_INPUT, with 0 upstream requests: the variables' own depth limit holds first", async () => {
     const { body: result } = await post(body(nested(10_000)));
     expect(result.errors).toHaveLength(1);
     expect(result.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'variables' });
@@ -39,7 +46,7 @@ describe('JSON arguments', () => {
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
-  it('refuses tools.parameters nested 40 levels deep (within the variables\' limit) naming the argument, with 0 upstream requests', async () => {
+  it("refuses tools.parameters nested 40 levels deep (within the variables' limit) naming the argument, with 0 upstream requests", async () => {
     const { body: result } = await post(body(nested(40)));
     expect(result.errors![0].extensions.code).toBe('BAD_USER_INPUT');
     expect(result.errors![0].message).toContain('input.tools[0].parameters');
@@ -61,12 +68,16 @@ describe('JSON arguments', () => {
     const wide = JSON.stringify({ type: 'object', description: 'x'.repeat(JSON_ARGUMENT_LIMITS.maxBytes) });
     const { body: result } = await post(body(wide));
     expect(result.errors![0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(result.errors![0].message).toMatch(/input\.tools\[0\]\.parameters.*JSONObject is \d+ bytes as JSON; a JSON argument may have at most 65536/);
+    expect(result.errors![0].message).toMatch(
+      /input\.tools\[0\]\.parameters.*JSONObject is \d+ bytes as JSON; a JSON argument may have at most 65536/,
+    );
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
   it('refuses a literal nested 10,000 levels before parsing it (token limit), and one within the tokens by its depth', async () => {
-    const literal = (levels: number) => `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Hi" }],
+    const literal = (
+      levels: number,
+    ) => `mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Hi" }],
       tools: [{ name: "f", parameters: ${'{ p: '.repeat(levels)}1${' }'.repeat(levels)} }] }) { content } }`;
     const deep = await post(JSON.stringify({ query: literal(10_000) }));
     expect(deep.body.errors![0].extensions.code).toBe('QUERY_TOO_COMPLEX');

@@ -15,7 +15,13 @@ beforeAll(async () => {
 afterAll(() => cluster?.close(), 60_000);
 
 const completions = () => cluster.upstreamRequests('moonshot').filter((r) => r.url.endsWith('/chat/completions'));
-const agent = { provider: 'moonshot', model: 'kimi-k3.1-pro', tools: [WEATHER_TOOL], toolChoice: { name: 'get_weather' }, messages: [user('Weather in Oslo?')] };
+const agent = {
+  provider: 'moonshot',
+  model: 'kimi-k3.1-pro',
+  tools: [WEATHER_TOOL],
+  toolChoice: { name: 'get_weather' },
+  messages: [user('Weather in Oslo?')],
+};
 
 describe('learned facts across replicas sharing Redis', () => {
   it('two requests on the replica that learns, none on the other', async () => {
@@ -27,8 +33,13 @@ describe('learned facts across replicas sharing Redis', () => {
     expect(second.body.errors![0].message).toContain('kimi-k3.1-pro always reasons; use toolChoice AUTO');
     expect(completions()).toHaveLength(2);
 
-    const { body } = await cluster.query(1, '{ chatProviders { id modelDetails { id reasoning factSources { reasoning } } } }');
-    const model = body.data.chatProviders.find((p: { id: string }) => p.id === 'moonshot').modelDetails.find((m: { id: string }) => m.id === 'kimi-k3.1-pro');
+    const { body } = await cluster.query(
+      1,
+      '{ chatProviders { id modelDetails { id reasoning factSources { reasoning } } } }',
+    );
+    const model = body.data.chatProviders
+      .find((p: { id: string }) => p.id === 'moonshot')
+      .modelDetails.find((m: { id: string }) => m.id === 'kimi-k3.1-pro');
     expect(model).toEqual({ id: 'kimi-k3.1-pro', reasoning: 'ALWAYS', factSources: { reasoning: 'LEARNED' } });
   });
 });

@@ -14,9 +14,19 @@ const complete = async (input: Record<string, unknown>) => (await t.query(COMPLE
 
 describe('context-window preflight', () => {
   it('refuses a prompt over the window as BAD_USER_INPUT naming model, estimate and window, with no upstream request', async () => {
-    const body = await complete({ provider: 'moonshot', model: 'moonshot-v1-8k', messages: [user('word '.repeat(10_000))] });
+    const body = await complete({
+      provider: 'moonshot',
+      model: 'moonshot-v1-8k',
+      messages: [user('word '.repeat(10_000))],
+    });
     const error = body.errors![0];
-    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', provider: 'moonshot', model: 'moonshot-v1-8k', contextWindow: 8192, estimatedTokens: 10_004 });
+    expect(error.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      provider: 'moonshot',
+      model: 'moonshot-v1-8k',
+      contextWindow: 8192,
+      estimatedTokens: 10_004,
+    });
     expect(error.message).toBe(
       "The prompt is about 10004 tokens, more than moonshot model moonshot-v1-8k's context window of 8192 tokens; shorten the messages or pick a model with a larger window.",
     );
@@ -24,21 +34,40 @@ describe('context-window preflight', () => {
   });
 
   it('counts maxTokens into the window', async () => {
-    const body = await complete({ provider: 'moonshot', model: 'moonshot-v1-8k', maxTokens: 8000, messages: [user('word '.repeat(1_000))] });
-    expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', estimatedTokens: 1_004, maxTokens: 8000, contextWindow: 8192 });
+    const body = await complete({
+      provider: 'moonshot',
+      model: 'moonshot-v1-8k',
+      maxTokens: 8000,
+      messages: [user('word '.repeat(1_000))],
+    });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      estimatedTokens: 1_004,
+      maxTokens: 8000,
+      contextWindow: 8192,
+    });
     expect(body.errors![0].message).toContain('plus maxTokens 8000');
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
   it('refuses when any fallback target cannot fit, before the first is called', async () => {
-    const body = await complete({ provider: 'moonshot', model: 'moonshot-v1-128k', fallbacks: [{ provider: 'moonshot', model: 'moonshot-v1-8k' }], messages: [user('word '.repeat(10_000))] });
+    const body = await complete({
+      provider: 'moonshot',
+      model: 'moonshot-v1-128k',
+      fallbacks: [{ provider: 'moonshot', model: 'moonshot-v1-8k' }],
+      messages: [user('word '.repeat(10_000))],
+    });
     expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'moonshot-v1-8k' });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
   it('sends a borderline prompt: within the safety margin the provider decides', async () => {
     // 8,498 o200k tokens: over 8,192, but not once the 10 % margin is taken off; the sandbox counts it too long.
-    const body = await complete({ provider: 'moonshot', model: 'moonshot-v1-8k', messages: [user('word '.repeat(8_497))] });
+    const body = await complete({
+      provider: 'moonshot',
+      model: 'moonshot-v1-8k',
+      messages: [user('word '.repeat(8_497))],
+    });
     expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'moonshot', status: 400 });
     expect(t.upstreamRequests('moonshot')).toHaveLength(1);
   });
@@ -55,11 +84,19 @@ describe('context-window preflight', () => {
   it('uses a window from <ID>_CONTEXT_WINDOWS for a raw Ark endpoint id, and skips models with no known window', async () => {
     const tooLong = { messages: [user('word '.repeat(2_000))] };
     const configured = await complete({ provider: 'ark', model: 'ep-20250101-custom', ...tooLong });
-    expect(configured.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', model: 'ep-20250101-custom', contextWindow: 1000 });
+    expect(configured.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      model: 'ep-20250101-custom',
+      contextWindow: 1000,
+    });
     expect(t.upstreamRequests()).toHaveLength(0);
     // An endpoint id nobody gave a window for goes to the provider, which answers for itself.
     const unknown = await complete({ provider: 'ark', model: 'ep-20990101-missing', ...tooLong });
-    expect(unknown.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstream: 'ark', upstreamCode: 'InvalidEndpointOrModel.NotFound' });
+    expect(unknown.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      upstream: 'ark',
+      upstreamCode: 'InvalidEndpointOrModel.NotFound',
+    });
     expect(t.upstreamRequests('ark')).toHaveLength(1);
   });
 });

@@ -15,7 +15,11 @@ describe('SseParser', () => {
 
   it('ignores comments and keep-alive lines, and accepts CRLF and CR line ends, also split between chunks', () => {
     const p = new SseParser();
-    const events = [...p.push(': keep-alive\r\n\r\ndata: a\r'), ...p.push('\n\r\ndata: b\r\rdata:c\n\n'), ...p.push('data: [DONE]\n\n')];
+    const events = [
+      ...p.push(': keep-alive\r\n\r\ndata: a\r'),
+      ...p.push('\n\r\ndata: b\r\rdata:c\n\n'),
+      ...p.push('data: [DONE]\n\n'),
+    ];
     expect(events.map((e) => e.data)).toEqual(['a', 'b', 'c', '[DONE]']);
   });
 

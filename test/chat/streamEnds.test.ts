@@ -10,9 +10,21 @@ const IDLE_MS = 500;
 const LIMIT = 1024 * 1024;
 const INPUT = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: 'hi' }] };
 
-const event = (res: ServerResponse, body: unknown) => res.write(`data: ${typeof body === 'string' ? body : JSON.stringify(body)}\n\n`);
-const token = (content: string) => ({ id: 'fake-1', created: 1, model: 'glm-4-flash', choices: [{ index: 0, delta: { role: 'assistant', content } }] });
-const finish = { id: 'fake-1', created: 1, model: 'glm-4-flash', choices: [{ index: 0, finish_reason: 'stop', delta: { role: 'assistant', content: '' } }], usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 } };
+const event = (res: ServerResponse, body: unknown) =>
+  res.write(`data: ${typeof body === 'string' ? body : JSON.stringify(body)}\n\n`);
+const token = (content: string) => ({
+  id: 'fake-1',
+  created: 1,
+  model: 'glm-4-flash',
+  choices: [{ index: 0, delta: { role: 'assistant', content } }],
+});
+const finish = {
+  id: 'fake-1',
+  created: 1,
+  model: 'glm-4-flash',
+  choices: [{ index: 0, finish_reason: 'stop', delta: { role: 'assistant', content: '' } }],
+  usage: { prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 },
+};
 const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' });
 /** The finish chunk with usage, `[DONE]`, and the end of the body: a stream that ends well. */
 const endWell = (res: ServerResponse) => {
@@ -30,7 +42,12 @@ let closed: Promise<void>;
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  gw = await startTestGateway({ GLM_BASE_URL: `${fake.origin}/glm`, GLM_API_KEY: 'fake-glm-key-1234567890', CHAT_STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS), UPSTREAM_MAX_RESPONSE_BYTES: String(LIMIT) });
+  gw = await startTestGateway({
+    GLM_BASE_URL: `${fake.origin}/glm`,
+    GLM_API_KEY: 'fake-glm-key-1234567890',
+    CHAT_STREAM_IDLE_TIMEOUT_MS: String(IDLE_MS),
+    UPSTREAM_MAX_RESPONSE_BYTES: String(LIMIT),
+  });
   client = wsClient(gw.gateway.url.replace(/^http/, 'ws'));
 });
 afterAll(async () => {
@@ -81,7 +98,9 @@ describe('chat streams that end badly', () => {
     const { chunks, errors } = await streamAll(client, INPUT);
     expect(text(chunks)).toBe('ab');
     expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_TIMEOUT', upstream: 'glm' });
-    expect(errors![0].message).toBe(`The glm stream sent nothing for ${IDLE_MS} ms after 2 chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`);
+    expect(errors![0].message).toBe(
+      `The glm stream sent nothing for ${IDLE_MS} ms after 2 chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`,
+    );
     await closed;
   });
 
@@ -116,7 +135,11 @@ describe('chat streams that end badly', () => {
     });
     const { chunks, errors } = await streamAll(client, INPUT);
     expect(text(chunks)).toBe('a');
-    expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'glm', upstreamCode: 'RESPONSE_TOO_LARGE' });
+    expect(errors![0].extensions).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      upstream: 'glm',
+      upstreamCode: 'RESPONSE_TOO_LARGE',
+    });
     expect(errors![0].message).toContain('sent one stream event larger than 1 MiB (1048576 bytes) after 1 chunks');
     await closed;
   });
@@ -125,7 +148,13 @@ describe('chat streams that end badly', () => {
     plan((res) => {
       sse(res);
       event(res, token('a'));
-      res.write(Buffer.concat([Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}]}\n\n')]));
+      res.write(
+        Buffer.concat([
+          Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('"}}]}\n\n'),
+        ]),
+      );
     });
     const { errors } = await streamAll(client, INPUT);
     expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'glm' });

@@ -6,7 +6,11 @@ const env = useChatGateway();
 
 describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel }) => {
   it('streams delta by delta the same text the mutation returns, with finishReason and usage on the last chunk only', async () => {
-    const input = { provider: id, model, messages: [{ role: 'SYSTEM', content: 'Be brief.' }, user(`Tell me about ${id} streaming.`)] };
+    const input = {
+      provider: id,
+      model,
+      messages: [{ role: 'SYSTEM', content: 'Be brief.' }, user(`Tell me about ${id} streaming.`)],
+    };
     const answer = (await env.t.query(COMPLETION, { input })).body.data!.createChatCompletion;
     const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, input);
@@ -16,7 +20,9 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
     expect(answer.content.length).toBeGreaterThan(20);
     expect(text(chunks)).toBe(answer.content);
     // One token per upstream event: the gateway passed them on one by one, not as one buffered block.
-    expect(chunks.filter((c) => c.delta.content || c.delta.reasoningContent).length).toBeGreaterThanOrEqual(answer.usage.completionTokens - 1);
+    expect(chunks.filter((c) => c.delta.content || c.delta.reasoningContent).length).toBeGreaterThanOrEqual(
+      answer.usage.completionTokens - 1,
+    );
     const last = chunks.at(-1)!;
     expect(last.finishReason).toBe('STOP');
     expect(last.usage).toEqual(answer.usage);
@@ -27,7 +33,12 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
   });
 
   it('passes tool-call fragments with their index, which reassemble to the JSON arguments the mutation returns assembled', async () => {
-    const input = { provider: id, model: toolModel, messages: [user('What is the weather in Hangzhou?')], tools: [WEATHER_TOOL] };
+    const input = {
+      provider: id,
+      model: toolModel,
+      messages: [user('What is the weather in Hangzhou?')],
+      tools: [WEATHER_TOOL],
+    };
     const answer = (await env.t.query(COMPLETION, { input })).body.data!.createChatCompletion;
     const client = wsClient(env.t.gateway.wsUrl);
     const { chunks, errors } = await streamAll(client, input);
@@ -52,7 +63,11 @@ describe.each(PROVIDERS)('chatCompletionStream on $id', ({ id, model, toolModel 
   it('ends a stream whose connection is cut mid-way with UPSTREAM_ERROR', async () => {
     env.t.sandbox.faults.push({ upstream: id, times: 1, cutAfterChunks: 5 });
     const client = wsClient(env.t.gateway.wsUrl);
-    const { chunks, errors } = await streamAll(client, { provider: id, model, messages: [user('This one breaks off.')] });
+    const { chunks, errors } = await streamAll(client, {
+      provider: id,
+      model,
+      messages: [user('This one breaks off.')],
+    });
     await client.dispose();
 
     expect(chunks.length).toBeGreaterThan(0);

@@ -41,7 +41,12 @@ export interface Chunk {
   provider: string;
   model: string;
   index: number;
-  delta: { role: string | null; content: string | null; reasoningContent: string | null; toolCalls: Array<{ index: number; id: string | null; name: string | null; arguments: string | null }> | null };
+  delta: {
+    role: string | null;
+    content: string | null;
+    reasoningContent: string | null;
+    toolCalls: Array<{ index: number; id: string | null; name: string | null; arguments: string | null }> | null;
+  };
   finishReason: string | null;
   usage: Usage | null;
 }
@@ -52,15 +57,23 @@ export interface GraphError {
 }
 
 /** Runs one subscription to its end: the chunks, and the errors it ended with (if any). */
-export async function streamAll(client: Client, input: Record<string, unknown>): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
+export async function streamAll(
+  client: Client,
+  input: Record<string, unknown>,
+): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
   const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input });
   const chunks = results.filter((r) => r.data?.chatCompletionStream).map((r) => r.data!.chatCompletionStream);
-  const errors = (results.find((r) => r.errors?.length)?.errors ?? (error as GraphError[] | undefined)) as GraphError[] | undefined;
+  const errors = (results.find((r) => r.errors?.length)?.errors ?? (error as GraphError[] | undefined)) as
+    | GraphError[]
+    | undefined;
   return { chunks, errors };
 }
 
 /** One subscription on its own short-lived WebSocket client. */
-export async function streamOnce(t: TestGateway, input: Record<string, unknown>): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
+export async function streamOnce(
+  t: TestGateway,
+  input: Record<string, unknown>,
+): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
   const client = wsClient(t.gateway.wsUrl);
   try {
     return await streamAll(client, input);
@@ -104,7 +117,11 @@ export const WEATHER_TOOL = {
   description: 'Current weather in a city',
   parameters: {
     type: 'object',
-    properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+    properties: {
+      city: { type: 'string' },
+      unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+      days: { type: 'integer', minimum: 1, maximum: 7 },
+    },
     required: ['city'],
   },
 };

@@ -17,14 +17,24 @@ const has = (provider: string, file: string) => existsSync(new URL(`${provider}/
 function shape(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `[${[...new Set(v.map(shape))].sort().join('|')}]`;
-  if (typeof v === 'object') return `{${Object.keys(v as object).sort().map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (typeof v === 'object')
+    return `{${Object.keys(v as object)
+      .sort()
+      .map((k) => `${k}:${shape((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return typeof v;
 }
 
 /** The distinct shapes of a stream's data events, `[DONE]` and the comments included as such. */
 function streamShapes(raw: string): string[] {
   const events = raw.split('\n\n').filter(Boolean);
-  return [...new Set(events.map((e) => (e.startsWith(':') ? 'comment' : e === 'data: [DONE]' ? '[DONE]' : shape(JSON.parse(e.slice('data: '.length))))))].sort();
+  return [
+    ...new Set(
+      events.map((e) =>
+        e.startsWith(':') ? 'comment' : e === 'data: [DONE]' ? '[DONE]' : shape(JSON.parse(e.slice('data: '.length))),
+      ),
+    ),
+  ].sort();
 }
 
 const PREFIX = { deepseek: 'DEEPSEEK', glm: 'GLM', ark: 'ARK', moonshot: 'MOONSHOT' } as const;
@@ -75,9 +85,19 @@ describe.each(PROVIDERS)('%s transcript', (provider) => {
       const { body } = await t.query(ANSWER, { input });
       expect(body.errors).toBeUndefined();
       const answer = body.data.createChatCompletion;
-      expect({ content: answer.content, reasoningContent: answer.choices[0].message.reasoningContent, finishReason: answer.choices[0].finishReason, reasoningUsed: answer.reasoningUsed, usage: answer.usage }).toEqual(
-        { content: expected.content, reasoningContent: expected.reasoningContent, finishReason: expected.finishReason, reasoningUsed: expected.reasoningUsed, usage: expected.usage },
-      );
+      expect({
+        content: answer.content,
+        reasoningContent: answer.choices[0].message.reasoningContent,
+        finishReason: answer.choices[0].finishReason,
+        reasoningUsed: answer.reasoningUsed,
+        usage: answer.usage,
+      }).toEqual({
+        content: expected.content,
+        reasoningContent: expected.reasoningContent,
+        finishReason: expected.finishReason,
+        reasoningUsed: expected.reasoningUsed,
+        usage: expected.usage,
+      });
 
       const client = wsClient(t.gateway.wsUrl);
       let streamed: Awaited<ReturnType<typeof streamAll>>;
@@ -87,14 +107,18 @@ describe.each(PROVIDERS)('%s transcript', (provider) => {
         await client.dispose();
       }
       expect(streamed.errors).toBeUndefined();
-      const chunks = streamed.chunks as Array<(typeof streamed.chunks)[number] & { usage: Record<string, unknown> | null }>;
+      const chunks = streamed.chunks as Array<
+        (typeof streamed.chunks)[number] & { usage: Record<string, unknown> | null }
+      >;
       expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(expected.content);
       expect(chunks.map((c) => c.delta.reasoningContent ?? '').join('') || null).toBe(expected.reasoningContent);
       expect(chunks.at(-1)).toMatchObject({ finishReason: expected.finishReason });
 
       expect(fake.bodies).toEqual([json(provider, 'request.json'), json(provider, 'stream-request.json')]);
       if (expected.models) {
-        const listed = (await t.query('{ chatProviders { id models } }')).body.data.chatProviders.find((p: { id: string }) => p.id === provider);
+        const listed = (await t.query('{ chatProviders { id models } }')).body.data.chatProviders.find(
+          (p: { id: string }) => p.id === provider,
+        );
         expect(listed.models).toEqual(expected.models);
       }
     } finally {
@@ -103,19 +127,30 @@ describe.each(PROVIDERS)('%s transcript', (provider) => {
     }
   });
 
-  it('the stream\'s last chunk carries the documented usage', async () => {
+  it("the stream's last chunk carries the documented usage", async () => {
     const fake = await replay(provider);
     const prefix = PREFIX[provider];
-    const t = await startTestGateway({ [`${prefix}_BASE_URL`]: fake.base, [`${prefix}_API_KEY`]: 'transcript-key-0123456789', ...(provider === 'ark' ? { ARK_ENDPOINTS: 'doubao-pro=ep-20250101-doubao-pro' } : {}) });
+    const t = await startTestGateway({
+      [`${prefix}_BASE_URL`]: fake.base,
+      [`${prefix}_API_KEY`]: 'transcript-key-0123456789',
+      ...(provider === 'ark' ? { ARK_ENDPOINTS: 'doubao-pro=ep-20250101-doubao-pro' } : {}),
+    });
     const client = wsClient(t.gateway.wsUrl);
     try {
       const query = `subscription S($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { finishReason reasoningUsed ${STREAM_USAGE} } }`;
       const results: Array<{ finishReason: string | null; reasoningUsed: boolean | null; usage: unknown }> = [];
       await new Promise<void>((resolve, reject) =>
-        client.subscribe({ query, variables: { input: { provider, ...json(provider, 'input.json') } } }, { next: (r) => void results.push((r.data as any).chatCompletionStream), error: reject, complete: resolve }),
+        client.subscribe(
+          { query, variables: { input: { provider, ...json(provider, 'input.json') } } },
+          { next: (r) => void results.push((r.data as any).chatCompletionStream), error: reject, complete: resolve },
+        ),
       );
       const expected = json(provider, 'expected.json');
-      expect(results.at(-1)).toEqual({ finishReason: expected.finishReason, reasoningUsed: expected.reasoningUsed, usage: expected.usage });
+      expect(results.at(-1)).toEqual({
+        finishReason: expected.finishReason,
+        reasoningUsed: expected.reasoningUsed,
+        usage: expected.usage,
+      });
     } finally {
       await client.dispose();
       await t.close();
@@ -132,7 +167,11 @@ describe('the emulators answer the documented requests in the documented shape',
   afterAll(() => sandbox.close());
 
   const post = (provider: keyof typeof PREFIX, body: unknown) =>
-    fetch(`${sandbox.baseUrls[provider]}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox' }, body: JSON.stringify(body) });
+    fetch(`${sandbox.baseUrls[provider]}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox' },
+      body: JSON.stringify(body),
+    });
 
   it.each(PROVIDERS)('%s', async (provider) => {
     const whole = await post(provider, json(provider, 'request.json'));
@@ -144,7 +183,9 @@ describe('the emulators answer the documented requests in the documented shape',
     expect(streamShapes(await streamed.text())).toEqual(streamShapes(read(provider, 'stream.sse')));
 
     if (has(provider, 'models.json')) {
-      const list = await (await fetch(`${sandbox.baseUrls[provider]}/models`, { headers: { authorization: 'Bearer sandbox' } })).json();
+      const list = await (
+        await fetch(`${sandbox.baseUrls[provider]}/models`, { headers: { authorization: 'Bearer sandbox' } })
+      ).json();
       expect(shape(list)).toBe(shape(json(provider, 'models.json')));
     }
   });
@@ -160,17 +201,27 @@ describe.each(['moonshot', 'ark'] as const)('%s refusal transcript', (provider) 
     const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0 } });
     const refusal = json(provider, 'refusal.json');
     try {
-      const res = await fetch(`${sandbox.baseUrls[provider]}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox' }, body: read(provider, 'refusal-request.json') });
+      const res = await fetch(`${sandbox.baseUrls[provider]}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sandbox' },
+        body: read(provider, 'refusal-request.json'),
+      });
       const body = await res.json();
       expect(res.status).toBe(refusal.status);
       expect(shape(body)).toBe(shape(refusal.body));
       // Ark's message ends with a fresh request id.
-      expect(body.error.message.replace(/Request id: \w+/, '')).toBe(refusal.body.error.message.replace(/Request id: \w+/, ''));
+      expect(body.error.message.replace(/Request id: \w+/, '')).toBe(
+        refusal.body.error.message.replace(/Request id: \w+/, ''),
+      );
     } finally {
       await sandbox.close();
     }
     const fake = await replay(provider);
-    const t = await startTestGateway({ [`${PREFIX[provider]}_BASE_URL`]: fake.base, [`${PREFIX[provider]}_API_KEY`]: 'transcript-key-0123456789', ...(provider === 'ark' ? { ARK_ENDPOINTS: 'doubao-pro=ep-20250101-doubao-pro' } : {}) });
+    const t = await startTestGateway({
+      [`${PREFIX[provider]}_BASE_URL`]: fake.base,
+      [`${PREFIX[provider]}_API_KEY`]: 'transcript-key-0123456789',
+      ...(provider === 'ark' ? { ARK_ENDPOINTS: 'doubao-pro=ep-20250101-doubao-pro' } : {}),
+    });
     try {
       const { body } = await t.query(ANSWER, { input: { provider, ...json(provider, 'refusal-input.json') } });
       expect(body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });

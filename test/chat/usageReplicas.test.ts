@@ -17,7 +17,8 @@ afterAll(() => cluster?.close(), 60_000);
 
 /** Chat calls only: each live replica also reads every provider's GET /models at start-up. */
 const completions = (requests: Array<{ url: string }>) => requests.filter((r) => r.url.endsWith('/chat/completions'));
-const complete = (replica: number, text: string) => cluster.query(replica, COMPLETION, { input: { provider: 'glm', model: 'glm-4-flash', messages: [user(text)] } });
+const complete = (replica: number, text: string) =>
+  cluster.query(replica, COMPLETION, { input: { provider: 'glm', model: 'glm-4-flash', messages: [user(text)] } });
 
 describe('daily token budgets across replicas sharing Redis', () => {
   it('refuses on every replica with UPSTREAM_QUOTA_EXHAUSTED and no upstream request once the cluster has spent the budget', async () => {
@@ -27,7 +28,11 @@ describe('daily token budgets across replicas sharing Redis', () => {
     for (let i = 0; i < 30 && refusedAt < 0; i++) {
       const { body } = await complete(i % 3, `Question ${i}: what is a budget?`);
       if (body.errors) {
-        expect(body.errors[0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'glm', upstreamCode: 'DAILY_TOKEN_BUDGET' });
+        expect(body.errors[0].extensions).toMatchObject({
+          code: 'UPSTREAM_QUOTA_EXHAUSTED',
+          upstream: 'glm',
+          upstreamCode: 'DAILY_TOKEN_BUDGET',
+        });
         refusedAt = i;
       } else served.push({ replica: i % 3, ...body.data.createChatCompletion.usage });
     }
@@ -47,14 +52,24 @@ describe('daily token budgets across replicas sharing Redis', () => {
     expect(completions(cluster.upstreamRequests('glm'))).toHaveLength(served.length);
 
     // Another provider is not held by glm's budget.
-    const other = await cluster.query(1, COMPLETION, { input: { provider: 'deepseek', model: 'deepseek-flash', reasoning: { enabled: false }, messages: [user('Hi')] } });
+    const other = await cluster.query(1, COMPLETION, {
+      input: { provider: 'deepseek', model: 'deepseek-flash', reasoning: { enabled: false }, messages: [user('Hi')] },
+    });
     expect(other.body.errors).toBeUndefined();
     const deepseek = other.body.data.createChatCompletion.usage;
 
     const sum = (key: 'promptTokens' | 'completionTokens') => served.reduce((total, s) => total + s[key], 0);
     const expected = [
       { provider: 'deepseek', model: 'deepseek-flash', ...deepseek, reasoningTokens: 0, requests: 1 },
-      { provider: 'glm', model: 'glm-4-flash', promptTokens: sum('promptTokens'), completionTokens: sum('completionTokens'), totalTokens: spent, reasoningTokens: 0, requests: served.length },
+      {
+        provider: 'glm',
+        model: 'glm-4-flash',
+        promptTokens: sum('promptTokens'),
+        completionTokens: sum('completionTokens'),
+        totalTokens: spent,
+        reasoningTokens: 0,
+        requests: served.length,
+      },
     ];
     for (const replica of [0, 1, 2]) {
       const { body } = await cluster.query(replica, USAGE);

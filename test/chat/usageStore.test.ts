@@ -18,7 +18,13 @@ const IMPLEMENTATIONS: Array<[string, () => Promise<ChatUsageStore>]> = [
   ['redis', inRedis],
 ];
 
-const usage = (prompt: number, completion: number, reasoning = 0, cached = 0) => ({ promptTokens: prompt, completionTokens: completion, totalTokens: prompt + completion, reasoningTokens: reasoning, cachedPromptTokens: cached });
+const usage = (prompt: number, completion: number, reasoning = 0, cached = 0) => ({
+  promptTokens: prompt,
+  completionTokens: completion,
+  totalTokens: prompt + completion,
+  reasoningTokens: reasoning,
+  cachedPromptTokens: cached,
+});
 
 describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
   it('sums tokens and counts requests per provider and model of one day', async () => {
@@ -27,8 +33,28 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
     await store.add('2025-03-01', 'glm', 'glm-4-flash', usage(5, 7, 3));
     await store.add('2025-03-01', 'deepseek', 'deepseek-flash', usage(1, 2));
     expect(await store.list('2025-03-01')).toEqual([
-      { day: '2025-03-01', provider: 'deepseek', model: 'deepseek-flash', promptTokens: 1, completionTokens: 2, totalTokens: 3, reasoningTokens: 0, cachedPromptTokens: 0, requests: 1 },
-      { day: '2025-03-01', provider: 'glm', model: 'glm-4-flash', promptTokens: 15, completionTokens: 27, totalTokens: 42, reasoningTokens: 3, cachedPromptTokens: 0, requests: 2 },
+      {
+        day: '2025-03-01',
+        provider: 'deepseek',
+        model: 'deepseek-flash',
+        promptTokens: 1,
+        completionTokens: 2,
+        totalTokens: 3,
+        reasoningTokens: 0,
+        cachedPromptTokens: 0,
+        requests: 1,
+      },
+      {
+        day: '2025-03-01',
+        provider: 'glm',
+        model: 'glm-4-flash',
+        promptTokens: 15,
+        completionTokens: 27,
+        totalTokens: 42,
+        reasoningTokens: 3,
+        cachedPromptTokens: 0,
+        requests: 2,
+      },
     ]);
   });
 
@@ -54,7 +80,17 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
     const store = await create();
     await store.add('2025-03-01', 'ark', 'ep-2024/abc#1', usage(2, 3));
     expect(await store.list('2025-03-01')).toEqual([
-      { day: '2025-03-01', provider: 'ark', model: 'ep-2024/abc#1', promptTokens: 2, completionTokens: 3, totalTokens: 5, reasoningTokens: 0, cachedPromptTokens: 0, requests: 1 },
+      {
+        day: '2025-03-01',
+        provider: 'ark',
+        model: 'ep-2024/abc#1',
+        promptTokens: 2,
+        completionTokens: 3,
+        totalTokens: 5,
+        reasoningTokens: 0,
+        cachedPromptTokens: 0,
+        requests: 1,
+      },
     ]);
     expect(await store.totalFor('2025-03-01', 'ark', 1)).toBe(5);
   });
@@ -62,7 +98,9 @@ describe.each(IMPLEMENTATIONS)('ChatUsageStore (%s)', (_name, create) => {
   it('keeps cached prompt tokens, and counts each at the weight asked against a budget', async () => {
     const store = await create();
     await store.add('2025-03-01', 'deepseek', 'deepseek-flash', usage(1000, 10, 0, 900));
-    expect(await store.list('2025-03-01')).toMatchObject([{ promptTokens: 1000, cachedPromptTokens: 900, totalTokens: 1010 }]);
+    expect(await store.list('2025-03-01')).toMatchObject([
+      { promptTokens: 1000, cachedPromptTokens: 900, totalTokens: 1010 },
+    ]);
     // 100 uncached prompt tokens, 10 completion tokens, 900 cached at 0.1.
     expect(await store.totalFor('2025-03-01', 'deepseek', 0.1)).toBe(200);
     expect(await store.totalFor('2025-03-01', 'deepseek', 1)).toBe(1010);

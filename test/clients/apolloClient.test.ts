@@ -3,7 +3,16 @@ import { Defer20220824Handler } from '@apollo/client/incremental';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { describe, expect, it } from 'vitest';
 import { wsClient } from '../support/ws.js';
-import { COMPLETE, SERVICE_HEALTH, STREAM, TITLE, chatInput, healthRequests, useClientGateway, type StreamChunk } from './operations.js';
+import {
+  COMPLETE,
+  SERVICE_HEALTH,
+  STREAM,
+  TITLE,
+  chatInput,
+  healthRequests,
+  useClientGateway,
+  type StreamChunk,
+} from './operations.js';
 
 const ctx = useClientGateway();
 
@@ -20,18 +29,26 @@ function client(transport: 'multipart' | 'ws', incrementalHandler?: Defer2022082
     transport === 'ws'
       ? ApolloLink.split(({ operationType }) => operationType === 'subscription', new GraphQLWsLink(ws), http)
       : http; // HttpLink alone sends subscriptions with Accept: multipart/mixed;subscriptionSpec=1.0
-  return { client: new ApolloClient({ link, cache: new InMemoryCache(), incrementalHandler }), dispose: () => ws.dispose() };
+  return {
+    client: new ApolloClient({ link, cache: new InMemoryCache(), incrementalHandler }),
+    dispose: () => ws.dispose(),
+  };
 }
 
 /** Subscribes and resolves with every chunk once the stream completes. */
 function streamed(client: ApolloClient, provider: string, model: string): Promise<StreamChunk[]> {
   return new Promise((resolve, reject) => {
     const chunks: StreamChunk[] = [];
-    client.subscribe({ query: gql(STREAM), variables: { input: chatInput(provider, model) }, fetchPolicy: 'no-cache' }).subscribe({
-      next: (r) => (r.error ? reject(r.error) : chunks.push((r.data as { chatCompletionStream: StreamChunk }).chatCompletionStream)),
-      error: reject,
-      complete: () => resolve(chunks),
-    });
+    client
+      .subscribe({ query: gql(STREAM), variables: { input: chatInput(provider, model) }, fetchPolicy: 'no-cache' })
+      .subscribe({
+        next: (r) =>
+          r.error
+            ? reject(r.error)
+            : chunks.push((r.data as { chatCompletionStream: StreamChunk }).chatCompletionStream),
+        error: reject,
+        complete: () => resolve(chunks),
+      });
   });
 }
 
@@ -55,23 +72,31 @@ describe('Apollo Client 4', () => {
     await dispose();
   });
 
-  it.each(['multipart', 'ws'] as const)('streams chatCompletionStream over %s; the accumulated text equals the mutation content', async (transport) => {
-    const { client, dispose } = apollo(transport);
-    const { data } = await client.mutate({ mutation: gql(COMPLETE), variables: { input: chatInput('moonshot', 'moonshot-v1-8k') } });
-    const content = (data as any).createChatCompletion.content as string;
-    const chunks = await streamed(client, 'moonshot', 'moonshot-v1-8k');
-    expect(chunks.length).toBeGreaterThan(3);
-    expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(content);
-    expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: expect.any(Number) } });
-    expect(ctx.t.upstreamRequests('moonshot')).toHaveLength(2);
-    await dispose();
-  });
+  it.each(['multipart', 'ws'] as const)(
+    'streams chatCompletionStream over %s; the accumulated text equals the mutation content',
+    async (transport) => {
+      const { client, dispose } = apollo(transport);
+      const { data } = await client.mutate({
+        mutation: gql(COMPLETE),
+        variables: { input: chatInput('moonshot', 'moonshot-v1-8k') },
+      });
+      const content = (data as any).createChatCompletion.content as string;
+      const chunks = await streamed(client, 'moonshot', 'moonshot-v1-8k');
+      expect(chunks.length).toBeGreaterThan(3);
+      expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(content);
+      expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: expect.any(Number) } });
+      expect(ctx.t.upstreamRequests('moonshot')).toHaveLength(2);
+      await dispose();
+    },
+  );
 
-  it('reads @defer parts with Defer20220824Handler: the list first, each title\'s details as they arrive, one OMDb request per title', async () => {
+  it("reads @defer parts with Defer20220824Handler: the list first, each title's details as they arrive, one OMDb request per title", async () => {
     const { client: apolloClient, dispose } = client('multipart', new Defer20220824Handler());
     // The details are slow: the list must render before them.
     ctx.t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 400, match: 'i=tt' });
-    const query = gql(`query Search { searchTitles(query: "star wars") { items { imdbId title ... @defer { directors imdbRating } } } }`);
+    const query = gql(
+      `query Search { searchTitles(query: "star wars") { items { imdbId title ... @defer { directors imdbRating } } } }`,
+    );
     const seen = await new Promise<any[]>((resolve, reject) => {
       const results: any[] = [];
       const sub = apolloClient.watchQuery({ query, fetchPolicy: 'no-cache' }).subscribe({

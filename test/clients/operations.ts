@@ -12,7 +12,11 @@ export const COMPLETE = `mutation Complete($input: ChatCompletionInput!) { creat
 export const STREAM = `subscription Stream($input: ChatCompletionInput!) {
   chatCompletionStream(input: $input) { delta { content } finishReason usage { totalTokens } }
 }`;
-export const chatInput = (provider: string, model: string) => ({ provider, model, messages: [{ role: 'USER', content: `Explain gateways, ${provider}.` }] });
+export const chatInput = (provider: string, model: string) => ({
+  provider,
+  model,
+  messages: [{ role: 'USER', content: `Explain gateways, ${provider}.` }],
+});
 
 export interface StreamChunk {
   delta: { content: string | null };
@@ -36,4 +40,5 @@ export function useClientGateway(): { readonly t: TestGateway } {
 }
 
 /** The expected upstream traffic of SERVICE_HEALTH: one Graph request (and the sandbox app token, once). */
-export const healthRequests = (t: TestGateway) => t.upstreamRequests('graph').filter((r) => r.url.includes('healthOverviews'));
+export const healthRequests = (t: TestGateway) =>
+  t.upstreamRequests('graph').filter((r) => r.url.includes('healthOverviews'));

@@ -2,7 +2,16 @@ import { Client, fetchExchange, subscriptionExchange, type SubscriptionForwarder
 import { createClient as createSseClient } from 'graphql-sse';
 import { describe, expect, it } from 'vitest';
 import { wsClient } from '../support/ws.js';
-import { COMPLETE, SERVICE_HEALTH, STREAM, TITLE, chatInput, healthRequests, useClientGateway, type StreamChunk } from './operations.js';
+import {
+  COMPLETE,
+  SERVICE_HEALTH,
+  STREAM,
+  TITLE,
+  chatInput,
+  healthRequests,
+  useClientGateway,
+  type StreamChunk,
+} from './operations.js';
 
 const ctx = useClientGateway();
 
@@ -14,7 +23,8 @@ function urql(transport: 'ws' | 'sse') {
     const input = { ...request, query: request.query ?? '' };
     return {
       subscribe(sink) {
-        const unsubscribe = transport === 'ws' ? ws.subscribe(input, sink as never) : sse.subscribe(input, sink as never);
+        const unsubscribe =
+          transport === 'ws' ? ws.subscribe(input, sink as never) : sse.subscribe(input, sink as never);
         return { unsubscribe };
       },
     };
@@ -34,15 +44,17 @@ function urql(transport: 'ws' | 'sse') {
 function streamed(client: Client, provider: string, model: string): Promise<StreamChunk[]> {
   return new Promise((resolve, reject) => {
     const chunks: StreamChunk[] = [];
-    const { unsubscribe } = client.subscription<{ chatCompletionStream: StreamChunk }>(STREAM, { input: chatInput(provider, model) }).subscribe((r) => {
-      if (r.error) return reject(r.error);
-      const chunk = r.data!.chatCompletionStream;
-      chunks.push(chunk);
-      if (chunk.finishReason) {
-        queueMicrotask(() => unsubscribe());
-        resolve(chunks);
-      }
-    });
+    const { unsubscribe } = client
+      .subscription<{ chatCompletionStream: StreamChunk }>(STREAM, { input: chatInput(provider, model) })
+      .subscribe((r) => {
+        if (r.error) return reject(r.error);
+        const chunk = r.data!.chatCompletionStream;
+        chunks.push(chunk);
+        if (chunk.finishReason) {
+          queueMicrotask(() => unsubscribe());
+          resolve(chunks);
+        }
+      });
   });
 }
 
@@ -63,14 +75,17 @@ describe('urql (@urql/core 6)', () => {
     await dispose();
   });
 
-  it.each(['ws', 'sse'] as const)('streams chatCompletionStream over %s; the accumulated text equals the mutation content', async (transport) => {
-    const { client, dispose } = urql(transport);
-    const { data } = await client.mutation(COMPLETE, { input: chatInput('ark', 'doubao-pro') }).toPromise();
-    const chunks = await streamed(client, 'ark', 'doubao-pro');
-    expect(chunks.length).toBeGreaterThan(3);
-    expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(data.createChatCompletion.content);
-    expect(chunks.at(-1)!.usage?.totalTokens).toBeGreaterThan(0);
-    expect(ctx.t.upstreamRequests('ark')).toHaveLength(2);
-    await dispose();
-  });
+  it.each(['ws', 'sse'] as const)(
+    'streams chatCompletionStream over %s; the accumulated text equals the mutation content',
+    async (transport) => {
+      const { client, dispose } = urql(transport);
+      const { data } = await client.mutation(COMPLETE, { input: chatInput('ark', 'doubao-pro') }).toPromise();
+      const chunks = await streamed(client, 'ark', 'doubao-pro');
+      expect(chunks.length).toBeGreaterThan(3);
+      expect(chunks.map((c) => c.delta.content ?? '').join('')).toBe(data.createChatCompletion.content);
+      expect(chunks.at(-1)!.usage?.totalTokens).toBeGreaterThan(0);
+      expect(ctx.t.upstreamRequests('ark')).toHaveLength(2);
+      await dispose();
+    },
+  );
 });

@@ -20,7 +20,7 @@ const problemsOf = (env: Record<string, string>) => {
 };
 
 describe('the variable schema', () => {
-  it('is what the configuration guide\'s table and .env.example say (npm run config:docs writes both)', () => {
+  it("is what the configuration guide's table and .env.example say (npm run config:docs writes both)", () => {
     const guide = readFileSync(new URL(CONFIGURATION_GUIDE, root), 'utf8');
     expect(withTable(guide)).toBe(guide);
     expect(readFileSync(new URL('.env.example', root), 'utf8')).toBe(renderEnvExample());
@@ -40,7 +40,12 @@ describe('the variable schema', () => {
 });
 
 /** MCP_AUTH=jwt and the three variables it needs. */
-const MCP_JWT = { MCP_AUTH: 'jwt', MCP_JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json', MCP_JWT_ISSUER: 'https://login.example/', MCP_JWT_AUDIENCE: 'https://gateway.example/mcp' };
+const MCP_JWT = {
+  MCP_AUTH: 'jwt',
+  MCP_JWT_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
+  MCP_JWT_ISSUER: 'https://login.example/',
+  MCP_JWT_AUDIENCE: 'https://gateway.example/mcp',
+};
 
 /** A valid value other than the default, for each kind of variable; some need a companion to take effect. */
 function sample(name: string, type: string, fallback: string | undefined): Record<string, string> {
@@ -77,7 +82,13 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
   if (type === 'http(s) URL') return { [name]: 'http://127.0.0.1:9/elsewhere' };
   if (type === 'number 0…1') return { [name]: '0.5' };
   if (type === '`true` or `false`') return { [name]: fallback === 'false' ? 'true' : 'false' };
-  if (type.startsWith('`')) return { [name]: type.split(', ').map((v) => v.replaceAll('`', '')).find((v) => v !== fallback)! };
+  if (type.startsWith('`'))
+    return {
+      [name]: type
+        .split(', ')
+        .map((v) => v.replaceAll('`', ''))
+        .find((v) => v !== fallback)!,
+    };
   return { [name]: 'some-value' };
 }
 
@@ -85,7 +96,14 @@ describe('every variable of the schema', () => {
   it.each(Object.entries(VARIABLES))('%s changes the configuration', (name, variable) => {
     const env = sample(name, variable.type.name, 'default' in variable ? variable.default : undefined);
     // Variables that only take effect together (application permissions, MCP_AUTH=jwt's) are compared with none of them set.
-    const together = ['GRAPH_TENANT_ID', 'GRAPH_CLIENT_ID', 'GRAPH_CLIENT_SECRET', 'MCP_JWT_JWKS_URL', 'MCP_JWT_ISSUER', 'MCP_JWT_AUDIENCE'].includes(name);
+    const together = [
+      'GRAPH_TENANT_ID',
+      'GRAPH_CLIENT_ID',
+      'GRAPH_CLIENT_SECRET',
+      'MCP_JWT_JWKS_URL',
+      'MCP_JWT_ISSUER',
+      'MCP_JWT_AUDIENCE',
+    ].includes(name);
     const companions = together ? {} : Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
     expect(JSON.stringify(loadConfig(env))).not.toBe(JSON.stringify(loadConfig(companions)));
   });
@@ -93,7 +111,16 @@ describe('every variable of the schema', () => {
 
 describe('configuration errors', () => {
   it('are all reported at once, each naming the variable, the value and what it must be', () => {
-    expect(problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', GRAPH_POLL_INTERVAL_MS: '-5', NODE_ENV: 'prod', DEEPSEEK_RPM: '0', CHAT_ROUTES: 'x' })).toEqual([
+    expect(
+      problemsOf({
+        PORT: 'abc',
+        LOG_LEVEL: 'loud',
+        GRAPH_POLL_INTERVAL_MS: '-5',
+        NODE_ENV: 'prod',
+        DEEPSEEK_RPM: '0',
+        CHAT_ROUTES: 'x',
+      }),
+    ).toEqual([
       'PORT: must be a port number 0..65535, got "abc"',
       'NODE_ENV: must be one of development, production, test (did you mean production?), got "prod"',
       'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
@@ -116,7 +143,13 @@ describe('configuration errors', () => {
   });
 
   it('npm start lists every bad variable, unresolvable HOST and missing manifest included, and exits 2 without a stack trace', async () => {
-    const p = spawnGateway({ PORT: 'abc', LOG_LEVEL: 'loud', NODE_ENV: 'prod', HOST: 'no-such-host.invalid', PERSISTED_OPERATIONS_FILE: '/no/such/manifest.json' });
+    const p = spawnGateway({
+      PORT: 'abc',
+      LOG_LEVEL: 'loud',
+      NODE_ENV: 'prod',
+      HOST: 'no-such-host.invalid',
+      PERSISTED_OPERATIONS_FILE: '/no/such/manifest.json',
+    });
     expect(await p.exited).toBe(2);
     expect(p.stderr.map((l) => l.replace(/^(configuration error: [A-Z_]+): .*/, '$1'))).toEqual([
       'configuration error: PORT',
@@ -125,7 +158,9 @@ describe('configuration errors', () => {
       'configuration error: HOST',
       'configuration error: PERSISTED_OPERATIONS_FILE',
     ]);
-    expect(p.stderr[3]).toMatch(/^configuration error: HOST: "no-such-host.invalid" does not resolve \(\w+\); set HOST to /);
+    expect(p.stderr[3]).toMatch(
+      /^configuration error: HOST: "no-such-host.invalid" does not resolve \(\w+\); set HOST to /,
+    );
     expect(p.stderr[4]).toMatch(/"\/no\/such\/manifest.json" \(ENOENT.*\); set it to the path of/);
   });
 
@@ -135,7 +170,9 @@ describe('configuration errors', () => {
     const p = spawnGateway({ PERSISTED_OPERATIONS_FILE: manifest });
     expect(await p.exited).toBe(2);
     expect(p.stderr).toHaveLength(1);
-    expect(p.stderr[0]).toMatch(/^configuration error: PERSISTED_OPERATIONS_FILE: cannot read a JSON manifest at ".*manifest-\d+\.json" \(/);
+    expect(p.stderr[0]).toMatch(
+      /^configuration error: PERSISTED_OPERATIONS_FILE: cannot read a JSON manifest at ".*manifest-\d+\.json" \(/,
+    );
   });
 });
 
@@ -144,9 +181,15 @@ describe('GATEWAY_SANDBOX_PORT', () => {
     const port = await freePort();
     const p = spawnGateway({ GATEWAY_SANDBOX_PORT: String(port) });
     const origin = await p.origin;
-    const res = await fetch(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ upstreams { id baseUrl } }' }) });
+    const res = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ upstreams { id baseUrl } }' }),
+    });
     const { data } = (await res.json()) as { data: { upstreams: Array<{ id: string; baseUrl: string }> } };
-    expect(new Set(data.upstreams.map((u) => new URL(u.baseUrl).origin))).toEqual(new Set([`http://127.0.0.1:${port}`]));
+    expect(new Set(data.upstreams.map((u) => new URL(u.baseUrl).origin))).toEqual(
+      new Set([`http://127.0.0.1:${port}`]),
+    );
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   });

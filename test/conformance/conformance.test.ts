@@ -41,7 +41,10 @@ async function runCase(c: ConformanceCase, transport: TransportRunner): Promise<
     t.clearUpstreamRequests();
     await c.setup?.(t);
     const outcome = await transport.run(t, c.request, c.afterFirst?.(t));
-    const first = outcome.results.flatMap((r) => [...(r.errors ?? []), ...(r.incremental ?? []).flatMap((part) => part.errors ?? [])])[0];
+    const first = outcome.results.flatMap((r) => [
+      ...(r.errors ?? []),
+      ...(r.incremental ?? []).flatMap((part) => part.errors ?? []),
+    ])[0];
     expect(first?.extensions?.code, JSON.stringify(outcome.results).slice(0, 400)).toBe(c.expect.code);
     if (c.expect.extensions) expect(first?.extensions).toMatchObject(c.expect.extensions);
     if (c.expect.message?.includes) expect(first?.message).toContain(c.expect.message.includes);

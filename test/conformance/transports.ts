@@ -17,7 +17,19 @@ export interface ConformanceRequest {
 
 type ResultError = { message: string; extensions?: Record<string, any> };
 /** A result, or a payload of incremental delivery (`hasNext`, and `incremental` parts with their own errors). */
-export type Result = { data?: any; errors?: ResultError[]; extensions?: Record<string, any>; hasNext?: boolean; incremental?: Array<{ data?: any; items?: unknown[]; path: Array<string | number>; label?: string; errors?: ResultError[] }> };
+export type Result = {
+  data?: any;
+  errors?: ResultError[];
+  extensions?: Record<string, any>;
+  hasNext?: boolean;
+  incremental?: Array<{
+    data?: any;
+    items?: unknown[];
+    path: Array<string | number>;
+    label?: string;
+    errors?: ResultError[];
+  }>;
+};
 
 /** What a client of one transport saw, in the same terms for every transport. */
 export interface Outcome {
@@ -49,15 +61,26 @@ const body = (r: ConformanceRequest) => {
   const json = JSON.stringify({ query: r.query, variables: r.variables, extensions: r.extensions });
   return r.variablesJson ? `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"variables":${r.variablesJson}}` : json;
 };
-const keyHeader = (r: ConformanceRequest): Record<string, string> => ({ ...r.headers, ...(r.apiKey ? { 'x-api-key': r.apiKey } : {}) });
+const keyHeader = (r: ConformanceRequest): Record<string, string> => ({
+  ...r.headers,
+  ...(r.apiKey ? { 'x-api-key': r.apiKey } : {}),
+});
 
 /** GraphQL over HTTP, POST with JSON. */
 const httpPost: TransportRunner = {
   name: 'http POST',
   streams: false,
   async run(t, r) {
-    const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', ...keyHeader(r) }, body: body(r) });
-    return { results: [(await res.json()) as Result], end: res.status < 300 ? 'complete' : 'error', status: res.status };
+    const res = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeader(r) },
+      body: body(r),
+    });
+    return {
+      results: [(await res.json()) as Result],
+      end: res.status < 300 ? 'complete' : 'error',
+      status: res.status,
+    };
   },
 };
 
@@ -70,8 +93,14 @@ const httpGet: TransportRunner = {
     if (r.query !== undefined) params.set('query', r.query);
     if (r.variables || r.variablesJson) params.set('variables', r.variablesJson ?? JSON.stringify(r.variables));
     if (r.extensions) params.set('extensions', JSON.stringify(r.extensions));
-    const res = await fetch(`${t.gateway.url}?${params}`, { headers: { 'apollo-require-preflight': 'true', ...keyHeader(r) } });
-    return { results: [(await res.json()) as Result], end: res.status < 300 ? 'complete' : 'error', status: res.status };
+    const res = await fetch(`${t.gateway.url}?${params}`, {
+      headers: { 'apollo-require-preflight': 'true', ...keyHeader(r) },
+    });
+    return {
+      results: [(await res.json()) as Result],
+      end: res.status < 300 ? 'complete' : 'error',
+      status: res.status,
+    };
   },
 };
 
@@ -84,8 +113,13 @@ const websocket: TransportRunner = {
       const ws = new WebSocket(t.gateway.wsUrl, 'graphql-transport-ws', { headers: r.headers });
       const results: Result[] = [];
       let end: Outcome['end'] = 'cut';
-      const timer = setTimeout(() => reject(new Error(`graphql-ws: no end within 15 s (${results.length} results)`)), 15_000);
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: r.apiKey ? { 'x-api-key': r.apiKey } : {} })));
+      const timer = setTimeout(
+        () => reject(new Error(`graphql-ws: no end within 15 s (${results.length} results)`)),
+        15_000,
+      );
+      ws.on('open', () =>
+        ws.send(JSON.stringify({ type: 'connection_init', payload: r.apiKey ? { 'x-api-key': r.apiKey } : {} })),
+      );
       ws.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string; payload?: any };
         if (msg.type === 'connection_ack') ws.send(`{"id":"1","type":"subscribe","payload":${body(r)}}`);
@@ -118,7 +152,9 @@ const websocket: TransportRunner = {
         // it with 4403 Forbidden, which is this protocol's UNAUTHENTICATED.
         if (code === 4403) {
           end = 'error';
-          results.push({ errors: [{ message: `closed with 4403: ${reason.toString()}`, extensions: { code: 'UNAUTHENTICATED' } }] });
+          results.push({
+            errors: [{ message: `closed with 4403: ${reason.toString()}`, extensions: { code: 'UNAUTHENTICATED' } }],
+          });
         }
         resolve({ results, end, closeCode: code });
       });
@@ -192,7 +228,12 @@ const multipart: TransportRunner = {
     const controller = new AbortController();
     const res = await fetch(t.gateway.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",multipart/mixed;deferSpec=20220824,application/json', ...keyHeader(r) },
+      headers: {
+        'content-type': 'application/json',
+        accept:
+          'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",multipart/mixed;deferSpec=20220824,application/json',
+        ...keyHeader(r),
+      },
       body: body(r),
       signal: controller.signal,
     });

@@ -8,7 +8,10 @@ import type { Operation } from '../../src/pipeline/operation.js';
 
 /** `extensions.warnings` (context/warnings.ts, pipeline/rules/answerWarnings.ts): each warning on one answer only. */
 const context = () => createContext({} as GatewayServices, { requestId: 'r1', signal: new AbortController().signal });
-const warning = { code: WarningCode.ModelRetiring, message: 'moonshot model kimi-k2.6 is deprecated since 2026-10-31 and retires on 2026-12-31.' };
+const warning = {
+  code: WarningCode.ModelRetiring,
+  message: 'moonshot model kimi-k2.6 is deprecated since 2026-10-31 and retires on 2026-12-31.',
+};
 
 describe('answer warnings', () => {
   it('go on the next answer that leaves, once; the same warning twice is one', () => {

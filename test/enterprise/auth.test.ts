@@ -8,8 +8,17 @@ afterEach(async () => {
 });
 
 async function sandboxToken(g: TestGateway): Promise<string> {
-  const form = new URLSearchParams({ client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default', grant_type: 'client_credentials' });
-  const res = await fetch(`${g.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = new URLSearchParams({
+    client_id: 'sandbox',
+    client_secret: 'sandbox',
+    scope: 'https://graph.microsoft.com/.default',
+    grant_type: 'client_credentials',
+  });
+  const res = await fetch(`${g.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, {
+    method: 'POST',
+    body: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
@@ -22,11 +31,15 @@ describe('Graph credentials', () => {
     expect(alice).not.toBe(bob);
     gw.clearUpstreamRequests();
     const runs = Array.from({ length: 10 }, (_, i) =>
-      i % 2 ? gw!.query(lookup('SharePoint'), undefined, { authorization: `Bearer ${bob}` }) : gw!.query(lookup('Exchange'), undefined, { authorization: `Bearer ${alice}` }),
+      i % 2
+        ? gw!.query(lookup('SharePoint'), undefined, { authorization: `Bearer ${bob}` })
+        : gw!.query(lookup('Exchange'), undefined, { authorization: `Bearer ${alice}` }),
     );
     const results = await Promise.all(runs);
     for (const r of results) expect(r.body.errors).toBeUndefined();
-    results.forEach((r, i) => expect(r.body.data.admin.serviceAnnouncement.healthOverview.id).toBe(i % 2 ? 'SharePoint' : 'Exchange'));
+    results.forEach((r, i) =>
+      expect(r.body.data.admin.serviceAnnouncement.healthOverview.id).toBe(i % 2 ? 'SharePoint' : 'Exchange'),
+    );
     const calls = gw.upstreamRequests();
     expect(calls.filter((c) => c.upstream === 'login')).toEqual([]);
     expect(calls.length).toBeGreaterThanOrEqual(2);
@@ -41,7 +54,9 @@ describe('Graph credentials', () => {
     // Slow answers keep every operation in flight at once, so each (token, request) pair is sent exactly once.
     gw.sandbox.faults.push({ upstream: 'graph', times: 20, delayMs: 1500 });
     gw.clearUpstreamRequests();
-    const runs = Array.from({ length: 10 }, (_, i) => gw!.query(lookup('Exchange'), undefined, { authorization: `Bearer ${i % 2 ? bob : alice}` }));
+    const runs = Array.from({ length: 10 }, (_, i) =>
+      gw!.query(lookup('Exchange'), undefined, { authorization: `Bearer ${i % 2 ? bob : alice}` }),
+    );
     const results = await Promise.all(runs);
     for (const r of results) expect(r.body.data).toEqual(results[0].body.data);
     const calls = gw.upstreamRequests('graph');
@@ -61,12 +76,17 @@ describe('Graph credentials', () => {
     gw = await startTestGateway();
     // Slow answers keep all twelve in flight at once: identical lookups share one request.
     gw.sandbox.faults.push({ upstream: 'graph', times: 20, delayMs: 1500 });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => gw!.query(lookup(i % 2 ? 'Exchange' : 'Intune'))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => gw!.query(lookup(i % 2 ? 'Exchange' : 'Intune'))),
+    );
     for (const r of results) expect(r.body.errors).toBeUndefined();
     const logins = gw.upstreamRequests('login');
     expect(logins).toHaveLength(1);
     expect(logins[0].method).toBe('POST');
-    expect(Object.fromEntries(new URLSearchParams(logins[0].body))).toMatchObject({ grant_type: 'client_credentials', scope: 'https://graph.microsoft.com/.default' });
+    expect(Object.fromEntries(new URLSearchParams(logins[0].body))).toMatchObject({
+      grant_type: 'client_credentials',
+      scope: 'https://graph.microsoft.com/.default',
+    });
     const graph = gw.upstreamRequests('graph');
     expect(graph.map((c) => c.url.split('?')[0].split('/').pop()).sort()).toEqual(['Exchange', 'Intune']);
     expect(new Set(graph.map((c) => c.headers.authorization)).size).toBe(1);
@@ -86,11 +106,21 @@ describe('Graph credentials', () => {
   it('maps an upstream 401 to UNAUTHENTICATED and 403 to FORBIDDEN, with Graph code and request id', async () => {
     gw = await startTestGateway();
     const denied = await gw.query(lookup('Exchange'), undefined, { authorization: 'Bearer not-a-token' });
-    expect(denied.body.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', status: 401, upstreamCode: 'InvalidAuthenticationToken' });
+    expect(denied.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      status: 401,
+      upstreamCode: 'InvalidAuthenticationToken',
+    });
     expect(denied.body.errors?.[0]?.extensions?.upstreamRequestId).toBeTruthy();
     expect(denied.body.errors?.[0]?.message).not.toContain('not-a-token');
     gw.sandbox.faults.push({ upstream: 'graph', times: 1, status: 403 });
-    const forbidden = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } }');
-    expect(forbidden.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', status: 403, upstreamCode: 'accessDenied' });
+    const forbidden = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } }',
+    );
+    expect(forbidden.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      status: 403,
+      upstreamCode: 'accessDenied',
+    });
   });
 });

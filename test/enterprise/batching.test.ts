@@ -17,8 +17,13 @@ const ITEM = '/admin/serviceAnnouncement/healthOverviews';
 
 describe('healthOverview(id:) lookups across an operation', () => {
   it('sends one id as a plain GET', async () => {
-    const r = await gw.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service etag } } } }');
-    expect(r.body.data.admin.serviceAnnouncement.healthOverview).toMatchObject({ id: 'Exchange', service: 'Exchange Online' });
+    const r = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id service etag } } } }',
+    );
+    expect(r.body.data.admin.serviceAnnouncement.healthOverview).toMatchObject({
+      id: 'Exchange',
+      service: 'Exchange Online',
+    });
     expect(r.body.data.admin.serviceAnnouncement.healthOverview.etag).toMatch(/^W\/".+"$/);
     expect(graphCalls(gw)).toEqual([`GET ${ITEM}/Exchange?$select=id,service`]);
   });
@@ -51,7 +56,9 @@ describe('healthOverview(id:) lookups across an operation', () => {
 
   it('sends 45 distinct ids as 3 $batch requests of at most 20', async () => {
     const list = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 999) { nodes { id } } } } }');
-    const known: string[] = list.body.data.admin.serviceAnnouncement.healthOverviews.nodes.map((n: { id: string }) => n.id);
+    const known: string[] = list.body.data.admin.serviceAnnouncement.healthOverviews.nodes.map(
+      (n: { id: string }) => n.id,
+    );
     const ids = [...known, ...Array.from({ length: 45 }, (_, i) => `Missing${i}`)].slice(0, 45);
     gw.clearUpstreamRequests();
     const query = `{ admin { serviceAnnouncement { ${ids.map((id, i) => `s${i}: healthOverview(id: "${id}") { id }`).join(' ')} } } }`;
@@ -67,7 +74,9 @@ describe('healthOverview(id:) lookups across an operation', () => {
   });
 
   it('answers null for an id the upstream does not know, without an error', async () => {
-    const r = await gw.query('{ admin { serviceAnnouncement { a: healthOverview(id: "Exchange") { id } b: healthOverview(id: "NoSuchService") { id } } } }');
+    const r = await gw.query(
+      '{ admin { serviceAnnouncement { a: healthOverview(id: "Exchange") { id } b: healthOverview(id: "NoSuchService") { id } } } }',
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.admin.serviceAnnouncement).toEqual({ a: { id: 'Exchange' }, b: null });
   });
@@ -76,16 +85,31 @@ describe('healthOverview(id:) lookups across an operation', () => {
     gw.sandbox.faults.push({ upstream: 'graph', times: 1, status: 500, match: 'healthOverviews/OrgLiveID' });
     const r = await gw.query(`{ admin { serviceAnnouncement {
       a: healthOverview(id: "Exchange") { service } b: healthOverview(id: "OrgLiveID") { service } c: healthOverview(id: "SharePoint") { service } } } }`);
-    expect(r.body.data.admin.serviceAnnouncement).toEqual({ a: { service: 'Exchange Online' }, b: null, c: { service: 'SharePoint Online' } });
+    expect(r.body.data.admin.serviceAnnouncement).toEqual({
+      a: { service: 'Exchange Online' },
+      b: null,
+      c: { service: 'SharePoint Online' },
+    });
     expect(r.body.errors).toHaveLength(1);
     expect(r.body.errors![0].path).toEqual(['admin', 'serviceAnnouncement', 'b']);
-    expect(r.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'graph', status: 500, upstreamCode: 'generalException' });
+    expect(r.body.errors![0].extensions).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      upstream: 'graph',
+      status: 500,
+      upstreamCode: 'generalException',
+    });
     expect(r.body.errors![0].extensions!.upstreamRequestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(gw.upstreamRequests('graph')).toHaveLength(1);
   });
 
   it('retries only the throttled item of a batch, honouring its Retry-After', async () => {
-    gw.sandbox.faults.push({ upstream: 'graph', times: 1, status: 429, retryAfter: 0, match: 'healthOverviews/SharePoint' });
+    gw.sandbox.faults.push({
+      upstream: 'graph',
+      times: 1,
+      status: 429,
+      retryAfter: 0,
+      match: 'healthOverviews/SharePoint',
+    });
     const r = await gw.query(`{ admin { serviceAnnouncement {
       a: healthOverview(id: "Exchange") { service } b: healthOverview(id: "SharePoint") { service } c: healthOverview(id: "Intune") { service } } } }`);
     expect(r.body.errors).toBeUndefined();

@@ -82,10 +82,13 @@ function client(): Client {
 
 /** Waits until `count` subscriptions are open and the baseline poll is done (the next poll is scheduled). */
 async function joined(count: number): Promise<void> {
-  await vi.waitFor(() => {
-    expect(live.subscriberCount).toBe(count);
-    expect(live.poller.scheduled).toBe(true);
-  }, { timeout: 15_000, interval: 20 });
+  await vi.waitFor(
+    () => {
+      expect(live.subscriberCount).toBe(count);
+      expect(live.poller.scheduled).toBe(true);
+    },
+    { timeout: 15_000, interval: 20 },
+  );
 }
 
 /** One polling interval passes: the poll runs and reports. */
@@ -108,14 +111,19 @@ async function sandboxControl<T = any>(path: string, body: unknown): Promise<T> 
 
 /** A service's status as the gateway reads it now. */
 async function statusOf(id: string): Promise<string> {
-  const r = await gw.query(`query S($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { status } } } }`, { id });
+  const r = await gw.query(
+    `query S($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { status } } } }`,
+    { id },
+  );
   return r.body.data.admin.serviceAnnouncement.healthOverview.status;
 }
 
 const until = (check: () => void) => vi.waitFor(check, { timeout: 15_000, interval: 20 });
 
 /** A graphql-transport-ws connection spoken by hand, keeping every `next` message's text as it came. */
-async function rawSocket(url: string): Promise<{ received: string[]; subscribe(id: string, query: string, variables?: unknown): void; close(): void }> {
+async function rawSocket(
+  url: string,
+): Promise<{ received: string[]; subscribe(id: string, query: string, variables?: unknown): void; close(): void }> {
   const ws = new WebSocket(url, 'graphql-transport-ws');
   const received: string[] = [];
   await once(ws, 'open');
@@ -129,7 +137,8 @@ async function rawSocket(url: string): Promise<{ received: string[]; subscribe(i
   );
   return {
     received,
-    subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    subscribe: (id, query, variables) =>
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
     close: () => ws.close(),
   };
 }
@@ -148,18 +157,25 @@ afterEach(async () => {
 describe('one shared poll for every live subscriber', () => {
   it('100 subscribers over three polling intervals cause three health polls and three messages polls, and none after the last one leaves', async () => {
     const sockets = [client(), client(), client(), client()];
-    const subs = Array.from({ length: 100 }, (_, i) => new Subscription(sockets[i % 4], i % 5 === 0 ? MESSAGES : HEALTH));
+    const subs = Array.from(
+      { length: 100 },
+      (_, i) => new Subscription(sockets[i % 4], i % 5 === 0 ? MESSAGES : HEALTH),
+    );
     await joined(100);
     expect((await pollOnce()).outcome).toBe('ok');
     expect((await pollOnce()).outcome).toBe('ok');
 
     const calls = graphCalls(gw);
-    expect(calls.filter(isHealthPoll)).toEqual(Array(3).fill(
-      'GET /admin/serviceAnnouncement/healthOverviews?$select=id,service,status&$expand=issues($select=id,status,isResolved,lastModifiedDateTime)',
-    ));
-    expect(calls.filter(isMessagesPoll)).toEqual(Array(3).fill(
-      'GET /admin/serviceAnnouncement/messages?$select=id,lastModifiedDateTime,services&$top=50&$orderby=lastModifiedDateTime desc',
-    ));
+    expect(calls.filter(isHealthPoll)).toEqual(
+      Array(3).fill(
+        'GET /admin/serviceAnnouncement/healthOverviews?$select=id,service,status&$expand=issues($select=id,status,isResolved,lastModifiedDateTime)',
+      ),
+    );
+    expect(calls.filter(isMessagesPoll)).toEqual(
+      Array(3).fill(
+        'GET /admin/serviceAnnouncement/messages?$select=id,lastModifiedDateTime,services&$top=50&$orderby=lastModifiedDateTime desc',
+      ),
+    );
     expect(calls).toHaveLength(6);
     // Nothing changed upstream, so nobody heard anything: the baseline is not replayed.
     for (const s of subs) expect([s.events, s.errors]).toEqual([[], []]);
@@ -246,7 +262,12 @@ describe('serviceHealthChanged', () => {
       ['ISSUE_RESOLVED', 'RESTORING_SERVICE', 3],
     ]);
     const resolved = subs[0].events[5].serviceHealthChanged;
-    expect(resolved.issue).toMatchObject({ id: incident.issueId, status: 'SERVICE_RESTORED', isResolved: true, title: 'Users may be unable to access Exchange Online' });
+    expect(resolved.issue).toMatchObject({
+      id: incident.issueId,
+      status: 'SERVICE_RESTORED',
+      isResolved: true,
+      title: 'Users may be unable to access Exchange Online',
+    });
     for (const s of subs) expect(s.events).toEqual(subs[0].events);
   });
 
@@ -258,7 +279,9 @@ describe('serviceHealthChanged', () => {
       body: JSON.stringify({ upstream: 'graph', status: 429, retryAfter: 90, match: 'healthOverviews?' }),
     });
     expect(res.status).toBe(200);
-    await mutate('mutation { updateServiceHealth(id: "microsoftteams", input: { status: SERVICE_INTERRUPTION }) { id } }');
+    await mutate(
+      'mutation { updateServiceHealth(id: "microsoftteams", input: { status: SERVICE_INTERRUPTION }) { id } }',
+    );
     gw.clearUpstreamRequests();
 
     expect(await pollOnce()).toMatchObject({ outcome: 'rate_limited', changes: 0, nextDelayMs: 90_000 });
@@ -270,7 +293,10 @@ describe('serviceHealthChanged', () => {
 
     expect(await pollOnce()).toMatchObject({ outcome: 'ok', changes: 1, nextDelayMs: 60_000 });
     await until(() => expect(sub.events).toHaveLength(1));
-    expect(sub.events[0].serviceHealthChanged).toMatchObject({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'microsoftteams', status: 'SERVICE_INTERRUPTION' } });
+    expect(sub.events[0].serviceHealthChanged).toMatchObject({
+      kind: 'STATUS_CHANGED',
+      serviceHealth: { id: 'microsoftteams', status: 'SERVICE_INTERRUPTION' },
+    });
     expect(sub.errors).toEqual([]);
     const metrics = await (await fetch(`${gw.gateway.origin}/metrics`)).text();
     expect(metrics).toMatch(/gateway_live_polls_total\{feed="health",outcome="rate_limited"\} 1/);
@@ -286,21 +312,32 @@ describe('serviceHealthChanged', () => {
 
     const late = new Subscription(client(), HEALTH, { services: ['Planner'] });
     await joined(2);
-    await mutate('mutation { updateServiceHealth(id: "Planner", input: { status: POST_INCIDENT_REVIEW_PUBLISHED }) { id } }');
+    await mutate(
+      'mutation { updateServiceHealth(id: "Planner", input: { status: POST_INCIDENT_REVIEW_PUBLISHED }) { id } }',
+    );
     await pollOnce();
     await until(() => expect(early.events).toHaveLength(2));
     await until(() => expect(late.events).toHaveLength(1));
-    expect(late.events[0].serviceHealthChanged).toMatchObject({ previousStatus: 'VERIFYING_SERVICE', serviceHealth: { status: 'POST_INCIDENT_REVIEW_PUBLISHED' } });
+    expect(late.events[0].serviceHealthChanged).toMatchObject({
+      previousStatus: 'VERIFYING_SERVICE',
+      serviceHealth: { status: 'POST_INCIDENT_REVIEW_PUBLISHED' },
+    });
   });
 
   it("runs its GraphiQL tab: Degrade's change reaches LiveHealth", async () => {
-    const [subscription, mutation] = ['LiveHealth', 'Degrade'].map((name) => exampleOperation(name, enterpriseExamples).query);
+    const [subscription, mutation] = ['LiveHealth', 'Degrade'].map(
+      (name) => exampleOperation(name, enterpriseExamples).query,
+    );
     const sub = new Subscription(client(), subscription);
     await joined(1);
     await mutate(mutation);
     await pollOnce();
     await until(() => expect(sub.events).toHaveLength(1));
-    expect(sub.events[0].serviceHealthChanged).toMatchObject({ kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', status: 'SERVICE_DEGRADATION' }, issue: null });
+    expect(sub.events[0].serviceHealthChanged).toMatchObject({
+      kind: 'STATUS_CHANGED',
+      serviceHealth: { id: 'Exchange', status: 'SERVICE_DEGRADATION' },
+      issue: null,
+    });
   });
 
   it('refuses a bad services filter before any upstream request', async () => {
@@ -311,7 +348,12 @@ describe('serviceHealthChanged', () => {
     ] as const) {
       const sub = new Subscription(c, HEALTH, { services });
       await until(() => expect(sub.errors).toHaveLength(1));
-      expect(sub.errors[0]).toEqual([expect.objectContaining({ message: expect.stringContaining(text), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+      expect(sub.errors[0]).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining(text),
+          extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+        }),
+      ]);
     }
     expect(gw.upstreamRequests('graph')).toEqual([]);
     expect(live.subscriberCount).toBe(0);
@@ -326,22 +368,35 @@ describe('serviceMessagePosted', () => {
     const other = new Subscription(client(), query, { services: ['SharePoint'] });
     await joined(3);
 
-    const posted = await sandboxControl<{ id: string }>('graph/messages', { title: 'Exchange: new retention defaults', services: ['Exchange Online'] });
+    const posted = await sandboxControl<{ id: string }>('graph/messages', {
+      title: 'Exchange: new retention defaults',
+      services: ['Exchange Online'],
+    });
     gw.clearUpstreamRequests();
     expect(await pollOnce()).toMatchObject({ outcome: 'ok', changes: 1 });
     for (const s of [byId, everything]) {
       await until(() => expect(s.events).toHaveLength(1));
-      expect(s.events[0].serviceMessagePosted).toMatchObject({ id: posted.id, title: 'Exchange: new retention defaults', services: ['Exchange Online'] });
+      expect(s.events[0].serviceMessagePosted).toMatchObject({
+        id: posted.id,
+        title: 'Exchange: new retention defaults',
+        services: ['Exchange Online'],
+      });
     }
     // `title` is beyond what the poll reads: one GET for all subscribers.
     expect(graphCalls(gw).filter((c) => !isHealthPoll(c) && !isMessagesPoll(c))).toEqual([
       `GET /admin/serviceAnnouncement/messages/${posted.id}?$select=id,title,services,lastModifiedDateTime`,
     ]);
 
-    await sandboxControl('graph/messages', { id: posted.id, title: '(Updated) Exchange: new retention defaults', services: ['Exchange Online', 'SharePoint Online'] });
+    await sandboxControl('graph/messages', {
+      id: posted.id,
+      title: '(Updated) Exchange: new retention defaults',
+      services: ['Exchange Online', 'SharePoint Online'],
+    });
     await pollOnce();
     for (const s of [byId, everything, other]) {
-      await until(() => expect(s.events.at(-1)?.serviceMessagePosted.title).toBe('(Updated) Exchange: new retention defaults'));
+      await until(() =>
+        expect(s.events.at(-1)?.serviceMessagePosted.title).toBe('(Updated) Exchange: new retention defaults'),
+      );
     }
     expect([byId.events.length, everything.events.length, other.events.length]).toEqual([2, 2, 1]);
   });
@@ -356,17 +411,31 @@ describe('live service health with real timers', () => {
 
   it('streams an incident the sandbox steps through on its own timer', async () => {
     const c = wsClient(real.gateway.wsUrl);
-    const sub = new Subscription(c, `subscription { serviceHealthChanged(services: ["Intune"]) { kind issue { id } } }`);
+    const sub = new Subscription(
+      c,
+      `subscription { serviceHealthChanged(services: ["Intune"]) { kind issue { id } } }`,
+    );
     const live = real.gateway.services.domains.liveHealth;
     // The baseline poll is done once the next one is scheduled.
     await until(() => expect([live.poller.pollCount > 0, live.poller.scheduled]).toEqual([true, true]));
-    const res = await fetch(`${real.sandbox.origin}/_sandbox/graph/incident`, { method: 'POST', body: JSON.stringify({ service: 'Intune', intervalMs: 250 }) });
+    const res = await fetch(`${real.sandbox.origin}/_sandbox/graph/incident`, {
+      method: 'POST',
+      body: JSON.stringify({ service: 'Intune', intervalMs: 250 }),
+    });
     const { issueId } = (await res.json()) as { issueId: string };
-    await vi.waitFor(() => expect(sub.events.map((e) => e.serviceHealthChanged.kind)).toContain('ISSUE_RESOLVED'), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(sub.events.map((e) => e.serviceHealthChanged.kind)).toContain('ISSUE_RESOLVED'), {
+      timeout: 20_000,
+      interval: 50,
+    });
     const issueKinds = sub.events.filter((e) => e.serviceHealthChanged.issue).map((e) => e.serviceHealthChanged.kind);
     // A slow poll on a loaded machine may see two steps at once; the order and the ends never change.
-    expect([['ISSUE_OPENED', 'ISSUE_UPDATED', 'ISSUE_RESOLVED'], ['ISSUE_OPENED', 'ISSUE_RESOLVED']]).toContainEqual(issueKinds);
-    expect(sub.events.every((e) => !e.serviceHealthChanged.issue || e.serviceHealthChanged.issue.id === issueId)).toBe(true);
+    expect([
+      ['ISSUE_OPENED', 'ISSUE_UPDATED', 'ISSUE_RESOLVED'],
+      ['ISSUE_OPENED', 'ISSUE_RESOLVED'],
+    ]).toContainEqual(issueKinds);
+    expect(sub.events.every((e) => !e.serviceHealthChanged.issue || e.serviceHealthChanged.issue.id === issueId)).toBe(
+      true,
+    );
     await c.dispose();
     await until(() => expect(live.poller.scheduled).toBe(false));
     const after = real.upstreamRequests('graph').length;
@@ -376,10 +445,21 @@ describe('live service health with real timers', () => {
 });
 
 /** Two gateways in this process over one `MemoryState`, as Redis is for replicas in several (liveReplicas.test.ts). */
-async function withTwoReplicas(run: (pair: { first: TestGateway; replicas: LiveHealth[]; clocks: ManualClock[]; sockets: Client[] }) => Promise<void>): Promise<void> {
+async function withTwoReplicas(
+  run: (pair: {
+    first: TestGateway;
+    replicas: LiveHealth[];
+    clocks: ManualClock[];
+    sockets: Client[];
+  }) => Promise<void>,
+): Promise<void> {
   const state = new MemoryState();
   const clocks = [new ManualClock(), new ManualClock()];
-  const first = await startTestGateway({ GRAPH_POLL_INTERVAL_MS: '60000' }, {}, { domains: { liveHealth: { state, clock: clocks[0] } } });
+  const first = await startTestGateway(
+    { GRAPH_POLL_INTERVAL_MS: '60000' },
+    {},
+    { domains: { liveHealth: { state, clock: clocks[0] } } },
+  );
   const second = await startGateway({
     config: loadConfig({ PORT: '0', LOG_LEVEL: 'warn', GRAPH_POLL_INTERVAL_MS: '60000' }),
     sandbox: first.sandbox,
@@ -425,13 +505,21 @@ describe('two replicas sharing a leader lease and a change bus', () => {
       subs[0].close();
       subs[2].close();
       await until(() => expect(replicas[0].poller.scheduled).toBe(false));
-      await first.query('mutation { updateServiceHealth(id: "Yammer", input: { status: INVESTIGATION_SUSPENDED }) { id } }');
+      await first.query(
+        'mutation { updateServiceHealth(id: "Yammer", input: { status: INVESTIGATION_SUSPENDED }) { id } }',
+      );
       await tick(1);
       await until(() => expect(replicas[1].poller.pollCount).toBe(1));
-      await first.query('mutation { updateServiceHealth(id: "Yammer", input: { status: SERVICE_OPERATIONAL }) { id } }');
+      await first.query(
+        'mutation { updateServiceHealth(id: "Yammer", input: { status: SERVICE_OPERATIONAL }) { id } }',
+      );
       await tick(1);
       await until(() => expect(subs[1].events).toHaveLength(3));
-      expect(subs[1].events.slice(1).map((e) => [e.serviceHealthChanged.previousStatus, e.serviceHealthChanged.serviceHealth.status])).toEqual([
+      expect(
+        subs[1].events
+          .slice(1)
+          .map((e) => [e.serviceHealthChanged.previousStatus, e.serviceHealthChanged.serviceHealth.status]),
+      ).toEqual([
         ['FALSE_POSITIVE', 'INVESTIGATION_SUSPENDED'],
         ['INVESTIGATION_SUSPENDED', 'SERVICE_OPERATIONAL'],
       ]);
@@ -443,7 +531,7 @@ describe('two replicas sharing a leader lease and a change bus', () => {
 });
 
 describe('two replicas: message posts wanted by a follower only', () => {
-  it('has the leader poll messages for the follower\'s subscribers, which get each new post once', async () => {
+  it("has the leader poll messages for the follower's subscribers, which get each new post once", async () => {
     await withTwoReplicas(async ({ first, replicas, clocks, sockets }) => {
       await resetSandbox(first);
       // The first poll done, not only begun (pollCount counts a poll as it starts): a follower that subscribes while
@@ -464,7 +552,10 @@ describe('two replicas: message posts wanted by a follower only', () => {
       };
       await tick();
       expect(graphCalls(first).filter(isMessagesPoll)).toHaveLength(1);
-      const res = await fetch(`${first.sandbox.origin}/_sandbox/graph/messages`, { method: 'POST', body: JSON.stringify({ title: 'Teams: new meeting defaults', services: ['Microsoft Teams'] }) });
+      const res = await fetch(`${first.sandbox.origin}/_sandbox/graph/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ title: 'Teams: new meeting defaults', services: ['Microsoft Teams'] }),
+      });
       const posted = (await res.json()) as { id: string };
       await tick();
       await until(() => expect(posts.events).toHaveLength(1));
@@ -477,13 +568,18 @@ describe('two replicas: message posts wanted by a follower only', () => {
 });
 
 describe('a gateway with delegated permissions only', () => {
-  it('refuses live subscriptions, which poll with the gateway\'s own token, naming the variables to set', async () => {
+  it("refuses live subscriptions, which poll with the gateway's own token, naming the variables to set", async () => {
     const delegated = await startTestGateway({ GRAPH_BASE_URL: 'http://127.0.0.1:9/graph' });
     const c = wsClient(delegated.gateway.wsUrl, { Authorization: 'Bearer caller-token-123456' });
     try {
       const sub = new Subscription(c, MESSAGES);
       await until(() => expect(sub.errors).toHaveLength(1));
-      expect(sub.errors[0]).toEqual([expect.objectContaining({ message: expect.stringContaining('GRAPH_CLIENT_SECRET'), extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+      expect(sub.errors[0]).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining('GRAPH_CLIENT_SECRET'),
+          extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+        }),
+      ]);
       expect(delegated.gateway.services.domains.liveHealth.poller.pollCount).toBe(0);
     } finally {
       await c.dispose();
@@ -497,10 +593,14 @@ describe('GRAPH_POLL_INTERVAL_MS', () => {
     expect(() => loadConfig({ GRAPH_BASE_URL: 'https://graph.microsoft.com', GRAPH_POLL_INTERVAL_MS: '1000' })).toThrow(
       'GRAPH_POLL_INTERVAL_MS: must be at least 5000 against Microsoft Graph (https://graph.microsoft.com), got 1000; lower values are for the sandbox only',
     );
-    expect(() => loadConfig({ GRAPH_POLL_INTERVAL_MS: 'soon' })).toThrow(/GRAPH_POLL_INTERVAL_MS: must be a whole number/);
+    expect(() => loadConfig({ GRAPH_POLL_INTERVAL_MS: 'soon' })).toThrow(
+      /GRAPH_POLL_INTERVAL_MS: must be a whole number/,
+    );
     expect(loadConfig({}).graph.pollIntervalMs).toBe(60_000);
     expect(loadConfig({ GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
-    expect(loadConfig({ GRAPH_BASE_URL: 'http://127.0.0.1:4010/graph', GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs).toBe(200);
+    expect(
+      loadConfig({ GRAPH_BASE_URL: 'http://127.0.0.1:4010/graph', GRAPH_POLL_INTERVAL_MS: '200' }).graph.pollIntervalMs,
+    ).toBe(200);
   });
 });
 
@@ -520,14 +620,22 @@ describe('serviceHealthChanged to many subscribers', () => {
     await pollOnce();
     await until(() => expect(sockets.map((s) => s.received.length)).toEqual([4, 4]));
     await until(() => expect(viaClient.events).toHaveLength(1));
-    const byId = new Map(sockets.flatMap((s) => s.received).map((text) => [(JSON.parse(text) as { id: string }).id, text]));
+    const byId = new Map(
+      sockets.flatMap((s) => s.received).map((text) => [(JSON.parse(text) as { id: string }).id, text]),
+    );
     const payloadOf = (id: string) => byId.get(id)!.slice(`{"id":"${id}","type":"next","payload":`.length, -1);
     const wide = payloadOf('s0-1');
-    for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3']) expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
+    for (const id of ['s0-2', 's0-3', 's1-1', 's1-2', 's1-3'])
+      expect(byId.get(id)).toBe(`{"id":"${id}","type":"next","payload":${wide}}`);
     // Each carries its subscription's cost, as every answer does: the feed reads Graph once for all, so no request.
-    const cost = (structure: number) => ({ cost: { estimated: structure, actual: structure, upstreamRequestsEstimated: 0, upstreamRequests: 0 } });
+    const cost = (structure: number) => ({
+      cost: { estimated: structure, actual: structure, upstreamRequestsEstimated: 0, upstreamRequests: 0 },
+    });
     expect(JSON.parse(wide)).toEqual({ data: viaClient.events[0], extensions: cost(expect.any(Number) as never) });
-    expect(JSON.parse(payloadOf('narrow0'))).toEqual({ data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } }, extensions: cost(2) });
+    expect(JSON.parse(payloadOf('narrow0'))).toEqual({
+      data: { serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange' } } },
+      extensions: cost(2),
+    });
     expect(payloadOf('narrow1')).toBe(payloadOf('narrow0'));
     for (const socket of sockets) socket.close();
   });

@@ -38,7 +38,9 @@ class Subscription {
         next: (r) => {
           if (r.errors) return void this.errors.push(r.errors);
           const c = r.data.serviceHealthChanged;
-          this.events.push(`${c.kind} ${c.previousStatus}→${c.issue ? (c.issue.isResolved ? 'resolved' : 'open') : c.serviceHealth.status}`);
+          this.events.push(
+            `${c.kind} ${c.previousStatus}→${c.issue ? (c.issue.isResolved ? 'resolved' : 'open') : c.serviceHealth.status}`,
+          );
         },
         error: (e) => this.errors.push(e),
         complete: () => undefined,
@@ -51,13 +53,15 @@ class Subscription {
 }
 
 const until = (check: () => unknown, timeout = 30_000) => vi.waitFor(check, { timeout, interval: 50 });
-const healthPolls = () => cluster.upstreamRequests('graph').filter((r) => r.url.includes('/admin/serviceAnnouncement/healthOverviews?'));
+const healthPolls = () =>
+  cluster.upstreamRequests('graph').filter((r) => r.url.includes('/admin/serviceAnnouncement/healthOverviews?'));
 
 async function metric(replica: number, pattern: RegExp): Promise<number> {
   const text = await (await fetch(`${cluster.origins[replica]}/metrics`)).text();
   return Number(pattern.exec(text)?.[1] ?? 0);
 }
-const subscriptionsOn = (replica: number) => metric(replica, /gateway_live_subscriptions\{subscription="serviceHealthChanged"\} (\d+)/);
+const subscriptionsOn = (replica: number) =>
+  metric(replica, /gateway_live_subscriptions\{subscription="serviceHealthChanged"\} (\d+)/);
 const pollsBy = (replica: number) => metric(replica, /gateway_live_polls_total\{feed="health",outcome="ok"\} (\d+)/);
 
 /** Waits until each replica has its subscriptions open and two polls have run since, so every replica listens. */
@@ -68,17 +72,28 @@ async function settled(counts: number[]): Promise<void> {
 }
 
 async function statusOf(replica: number, id: string): Promise<string> {
-  const r = await cluster.query(replica, `query S($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { status } } } }`, { id });
+  const r = await cluster.query(
+    replica,
+    `query S($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { status } } } }`,
+    { id },
+  );
   return r.body.data.admin.serviceAnnouncement.healthOverview.status;
 }
 
 async function setStatus(replica: number, id: string, status: string): Promise<void> {
-  const r = await cluster.query(replica, `mutation U($id: ID!, $status: ServiceHealthStatus!) { updateServiceHealth(id: $id, input: { status: $status }) { id } }`, { id, status });
+  const r = await cluster.query(
+    replica,
+    `mutation U($id: ID!, $status: ServiceHealthStatus!) { updateServiceHealth(id: $id, input: { status: $status }) { id } }`,
+    { id, status },
+  );
   expect(r.body.errors).toBeUndefined();
 }
 
 async function incident(path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${cluster.sandbox.origin}/_sandbox/graph/${path}`, { method: 'POST', body: JSON.stringify(body) });
+  const res = await fetch(`${cluster.sandbox.origin}/_sandbox/graph/${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -96,8 +111,15 @@ async function leader(): Promise<number> {
 
 describe('live service health on two replicas sharing Redis', () => {
   it('polls once per interval for the cluster, and every subscriber on both replicas gets each change of an incident exactly once', async () => {
-    const subs = [0, 1].flatMap((replica) => [new Subscription(replica, { services: ['Exchange'] }), new Subscription(replica), new Subscription(replica, { services: ['Exchange'] })]);
-    const elsewhere = [new Subscription(0, { services: ['SharePoint'] }), new Subscription(1, { services: ['SharePoint'] })];
+    const subs = [0, 1].flatMap((replica) => [
+      new Subscription(replica, { services: ['Exchange'] }),
+      new Subscription(replica),
+      new Subscription(replica, { services: ['Exchange'] }),
+    ]);
+    const elsewhere = [
+      new Subscription(0, { services: ['SharePoint'] }),
+      new Subscription(1, { services: ['SharePoint'] }),
+    ];
     await settled([4, 4]);
     const pollsBefore = healthPolls().length;
     const before = await statusOf(0, 'Exchange');
@@ -134,8 +156,11 @@ describe('live service health on two replicas sharing Redis', () => {
     await until(async () => expect([await subscriptionsOn(0), await subscriptionsOn(1)]).toEqual([0, 0]));
   }, 120_000);
 
-  it('hands polling over when the leader\'s subscribers leave, and again when the leader dies, reporting the changes made between two leaders\' polls', async () => {
-    const subs = [0, 1].map((replica) => [new Subscription(replica, { services: ['Planner'] }), new Subscription(replica, { services: ['Planner'] })]);
+  it("hands polling over when the leader's subscribers leave, and again when the leader dies, reporting the changes made between two leaders' polls", async () => {
+    const subs = [0, 1].map((replica) => [
+      new Subscription(replica, { services: ['Planner'] }),
+      new Subscription(replica, { services: ['Planner'] }),
+    ]);
     await settled([2, 2]);
     const first = await leader();
     const other = 1 - first;
@@ -146,7 +171,8 @@ describe('live service health on two replicas sharing Redis', () => {
     for (const s of subs[first]) s.close();
     await until(async () => expect(await subscriptionsOn(first)).toBe(0));
     await setStatus(other, 'Planner', 'EXTENDED_RECOVERY');
-    for (const s of subs[other]) await until(() => expect(s.events).toEqual([`STATUS_CHANGED ${before}→EXTENDED_RECOVERY`]));
+    for (const s of subs[other])
+      await until(() => expect(s.events).toEqual([`STATUS_CHANGED ${before}→EXTENDED_RECOVERY`]));
     expect(await leader()).toBe(other);
 
     // Subscribers on both again; the leader dies without releasing: after its lease lapses the survivor polls.

@@ -32,7 +32,9 @@ interface RawMessage {
 
 /** Every message as the emulator stores it, read straight from it (not through the gateway); off the record. */
 async function upstreamMessages(): Promise<RawMessage[]> {
-  const res = await fetch(`${gw.sandbox.origin}/graph/v1.0${LIST}?$top=999`, { headers: { authorization: 'Bearer sandbox' } });
+  const res = await fetch(`${gw.sandbox.origin}/graph/v1.0${LIST}?$top=999`, {
+    headers: { authorization: 'Bearer sandbox' },
+  });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { value: RawMessage[]; '@odata.nextLink'?: string };
   expect(body['@odata.nextLink']).toBeUndefined();
@@ -49,7 +51,9 @@ describe('selection → OData for messages', () => {
         nodes { ...M title } pageInfo { hasNextPage } } } } }
       fragment M on ServiceUpdateMessage { category body { contentType } services ... on ServiceUpdateMessage { viewPoint { isRead } } }`);
     expect(r.body.errors).toBeUndefined();
-    expect(graphCalls(gw)).toEqual([`GET ${LIST}?$select=id,category,body,services,viewPoint,title&$top=4&$orderby=severity desc,startDateTime`]);
+    expect(graphCalls(gw)).toEqual([
+      `GET ${LIST}?$select=id,category,body,services,viewPoint,title&$top=4&$orderby=severity desc,startDateTime`,
+    ]);
     const conn = messagesOf(r);
     expect(conn.nodes).toHaveLength(4);
     expect(conn.pageInfo.hasNextPage).toBe(true);
@@ -68,7 +72,11 @@ describe('selection → OData for messages', () => {
     ]);
     const nodes = messagesOf(r).nodes as Array<Record<string, unknown>>;
     expect(nodes).toHaveLength(raw.length);
-    const categories = { PreventOrFixIssue: 'PREVENT_OR_FIX_ISSUE', PlanForChange: 'PLAN_FOR_CHANGE', StayInformed: 'STAY_INFORMED' } as Record<string, string>;
+    const categories = {
+      PreventOrFixIssue: 'PREVENT_OR_FIX_ISSUE',
+      PlanForChange: 'PLAN_FOR_CHANGE',
+      StayInformed: 'STAY_INFORMED',
+    } as Record<string, string>;
     const severities = { Normal: 'NORMAL', High: 'HIGH', Critical: 'CRITICAL' } as Record<string, string>;
     nodes.forEach((node, i) => {
       const m = raw[i];
@@ -88,7 +96,9 @@ describe('selection → OData for messages', () => {
         viewPoint: null,
       });
     });
-    expect(new Set(nodes.map((n) => n.category))).toEqual(new Set(['PREVENT_OR_FIX_ISSUE', 'PLAN_FOR_CHANGE', 'STAY_INFORMED']));
+    expect(new Set(nodes.map((n) => n.category))).toEqual(
+      new Set(['PREVENT_OR_FIX_ISSUE', 'PLAN_FOR_CHANGE', 'STAY_INFORMED']),
+    );
   });
 
   it('runs its GraphiQL example in one request, and finds major changes in the sandbox', async () => {
@@ -114,7 +124,8 @@ describe('messages connection', () => {
     for (let page = 0; page < 10; page++) {
       const r = await gw.query(PAGE, { after });
       expect(r.body.errors).toBeUndefined();
-      const conn: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } = messagesOf(r);
+      const conn: { edges: Array<{ node: { id: string } }>; pageInfo: { hasNextPage: boolean; endCursor: string } } =
+        messagesOf(r);
       seen.push(...conn.edges.map((e) => e.node.id));
       if (!conn.pageInfo.hasNextPage) break;
       after = conn.pageInfo.endCursor;
@@ -123,7 +134,10 @@ describe('messages connection', () => {
     expect(new Set(seen)).toEqual(new Set(expected));
     const pages = Math.ceil(expected.length / 25);
     expect(graphCalls(gw)).toEqual(
-      Array.from({ length: pages }, (_, i) => `GET ${LIST}?$select=id&$top=25&$orderby=title${i ? `&$skip=${i * 25}` : ''}`),
+      Array.from(
+        { length: pages },
+        (_, i) => `GET ${LIST}?$select=id&$top=25&$orderby=title${i ? `&$skip=${i * 25}` : ''}`,
+      ),
     );
   });
 
@@ -140,15 +154,20 @@ describe('messages connection', () => {
     expect(messagesOf(next).edges.map((e: { node: { id: string; category: string } }) => e.node)).toEqual(
       ids.slice(2, 4).map((id: string) => ({ id, category: 'PLAN_FOR_CHANGE' })),
     );
-    expect(graphCalls(gw)).toEqual([`GET ${LIST}?$select=id,category&$top=2&$orderby=lastModifiedDateTime desc&$filter=category eq 'planForChange'&$skip=2`]);
+    expect(graphCalls(gw)).toEqual([
+      `GET ${LIST}?$select=id,category&$top=2&$orderby=lastModifiedDateTime desc&$filter=category eq 'planForChange'&$skip=2`,
+    ]);
   });
 });
 
 describe('message filters', () => {
   it('doubles a quote inside a service name', async () => {
-    const r = await gw.query(`query($s: String) { admin { serviceAnnouncement { messages(filter: { service: $s }) { nodes { id } } } } }`, {
-      s: "Contoso's \"Mail\" (beta)",
-    });
+    const r = await gw.query(
+      `query($s: String) { admin { serviceAnnouncement { messages(filter: { service: $s }) { nodes { id } } } } }`,
+      {
+        s: 'Contoso\'s "Mail" (beta)',
+      },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(messagesOf(r).nodes).toEqual([]);
     expect(graphCalls(gw)).toEqual([`GET ${LIST}?$select=id&$filter=services/any(s:s eq 'Contoso''s "Mail" (beta)')`]);
@@ -163,7 +182,13 @@ describe('message filters', () => {
       `GET ${LIST}?$select=id&$top=999&$filter=services/any(s:s eq 'Exchange Online') and tags/any(t:t eq 'User impact') and severity eq 'normal' and isMajorChange eq false`,
     ]);
     const expected = raw
-      .filter((m) => m.services.includes('Exchange Online') && m.severity === 'Normal' && m.tags.includes('User impact') && !m.isMajorChange)
+      .filter(
+        (m) =>
+          m.services.includes('Exchange Online') &&
+          m.severity === 'Normal' &&
+          m.tags.includes('User impact') &&
+          !m.isMajorChange,
+      )
       .map((m) => m.id);
     expect(expected.length).toBeGreaterThan(0);
     expect(messagesOf(r).nodes.map((n: { id: string }) => n.id)).toEqual(expected);
@@ -185,22 +210,58 @@ describe('message(id:)', () => {
       z: message(id: "${b.id}") { services } missing: message(id: "MC000000") { id } } } }`);
     expect(r.body.errors).toBeUndefined();
     const data = r.body.data.admin.serviceAnnouncement;
-    expect(data).toEqual({ x: { title: a.title }, y: { severity: a.severity.toUpperCase() }, z: { services: b.services }, missing: null });
+    expect(data).toEqual({
+      x: { title: a.title },
+      y: { severity: a.severity.toUpperCase() },
+      z: { services: b.services },
+      missing: null,
+    });
     const calls = gw.upstreamRequests('graph');
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch']);
-    expect(batchItems(calls[0])).toEqual([`GET ${LIST}/${a.id}?$select=id,title,severity`, `GET ${LIST}/${b.id}?$select=id,services`, `GET ${LIST}/MC000000?$select=id`]);
+    expect(batchItems(calls[0])).toEqual([
+      `GET ${LIST}/${a.id}?$select=id,title,severity`,
+      `GET ${LIST}/${b.id}?$select=id,services`,
+      `GET ${LIST}/MC000000?$select=id`,
+    ]);
   });
 });
 
 describe('bad input is refused before any upstream call', () => {
-  const issuesCursor = Buffer.from(JSON.stringify({ l: '/admin/serviceAnnouncement/issues?$skip=5' })).toString('base64url');
+  const issuesCursor = Buffer.from(JSON.stringify({ l: '/admin/serviceAnnouncement/issues?$skip=5' })).toString(
+    'base64url',
+  );
   const cases: Array<[string, string, string, string]> = [
     ['first below 1', '{ admin { serviceAnnouncement { messages(first: 0) { nodes { id } } } } }', 'first', 'first: 0'],
-    ['an empty service name', '{ admin { serviceAnnouncement { messages(filter: { service: "" }) { nodes { id } } } } }', 'filter.service', 'filter.service: ""'],
-    ['a blank tag', '{ admin { serviceAnnouncement { messages(filter: { tag: "  " }) { nodes { id } } } } }', 'filter.tag', 'filter.tag: "  "'],
-    ['a filter on UNKNOWN_FUTURE_VALUE', '{ admin { serviceAnnouncement { messages(filter: { severity: UNKNOWN_FUTURE_VALUE }) { nodes { id } } } } }', 'filter.severity', 'UNKNOWN_FUTURE_VALUE'],
-    ['a duplicate order field', '{ admin { serviceAnnouncement { messages(orderBy: [{ field: TITLE }, { field: TITLE, direction: DESC }]) { nodes { id } } } } }', 'orderBy', 'TITLE'],
-    ['a cursor of another collection', `{ admin { serviceAnnouncement { messages(after: "${issuesCursor}") { nodes { id } } } } }`, 'after', issuesCursor.slice(0, 20)],
+    [
+      'an empty service name',
+      '{ admin { serviceAnnouncement { messages(filter: { service: "" }) { nodes { id } } } } }',
+      'filter.service',
+      'filter.service: ""',
+    ],
+    [
+      'a blank tag',
+      '{ admin { serviceAnnouncement { messages(filter: { tag: "  " }) { nodes { id } } } } }',
+      'filter.tag',
+      'filter.tag: "  "',
+    ],
+    [
+      'a filter on UNKNOWN_FUTURE_VALUE',
+      '{ admin { serviceAnnouncement { messages(filter: { severity: UNKNOWN_FUTURE_VALUE }) { nodes { id } } } } }',
+      'filter.severity',
+      'UNKNOWN_FUTURE_VALUE',
+    ],
+    [
+      'a duplicate order field',
+      '{ admin { serviceAnnouncement { messages(orderBy: [{ field: TITLE }, { field: TITLE, direction: DESC }]) { nodes { id } } } } }',
+      'orderBy',
+      'TITLE',
+    ],
+    [
+      'a cursor of another collection',
+      `{ admin { serviceAnnouncement { messages(after: "${issuesCursor}") { nodes { id } } } } }`,
+      'after',
+      issuesCursor.slice(0, 20),
+    ],
     ['an empty message id', '{ admin { serviceAnnouncement { message(id: " ") { id } } } }', 'id', 'MC172851'],
   ];
   it.each(cases)('%s', async (_, query, argument, named) => {
@@ -213,7 +274,8 @@ describe('bad input is refused before any upstream call', () => {
 
 describe('upstream enum mapping', () => {
   it('matches category and severity case-insensitively and maps unknown values to UNKNOWN_FUTURE_VALUE', () => {
-    for (const value of ['planForChange', 'PlanForChange', 'PLANFORCHANGE', 'PLAN_FOR_CHANGE']) expect(fromUpstreamEnum(MESSAGE_CATEGORY, value)).toBe('PLAN_FOR_CHANGE');
+    for (const value of ['planForChange', 'PlanForChange', 'PLANFORCHANGE', 'PLAN_FOR_CHANGE'])
+      expect(fromUpstreamEnum(MESSAGE_CATEGORY, value)).toBe('PLAN_FOR_CHANGE');
     expect(fromUpstreamEnum(MESSAGE_CATEGORY, 'preventOrFixIssue')).toBe('PREVENT_OR_FIX_ISSUE');
     expect(fromUpstreamEnum(MESSAGE_CATEGORY, 'retirementNotice')).toBe('UNKNOWN_FUTURE_VALUE');
     expect(fromUpstreamEnum(MESSAGE_SEVERITY, 'critical')).toBe('CRITICAL');
@@ -254,12 +316,25 @@ describe('upstream-request budget', () => {
   const lookups = (n: number) => Array.from({ length: n }, (_, i) => `m${i}: message(id: "MC${i}") { id }`).join(' ');
 
   it('counts a messages list as one request and message lookups as one per 20 ids', async () => {
-    const fits = await small.query(`{ admin { serviceAnnouncement { messages(first: 2) { nodes { id } } ${lookups(20)} } } }`);
+    const fits = await small.query(
+      `{ admin { serviceAnnouncement { messages(first: 2) { nodes { id } } ${lookups(20)} } } }`,
+    );
     expect(fits.body.errors).toBeUndefined();
-    expect(graphCalls(small).map((c) => c.split('?')[0]).sort()).toEqual(['GET /admin/serviceAnnouncement/messages', 'POST /$batch']);
+    expect(
+      graphCalls(small)
+        .map((c) => c.split('?')[0])
+        .sort(),
+    ).toEqual(['GET /admin/serviceAnnouncement/messages', 'POST /$batch']);
     small.clearUpstreamRequests();
-    const over = await small.query(`{ admin { serviceAnnouncement { messages(first: 2) { nodes { id } } ${lookups(21)} } } }`);
-    expect(over.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', found: 3, upstream: 'graph' });
+    const over = await small.query(
+      `{ admin { serviceAnnouncement { messages(first: 2) { nodes { id } } ${lookups(21)} } } }`,
+    );
+    expect(over.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      found: 3,
+      upstream: 'graph',
+    });
     expect(small.upstreamRequests()).toEqual([]);
   });
 });

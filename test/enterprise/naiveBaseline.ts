@@ -8,7 +8,10 @@ import { publicSchemaFile } from '../../src/schema/build.js';
  * resolver-per-field gateway (or GraphQL Mesh's OData handler without nested $expand) does. No DataLoader, no
  * $select, no $expand, no $batch. Used only to count upstream requests against ours.
  */
-export async function naiveBaseline(graphRoot: string, token = 'sandbox'): Promise<(query: string, variables?: Record<string, unknown>) => Promise<unknown>> {
+export async function naiveBaseline(
+  graphRoot: string,
+  token = 'sandbox',
+): Promise<(query: string, variables?: Record<string, unknown>) => Promise<unknown>> {
   const get = async (path: string): Promise<any> => {
     const res = await fetch(graphRoot + path, { headers: { authorization: `Bearer ${token}` } });
     if (res.status === 404) return null;
@@ -18,12 +21,19 @@ export async function naiveBaseline(graphRoot: string, token = 'sandbox'): Promi
   const listQuery = (args: { first?: number; orderBy?: Array<{ field: string; direction?: string }> }) => {
     const parts: string[] = [];
     if (args.first) parts.push(`$top=${args.first}`);
-    if (args.orderBy?.length) parts.push(`$orderby=${encodeURIComponent(args.orderBy.map((o) => `${camel(o.field)}${o.direction === 'DESC' ? ' desc' : ''}`).join(','))}`);
+    if (args.orderBy?.length)
+      parts.push(
+        `$orderby=${encodeURIComponent(args.orderBy.map((o) => `${camel(o.field)}${o.direction === 'DESC' ? ' desc' : ''}`).join(','))}`,
+      );
     return parts.length ? `?${parts.join('&')}` : '';
   };
   const connection = (body: any, map: (raw: any) => unknown) => {
     const nodes = (body?.value ?? []).map(map);
-    return { nodes, edges: nodes.map((node: unknown) => ({ cursor: '', node })), pageInfo: { hasNextPage: !!body?.['@odata.nextLink'], endCursor: null } };
+    return {
+      nodes,
+      edges: nodes.map((node: unknown) => ({ cursor: '', node })),
+      pageInfo: { hasNextPage: !!body?.['@odata.nextLink'], endCursor: null },
+    };
   };
   const health = (raw: any) => raw && { ...raw, status: snake(raw.status) };
   const issue = (raw: any) => ({
@@ -31,18 +41,29 @@ export async function naiveBaseline(graphRoot: string, token = 'sandbox'): Promi
     status: snake(raw.status),
     classification: snake(raw.classification),
     origin: snake(raw.origin),
-    posts: (raw.posts ?? []).map((p: any) => ({ ...p, postType: snake(p.postType), description: p.description && { ...p.description, contentType: snake(p.description.contentType) } })),
+    posts: (raw.posts ?? []).map((p: any) => ({
+      ...p,
+      postType: snake(p.postType),
+      description: p.description && { ...p.description, contentType: snake(p.description.contentType) },
+    })),
   });
   const resolvers = {
     Query: { admin: () => get('/admin') },
     Admin: { serviceAnnouncement: () => get('/admin/serviceAnnouncement') },
     ServiceAnnouncement: {
-      healthOverviews: async (_: unknown, args: any) => connection(await get(`/admin/serviceAnnouncement/healthOverviews${listQuery(args)}`), health),
-      healthOverview: async (_: unknown, args: { id: string }) => health(await get(`/admin/serviceAnnouncement/healthOverviews/${encodeURIComponent(args.id)}`)),
+      healthOverviews: async (_: unknown, args: any) =>
+        connection(await get(`/admin/serviceAnnouncement/healthOverviews${listQuery(args)}`), health),
+      healthOverview: async (_: unknown, args: { id: string }) =>
+        health(await get(`/admin/serviceAnnouncement/healthOverviews/${encodeURIComponent(args.id)}`)),
     },
     ServiceHealth: {
       issues: async (parent: { id: string }, args: any) =>
-        connection(await get(`/admin/serviceAnnouncement/healthOverviews/${encodeURIComponent(parent.id)}/issues${listQuery(args)}`), issue),
+        connection(
+          await get(
+            `/admin/serviceAnnouncement/healthOverviews/${encodeURIComponent(parent.id)}/issues${listQuery(args)}`,
+          ),
+          issue,
+        ),
     },
   };
   // The public schema: the same types without the federation machinery, which plain makeExecutableSchema rejects.

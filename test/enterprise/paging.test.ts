@@ -15,8 +15,12 @@ const ISSUES_OF_EXCHANGE = `query Page($after: String) { admin { serviceAnnounce
 
 describe('connections over @odata.nextLink', () => {
   it('pages a nested issues connection to the end, returning every issue exactly once', async () => {
-    const all = await gw.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { issues(first: 999) { nodes { id } } } } } }');
-    const expected: string[] = all.body.data.admin.serviceAnnouncement.healthOverview.issues.nodes.map((n: { id: string }) => n.id);
+    const all = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { issues(first: 999) { nodes { id } } } } } }',
+    );
+    const expected: string[] = all.body.data.admin.serviceAnnouncement.healthOverview.issues.nodes.map(
+      (n: { id: string }) => n.id,
+    );
     expect(expected.length).toBeGreaterThan(100);
     gw.clearUpstreamRequests();
 
@@ -36,17 +40,29 @@ describe('connections over @odata.nextLink', () => {
     const pages = Math.ceil(expected.length / 40);
     const calls = graphCalls(gw);
     // The first page rides inline on the service GET; each later page is the service GET plus the followed nextLink.
-    expect(calls[0]).toBe('GET /admin/serviceAnnouncement/healthOverviews/Exchange?$select=id&$expand=issues($select=id;$top=40;$orderby=startDateTime desc)');
+    expect(calls[0]).toBe(
+      'GET /admin/serviceAnnouncement/healthOverviews/Exchange?$select=id&$expand=issues($select=id;$top=40;$orderby=startDateTime desc)',
+    );
     expect(calls).toHaveLength(1 + (pages - 1) * 2);
-    expect(calls[2]).toBe('GET /admin/serviceAnnouncement/healthOverviews/Exchange/issues?$select=id&$top=40&$orderby=startDateTime desc&$skip=40');
+    expect(calls[2]).toBe(
+      'GET /admin/serviceAnnouncement/healthOverviews/Exchange/issues?$select=id&$top=40&$orderby=startDateTime desc&$skip=40',
+    );
   });
 
-  it('answers Relay page info: no previous page on the first, one after a cursor, startCursor the first edge\'s, at no extra request', async () => {
+  it("answers Relay page info: no previous page on the first, one after a cursor, startCursor the first edge's, at no extra request", async () => {
     const info = 'edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
     const first = await gw.query(`{ admin { serviceAnnouncement { healthOverviews(first: 5) { ${info} } } } }`);
     const page1 = first.body.data.admin.serviceAnnouncement.healthOverviews;
-    expect(page1.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, startCursor: page1.edges[0].cursor, endCursor: page1.edges[4].cursor });
-    const second = await gw.query(`query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 5, after: $after) { ${info} } } } }`, { after: page1.pageInfo.endCursor });
+    expect(page1.pageInfo).toMatchObject({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: page1.edges[0].cursor,
+      endCursor: page1.edges[4].cursor,
+    });
+    const second = await gw.query(
+      `query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 5, after: $after) { ${info} } } } }`,
+      { after: page1.pageInfo.endCursor },
+    );
     const page2 = second.body.data.admin.serviceAnnouncement.healthOverviews;
     expect(page2.pageInfo).toMatchObject({ hasPreviousPage: true, startCursor: page2.edges[0].cursor });
     expect(page2.pageInfo.startCursor).not.toBe(page1.pageInfo.startCursor);
@@ -54,17 +70,26 @@ describe('connections over @odata.nextLink', () => {
   });
 
   it('pages the healthOverviews connection with first/after and edge cursors', async () => {
-    const first = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 5) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } } }');
+    const first = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverviews(first: 5) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } } }',
+    );
     const conn = first.body.data.admin.serviceAnnouncement.healthOverviews;
     expect(conn.pageInfo.hasNextPage).toBe(true);
-    const second = await gw.query('query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 5, after: $after) { nodes { id service } } } } }', {
-      after: conn.pageInfo.endCursor,
-    });
+    const second = await gw.query(
+      'query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 5, after: $after) { nodes { id service } } } } }',
+      {
+        after: conn.pageInfo.endCursor,
+      },
+    );
     // An edge cursor continues right after its node.
-    const fromEdge = await gw.query('query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 2, after: $after) { nodes { id } } } } }', {
-      after: conn.edges[2].cursor,
-    });
-    const ids = (r: typeof first) => r.body.data.admin.serviceAnnouncement.healthOverviews.nodes?.map((n: { id: string }) => n.id);
+    const fromEdge = await gw.query(
+      'query($after: String) { admin { serviceAnnouncement { healthOverviews(first: 2, after: $after) { nodes { id } } } } }',
+      {
+        after: conn.edges[2].cursor,
+      },
+    );
+    const ids = (r: typeof first) =>
+      r.body.data.admin.serviceAnnouncement.healthOverviews.nodes?.map((n: { id: string }) => n.id);
     const all = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 10) { nodes { id } } } } }');
     expect(ids(second)).toEqual(ids(all).slice(5, 10));
     expect(ids(fromEdge)).toEqual(ids(all).slice(3, 5));
@@ -78,12 +103,21 @@ describe('connections over @odata.nextLink', () => {
   it('refuses a cursor that points at another resource or host, before any upstream call', async () => {
     const forged = [
       Buffer.from(JSON.stringify({ l: '/admin/serviceAnnouncement/messages?$skip=5' })).toString('base64url'),
-      Buffer.from(JSON.stringify({ l: '//evil.example/admin/serviceAnnouncement/healthOverviews?$skip=5' })).toString('base64url'),
-      Buffer.from(JSON.stringify({ l: 'https://evil.example/v1.0/admin/serviceAnnouncement/healthOverviews' })).toString('base64url'),
-      Buffer.from(JSON.stringify({ l: '/admin/serviceAnnouncement/healthOverviews/../../me?$skip=1' })).toString('base64url'),
+      Buffer.from(JSON.stringify({ l: '//evil.example/admin/serviceAnnouncement/healthOverviews?$skip=5' })).toString(
+        'base64url',
+      ),
+      Buffer.from(
+        JSON.stringify({ l: 'https://evil.example/v1.0/admin/serviceAnnouncement/healthOverviews' }),
+      ).toString('base64url'),
+      Buffer.from(JSON.stringify({ l: '/admin/serviceAnnouncement/healthOverviews/../../me?$skip=1' })).toString(
+        'base64url',
+      ),
     ];
     for (const after of forged) {
-      const r = await gw.query('query($after: String) { admin { serviceAnnouncement { healthOverviews(after: $after) { nodes { id } } } } }', { after });
+      const r = await gw.query(
+        'query($after: String) { admin { serviceAnnouncement { healthOverviews(after: $after) { nodes { id } } } } }',
+        { after },
+      );
       expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'after' });
     }
     expect(gw.upstreamRequests()).toEqual([]);
@@ -91,7 +125,10 @@ describe('connections over @odata.nextLink', () => {
     const page = await gw.query(ISSUES_OF_EXCHANGE, { after: null });
     gw.clearUpstreamRequests();
     const cursor = page.body.data.admin.serviceAnnouncement.healthOverview.issues.pageInfo.endCursor;
-    const r = await gw.query('query($after: String) { admin { serviceAnnouncement { healthOverview(id: "SharePoint") { id issues(after: $after) { nodes { id } } } } } }', { after: cursor });
+    const r = await gw.query(
+      'query($after: String) { admin { serviceAnnouncement { healthOverview(id: "SharePoint") { id issues(after: $after) { nodes { id } } } } } }',
+      { after: cursor },
+    );
     expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'after' });
     expect(graphCalls(gw).filter((c) => c.includes('/issues'))).toEqual([]);
   });

@@ -18,7 +18,9 @@ describe('selection → OData', () => {
       admin { serviceAnnouncement { healthOverviews { nodes { service
         issues(first: 5, orderBy: [{ field: START_DATE_TIME, direction: DESC }]) { nodes { title } } } } } } }`);
     expect(r.body.errors).toBeUndefined();
-    expect(graphCalls(gw)).toEqual([`GET ${LIST}?$select=id,service&$expand=issues($select=id,title;$top=5;$orderby=startDateTime desc)`]);
+    expect(graphCalls(gw)).toEqual([
+      `GET ${LIST}?$select=id,service&$expand=issues($select=id,title;$top=5;$orderby=startDateTime desc)`,
+    ]);
     const nodes = r.body.data.admin.serviceAnnouncement.healthOverviews.nodes;
     expect(nodes.length).toBeGreaterThan(20);
     expect(nodes[0].issues.nodes).toHaveLength(5);
@@ -70,13 +72,16 @@ describe('selection → OData', () => {
   });
 
   it("reads serviceAnnouncement's issue list in one request", async () => {
-    const r = await gw.query(`{ admin { serviceAnnouncement { issues(first: 3, orderBy: [{ field: LAST_MODIFIED_DATE_TIME, direction: DESC }]) {
+    const r =
+      await gw.query(`{ admin { serviceAnnouncement { issues(first: 3, orderBy: [{ field: LAST_MODIFIED_DATE_TIME, direction: DESC }]) {
       nodes { id title lastModifiedDateTime } pageInfo { hasNextPage } } } } }`);
     expect(r.body.errors).toBeUndefined();
     const nodes = r.body.data.admin.serviceAnnouncement.issues.nodes;
     expect(nodes).toHaveLength(3);
     expect(Date.parse(nodes[0].lastModifiedDateTime)).toBeGreaterThanOrEqual(Date.parse(nodes[2].lastModifiedDateTime));
-    expect(graphCalls(gw)).toEqual(['GET /admin/serviceAnnouncement/issues?$select=id,title,lastModifiedDateTime&$top=3&$orderby=lastModifiedDateTime desc']);
+    expect(graphCalls(gw)).toEqual([
+      'GET /admin/serviceAnnouncement/issues?$select=id,title,lastModifiedDateTime&$top=3&$orderby=lastModifiedDateTime desc',
+    ]);
   });
 
   it('maps upstream enums case-insensitively onto the graph enums', async () => {
@@ -97,10 +102,22 @@ describe('bad input is refused before any upstream call', () => {
   const cases: Array<[string, string, string]> = [
     ['first below 1', '{ admin { serviceAnnouncement { healthOverviews(first: 0) { nodes { id } } } } }', 'first'],
     ['first above 999', '{ admin { serviceAnnouncement { healthOverviews(first: 1000) { nodes { id } } } } }', 'first'],
-    ['a nested first out of range', '{ admin { serviceAnnouncement { healthOverviews { nodes { issues(first: -1) { nodes { id } } } } } } }', 'first'],
-    ['a malformed cursor', '{ admin { serviceAnnouncement { healthOverviews(after: "not a cursor!") { nodes { id } } } } }', 'after'],
+    [
+      'a nested first out of range',
+      '{ admin { serviceAnnouncement { healthOverviews { nodes { issues(first: -1) { nodes { id } } } } } } }',
+      'first',
+    ],
+    [
+      'a malformed cursor',
+      '{ admin { serviceAnnouncement { healthOverviews(after: "not a cursor!") { nodes { id } } } } }',
+      'after',
+    ],
     ['an empty id', '{ admin { serviceAnnouncement { healthOverview(id: "") { id } } } }', 'id'],
-    ['a duplicate order field', '{ admin { serviceAnnouncement { healthOverviews(orderBy: [{ field: SERVICE }, { field: SERVICE, direction: DESC }]) { nodes { id } } } } }', 'orderBy'],
+    [
+      'a duplicate order field',
+      '{ admin { serviceAnnouncement { healthOverviews(orderBy: [{ field: SERVICE }, { field: SERVICE, direction: DESC }]) { nodes { id } } } } }',
+      'orderBy',
+    ],
   ];
   it.each(cases)('%s', async (_, query, argument) => {
     const r = await gw.query(query);
@@ -110,7 +127,9 @@ describe('bad input is refused before any upstream call', () => {
   });
 
   it('refuses an unknown order field through the enum', async () => {
-    const r = await gw.query('{ admin { serviceAnnouncement { healthOverviews(orderBy: [{ field: COLOUR }]) { nodes { id } } } } }');
+    const r = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverviews(orderBy: [{ field: COLOUR }]) { nodes { id } } } } }',
+    );
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(gw.upstreamRequests()).toEqual([]);
   });

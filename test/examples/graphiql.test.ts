@@ -32,10 +32,16 @@ function firstList(value: unknown): unknown[] | undefined {
 }
 
 /** The first `count` results of a subscription, then it is stopped. */
-function firstResults(op: ExampleOperation, count: number): Promise<FormattedExecutionResult<Record<string, unknown>, unknown>[]> {
+function firstResults(
+  op: ExampleOperation,
+  count: number,
+): Promise<FormattedExecutionResult<Record<string, unknown>, unknown>[]> {
   return new Promise((resolve, reject) => {
     const results: FormattedExecutionResult<Record<string, unknown>, unknown>[] = [];
-    const timer = setTimeout(() => reject(new Error(`${op.name}: ${results.length} of ${count} results within 20 s`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${op.name}: ${results.length} of ${count} results within 20 s`)),
+      20_000,
+    );
     const stop = client.subscribe(
       { query: op.query, variables: op.variables },
       {
@@ -57,7 +63,15 @@ function firstResults(op: ExampleOperation, count: number): Promise<FormattedExe
 describe('the GraphiQL tabs', () => {
   it('are seven topics, each titled by a short first operation, each operation named once', () => {
     const operations = exampleOperations();
-    expect(graphiqlExamples.map((tab) => operations.find((op) => op.tab === tab)!.name)).toEqual(['Upstreams', 'Health', 'LiveHealth', 'Movie', 'Chat', 'Stream', 'Embed']);
+    expect(graphiqlExamples.map((tab) => operations.find((op) => op.tab === tab)!.name)).toEqual([
+      'Upstreams',
+      'Health',
+      'LiveHealth',
+      'Movie',
+      'Chat',
+      'Stream',
+      'Embed',
+    ]);
     expect(new Set(operations.map((op) => op.name)).size).toBe(operations.length);
     for (const op of operations) expect(op.name.length, op.name).toBeLessThanOrEqual(12);
   });
@@ -74,13 +88,28 @@ describe('the GraphiQL tabs', () => {
       const ops = exampleOperations([tab]);
       const declared = ops.flatMap((op) => Object.keys(op.variables ?? {}));
       expect(new Set(declared).size, tab.title).toBe(declared.length);
-      expect(Object.keys(tab.variables ? JSON.parse(tab.variables) : {}).sort(), tab.title).toEqual([...declared].sort());
+      expect(Object.keys(tab.variables ? JSON.parse(tab.variables) : {}).sort(), tab.title).toEqual(
+        [...declared].sort(),
+      );
     }
   });
 
-  it.each(exampleOperations().filter((op) => op.type !== 'subscription').map((op) => [op.name, op] as const))('%s answers with data on the sandbox', async (_name, op) => {
+  it.each(
+    exampleOperations()
+      .filter((op) => op.type !== 'subscription')
+      .map((op) => [op.name, op] as const),
+  )('%s answers with data on the sandbox', async (_name, op) => {
     // A caller's documents are the ones it uploaded: upload one first, as the tab's comment says to.
-    if (op.name === 'Documents') expect((await upload(t.gateway.url, { name: 'notes.md', data: '# Notes\n\nExchange is healthy.', type: 'text/markdown' })).body.errors).toBeUndefined();
+    if (op.name === 'Documents')
+      expect(
+        (
+          await upload(t.gateway.url, {
+            name: 'notes.md',
+            data: '# Notes\n\nExchange is healthy.',
+            type: 'text/markdown',
+          })
+        ).body.errors,
+      ).toBeUndefined();
     const { body } = await t.query(op.query, op.variables);
     expect(body.errors).toBeUndefined();
     expect(Object.values(body.data!).every((v) => v !== null)).toBe(true);
@@ -100,23 +129,35 @@ describe('the GraphiQL tabs', () => {
     await expect.poll(() => t.upstreamRequests('graph').length, { timeout: 10_000 }).toBeGreaterThanOrEqual(polls + 2);
     expect((await t.query(exampleOperation('Degrade').query)).body.errors).toBeUndefined();
     const [event] = await change;
-    expect(event.data).toMatchObject({ serviceHealthChanged: { kind: 'STATUS_CHANGED', serviceHealth: { id: 'Exchange', status: 'SERVICE_DEGRADATION' } } });
-    expect((await t.query(exampleOperation('Restore').query)).body.data).toEqual({ updateServiceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_OPERATIONAL' } });
+    expect(event.data).toMatchObject({
+      serviceHealthChanged: {
+        kind: 'STATUS_CHANGED',
+        serviceHealth: { id: 'Exchange', status: 'SERVICE_DEGRADATION' },
+      },
+    });
+    expect((await t.query(exampleOperation('Restore').query)).body.data).toEqual({
+      updateServiceHealth: { id: 'Exchange', service: 'Exchange Online', status: 'SERVICE_OPERATIONAL' },
+    });
   });
 
   it.each(['Stream', 'Grounded'])('%s streams an answer that names its subject, to the end', async (name) => {
     const op = exampleOperation(name);
-    const { results, error } = await collect<{ chatCompletionStream: { provider: string; model: string; delta: { content: string | null; reasoningContent: string | null } | null; finishReason: string | null } }>(
-      client,
-      op.query,
-      op.variables,
-    );
+    const { results, error } = await collect<{
+      chatCompletionStream: {
+        provider: string;
+        model: string;
+        delta: { content: string | null; reasoningContent: string | null } | null;
+        finishReason: string | null;
+      };
+    }>(client, op.query, op.variables);
     expect(error).toBeUndefined();
     expect(results.every((r) => !r.errors)).toBe(true);
     const chunks = results.map((r) => r.data!.chatCompletionStream);
     expect(chunks.every((c) => c.provider && c.model)).toBe(true);
     expect(chunks.some((c) => c.delta?.reasoningContent)).toBe(true);
-    expect(chunks.map((c) => c.delta?.content ?? '').join('')).toContain(name === 'Stream' ? 'a GraphQL gateway' : 'Exchange Online (Exchange) has status');
+    expect(chunks.map((c) => c.delta?.content ?? '').join('')).toContain(
+      name === 'Stream' ? 'a GraphQL gateway' : 'Exchange Online (Exchange) has status',
+    );
     expect(chunks.at(-1)!.finishReason).toBe('STOP');
   });
 });

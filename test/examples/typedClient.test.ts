@@ -19,7 +19,11 @@ describe('the typed client example (client preset over schema.graphql)', () => {
   });
 
   it('has generated documents that match schema.graphql (run `npm run example:codegen` when this fails)', async () => {
-    const run = promisify(execFile)(`${root}node_modules/.bin/graphql-codegen`, ['--config', 'examples/typed-client/codegen.yml', '--check'], { cwd: root });
+    const run = promisify(execFile)(
+      `${root}node_modules/.bin/graphql-codegen`,
+      ['--config', 'examples/typed-client/codegen.yml', '--check'],
+      { cwd: root },
+    );
     await expect(run).resolves.toBeDefined();
   }, 60_000);
 

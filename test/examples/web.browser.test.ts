@@ -24,7 +24,10 @@ describe('examples/web in a browser', () => {
   const wsSent: Array<{ type: string; id?: string; payload?: { query?: string } }> = [];
 
   const sandboxControl = async (path: string, body: unknown) => {
-    const res = await fetch(`${gateway.sandbox.origin}/_sandbox/${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const res = await fetch(`${gateway.sandbox.origin}/_sandbox/${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     return res.json() as Promise<any>;
   };
@@ -66,7 +69,8 @@ describe('examples/web in a browser', () => {
     await gateway?.close();
   });
 
-  const statusOf = (service: string) => () => page.locator(`tr[data-service="${service}"] [data-testid="status"]`).getAttribute('data-status');
+  const statusOf = (service: string) => () =>
+    page.locator(`tr[data-service="${service}"] [data-testid="status"]`).getAttribute('data-status');
 
   it('renders the service-health board and updates it from serviceHealthChanged after a scripted incident', async () => {
     const operational = page.locator('table.board tr', { has: page.locator('[data-status="SERVICE_OPERATIONAL"]') });
@@ -77,14 +81,20 @@ describe('examples/web in a browser', () => {
 
     // Only changes seen after subscribing are sent: wait for the subscription, then for two polls behind it.
     await expect
-      .poll(() => wsSent.some((m) => m.type === 'subscribe' && m.payload?.query?.includes('HealthChanges')), { timeout: uiTimeoutMs })
+      .poll(() => wsSent.some((m) => m.type === 'subscribe' && m.payload?.query?.includes('HealthChanges')), {
+        timeout: uiTimeoutMs,
+      })
       .toBe(true);
     const pollsBefore = gateway.upstreamRequests('graph').length;
-    await expect.poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs }).toBeGreaterThanOrEqual(pollsBefore + 2);
+    await expect
+      .poll(() => gateway.upstreamRequests('graph').length, { timeout: uiTimeoutMs })
+      .toBeGreaterThanOrEqual(pollsBefore + 2);
 
     const incident = await sandboxControl('graph/incident', { service, title: 'Sign-ins are delayed' });
     await expect.poll(statusOf(service), { timeout: uiTimeoutMs }).toBe('SERVICE_DEGRADATION');
-    await page.locator('[data-testid="changes"] li', { hasText: `${name} issue opened: Sign-ins are delayed` }).waitFor();
+    await page
+      .locator('[data-testid="changes"] li', { hasText: `${name} issue opened: Sign-ins are delayed` })
+      .waitFor();
 
     await sandboxControl(`graph/incident/${encodeURIComponent(incident.issueId)}/next`, {});
     await expect.poll(statusOf(service), { timeout: uiTimeoutMs }).toBe('RESTORING_SERVICE');
@@ -120,11 +130,15 @@ describe('examples/web in a browser', () => {
   });
 
   it('streams the chat answer token by token and shows the usage', async () => {
-    await expect.poll(() => page.getByLabel('Model').locator('option').count(), { timeout: uiTimeoutMs }).toBeGreaterThan(3);
+    await expect
+      .poll(() => page.getByLabel('Model').locator('option').count(), { timeout: uiTimeoutMs })
+      .toBeGreaterThan(3);
     await recordAnswerLengths(page);
     await page.getByLabel('Message').fill('What is a federation gateway?');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.locator('[data-testid="chat-state"]', { hasText: /\d+ prompt \+ \d+ completion = \d+ tokens/ }).waitFor();
+    await page
+      .locator('[data-testid="chat-state"]', { hasText: /\d+ prompt \+ \d+ completion = \d+ tokens/ })
+      .waitFor();
 
     const lengths = await page.evaluate(() => (window as unknown as { answerLengths: number[] }).answerLengths);
     const final = (await page.locator('[data-testid="answer"]').innerText()).length;
@@ -151,7 +165,9 @@ describe('examples/web in a browser', () => {
     // Nothing more arrives after the stop (two more token intervals would have added text).
     await page.waitForTimeout(200);
     expect((await answer.innerText()).length).toBe(shown);
-    console.info(`stopped after ${shown} characters; upstream ${chat()[0].upstream} request aborted: ${chat()[0].aborted}`);
+    console.info(
+      `stopped after ${shown} characters; upstream ${chat()[0].upstream} request aborted: ${chat()[0].aborted}`,
+    );
   });
 
   it('consults the graph when asked: the model calls a trusted operation and the page names it', async () => {
@@ -175,10 +191,21 @@ describe('examples/web in a browser', () => {
     await page.getByLabel('Model').selectOption('moonshot/kimi-k2.6');
     gateway.clearUpstreamRequests();
     const pdf = makePdf([['Quarterly report.', 'Region 3 grew by 12 percent.'], ['Region 5 shrank by 2 percent.']]);
-    await page.getByLabel('Attach a document').setInputFiles({ name: 'quarterly.pdf', mimeType: 'application/pdf', buffer: pdf });
-    await page.locator('[data-testid="document"]', { hasText: /quarterly\.pdf: \d+ tokens, kept by moonshot/ }).waitFor();
-    const files = () => gateway.upstreamRequests('moonshot').map((r) => `${r.method} ${r.url.replace(/\/files\/c[a-z0-9]{19}/, '/files/{id}')}`);
-    expect(files()).toEqual(['POST /moonshot/v1/files', 'GET /moonshot/v1/files/{id}/content', 'POST /moonshot/v1/tokenizers/estimate-token-count']);
+    await page
+      .getByLabel('Attach a document')
+      .setInputFiles({ name: 'quarterly.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await page
+      .locator('[data-testid="document"]', { hasText: /quarterly\.pdf: \d+ tokens, kept by moonshot/ })
+      .waitFor();
+    const files = () =>
+      gateway
+        .upstreamRequests('moonshot')
+        .map((r) => `${r.method} ${r.url.replace(/\/files\/c[a-z0-9]{19}/, '/files/{id}')}`);
+    expect(files()).toEqual([
+      'POST /moonshot/v1/files',
+      'GET /moonshot/v1/files/{id}/content',
+      'POST /moonshot/v1/tokenizers/estimate-token-count',
+    ]);
 
     for (const question of ['Which region grew?', 'And which shrank?']) {
       await page.getByLabel('Message').fill(question);
@@ -189,7 +216,11 @@ describe('examples/web in a browser', () => {
     expect(turns).toHaveLength(2);
     // Read from Kimi once; in both turns the text comes first, as a system message.
     expect(files().filter((f) => f.endsWith('/content'))).toHaveLength(1);
-    for (const turn of turns) expect(JSON.parse(turn.body).messages[0]).toEqual({ role: 'system', content: expect.stringContaining('Region 3 grew by 12 percent.') });
+    for (const turn of turns)
+      expect(JSON.parse(turn.body).messages[0]).toEqual({
+        role: 'system',
+        content: expect.stringContaining('Region 3 grew by 12 percent.'),
+      });
 
     await page.getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => files().at(-1), { timeout: uiTimeoutMs }).toBe('DELETE /moonshot/v1/files/{id}');

@@ -67,7 +67,10 @@ const started = async (source: { subscribers: number }, count: number) => {
 describe('shared subscription events', () => {
   it('executes a shared event once for every subscriber of the same document and variables, in the context the source gave, and serialises that result once', async () => {
     const { source, calls, open } = setup();
-    const [alice, bob] = await Promise.all([open(TICKS, 'alice', { prefix: '#' }), open(TICKS, 'bob', { prefix: '#' })]);
+    const [alice, bob] = await Promise.all([
+      open(TICKS, 'alice', { prefix: '#' }),
+      open(TICKS, 'bob', { prefix: '#' }),
+    ]);
     await started(source, 2);
     source.send(shareEvent({ n: 1 }, { caller: 'source' }));
     const [a, b] = await Promise.all([alice.next(), bob.next()]);
@@ -125,7 +128,10 @@ describe('shared subscription events', () => {
 
   it('shares a result with errors but gives it no shared text: each operation formats its errors itself', async () => {
     const { source, open } = setup();
-    const [alice, bob] = await Promise.all([open('subscription { ticks { n broken } }', 'alice'), open('subscription { ticks { n broken } }', 'bob')]);
+    const [alice, bob] = await Promise.all([
+      open('subscription { ticks { n broken } }', 'alice'),
+      open('subscription { ticks { n broken } }', 'bob'),
+    ]);
     await started(source, 2);
     source.send(shareEvent({ n: 3 }, { caller: 'source' }));
     const [a, b] = await Promise.all([alice.next(), bob.next()]);

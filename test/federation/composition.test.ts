@@ -46,7 +46,9 @@ describe('composition', () => {
   });
 
   it('did not before PageInfo had hasPreviousPage and startCursor (the shape this gateway used to serve)', async () => {
-    const before = (await subgraphSdl()).replace(/\s*hasPreviousPage: Boolean!/, '').replace(/\s*"""[^"]*"""\s*startCursor: String|\s*"[^"]*"\s*startCursor: String|\s*startCursor: String/, '');
+    const before = (await subgraphSdl())
+      .replace(/\s*hasPreviousPage: Boolean!/, '')
+      .replace(/\s*"""[^"]*"""\s*startCursor: String|\s*"[^"]*"\s*startCursor: String|\s*startCursor: String/, '');
     expect(before).not.toContain('startCursor');
     expect(errorCodes(compose(before, RELAY_SUBGRAPH))).toContain('SATISFIABILITY_ERROR');
   });

@@ -11,35 +11,54 @@ import { costHints } from '../../src/domains/index.js';
 import { buildSchema, subgraphSdl, subgraphTypeDefs } from '../../src/schema/build.js';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 
-const HEALTH = 'healthOverviews(orderBy: [ServiceHealthOrder!], first: Int, after: String): ServiceHealthConnection @cost(weight: 11) @listSize(assumedSize: 100, slicingArguments: ["first"], sizedFields: ["nodes", "edges"], requireOneSlicingArgument: false)';
+const HEALTH =
+  'healthOverviews(orderBy: [ServiceHealthOrder!], first: Int, after: String): ServiceHealthConnection @cost(weight: 11) @listSize(assumedSize: 100, slicingArguments: ["first"], sizedFields: ["nodes", "edges"], requireOneSlicingArgument: false)';
 
 /** The demand-control directives of one field of a (super)graph SDL, printed with their arguments in name order (composers order them their own way). */
 function costDirectives(sdl: string, type: string, field: string): string[] {
-  const def = parse(sdl).definitions.find((d) => (d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) && d.name.value === type && d.fields?.some((f) => f.name.value === field));
+  const def = parse(sdl).definitions.find(
+    (d) =>
+      (d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) &&
+      d.name.value === type &&
+      d.fields?.some((f) => f.name.value === field),
+  );
   const node = def && 'fields' in def ? def.fields?.find((f) => f.name.value === field) : undefined;
-  return (node?.directives ?? []).filter((d) => d.name.value === 'cost' || d.name.value === 'listSize').map((d) => print({ ...d, arguments: [...(d.arguments ?? [])].sort((a, b) => a.name.value.localeCompare(b.name.value)) }));
+  return (node?.directives ?? [])
+    .filter((d) => d.name.value === 'cost' || d.name.value === 'listSize')
+    .map((d) =>
+      print({ ...d, arguments: [...(d.arguments ?? [])].sort((a, b) => a.name.value.localeCompare(b.name.value)) }),
+    );
 }
 
 describe('@cost and @listSize in the subgraph SDL', () => {
   it('imports them with Federation 2.9 and weighs the fields that send upstream requests, sizing lists by their arguments', async () => {
     const sdl = await subgraphSdl();
-    expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \[[^\]]*"@cost", "@listSize"\]\)/);
+    expect(sdl).toMatch(
+      /@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \[[^\]]*"@cost", "@listSize"\]\)/,
+    );
     expect(sdl).toContain(HEALTH);
     expect(sdl).toMatch(/title\(imdbId: ID[^)]*\): Title @tag\(name: "titles"\) @cost\(weight: 11\)/);
-    expect(sdl).toMatch(/deleteServiceHealth\(id: ID!, ifMatch: String\): Boolean @tag\(name: "enterprise"\) @cost\(weight: 10\)/);
+    expect(sdl).toMatch(
+      /deleteServiceHealth\(id: ID!, ifMatch: String\): Boolean @tag\(name: "enterprise"\) @cost\(weight: 10\)/,
+    );
     expect(sdl).toMatch(/items: \[Title\]! @listSize\(assumedSize: 10\)/);
     expect(sdl).toMatch(/ratings: \[TitleRating!\]! @listSize\(assumedSize: 3\)/);
     // A field that reads its parent's answer keeps the default weight.
     expect(sdl).toMatch(/\n\s*status: ServiceHealthStatus!\n/);
   });
 
-  it('gives every list of objects a size, so a router\'s own default never decides (a connection\'s nodes and edges take the connection\'s)', async () => {
+  it("gives every list of objects a size, so a router's own default never decides (a connection's nodes and edges take the connection's)", async () => {
     const schema = await buildSchema();
     const unsized: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('_')) continue;
       for (const field of Object.values(type.getFields())) {
-        if (field.name.startsWith('_') || !isListType(getNullableType(field.type)) || !isCompositeType(getNamedType(field.type))) continue;
+        if (
+          field.name.startsWith('_') ||
+          !isListType(getNullableType(field.type)) ||
+          !isCompositeType(getNamedType(field.type))
+        )
+          continue;
         const sized = field.astNode?.directives?.some((d) => d.name.value === 'listSize');
         if (!sized && !type.name.endsWith('Connection')) unsized.push(`${type.name}.${field.name}`);
       }
@@ -47,7 +66,7 @@ describe('@cost and @listSize in the subgraph SDL', () => {
     expect(unsized).toEqual([]);
   });
 
-  it('names only fields of schema/ in the domains\' cost hints', async () => {
+  it("names only fields of schema/ in the domains' cost hints", async () => {
     const schema = buildSubgraphSchema({ typeDefs: await subgraphTypeDefs() });
     const unknown = Object.keys(costHints).filter((coordinate) => {
       const [type, field] = coordinate.split('.');
@@ -58,22 +77,38 @@ describe('@cost and @listSize in the subgraph SDL', () => {
   });
 
   it.each([
-    ['Apollo', (sdl: string) => composeWithApollo([{ name: 'gateway', url: 'http://127.0.0.1:4000/graphql', typeDefs: parse(sdl) }])],
-    ['the Guild', (sdl: string) => composeWithGuild([{ name: 'gateway', url: 'http://127.0.0.1:4000/graphql', typeDefs: parse(sdl) }])],
-  ])('survive composition with %s\'s composer', async (_name, compose) => {
+    [
+      'Apollo',
+      (sdl: string) =>
+        composeWithApollo([{ name: 'gateway', url: 'http://127.0.0.1:4000/graphql', typeDefs: parse(sdl) }]),
+    ],
+    [
+      'the Guild',
+      (sdl: string) =>
+        composeWithGuild([{ name: 'gateway', url: 'http://127.0.0.1:4000/graphql', typeDefs: parse(sdl) }]),
+    ],
+  ])("survive composition with %s's composer", async (_name, compose) => {
     const result = compose(await subgraphSdl()) as { errors?: readonly Error[]; supergraphSdl?: string };
     expect(result.errors ?? []).toEqual([]);
     const supergraph = result.supergraphSdl!;
     expect(supergraph).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/cost\/v0\.1", import: \["@listSize"\]\)/);
-    expect(costDirectives(supergraph, 'ServiceAnnouncement', 'healthOverviews')).toEqual(['@cost(weight: 11)', '@listSize(assumedSize: 100, requireOneSlicingArgument: false, sizedFields: ["nodes", "edges"], slicingArguments: ["first"])']);
+    expect(costDirectives(supergraph, 'ServiceAnnouncement', 'healthOverviews')).toEqual([
+      '@cost(weight: 11)',
+      '@listSize(assumedSize: 100, requireOneSlicingArgument: false, sizedFields: ["nodes", "edges"], slicingArguments: ["first"])',
+    ]);
     expect(costDirectives(supergraph, 'Query', 'searchTitles')).toEqual(['@cost(weight: 11)']);
-    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual(['@cost(weight: 11)', '@listSize(assumedSize: 26)']);
+    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual([
+      '@cost(weight: 11)',
+      '@listSize(assumedSize: 26)',
+    ]);
     expect(costDirectives(supergraph, 'TitleSearchPage', 'items')).toEqual(['@listSize(assumedSize: 10)']);
   });
 
   it('keeps them under a type prefix (the directives follow the renamed types)', async () => {
     const sdl = await subgraphSdl(undefined, { typePrefix: 'Ops' });
-    expect(sdl).toMatch(/healthOverviews\([^)]*\): OpsServiceHealthConnection @cost\(weight: 11\) @listSize\(assumedSize: 100/);
+    expect(sdl).toMatch(
+      /healthOverviews\([^)]*\): OpsServiceHealthConnection @cost\(weight: 11\) @listSize\(assumedSize: 100/,
+    );
     const result = composeWithGuild([{ name: 'gateway', url: 'http://127.0.0.1:4000/graphql', typeDefs: parse(sdl) }]);
     expect(result.errors ?? []).toEqual([]);
   });

@@ -19,7 +19,11 @@ type Representation = Record<string, unknown>;
 
 /** What a router sends this subgraph to resolve entity references. */
 function entities(representations: Representation[], selection: string, headers?: Record<string, string>) {
-  return gw.query(`query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`, { representations }, headers);
+  return gw.query(
+    `query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`,
+    { representations },
+    headers,
+  );
 }
 
 async function ids(list: 'issues' | 'messages', n: number): Promise<string[]> {
@@ -32,7 +36,9 @@ describe('the subgraph contract', () => {
   it('serves its SDL with a Federation v2 @link and the four entity keys', async () => {
     const r = await gw.query('{ _service { sdl } }');
     const sdl: string = r.body.data._service.sdl;
-    expect(sdl).toMatch(/extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key", "@shareable", "@tag", "@inaccessible", "@override", "@cost", "@listSize"\]\)/);
+    expect(sdl).toMatch(
+      /extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key", "@shareable", "@tag", "@inaccessible", "@override", "@cost", "@listSize"\]\)/,
+    );
     expect(sdl).toMatch(/type ServiceHealth\s+@key\(fields: "id"\)/);
     expect(sdl).toMatch(/type ServiceHealthIssue\s+@key\(fields: "id"\)/);
     expect(sdl).toMatch(/type ServiceUpdateMessage\s+@key\(fields: "id"\)/);
@@ -44,8 +50,11 @@ describe('the subgraph contract', () => {
 
 describe('ServiceHealth references', () => {
   it('resolves 25 distinct ids (sent 30 times) as two $batch requests of 20 and 5, unknown ids as null without an error', async () => {
-    const list = await gw.query('{ admin { serviceAnnouncement { healthOverviews(first: 24) { nodes { id service } } } } }');
-    const known: Array<{ id: string; service: string }> = list.body.data.admin.serviceAnnouncement.healthOverviews.nodes;
+    const list = await gw.query(
+      '{ admin { serviceAnnouncement { healthOverviews(first: 24) { nodes { id service } } } } }',
+    );
+    const known: Array<{ id: string; service: string }> =
+      list.body.data.admin.serviceAnnouncement.healthOverviews.nodes;
     expect(known).toHaveLength(24);
     gw.clearUpstreamRequests();
     const distinct = [...known.map((s) => s.id), 'NoSuchService'];
@@ -54,13 +63,19 @@ describe('ServiceHealth references', () => {
     const r = await entities(sent, '... on ServiceHealth { id service }');
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data._entities).toEqual(
-      sent.map(({ id }) => (id === 'NoSuchService' ? null : { __typename: 'ServiceHealth', id, service: known.find((s) => s.id === id)!.service })),
+      sent.map(({ id }) =>
+        id === 'NoSuchService'
+          ? null
+          : { __typename: 'ServiceHealth', id, service: known.find((s) => s.id === id)!.service },
+      ),
     );
     const calls = gw.upstreamRequests('graph');
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch', 'POST /graph/v1.0/$batch']);
     const items = calls.map(batchItems);
     expect(items.map((i) => i.length).sort((a, b) => b - a)).toEqual([20, 5]);
-    expect(new Set(items.flat())).toEqual(new Set(distinct.map((id) => `GET ${ANNOUNCEMENT}/healthOverviews/${id}?$select=id,service`)));
+    expect(new Set(items.flat())).toEqual(
+      new Set(distinct.map((id) => `GET ${ANNOUNCEMENT}/healthOverviews/${id}?$select=id,service`)),
+    );
   });
 
   it('plans each reference like healthOverview(id:): one item with $select and the issues expanded inline', async () => {
@@ -79,7 +94,10 @@ describe('ServiceHealth references', () => {
 
   it('answers an empty list with no upstream request', async () => {
     const r = await entities([], '... on ServiceHealth { id }');
-    expect(r.body).toEqual({ data: { _entities: [] }, extensions: { cost: { estimated: 0, actual: 0, upstreamRequestsEstimated: 0, upstreamRequests: 0 } } });
+    expect(r.body).toEqual({
+      data: { _entities: [] },
+      extensions: { cost: { estimated: 0, actual: 0, upstreamRequestsEstimated: 0, upstreamRequests: 0 } },
+    });
     expect(gw.upstreamRequests()).toEqual([]);
   });
 });
@@ -94,7 +112,10 @@ describe('ServiceHealthIssue and ServiceUpdateMessage references', () => {
       ...messageIds.map((id) => ({ __typename: 'ServiceUpdateMessage', id })),
       { __typename: 'ServiceHealthIssue', id: issueIds[0] },
     ];
-    const r = await entities(sent, '... on ServiceHealthIssue { id title status } ... on ServiceUpdateMessage { id category }');
+    const r = await entities(
+      sent,
+      '... on ServiceHealthIssue { id title status } ... on ServiceUpdateMessage { id category }',
+    );
     expect(r.body.errors).toBeUndefined();
     const answered = r.body.data._entities as Array<Record<string, unknown> | null>;
     expect(answered.map((e) => e && `${e.__typename}:${e.id}`)).toEqual([
@@ -117,10 +138,15 @@ describe('ServiceHealthIssue and ServiceUpdateMessage references', () => {
 
   it('refuses a representation that is not an object or names no entity of this subgraph, naming it, before any request', async () => {
     for (const bad of ['Exchange', { __typename: 'Review', id: '1' }, { id: 'Exchange' }]) {
-      const r = await entities([{ __typename: 'ServiceHealth', id: 'Exchange' }, bad as Representation], '... on ServiceHealth { id }');
+      const r = await entities(
+        [{ __typename: 'ServiceHealth', id: 'Exchange' }, bad as Representation],
+        '... on ServiceHealth { id }',
+      );
       expect(r.body.data).toBeNull();
       expect(r.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'representations' });
-      expect(r.body.errors![0].message).toContain(`representations[1]: ${JSON.stringify(bad)} is not a reference to an entity of this subgraph`);
+      expect(r.body.errors![0].message).toContain(
+        `representations[1]: ${JSON.stringify(bad)} is not a reference to an entity of this subgraph`,
+      );
       expect(r.body.errors![0].message).toContain('ServiceHealth, ServiceHealthIssue, ServiceUpdateMessage, Title');
     }
     expect(gw.upstreamRequests()).toEqual([]);
@@ -128,7 +154,10 @@ describe('ServiceHealthIssue and ServiceUpdateMessage references', () => {
 
   it('refuses a reference without its key on that entry only, before any request for it', async () => {
     const [issue] = await ids('issues', 1);
-    const r = await entities([{ __typename: 'ServiceHealthIssue', id: issue }, { __typename: 'ServiceHealthIssue' }], '... on ServiceHealthIssue { id }');
+    const r = await entities(
+      [{ __typename: 'ServiceHealthIssue', id: issue }, { __typename: 'ServiceHealthIssue' }],
+      '... on ServiceHealthIssue { id }',
+    );
     expect(r.body.data._entities).toEqual([{ __typename: 'ServiceHealthIssue', id: issue }, null]);
     expect(r.body.errors).toHaveLength(1);
     expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 1], extensions: { code: 'BAD_USER_INPUT' } });
@@ -138,15 +167,32 @@ describe('ServiceHealthIssue and ServiceUpdateMessage references', () => {
 
 describe('Title references', () => {
   it('sends one OMDb request per distinct id, answers an unknown id with null, and serves repeats from the cache', async () => {
-    const sent = ['tt0078346', 'tt0133093', 'tt0078346', 'tt9999990', 'tt0468569'].map((imdbId) => ({ __typename: 'Title', imdbId }));
+    const sent = ['tt0078346', 'tt0133093', 'tt0078346', 'tt9999990', 'tt0468569'].map((imdbId) => ({
+      __typename: 'Title',
+      imdbId,
+    }));
     const r = await entities(sent, '... on Title { imdbId title year }');
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data._entities.map((t: { title: string } | null) => t?.title ?? null)).toEqual(['Superman', 'The Matrix', 'Superman', null, 'The Dark Knight']);
-    expect(omdbQueries(gw.upstreamRequests()).sort()).toEqual(['i=tt0078346', 'i=tt0133093', 'i=tt0468569', 'i=tt9999990']);
+    expect(r.body.data._entities.map((t: { title: string } | null) => t?.title ?? null)).toEqual([
+      'Superman',
+      'The Matrix',
+      'Superman',
+      null,
+      'The Dark Knight',
+    ]);
+    expect(omdbQueries(gw.upstreamRequests()).sort()).toEqual([
+      'i=tt0078346',
+      'i=tt0133093',
+      'i=tt0468569',
+      'i=tt9999990',
+    ]);
 
     gw.clearUpstreamRequests();
     const again = await entities(sent.slice(0, 2), '... on Title { imdbId runtimeMinutes }');
-    expect(again.body.data._entities.map((t: { runtimeMinutes: number }) => t.runtimeMinutes)).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(again.body.data._entities.map((t: { runtimeMinutes: number }) => t.runtimeMinutes)).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
     expect(gw.upstreamRequests()).toEqual([]);
   });
 
@@ -175,23 +221,42 @@ describe('limits on references', () => {
   });
   afterAll(() => small?.close());
 
-  const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on ServiceHealth { id } ... on Title { title } } }';
+  const query =
+    'query ($r: [_Any!]!) { _entities(representations: $r) { ... on ServiceHealth { id } ... on Title { title } } }';
 
   it('counts representations in the upstream-request budget: of 41 ServiceHealth ids (3 batches) the first 40 are answered in 2, the last refused at its own path', async () => {
     const representations = Array.from({ length: 41 }, (_, i) => ({ __typename: 'ServiceHealth', id: `Service${i}` }));
     const r = await small.query(query, { r: representations });
     expect(r.body.data._entities).toHaveLength(41);
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 40], extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'graph', found: 3, max: 2 } });
-    expect(r.body.errors![0].message).toContain('only its first 40 representations were resolved and representations[40] was not');
-    expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual(['POST /graph/v1.0/$batch', 'POST /graph/v1.0/$batch']);
+    expect(r.body.errors![0]).toMatchObject({
+      path: ['_entities', 40],
+      extensions: {
+        code: 'QUERY_TOO_COMPLEX',
+        limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+        upstream: 'graph',
+        found: 3,
+        max: 2,
+      },
+    });
+    expect(r.body.errors![0].message).toContain(
+      'only its first 40 representations were resolved and representations[40] was not',
+    );
+    expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([
+      'POST /graph/v1.0/$batch',
+      'POST /graph/v1.0/$batch',
+    ]);
   });
 
   it('keeps Title references inside the OMDb daily quota, refusing the call before any request', async () => {
-    const fits = await small.query(query, { r: ['tt0078346', 'tt0133093'].map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    const fits = await small.query(query, {
+      r: ['tt0078346', 'tt0133093'].map((imdbId) => ({ __typename: 'Title', imdbId })),
+    });
     expect(fits.body.errors).toBeUndefined();
     small.clearUpstreamRequests();
-    const r = await small.query(query, { r: ['tt0078346', 'tt0372784', 'tt0468569'].map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    const r = await small.query(query, {
+      r: ['tt0078346', 'tt0372784', 'tt0468569'].map((imdbId) => ({ __typename: 'Title', imdbId })),
+    });
     expect(r.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' });
     expect(r.body.errors![0].message).toContain('1 remain today and this operation can need 2');
     expect(small.upstreamRequests()).toEqual([]);
@@ -206,21 +271,34 @@ describe('an _entities call over the upstream budget', () => {
   afterAll(() => budget?.close());
 
   it('answers the first 50 of 51 new titles with 50 OMDb requests and refuses only the 51st, at its own path', async () => {
-    const ids = seedTitles().slice(0, 51).map((t) => t.imdbID);
-    const r = await budget.query('query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }', { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    const ids = seedTitles()
+      .slice(0, 51)
+      .map((t) => t.imdbID);
+    const r = await budget.query(
+      'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }',
+      { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+    );
     const answered = r.body.data._entities as Array<{ imdbId: string; title: string } | null>;
     expect(answered).toHaveLength(51);
     expect(answered.slice(0, 50).map((t) => t?.imdbId)).toEqual(ids.slice(0, 50));
     expect(answered[50]).toBeNull();
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 50], extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51, max: 50 } });
+    expect(r.body.errors![0]).toMatchObject({
+      path: ['_entities', 50],
+      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51, max: 50 },
+    });
     expect(omdbQueries(budget.upstreamRequests('omdb'))).toEqual(ids.slice(0, 50).map((id) => `i=${id}`));
   });
 
   it('still refuses an operation over the budget whole when it is more than one _entities call', async () => {
     budget.clearUpstreamRequests();
-    const ids = seedTitles().slice(60, 111).map((t) => t.imdbID);
-    const r = await budget.query('query ($r: [_Any!]!) { upstreams { id } _entities(representations: $r) { ... on Title { title } } }', { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    const ids = seedTitles()
+      .slice(60, 111)
+      .map((t) => t.imdbID);
+    const r = await budget.query(
+      'query ($r: [_Any!]!) { upstreams { id } _entities(representations: $r) { ... on Title { title } } }',
+      { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+    );
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51 });
     expect(budget.upstreamRequests()).toEqual([]);

@@ -21,10 +21,24 @@ const ANNOUNCEMENT = '/admin/serviceAnnouncement';
 /** Type definitions of an SDL by name. */
 function typesOf(sdl: string): Map<string, { kind: string; directives: readonly ConstDirectiveNode[] }> {
   const doc = parse(sdl);
-  return new Map(doc.definitions.flatMap((d) => ('name' in d && d.name && !('operation' in d) ? [[d.name.value, { kind: d.kind, directives: (d as { directives?: readonly ConstDirectiveNode[] }).directives ?? [] }]] : [])));
+  return new Map(
+    doc.definitions.flatMap((d) =>
+      'name' in d && d.name && !('operation' in d)
+        ? [
+            [
+              d.name.value,
+              { kind: d.kind, directives: (d as { directives?: readonly ConstDirectiveNode[] }).directives ?? [] },
+            ],
+          ]
+        : [],
+    ),
+  );
 }
 
-const args = (d: ConstDirectiveNode) => Object.fromEntries((d.arguments ?? []).map((a) => [a.name.value, a.value.kind === Kind.STRING ? a.value.value : undefined]));
+const args = (d: ConstDirectiveNode) =>
+  Object.fromEntries(
+    (d.arguments ?? []).map((a) => [a.name.value, a.value.kind === Kind.STRING ? a.value.value : undefined]),
+  );
 
 describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
   let gw: TestGateway;
@@ -34,16 +48,43 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
   afterAll(() => gw?.close());
   beforeEach(() => gw.clearUpstreamRequests());
 
-  it('serves every domain type as Ops…, keeping Relay\'s PageInfo (@shareable), the scalars and the root types', async () => {
+  it("serves every domain type as Ops…, keeping Relay's PageInfo (@shareable), the scalars and the root types", async () => {
     const sdl: string = (await gw.query('{ _service { sdl } }')).body.data._service.sdl;
     const types = typesOf(sdl);
-    for (const name of ['OpsTitle', 'OpsChatMessage', 'OpsUpstream', 'OpsAdmin', 'OpsOrderDirection', 'OpsServiceHealthOrder', 'OpsKeyValuePair', 'PageInfo', 'DateTime', 'Date', 'JSONObject', 'Query', 'Mutation', 'Subscription']) {
+    for (const name of [
+      'OpsTitle',
+      'OpsChatMessage',
+      'OpsUpstream',
+      'OpsAdmin',
+      'OpsOrderDirection',
+      'OpsServiceHealthOrder',
+      'OpsKeyValuePair',
+      'PageInfo',
+      'DateTime',
+      'Date',
+      'JSONObject',
+      'Query',
+      'Mutation',
+      'Subscription',
+    ]) {
       expect(types.has(name), name).toBe(true);
     }
-    for (const name of ['Title', 'ChatMessage', 'Upstream', 'Admin', 'OrderDirection', 'OpsPageInfo', 'OpsDateTime', 'OpsJSONObject']) expect(types.has(name), name).toBe(false);
+    for (const name of [
+      'Title',
+      'ChatMessage',
+      'Upstream',
+      'Admin',
+      'OrderDirection',
+      'OpsPageInfo',
+      'OpsDateTime',
+      'OpsJSONObject',
+    ])
+      expect(types.has(name), name).toBe(false);
     expect(sdl).toMatch(/type OpsTitle\s+@key\(fields: "imdbId"\)/);
     expect(sdl).toMatch(/type OpsServiceHealth\s+@key\(fields: "id"\)/);
-    expect(sdl).toMatch(/type PageInfo\s+@shareable[^{]*\{\s*hasNextPage: Boolean!\s*hasPreviousPage: Boolean!\s*"""[^"]*"""\s*startCursor: String\s*"""[^"]*"""\s*endCursor: String\s*\}/);
+    expect(sdl).toMatch(
+      /type PageInfo\s+@shareable[^{]*\{\s*hasNextPage: Boolean!\s*hasPreviousPage: Boolean!\s*"""[^"]*"""\s*startCursor: String\s*"""[^"]*"""\s*endCursor: String\s*\}/,
+    );
     expect(sdl).toMatch(/admin: OpsAdmin! @tag\(name: "enterprise"\)/);
     expect(gw.upstreamRequests()).toEqual([]);
   });
@@ -55,10 +96,19 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
       upstreams { __typename }
     }`);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.title).toEqual({ __typename: 'OpsTitle', ratings: expect.arrayContaining([{ __typename: 'OpsTitleRating' }]) });
+    expect(r.body.data.title).toEqual({
+      __typename: 'OpsTitle',
+      ratings: expect.arrayContaining([{ __typename: 'OpsTitleRating' }]),
+    });
     expect(r.body.data.admin).toEqual({
       __typename: 'OpsAdmin',
-      serviceAnnouncement: { healthOverviews: { __typename: 'OpsServiceHealthConnection', pageInfo: { __typename: 'PageInfo' }, nodes: [{ __typename: 'OpsServiceHealth' }] } },
+      serviceAnnouncement: {
+        healthOverviews: {
+          __typename: 'OpsServiceHealthConnection',
+          pageInfo: { __typename: 'PageInfo' },
+          nodes: [{ __typename: 'OpsServiceHealth' }],
+        },
+      },
     });
     expect(r.body.data.upstreams[0]).toEqual({ __typename: 'OpsUpstream' });
     expect(omdbQueries(gw.upstreamRequests())).toEqual(['i=tt0078346']);
@@ -75,13 +125,21 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
     );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(2);
-    expect(graphCalls(gw)).toEqual([`GET ${ANNOUNCEMENT}/healthOverviews?$select=id,status&$expand=issues($select=id,title;$top=1)&$top=2&$orderby=service desc`]);
+    expect(graphCalls(gw)).toEqual([
+      `GET ${ANNOUNCEMENT}/healthOverviews?$select=id,status&$expand=issues($select=id,title;$top=1)&$top=2&$orderby=service desc`,
+    ]);
   });
 
   it('resolves representations that name the served types, batched as ever, and refuses the names of schema/', async () => {
     const r = await gw.query(
       'query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on OpsServiceHealth { service } ... on OpsTitle { title } } }',
-      { r: [{ __typename: 'OpsServiceHealth', id: 'Exchange' }, { __typename: 'OpsTitle', imdbId: 'tt0133093' }, { __typename: 'OpsServiceHealth', id: 'SharePoint' }] },
+      {
+        r: [
+          { __typename: 'OpsServiceHealth', id: 'Exchange' },
+          { __typename: 'OpsTitle', imdbId: 'tt0133093' },
+          { __typename: 'OpsServiceHealth', id: 'SharePoint' },
+        ],
+      },
     );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data._entities).toEqual([
@@ -91,13 +149,19 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
     ]);
     const calls = gw.upstreamRequests('graph');
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch']);
-    expect(batchItems(calls[0])).toEqual(['Exchange', 'SharePoint'].map((id) => `GET ${ANNOUNCEMENT}/healthOverviews/${id}?$select=id,service`));
+    expect(batchItems(calls[0])).toEqual(
+      ['Exchange', 'SharePoint'].map((id) => `GET ${ANNOUNCEMENT}/healthOverviews/${id}?$select=id,service`),
+    );
     expect(omdbQueries(gw.upstreamRequests())).toEqual(['i=tt0133093']);
 
     gw.clearUpstreamRequests();
-    const old = await gw.query('query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', { r: [{ __typename: 'ServiceHealth', id: 'Exchange' }] });
+    const old = await gw.query('query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', {
+      r: [{ __typename: 'ServiceHealth', id: 'Exchange' }],
+    });
     expect(old.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', argument: 'representations' });
-    expect(old.body.errors![0].message).toContain('whose __typename is one of OpsServiceHealth, OpsServiceHealthIssue, OpsServiceUpdateMessage, OpsTitle');
+    expect(old.body.errors![0].message).toContain(
+      'whose __typename is one of OpsServiceHealth, OpsServiceHealthIssue, OpsServiceUpdateMessage, OpsTitle',
+    );
     expect(old.body.errors![0].message).toContain('{"__typename": "OpsTitle", "imdbId": "tt0078346"}');
     expect(gw.upstreamRequests()).toEqual([]);
   });
@@ -118,7 +182,9 @@ describe('SUBGRAPH_TYPE_PREFIX=Ops', () => {
   });
 
   it('opens GraphiQL with its examples in the served names', async () => {
-    const examples = (await (await fetch(`${gw.gateway.origin}/graphiql/examples.json`)).json()) as Array<{ query: string }>;
+    const examples = (await (await fetch(`${gw.gateway.origin}/graphiql/examples.json`)).json()) as Array<{
+      query: string;
+    }>;
     const text = examples.map((e) => e.query).join('\n');
     expect(text).toContain('$chat: OpsChatCompletionInput!');
     expect(text).not.toMatch(/: ChatCompletionInput!/);
@@ -132,38 +198,67 @@ describe('the upstream budget under a prefix', () => {
   });
   afterAll(() => small?.close());
 
-  const query = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on OpsServiceHealth { id } ... on OpsTitle { title } } }';
+  const query =
+    'query ($r: [_Any!]!) { _entities(representations: $r) { ... on OpsServiceHealth { id } ... on OpsTitle { title } } }';
 
   it('counts renamed ServiceHealth representations: of 21 (two $batch requests) the first 20 are answered, the 21st refused', async () => {
-    const r = await small.query(query, { r: Array.from({ length: 21 }, (_, i) => ({ __typename: 'OpsServiceHealth', id: `Service${i}` })) });
+    const r = await small.query(query, {
+      r: Array.from({ length: 21 }, (_, i) => ({ __typename: 'OpsServiceHealth', id: `Service${i}` })),
+    });
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 20], extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'graph', found: 2, max: 1 } });
+    expect(r.body.errors![0]).toMatchObject({
+      path: ['_entities', 20],
+      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'graph', found: 2, max: 1 },
+    });
     expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url}`)).toEqual(['POST /graph/v1.0/$batch']);
   });
 
-  it('counts renamed Title representations (the OMDb quota guard\'s estimate): of 2 new titles the first is looked up, the second refused', async () => {
+  it("counts renamed Title representations (the OMDb quota guard's estimate): of 2 new titles the first is looked up, the second refused", async () => {
     small.clearUpstreamRequests();
-    const r = await small.query(query, { r: ['tt0078346', 'tt0133093'].map((imdbId) => ({ __typename: 'OpsTitle', imdbId })) });
+    const r = await small.query(query, {
+      r: ['tt0078346', 'tt0133093'].map((imdbId) => ({ __typename: 'OpsTitle', imdbId })),
+    });
     expect(r.body.data._entities).toEqual([{ title: 'Superman' }, null]);
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({ path: ['_entities', 1], extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 2, max: 1 } });
+    expect(r.body.errors![0]).toMatchObject({
+      path: ['_entities', 1],
+      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 2, max: 1 },
+    });
     expect(omdbQueries(small.upstreamRequests())).toEqual(['i=tt0078346']);
   });
 });
 
 describe('SUBGRAPH_RENAMES', () => {
   it('gives single types their own names, which the prefix does not touch', async () => {
-    const types = typesOf(await subgraphSdl(undefined, { typePrefix: 'Ops', renames: { Title: 'Movie', OrderDirection: 'SortDirection', DateTime: 'Instant' } }));
-    expect([...types.keys()].filter((n) => ['Movie', 'SortDirection', 'Instant', 'OpsTitleRating', 'OpsAdmin', 'PageInfo'].includes(n)).sort()).toEqual(['Instant', 'Movie', 'OpsAdmin', 'OpsTitleRating', 'PageInfo', 'SortDirection']);
-    expect([...types.keys()].filter((n) => ['Title', 'OpsMovie', 'OpsSortDirection', 'OrderDirection', 'DateTime'].includes(n))).toEqual([]);
+    const types = typesOf(
+      await subgraphSdl(undefined, {
+        typePrefix: 'Ops',
+        renames: { Title: 'Movie', OrderDirection: 'SortDirection', DateTime: 'Instant' },
+      }),
+    );
+    expect(
+      [...types.keys()]
+        .filter((n) => ['Movie', 'SortDirection', 'Instant', 'OpsTitleRating', 'OpsAdmin', 'PageInfo'].includes(n))
+        .sort(),
+    ).toEqual(['Instant', 'Movie', 'OpsAdmin', 'OpsTitleRating', 'PageInfo', 'SortDirection']);
+    expect(
+      [...types.keys()].filter((n) =>
+        ['Title', 'OpsMovie', 'OpsSortDirection', 'OrderDirection', 'DateTime'].includes(n),
+      ),
+    ).toEqual([]);
   });
 
   it('renames a scalar with its parsing: a renamed DateTime still answers ISO dates', async () => {
     const gw = await startTestGateway({ SUBGRAPH_RENAMES: 'DateTime=Instant,ServiceHealthIssue=Incident' });
     try {
-      const r = await gw.query('{ admin { serviceAnnouncement { issues(first: 1) { nodes { __typename startDateTime } } } } }');
+      const r = await gw.query(
+        '{ admin { serviceAnnouncement { issues(first: 1) { nodes { __typename startDateTime } } } } }',
+      );
       expect(r.body.errors).toBeUndefined();
-      expect(r.body.data.admin.serviceAnnouncement.issues.nodes[0]).toEqual({ __typename: 'Incident', startDateTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+      expect(r.body.data.admin.serviceAnnouncement.issues.nodes[0]).toEqual({
+        __typename: 'Incident',
+        startDateTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
       const types = await gw.query('{ __type(name: "Instant") { kind } }');
       expect(types.body.data.__type).toEqual({ kind: 'SCALAR' });
     } finally {
@@ -177,19 +272,26 @@ describe('SUBGRAPH_RENAMES', () => {
     ['Title=Admin', 'SUBGRAPH_RENAMES: Admin and Title would both be named Admin as the router sees them'],
   ])('stops start-up on %s, naming the problem', async (renames, message) => {
     await expect(buildSchema(undefined, loadConfig({ SUBGRAPH_RENAMES: renames }).subgraph)).rejects.toThrow(message);
-    await expect(buildSchema(undefined, loadConfig({ SUBGRAPH_RENAMES: renames }).subgraph)).rejects.toBeInstanceOf(ConfigError);
+    await expect(buildSchema(undefined, loadConfig({ SUBGRAPH_RENAMES: renames }).subgraph)).rejects.toBeInstanceOf(
+      ConfigError,
+    );
   });
 
   it('checks a rename against every domain, also those an instance does not serve (a split deployment shares one configuration)', async () => {
     const chatOnly = await subgraphSdl(['chat'], { renames: { Title: 'Movie', ChatMessage: 'ChatReply' } });
     expect(chatOnly).toMatch(/type ChatReply\b/);
-    await expect(subgraphSdl(['chat'], { renames: { Tittle: 'Movie' } })).rejects.toThrow('Tittle is not a type of this graph');
+    await expect(subgraphSdl(['chat'], { renames: { Tittle: 'Movie' } })).rejects.toThrow(
+      'Tittle is not a type of this graph',
+    );
   });
 
   it('refuses a prefix and a rename that give two types one name', async () => {
-    await expect(buildSchema(undefined, loadConfig({ SUBGRAPH_TYPE_PREFIX: 'Ops', SUBGRAPH_RENAMES: 'ChatMessage=OpsAdmin' }).subgraph)).rejects.toThrow(
-      'SUBGRAPH_RENAMES: ChatMessage and Admin would both be named OpsAdmin as the router sees them',
-    );
+    await expect(
+      buildSchema(
+        undefined,
+        loadConfig({ SUBGRAPH_TYPE_PREFIX: 'Ops', SUBGRAPH_RENAMES: 'ChatMessage=OpsAdmin' }).subgraph,
+      ),
+    ).rejects.toThrow('SUBGRAPH_RENAMES: ChatMessage and Admin would both be named OpsAdmin as the router sees them');
   });
 
   it.each([
@@ -203,13 +305,17 @@ describe('SUBGRAPH_RENAMES', () => {
   });
 
   it('refuses a prefix that cannot start a type name', () => {
-    expect(() => loadConfig({ SUBGRAPH_TYPE_PREFIX: '_ops' })).toThrow('SUBGRAPH_TYPE_PREFIX: "_ops" cannot start a GraphQL type name');
+    expect(() => loadConfig({ SUBGRAPH_TYPE_PREFIX: '_ops' })).toThrow(
+      'SUBGRAPH_TYPE_PREFIX: "_ops" cannot start a GraphQL type name',
+    );
   });
 
   it('npm start stops with one line naming the variable when a renamed type does not exist', async () => {
     const p = spawnGateway({ SUBGRAPH_RENAMES: 'Titel=Movie' });
     expect(await p.exited).toBe(2);
-    expect(p.stderr).toEqual([expect.stringMatching(/^configuration error: SUBGRAPH_RENAMES: Titel is not a type of this graph/)]);
+    expect(p.stderr).toEqual([
+      expect.stringMatching(/^configuration error: SUBGRAPH_RENAMES: Titel is not a type of this graph/),
+    ]);
   });
 });
 
@@ -226,7 +332,8 @@ describe('@tag(name: "<domain>")', () => {
   it('is on every type a domain defines and on every root field, naming that domain; shared value types, what they refer to, and scalars are untagged', async () => {
     const schema = await buildSchema();
     const doc: DocumentNode = parse(await subgraphSdl());
-    const tags = (node: { directives?: readonly ConstDirectiveNode[] }) => (node.directives ?? []).filter((x) => x.name.value === 'tag').map((x) => args(x).name);
+    const tags = (node: { directives?: readonly ConstDirectiveNode[] }) =>
+      (node.directives ?? []).filter((x) => x.name.value === 'tag').map((x) => args(x).name);
     let tagged = 0;
     const untagged: string[] = [];
     for (const d of doc.definitions) {
@@ -253,7 +360,13 @@ describe('@tag(name: "<domain>")', () => {
 
 describe('SUBGRAPH_OVERRIDES', () => {
   it('puts @override(from:, label:) on each named field, by the name the router sees', async () => {
-    const sdl = await subgraphSdl(undefined, { typePrefix: 'Ops', overrides: [{ type: 'OpsTitle', field: 'plot', from: 'movies', label: 'percent(10)' }, { type: 'OpsTitle', field: 'awards', from: 'movies' }] });
+    const sdl = await subgraphSdl(undefined, {
+      typePrefix: 'Ops',
+      overrides: [
+        { type: 'OpsTitle', field: 'plot', from: 'movies', label: 'percent(10)' },
+        { type: 'OpsTitle', field: 'awards', from: 'movies' },
+      ],
+    });
     expect(sdl).toMatch(/plot: String @override\(from: "movies", label: "percent\(10\)"\)/);
     expect(sdl).toMatch(/awards: String @override\(from: "movies"\)/);
   });
@@ -261,7 +374,9 @@ describe('SUBGRAPH_OVERRIDES', () => {
   it('leaves an override of a domain it does not serve to the instance that does, and refuses a field of no domain', async () => {
     const chatOnly = await subgraphSdl(['chat'], { overrides: [{ type: 'Title', field: 'plot', from: 'movies' }] });
     expect(chatOnly).not.toMatch(/@override\(/);
-    await expect(subgraphSdl(['chat'], { overrides: [{ type: 'Title', field: 'plots', from: 'movies' }] })).rejects.toThrow('SUBGRAPH_OVERRIDES: Title.plots is not a field of this graph as a router sees it');
+    await expect(
+      subgraphSdl(['chat'], { overrides: [{ type: 'Title', field: 'plots', from: 'movies' }] }),
+    ).rejects.toThrow('SUBGRAPH_OVERRIDES: Title.plots is not a field of this graph as a router sees it');
   });
 
   it.each([
@@ -272,7 +387,9 @@ describe('SUBGRAPH_OVERRIDES', () => {
   });
 
   it('reads Type.field=subgraph@label pairs', () => {
-    expect(loadConfig({ SUBGRAPH_OVERRIDES: 'Movie.plot=movies@percent(10), Movie.awards=catalog' }).subgraph.overrides).toEqual([
+    expect(
+      loadConfig({ SUBGRAPH_OVERRIDES: 'Movie.plot=movies@percent(10), Movie.awards=catalog' }).subgraph.overrides,
+    ).toEqual([
       { type: 'Movie', field: 'plot', from: 'movies', label: 'percent(10)' },
       { type: 'Movie', field: 'awards', from: 'catalog' },
     ]);

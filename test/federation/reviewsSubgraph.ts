@@ -44,7 +44,14 @@ export async function startReviewsSubgraph(): Promise<{ url: string; received: R
   });
   const server = new ApolloServer({
     schema,
-    plugins: [ApolloServerPluginInlineTraceDisabled(), { async requestDidStart({ request }) { received.push({ query: request.query ?? '', variables: request.variables }); } }],
+    plugins: [
+      ApolloServerPluginInlineTraceDisabled(),
+      {
+        async requestDidStart({ request }) {
+          received.push({ query: request.query ?? '', variables: request.variables });
+        },
+      },
+    ],
   });
   const { url } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
   return { url, received, stop: () => server.stop() };

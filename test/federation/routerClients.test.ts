@@ -27,9 +27,17 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'router-clients-'));
     // The defaults of GATEWAY_WS_MAX_OPERATIONS (50) and CLIENT_MAX_SUBSCRIPTIONS (256) stay.
-    gw = await startTestGateway({ GATEWAY_API_KEYS: 'client-key-0123456789', TRUSTED_ROUTER_KEYS: ROUTER_KEY, ROUTER_CLIENT_HEADER: 'x-client-id' });
+    gw = await startTestGateway({
+      GATEWAY_API_KEYS: 'client-key-0123456789',
+      TRUSTED_ROUTER_KEYS: ROUTER_KEY,
+      ROUTER_CLIENT_HEADER: 'x-client-id',
+    });
     const file = join(dir, 'supergraph.graphql');
-    await promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', '--out', file, '--url', gw.gateway.url], { cwd: root, timeout: 60_000 });
+    await promisify(execFile)(
+      join(root, 'node_modules/.bin/tsx'),
+      ['src/build/supergraph.ts', '--out', file, '--url', gw.gateway.url],
+      { cwd: root, timeout: 60_000 },
+    );
     writeFileSync(
       join(dir, 'gateway.config.mjs'),
       `export const gatewayConfig = {
@@ -77,13 +85,24 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
 
   /** The subscription operations this gateway ran since log line `from`, and over how many connections. */
   function subscriptionsSince(from: number) {
-    const ops = gw.logs.json().slice(from).filter((l) => l.msg === 'operation' && l.type === 'subscription');
+    const ops = gw.logs
+      .json()
+      .slice(from)
+      .filter((l) => l.msg === 'operation' && l.type === 'subscription');
     // An operation's request id starts with its connection's.
-    return { ok: ops.filter((l) => l.outcome === 'ok').length, connections: new Set(ops.map((l) => String(l.requestId).split(':')[0])).size };
+    return {
+      ok: ops.filter((l) => l.outcome === 'ok').length,
+      connections: new Set(ops.map((l) => String(l.requestId).split(':')[0])).size,
+    };
   }
   // Each lasts three seconds: all 200 are open at once.
   const SUBSCRIPTION = 'subscription { serverTime(intervalMs: 1500, count: 2) }';
-  const received = (streams: unknown[][]) => streams.filter((events) => events.length === 2 && events.every((e) => typeof (e as { data?: { serverTime?: unknown } }).data?.serverTime === 'string')).length;
+  const received = (streams: unknown[][]) =>
+    streams.filter(
+      (events) =>
+        events.length === 2 &&
+        events.every((e) => typeof (e as { data?: { serverTime?: unknown } }).data?.serverTime === 'string'),
+    ).length;
 
   it('delivers an update to 200 of 200 subscribers of a cold start, when Hive opens a connection for each (more than CLIENT_MAX_CONNECTIONS)', async () => {
     const from = gw.logs.lines.length;
@@ -91,7 +110,9 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
     expect(received(streams)).toBe(200);
     const seen = subscriptionsSince(from);
     expect(seen.ok).toBe(200);
-    console.info(`[router clients] cold start: 200 of 200 subscribers received their updates over ${seen.connections} graphql-ws connections from Hive Gateway`);
+    console.info(
+      `[router clients] cold start: 200 of 200 subscribers received their updates over ${seen.connections} graphql-ws connections from Hive Gateway`,
+    );
   }, 60_000);
 
   it('delivers an update to 200 of 200 subscribers that Hive multiplexes over one graphql-ws connection (more than GATEWAY_WS_MAX_OPERATIONS)', async () => {
@@ -104,7 +125,11 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
   }, 60_000);
 
   it('answers a query the router sends over HTTP with its key', async () => {
-    const res = await fetch(hiveUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-client-id': 'user-1' }, body: JSON.stringify({ query: '{ upstreams { id } }' }) });
+    const res = await fetch(hiveUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-client-id': 'user-1' },
+      body: JSON.stringify({ query: '{ upstreams { id } }' }),
+    });
     expect(((await res.json()) as { data: { upstreams: unknown[] } }).data.upstreams).toHaveLength(6);
   });
 });

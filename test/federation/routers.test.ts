@@ -33,7 +33,12 @@ const ENV = { SUBGRAPH_TYPE_PREFIX: 'Ops', OMDB_CACHE_MAX: '0', RESPONSE_CACHE_M
 const DATA_UPSTREAMS = new Set(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
 
 /** Each query of the comparison with the upstream requests it costs, the same through one instance or three. */
-const QUERIES: Array<{ name: string; query: string; variables?: Record<string, unknown>; upstream: Record<string, number> }> = [
+const QUERIES: Array<{
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  upstream: Record<string, number>;
+}> = [
   {
     name: 'every domain of this subgraph in one query',
     query: `{
@@ -45,12 +50,12 @@ const QUERIES: Array<{ name: string; query: string; variables?: Record<string, u
     upstream: { graph: 1, omdb: 1 },
   },
   {
-    name: 'a company connection whose nodes reference this subgraph\'s titles',
+    name: "a company connection whose nodes reference this subgraph's titles",
     query: `{ employees(first: 5, order: DESC) { order pageInfo { hasNextPage startCursor } edges { node { name title { __typename name } favoriteMovie { __typename imdbId title year } } } } }`,
     upstream: { omdb: 4 },
   },
   {
-    name: 'company tickets that reference this subgraph\'s services, which the company extends in turn',
+    name: "company tickets that reference this subgraph's services, which the company extends in turn",
     query: `{ tickets { id subject messages { __typename author text } service { __typename id service status openTickets { id } } } }`,
     upstream: { graph: 1 },
   },
@@ -93,7 +98,8 @@ let routers: Router[];
 
 function upstreamCounts(): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const r of sandbox.record.list()) if (DATA_UPSTREAMS.has(r.upstream)) counts[r.upstream] = (counts[r.upstream] ?? 0) + 1;
+  for (const r of sandbox.record.list())
+    if (DATA_UPSTREAMS.has(r.upstream)) counts[r.upstream] = (counts[r.upstream] ?? 0) + 1;
   return counts;
 }
 
@@ -119,7 +125,8 @@ beforeAll(async () => {
     startApolloGateway('Apollo Gateway, three instances', supergraph('apollo', three)),
   ]);
   // The Graph token, once per instance, before anything is counted.
-  for (const i of [single, split[0]]) await post(i.gateway.url, '{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } }');
+  for (const i of [single, split[0]])
+    await post(i.gateway.url, '{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } }');
 }, 120_000);
 
 afterAll(async () => {
@@ -144,18 +151,34 @@ describe.each(QUERIES)('$name', ({ query, variables, upstream }) => {
 });
 
 describe('what the answers hold', () => {
-  it('names this subgraph\'s types as served and the company\'s as its own, side by side', async () => {
+  it("names this subgraph's types as served and the company's as its own, side by side", async () => {
     const { data } = await post(routers[3].url, QUERIES[1].query);
     const edges = (data as any).employees.edges as Array<{ node: any }>;
-    expect(edges.map((e) => e.node.name)).toEqual(EMPLOYEES.map((e) => e.name).sort().reverse());
-    expect(edges[0].node).toEqual({ name: 'Margaret', title: { __typename: 'Title', name: 'Staff Engineer' }, favoriteMovie: { __typename: 'OpsTitle', imdbId: 'tt0372784', title: 'Batman Begins', year: '2005' } });
+    expect(edges.map((e) => e.node.name)).toEqual(
+      EMPLOYEES.map((e) => e.name)
+        .sort()
+        .reverse(),
+    );
+    expect(edges[0].node).toEqual({
+      name: 'Margaret',
+      title: { __typename: 'Title', name: 'Staff Engineer' },
+      favoriteMovie: { __typename: 'OpsTitle', imdbId: 'tt0372784', title: 'Batman Begins', year: '2005' },
+    });
     const tickets = (await post(routers[3].url, QUERIES[2].query)).data!.tickets as any[];
     expect(tickets.map((t) => t.service.id)).toEqual(TICKETS.map((t) => t.serviceId));
-    expect(tickets[0].service).toMatchObject({ __typename: 'OpsServiceHealth', service: 'Exchange Online', openTickets: [{ id: 'T-1' }, { id: 'T-3' }] });
-    expect(tickets[0].messages[0]).toEqual({ __typename: 'ChatMessage', author: 'customer', text: 'My mail has been in the outbox since 9.' });
+    expect(tickets[0].service).toMatchObject({
+      __typename: 'OpsServiceHealth',
+      service: 'Exchange Online',
+      openTickets: [{ id: 'T-1' }, { id: 'T-3' }],
+    });
+    expect(tickets[0].messages[0]).toEqual({
+      __typename: 'ChatMessage',
+      author: 'customer',
+      text: 'My mail has been in the outbox since 9.',
+    });
   });
 
-  it('sends each instance one operation with its own domains\' fields; references between them travel through the router', async () => {
+  it("sends each instance one operation with its own domains' fields; references between them travel through the router", async () => {
     const router = routers[3];
     const ran = async (query: string) => {
       const before = split.map((i) => i.operations().length);
@@ -189,14 +212,20 @@ describe('subscriptions through Hive Gateway over three instances', () => {
     expect(clock.map((e) => typeof (e.data as any)?.serverTime)).toEqual(['string', 'string', 'string']);
 
     sandbox.record.clear();
-    const input = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }] };
-    const stream = 'subscription ($input: OpsChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
+    const input = {
+      provider: 'glm',
+      model: 'glm-4-flash',
+      messages: [{ role: 'USER', content: 'What does a GraphQL gateway do?' }],
+    };
+    const stream =
+      'subscription ($input: OpsChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
     const chunks = await subscribeOverSse(router.url, stream, { input });
     expect(chunks.at(-1)!.data).toMatchObject({ chatCompletionStream: { finishReason: 'STOP' } });
     expect(upstreamCounts()).toEqual({ glm: 1 });
     // The same tokens as the single instance streams directly (the sandbox is deterministic).
     const direct = await subscribeOverSse(routers[0].url, stream, { input });
-    const text = (events: GraphQLAnswer[]) => events.map((e) => (e.data as any).chatCompletionStream.delta.content ?? '').join('');
+    const text = (events: GraphQLAnswer[]) =>
+      events.map((e) => (e.data as any).chatCompletionStream.delta.content ?? '').join('');
     expect(text(chunks)).toBe(text(direct));
     expect(text(chunks).length).toBeGreaterThan(10);
 
@@ -206,7 +235,7 @@ describe('subscriptions through Hive Gateway over three instances', () => {
   });
 });
 
-describe('a contract without the chat domain (tags, the Guild\'s composer)', () => {
+describe("a contract without the chat domain (tags, the Guild's composer)", () => {
   let contract: Router;
   let publicSdl: string;
   beforeAll(async () => {
@@ -216,7 +245,7 @@ describe('a contract without the chat domain (tags, the Guild\'s composer)', () 
   });
   afterAll(() => contract?.stop());
 
-  it('has no chat root field or type of this subgraph, and keeps the company\'s own ChatMessage', () => {
+  it("has no chat root field or type of this subgraph, and keeps the company's own ChatMessage", () => {
     expect(publicSdl).not.toMatch(/chatProviders|chatUsage|createChatCompletion|chatCompletionStream|OpsChat/);
     expect(publicSdl).toMatch(/type ChatMessage\b/);
     expect(publicSdl).toMatch(/admin: OpsAdmin!/);
@@ -231,18 +260,26 @@ describe('a contract without the chat domain (tags, the Guild\'s composer)', () 
     expect(answer.errors).toBeUndefined();
     expect(upstreamCounts()).toEqual({ graph: 1, omdb: 1 });
     expect(answer).toEqual(await post(routers[3].url, withoutChat));
-    for (const q of QUERIES.slice(1, 5)) expect((await post(contract.url, q.query, q.variables)).errors, q.name).toBeUndefined();
+    for (const q of QUERIES.slice(1, 5))
+      expect((await post(contract.url, q.query, q.variables)).errors, q.name).toBeUndefined();
   });
 });
 
-describe('a router\'s subscriptions at scale, with the settings docs/federation.md gives a router operator', () => {
+describe("a router's subscriptions at scale, with the settings docs/federation.md gives a router operator", () => {
   let instance: Instance;
   let hive: Router;
   let upgrades = 0;
   beforeAll(async () => {
-    instance = await startInstance('ops', { ...ENV, GATEWAY_WS_MAX_OPERATIONS: '1000', CLIENT_MAX_SUBSCRIPTIONS: '1000' }, sandbox);
+    instance = await startInstance(
+      'ops',
+      { ...ENV, GATEWAY_WS_MAX_OPERATIONS: '1000', CLIENT_MAX_SUBSCRIPTIONS: '1000' },
+      sandbox,
+    );
     instance.gateway.server.on('upgrade', () => upgrades++);
-    hive = await startHiveGateway('Hive Gateway, one instance', supergraph('guild', [await subgraphOf(instance), ...company]));
+    hive = await startHiveGateway(
+      'Hive Gateway, one instance',
+      supergraph('guild', [await subgraphOf(instance), ...company]),
+    );
   });
   afterAll(async () => {
     await hive?.stop();
@@ -250,17 +287,32 @@ describe('a router\'s subscriptions at scale, with the settings docs/federation.
   });
 
   it('carries 300 subscriptions that Hive Gateway multiplexes over one graphql-ws connection: every one receives all its events', async () => {
-    const streams = await Promise.all(Array.from({ length: 300 }, () => subscribeOverSse(hive.url, 'subscription { serverTime(intervalMs: 20, count: 3) }')));
-    expect(streams.filter((events) => events.length === 3 && events.every((e) => typeof (e.data as any)?.serverTime === 'string'))).toHaveLength(300);
+    const streams = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        subscribeOverSse(hive.url, 'subscription { serverTime(intervalMs: 20, count: 3) }'),
+      ),
+    );
+    expect(
+      streams.filter(
+        (events) => events.length === 3 && events.every((e) => typeof (e.data as any)?.serverTime === 'string'),
+      ),
+    ).toHaveLength(300);
     expect(upgrades).toBe(1);
-    await expect.poll(() => instance.operations().filter((l) => l.type === 'subscription' && l.outcome === 'ok').length).toBe(300);
+    await expect
+      .poll(() => instance.operations().filter((l) => l.type === 'subscription' && l.outcome === 'ok').length)
+      .toBe(300);
   });
 });
 
 describe('@defer through Hive Gateway (deferStream: true)', () => {
   let hive: Router;
   beforeAll(async () => {
-    hive = await startHiveGateway('Hive Gateway with deferStream, three instances', supergraph('guild', [...(await Promise.all(split.map(subgraphOf))), ...company]), 'hive-js', { deferStream: true });
+    hive = await startHiveGateway(
+      'Hive Gateway with deferStream, three instances',
+      supergraph('guild', [...(await Promise.all(split.map(subgraphOf))), ...company]),
+      'hive-js',
+      { deferStream: true },
+    );
   });
   afterAll(() => hive?.stop());
 
@@ -269,11 +321,19 @@ describe('@defer through Hive Gateway (deferStream: true)', () => {
     const res = await fetch(hive.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
-      body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title ... @defer { directors } } tickets { id ... @defer { service { status } } } }' }),
+      body: JSON.stringify({
+        query:
+          '{ title(imdbId: "tt0133093") { title ... @defer { directors } } tickets { id ... @defer { service { status } } } }',
+      }),
     });
     expect(res.headers.get('content-type')).toMatch(/^multipart\/mixed/);
-    const parts = (await res.text()).split(/\r?\n---/).flatMap((p) => (/\{.*\}/s.exec(p) ? [JSON.parse(/\{.*\}/s.exec(p)![0])] : []));
-    expect(parts[0]).toEqual({ data: { title: { title: 'The Matrix' }, tickets: TICKETS.map((t) => ({ id: t.id })) }, hasNext: true });
+    const parts = (await res.text())
+      .split(/\r?\n---/)
+      .flatMap((p) => (/\{.*\}/s.exec(p) ? [JSON.parse(/\{.*\}/s.exec(p)![0])] : []));
+    expect(parts[0]).toEqual({
+      data: { title: { title: 'The Matrix' }, tickets: TICKETS.map((t) => ({ id: t.id })) },
+      hasNext: true,
+    });
     const incremental = parts.slice(1).flatMap((p) => p.incremental ?? []);
     expect(incremental).toContainEqual({ data: { directors: ['Lana Wachowski', 'Lilly Wachowski'] }, path: ['title'] });
     expect(incremental.filter((i: { path: unknown[] }) => i.path[0] === 'tickets')).toHaveLength(3);

@@ -44,7 +44,11 @@ export async function startInstance(name: string, env: Record<string, string>, s
 /** The subgraph a router composes from an instance: its SDL as the instance serves it from `_service { sdl }`. */
 export async function subgraphOf(instance: Instance): Promise<Subgraph> {
   const { data } = await post(instance.gateway.url, '{ _service { sdl } }');
-  return { name: instance.name, url: instance.gateway.url, typeDefs: parse((data as { _service: { sdl: string } })._service.sdl) };
+  return {
+    name: instance.name,
+    url: instance.gateway.url,
+    typeDefs: parse((data as { _service: { sdl: string } })._service.sdl),
+  };
 }
 
 export type Composer = 'apollo' | 'guild';
@@ -57,14 +61,19 @@ export function compositionErrors(composer: Composer, subgraphs: readonly Subgra
 
 export function supergraph(composer: Composer, subgraphs: readonly Subgraph[]): string {
   const result = composer === 'apollo' ? composeWithApollo([...subgraphs]) : composeWithGuild([...subgraphs]);
-  if (result.errors?.length) throw new Error(`${composer} composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
+  if (result.errors?.length)
+    throw new Error(`${composer} composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
   return result.supergraphSdl!;
 }
 
 /** A contract variant (the Guild's composer): what carries an excluded tag is left out, and what nothing reaches then. */
-export function contractSupergraph(subgraphs: readonly Subgraph[], exclude: string[]): { supergraphSdl: string; publicSdl: string } {
+export function contractSupergraph(
+  subgraphs: readonly Subgraph[],
+  exclude: string[],
+): { supergraphSdl: string; publicSdl: string } {
   const result = composeSchemaContract([...subgraphs], { include: new Set(), exclude: new Set(exclude) }, true);
-  if (result.errors?.length) throw new Error(`contract composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
+  if (result.errors?.length)
+    throw new Error(`contract composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
   return { supergraphSdl: result.supergraphSdl!, publicSdl: result.publicSdl! };
 }
 
@@ -80,7 +89,12 @@ export type Planner = 'hive-js' | 'hive-rust';
  * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs over graphql-ws on `/graphql` (what
  * docs/federation.md tells a router operator to set), clients subscribe over SSE.
  */
-export async function startHiveGateway(name: string, supergraphSdl: string, planner: Planner = 'hive-js', options: { deferStream?: boolean } = {}): Promise<Router> {
+export async function startHiveGateway(
+  name: string,
+  supergraphSdl: string,
+  planner: Planner = 'hive-js',
+  options: { deferStream?: boolean } = {},
+): Promise<Router> {
   const runtime = createGatewayRuntime({
     supergraph: supergraphSdl,
     logging: false,
@@ -105,7 +119,10 @@ export async function startHiveGateway(name: string, supergraphSdl: string, plan
 
 /** Apollo Gateway (Apollo Server 5 with `gateway`) over `supergraphSdl`; it serves queries and mutations. */
 export async function startApolloGateway(name: string, supergraphSdl: string): Promise<Router> {
-  const server = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl }), plugins: [ApolloServerPluginInlineTraceDisabled()] });
+  const server = new ApolloServer({
+    gateway: new ApolloGateway({ supergraphSdl }),
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+  });
   const { url } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
   return { name, url, stop: () => server.stop() };
 }
@@ -116,12 +133,20 @@ export interface GraphQLAnswer {
 }
 
 export async function post(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
   return (await res.json()) as GraphQLAnswer;
 }
 
 /** A subscription over GraphQL over SSE (Hive Gateway's default for clients): every `next` payload until `complete`. */
-export async function subscribeOverSse(url: string, query: string, variables?: Record<string, unknown>): Promise<GraphQLAnswer[]> {
+export async function subscribeOverSse(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GraphQLAnswer[]> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -139,7 +164,11 @@ export async function subscribeOverSse(url: string, query: string, variables?: R
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: ?(.*)$/m.exec(block)?.[1];
-      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
       if (event === 'complete') return events;
       if (data) events.push(JSON.parse(data) as GraphQLAnswer);
     }

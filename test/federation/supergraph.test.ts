@@ -19,7 +19,11 @@ const run = promisify(execFile);
 
 /** `npm run supergraph -- …` as a child process (what a user runs). */
 function supergraph(args: string[], env: Record<string, string> = {}) {
-  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], { cwd: root, timeout: 60_000, env: { ...process.env, ...env } });
+  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], {
+    cwd: root,
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
 }
 
 let dir: string;
@@ -31,22 +35,43 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('npm run supergraph', () => {
   it('composes this subgraph with the given SDL files into supergraph.graphql, naming each subgraph after its file', async () => {
     const out = join(dir, 'composed.graphql');
-    const { stdout } = await supergraph(['--out', out, '--url', 'http://127.0.0.1:4999/graphql', `${reviewsSdlFile}=http://127.0.0.1:4002/graphql`]);
+    const { stdout } = await supergraph([
+      '--out',
+      out,
+      '--url',
+      'http://127.0.0.1:4999/graphql',
+      `${reviewsSdlFile}=http://127.0.0.1:4002/graphql`,
+    ]);
     expect(stdout).toContain('gateway (http://127.0.0.1:4999/graphql), reviews (http://127.0.0.1:4002/graphql)');
     const sdl = readFileSync(out, 'utf8');
     expect(sdl).toContain('GATEWAY @join__graph(name: "gateway", url: "http://127.0.0.1:4999/graphql")');
     expect(sdl).toContain('REVIEWS @join__graph(name: "reviews", url: "http://127.0.0.1:4002/graphql")');
-    expect(sdl).toMatch(/type Title\s+@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/);
+    expect(sdl).toMatch(
+      /type Title\s+@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/,
+    );
     expect(sdl).toMatch(/reviews: \[Review!\]! @join__field\(graph: REVIEWS\)/);
   }, 60_000);
 
   it('composes one subgraph per --instance, under the configured prefix, and a contract variant with --exclude-tag', async () => {
     const out = join(dir, 'contract.graphql');
     const { stdout } = await supergraph(
-      ['--out', out, '--instance', 'enterprise,gateway=http://127.0.0.1:4101/graphql', '--instance', 'titles=http://127.0.0.1:4102/graphql', '--instance', 'chat=http://127.0.0.1:4103/graphql', '--exclude-tag', 'chat'],
+      [
+        '--out',
+        out,
+        '--instance',
+        'enterprise,gateway=http://127.0.0.1:4101/graphql',
+        '--instance',
+        'titles=http://127.0.0.1:4102/graphql',
+        '--instance',
+        'chat=http://127.0.0.1:4103/graphql',
+        '--exclude-tag',
+        'chat',
+      ],
       { SUBGRAPH_TYPE_PREFIX: 'Ops' },
     );
-    expect(stdout).toContain('(contract: without chat): enterprise_gateway (http://127.0.0.1:4101/graphql), titles (http://127.0.0.1:4102/graphql), chat (http://127.0.0.1:4103/graphql)');
+    expect(stdout).toContain(
+      '(contract: without chat): enterprise_gateway (http://127.0.0.1:4101/graphql), titles (http://127.0.0.1:4102/graphql), chat (http://127.0.0.1:4103/graphql)',
+    );
     const sdl = readFileSync(out, 'utf8');
     expect(sdl).toMatch(/type OpsTitle\s+@join__type\(graph: TITLES, key: "imdbId"\)/);
     expect(sdl).toMatch(/upstreams: \[OpsUpstream!\]! @join__field\(graph: ENTERPRISE_GATEWAY\)/);
@@ -116,7 +141,11 @@ describe('behind Hive Gateway', () => {
   });
 
   async function viaHive(query: string): Promise<{ data?: any; errors?: unknown[] }> {
-    const res = await fetch(hiveUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const res = await fetch(hiveUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     return res.json() as never;
   }
 
@@ -126,13 +155,22 @@ describe('behind Hive Gateway', () => {
       admin { serviceAnnouncement { healthOverviews(first: 3, orderBy: [{ field: SERVICE }]) { nodes { id service runbookUrl } } } }
     }`);
     expect(r.errors).toBeUndefined();
-    expect(r.data.title).toEqual({ title: 'Superman', year: '1978', reviews: [{ rating: 5, text: 'Still flies.' }, { rating: 3, text: 'Sequel please.' }] });
+    expect(r.data.title).toEqual({
+      title: 'Superman',
+      year: '1978',
+      reviews: [
+        { rating: 5, text: 'Still flies.' },
+        { rating: 3, text: 'Sequel please.' },
+      ],
+    });
     const services = r.data.admin.serviceAnnouncement.healthOverviews.nodes;
     expect(services).toHaveLength(3);
     for (const s of services) expect(s.runbookUrl).toBe(`https://runbooks.example/${s.id.toLowerCase()}`);
 
     expect(omdbQueries(gw.upstreamRequests())).toEqual(['i=tt0078346']);
-    expect(graphCalls(gw)).toEqual(['GET /admin/serviceAnnouncement/healthOverviews?$select=id,service&$top=3&$orderby=service']);
+    expect(graphCalls(gw)).toEqual([
+      'GET /admin/serviceAnnouncement/healthOverviews?$select=id,service&$top=3&$orderby=service',
+    ]);
     // The other subgraph is asked once, for the title and the three services by reference.
     expect(reviews.received).toHaveLength(1);
     expect(Object.values(reviews.received[0].variables ?? {}).flat()).toEqual([
@@ -141,7 +179,7 @@ describe('behind Hive Gateway', () => {
     ]);
   });
 
-  it('resolves the other subgraph\'s references through this one\'s loaders: one OMDb request per distinct uncached title, one $batch for the services', async () => {
+  it("resolves the other subgraph's references through this one's loaders: one OMDb request per distinct uncached title, one $batch for the services", async () => {
     // One of the four titles is in the shared cache already: it costs no request.
     await gw.query('{ title(imdbId: "tt0078346") { title } }');
     gw.clearUpstreamRequests();
@@ -149,8 +187,15 @@ describe('behind Hive Gateway', () => {
       recentReviews { rating title { title year } }
       watchedServices { id service status }
     }`);
-    expect(r.data.recentReviews.map((review: { title: { title: string } }) => review.title.title)).toEqual(['Superman', 'The Matrix', 'Superman', 'The Dark Knight']);
-    expect(r.data.recentReviews.map((review: { rating: number }) => review.rating)).toEqual(REVIEWS.map((review) => review.rating));
+    expect(r.data.recentReviews.map((review: { title: { title: string } }) => review.title.title)).toEqual([
+      'Superman',
+      'The Matrix',
+      'Superman',
+      'The Dark Knight',
+    ]);
+    expect(r.data.recentReviews.map((review: { rating: number }) => review.rating)).toEqual(
+      REVIEWS.map((review) => review.rating),
+    );
     const watched = r.data.watchedServices as Array<{ id: string; service: string } | null>;
     expect(watched.map((s) => s?.id ?? null)).toEqual(WATCHED.map((id) => (id === 'NoSuchService' ? null : id)));
     expect(watched[0]!.service).toBe('Exchange Online');
@@ -158,7 +203,9 @@ describe('behind Hive Gateway', () => {
     expect(omdbQueries(gw.upstreamRequests()).sort()).toEqual(['i=tt0133093', 'i=tt0468569']);
     const calls = gw.upstreamRequests('graph');
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch']);
-    expect(batchItems(calls[0])).toEqual(WATCHED.map((id) => `GET /admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`));
+    expect(batchItems(calls[0])).toEqual(
+      WATCHED.map((id) => `GET /admin/serviceAnnouncement/healthOverviews/${id}?$select=id,service,status`),
+    );
   });
 
   it('streams chatCompletionStream to a graphql-ws client through Hive Gateway, every token in order', async () => {
@@ -182,14 +229,18 @@ describe('behind Hive Gateway', () => {
     const direct = wsClient(gw.gateway.wsUrl);
     const straight = await collect<{ chatCompletionStream: Chunk }>(direct, STREAM, { input });
     await direct.dispose();
-    const text = (list: Array<{ data?: { chatCompletionStream: Chunk } | null }>) => list.map((r) => r.data!.chatCompletionStream.delta.content ?? '').join('');
+    const text = (list: Array<{ data?: { chatCompletionStream: Chunk } | null }>) =>
+      list.map((r) => r.data!.chatCompletionStream.delta.content ?? '').join('');
     expect(text(results)).toBe(text(straight.results));
     expect(text(results).length).toBeGreaterThan(10);
     expect(gw.upstreamRequests(id).map((r) => r.aborted)).toEqual([false, false]);
   }, 60_000);
 
   it('aborts the upstream stream when the client unsubscribes through Hive Gateway', async () => {
-    await fetch(`${gw.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: 50 }) });
+    await fetch(`${gw.sandbox.origin}/_sandbox/config`, {
+      method: 'POST',
+      body: JSON.stringify({ chatTokenDelayMs: 50 }),
+    });
     try {
       const { id, model } = PROVIDERS[2];
       const client = wsClient(hiveUrl.replace('http', 'ws'));
@@ -197,7 +248,10 @@ describe('behind Hive Gateway', () => {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('fewer than 3 chunks within 20 s')), 20_000);
         const stop = client.subscribe<{ chatCompletionStream: Chunk }>(
-          { query: STREAM, variables: { input: { provider: id, model, messages: [user('Talk at length about federation.')] } } },
+          {
+            query: STREAM,
+            variables: { input: { provider: id, model, messages: [user('Talk at length about federation.')] } },
+          },
           {
             next: (r) => {
               received.push(r.data!.chatCompletionStream);
@@ -218,7 +272,10 @@ describe('behind Hive Gateway', () => {
       expect(request.aborted).toBe(true);
       expect(gw.upstreamRequests(id)).toHaveLength(1);
     } finally {
-      await fetch(`${gw.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: 0 }) });
+      await fetch(`${gw.sandbox.origin}/_sandbox/config`, {
+        method: 'POST',
+        body: JSON.stringify({ chatTokenDelayMs: 0 }),
+      });
     }
   }, 60_000);
 });

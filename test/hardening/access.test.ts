@@ -17,7 +17,10 @@ describe('gateway API keys', () => {
   afterAll(() => t.close());
 
   it('refuses HTTP operations without a valid x-api-key with UNAUTHENTICATED', async () => {
-    for (const headers of [{}, { 'x-api-key': 'wrong-key-0123456789abc' }, { 'x-api-key': KEY.slice(0, -1) }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'x-api-key': 'wrong-key-0123456789abc' }, { 'x-api-key': KEY.slice(0, -1) }] as Record<
+      string,
+      string
+    >[]) {
       const { status, body } = await t.query('{ upstreams { id } }', undefined, headers);
       expect(status).toBe(401);
       expect(body.errors![0].extensions).toEqual({ code: 'UNAUTHENTICATED' });
@@ -62,7 +65,11 @@ describe('CORS allow-list', () => {
   it('answers a preflight from an allowed origin', async () => {
     const res = await fetch(t.gateway.url, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -85,7 +92,11 @@ describe('persisted operations', () => {
     const query = '{ upstreams { id } }';
     const ext = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
     const post = (body: unknown) =>
-      fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+      fetch(t.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<any>);
     const miss = await post({ extensions: ext });
     expect(miss.errors[0].message).toBe('PersistedQueryNotFound');
     expect((await post({ query, extensions: ext })).data.upstreams).toHaveLength(6);
@@ -97,7 +108,14 @@ describe('persisted operations', () => {
     const listed = 'query Listed { upstreams { id } }';
     const dir = mkdtempSync(join(tmpdir(), 'persisted-'));
     const file = join(dir, 'manifest.json');
-    writeFileSync(file, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: sha256(listed), name: 'Listed', type: 'query', body: listed }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: sha256(listed), name: 'Listed', type: 'query', body: listed }],
+      }),
+    );
     const t = await startTestGateway({ PERSISTED_OPERATIONS_FILE: file });
     const byHash = await fetch(t.gateway.url, {
       method: 'POST',
@@ -110,7 +128,9 @@ describe('persisted operations', () => {
     const other = await t.query('{ upstreams { id mode } }');
     expect(other.status).toBe(403);
     expect(other.body.errors![0].extensions).toEqual({ code: 'FORBIDDEN', reason: 'PERSISTED_QUERY_NOT_FOUND' });
-    const get = await fetch(`${t.gateway.url}?documentId=${sha256(listed)}`, { headers: { 'apollo-require-preflight': '1' } }).then((r) => r.json() as Promise<any>);
+    const get = await fetch(`${t.gateway.url}?documentId=${sha256(listed)}`, {
+      headers: { 'apollo-require-preflight': '1' },
+    }).then((r) => r.json() as Promise<any>);
     expect(get.errors).toBeUndefined();
     expect(get.data.upstreams).toHaveLength(6);
     const client = wsClient(t.gateway.wsUrl);

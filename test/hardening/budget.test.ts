@@ -17,7 +17,13 @@ describe('upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS)', () => {
     t.clearUpstreamRequests();
     const { status, body } = await t.query(lookups(25), undefined, { accept: 'application/graphql-response+json' });
     expect(status).toBe(400);
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max: 1, found: 2, upstream: 'graph' });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      max: 1,
+      found: 2,
+      upstream: 'graph',
+    });
     expect(body.errors![0].message).toMatch(/can cause 2 requests to graph/);
     expect(t.upstreamRequests()).toHaveLength(0);
   });
@@ -55,8 +61,11 @@ describe('upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS)', () => {
   });
 
   it('counts each chat completion as one request to its provider', async () => {
-    const input = (p: string) => `{ provider: "${p}", model: "glm-4-flash", messages: [{ role: USER, content: "hi" }] }`;
-    const { body } = await t.query(`mutation { a: createChatCompletion(input: ${input('glm')}) { id } b: createChatCompletion(input: ${input('glm')}) { id } }`);
+    const input = (p: string) =>
+      `{ provider: "${p}", model: "glm-4-flash", messages: [{ role: USER, content: "hi" }] }`;
+    const { body } = await t.query(
+      `mutation { a: createChatCompletion(input: ${input('glm')}) { id } b: createChatCompletion(input: ${input('glm')}) { id } }`,
+    );
     expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'glm', found: 2 });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
@@ -65,7 +74,10 @@ describe('upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS)', () => {
     const client = wsClient(t.gateway.wsUrl);
     const { error } = await collect(client, '{ searchTitles(query: "Batman") { items { cast } } }');
     await client.dispose();
-    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb' });
+    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      upstream: 'omdb',
+    });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 });

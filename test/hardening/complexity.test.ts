@@ -37,7 +37,10 @@ const SERVICES = ['Exchange', 'SharePoint', 'microsoftteams', 'OneDriveForBusine
 function entities(selection: string, reference: (i: number) => Record<string, unknown>) {
   return async (n: number) => {
     const representations = Array.from({ length: n }, (_, i) => reference(i));
-    const r = await gw.query(`query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`, { representations });
+    const r = await gw.query(
+      `query ($representations: [_Any!]!) { _entities(representations: $representations) { __typename ${selection} } }`,
+      { representations },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data._entities).toHaveLength(n);
   };
@@ -49,7 +52,8 @@ function sse(body: string, chunkBytes: number, expectedEvents: number) {
   return () => {
     const parser = new SseParser();
     let events = 0;
-    for (let at = 0; at < bytes.length; at += chunkBytes) events += parser.push(bytes.subarray(at, at + chunkBytes)).length;
+    for (let at = 0; at < bytes.length; at += chunkBytes)
+      events += parser.push(bytes.subarray(at, at + chunkBytes)).length;
     expect(events).toBe(expectedEvents);
   };
 }
@@ -59,17 +63,27 @@ const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void
   {
     input: '_entities: ServiceHealth references (one document, one variable holding them all)',
     n: 2_500,
-    run: entities('... on ServiceHealth { id service status }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] })),
+    run: entities('... on ServiceHealth { id service status }', (i) => ({
+      __typename: 'ServiceHealth',
+      id: SERVICES[i % SERVICES.length],
+    })),
   },
   {
     input: '_entities: Title references',
     n: 2_500,
-    run: entities('... on Title { imdbId title year }', (i) => ({ __typename: 'Title', imdbId: ['tt0078346', 'tt0133093'][i % 2] })),
+    run: entities('... on Title { imdbId title year }', (i) => ({
+      __typename: 'Title',
+      imdbId: ['tt0078346', 'tt0133093'][i % 2],
+    })),
   },
   {
     input: '_entities: references with a large extra field each (representations as a router sends @requires fields)',
     n: 800,
-    run: entities('... on ServiceHealth { id }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length], note: 'x'.repeat(200) })),
+    run: entities('... on ServiceHealth { id }', (i) => ({
+      __typename: 'ServiceHealth',
+      id: SERVICES[i % SERVICES.length],
+      note: 'x'.repeat(200),
+    })),
   },
   {
     input: 'upstream SSE: one long line in 1 KiB chunks',
@@ -89,19 +103,29 @@ const inputs: Array<{ input: string; n: number; run: (n: number) => Promise<void
   {
     input: 'chat prompt estimate (context-window preflight): one word without spaces, the tokenizer’s worst case',
     n: 4_000,
-    run: async (n) => expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never)).toBeGreaterThan(n / 8),
+    run: async (n) =>
+      expect(
+        await estimatePromptTokens({ messages: [{ role: 'USER', content: 'x'.repeat(n) }] } as never),
+      ).toBeGreaterThan(n / 8),
   },
   {
     input: 'chat prompt estimate: Chinese without punctuation',
     n: 1_200,
-    run: async (n) => expect(await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never)).toBeGreaterThan(n / 2),
+    run: async (n) =>
+      expect(
+        await estimatePromptTokens({ messages: [{ role: 'USER', content: '天很蓝海很深'.repeat(n / 6) }] } as never),
+      ).toBeGreaterThan(n / 2),
   },
 ];
 
 describe('work linear in the size of every input', () => {
   it.each(inputs)('$input: each doubling costs at most a little more than twice as much', async ({ input, n, run }) => {
     await run(n);
-    const [once, twice, four] = [await cpuMs(() => run(n)), await cpuMs(() => run(2 * n)), await cpuMs(() => run(4 * n))];
+    const [once, twice, four] = [
+      await cpuMs(() => run(n)),
+      await cpuMs(() => run(2 * n)),
+      await cpuMs(() => run(4 * n)),
+    ];
     const figures = `N = ${n}: ${once.toFixed(1)} ms of CPU, 2N ${twice.toFixed(1)} ms, 4N ${four.toFixed(1)} ms`;
     console.info(`[complexity] ${input}: ${figures}`);
     expect(four / once, figures).toBeLessThan(MAX_PER_DOUBLING ** 2);
@@ -110,10 +134,15 @@ describe('work linear in the size of every input', () => {
   it('answers 20,000 ServiceHealth references in one request with one $batch of the distinct ids (MAX_ENTITY_REPRESENTATIONS raised)', async () => {
     gw.clearUpstreamRequests();
     const before = process.cpuUsage();
-    await entities('... on ServiceHealth { id service }', (i) => ({ __typename: 'ServiceHealth', id: SERVICES[i % SERVICES.length] }))(20_000);
+    await entities('... on ServiceHealth { id service }', (i) => ({
+      __typename: 'ServiceHealth',
+      id: SERVICES[i % SERVICES.length],
+    }))(20_000);
     const used = process.cpuUsage(before);
     const cpu = (used.user + used.system) / 1000;
-    console.info(`[complexity] 20,000 ServiceHealth references: ${cpu.toFixed(0)} ms CPU (gateway, sandbox and client)`);
+    console.info(
+      `[complexity] 20,000 ServiceHealth references: ${cpu.toFixed(0)} ms CPU (gateway, sandbox and client)`,
+    );
     expect(gw.upstreamRequests('graph').map((r) => `${r.method} ${r.url}`)).toEqual(['POST /graph/v1.0/$batch']);
   });
 });

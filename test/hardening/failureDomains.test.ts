@@ -38,7 +38,13 @@ const WRONG = 'wrong-credential-0123456789';
 
 function liveEnv(upstream: Upstream, live: Sandbox, credential: string): Record<string, string> {
   if (upstream === 'graph') {
-    return { GRAPH_BASE_URL: live.baseUrls.graph, GRAPH_AUTHORITY_URL: live.baseUrls.login, GRAPH_TENANT_ID: 'sandbox', GRAPH_CLIENT_ID: 'sandbox', GRAPH_CLIENT_SECRET: credential };
+    return {
+      GRAPH_BASE_URL: live.baseUrls.graph,
+      GRAPH_AUTHORITY_URL: live.baseUrls.login,
+      GRAPH_TENANT_ID: 'sandbox',
+      GRAPH_CLIENT_ID: 'sandbox',
+      GRAPH_CLIENT_SECRET: credential,
+    };
   }
   if (upstream === 'omdb') return { OMDB_BASE_URL: live.baseUrls.omdb, OMDB_API_KEY: credential };
   return { DEEPSEEK_BASE_URL: live.baseUrls.deepseek, DEEPSEEK_API_KEY: credential };
@@ -63,7 +69,11 @@ const EXPECTED_CODE: Record<Kind, Record<Upstream, string>> = {
   '5xx': { graph: 'UPSTREAM_ERROR', omdb: 'UPSTREAM_ERROR', deepseek: 'UPSTREAM_ERROR' },
   timeout: { graph: 'UPSTREAM_TIMEOUT', omdb: 'UPSTREAM_TIMEOUT', deepseek: 'UPSTREAM_TIMEOUT' },
   'refused credentials': { graph: 'UPSTREAM_ERROR', omdb: 'UPSTREAM_ERROR', deepseek: 'UPSTREAM_ERROR' },
-  'quota exhausted': { graph: 'UPSTREAM_RATE_LIMITED', omdb: 'UPSTREAM_QUOTA_EXHAUSTED', deepseek: 'UPSTREAM_QUOTA_EXHAUSTED' },
+  'quota exhausted': {
+    graph: 'UPSTREAM_RATE_LIMITED',
+    omdb: 'UPSTREAM_QUOTA_EXHAUSTED',
+    deepseek: 'UPSTREAM_QUOTA_EXHAUSTED',
+  },
 };
 
 const PATH: Record<Upstream, string[]> = {
@@ -98,13 +108,21 @@ describe.each(['graph', 'omdb', 'deepseek'] as const)('while %s fails', (upstrea
     const credential = inject(upstream, kind, live);
     // The timeouts apply to the healthy upstreams too: 1.5 s, which none of them takes even on a loaded machine, and
     // well below the failing upstream's 6 s delay.
-    const timeouts: Record<string, string> = kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '1500', CHAT_TIMEOUT_MS: '1500' } : {};
+    const timeouts: Record<string, string> =
+      kind === 'timeout' ? { UPSTREAM_TIMEOUT_MS: '1500', CHAT_TIMEOUT_MS: '1500' } : {};
     t = await startTestGateway({ ...liveEnv(upstream, live, credential), ...timeouts });
 
     const query = await t.query(EVERY_DOMAIN, { imdbId: IMDB_ID });
     const data = query.body.data;
     expect(data, JSON.stringify(query.body.errors)).toBeTruthy();
-    expect(data.upstreams.map((u: { id: string }) => u.id)).toEqual(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
+    expect(data.upstreams.map((u: { id: string }) => u.id)).toEqual([
+      'graph',
+      'omdb',
+      'glm',
+      'ark',
+      'deepseek',
+      'moonshot',
+    ]);
     expect(data.chatProviders.map((p: { id: string }) => p.id)).toEqual(['glm', 'ark', 'deepseek', 'moonshot']);
     expect(data.chatUsage).toEqual([]);
     if (upstream === 'omdb') expect(data.title).toBeNull();
@@ -141,7 +159,12 @@ describe.each(['graph', 'omdb', 'deepseek'] as const)('while %s fails', (upstrea
       status: errors[0].extensions!.status ?? null,
       message: errors[0].message,
       requestsToFailingUpstream: failing.map((r) => `${r.upstream} ${r.method} ${r.status ?? 'no answer'}`),
-      otherDomains: upstream === 'deepseek' ? 'query: every field, no error; mutation: updateServiceHealth answered' : upstream === 'graph' ? 'title, upstreams, chatProviders, chatUsage answered' : 'admin…healthOverviews, upstreams, chatProviders, chatUsage answered',
+      otherDomains:
+        upstream === 'deepseek'
+          ? 'query: every field, no error; mutation: updateServiceHealth answered'
+          : upstream === 'graph'
+            ? 'title, upstreams, chatProviders, chatUsage answered'
+            : 'admin…healthOverviews, upstreams, chatProviders, chatUsage answered',
     });
   });
 });

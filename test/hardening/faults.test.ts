@@ -24,8 +24,13 @@ const GET_ATTEMPTS = 4;
 const CHAT_ATTEMPTS = 3;
 
 /** One distinct service and title per operation, so that a fault can target exactly one operation (`match`). */
-const SERVICES = buildSeed().services.slice(0, N).map((r) => ({ id: r.id, service: r.value.service as string }));
-const TITLES = seedTitles().filter((t) => t.type === 'movie').slice(0, N).map((t) => ({ imdbId: t.imdbID, title: t.title }));
+const SERVICES = buildSeed()
+  .services.slice(0, N)
+  .map((r) => ({ id: r.id, service: r.value.service as string }));
+const TITLES = seedTitles()
+  .filter((t) => t.type === 'movie')
+  .slice(0, N)
+  .map((t) => ({ imdbId: t.imdbID, title: t.title }));
 const graphMatch = (i: number) => `healthOverviews/${SERVICES[i].id}?`;
 const omdbMatch = (i: number) => `i=${TITLES[i].imdbId}`;
 
@@ -63,11 +68,15 @@ async function start(env: Record<string, string> = {}): Promise<TestGateway> {
   return t;
 }
 
-const times = <T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+const times = <T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> =>
+  Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 const mixed = (i: number): Promise<Result> => t!.query(MIXED, { service: SERVICES[i].id, imdbId: TITLES[i].imdbId });
 const complete = (i: number): Promise<Result> =>
-  t!.query(COMPLETION, { input: { provider: CHAT.id, model: CHAT.model, messages: [user(`Storm operation ${i}: say something short.`)] } });
-const requestsMatching = (upstream: UpstreamName, text: string): RecordedRequest[] => t!.upstreamRequests(upstream).filter((r) => r.url.includes(text));
+  t!.query(COMPLETION, {
+    input: { provider: CHAT.id, model: CHAT.model, messages: [user(`Storm operation ${i}: say something short.`)] },
+  });
+const requestsMatching = (upstream: UpstreamName, text: string): RecordedRequest[] =>
+  t!.upstreamRequests(upstream).filter((r) => r.url.includes(text));
 const statuses = (requests: readonly RecordedRequest[]) => requests.map((r) => r.status);
 
 /** Operation i's data, field by field, as the sandbox seeds it. */
@@ -75,7 +84,9 @@ const graphData = (i: number) => ({ id: SERVICES[i].id, service: SERVICES[i].ser
 const titleData = (i: number) => ({ imdbId: TITLES[i].imdbId, title: TITLES[i].title });
 
 function expectProviders(data: any): void {
-  expect(data.chatProviders.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining(['glm', 'ark', 'deepseek', 'moonshot']));
+  expect(data.chatProviders.map((p: { id: string }) => p.id)).toEqual(
+    expect.arrayContaining(['glm', 'ark', 'deepseek', 'moonshot']),
+  );
 }
 
 function expectWhole(r: Result, i: number): void {
@@ -99,24 +110,50 @@ const KINDS = [
  * What an operation sees once a Graph or OMDb fault outlasts the retries. `breaker`: the fault counts as a failure,
  * so under concurrent load the circuit may open mid-storm and later operations get CIRCUIT_OPEN instead.
  */
-const BEYOND: Record<'graph' | 'omdb', Record<(typeof KINDS)[number]['kind'], { extensions: Record<string, unknown>; breaker: boolean }>> = {
+const BEYOND: Record<
+  'graph' | 'omdb',
+  Record<(typeof KINDS)[number]['kind'], { extensions: Record<string, unknown>; breaker: boolean }>
+> = {
   graph: {
-    '429 with Retry-After: 0': { extensions: { code: 'UPSTREAM_RATE_LIMITED', upstream: 'graph', status: 429, upstreamCode: 'TooManyRequests', retryAfter: 0 }, breaker: false },
-    '503 without Retry-After (backoff)': { extensions: { code: 'UPSTREAM_ERROR', upstream: 'graph', status: 503 }, breaker: true },
+    '429 with Retry-After: 0': {
+      extensions: {
+        code: 'UPSTREAM_RATE_LIMITED',
+        upstream: 'graph',
+        status: 429,
+        upstreamCode: 'TooManyRequests',
+        retryAfter: 0,
+      },
+      breaker: false,
+    },
+    '503 without Retry-After (backoff)': {
+      extensions: { code: 'UPSTREAM_ERROR', upstream: 'graph', status: 503 },
+      breaker: true,
+    },
     'connection reset': { extensions: { code: 'UPSTREAM_ERROR', upstream: 'graph' }, breaker: true },
   },
   omdb: {
     // The sandbox answers a 429 with OMDb's daily-limit text, "Request limit reached!": the gateway takes OMDb at its
     // word and stops asking until the quota day ends (cached titles still answer).
-    '429 with Retry-After: 0': { extensions: { code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb', status: 429 }, breaker: false },
-    '503 without Retry-After (backoff)': { extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 503 }, breaker: true },
+    '429 with Retry-After: 0': {
+      extensions: { code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb', status: 429 },
+      breaker: false,
+    },
+    '503 without Retry-After (backoff)': {
+      extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 503 },
+      breaker: true,
+    },
     'connection reset': { extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb' }, breaker: true },
   },
 };
 
 function pushPerOperation(upstream: 'graph' | 'omdb', fault: Partial<Fault>, count: number): void {
   for (let i = 0; i < N; i++) {
-    t!.sandbox.faults.push({ upstream, times: count, match: upstream === 'graph' ? graphMatch(i) : omdbMatch(i), ...fault });
+    t!.sandbox.faults.push({
+      upstream,
+      times: count,
+      match: upstream === 'graph' ? graphMatch(i) : omdbMatch(i),
+      ...fault,
+    });
   }
 }
 
@@ -125,17 +162,21 @@ describe('within the retry budget, a storm costs retries, never an operation', (
     const other = upstream === 'graph' ? 'omdb' : 'graph';
     const match = upstream === 'graph' ? graphMatch : omdbMatch;
 
-    it.each(KINDS)(`${N} concurrent operations through 2 × $kind each: all succeed with 3 requests each`, async ({ fault, recorded }) => {
-      await start();
-      pushPerOperation(upstream, fault, 2);
-      const results = await times(N, mixed);
+    it.each(KINDS)(
+      `${N} concurrent operations through 2 × $kind each: all succeed with 3 requests each`,
+      async ({ fault, recorded }) => {
+        await start();
+        pushPerOperation(upstream, fault, 2);
+        const results = await times(N, mixed);
 
-      results.forEach((r, i) => expectWhole(r, i));
-      for (let i = 0; i < N; i++) expect(statuses(requestsMatching(upstream, match(i))), `operation ${i}`).toEqual([recorded, recorded, 200]);
-      expect(t!.upstreamRequests(upstream)).toHaveLength(3 * N);
-      expect(t!.upstreamRequests(other)).toHaveLength(N);
-      expect(t!.sandbox.faults.pending()).toEqual([]);
-    });
+        results.forEach((r, i) => expectWhole(r, i));
+        for (let i = 0; i < N; i++)
+          expect(statuses(requestsMatching(upstream, match(i))), `operation ${i}`).toEqual([recorded, recorded, 200]);
+        expect(t!.upstreamRequests(upstream)).toHaveLength(3 * N);
+        expect(t!.upstreamRequests(other)).toHaveLength(N);
+        expect(t!.sandbox.faults.pending()).toEqual([]);
+      },
+    );
   });
 
   it(`${N} concurrent chat completions on two providers through 2 × 429 (Retry-After: 1) each: all succeed`, async () => {
@@ -172,7 +213,9 @@ describe('within the retry budget, a storm costs retries, never an operation', (
     t!.sandbox.faults.push({ upstream: STREAMING.id, times: N, status: 429, retryAfter: 1 });
     const client = wsClient(t!.gateway.wsUrl);
     try {
-      const streams = await times(N, (i) => streamAll(client, { provider: STREAMING.id, model: STREAMING.model, messages: [user(`Stream ${i}`)] }));
+      const streams = await times(N, (i) =>
+        streamAll(client, { provider: STREAMING.id, model: STREAMING.model, messages: [user(`Stream ${i}`)] }),
+      );
       for (const { chunks, errors } of streams) {
         expect(errors).toBeUndefined();
         expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: expect.any(Number) } });
@@ -187,7 +230,8 @@ describe('within the retry budget, a storm costs retries, never an operation', (
 
   it(`5 s of latency on graph, omdb and ${CHAT.id} at once, within the 30 s timeout: ${N} queries and ${N} completions all succeed, one request each`, async () => {
     await start();
-    for (const upstream of ['graph', 'omdb', CHAT.id] as const) t!.sandbox.faults.push({ upstream, times: N, delayMs: 5_000 });
+    for (const upstream of ['graph', 'omdb', CHAT.id] as const)
+      t!.sandbox.faults.push({ upstream, times: N, delayMs: 5_000 });
     const [queries, completions] = await Promise.all([times(N, mixed), times(N, complete)]);
 
     queries.forEach((r, i) => expectWhole(r, i));
@@ -239,16 +283,48 @@ describe('beyond the retry budget: the failing upstream is null with its code, t
       });
       // Operations admitted before the circuit opened all ran their retries to the end.
       expect(own).toBeGreaterThanOrEqual(expected.breaker ? BREAKER_THRESHOLD : upstream === 'omdb' ? 1 : N);
-      if (upstream === 'graph' && !expected.breaker) expect(t!.upstreamRequests('graph')).toHaveLength(GET_ATTEMPTS * N);
+      if (upstream === 'graph' && !expected.breaker)
+        expect(t!.upstreamRequests('graph')).toHaveLength(GET_ATTEMPTS * N);
     });
   });
 
   describe.each([
-    { kind: '429 with Retry-After: 0', fault: { status: 429, retryAfter: 0 }, faults: CHAT_ATTEMPTS * N, attempts: CHAT_ATTEMPTS, extensions: { code: 'UPSTREAM_RATE_LIMITED', upstream: CHAT.id, status: 429, upstreamCode: 'rate_limit_reached_error' }, breaker: false },
+    {
+      kind: '429 with Retry-After: 0',
+      fault: { status: 429, retryAfter: 0 },
+      faults: CHAT_ATTEMPTS * N,
+      attempts: CHAT_ATTEMPTS,
+      extensions: {
+        code: 'UPSTREAM_RATE_LIMITED',
+        upstream: CHAT.id,
+        status: 429,
+        upstreamCode: 'rate_limit_reached_error',
+      },
+      breaker: false,
+    },
     // A completion is a write: only a 429 ("not processed") is retried, so one 503 or reset is already beyond the budget.
     // Moonshot's 503 says engine_overloaded_error ("try again later"), which its adapter reports as rate limiting.
-    { kind: '503', fault: { status: 503 }, faults: N, attempts: 1, extensions: { code: 'UPSTREAM_RATE_LIMITED', upstream: CHAT.id, status: 503, upstreamCode: 'engine_overloaded_error' }, breaker: true },
-    { kind: 'connection reset', fault: { reset: true }, faults: N, attempts: 1, extensions: { code: 'UPSTREAM_ERROR', upstream: CHAT.id }, breaker: true },
+    {
+      kind: '503',
+      fault: { status: 503 },
+      faults: N,
+      attempts: 1,
+      extensions: {
+        code: 'UPSTREAM_RATE_LIMITED',
+        upstream: CHAT.id,
+        status: 503,
+        upstreamCode: 'engine_overloaded_error',
+      },
+      breaker: true,
+    },
+    {
+      kind: 'connection reset',
+      fault: { reset: true },
+      faults: N,
+      attempts: 1,
+      extensions: { code: 'UPSTREAM_ERROR', upstream: CHAT.id },
+      breaker: true,
+    },
   ] as const)(`${CHAT.id} completions through $kind`, ({ fault, faults, attempts, extensions, breaker }) => {
     it(`fail with the provider's code while ${N} concurrent graph + omdb + chatProviders queries all resolve`, async () => {
       await start();
@@ -282,7 +358,9 @@ describe('beyond the retry budget: the failing upstream is null with its code, t
     const client = wsClient(t!.gateway.wsUrl);
     try {
       const [streams, queries] = await Promise.all([
-        times(N, (i) => streamAll(client, { provider: STREAMING.id, model: STREAMING.model, messages: [user(`Cut stream ${i}`)] })),
+        times(N, (i) =>
+          streamAll(client, { provider: STREAMING.id, model: STREAMING.model, messages: [user(`Cut stream ${i}`)] }),
+        ),
         times(N, mixed),
       ]);
       queries.forEach((r, i) => expectWhole(r, i));
@@ -295,7 +373,11 @@ describe('beyond the retry budget: the failing upstream is null with its code, t
       }
       expect(t!.upstreamRequests(STREAMING.id)).toHaveLength(N);
 
-      const after = await streamAll(client, { provider: STREAMING.id, model: STREAMING.model, messages: [user('And now in one piece.')] });
+      const after = await streamAll(client, {
+        provider: STREAMING.id,
+        model: STREAMING.model,
+        messages: [user('And now in one piece.')],
+      });
       expect(after.errors).toBeUndefined();
       expect(after.chunks.at(-1)).toMatchObject({ finishReason: 'STOP' });
     } finally {
@@ -337,7 +419,11 @@ describe('UPSTREAM_TIMEOUT_MS=1000 against 5 s of upstream latency', () => {
         expect(requestsMatching(upstream, match(i))).toHaveLength(1);
       });
       expect(own).toBeGreaterThanOrEqual(BREAKER_THRESHOLD);
-      expect(await eventually(() => requestsMatching(upstream, upstream === 'graph' ? 'healthOverviews/' : 'i=tt').every((r) => r.aborted))).toBe(true);
+      expect(
+        await eventually(() =>
+          requestsMatching(upstream, upstream === 'graph' ? 'healthOverviews/' : 'i=tt').every((r) => r.aborted),
+        ),
+      ).toBe(true);
     });
   });
 
@@ -396,7 +482,7 @@ describe('the circuit breaker', () => {
     // After the cooldown one probe goes through; it succeeds (the storm is over) and closes the circuit.
     // Polled every 250 ms, bounded well past the 5 s cooldown.
     let probe: Result | undefined;
-    for (const until = Date.now() + 10_000; !probe && Date.now() < until; ) {
+    for (const until = Date.now() + 10_000; !probe && Date.now() < until;) {
       const r = await mixed(0);
       if (isCircuitOpen(r.body.errors?.[0])) await new Promise((resolve) => setTimeout(resolve, 250));
       else probe = r;

@@ -4,8 +4,17 @@ import { OperationFuzzer } from '../support/fuzz.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const CODES = new Set([
-  'BAD_USER_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UPSTREAM_RATE_LIMITED',
-  'UPSTREAM_QUOTA_EXHAUSTED', 'UPSTREAM_TIMEOUT', 'UPSTREAM_ERROR', 'QUERY_TOO_COMPLEX', 'INTERNAL_SERVER_ERROR',
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'PRECONDITION_FAILED',
+  'UPSTREAM_RATE_LIMITED',
+  'UPSTREAM_QUOTA_EXHAUSTED',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_ERROR',
+  'QUERY_TOO_COMPLEX',
+  'INTERNAL_SERVER_ERROR',
 ]);
 /**
  * A fixed budget: 2,000 cases on a fixed seed in `npm test` (about a fifth of the file's former 10,000, which took
@@ -35,7 +44,10 @@ async function upstreamsQuiet(t: TestGateway): Promise<void> {
 describe('fuzzing the gateway with generated operations', () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await startTestGateway({ OMDB_DAILY_QUOTA: '1000000', DEEPSEEK_RPM: '100000' }, { omdbDailyQuota: 1_000_000, chatRpm: { deepseek: 0 } });
+    t = await startTestGateway(
+      { OMDB_DAILY_QUOTA: '1000000', DEEPSEEK_RPM: '100000' },
+      { omdbDailyQuota: 1_000_000, chatRpm: { deepseek: 0 } },
+    );
   });
   afterAll(() => t.close());
 
@@ -47,7 +59,11 @@ describe('fuzzing the gateway with generated operations', () => {
       const { query, kind } = i % 3 === 0 ? fuzzer.valid() : fuzzer.abusive();
       tally.byKind[kind] = (tally.byKind[kind] ?? 0) + 1;
       const before = t.sandbox.record.list().length;
-      const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await fetch(t.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       tally.sent++;
       const text = await res.text();
       let body: { data?: unknown; errors?: Array<{ message?: unknown; extensions?: { code?: unknown } }> };
@@ -58,16 +74,22 @@ describe('fuzzing the gateway with generated operations', () => {
         continue;
       }
       if (res.status >= 500) problems.push(`#${i} ${kind}: status ${res.status}: ${text.slice(0, 300)}`);
-      if (!('data' in body) && !Array.isArray(body.errors)) problems.push(`#${i} ${kind}: neither data nor errors: ${text.slice(0, 200)}`);
+      if (!('data' in body) && !Array.isArray(body.errors))
+        problems.push(`#${i} ${kind}: neither data nor errors: ${text.slice(0, 200)}`);
       for (const e of body.errors ?? []) {
-        if (typeof e.message !== 'string' || !CODES.has(String(e.extensions?.code))) problems.push(`#${i} ${kind}: bad error shape ${JSON.stringify(e).slice(0, 200)}`);
-        if (e.extensions?.code === 'INTERNAL_SERVER_ERROR') problems.push(`#${i} ${kind}: INTERNAL_SERVER_ERROR for ${query.slice(0, 300)}: ${String(e.message).slice(0, 200)}`);
+        if (typeof e.message !== 'string' || !CODES.has(String(e.extensions?.code)))
+          problems.push(`#${i} ${kind}: bad error shape ${JSON.stringify(e).slice(0, 200)}`);
+        if (e.extensions?.code === 'INTERNAL_SERVER_ERROR')
+          problems.push(
+            `#${i} ${kind}: INTERNAL_SERVER_ERROR for ${query.slice(0, 300)}: ${String(e.message).slice(0, 200)}`,
+          );
       }
       // No `data` key: the request was refused before execution, so nothing may have reached an upstream.
       if (!('data' in body)) {
         tally.refused++;
         const after = t.sandbox.record.list().length;
-        if (after !== before) problems.push(`#${i} ${kind}: refused but sent ${after - before} upstream requests: ${query.slice(0, 200)}`);
+        if (after !== before)
+          problems.push(`#${i} ${kind}: refused but sent ${after - before} upstream requests: ${query.slice(0, 200)}`);
       } else {
         tally.executed++;
         await upstreamsQuiet(t);

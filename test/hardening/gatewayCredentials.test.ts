@@ -11,7 +11,9 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const WRONG = 'wrong-credential-0123456789';
 const HEALTH = '{ admin { serviceAnnouncement { healthOverviews(first: 1) { nodes { id } } } } }';
-const IDS = seedTitles().slice(0, 20).map((t) => t.imdbID);
+const IDS = seedTitles()
+  .slice(0, 20)
+  .map((t) => t.imdbID);
 const COMPLETE = 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content } }';
 
 let live: Sandbox;
@@ -38,12 +40,19 @@ const requests = (upstream: string) => live.record.list().filter((r) => r.upstre
 const errorLines = () => t!.logs.json().filter((l) => l.level === 'error');
 const readyz = async () => {
   const res = await fetch(`${t!.gateway.origin}/readyz`);
-  return { status: res.status, body: (await res.json()) as { status: string; upstreams: Array<Record<string, unknown>> } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { status: string; upstreams: Array<Record<string, unknown>> },
+  };
 };
 
 function expectRejected(errors: Array<{ extensions?: Record<string, any> }> | undefined, upstream: string): void {
   expect(errors).toHaveLength(1);
-  expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_CREDENTIALS_REJECTED', upstream });
+  expect(errors![0].extensions).toMatchObject({
+    code: 'UPSTREAM_ERROR',
+    reason: 'GATEWAY_CREDENTIALS_REJECTED',
+    upstream,
+  });
 }
 
 describe("a refused credential of the gateway's own", () => {
@@ -67,7 +76,10 @@ describe("a refused credential of the gateway's own", () => {
     const ready = await readyz();
     expect(ready.status).toBe(200);
     expect(ready.body.status).toBe('ready');
-    expect(ready.body.upstreams.find((u) => u.id === 'graph')).toMatchObject({ credentials: 'rejected', fix: 'GRAPH_CLIENT_SECRET' });
+    expect(ready.body.upstreams.find((u) => u.id === 'graph')).toMatchObject({
+      credentials: 'rejected',
+      fix: 'GRAPH_CLIENT_SECRET',
+    });
     expect(ready.body.upstreams.find((u) => u.id === 'omdb')).toEqual({ id: 'omdb', mode: 'sandbox' });
   });
 
@@ -80,13 +92,18 @@ describe("a refused credential of the gateway's own", () => {
     }
     expect(requests('omdb')).toHaveLength(1);
     expect(errorLines().map((l) => l.variable)).toEqual(['OMDB_API_KEY']);
-    expect((await readyz()).body.upstreams.find((u) => u.id === 'omdb')).toMatchObject({ credentials: 'rejected', fix: 'OMDB_API_KEY' });
+    expect((await readyz()).body.upstreams.find((u) => u.id === 'omdb')).toMatchObject({
+      credentials: 'rejected',
+      fix: 'OMDB_API_KEY',
+    });
   });
 
   it('a chat provider: 20 completions cost 1 provider request (its model list, read at start)', async () => {
     t = await startTestGateway({ DEEPSEEK_BASE_URL: live.baseUrls.deepseek, DEEPSEEK_API_KEY: WRONG });
     for (let i = 0; i < 20; i++) {
-      const r = await t.query(COMPLETE, { input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: `Hi ${i}` }] } });
+      const r = await t.query(COMPLETE, {
+        input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: `Hi ${i}` }] },
+      });
       expectRejected(r.body.errors, 'deepseek');
       expect(r.body.errors![0].message).toContain('Fix DEEPSEEK_API_KEY');
     }
@@ -107,7 +124,11 @@ describe('Graph refusing a token', () => {
     const delegated = await startTestGateway({ GRAPH_BASE_URL: live.baseUrls.graph });
     try {
       const caller = await delegated.query(HEALTH, undefined, { authorization: 'Bearer not-a-token-of-anyone' });
-      expect(caller.body.errors![0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', upstream: 'graph', status: 401 });
+      expect(caller.body.errors![0].extensions).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        upstream: 'graph',
+        status: 401,
+      });
       expect(caller.body.errors![0].extensions!.reason).toBeUndefined();
     } finally {
       await delegated.close();
@@ -150,7 +171,14 @@ describe('GatewayCredentials', () => {
     expect(() => c.assertUsable('omdb')).toThrow();
     now = 3000;
     c.rejected('omdb', 'OMDB_API_KEY', 'refused.', details);
-    expect(c.list()).toEqual([{ upstream: 'omdb', variable: 'OMDB_API_KEY', since: new Date(0).toISOString(), retryAt: new Date(6000).toISOString() }]);
+    expect(c.list()).toEqual([
+      {
+        upstream: 'omdb',
+        variable: 'OMDB_API_KEY',
+        since: new Date(0).toISOString(),
+        retryAt: new Date(6000).toISOString(),
+      },
+    ]);
     c.accepted('omdb');
     expect(() => c.assertUsable('omdb')).not.toThrow();
     expect(c.list()).toEqual([]);

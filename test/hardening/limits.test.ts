@@ -3,49 +3,88 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import WebSocket from 'ws';
 import { collect, wsClient } from '../support/ws.js';
 
-
 describe('operation limits', () => {
   let t: TestGateway;
   beforeAll(async () => {
-    t = await startTestGateway({ GATEWAY_MAX_DEPTH: '3', GATEWAY_MAX_ALIASES: '3', GATEWAY_MAX_TOKENS: '60', GATEWAY_MAX_FIELDS: '8', GATEWAY_MAX_DOCUMENT_BYTES: '400' });
+    t = await startTestGateway({
+      GATEWAY_MAX_DEPTH: '3',
+      GATEWAY_MAX_ALIASES: '3',
+      GATEWAY_MAX_TOKENS: '60',
+      GATEWAY_MAX_FIELDS: '8',
+      GATEWAY_MAX_DOCUMENT_BYTES: '400',
+    });
   });
   afterAll(() => t.close());
 
   it('refuses an operation deeper than GATEWAY_MAX_DEPTH with QUERY_TOO_COMPLEX naming limit and value', async () => {
-    const { status, body } = await t.query('{ upstreams { id } __type(name: "Query") { fields { type { name } } } }', undefined, { accept: 'application/graphql-response+json' });
+    const { status, body } = await t.query(
+      '{ upstreams { id } __type(name: "Query") { fields { type { name } } } }',
+      undefined,
+      { accept: 'application/graphql-response+json' },
+    );
     expect(status).toBe(400);
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DEPTH', max: 3, found: 4 });
-    expect(body.errors![0].message).toBe('Depth limit of 3 exceeded, found 4: simplify the operation or raise GATEWAY_MAX_DEPTH.');
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_DEPTH',
+      max: 3,
+      found: 4,
+    });
+    expect(body.errors![0].message).toBe(
+      'Depth limit of 3 exceeded, found 4: simplify the operation or raise GATEWAY_MAX_DEPTH.',
+    );
   });
 
   it('refuses more aliases than GATEWAY_MAX_ALIASES', async () => {
-    const { body } = await t.query('{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }');
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_ALIASES', max: 3, found: 4 });
+    const { body } = await t.query(
+      '{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }',
+    );
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_ALIASES',
+      max: 3,
+      found: 4,
+    });
   });
 
   it('counts fields through fragments against GATEWAY_MAX_FIELDS', async () => {
     const { body } = await t.query('{ ...F ...F ...F } fragment F on Query { upstreams { id mode baseUrl } }');
     const fields = body.errors!.find((e) => e.extensions!.limit === 'GATEWAY_MAX_FIELDS');
     expect(fields!.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', max: 8 });
-    expect(fields!.message).toBe('Field count limit of 8 exceeded: simplify the operation or raise GATEWAY_MAX_FIELDS.');
+    expect(fields!.message).toBe(
+      'Field count limit of 8 exceeded: simplify the operation or raise GATEWAY_MAX_FIELDS.',
+    );
   });
 
   it('stops lexing past GATEWAY_MAX_TOKENS', async () => {
     const { body } = await t.query(`{ ${'upstreams { id } '.repeat(20)} }`);
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_TOKENS', max: 60 });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_TOKENS',
+      max: 60,
+    });
   });
 
   it('refuses documents larger than GATEWAY_MAX_DOCUMENT_BYTES before parsing', async () => {
     const { status, body } = await t.query(`{ upstreams { id } } # ${'x'.repeat(500)}`);
     expect(status).toBe(400);
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_DOCUMENT_BYTES', max: 400 });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_DOCUMENT_BYTES',
+      max: 400,
+    });
   });
 
   it('applies the same limits over the WebSocket', async () => {
     const client = wsClient(t.gateway.wsUrl);
-    const { error } = await collect(client, '{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }');
+    const { error } = await collect(
+      client,
+      '{ a: upstreams { id } b: upstreams { id } c: upstreams { id } d: upstreams { id } }',
+    );
     await client.dispose();
-    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_ALIASES' });
+    expect((error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_ALIASES',
+    });
   });
 
   it('lets operations within every limit through', async () => {
@@ -59,19 +98,29 @@ describe('WebSocket connection limits', () => {
   beforeAll(async () => {
     // The init timeout applies to every client of this gateway: 1 s, so that a healthy client's connection_init on a
     // loaded machine is never late for it (the 4408 test waits for it once).
-    t = await startTestGateway({ GATEWAY_WS_MAX_OPERATIONS: '2', GATEWAY_WS_MAX_MESSAGE_BYTES: '2000', GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '1000' });
+    t = await startTestGateway({
+      GATEWAY_WS_MAX_OPERATIONS: '2',
+      GATEWAY_WS_MAX_MESSAGE_BYTES: '2000',
+      GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '1000',
+    });
   });
   afterAll(() => t.close());
 
   it('refuses a third concurrent operation on one connection', async () => {
     const client = wsClient(t.gateway.wsUrl);
     const long = 'subscription { serverTime(intervalMs: 50, count: 100) }';
-    const stops = [0, 1].map(() => client.subscribe({ query: long }, { next: () => undefined, error: () => undefined, complete: () => undefined }));
+    const stops = [0, 1].map(() =>
+      client.subscribe({ query: long }, { next: () => undefined, error: () => undefined, complete: () => undefined }),
+    );
     await new Promise((r) => setTimeout(r, 100));
     const third = await collect(client, long);
     stops.forEach((s) => s());
     await client.dispose();
-    expect((third.error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_WS_MAX_OPERATIONS', max: 2 });
+    expect((third.error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_WS_MAX_OPERATIONS',
+      max: 2,
+    });
   });
 
   it('closes a socket that never sends connection_init within GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS with 4408', async () => {
@@ -96,7 +145,11 @@ describe('WebSocket connection limits', () => {
       // One structured warning, no stack trace on stderr.
       expect(printed).not.toHaveBeenCalled();
       expect(t.logs.json().filter((l) => l.msg === 'WebSocket connection closed on a protocol error')).toEqual([
-        expect.objectContaining({ level: 'warn', code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH', error: 'Max payload size exceeded' }),
+        expect.objectContaining({
+          level: 'warn',
+          code: 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH',
+          error: 'Max payload size exceeded',
+        }),
       ]);
     } finally {
       printed.mockRestore();

@@ -43,16 +43,26 @@ describe('gateway_graphql_subscriptions_started_total', () => {
     const t = await startTestGateway();
     const client = wsClient(t.gateway.wsUrl);
     try {
-      const started = async () => Number(/gateway_graphql_subscriptions_started_total (\d+)/.exec(await (await fetch(`${t.gateway.origin}/metrics`)).text())?.[1] ?? NaN);
+      const started = async () =>
+        Number(
+          /gateway_graphql_subscriptions_started_total (\d+)/.exec(
+            await (await fetch(`${t.gateway.origin}/metrics`)).text(),
+          )?.[1] ?? NaN,
+        );
       expect(await started()).toBe(0);
-      for (let i = 0; i < 2; i++) expect((await collect(client, 'subscription { serverTime(intervalMs: 10, count: 1) }')).results).toHaveLength(1);
+      for (let i = 0; i < 2; i++)
+        expect((await collect(client, 'subscription { serverTime(intervalMs: 10, count: 1) }')).results).toHaveLength(
+          1,
+        );
       // Refused by its resolver (one result with the error), and by validation (graphql-ws's error message).
       const refused = await collect(client, 'subscription { serverTime(intervalMs: 1, count: 1) }');
       expect(refused.results[0].errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
       expect((await collect(client, 'subscription { nope }')).error).toBeDefined();
       expect((await collect(client, '{ upstreams { id } }')).results[0].errors).toBeUndefined();
       // A query delivered in parts is an iterator on the socket too, and no subscription.
-      expect((await collect(client, '{ upstreams { id } ... @defer { chatProviders { id } } }')).results.length).toBeGreaterThan(1);
+      expect(
+        (await collect(client, '{ upstreams { id } ... @defer { chatProviders { id } } }')).results.length,
+      ).toBeGreaterThan(1);
       expect(await started()).toBe(2);
     } finally {
       await client.dispose();

@@ -51,7 +51,10 @@ const POOL_CONNECTIONS = 256;
 const IDLE_TIMEOUT_MS = 10_000;
 
 const SERVICES = buildSeed().services.map((r) => r.id);
-const TITLES = seedTitles().filter((t) => t.type === 'movie').slice(0, 50).map((t) => t.imdbID);
+const TITLES = seedTitles()
+  .filter((t) => t.type === 'movie')
+  .slice(0, 50)
+  .map((t) => t.imdbID);
 
 let t: TestGateway | undefined;
 afterEach(async () => {
@@ -77,8 +80,14 @@ async function settledHeap(): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
-const sandboxConnections = () => new Promise<number>((resolve, reject) => t!.sandbox.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
-const gatewayConnections = () => new Promise<number>((resolve, reject) => t!.gateway.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+const sandboxConnections = () =>
+  new Promise<number>((resolve, reject) =>
+    t!.sandbox.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+  );
+const gatewayConnections = () =>
+  new Promise<number>((resolve, reject) =>
+    t!.gateway.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+  );
 
 interface Op {
   name: string;
@@ -91,13 +100,59 @@ interface Op {
 
 /** The mix: cheap on purpose (cached titles, small Graph gets, short completions), every domain and an error path. */
 const MIX: Op[] = [
-  { name: 'cached title', query: 'query Title($id: ID!) { title(imdbId: $id) { imdbId title year genres } }', variables: (i) => ({ id: TITLES[i % TITLES.length] }), check: (b) => !b.errors && b.data.title?.imdbId !== undefined },
-  { name: 'service', query: 'query Service($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id service status } } } }', variables: (i) => ({ id: SERVICES[i % SERVICES.length] }), check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverview !== null },
-  { name: 'services page', query: 'query Services { admin { serviceAnnouncement { healthOverviews(first: 5) { nodes { id status } pageInfo { hasNextPage endCursor } } } } }', variables: () => ({}), check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverviews.nodes.length === 5 },
-  { name: 'mixed', query: 'query Mixed($s: ID!, $t: ID!) { admin { serviceAnnouncement { healthOverview(id: $s) { id } } } title(imdbId: $t) { title } chatProviders { id variant } upstreams { id mode } }', variables: (i) => ({ s: SERVICES[i % SERVICES.length], t: TITLES[(i * 7) % TITLES.length] }), check: (b) => !b.errors && b.data.title !== null && b.data.chatProviders.length >= 4 },
-  { name: 'completion', query: COMPLETION, variables: (i) => ({ input: { provider: i % 2 ? 'glm' : 'moonshot', model: i % 2 ? 'glm-4-flash' : 'moonshot-v1-8k', messages: [user(`Soak ${i % 100}`)], maxTokens: 16 } }), check: (b) => !b.errors && typeof b.data.createChatCompletion.content === 'string' },
-  { name: 'unknown service', query: 'query Missing { admin { serviceAnnouncement { healthOverview(id: "NoSuchService") { id } } } }', variables: () => ({}), check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverview === null },
-  { name: 'bad input', query: 'query Bad($id: ID!) { title(imdbId: $id) { title } }', variables: (i) => ({ id: `nm${i}` }), check: (b) => b.errors?.[0]?.extensions?.code === 'BAD_USER_INPUT', expectedError: true },
+  {
+    name: 'cached title',
+    query: 'query Title($id: ID!) { title(imdbId: $id) { imdbId title year genres } }',
+    variables: (i) => ({ id: TITLES[i % TITLES.length] }),
+    check: (b) => !b.errors && b.data.title?.imdbId !== undefined,
+  },
+  {
+    name: 'service',
+    query:
+      'query Service($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id service status } } } }',
+    variables: (i) => ({ id: SERVICES[i % SERVICES.length] }),
+    check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverview !== null,
+  },
+  {
+    name: 'services page',
+    query:
+      'query Services { admin { serviceAnnouncement { healthOverviews(first: 5) { nodes { id status } pageInfo { hasNextPage endCursor } } } } }',
+    variables: () => ({}),
+    check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverviews.nodes.length === 5,
+  },
+  {
+    name: 'mixed',
+    query:
+      'query Mixed($s: ID!, $t: ID!) { admin { serviceAnnouncement { healthOverview(id: $s) { id } } } title(imdbId: $t) { title } chatProviders { id variant } upstreams { id mode } }',
+    variables: (i) => ({ s: SERVICES[i % SERVICES.length], t: TITLES[(i * 7) % TITLES.length] }),
+    check: (b) => !b.errors && b.data.title !== null && b.data.chatProviders.length >= 4,
+  },
+  {
+    name: 'completion',
+    query: COMPLETION,
+    variables: (i) => ({
+      input: {
+        provider: i % 2 ? 'glm' : 'moonshot',
+        model: i % 2 ? 'glm-4-flash' : 'moonshot-v1-8k',
+        messages: [user(`Soak ${i % 100}`)],
+        maxTokens: 16,
+      },
+    }),
+    check: (b) => !b.errors && typeof b.data.createChatCompletion.content === 'string',
+  },
+  {
+    name: 'unknown service',
+    query: 'query Missing { admin { serviceAnnouncement { healthOverview(id: "NoSuchService") { id } } } }',
+    variables: () => ({}),
+    check: (b) => !b.errors && b.data.admin.serviceAnnouncement.healthOverview === null,
+  },
+  {
+    name: 'bad input',
+    query: 'query Bad($id: ID!) { title(imdbId: $id) { title } }',
+    variables: (i) => ({ id: `nm${i}` }),
+    check: (b) => b.errors?.[0]?.extensions?.code === 'BAD_USER_INPUT',
+    expectedError: true,
+  },
 ];
 /** Weights per 10 operations: mostly cheap reads. */
 const SCHEDULE = [0, 0, 0, 1, 1, 2, 3, 4, 5, 6];
@@ -108,7 +163,12 @@ interface Tally {
   unexpected: string[];
 }
 
-async function runOperations(from: number, to: number, tally: Tally, onProgress: (done: number) => void): Promise<void> {
+async function runOperations(
+  from: number,
+  to: number,
+  tally: Tally,
+  onProgress: (done: number) => void,
+): Promise<void> {
   let next = from;
   const worker = async () => {
     while (next < to) {
@@ -123,7 +183,8 @@ async function runOperations(from: number, to: number, tally: Tally, onProgress:
       if (res.status === 200 && op.check(body)) {
         if (op.expectedError) tally.expectedErrors++;
         else tally.ok++;
-      } else if (tally.unexpected.length < 20) tally.unexpected.push(`${op.name} #${i}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+      } else if (tally.unexpected.length < 20)
+        tally.unexpected.push(`${op.name} #${i}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
       else tally.unexpected.push('…');
       onProgress(i);
     }
@@ -202,7 +263,12 @@ describe('soak', () => {
             let received = false;
             const timer = setTimeout(() => reject(new Error(`stream ${i} sent no chunk within 10 s`)), 10_000);
             const stop = clients[j % clients.length].subscribe(
-              { query: STREAM, variables: { input: { provider: p.id, model: p.model, messages: [user(`Cancelled stream ${i}: talk at length.`)] } } },
+              {
+                query: STREAM,
+                variables: {
+                  input: { provider: p.id, model: p.model, messages: [user(`Cancelled stream ${i}: talk at length.`)] },
+                },
+              },
               {
                 next: () => {
                   // Chunks already on the wire may still arrive after stop(); only the first one counts.
@@ -225,7 +291,10 @@ describe('soak', () => {
       );
       // The batch's upstream requests end with their subscriptions, before the WebSocket connections close.
       const sent = STREAM_BATCH * (batch + 1);
-      expect(await eventually(() => t!.upstreamRequests().filter((r) => r.aborted).length === sent, 10_000), `batch ${batch}`).toBe(true);
+      expect(
+        await eventually(() => t!.upstreamRequests().filter((r) => r.aborted).length === sent, 10_000),
+        `batch ${batch}`,
+      ).toBe(true);
       await Promise.all(clients.map((c) => c.dispose()));
     }
 
@@ -243,7 +312,9 @@ describe('soak', () => {
     const idle = await sandboxConnections();
     expect(idle).toBeLessThanOrEqual(Math.min(2 * STREAM_BATCH, STREAM_PROVIDERS.length * POOL_CONNECTIONS));
     expect(await eventually(async () => (await sandboxConnections()) === 0, IDLE_TIMEOUT_MS + 5_000)).toBe(true);
-    console.info(`soak: ${STREAMS} streams cancelled after their first chunk; ${requests.filter((r) => r.aborted).length} upstream requests aborted; idle pooled sockets right after: ${idle}, after the idle timeout: ${await sandboxConnections()}; gateway client sockets: ${await gatewayConnections()}`);
+    console.info(
+      `soak: ${STREAMS} streams cancelled after their first chunk; ${requests.filter((r) => r.aborted).length} upstream requests aborted; idle pooled sockets right after: ${idle}, after the idle timeout: ${await sandboxConnections()}; gateway client sockets: ${await gatewayConnections()}`,
+    );
     expect((await fetch(`${t.gateway.origin}/healthz`)).status).toBe(200);
   }, 60_000);
 });

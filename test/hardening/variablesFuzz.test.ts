@@ -15,9 +15,26 @@ import { wsClient } from '../support/ws.js';
  */
 const SEED = 20261128;
 const PER_FIELD = 40;
-const CODES = new Set(['BAD_USER_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'UPSTREAM_RATE_LIMITED', 'UPSTREAM_QUOTA_EXHAUSTED', 'UPSTREAM_TIMEOUT', 'UPSTREAM_ERROR', 'QUERY_TOO_COMPLEX']);
+const CODES = new Set([
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'PRECONDITION_FAILED',
+  'UPSTREAM_RATE_LIMITED',
+  'UPSTREAM_QUOTA_EXHAUSTED',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_ERROR',
+  'QUERY_TOO_COMPLEX',
+]);
 
-type Answer = { status?: number; errors?: Array<{ message?: string; extensions?: { code?: unknown } }>; data?: unknown; hasData: boolean; ended: 'answer' | 'running' };
+type Answer = {
+  status?: number;
+  errors?: Array<{ message?: string; extensions?: { code?: unknown } }>;
+  data?: unknown;
+  hasData: boolean;
+  ended: 'answer' | 'running';
+};
 
 /** HTTP POST, `application/json` or `application/graphql-response+json`. */
 async function overHttp(t: TestGateway, c: VariablesCase, modern: boolean): Promise<Answer> {
@@ -55,7 +72,12 @@ function overWebSocket(client: Client, c: VariablesCase): Promise<Answer> {
       { query: c.query, variables: c.variables },
       {
         next: (r) => done({ ...(r as Answer), hasData: 'data' in r, ended: 'answer' }),
-        error: (e) => done({ errors: Array.isArray(e) ? e : [{ message: String(e), extensions: { code: 'TRANSPORT' } }], hasData: false, ended: 'answer' }),
+        error: (e) =>
+          done({
+            errors: Array.isArray(e) ? e : [{ message: String(e), extensions: { code: 'TRANSPORT' } }],
+            hasData: false,
+            ended: 'answer',
+          }),
         complete: () => done({ hasData: false, ended: 'answer' }),
       },
     );
@@ -67,8 +89,14 @@ async function overSse(t: TestGateway, c: VariablesCase): Promise<Answer> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 500);
   try {
-    const res = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: c.query, variables: c.variables }), signal: controller.signal });
-    if (!res.headers.get('content-type')?.includes('text/event-stream')) return { ...((await res.json()) as Answer), status: res.status, hasData: false, ended: 'answer' };
+    const res = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: c.query, variables: c.variables }),
+      signal: controller.signal,
+    });
+    if (!res.headers.get('content-type')?.includes('text/event-stream'))
+      return { ...((await res.json()) as Answer), status: res.status, hasData: false, ended: 'answer' };
     const reader = res.body!.getReader();
     let text = '';
     for (;;) {
@@ -114,11 +142,19 @@ describe('fuzzing the variables of every field with arguments, on every transpor
     await t?.close();
   });
 
-  it('answers a client mistake in any variable as the client\'s: no 5xx, no INTERNAL_SERVER_ERROR, BAD_USER_INPUT before any upstream request where it cannot coerce', async () => {
+  it("answers a client mistake in any variable as the client's: no 5xx, no INTERNAL_SERVER_ERROR, BAD_USER_INPUT before any upstream request where it cannot coerce", async () => {
     const fuzzer = new VariablesFuzzer(await buildSchema(), SEED);
     const cases = fuzzer.cases(PER_FIELD);
     const problems: string[] = [];
-    const tally = { cases: cases.length, sent: 0, refused: 0, executed: 0, running: 0, fields: new Set(cases.map((c) => c.field)).size, ms: 0 };
+    const tally = {
+      cases: cases.length,
+      sent: 0,
+      refused: 0,
+      executed: 0,
+      running: 0,
+      fields: new Set(cases.map((c) => c.field)).size,
+      ms: 0,
+    };
     const started = performance.now();
     for (const [i, c] of cases.entries()) {
       const runs: Array<[string, () => Promise<Answer>]> = [['graphql-ws', () => overWebSocket(ws, c)]];
@@ -133,17 +169,25 @@ describe('fuzzing the variables of every field with arguments, on every transpor
         const what = `${transport} ${c.field} ${c.mistake} at ${c.at} ${JSON.stringify(c.variables).slice(0, 160)}`;
         if (answer.status !== undefined && answer.status >= 500) problems.push(`${what}: HTTP ${answer.status}`);
         for (const e of answer.errors ?? []) {
-          if (!CODES.has(String(e.extensions?.code))) problems.push(`${what}: ${String(e.extensions?.code)} ${String(e.message).slice(0, 200)}`);
+          if (!CODES.has(String(e.extensions?.code)))
+            problems.push(`${what}: ${String(e.extensions?.code)} ${String(e.message).slice(0, 200)}`);
         }
         if (answer.ended === 'running') tally.running++;
         else if (answer.hasData) tally.executed++;
         else tally.refused++;
         if (REFUSED_BY_COERCION.has(c.mistake)) {
           const first = answer.errors?.[0];
-          if (answer.hasData || first?.extensions?.code !== 'BAD_USER_INPUT' || !String(first.message).startsWith(`Variable "$${c.named}"`)) {
-            problems.push(`${what}: expected BAD_USER_INPUT naming $${c.named}, got ${JSON.stringify(answer).slice(0, 300)}`);
+          if (
+            answer.hasData ||
+            first?.extensions?.code !== 'BAD_USER_INPUT' ||
+            !String(first.message).startsWith(`Variable "$${c.named}"`)
+          ) {
+            problems.push(
+              `${what}: expected BAD_USER_INPUT naming $${c.named}, got ${JSON.stringify(answer).slice(0, 300)}`,
+            );
           }
-          if (answer.status !== undefined && answer.status !== (transport === 'http graphql-response+json' ? 400 : 200)) problems.push(`${what}: HTTP ${answer.status}`);
+          if (answer.status !== undefined && answer.status !== (transport === 'http graphql-response+json' ? 400 : 200))
+            problems.push(`${what}: HTTP ${answer.status}`);
           const sent = t.sandbox.record.list().length - before;
           if (sent) problems.push(`${what}: refused but sent ${sent} upstream requests`);
         } else await upstreamsQuiet(t);

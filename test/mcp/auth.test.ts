@@ -19,7 +19,9 @@ const API_KEY = 'mcp-test-key-0123456789';
 async function connect(t: TestGateway, token?: string): Promise<Client> {
   const client = new Client({ name: 'agent-platform', version: '1.0.0' });
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.gateway.origin}/mcp`), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.gateway.origin}/mcp`), { requestInit: { headers } }),
+  );
   return client;
 }
 
@@ -27,10 +29,23 @@ async function connect(t: TestGateway, token?: string): Promise<Client> {
 async function initialize(t: TestGateway, authorization?: string) {
   const res = await fetch(`${t.gateway.origin}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization ? { authorization } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
-  return { status: res.status, challenge: res.headers.get('www-authenticate'), body: (await res.json()) as { error?: { message: string; data?: Record<string, unknown> }; result?: unknown } };
+  return {
+    status: res.status,
+    challenge: res.headers.get('www-authenticate'),
+    body: (await res.json()) as { error?: { message: string; data?: Record<string, unknown> }; result?: unknown },
+  };
 }
 
 describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
@@ -45,7 +60,13 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
       '# One service\'s health by its id, such as "Exchange".\n# @scope health:read\nquery ScopedHealth($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id status } } } }\n\n' +
         '# The upstreams this gateway reaches.\nquery Upstreams { upstreams { id } }\n',
     );
-    t = await startTestGateway({ MCP_AUTH: 'jwt', MCP_JWT_JWKS_URL: issuer.jwksUrl, MCP_JWT_ISSUER: issuer.issuer, MCP_JWT_AUDIENCE: AUDIENCE, MCP_OPERATIONS: operations });
+    t = await startTestGateway({
+      MCP_AUTH: 'jwt',
+      MCP_JWT_JWKS_URL: issuer.jwksUrl,
+      MCP_JWT_ISSUER: issuer.issuer,
+      MCP_JWT_AUDIENCE: AUDIENCE,
+      MCP_OPERATIONS: operations,
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -78,7 +99,10 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
       const graph = t.upstreamRequests('graph').filter((r) => !r.url.includes('/oauth2/'));
       expect(graph).toHaveLength(1);
       expect(JSON.stringify(graph[0].headers)).not.toContain(token);
-      const line = t.logs.json().filter((l) => l.msg === 'operation' && l.transport === 'mcp').at(-1);
+      const line = t.logs
+        .json()
+        .filter((l) => l.msg === 'operation' && l.transport === 'mcp')
+        .at(-1);
       expect(line).toMatchObject({ operation: 'ScopedHealth', outcome: 'ok', subject: 'alice@example.com' });
       expect(t.logs.lines.join('\n')).not.toContain(token);
     } finally {
@@ -99,13 +123,33 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
     const now = Math.floor(Date.now() / 1000);
     const cases: Array<[string, string | undefined, RegExp]> = [
       ['token missing', undefined, /needs an OAuth access token: send "Authorization: Bearer <token>"/],
-      ['wrong audience', `Bearer ${await issuer.token({ aud: 'https://other.example/mcp' })}`, /not issued for this server: its audience must be https:\/\/gateway.example\/mcp \(MCP_JWT_AUDIENCE\)/],
+      [
+        'wrong audience',
+        `Bearer ${await issuer.token({ aud: 'https://other.example/mcp' })}`,
+        /not issued for this server: its audience must be https:\/\/gateway.example\/mcp \(MCP_JWT_AUDIENCE\)/,
+      ],
       ['expired', `Bearer ${await issuer.token({ iat: now - 7200, exp: now - 3600 })}`, /has expired/],
-      ['unknown key', `Bearer ${await issuer.token({}, { kid: 'unpublished' })}`, /signed by a key the authorization server does not publish/],
-      ['wrong issuer', `Bearer ${await issuer.token({ iss: 'https://evil.example/' })}`, /issued by another authorization server/],
+      [
+        'unknown key',
+        `Bearer ${await issuer.token({}, { kid: 'unpublished' })}`,
+        /signed by a key the authorization server does not publish/,
+      ],
+      [
+        'wrong issuer',
+        `Bearer ${await issuer.token({ iss: 'https://evil.example/' })}`,
+        /issued by another authorization server/,
+      ],
       ['no subject', `Bearer ${await issuer.token({ sub: undefined })}`, /names no subject|"sub" claim/],
-      ['forged signature', `Bearer ${(await issuer.token()).replace(/\.[^.]+$/, '.AAAA')}`, /signature does not verify|not a valid JWT/],
-      ['symmetric HS256', `Bearer ${await new SignJWT({ sub: 'x', aud: AUDIENCE, iss: issuer.issuer }).setProtectedHeader({ alg: 'HS256', kid: 'key-1' }).setExpirationTime('1h').sign(new TextEncoder().encode('a-shared-secret-of-32-bytes-long!'))}`, /algorithm \/mcp does not accept/],
+      [
+        'forged signature',
+        `Bearer ${(await issuer.token()).replace(/\.[^.]+$/, '.AAAA')}`,
+        /signature does not verify|not a valid JWT/,
+      ],
+      [
+        'symmetric HS256',
+        `Bearer ${await new SignJWT({ sub: 'x', aud: AUDIENCE, iss: issuer.issuer }).setProtectedHeader({ alg: 'HS256', kid: 'key-1' }).setExpirationTime('1h').sign(new TextEncoder().encode('a-shared-secret-of-32-bytes-long!'))}`,
+        /algorithm \/mcp does not accept/,
+      ],
       ['not a bearer token', 'Basic dXNlcjpwYXNz', /needs an OAuth access token/],
     ];
     const figures: Record<string, { status: number; upstreamRequests: number }> = {};
@@ -117,7 +161,9 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
       expect(body.error?.message, name).toMatch(message);
       expect(body.error?.data, name).toMatchObject({ code: 'UNAUTHENTICATED' });
       if (authorization?.startsWith('Bearer ')) {
-        expect(challenge, name).toMatch(new RegExp(`^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${METADATA_URL}"$`));
+        expect(challenge, name).toMatch(
+          new RegExp(`^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${METADATA_URL}"$`),
+        );
       } else expect(challenge, name).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
     }
     expect(figures).toEqual(Object.fromEntries(cases.map(([name]) => [name, { status: 401, upstreamRequests: 0 }])));
@@ -125,14 +171,21 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
 
   it('an unknown key id read within 30 s of the last read does not read the key set again (a flood of made-up ids costs the issuer nothing)', async () => {
     const reads = issuer.jwksReads();
-    for (let i = 0; i < 5; i++) expect((await initialize(t, `Bearer ${await issuer.token({}, { kid: 'unpublished' })}`)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await initialize(t, `Bearer ${await issuer.token({}, { kid: 'unpublished' })}`)).status).toBe(401);
     expect(issuer.jwksReads()).toBe(reads);
   });
 
   it('the SDK client sees the refusal as HTTP 401 and nothing runs', async () => {
     t.clearUpstreamRequests();
-    await expect(connect(t)).rejects.toMatchObject({ code: 401, message: expect.stringMatching(/needs an OAuth access token/) });
-    await expect(connect(t, await issuer.token({ aud: 'https://other.example/mcp' }))).rejects.toMatchObject({ code: 401, message: expect.stringMatching(/not issued for this server/) });
+    await expect(connect(t)).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringMatching(/needs an OAuth access token/),
+    });
+    await expect(connect(t, await issuer.token({ aud: 'https://other.example/mcp' }))).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringMatching(/not issued for this server/),
+    });
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
@@ -142,22 +195,39 @@ describe('/mcp with MCP_AUTH=jwt: an OAuth 2.1 resource server', () => {
     try {
       t.clearUpstreamRequests();
       expect((await client.callTool({ name: 'Upstreams', arguments: {} })).isError).toBe(false);
-      await expect(client.callTool({ name: 'ScopedHealth', arguments: { id: 'Exchange' } })).rejects.toMatchObject({ code: 403 });
+      await expect(client.callTool({ name: 'ScopedHealth', arguments: { id: 'Exchange' } })).rejects.toMatchObject({
+        code: 403,
+      });
       expect(t.upstreamRequests('graph')).toHaveLength(0);
     } finally {
       await client.close();
     }
     const res = await fetch(`${t.gateway.origin}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${without}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ScopedHealth', arguments: { id: 'Exchange' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${without}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'ScopedHealth', arguments: { id: 'Exchange' } },
+      }),
     });
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="health:read", error_description="ScopedHealth needs health:read", resource_metadata="${METADATA_URL}"`);
-    expect(((await res.json()) as any).error).toMatchObject({ message: 'ScopedHealth needs the scope health:read; the token lacks health:read: ask the authorization server for a token with it.', data: { code: 'FORBIDDEN' } });
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="health:read", error_description="ScopedHealth needs health:read", resource_metadata="${METADATA_URL}"`,
+    );
+    expect(((await res.json()) as any).error).toMatchObject({
+      message:
+        'ScopedHealth needs the scope health:read; the token lacks health:read: ask the authorization server for a token with it.',
+      data: { code: 'FORBIDDEN' },
+    });
   });
 
-  it('Entra ID\'s scp claim counts as the token\'s scopes', async () => {
+  it("Entra ID's scp claim counts as the token's scopes", async () => {
     const client = await connect(t, await issuer.token({ scope: undefined, scp: 'health:read other' }));
     try {
       expect((await client.callTool({ name: 'ScopedHealth', arguments: { id: 'Exchange' } })).isError).toBe(false);
@@ -174,27 +244,55 @@ describe('MCP_AUTH=jwt: the key set', () => {
   });
   afterAll(() => issuer?.close());
 
-  const request = (token?: string) => ({ headers: { host: '127.0.0.1:4000', ...(token ? { authorization: `Bearer ${token}` } : {}) }, socket: {} }) as unknown as IncomingMessage;
+  const request = (token?: string) =>
+    ({
+      headers: { host: '127.0.0.1:4000', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      socket: {},
+    }) as unknown as IncomingMessage;
 
   it('is read again for a key id it does not know once the cooldown passed: a rotated key is accepted', async () => {
-    const auth = createMcpAuth({ auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' }, pipeline: undefined as never, scopes: [], jwksCooldownMs: 0 });
-    expect(await auth.authenticate(request(await issuer.token()))).toMatchObject({ subject: 'agent-user-1', authenticated: true });
+    const auth = createMcpAuth({
+      auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' },
+      pipeline: undefined as never,
+      scopes: [],
+      jwksCooldownMs: 0,
+    });
+    expect(await auth.authenticate(request(await issuer.token()))).toMatchObject({
+      subject: 'agent-user-1',
+      authenticated: true,
+    });
     expect(issuer.jwksReads()).toBe(1);
     expect(await auth.authenticate(request(await issuer.token()))).toMatchObject({ subject: 'agent-user-1' });
     expect(issuer.jwksReads()).toBe(1);
     await issuer.addKey('rotated');
-    expect(await auth.authenticate(request(await issuer.token({ sub: 'bob' }, { kid: 'rotated' })))).toMatchObject({ subject: 'bob' });
+    expect(await auth.authenticate(request(await issuer.token({ sub: 'bob' }, { kid: 'rotated' })))).toMatchObject({
+      subject: 'bob',
+    });
     expect(issuer.jwksReads()).toBe(2);
   });
 
   it('with an audience that is not a URL, the resource is /mcp as the request reached it', async () => {
-    const auth = createMcpAuth({ auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' }, pipeline: undefined as never, scopes: [] });
-    expect(auth.resource(request())).toMatchObject({ resource: 'http://127.0.0.1:4000/mcp', metadataUrl: 'http://127.0.0.1:4000/.well-known/oauth-protected-resource/mcp' });
-    expect(await auth.authenticate(request())).toMatchObject({ status: 401, challenge: 'Bearer resource_metadata="http://127.0.0.1:4000/.well-known/oauth-protected-resource/mcp"' });
+    const auth = createMcpAuth({
+      auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' },
+      pipeline: undefined as never,
+      scopes: [],
+    });
+    expect(auth.resource(request())).toMatchObject({
+      resource: 'http://127.0.0.1:4000/mcp',
+      metadataUrl: 'http://127.0.0.1:4000/.well-known/oauth-protected-resource/mcp',
+    });
+    expect(await auth.authenticate(request())).toMatchObject({
+      status: 401,
+      challenge: 'Bearer resource_metadata="http://127.0.0.1:4000/.well-known/oauth-protected-resource/mcp"',
+    });
   });
 
-  it('an unreachable key set is 503, not the caller\'s fault', async () => {
-    const auth = createMcpAuth({ auth: { mode: 'jwt', jwksUrl: 'http://127.0.0.1:9/jwks.json', issuer: issuer.issuer, audience: 'api://gateway' }, pipeline: undefined as never, scopes: [] });
+  it("an unreachable key set is 503, not the caller's fault", async () => {
+    const auth = createMcpAuth({
+      auth: { mode: 'jwt', jwksUrl: 'http://127.0.0.1:9/jwks.json', issuer: issuer.issuer, audience: 'api://gateway' },
+      pipeline: undefined as never,
+      scopes: [],
+    });
     const refused = await auth.authenticate(request(await issuer.token()));
     expect(refused).toMatchObject({ status: 503 });
     expect((refused as { error: Error }).error.message).toMatch(/MCP_JWT_JWKS_URL\) could not be read/);
@@ -216,9 +314,16 @@ describe('MCP_AUTH: the modes', () => {
         return (error as ConfigError).problems.map((p) => `${p.variable}: ${p.message}`);
       }
     };
-    expect(problems({ MCP_AUTH: 'jwt', MCP_JWT_ISSUER: 'https://login.example/' })).toEqual(['MCP_JWT_JWKS_URL: is required with MCP_AUTH=jwt', 'MCP_JWT_AUDIENCE: is required with MCP_AUTH=jwt']);
-    expect(problems({ MCP_AUTH: 'api-key' })).toEqual(['MCP_AUTH: is api-key, but GATEWAY_API_KEYS is not set: set the keys, or use jwt or none']);
-    expect(problems({ MCP_JWT_AUDIENCE: 'https://gateway.example/mcp' })).toEqual(['MCP_JWT_AUDIENCE: is read only with MCP_AUTH=jwt, and MCP_AUTH is none: set MCP_AUTH=jwt or unset MCP_JWT_AUDIENCE']);
+    expect(problems({ MCP_AUTH: 'jwt', MCP_JWT_ISSUER: 'https://login.example/' })).toEqual([
+      'MCP_JWT_JWKS_URL: is required with MCP_AUTH=jwt',
+      'MCP_JWT_AUDIENCE: is required with MCP_AUTH=jwt',
+    ]);
+    expect(problems({ MCP_AUTH: 'api-key' })).toEqual([
+      'MCP_AUTH: is api-key, but GATEWAY_API_KEYS is not set: set the keys, or use jwt or none',
+    ]);
+    expect(problems({ MCP_JWT_AUDIENCE: 'https://gateway.example/mcp' })).toEqual([
+      'MCP_JWT_AUDIENCE: is read only with MCP_AUTH=jwt, and MCP_AUTH is none: set MCP_AUTH=jwt or unset MCP_JWT_AUDIENCE',
+    ]);
     expect(problems({ MCP_AUTH: 'oauth' })[0]).toMatch(/^MCP_AUTH: must be one of none, api-key, jwt/);
   });
 
@@ -229,7 +334,9 @@ describe('MCP_AUTH: the modes', () => {
       expect((await client.callTool({ name: 'ChatProviders', arguments: {} })).isError).toBe(false);
       await client.close();
       expect((await t.query('{ upstreams { id } }')).status).toBe(401);
-      expect(t.logs.json().some((l) => l.level === 'warn' && /MCP_AUTH=none lets anyone call \/mcp/.test(String(l.msg)))).toBe(true);
+      expect(
+        t.logs.json().some((l) => l.level === 'warn' && /MCP_AUTH=none lets anyone call \/mcp/.test(String(l.msg))),
+      ).toBe(true);
       expect((await fetch(`${t.gateway.origin}/.well-known/oauth-protected-resource`)).status).toBe(404);
     } finally {
       await t.close();

@@ -10,14 +10,22 @@ import { startTestIssuer, type TestIssuer } from '../support/issuer.js';
 describe('MCP_AUTH=jwt: a key set that fails', () => {
   let issuer: TestIssuer;
   let auth: McpAuth;
-  const request = (token: string) => ({ headers: { host: '127.0.0.1:4000', authorization: `Bearer ${token}` }, socket: {} }) as unknown as IncomingMessage;
+  const request = (token: string) =>
+    ({
+      headers: { host: '127.0.0.1:4000', authorization: `Bearer ${token}` },
+      socket: {},
+    }) as unknown as IncomingMessage;
   const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
 
   beforeEach(async () => {
     // Only the clock jose and the gateway read moves; timers and sockets stay real.
     vi.useFakeTimers({ toFake: ['Date'] });
     issuer = await startTestIssuer('api://gateway');
-    auth = createMcpAuth({ auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' }, pipeline: undefined as never, scopes: [] });
+    auth = createMcpAuth({
+      auth: { mode: 'jwt', jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: 'api://gateway' },
+      pipeline: undefined as never,
+      scopes: [],
+    });
   });
   afterEach(async () => {
     vi.useRealTimers();
@@ -30,7 +38,10 @@ describe('MCP_AUTH=jwt: a key set that fails', () => {
     const token = await issuer.token();
     for (let i = 0; i < 20; i++) {
       const refused = await auth.authenticate(request(token));
-      expect(refused).toMatchObject({ status: 503, error: { message: expect.stringMatching(/MCP_JWT_JWKS_URL\) could not be read/) } });
+      expect(refused).toMatchObject({
+        status: 503,
+        error: { message: expect.stringMatching(/MCP_JWT_JWKS_URL\) could not be read/) },
+      });
     }
     expect(issuer.jwksReads()).toBe(1);
 

@@ -16,11 +16,20 @@ const API_KEY = 'mcp-test-key-0123456789';
 
 async function connect(t: TestGateway, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.gateway.origin}/mcp`), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.gateway.origin}/mcp`), { requestInit: { headers } }),
+  );
   return client;
 }
 
-const DEFAULT_TOOLS = ['ChatProviders', 'RecentServiceIssues', 'ServiceHealth', 'ServiceHealthOverview', 'TitleLookup', 'TitleSearch'];
+const DEFAULT_TOOLS = [
+  'ChatProviders',
+  'RecentServiceIssues',
+  'ServiceHealth',
+  'ServiceHealthOverview',
+  'TitleLookup',
+  'TitleSearch',
+];
 
 describe('/mcp: trusted operations as Model Context Protocol tools', () => {
   let t: TestGateway;
@@ -47,11 +56,14 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     });
     const lookup = tools.find((tool) => tool.name === 'TitleLookup')!;
     // UNKNOWN_FUTURE_VALUE only describes answers: a caller may not send it, so the input schema does not offer it.
-    expect(lookup.inputSchema.properties?.type).toMatchObject({ type: 'string', enum: ['MOVIE', 'SERIES', 'EPISODE', 'GAME'] });
+    expect(lookup.inputSchema.properties?.type).toMatchObject({
+      type: 'string',
+      enum: ['MOVIE', 'SERIES', 'EPISODE', 'GAME'],
+    });
     expect(lookup.inputSchema.required).toBeUndefined();
   });
 
-  it('annotates every tool from its operation: queries read, and reach the open world when they select a domain\'s data', async () => {
+  it("annotates every tool from its operation: queries read, and reach the open world when they select a domain's data", async () => {
     const { tools } = await client.listTools();
     expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))).toEqual({
       ChatProviders: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -63,16 +75,32 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     });
   });
 
-  it('declares every tool\'s outputSchema: the answer envelope, its data as the operation selects it', async () => {
+  it("declares every tool's outputSchema: the answer envelope, its data as the operation selects it", async () => {
     const { tools } = await client.listTools();
-    for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', required: ['data'], properties: { data: { anyOf: [{ type: 'object' }, { type: 'null' }] } } });
+    for (const tool of tools)
+      expect(tool.outputSchema, tool.name).toMatchObject({
+        type: 'object',
+        required: ['data'],
+        properties: { data: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
+      });
     const health = tools.find((tool) => tool.name === 'ServiceHealth')!;
     const data = (health.outputSchema!.properties as any).data.anyOf[0];
     const overview = data.properties.admin.properties.serviceAnnouncement.properties.healthOverview;
-    expect(overview).toMatchObject({ type: ['object', 'null'], required: ['id', 'service', 'status', 'issues'], additionalProperties: false });
-    expect(overview.properties.status).toMatchObject({ type: 'string', enum: expect.arrayContaining(['SERVICE_OPERATIONAL', 'UNKNOWN_FUTURE_VALUE']) });
+    expect(overview).toMatchObject({
+      type: ['object', 'null'],
+      required: ['id', 'service', 'status', 'issues'],
+      additionalProperties: false,
+    });
+    expect(overview.properties.status).toMatchObject({
+      type: 'string',
+      enum: expect.arrayContaining(['SERVICE_OPERATIONAL', 'UNKNOWN_FUTURE_VALUE']),
+    });
     const issue = overview.properties.issues.properties.nodes.items;
-    expect(issue.properties).toMatchObject({ id: { type: 'string' }, isResolved: { type: ['boolean', 'null'] }, startDateTime: { type: ['string', 'null'], format: 'date-time' } });
+    expect(issue.properties).toMatchObject({
+      id: { type: 'string' },
+      isResolved: { type: ['boolean', 'null'] },
+      startDateTime: { type: ['string', 'null'], format: 'date-time' },
+    });
     // The SDK client validates every structured result against these schemas (each call in this file passes).
   });
 
@@ -81,7 +109,9 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     const enumValues = new Map<string, string>();
     const fieldNames = new Set<string>();
     for (const type of Object.values(schema.getTypeMap())) {
-      if (isEnumType(type)) for (const { name } of type.getValues()) if (name.includes('_')) enumValues.set(name.replace(/_/g, '').toLowerCase(), name);
+      if (isEnumType(type))
+        for (const { name } of type.getValues())
+          if (name.includes('_')) enumValues.set(name.replace(/_/g, '').toLowerCase(), name);
       if (isObjectType(type)) for (const name of Object.keys(type.getFields())) fieldNames.add(name);
     }
     const { tools } = await client.listTools();
@@ -112,7 +142,10 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     t.clearUpstreamRequests();
     const result = await client.callTool({ name: 'TitleLookup', arguments: { imdbId: 'tt0078346' } });
     expect(result.isError).toBe(false);
-    expect((result.structuredContent as any).data.title).toMatchObject({ imdbId: 'tt0078346', title: expect.any(String) });
+    expect((result.structuredContent as any).data.title).toMatchObject({
+      imdbId: 'tt0078346',
+      title: expect.any(String),
+    });
     const omdb = t.upstreamRequests('omdb');
     expect(omdb).toHaveLength(1);
     expect(omdb[0].url).toContain('i=tt0078346');
@@ -122,15 +155,21 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
     t.clearUpstreamRequests();
     const missing = await client.callTool({ name: 'ServiceHealth', arguments: {} });
     expect(missing.isError).toBe(true);
-    expect((missing.content as Array<{ text: string }>)[0].text).toBe('Bad arguments for ServiceHealth: Variable "$id" of required type "ID!" was not provided.');
+    expect((missing.content as Array<{ text: string }>)[0].text).toBe(
+      'Bad arguments for ServiceHealth: Variable "$id" of required type "ID!" was not provided.',
+    );
     expect((missing.structuredContent as any).errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', argument: 'id' });
 
     const wrongType = await client.callTool({ name: 'TitleSearch', arguments: { query: 'alien', type: 'FILM' } });
-    expect((wrongType.content as Array<{ text: string }>)[0].text).toMatch(/Bad arguments for TitleSearch: Variable "\$type" got invalid value "FILM"; Value "FILM" does not exist in "TitleType" enum/);
+    expect((wrongType.content as Array<{ text: string }>)[0].text).toMatch(
+      /Bad arguments for TitleSearch: Variable "\$type" got invalid value "FILM"; Value "FILM" does not exist in "TitleType" enum/,
+    );
     expect((wrongType.structuredContent as any).errors[0].extensions.argument).toBe('type');
 
     const unknown = await client.callTool({ name: 'ServiceHealth', arguments: { id: 'Exchange', service: 'x' } });
-    expect((unknown.content as Array<{ text: string }>)[0].text).toBe('ServiceHealth has no argument "service"; it takes id, issues.');
+    expect((unknown.content as Array<{ text: string }>)[0].text).toBe(
+      'ServiceHealth has no argument "service"; it takes id, issues.',
+    );
     expect((unknown.structuredContent as any).errors[0].extensions.argument).toBe('service');
 
     // The SDK's prefix once, then the message: the server does not put it there a second time.
@@ -138,7 +177,12 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
       /^MCP error -32602: Unknown tool "DropTables"; this server offers ChatProviders, RecentServiceIssues, ServiceHealthOverview, ServiceHealth, TitleLookup, TitleSearch\.$/,
     );
     expect(t.upstreamRequests()).toHaveLength(0);
-    expect(t.logs.json().filter((l) => l.msg === 'mcp tool refused').map((l) => [l.tool, l.code])).toEqual([
+    expect(
+      t.logs
+        .json()
+        .filter((l) => l.msg === 'mcp tool refused')
+        .map((l) => [l.tool, l.code]),
+    ).toEqual([
       ['ServiceHealth', 'BAD_USER_INPUT'],
       ['TitleSearch', 'BAD_USER_INPUT'],
       ['ServiceHealth', 'BAD_USER_INPUT'],
@@ -162,7 +206,10 @@ describe('/mcp: trusted operations as Model Context Protocol tools', () => {
       expect(error.message, label).toMatch(message);
       expect(error.extensions, label).toEqual({ code: 'BAD_USER_INPUT', argument });
       expect(JSON.parse((result.content as Array<{ text: string }>)[0].text), label).toEqual(result.structuredContent);
-      expect(t.upstreamRequests().filter((r) => !r.url.includes('/oauth2/')), label).toHaveLength(0);
+      expect(
+        t.upstreamRequests().filter((r) => !r.url.includes('/oauth2/')),
+        label,
+      ).toHaveLength(0);
     }
   });
 
@@ -197,7 +244,9 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
   it('a file that does not validate against the schema stops start-up with an error naming the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
     writeFileSync(join(dir, 'broken.graphql'), '# Broken\nquery Broken { admin { nonsense } }\n');
-    await expect(startGateway({ config: loadConfig({ PORT: '0', MCP_OPERATIONS: dir, LOG_LEVEL: 'silent' }) })).rejects.toThrow(
+    await expect(
+      startGateway({ config: loadConfig({ PORT: '0', MCP_OPERATIONS: dir, LOG_LEVEL: 'silent' }) }),
+    ).rejects.toThrow(
       new OperationsFileError(`${join(dir, 'broken.graphql')}: Cannot query field "nonsense" on type "Admin".`),
     );
   });
@@ -210,27 +259,63 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
       '# Creates a service.\nmutation CreateService($input: ServiceHealthInput!) { createServiceHealth(input: $input) { id } }\n' +
         'subscription Clock { serverTime(count: 1) }\nquery Upstreams { upstreams { id } }\n',
     );
-    expect(TrustedOperations.load(schema, { dir }).list().map((o) => o.name)).toEqual(['Upstreams']);
-    expect(() => TrustedOperations.load(schema, { dir }).require('CreateService', 'graphTools')).toThrow(/CreateService is a mutation, and MCP_ALLOW_MUTATIONS is off/);
+    expect(
+      TrustedOperations.load(schema, { dir })
+        .list()
+        .map((o) => o.name),
+    ).toEqual(['Upstreams']);
+    expect(() => TrustedOperations.load(schema, { dir }).require('CreateService', 'graphTools')).toThrow(
+      /CreateService is a mutation, and MCP_ALLOW_MUTATIONS is off/,
+    );
     const withMutations = TrustedOperations.load(schema, { dir, allowMutations: true });
     expect(withMutations.list().map((o) => o.name)).toEqual(['CreateService', 'Upstreams']);
-    expect(withMutations.get('CreateService')!.inputSchema).toMatchObject({ required: ['input'], properties: { input: { type: 'object', required: expect.arrayContaining(['id']) } } });
-    const annotations = (name: string) => operationAnnotations(schema, TrustedOperations.load(schema, { dir, allowMutations: true }).get(name)!);
-    expect(annotations('CreateService')).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
-    expect(annotations('Upstreams')).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    writeFileSync(join(dir, 'delete.graphql'), '# Deletes a service.\nmutation DeleteService($id: ID!) { deleteServiceHealth(id: $id) }\n');
-    expect(annotations('DeleteService')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
+    expect(withMutations.get('CreateService')!.inputSchema).toMatchObject({
+      required: ['input'],
+      properties: { input: { type: 'object', required: expect.arrayContaining(['id']) } },
+    });
+    const annotations = (name: string) =>
+      operationAnnotations(schema, TrustedOperations.load(schema, { dir, allowMutations: true }).get(name)!);
+    expect(annotations('CreateService')).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    expect(annotations('Upstreams')).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    writeFileSync(
+      join(dir, 'delete.graphql'),
+      '# Deletes a service.\nmutation DeleteService($id: ID!) { deleteServiceHealth(id: $id) }\n',
+    );
+    expect(annotations('DeleteService')).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
     writeFileSync(join(dir, 'anonymous.graphql'), '{ upstreams { id } }\n');
     expect(() => TrustedOperations.load(schema, { dir })).toThrow(/anonymous.graphql: every operation needs a name/);
   });
 
-  it('reads a tool\'s OAuth scopes from an @scope line of its comment, which the description leaves out', async () => {
+  it("reads a tool's OAuth scopes from an @scope line of its comment, which the description leaves out", async () => {
     const schema = await buildSchema();
     const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
-    writeFileSync(join(dir, 'ops.graphql'), '# The upstreams.\n# @scope gateway:read ops:read\n# Live or sandbox.\nquery Upstreams { upstreams { id } }\n');
-    expect(TrustedOperations.load(schema, { dir }).get('Upstreams')).toMatchObject({ description: 'The upstreams. Live or sandbox.', scopes: ['gateway:read', 'ops:read'] });
+    writeFileSync(
+      join(dir, 'ops.graphql'),
+      '# The upstreams.\n# @scope gateway:read ops:read\n# Live or sandbox.\nquery Upstreams { upstreams { id } }\n',
+    );
+    expect(TrustedOperations.load(schema, { dir }).get('Upstreams')).toMatchObject({
+      description: 'The upstreams. Live or sandbox.',
+      scopes: ['gateway:read', 'ops:read'],
+    });
     writeFileSync(join(dir, 'ops.graphql'), '# The upstreams.\n# @scope\nquery Upstreams { upstreams { id } }\n');
-    expect(() => TrustedOperations.load(schema, { dir })).toThrow(/ops.graphql: the @scope line of Upstreams needs OAuth scopes separated by spaces \(such as "# @scope health:read"\), got "@scope"/);
+    expect(() => TrustedOperations.load(schema, { dir })).toThrow(
+      /ops.graphql: the @scope line of Upstreams needs OAuth scopes separated by spaces \(such as "# @scope health:read"\), got "@scope"/,
+    );
   });
 
   it('derives the output schema from the selection: aliases, @include, fragments on narrower types, unions, lists, custom scalars', async () => {
@@ -249,8 +334,21 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
     expect(TrustedOperations.load(schema, { dir }).get('Q')!.outputSchema).toEqual({
       type: 'object',
       properties: {
-        first: { type: ['object', 'null'], properties: { id: { type: 'string' }, year: { type: ['integer', 'null'] }, seasons: { type: 'integer' } }, required: ['id'], additionalProperties: false },
-        search: { type: 'array', items: { type: 'object', properties: { __typename: { type: 'string' }, title: { type: 'string' } }, required: ['__typename'], additionalProperties: false } },
+        first: {
+          type: ['object', 'null'],
+          properties: { id: { type: 'string' }, year: { type: ['integer', 'null'] }, seasons: { type: 'integer' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        search: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { __typename: { type: 'string' }, title: { type: 'string' } },
+            required: ['__typename'],
+            additionalProperties: false,
+          },
+        },
         at: { type: 'string', format: 'date-time' },
         kind: { type: ['string', 'null'], enum: ['MOVIE', 'SERIES', null] },
       },
@@ -260,13 +358,26 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
   });
 
   it('derives nested input objects, lists and custom scalars', async () => {
-    const schema = buildSdl('scalar DateTime\ninput Range { from: DateTime!, to: DateTime }\ntype Query { q(ranges: [Range!]!, tags: [String]): Int }');
+    const schema = buildSdl(
+      'scalar DateTime\ninput Range { from: DateTime!, to: DateTime }\ntype Query { q(ranges: [Range!]!, tags: [String]): Int }',
+    );
     const dir = mkdtempSync(join(tmpdir(), 'mcp-ops-'));
-    writeFileSync(join(dir, 'q.graphql'), 'query Q($ranges: [Range!]!, $tags: [String]) { q(ranges: $ranges, tags: $tags) }\n');
+    writeFileSync(
+      join(dir, 'q.graphql'),
+      'query Q($ranges: [Range!]!, $tags: [String]) { q(ranges: $ranges, tags: $tags) }\n',
+    );
     expect(TrustedOperations.load(schema, { dir }).get('Q')!.inputSchema).toEqual({
       type: 'object',
       properties: {
-        ranges: { type: 'array', items: { type: 'object', properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } }, required: ['from'], additionalProperties: false } },
+        ranges: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
+            required: ['from'],
+            additionalProperties: false,
+          },
+        },
         tags: { type: 'array', items: { type: 'string' } },
       },
       required: ['ranges'],
@@ -284,13 +395,24 @@ describe('MCP_OPERATIONS, MCP_ALLOW_MUTATIONS, MCP_ALLOW_FREEFORM', () => {
       expect((ok.structuredContent as any).data.upstreams.map((u: { id: string }) => u.id)).toContain('omdb');
       t.clearUpstreamRequests();
       // One field failing leaves the others' data, and the answer is still a tool error: not all the data asked for came.
-      const partial = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ upstreams { id } title { title } }' } });
+      const partial = await client.callTool({
+        name: 'execute_graphql',
+        arguments: { query: '{ upstreams { id } title { title } }' },
+      });
       expect(partial.isError).toBe(true);
       expect((partial.structuredContent as any).data.upstreams.map((u: { id: string }) => u.id)).toContain('omdb');
-      expect((partial.structuredContent as any).errors[0]).toMatchObject({ path: ['title'], extensions: { code: 'BAD_USER_INPUT' } });
-      const refused = await client.callTool({ name: 'execute_graphql', arguments: { query: 'mutation { deleteServiceHealth(id: "Exchange") }' } });
+      expect((partial.structuredContent as any).errors[0]).toMatchObject({
+        path: ['title'],
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+      const refused = await client.callTool({
+        name: 'execute_graphql',
+        arguments: { query: 'mutation { deleteServiceHealth(id: "Exchange") }' },
+      });
       expect(refused.isError).toBe(true);
-      expect((refused.content as Array<{ text: string }>)[0].text).toBe('execute_graphql runs queries only: mutations need MCP_ALLOW_MUTATIONS.');
+      expect((refused.content as Array<{ text: string }>)[0].text).toBe(
+        'execute_graphql runs queries only: mutations need MCP_ALLOW_MUTATIONS.',
+      );
       expect(t.upstreamRequests()).toHaveLength(0);
     } finally {
       await client.close();
@@ -314,9 +436,16 @@ describe('/mcp under GATEWAY_DOMAINS', () => {
 });
 
 describe('/mcp with PERSISTED_OPERATIONS_FILE', () => {
-  it('runs the trusted operations (they are the gateway\'s own), and still refuses a free-form query the manifest does not list', async () => {
+  it("runs the trusted operations (they are the gateway's own), and still refuses a free-form query the manifest does not list", async () => {
     const manifest = join(mkdtempSync(join(tmpdir(), 'persisted-')), 'manifest.json');
-    writeFileSync(manifest, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'a1', name: 'Upstreams', type: 'query', body: 'query Upstreams { upstreams { id } }' }] }));
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: 'a1', name: 'Upstreams', type: 'query', body: 'query Upstreams { upstreams { id } }' }],
+      }),
+    );
     const t = await startTestGateway({ PERSISTED_OPERATIONS_FILE: manifest, MCP_ALLOW_FREEFORM: 'true' });
     const client = await connect(t);
     try {
@@ -324,8 +453,14 @@ describe('/mcp with PERSISTED_OPERATIONS_FILE', () => {
       expect(tool.isError).toBe(false);
       expect((tool.structuredContent as any).data.admin.serviceAnnouncement.healthOverview.id).toBe('Exchange');
       t.clearUpstreamRequests();
-      const freeform = await client.callTool({ name: 'execute_graphql', arguments: { query: '{ chatProviders { id } }' } });
-      expect((freeform.structuredContent as any).errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'PERSISTED_QUERY_NOT_FOUND' });
+      const freeform = await client.callTool({
+        name: 'execute_graphql',
+        arguments: { query: '{ chatProviders { id } }' },
+      });
+      expect((freeform.structuredContent as any).errors[0].extensions).toMatchObject({
+        code: 'FORBIDDEN',
+        reason: 'PERSISTED_QUERY_NOT_FOUND',
+      });
       expect(t.upstreamRequests()).toHaveLength(0);
     } finally {
       await client.close();

@@ -7,12 +7,27 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
  * endpoint (ALLOWED_HOSTS, ALLOWED_ORIGINS, from the trust-boundaries work) hold for /mcp and its metadata, and a
  * refused request runs no tool.
  */
-function post(t: TestGateway, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function post(
+  t: TestGateway,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(t.gateway.origin);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ServiceHealth', arguments: { id: 'Exchange' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'ServiceHealth', arguments: { id: 'Exchange' } },
+  });
   return new Promise((resolve, reject) => {
     const req = request(
-      { hostname, port, path, method: path === '/mcp' ? 'POST' : 'GET', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      {
+        hostname,
+        port,
+        path,
+        method: path === '/mcp' ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -41,15 +56,25 @@ describe('/mcp: Host and Origin (DNS rebinding)', () => {
       const { status } = await post(t, '/mcp', headers);
       figures[name] = { status, upstreamRequests: t.upstreamRequests().length };
     }
-    expect(figures).toEqual({ 'Host: evil.example': { status: 403, upstreamRequests: 0 }, 'Origin: http://evil.example': { status: 403, upstreamRequests: 0 } });
+    expect(figures).toEqual({
+      'Host: evil.example': { status: 403, upstreamRequests: 0 },
+      'Origin: http://evil.example': { status: 403, upstreamRequests: 0 },
+    });
   });
 
   it('serves a loopback Host, a listed Origin, and a client that sends no Origin (an agent, curl)', async () => {
-    const allowed: Array<Record<string, string>> = [{ host: `localhost:${new URL(t.gateway.origin).port}` }, { origin: 'https://agent.example' }, {}];
+    const allowed: Array<Record<string, string>> = [
+      { host: `localhost:${new URL(t.gateway.origin).port}` },
+      { origin: 'https://agent.example' },
+      {},
+    ];
     for (const headers of allowed) {
       const { status, body } = await post(t, '/mcp', headers);
       expect(status, JSON.stringify(headers)).toBe(200);
-      expect(JSON.parse(body).result, JSON.stringify(headers)).toMatchObject({ isError: false, structuredContent: { data: { admin: { serviceAnnouncement: { healthOverview: { id: 'Exchange' } } } } } });
+      expect(JSON.parse(body).result, JSON.stringify(headers)).toMatchObject({
+        isError: false,
+        structuredContent: { data: { admin: { serviceAnnouncement: { healthOverview: { id: 'Exchange' } } } } },
+      });
     }
   });
 });

@@ -13,7 +13,11 @@ afterAll(() => t.close());
 async function linesOf(requestId: string, send: () => Promise<unknown>): Promise<Array<Record<string, unknown>>> {
   const from = t.logs.lines.length;
   await send();
-  const finished = () => t.logs.json().slice(from).some((l) => l.msg === 'operation' && l.requestId === requestId);
+  const finished = () =>
+    t.logs
+      .json()
+      .slice(from)
+      .some((l) => l.msg === 'operation' && l.requestId === requestId);
   for (let i = 0; i < 100 && !finished(); i++) await new Promise((r) => setTimeout(r, 20));
   return t.logs.json().slice(from);
 }
@@ -27,14 +31,18 @@ describe('the log of one request at debug level', () => {
     const titles = ids.map((id, i) => `t${i}: title(imdbId: "${id}") { title }`).join(' ');
     const requestId = 'log-check-0001';
     const lines = await linesOf(requestId, () =>
-      t.query(`{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } ${titles} }`, undefined, { 'x-request-id': requestId }),
+      t.query(`{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } ${titles} }`, undefined, {
+        'x-request-id': requestId,
+      }),
     );
 
     expect(lines.filter((l) => l.requestId !== requestId)).toEqual([]);
     const upstreamLines = lines.filter((l) => l.msg === 'upstream request');
     expect(upstreamLines.filter((l) => l.upstream === 'omdb')).toHaveLength(5);
     // The sandbox's app token first (the request that needed it fetched it), then the health call, once retried.
-    expect(upstreamLines.filter((l) => l.upstream === 'graph').map((l) => [String(l.url).includes('/oauth2/'), l.status])).toEqual([
+    expect(
+      upstreamLines.filter((l) => l.upstream === 'graph').map((l) => [String(l.url).includes('/oauth2/'), l.status]),
+    ).toEqual([
       [true, 200],
       [false, 503],
       [false, 200],
@@ -48,9 +56,13 @@ describe('the log of one request at debug level', () => {
     t.sandbox.faults.push({ upstream: 'glm', times: 1, status: 429, retryAfter: 0 });
     const requestId = 'log-check-0002';
     const lines = await linesOf(requestId, () =>
-      t.query('mutation { createChatCompletion(input: { provider: "glm", model: "glm-4-flash", messages: [{ role: USER, content: "Hi" }] }) { content } }', undefined, {
-        'x-request-id': requestId,
-      }),
+      t.query(
+        'mutation { createChatCompletion(input: { provider: "glm", model: "glm-4-flash", messages: [{ role: USER, content: "Hi" }] }) { content } }',
+        undefined,
+        {
+          'x-request-id': requestId,
+        },
+      ),
     );
 
     expect(lines.filter((l) => l.requestId !== requestId)).toEqual([]);

@@ -20,13 +20,18 @@ const upstreamTraceparents: Record<string, unknown[]> = {};
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  t = await startTestGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OMDB_BASE_URL: '', OMDB_API_KEY: '' }, { chatTokenDelayMs: 1 });
+  t = await startTestGateway(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OMDB_BASE_URL: '', OMDB_API_KEY: '' },
+    { chatTokenDelayMs: 1 },
+  );
 
   const nested = await t.query(NESTED, undefined, { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
   expect(nested.body.errors).toBeUndefined();
   upstreamTraceparents.graph = t.upstreamRequests('graph').map((r) => r.headers.traceparent);
   expect((await t.query(BATCHED)).body.errors).toBeUndefined();
-  expect((await t.query('query Title { title(imdbId: "tt0078346") { title } }')).body.data.title.title).toBe('Superman');
+  expect((await t.query('query Title { title(imdbId: "tt0078346") { title } }')).body.data.title.title).toBe(
+    'Superman',
+  );
 
   t.clearUpstreamRequests();
   const client = wsClient(t.gateway.wsUrl);
@@ -45,7 +50,8 @@ const operation = (name: string) => {
   expect(found, `one span named ${name} among ${receiver.spans.map((s) => s.name).join(', ')}`).toHaveLength(1);
   return found[0];
 };
-const children = (parent: ReceivedSpan) => receiver.spans.filter((s) => s.parentSpanId === parent.spanId && s.traceId === parent.traceId);
+const children = (parent: ReceivedSpan) =>
+  receiver.spans.filter((s) => s.parentSpanId === parent.spanId && s.traceId === parent.traceId);
 
 describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
   it('continues the caller traceparent: the nested query is one SERVER span with one upstream CLIENT span beneath it', () => {
@@ -54,11 +60,23 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     expect(op.parentSpanId).toBe(CALLER_SPAN);
     expect(op.kind).toBe(2); // SERVER
     expect(op.service).toBe('federation-gateway');
-    expect(op.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'ServiceHealth', 'graphql.outcome': 'ok', 'graphql.transport': 'http' });
-    const upstream = children(op).filter((s) => s.attributes['url.path'] !== undefined && String(s.attributes['url.path']).includes('healthOverviews'));
+    expect(op.attributes).toMatchObject({
+      'graphql.operation.type': 'query',
+      'graphql.operation.name': 'ServiceHealth',
+      'graphql.outcome': 'ok',
+      'graphql.transport': 'http',
+    });
+    const upstream = children(op).filter(
+      (s) => s.attributes['url.path'] !== undefined && String(s.attributes['url.path']).includes('healthOverviews'),
+    );
     expect(upstream).toHaveLength(1);
     expect(upstream[0]).toMatchObject({ name: 'GET graph', kind: 3 });
-    expect(upstream[0].attributes).toMatchObject({ 'gateway.upstream': 'graph', 'http.request.method': 'GET', 'http.response.status_code': 200, 'http.request.resend_count': 0 });
+    expect(upstream[0].attributes).toMatchObject({
+      'gateway.upstream': 'graph',
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      'http.request.resend_count': 0,
+    });
   });
 
   it('sends the upstream span as traceparent to the upstream', () => {
@@ -85,7 +103,11 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     const [upstream, ...rest] = children(op);
     expect(rest).toHaveLength(0);
     expect(upstream).toMatchObject({ name: 'POST glm' });
-    expect(upstream.attributes).toMatchObject({ 'gateway.upstream': 'glm', 'http.response.status_code': 200, 'url.path': '/glm/api/paas/v4/chat/completions' });
+    expect(upstream.attributes).toMatchObject({
+      'gateway.upstream': 'glm',
+      'http.response.status_code': 200,
+      'url.path': '/glm/api/paas/v4/chat/completions',
+    });
     expect(upstreamTraceparents.glm).toEqual([`00-${op.traceId}-${upstream.spanId}-01`]);
   });
 

@@ -6,7 +6,13 @@ describe('apiKey rule', () => {
   it('lets everyone in without GATEWAY_API_KEYS, and only listed keys with them', () => {
     expect(createApiKeyCheck([])).toBeUndefined();
     const check = createApiKeyCheck(['key-one-1234567890', 'key-two-5678901234'])!;
-    expect([check('key-one-1234567890'), check('key-two-5678901234'), check('key-one-123456789'), check(undefined), check('')]).toEqual([true, true, false, false, false]);
+    expect([
+      check('key-one-1234567890'),
+      check('key-two-5678901234'),
+      check('key-one-123456789'),
+      check(undefined),
+      check(''),
+    ]).toEqual([true, true, false, false, false]);
   });
 
   describe('at the in-process entry point', () => {
@@ -22,7 +28,10 @@ describe('apiKey rule', () => {
         expect(result.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
         expect(JSON.stringify(result)).not.toContain('wrong-key');
       }
-      const ok = await h.inProcess.execute({ query: '{ upstreams { id } }' }, { requestId: 'r2', apiKey: 'key-one-1234567890' });
+      const ok = await h.inProcess.execute(
+        { query: '{ upstreams { id } }' },
+        { requestId: 'r2', apiKey: 'key-one-1234567890' },
+      );
       expect(ok.errors).toBeUndefined();
     });
   });

@@ -15,12 +15,22 @@ describe('a pipeline rule that throws', () => {
   let pipeline: OperationPipeline;
   let site: 'one' | 'two' = 'one';
   let n = 0;
-  const broken: PipelineRule = { name: 'broken', admit: () => failAt(site, `cannot read the argument of request ${n++}`) };
+  const broken: PipelineRule = {
+    name: 'broken',
+    admit: () => failAt(site, `cannot read the argument of request ${n++}`),
+  };
 
   beforeAll(async () => {
     h = await pipelineHarness({ NODE_ENV: 'production' });
     const shutdown = new Shutdown();
-    pipeline = new OperationPipeline({ schema: h.pipeline.schema, services: h.services, rules: [broken, shutdown], validationRules: [], format: h.services.formatErrors, shutdown });
+    pipeline = new OperationPipeline({
+      schema: h.pipeline.schema,
+      services: h.services,
+      rules: [broken, shutdown],
+      validationRules: [],
+      format: h.services.formatErrors,
+      shutdown,
+    });
   });
   afterAll(() => h.close());
 
@@ -28,17 +38,24 @@ describe('a pipeline rule that throws', () => {
 
   it('refuses its operation alone with INTERNAL_SERVER_ERROR, masked in production, and logs its stack once per cause, not once per request', async () => {
     for (let i = 0; i < 50; i++) {
-      const refused = await pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: `r${i}`, transport: 'in-process' });
+      const refused = await pipeline.execute(
+        { query: '{ upstreams { id } }' },
+        { requestId: `r${i}`, transport: 'in-process' },
+      );
       expect(refused.kind).toBe('refused');
       const [formatted] = (refused as { errors: unknown[] }).errors;
-      expect(formatted).toEqual({ message: 'Internal server error. Quote the x-request-id response header when reporting it.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(formatted).toEqual({
+        message: 'Internal server error. Quote the x-request-id response header when reporting it.',
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      });
     }
     expect(failures()).toHaveLength(1);
     expect(failures()[0]).toMatchObject({ level: 'error', rule: 'broken', requestId: 'r0', suppressed: 0 });
     expect(String(failures()[0].err)).toContain('TypeError: cannot read the argument of request 0');
     // Another throw site is another cause: logged once too.
     site = 'two';
-    for (let i = 0; i < 5; i++) await pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: `s${i}`, transport: 'in-process' });
+    for (let i = 0; i < 5; i++)
+      await pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: `s${i}`, transport: 'in-process' });
     expect(failures()).toHaveLength(2);
     expect(failures()[1]).toMatchObject({ rule: 'broken', requestId: 's0' });
   });

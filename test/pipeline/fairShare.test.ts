@@ -9,13 +9,20 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { rawHttp } from '../support/rawHttp.js';
 import { rawSubscriber, wsClient } from '../support/ws.js';
 
-const LIMITS = { maxConnections: 100, clientMaxConnections: 2, clientMaxSubscriptions: 3, clientMaxChatStreams: 2, maxSubscriptions: 5 };
+const LIMITS = {
+  maxConnections: 100,
+  clientMaxConnections: 2,
+  clientMaxSubscriptions: 3,
+  clientMaxChatStreams: 2,
+  maxSubscriptions: 5,
+};
 const KEY_A = 'key-a-0123456789abcdef';
 const KEY_B = 'key-b-0123456789abcdef';
 
 /** A share taken in process (no cluster: the answer is synchronous). */
 const lease = (taken: Lease | GatewayError | Promise<Lease | GatewayError> | undefined): Lease => {
-  if (!taken || taken instanceof GatewayError || taken instanceof Promise) throw new Error(`expected a lease, got ${taken instanceof Promise ? 'a promise' : taken?.message}`);
+  if (!taken || taken instanceof GatewayError || taken instanceof Promise)
+    throw new Error(`expected a lease, got ${taken instanceof Promise ? 'a promise' : taken?.message}`);
   return taken;
 };
 const operation = (text: string) => {
@@ -29,8 +36,14 @@ describe('FairShare', () => {
     const leases = [1, 2, 3].map(() => lease(share.acquire('a', ['subscription'])));
     const refused = share.acquire('a', ['subscription']);
     expect(refused).toBeInstanceOf(GatewayError);
-    expect((refused as GatewayError).extensions).toEqual({ code: 'RATE_LIMITED', limit: 'CLIENT_MAX_SUBSCRIPTIONS', max: 3 });
-    expect((refused as GatewayError).message).toBe('Too many open subscriptions: CLIENT_MAX_SUBSCRIPTIONS allows 3 for one client. Close some before opening more, or raise CLIENT_MAX_SUBSCRIPTIONS.');
+    expect((refused as GatewayError).extensions).toEqual({
+      code: 'RATE_LIMITED',
+      limit: 'CLIENT_MAX_SUBSCRIPTIONS',
+      max: 3,
+    });
+    expect((refused as GatewayError).message).toBe(
+      'Too many open subscriptions: CLIENT_MAX_SUBSCRIPTIONS allows 3 for one client. Close some before opening more, or raise CLIENT_MAX_SUBSCRIPTIONS.',
+    );
     lease(share.acquire('b', ['subscription']));
     // Released twice, given back once.
     leases[0].release();
@@ -53,7 +66,12 @@ describe('FairShare', () => {
     const client = { remoteAddress: '10.0.0.1' };
     expect(share.admitOperation(client, ...operation('{ chatProviders { id } }'))).toBeUndefined();
     lease(share.admitOperation(client, ...operation('subscription { serverTime }')));
-    lease(share.admitOperation(client, ...operation('subscription S { ...F } fragment F on Subscription { chatCompletionStream(input: $i) { id } }')));
+    lease(
+      share.admitOperation(
+        client,
+        ...operation('subscription S { ...F } fragment F on Subscription { chatCompletionStream(input: $i) { id } }'),
+      ),
+    );
     expect(share.heldBy(share.clientOf(client))).toEqual({ connection: 0, subscription: 2, chatStream: 1 });
   });
 
@@ -64,7 +82,9 @@ describe('FairShare', () => {
     expect(keyed.clientOf({ apiKey: KEY_A, remoteAddress: '10.0.0.2' })).toBe(a);
     expect(keyed.clientOf({ apiKey: KEY_B, remoteAddress: '10.0.0.1' })).not.toBe(a);
     const open = new FairShare(LIMITS, { keyed: false });
-    expect(open.clientOf({ apiKey: KEY_A, remoteAddress: '10.0.0.1' })).toBe(open.clientOf({ apiKey: KEY_B, remoteAddress: '10.0.0.1' }));
+    expect(open.clientOf({ apiKey: KEY_A, remoteAddress: '10.0.0.1' })).toBe(
+      open.clientOf({ apiKey: KEY_B, remoteAddress: '10.0.0.1' }),
+    );
   });
 
   it('tells apart the subjects of verified tokens (/mcp with MCP_AUTH=jwt) before keys and addresses, on the pools too', () => {
@@ -90,10 +110,18 @@ describe('fair share through the server', () => {
   });
 
   const get = (key: string) =>
-    rawHttp(t!.gateway.url, { method: 'GET', path: '/graphql?query=%7B__typename%7D', headers: { 'x-api-key': key, 'apollo-require-preflight': 'true' } });
+    rawHttp(t!.gateway.url, {
+      method: 'GET',
+      path: '/graphql?query=%7B__typename%7D',
+      headers: { 'x-api-key': key, 'apollo-require-preflight': 'true' },
+    });
 
   it('answers a socket past CLIENT_MAX_CONNECTIONS or MAX_CONNECTIONS with 429 RATE_LIMITED, while other clients are served', async () => {
-    t = await startTestGateway({ GATEWAY_API_KEYS: `${KEY_A},${KEY_B}`, CLIENT_MAX_CONNECTIONS: '2', MAX_CONNECTIONS: '4' });
+    t = await startTestGateway({
+      GATEWAY_API_KEYS: `${KEY_A},${KEY_B}`,
+      CLIENT_MAX_CONNECTIONS: '2',
+      MAX_CONNECTIONS: '4',
+    });
     const a = [get(KEY_A), get(KEY_A)];
     expect(await Promise.all(a.map((c) => c.status))).toEqual([200, 200]);
     const third = get(KEY_A);
@@ -116,7 +144,9 @@ describe('fair share through the server', () => {
     t = await startTestGateway({ GATEWAY_API_KEYS: `${KEY_A},${KEY_B}`, CLIENT_MAX_CONNECTIONS: '1' });
     const upgrade = (key: string) => rawSubscriber(t!.gateway.wsUrl, { 'x-api-key': key }, { 'x-api-key': key });
     const first = await upgrade(KEY_A);
-    await expect(upgrade(KEY_A)).rejects.toThrow('closed with 4429 Rate limited: CLIENT_MAX_CONNECTIONS before connection_ack');
+    await expect(upgrade(KEY_A)).rejects.toThrow(
+      'closed with 4429 Rate limited: CLIENT_MAX_CONNECTIONS before connection_ack',
+    );
     const other = await upgrade(KEY_B);
     first.ws.close();
     other.ws.close();
@@ -129,24 +159,46 @@ describe('fair share through the server', () => {
     const ws = await rawSubscriber(t.gateway.wsUrl, { 'x-api-key': KEY_A });
     ws.subscribe('one', ticking);
     await ws.results('one', 1);
-    const sse = rawHttp(t.gateway.url, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: JSON.stringify({ query: ticking }) });
+    const sse = rawHttp(t.gateway.url, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream' },
+      body: JSON.stringify({ query: ticking }),
+    });
     expect(await sse.status).toBe(200);
     // Both are open: graphql-ws gets an error message, SSE and multipart a 429.
     ws.subscribe('two', ticking);
-    expect(await ws.errors('two')).toMatchObject([{ extensions: { code: 'RATE_LIMITED', limit: 'CLIENT_MAX_SUBSCRIPTIONS', max: 2 } }]);
-    const overSse = await fetch(t.gateway.url, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body: JSON.stringify({ query: ticking }) });
+    expect(await ws.errors('two')).toMatchObject([
+      { extensions: { code: 'RATE_LIMITED', limit: 'CLIENT_MAX_SUBSCRIPTIONS', max: 2 } },
+    ]);
+    const overSse = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream' },
+      body: JSON.stringify({ query: ticking }),
+    });
     expect(overSse.status).toBe(429);
     expect((await overSse.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
     const multipart = { ...headers, accept: 'multipart/mixed;subscriptionSpec="1.0",application/json' };
-    const overMultipart = await fetch(t.gateway.url, { method: 'POST', headers: multipart, body: JSON.stringify({ query: ticking }) });
+    const overMultipart = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: multipart,
+      body: JSON.stringify({ query: ticking }),
+    });
     expect(overMultipart.status).toBe(429);
     // Another client is not affected; and closing one of the first client's streams makes room for it again.
-    const other = await fetch(t.gateway.url, { method: 'POST', headers: { ...multipart, 'x-api-key': KEY_B }, body: JSON.stringify({ query: 'subscription { serverTime(intervalMs: 10, count: 2) }' }) });
+    const other = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { ...multipart, 'x-api-key': KEY_B },
+      body: JSON.stringify({ query: 'subscription { serverTime(intervalMs: 10, count: 2) }' }),
+    });
     expect(other.status).toBe(200);
     await other.text();
     sse.socket.destroy();
     const again = await eventually(async () => {
-      const res = await fetch(t!.gateway.url, { method: 'POST', headers: multipart, body: JSON.stringify({ query: 'subscription { serverTime(intervalMs: 10, count: 2) }' }) });
+      const res = await fetch(t!.gateway.url, {
+        method: 'POST',
+        headers: multipart,
+        body: JSON.stringify({ query: 'subscription { serverTime(intervalMs: 10, count: 2) }' }),
+      });
       await res.text();
       return res.status === 200;
     }, 5_000);
@@ -155,19 +207,29 @@ describe('fair share through the server', () => {
   });
 
   it('refuses one client its chat streams past CLIENT_MAX_CHAT_STREAMS, and another client starts its stream while the first is at its cap', async () => {
-    t = await startTestGateway({ CLIENT_MAX_CHAT_STREAMS: '4', GATEWAY_API_KEYS: `${KEY_A},${KEY_B}` }, { chatTokenDelayMs: 5 });
-    const long = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: 'Write at length. [[long:100000]]' }] };
+    t = await startTestGateway(
+      { CLIENT_MAX_CHAT_STREAMS: '4', GATEWAY_API_KEYS: `${KEY_A},${KEY_B}` },
+      { chatTokenDelayMs: 5 },
+    );
+    const long = {
+      provider: 'glm',
+      model: 'glm-4-flash',
+      messages: [{ role: 'USER', content: 'Write at length. [[long:100000]]' }],
+    };
     const greedy = wsClient(t.gateway.wsUrl, { 'x-api-key': KEY_A });
     clients.push(greedy);
     const outcomes: string[] = [];
     for (let i = 0; i < 6; i++) {
-      greedy.subscribe({ query: STREAM, variables: { input: long } }, {
-        next: () => {
-          if (!outcomes[i]) outcomes[i] = 'token';
+      greedy.subscribe(
+        { query: STREAM, variables: { input: long } },
+        {
+          next: () => {
+            if (!outcomes[i]) outcomes[i] = 'token';
+          },
+          error: (errors) => (outcomes[i] = (errors as Array<{ extensions: { code: string } }>)[0].extensions.code),
+          complete: () => undefined,
         },
-        error: (errors) => (outcomes[i] = (errors as Array<{ extensions: { code: string } }>)[0].extensions.code),
-        complete: () => undefined,
-      });
+      );
     }
     expect(await eventually(() => outcomes.filter(Boolean).length === 6, 10_000)).toBe(true);
     expect(outcomes.filter((o) => o === 'token')).toHaveLength(4);
@@ -177,14 +239,17 @@ describe('fair share through the server', () => {
     const polite = wsClient(t.gateway.wsUrl, { 'x-api-key': KEY_B });
     clients.push(polite);
     const firstToken = await new Promise<unknown>((resolve, reject) => {
-      const stop = polite.subscribe({ query: STREAM, variables: { input: { ...long, messages: [{ role: 'USER', content: 'Say hello.' }] } } }, {
-        next: (r) => {
-          stop();
-          resolve(r.data);
+      const stop = polite.subscribe(
+        { query: STREAM, variables: { input: { ...long, messages: [{ role: 'USER', content: 'Say hello.' }] } } },
+        {
+          next: (r) => {
+            stop();
+            resolve(r.data);
+          },
+          error: reject,
+          complete: () => undefined,
         },
-        error: reject,
-        complete: () => undefined,
-      });
+      );
     });
     expect(firstToken).toMatchObject({ chatCompletionStream: { provider: 'glm' } });
     // The first client was still at its cap when the second one's stream started.

@@ -11,8 +11,17 @@ const TITLE = `query Alien { title(imdbId: "tt0078748") { imdbId title year } }`
 const PROVIDERS = `{ chatProviders { id models } }`;
 
 async function sandboxToken(g: TestGateway): Promise<string> {
-  const form = new URLSearchParams({ client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default', grant_type: 'client_credentials' });
-  const res = await fetch(`${g.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = new URLSearchParams({
+    client_id: 'sandbox',
+    client_secret: 'sandbox',
+    scope: 'https://graph.microsoft.com/.default',
+    grant_type: 'client_credentials',
+  });
+  const res = await fetch(`${g.sandbox.origin}/login/sandbox/oauth2/v2.0/token`, {
+    method: 'POST',
+    body: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
@@ -36,7 +45,17 @@ describe('the response cache', () => {
     expect(first.body.errors).toBeUndefined();
     // The same data; its cost says that no upstream request was sent for it.
     const spent = first.body.extensions!.cost;
-    const cached = { data: first.body.data, extensions: { cost: { estimated: spent.estimated - 10 * spent.upstreamRequestsEstimated, actual: spent.actual - 10 * spent.upstreamRequests, upstreamRequestsEstimated: 0, upstreamRequests: 0 } } };
+    const cached = {
+      data: first.body.data,
+      extensions: {
+        cost: {
+          estimated: spent.estimated - 10 * spent.upstreamRequestsEstimated,
+          actual: spent.actual - 10 * spent.upstreamRequests,
+          upstreamRequestsEstimated: 0,
+          upstreamRequests: 0,
+        },
+      },
+    };
     expect(await cost(gw, 'graph', async () => expect((await gw.query(HEALTH)).body).toEqual(cached))).toBe(0);
     const ws = wsClient(gw.gateway.wsUrl);
     try {
@@ -46,7 +65,11 @@ describe('the response cache', () => {
       await ws.dispose();
     }
     const overSse = await cost(gw, 'graph', async () => {
-      const res = await fetch(gw.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: HEALTH }) });
+      const res = await fetch(gw.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: HEALTH }),
+      });
       expect(await res.text()).toContain(`data: ${JSON.stringify(cached)}`);
     });
     expect(overSse).toBe(0);
@@ -65,7 +88,9 @@ describe('the response cache', () => {
   it('drops what a write changed: after updateServiceHealth or deleteServiceHealth the next read costs 1', async () => {
     await gw.query(EXCHANGE);
     expect(await cost(gw, 'graph', () => gw.query(EXCHANGE))).toBe(0);
-    const write = await gw.query(`mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id status } }`);
+    const write = await gw.query(
+      `mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id status } }`,
+    );
     expect(write.body.errors).toBeUndefined();
     expect(write.headers.get('cache-control')).toBe('no-store');
     gw.clearUpstreamRequests();
@@ -107,10 +132,14 @@ describe('the response cache', () => {
   });
 
   it('says how long an answer may be kept: public on GET, private on POST, no-store for errors and uncached fields', async () => {
-    const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(TITLE)}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(TITLE)}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(get.headers.get('cache-control')).toBe('public, max-age=86400');
     expect((await gw.query(TITLE)).headers.get('cache-control')).toBe('private, max-age=86400');
-    const board = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(`${HEALTH} `)}&operationName=Board`, { headers: { 'apollo-require-preflight': 'true' } });
+    const board = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(`${HEALTH} `)}&operationName=Board`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(board.headers.get('cache-control')).toBe('public, max-age=60');
     const usage = await gw.query(`{ chatUsage { provider totalTokens } }`);
     expect(usage.headers.get('cache-control')).toBe('no-store');
@@ -120,11 +149,18 @@ describe('the response cache', () => {
   });
 
   it('keeps no answer with errors', async () => {
-    await fetch(`${gw.sandbox.origin}/_sandbox/faults`, { method: 'POST', body: JSON.stringify({ upstream: 'graph', status: 500, times: 10, match: 'Intune' }) });
+    await fetch(`${gw.sandbox.origin}/_sandbox/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ upstream: 'graph', status: 500, times: 10, match: 'Intune' }),
+    });
     const failed = await gw.query(`{ admin { serviceAnnouncement { healthOverview(id: "Intune") { id } } } }`);
     expect(failed.body.errors?.length).toBeGreaterThan(0);
     await resetSandbox(gw);
-    expect(await cost(gw, 'graph', () => gw.query(`{ admin { serviceAnnouncement { healthOverview(id: "Intune") { id } } } }`))).toBe(1);
+    expect(
+      await cost(gw, 'graph', () =>
+        gw.query(`{ admin { serviceAnnouncement { healthOverview(id: "Intune") { id } } } }`),
+      ),
+    ).toBe(1);
   });
 });
 
@@ -172,7 +208,9 @@ describe('a scripted dashboard run', () => {
       for (const r of gw.upstreamRequests()) byUpstream[r.upstream] = (byUpstream[r.upstream] ?? 0) + 1;
       counts[bytes] = byUpstream;
     }
-    console.info(`dashboard run, 60 queries, upstream requests without the response cache: ${JSON.stringify(counts['0'])}, with it: ${JSON.stringify(counts['67108864'])}`);
+    console.info(
+      `dashboard run, 60 queries, upstream requests without the response cache: ${JSON.stringify(counts['0'])}, with it: ${JSON.stringify(counts['67108864'])}`,
+    );
     // OMDb answers are kept by the OMDb client's own cache either way; the Graph token is fetched once either way.
     expect(counts).toEqual({ '0': { login: 1, graph: 20, omdb: 1 }, '67108864': { login: 1, graph: 1, omdb: 1 } });
   });
@@ -188,7 +226,10 @@ describe('replicas sharing the cache through Redis', () => {
       expect(graph() - before).toBe(1);
       await cluster.query(1, EXCHANGE);
       expect(graph() - before).toBe(1);
-      await cluster.query(1, `mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id } }`);
+      await cluster.query(
+        1,
+        `mutation { updateServiceHealth(id: "Exchange", input: { status: SERVICE_DEGRADATION }) { id } }`,
+      );
       const written = graph();
       const read = await cluster.query(0, EXCHANGE);
       expect(read.body.data.admin.serviceAnnouncement.healthOverview.status).toBe('SERVICE_DEGRADATION');

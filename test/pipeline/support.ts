@@ -23,14 +23,28 @@ export interface PipelineHarness {
 }
 
 /** The gateway's operation pipeline and upstream clients over a sandbox, without an HTTP server. */
-export async function pipelineHarness(env: Record<string, string> = {}, sandboxSettings = {}): Promise<PipelineHarness> {
+export async function pipelineHarness(
+  env: Record<string, string> = {},
+  sandboxSettings = {},
+): Promise<PipelineHarness> {
   const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'info', ...env });
   const logs = new LogCapture();
   const redact = createRedactor(config.secrets);
   const log = createLogger({ level: config.logLevel, redact, destination: logs as never, format: config.logFormat });
-  const dependencies = { config, metrics: new GatewayMetrics(), log, redact, state: new MemoryState(), credentials: new GatewayCredentials(log), onClose: [] };
-  const { services, pipeline, inProcess } = await createGatewayCore({ dependencies, upstreams: resolveUpstreams(config, sandbox) });
+  const dependencies = {
+    config,
+    metrics: new GatewayMetrics(),
+    log,
+    redact,
+    state: new MemoryState(),
+    credentials: new GatewayCredentials(log),
+    onClose: [],
+  };
+  const { services, pipeline, inProcess } = await createGatewayCore({
+    dependencies,
+    upstreams: resolveUpstreams(config, sandbox),
+  });
   return {
     pipeline,
     inProcess,

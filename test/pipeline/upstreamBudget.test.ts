@@ -11,7 +11,13 @@ const lookups = (ids: string[]) => `{ ${ids.map((id, i) => `t${i}: title(imdbId:
 
 it('refuses, before any request, an operation whose estimate for one upstream exceeds the budget', async () => {
   const result = await h.inProcess.execute({ query: lookups(['tt0078346', 'tt0372784', 'tt0468569']) });
-  expect(result.errors?.[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max: 2, found: 3, upstream: 'omdb' });
+  expect(result.errors?.[0].extensions).toMatchObject({
+    code: 'QUERY_TOO_COMPLEX',
+    limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+    max: 2,
+    found: 3,
+    upstream: 'omdb',
+  });
   expect(result.errors?.[0].extensions).not.toHaveProperty('http');
   expect(h.sandbox.record.list()).toEqual([]);
 });

@@ -20,7 +20,11 @@ let h: PipelineHarness;
 /** A gateway with nothing cached, whose budget and quota admit every shape below: the estimate is what is checked. */
 async function freshGateway(): Promise<void> {
   await h?.close();
-  h = await pipelineHarness({ RESPONSE_CACHE_MAX_BYTES: '0', GATEWAY_MAX_UPSTREAM_REQUESTS: '100000', OMDB_DAILY_QUOTA: '100000' });
+  h = await pipelineHarness({
+    RESPONSE_CACHE_MAX_BYTES: '0',
+    GATEWAY_MAX_UPSTREAM_REQUESTS: '100000',
+    OMDB_DAILY_QUOTA: '100000',
+  });
 }
 afterAll(() => h?.close());
 
@@ -67,36 +71,42 @@ describe('every trusted operation', () => {
 });
 
 const SHAPES: Record<string, (id: string) => string> = {
-  'one season, each episode looked up': (id) => `{ title(imdbId: "${id}") { title episodes(season: 1) { title plot } } }`,
-  'every season\'s list': (id) => `{ title(imdbId: "${id}") { seasons { number episodes { title released } } } }`,
+  'one season, each episode looked up': (id) =>
+    `{ title(imdbId: "${id}") { title episodes(season: 1) { title plot } } }`,
+  "every season's list": (id) => `{ title(imdbId: "${id}") { seasons { number episodes { title released } } } }`,
   'every episode looked up': (id) => `{ title(imdbId: "${id}") { seasons { episodes { plot } } } }`,
   'nested: episodes, their series, its seasons': (id) =>
     `{ title(imdbId: "${id}") { seasons { episodes { title series { title seasons { number episodes { title } } } } } } }`,
-  'nested: an episode\'s series, its season\'s episodes looked up': (id) =>
+  "nested: an episode's series, its season's episodes looked up": (id) =>
     `{ title(imdbId: "${id}") { episodes(season: 2) { series { episodes(season: 1) { directors } } } } }`,
   'two series in one operation': (id) =>
     `{ a: title(imdbId: "${id}") { episodes(season: 1) { title plot } } b: title(title: "Batman", type: SERIES) { seasons { episodes { imdbRating writers } } } }`,
 };
 
 /** Series of the sandbox at the edges of the estimate's bounds: seasons over 26 episodes, 8 seasons, the fewest. */
-const SERIES = KNOWN_SERIES.filter((s) => Math.max(...s.seasons) > 26 || s.seasons.length >= 8 || s.seasons.length <= 3);
+const SERIES = KNOWN_SERIES.filter(
+  (s) => Math.max(...s.seasons) > 26 || s.seasons.length >= 8 || s.seasons.length <= 3,
+);
 
-describe('series queries on the sandbox\'s series', () => {
-  it.each(Object.entries(SHAPES))('%s: never more requests than estimated, whatever the season holds', async (_shape, query) => {
-    await freshGateway();
-    let cut = 0;
-    let whole = 0;
-    expect(SERIES.map((s) => s.id)).toContain('tt0103359');
-    for (const series of SERIES) {
-      const first = await run(query(series.id));
-      const again = await run(query(series.id));
-      // A run cut at its estimate says so; the second run is estimated from what the first fetched, so it finishes.
-      if (first.errors) cut++;
-      expect(again.errors).toBe(0);
-      whole += first.upstreamRequests + again.upstreamRequests;
-    }
-    expect(whole).toBeGreaterThan(0);
-    // Only seasons longer than the estimate's 26 episodes are cut, and only where each episode is looked up.
-    expect(cut).toBeLessThanOrEqual(3);
-  });
+describe("series queries on the sandbox's series", () => {
+  it.each(Object.entries(SHAPES))(
+    '%s: never more requests than estimated, whatever the season holds',
+    async (_shape, query) => {
+      await freshGateway();
+      let cut = 0;
+      let whole = 0;
+      expect(SERIES.map((s) => s.id)).toContain('tt0103359');
+      for (const series of SERIES) {
+        const first = await run(query(series.id));
+        const again = await run(query(series.id));
+        // A run cut at its estimate says so; the second run is estimated from what the first fetched, so it finishes.
+        if (first.errors) cut++;
+        expect(again.errors).toBe(0);
+        whole += first.upstreamRequests + again.upstreamRequests;
+      }
+      expect(whole).toBeGreaterThan(0);
+      // Only seasons longer than the estimate's 26 episodes are cut, and only where each episode is looked up.
+      expect(cut).toBeLessThanOrEqual(3);
+    },
+  );
 });

@@ -18,7 +18,11 @@ describe('perDocument', () => {
       return selectedFields(nodes, 'Item', sc).map((f) => f.name);
     });
     const field = fieldOf('query($big: Boolean!) { item(id: "1") { id name size @include(if: $big) } }');
-    const sc = (variableValues: Record<string, unknown>, s = schema): SelectionContext => ({ schema: s, fragments: {}, variableValues });
+    const sc = (variableValues: Record<string, unknown>, s = schema): SelectionContext => ({
+      schema: s,
+      fragments: {},
+      variableValues,
+    });
 
     expect(plan([field], sc({ big: true }))).toEqual(['id', 'name', 'size']);
     expect(plan([field], sc({ big: true }))).toEqual(['id', 'name', 'size']);
@@ -33,14 +37,18 @@ describe('perDocument', () => {
     plan([field, fieldOf('{ item(id: "1") { size } }')], sc({ big: false }));
     expect(walks).toBe(4);
     // Merged fields of one document: the first node alone and with its twin are two plans, each kept.
-    const merged = (parse('{ item(id: "1") { id } item(id: "1") { name } }').definitions[0] as OperationDefinitionNode).selectionSet.selections as FieldNode[];
+    const merged = (parse('{ item(id: "1") { id } item(id: "1") { name } }').definitions[0] as OperationDefinitionNode)
+      .selectionSet.selections as FieldNode[];
     expect(plan([merged[0]], sc({}))).toEqual(['id']);
     expect(plan(merged, sc({}))).toEqual(['id', 'name']);
     expect(plan(merged, sc({}))).toEqual(['id', 'name']);
     expect(plan([merged[0]], sc({}))).toEqual(['id']);
     expect(walks).toBe(6);
     // Another schema (another gateway in this process) plans for itself.
-    plan([field], sc({ big: true }, buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }')));
+    plan(
+      [field],
+      sc({ big: true }, buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }')),
+    );
     expect(walks).toBe(7);
   });
 

@@ -1,7 +1,12 @@
 import { buildSchema, getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { GatewayServices } from '../../src/context/services.js';
-import { operationShape, stableEstimator, UpstreamEstimates, type UpstreamEstimator } from '../../src/planning/upstreamEstimate.js';
+import {
+  operationShape,
+  stableEstimator,
+  UpstreamEstimates,
+  type UpstreamEstimator,
+} from '../../src/planning/upstreamEstimate.js';
 
 const schema = buildSchema('type Query { item(id: ID!): String }');
 
@@ -26,7 +31,8 @@ describe('UpstreamEstimates', () => {
     const estimates = new UpstreamEstimates(services, estimators);
     const document = parse('query Two($id: ID!) { x: item(id: $id) y: item(id: "1") }');
     const operation = getOperationAST(document)!;
-    const estimate = (variables: Record<string, unknown>) => estimates.of(operationShape(schema, document, operation, variables));
+    const estimate = (variables: Record<string, unknown>) =>
+      estimates.of(operationShape(schema, document, operation, variables));
 
     expect(estimate({ id: '7' })).toEqual({ a: 2, b: 1 });
     setCached(3);
@@ -40,7 +46,9 @@ describe('UpstreamEstimates', () => {
     estimates.of(operationShape(schema, again, getOperationAST(again)!, { id: '7' }));
     expect(calls.stable).toBe(3);
     // Another gateway (its own services) estimates for itself.
-    new UpstreamEstimates({} as GatewayServices, estimators).of(operationShape(schema, document, operation, { id: '7' }));
+    new UpstreamEstimates({} as GatewayServices, estimators).of(
+      operationShape(schema, document, operation, { id: '7' }),
+    );
     expect(calls.stable).toBe(4);
   });
 
@@ -63,7 +71,9 @@ describe('UpstreamEstimates', () => {
     const broken = stableEstimator(() => {
       throw new Error('bad argument');
     });
-    const totals = new UpstreamEstimates({} as GatewayServices, [broken, () => ({ c: 2 })]).of(operationShape(schema, document, getOperationAST(document)!, {}));
+    const totals = new UpstreamEstimates({} as GatewayServices, [broken, () => ({ c: 2 })]).of(
+      operationShape(schema, document, getOperationAST(document)!, {}),
+    );
     expect(totals).toEqual({ c: 2 });
   });
 });

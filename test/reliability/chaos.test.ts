@@ -3,7 +3,17 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicas, type ReplicaCluster } from '../support/replicas.js';
 import { wsClient } from '../support/ws.js';
-import { COMPLETION, HEALTH_AND_TITLE, MOVIE_IDS, operate, SharedCounters, track, until, type Outcome, type TrackedStream } from './load.js';
+import {
+  COMPLETION,
+  HEALTH_AND_TITLE,
+  MOVIE_IDS,
+  operate,
+  SharedCounters,
+  track,
+  until,
+  type Outcome,
+  type TrackedStream,
+} from './load.js';
 
 /**
  * Chaos across replicas: three real gateway processes (what `npm start` runs) on one sandbox and one Redis, under
@@ -21,7 +31,12 @@ const MAX_TOKENS = 70;
 const PROMPTS = [3, 9, 12, 18, 22, 30].map((n) => `Chaos prompt ${n}: tell me about replicas. [[long:200]]`);
 const POLICY_REFUSALS = new Set(['UPSTREAM_QUOTA_EXHAUSTED', 'UPSTREAM_RATE_LIMITED']);
 
-const streamInput = (prompt: number) => ({ provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: PROMPTS[prompt] }], maxTokens: MAX_TOKENS });
+const streamInput = (prompt: number) => ({
+  provider: 'glm',
+  model: 'glm-4-flash',
+  messages: [{ role: 'USER', content: PROMPTS[prompt] }],
+  maxTokens: MAX_TOKENS,
+});
 const completionInput = (replica: number, phase: string, n: number) => ({
   provider: 'deepseek',
   model: 'deepseek-flash',
@@ -36,7 +51,9 @@ const wsUrl = (cluster: ReplicaCluster, replica: number) => `${cluster.origins[r
  */
 async function referenceTexts(cluster: ReplicaCluster): Promise<string[]> {
   cluster.sandbox.settings.chatTokenDelayMs = 0;
-  const answers = await Promise.all(PROMPTS.map((_, p) => operate(cluster, 0, 'reference', COMPLETION, { input: streamInput(p) })));
+  const answers = await Promise.all(
+    PROMPTS.map((_, p) => operate(cluster, 0, 'reference', COMPLETION, { input: streamInput(p) })),
+  );
   cluster.sandbox.settings.chatTokenDelayMs = TOKEN_DELAY_MS;
   cluster.sandbox.record.clear();
   return answers.map((a) => {
@@ -52,7 +69,13 @@ function openStreams(cluster: ReplicaCluster, count: number): { streams: Tracked
   const streams = Array.from({ length: count }, (_, i) => {
     const replica = i % clients.length;
     const prompt = i % PROMPTS.length;
-    return track(clients[replica][Math.floor(i / clients.length) % 5], replica, prompt, streamInput(prompt), MAX_TOKENS * TOKEN_DELAY_MS);
+    return track(
+      clients[replica][Math.floor(i / clients.length) % 5],
+      replica,
+      prompt,
+      streamInput(prompt),
+      MAX_TOKENS * TOKEN_DELAY_MS,
+    );
   });
   return { streams, clients };
 }
@@ -63,18 +86,28 @@ function expectAnsweredWithinPolicy(outcomes: Outcome[]): void {
 }
 
 /** What reached the upstream for the load (each replica also reads deepseek's GET /models at start-up: left out). */
-const sent = (cluster: ReplicaCluster, upstream: 'omdb' | 'deepseek') => cluster.upstreamRequests(upstream).filter((r) => r.method !== 'GET' || upstream !== 'deepseek');
+const sent = (cluster: ReplicaCluster, upstream: 'omdb' | 'deepseek') =>
+  cluster.upstreamRequests(upstream).filter((r) => r.method !== 'GET' || upstream !== 'deepseek');
 const titleIdOf = (url: string) => new URL(url, 'http://x').searchParams.get('i');
 
 /** Three replicas with these limits (gateway and sandbox), on a fresh key prefix, for one describe block. */
-function useCluster(quota: number, rpm: number, sandboxRpm: number): { cluster: ReplicaCluster; counters: SharedCounters } {
+function useCluster(
+  quota: number,
+  rpm: number,
+  sandboxRpm: number,
+): { cluster: ReplicaCluster; counters: SharedCounters } {
   const setup = {} as { cluster: ReplicaCluster; counters: SharedCounters };
   beforeAll(async () => {
     const prefix = `chaos-${randomUUID()}:`;
     setup.cluster = await startReplicas({
       count: 3,
       // Every simulated user is one client here (one loopback address): its streams must fit one client's share.
-      env: { OMDB_DAILY_QUOTA: String(quota), DEEPSEEK_RPM: String(rpm), REDIS_KEY_PREFIX: prefix, CLIENT_MAX_CHAT_STREAMS: '1000' },
+      env: {
+        OMDB_DAILY_QUOTA: String(quota),
+        DEEPSEEK_RPM: String(rpm),
+        REDIS_KEY_PREFIX: prefix,
+        CLIENT_MAX_CHAT_STREAMS: '1000',
+      },
       sandbox: { chatTokenDelayMs: TOKEN_DELAY_MS, omdbDailyQuota: quota, chatRpm: { deepseek: sandboxRpm } },
     });
     setup.counters = new SharedCounters(setup.cluster.redis.url, prefix);
@@ -105,7 +138,12 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     const kill = new Promise<void>((r) => (onKill = r));
     const progress = { lookups: [0, 0, 0], completions: [0, 0, 0] };
     const outcomes: Outcome[] = [];
-    const loop = async (replica: number, kind: 'lookups' | 'completions', count: number, run: (phase: string, n: number) => Promise<Outcome>) => {
+    const loop = async (
+      replica: number,
+      kind: 'lookups' | 'completions',
+      count: number,
+      run: (phase: string, n: number) => Promise<Outcome>,
+    ) => {
       for (let n = 0; n < count; n++) {
         if (n === count / 2) await kill;
         const outcome = await run(killed ? 'after' : 'before', n);
@@ -117,13 +155,24 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     };
     const load = Promise.all(
       [0, 1, 2].flatMap((r) => [
-        loop(r, 'lookups', LOOKUPS, (phase, n) => operate(cluster, r, phase, HEALTH_AND_TITLE, { id: MOVIE_IDS[r * LOOKUPS + n] })),
-        loop(r, 'completions', COMPLETIONS, (phase, n) => operate(cluster, r, phase, COMPLETION, { input: completionInput(r, phase, n) })),
+        loop(r, 'lookups', LOOKUPS, (phase, n) =>
+          operate(cluster, r, phase, HEALTH_AND_TITLE, { id: MOVIE_IDS[r * LOOKUPS + n] }),
+        ),
+        loop(r, 'completions', COMPLETIONS, (phase, n) =>
+          operate(cluster, r, phase, COMPLETION, { input: completionInput(r, phase, n) }),
+        ),
       ]),
     );
     await Promise.all(streams.map((s) => s.started));
-    await until(() => [0, 1, 2].every((r) => progress.lookups[r] >= LOOKUPS / 2 && progress.completions[r] >= COMPLETIONS / 2), 60_000, 'load half-way');
-    expect(streams.filter((s) => s.ended), 'streams that ended before the kill').toEqual([]);
+    await until(
+      () => [0, 1, 2].every((r) => progress.lookups[r] >= LOOKUPS / 2 && progress.completions[r] >= COMPLETIONS / 2),
+      60_000,
+      'load half-way',
+    );
+    expect(
+      streams.filter((s) => s.ended),
+      'streams that ended before the kill',
+    ).toEqual([]);
 
     const victim = cluster.replicas[VICTIM];
     victim.child.kill('SIGKILL');
@@ -142,7 +191,11 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     const lookups = outcomes.filter((o) => o.kind === 'answered' && o.data && 'admin' in o.data);
     for (const o of lookups) expect(o.data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(3);
     for (const s of streams.filter((s) => s.replica !== VICTIM)) {
-      expect({ ended: s.ended, errors: s.errorCodes, text: s.tokens.join('') }).toEqual({ ended: 'complete', errors: undefined, text: references[s.prompt] });
+      expect({ ended: s.ended, errors: s.errorCodes, text: s.tokens.join('') }).toEqual({
+        ended: 'complete',
+        errors: undefined,
+        text: references[s.prompt],
+      });
       expect(s.finishReason).toBe('LENGTH');
     }
 
@@ -154,7 +207,11 @@ describe('kill -9 of one replica among three, under mixed load', () => {
     expect(victims.filter((o) => o.phase === 'after').map((o) => o.kind)).toEqual(['transport', 'transport']);
     const victimStreams = streams.filter((s) => s.replica === VICTIM);
     for (const s of victimStreams) {
-      expect({ ended: s.ended, closeCode: s.closeCode, finishReason: s.finishReason }).toEqual({ ended: 'error', closeCode: 1006, finishReason: undefined });
+      expect({ ended: s.ended, closeCode: s.closeCode, finishReason: s.finishReason }).toEqual({
+        ended: 'error',
+        closeCode: 1006,
+        finishReason: undefined,
+      });
       expect(references[s.prompt].startsWith(s.tokens.join(''))).toBe(true);
     }
 
@@ -199,7 +256,11 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
   const OUTAGE_QUOTA = 30;
   const OUTAGE_RPM = 12;
   /** Per replica: lookups of new titles and completions before, during and after the outage. */
-  const PLAN = { up: { lookups: 4, completions: 2 }, down: { lookups: 8, completions: 6 }, recovered: { lookups: 6, completions: 3 } };
+  const PLAN = {
+    up: { lookups: 4, completions: 2 },
+    down: { lookups: 8, completions: 6 },
+    recovered: { lookups: 6, completions: 3 },
+  };
 
   // The sandbox keeps OMDb's real quota check; its own deepseek limit stays out of the way of the gateway's.
   const setup = useCluster(OUTAGE_QUOTA, OUTAGE_RPM, 1_000);
@@ -222,7 +283,8 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
             }
           })(),
           (async () => {
-            for (let n = 0; n < PLAN[name].completions; n++) outcomes.push(await operate(cluster, r, name, COMPLETION, { input: completionInput(r, name, n) }));
+            for (let n = 0; n < PLAN[name].completions; n++)
+              outcomes.push(await operate(cluster, r, name, COMPLETION, { input: completionInput(r, name, n) }));
           })(),
           extra(r),
         ]),
@@ -236,7 +298,11 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     await Promise.all(streams.map((s) => s.started));
     const stoppedAt = Date.now();
     await cluster.redis.stop();
-    await until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'down'), 20_000, 'replicas see Redis down');
+    await until(
+      async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'down'),
+      20_000,
+      'replicas see Redis down',
+    );
     // While it is down: new lookups and completions on every replica, and cached lookups until Redis is back.
     let restarted = false;
     const cachedDuringOutage = async (r: number) => {
@@ -251,7 +317,11 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     await cluster.redis.start();
     restarted = true;
     await down;
-    await until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'ready'), 30_000, 'replicas see Redis back');
+    await until(
+      async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'ready'),
+      30_000,
+      'replicas see Redis back',
+    );
     await phase('recovered');
     await Promise.all(streams.map((s) => s.done));
     await Promise.all(clients.flat().map((c) => c.dispose()));
@@ -259,31 +329,47 @@ describe('Redis stopped for 10 s under load, then restarted empty', () => {
     // No hang, nothing lost: every operation answered, with data or a policy refusal; every stream complete.
     expect(outcomes.filter((o) => o.kind !== 'answered')).toEqual([]);
     expectAnsweredWithinPolicy(outcomes);
-    for (const o of outcomes.filter((o) => o.data && 'admin' in o.data)) expect(o.data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(3);
-    for (const s of streams) expect({ ended: s.ended, text: s.tokens.join(''), finishReason: s.finishReason }).toEqual({ ended: 'complete', text: references[s.prompt], finishReason: 'LENGTH' });
+    for (const o of outcomes.filter((o) => o.data && 'admin' in o.data))
+      expect(o.data.admin.serviceAnnouncement.healthOverviews.nodes).toHaveLength(3);
+    for (const s of streams)
+      expect({ ended: s.ended, text: s.tokens.join(''), finishReason: s.finishReason }).toEqual({
+        ended: 'complete',
+        text: references[s.prompt],
+        finishReason: 'LENGTH',
+      });
     const cachedServed = outcomes.filter((o) => o.phase === 'down' && o.data?.title).length;
 
     // OMDb: while Redis was down each replica spent only the slice it held; in all, never more than the quota.
     const omdb = sent(cluster, 'omdb');
     expect(new Set(omdb.map((r) => titleIdOf(r.url))).size).toBe(omdb.length);
-    const sentIn = (r: number, name: string) => omdb.filter((q) => lookedUp.get(titleIdOf(q.url)!)?.replica === r && lookedUp.get(titleIdOf(q.url)!)?.phase === name).length;
+    const sentIn = (r: number, name: string) =>
+      omdb.filter(
+        (q) => lookedUp.get(titleIdOf(q.url)!)?.replica === r && lookedUp.get(titleIdOf(q.url)!)?.phase === name,
+      ).length;
     const downBy = [0, 1, 2].map((r) => sentIn(r, 'down'));
-    expect(outcomes.filter((o) => o.phase === 'down' && o.codes.includes('UPSTREAM_QUOTA_EXHAUSTED')).length).toBeGreaterThan(0);
+    expect(
+      outcomes.filter((o) => o.phase === 'down' && o.codes.includes('UPSTREAM_QUOTA_EXHAUSTED')).length,
+    ).toBeGreaterThan(0);
     expect(omdb.length).toBeLessThanOrEqual(OUTAGE_QUOTA);
     expect(omdb.every((r) => r.status === 200)).toBe(true);
     // After: the emptied Redis got the replicas' claims back; it counts every request sent and what is held ahead.
     const claimed = await counters.quotaUsed();
     expect(claimed).toBeGreaterThanOrEqual(omdb.length);
     expect(claimed).toBeLessThanOrEqual(OUTAGE_QUOTA);
-    expect(outcomes.filter((o) => o.data?.title && lookedUp.get(o.data.title.imdbId)).length).toBeGreaterThanOrEqual(omdb.length);
+    expect(outcomes.filter((o) => o.data?.title && lookedUp.get(o.data.title.imdbId)).length).toBeGreaterThanOrEqual(
+      omdb.length,
+    );
 
     // deepseek while Redis was down: a share of 12 / 3 = 4 a minute is too small to lease slots ahead, so a replica
     // holds none and sends nothing; in any 60 s, never more than the RPM. After, the window in Redis holds every request.
     const deepseek = sent(cluster, 'deepseek');
-    const promptOf = (body: string) => (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0].content;
-    for (const r of [0, 1, 2]) expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`))).toEqual([]);
+    const promptOf = (body: string) =>
+      (JSON.parse(body) as { messages: Array<{ content: string }> }).messages[0].content;
+    for (const r of [0, 1, 2])
+      expect(deepseek.filter((q) => promptOf(q.body).startsWith(`replica ${r} down`))).toEqual([]);
     const times = deepseek.map((q) => Date.parse(q.at)).sort((x, y) => x - y);
-    for (const start of times) expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(OUTAGE_RPM);
+    for (const start of times)
+      expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(OUTAGE_RPM);
     expect(await counters.rateSlots()).toBe(deepseek.length);
     const completed = outcomes.filter((o) => o.data?.createChatCompletion).length;
     expect(completed).toBe(deepseek.length);

@@ -19,7 +19,13 @@ export interface Outcome {
 export const HANG_BOUND_MS = 20_000;
 
 /** POSTs one operation to replica `i`, never throwing: every ending is an {@link Outcome}. */
-export async function operate(cluster: ReplicaCluster, replica: number, phase: string, query: string, variables?: Record<string, unknown>): Promise<Outcome> {
+export async function operate(
+  cluster: ReplicaCluster,
+  replica: number,
+  phase: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<Outcome> {
   try {
     const res = await fetch(`${cluster.origins[replica]}/graphql`, {
       method: 'POST',
@@ -28,7 +34,13 @@ export async function operate(cluster: ReplicaCluster, replica: number, phase: s
       signal: AbortSignal.timeout(HANG_BOUND_MS),
     });
     const body = (await res.json()) as { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
-    return { replica, phase, kind: 'answered', codes: (body.errors ?? []).map((e) => e.extensions?.code ?? 'NONE'), data: body.data };
+    return {
+      replica,
+      phase,
+      kind: 'answered',
+      codes: (body.errors ?? []).map((e) => e.extensions?.code ?? 'NONE'),
+      data: body.data,
+    };
   } catch (error) {
     return { replica, phase, kind: (error as Error).name === 'TimeoutError' ? 'hung' : 'transport', codes: [] };
   }
@@ -37,11 +49,14 @@ export async function operate(cluster: ReplicaCluster, replica: number, phase: s
 /** Movie IDs of the sandbox catalog: each lookup of the load asks for one no other lookup asks for. */
 export const MOVIE_IDS = [...omdbCatalog().all()].filter((t) => t.type === 'movie').map((t) => t.imdbID);
 
-export const HEALTH_AND_TITLE = 'query Mixed($id: ID!) { admin { serviceAnnouncement { healthOverviews(first: 3) { nodes { id status } } } } title(imdbId: $id) { imdbId title } }';
+export const HEALTH_AND_TITLE =
+  'query Mixed($id: ID!) { admin { serviceAnnouncement { healthOverviews(first: 3) { nodes { id status } } } } title(imdbId: $id) { imdbId title } }';
 
-export const COMPLETION = 'mutation Complete($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content usage { completionTokens } } }';
+export const COMPLETION =
+  'mutation Complete($input: ChatCompletionInput!) { createChatCompletion(input: $input) { content usage { completionTokens } } }';
 
-export const STREAM = 'subscription Stream($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
+export const STREAM =
+  'subscription Stream($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
 
 /** One subscription of the load: what arrived, and how it ended. */
 export interface TrackedStream {
@@ -59,7 +74,13 @@ export interface TrackedStream {
 }
 
 /** Subscribes and tracks one stream; `done` always resolves, after at most `HANG_BOUND_MS` plus `ms`. */
-export function track(client: Client, replica: number, prompt: number, input: Record<string, unknown>, ms: number): TrackedStream {
+export function track(
+  client: Client,
+  replica: number,
+  prompt: number,
+  input: Record<string, unknown>,
+  ms: number,
+): TrackedStream {
   let onStart!: () => void;
   let onDone!: () => void;
   const s: TrackedStream = {
@@ -80,7 +101,9 @@ export function track(client: Client, replica: number, prompt: number, input: Re
     onStart();
     onDone();
   };
-  const stop = client.subscribe<{ chatCompletionStream: { delta: { content: string | null }; finishReason: string | null } }>(
+  const stop = client.subscribe<{
+    chatCompletionStream: { delta: { content: string | null }; finishReason: string | null };
+  }>(
     { query: STREAM, variables: { input } },
     {
       next: (r) => {
@@ -94,7 +117,8 @@ export function track(client: Client, replica: number, prompt: number, input: Re
       error: (error) => {
         const code = (error as { code?: unknown })?.code;
         if (typeof code === 'number') s.closeCode = code;
-        else if (Array.isArray(error)) s.errorCodes = error.map((e: { extensions?: { code?: unknown } }) => String(e.extensions?.code));
+        else if (Array.isArray(error))
+          s.errorCodes = error.map((e: { extensions?: { code?: unknown } }) => String(e.extensions?.code));
         end('error');
       },
       complete: () => end('complete'),

@@ -9,10 +9,18 @@ const PROVIDERS: Provider[] = ['glm', 'ark', 'deepseek', 'moonshot'];
  * Per provider: a text model (answering without reasoning, so token counts are the answer's: DeepSeek has no such
  * model any more, so its requests turn thinking off), a vision model, and how its envelope names an error.
  */
-const CASES: Record<Provider, { model: string; visionModel: string; plain?: Record<string, unknown>; errorName: (body: any) => string }> = {
+const CASES: Record<
+  Provider,
+  { model: string; visionModel: string; plain?: Record<string, unknown>; errorName: (body: any) => string }
+> = {
   glm: { model: 'glm-4-flash', visionModel: 'glm-4v-plus', errorName: (b) => b.error.code },
   ark: { model: 'ep-20250101-doubao-lite', visionModel: 'ep-20250101-doubao-vision', errorName: (b) => b.error.code },
-  deepseek: { model: 'deepseek-v4-pro', visionModel: 'deepseek-flash', plain: { thinking: { type: 'disabled' } }, errorName: (b) => b.error.type },
+  deepseek: {
+    model: 'deepseek-v4-pro',
+    visionModel: 'deepseek-flash',
+    plain: { thinking: { type: 'disabled' } },
+    errorName: (b) => b.error.type,
+  },
   moonshot: { model: 'moonshot-v1-8k', visionModel: 'moonshot-v1-8k-vision-preview', errorName: (b) => b.error.type },
 };
 
@@ -28,7 +36,10 @@ const WEATHER_TOOL = {
         days: { type: 'integer', minimum: 1, maximum: 7 },
         unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
         hourly: { type: 'boolean' },
-        spots: { type: 'array', items: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } } } },
+        spots: {
+          type: 'array',
+          items: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } } },
+        },
       },
       required: ['city'],
     },
@@ -44,19 +55,40 @@ afterAll(() => sandbox.close());
 afterEach(() => control('POST', '/_sandbox/reset'));
 
 async function control(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(sandbox.origin + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(sandbox.origin + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
 
-function post(provider: Provider, body: unknown, key: string | null = 'sandbox', path = '/chat/completions'): Promise<Response> {
+function post(
+  provider: Provider,
+  body: unknown,
+  key: string | null = 'sandbox',
+  path = '/chat/completions',
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  return fetch(sandbox.baseUrls[provider] + path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(sandbox.baseUrls[provider] + path, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
-const ask = (provider: Provider, extra: Record<string, unknown> = {}, content = 'How does the gateway stream tokens?') =>
-  post(provider, { model: CASES[provider].model, messages: [{ role: 'user', content }], ...CASES[provider].plain, ...extra });
+const ask = (
+  provider: Provider,
+  extra: Record<string, unknown> = {},
+  content = 'How does the gateway stream tokens?',
+) =>
+  post(provider, {
+    model: CASES[provider].model,
+    messages: [{ role: 'user', content }],
+    ...CASES[provider].plain,
+    ...extra,
+  });
 
 /** The raw body, even when the server cuts the connection part-way (then `complete` is false). */
 async function readRaw(res: Response): Promise<{ text: string; complete: boolean }> {
@@ -146,12 +178,21 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
       ark: {
         error: {
           code: 'AuthenticationError',
-          message: expect.stringMatching(/^The API key or AK\/SK in the request is missing or invalid\. Request ID: 0217\w+$/),
+          message: expect.stringMatching(
+            /^The API key or AK\/SK in the request is missing or invalid\. Request ID: 0217\w+$/,
+          ),
           param: '',
           type: 'Unauthorized',
         },
       },
-      deepseek: { error: { message: 'Authentication Fails, Your api key: ****abcd is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } },
+      deepseek: {
+        error: {
+          message: 'Authentication Fails, Your api key: ****abcd is invalid',
+          type: 'authentication_error',
+          param: null,
+          code: 'invalid_request_error',
+        },
+      },
       moonshot: { error: { type: 'invalid_authentication_error', message: 'Invalid Authentication' } },
     }[provider];
     expect(await wrong.json()).toStrictEqual(expected);
@@ -166,16 +207,32 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
 
   it('refuses an unknown model with its own error', async () => {
     const res = await post(provider, { model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] });
-    const expected = { glm: [400, '1211'], ark: [404, 'InvalidEndpointOrModel.NotFound'], deepseek: [400, 'invalid_request_error'], moonshot: [404, 'resource_not_found_error'] }[provider];
+    const expected = {
+      glm: [400, '1211'],
+      ark: [404, 'InvalidEndpointOrModel.NotFound'],
+      deepseek: [400, 'invalid_request_error'],
+      moonshot: [404, 'resource_not_found_error'],
+    }[provider];
     expect([res.status, errorName(await res.json())]).toEqual(expected);
   });
 
   it('answers 400 in its envelope to a body that is not JSON, empty messages, and a tool result without tool_call_id', async () => {
-    const expectedName = { glm: /^121[04]$/, ark: /^(InvalidParameter|MissingParameter)$/, deepseek: /^invalid_request_error$/, moonshot: /^invalid_request_error$/ }[provider];
+    const expectedName = {
+      glm: /^121[04]$/,
+      ark: /^(InvalidParameter|MissingParameter)$/,
+      deepseek: /^invalid_request_error$/,
+      moonshot: /^invalid_request_error$/,
+    }[provider];
     const bodies = [
       '{"model":',
       { model, messages: [] },
-      { model, messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: '{"ok":true}' }] },
+      {
+        model,
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'tool', content: '{"ok":true}' },
+        ],
+      },
     ];
     for (const body of bodies) {
       const res = await post(provider, body);
@@ -185,7 +242,15 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
   });
 
   it('refuses an image part on a text-only model', async () => {
-    const messages = [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        ],
+      },
+    ];
     const res = await post(provider, { model, messages });
     expect(res.status).toBe(400);
     if (CASES[provider].visionModel) {
@@ -231,7 +296,12 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     const s = await stream(provider, extra, 'Weather in Hangzhou?');
     const calls = s.chunks.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
     expect(calls.length).toBeGreaterThan(3);
-    expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_[0-9a-f]+$/), type: 'function', function: { name: 'get_weather' } });
+    expect(calls[0]).toMatchObject({
+      index: 0,
+      id: expect.stringMatching(/^call_[0-9a-f]+$/),
+      type: 'function',
+      function: { name: 'get_weather' },
+    });
     for (const later of calls.slice(1)) expect(Object.keys(later).sort()).toEqual(['function', 'index']);
     const fragments = calls.map((c) => c.function.arguments as string);
     for (const f of fragments.slice(1, -1)) expect(f.length).toBeGreaterThanOrEqual(5);
@@ -244,7 +314,10 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect(finishOf(s)).toEqual(['tool_calls']);
 
     const body = await (await ask(provider, extra, 'Weather in Hangzhou?')).json();
-    expect(body.choices[0].message.tool_calls[0]).toMatchObject({ id: calls[0].id, function: { name: 'get_weather', arguments: fragments.join('') } });
+    expect(body.choices[0].message.tool_calls[0]).toMatchObject({
+      id: calls[0].id,
+      function: { name: 'get_weather', arguments: fragments.join('') },
+    });
     const followUp = await post(provider, {
       model,
       ...CASES[provider].plain,
@@ -257,7 +330,9 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     });
     const answer = await followUp.json();
     expect(answer.choices[0].finish_reason).toBe('stop');
-    expect(answer.choices[0].message.content).toContain('Here is what get_weather returned about Hangzhou. According to get_weather, the result has temp 21.');
+    expect(answer.choices[0].message.content).toContain(
+      'Here is what get_weather returned about Hangzhou. According to get_weather, the result has temp 21.',
+    );
   });
 
   it('reaches content filtering with the [[sensitive]] marker', async () => {
@@ -285,7 +360,11 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
   });
 
   it('answers a path under its short prefix with a 404 too', async () => {
-    const res = await fetch(`${sandbox.origin}/${provider}/v2/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sandbox' }, body: '{}' });
+    const res = await fetch(`${sandbox.origin}/${provider}/v2/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox' },
+      body: '{}',
+    });
     expect(res.status).toBe(404);
     expect(await res.json()).toBeTruthy();
   });
@@ -295,7 +374,12 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     const limited = await ask(provider);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
-    const expected = { glm: '1302', ark: 'RateLimitExceeded.EndpointRPMExceeded', deepseek: 'rate_limit_error', moonshot: 'rate_limit_reached_error' }[provider];
+    const expected = {
+      glm: '1302',
+      ark: 'RateLimitExceeded.EndpointRPMExceeded',
+      deepseek: 'rate_limit_error',
+      moonshot: 'rate_limit_reached_error',
+    }[provider];
     expect(errorName(await limited.json())).toBe(expected);
     await control('POST', '/_sandbox/faults', { upstream: provider, status: 500 });
     const failed = await ask(provider);
@@ -309,7 +393,12 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect((await ask(provider)).status).toBe(200);
     const limited = await ask(provider);
     expect(limited.status).toBe(429);
-    const expected = { glm: '1302', ark: 'RateLimitExceeded.EndpointRPMExceeded', deepseek: 'rate_limit_error', moonshot: 'rate_limit_reached_error' }[provider];
+    const expected = {
+      glm: '1302',
+      ark: 'RateLimitExceeded.EndpointRPMExceeded',
+      deepseek: 'rate_limit_error',
+      moonshot: 'rate_limit_reached_error',
+    }[provider];
     expect(errorName(await limited.json())).toBe(expected);
     // The window slides with the sandbox clock: a minute later the old requests no longer count.
     await control('POST', '/_sandbox/clock', { offsetMs: 60_001 });
@@ -354,8 +443,17 @@ describe('glm stream layout and rules', () => {
       expect(c).not.toHaveProperty('usage');
     }
     const last = s.chunks.at(-1);
-    expect(last.choices[0]).toMatchObject({ index: 0, finish_reason: 'length', delta: { role: 'assistant', content: '' } });
-    expect(last.usage).toStrictEqual({ prompt_tokens: 10, completion_tokens: 4, total_tokens: 14, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(last.choices[0]).toMatchObject({
+      index: 0,
+      finish_reason: 'length',
+      delta: { role: 'assistant', content: '' },
+    });
+    expect(last.usage).toStrictEqual({
+      prompt_tokens: 10,
+      completion_tokens: 4,
+      total_tokens: 14,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   it('puts the request id in non-streaming bodies and omits object', async () => {
@@ -383,7 +481,10 @@ describe('glm stream layout and rules', () => {
       expect(res.status, JSON.stringify(extra)).toBe(400);
       expect((await res.json()).error.code).toBe(code);
     }
-    const long = await post('glm', { model: 'glm-4v-plus', messages: [{ role: 'user', content: 'word '.repeat(8_000) }] });
+    const long = await post('glm', {
+      model: 'glm-4v-plus',
+      messages: [{ role: 'user', content: 'word '.repeat(8_000) }],
+    });
     expect(long.status).toBe(400);
     expect(await long.json()).toStrictEqual({ error: { code: '1261', message: 'Prompt exceeds max length' } });
     const unknown = await post('glm', { model: 'glm-99', messages: [{ role: 'user', content: 'hi' }] });
@@ -396,7 +497,10 @@ describe('glm stream layout and rules', () => {
   });
 
   it('reaches network_error and model_context_window_exceeded through markers', async () => {
-    for (const [marker, reason] of [['[[network_error]]', 'network_error'], ['[[context]]', 'model_context_window_exceeded']]) {
+    for (const [marker, reason] of [
+      ['[[network_error]]', 'network_error'],
+      ['[[context]]', 'model_context_window_exceeded'],
+    ]) {
       const body = await (await ask('glm', {}, `Go ${marker}`)).json();
       expect(body.choices[0].finish_reason).toBe(reason);
     }
@@ -417,44 +521,106 @@ describe('glm stream layout and rules', () => {
     const body = await (await post('glm', { model: 'glm-4.6', messages: [{ role: 'user', content: 'Think' }] })).json();
     expect(body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
     expect(body.usage.completion_tokens_details.reasoning_tokens).toBeGreaterThan(0);
-    const off = await (await post('glm', { model: 'glm-4.6', thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'Think' }] })).json();
+    const off = await (
+      await post('glm', {
+        model: 'glm-4.6',
+        thinking: { type: 'disabled' },
+        messages: [{ role: 'user', content: 'Think' }],
+      })
+    ).json();
     expect(off.choices[0].message).not.toHaveProperty('reasoning_content');
-    const old = await (await post('glm', { model: 'glm-4-flash', thinking: { type: 'enabled' }, messages: [{ role: 'user', content: 'Think' }] })).json();
+    const old = await (
+      await post('glm', {
+        model: 'glm-4-flash',
+        thinking: { type: 'enabled' },
+        messages: [{ role: 'user', content: 'Think' }],
+      })
+    ).json();
     expect(old.choices[0].message).not.toHaveProperty('reasoning_content');
   });
 
   it('refuses json_schema, which only Ark takes', async () => {
-    const res = await post('glm', { model: 'glm-4-flash', response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } }, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await post('glm', {
+      model: 'glm-4-flash',
+      response_format: { type: 'json_schema', json_schema: { name: 'a', schema: { type: 'object' } } },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect([res.status, (await res.json()).error.code]).toEqual([400, '1210']);
   });
 });
 
 describe('ark stream layout and rules', () => {
   it('answers a json_schema request with JSON of that schema, and counts reasoning under max_completion_tokens only', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } }, required: ['city', 'days'] };
-    const body = await (await post('ark', { model: 'ep-20250101-doubao-pro', response_format: { type: 'json_schema', json_schema: { name: 'w', schema, strict: true } }, messages: [{ role: 'user', content: 'Weather plan' }] })).json();
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 7 } },
+      required: ['city', 'days'],
+    };
+    const body = await (
+      await post('ark', {
+        model: 'ep-20250101-doubao-pro',
+        response_format: { type: 'json_schema', json_schema: { name: 'w', schema, strict: true } },
+        messages: [{ role: 'user', content: 'Weather plan' }],
+      })
+    ).json();
     const value = JSON.parse(body.choices[0].message.content);
     expect(Object.keys(value).sort()).toEqual(['city', 'days']);
     expect(body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
     // max_tokens caps the answer after the reasoning; max_completion_tokens caps both.
-    const capped = await (await post('ark', { model: 'ep-20250101-doubao-pro', max_tokens: 3, messages: [{ role: 'user', content: 'Plan' }] })).json();
+    const capped = await (
+      await post('ark', {
+        model: 'ep-20250101-doubao-pro',
+        max_tokens: 3,
+        messages: [{ role: 'user', content: 'Plan' }],
+      })
+    ).json();
     expect(capped.usage.completion_tokens - capped.usage.completion_tokens_details.reasoning_tokens).toBe(3);
-    const all = await (await post('ark', { model: 'ep-20250101-doubao-pro', max_completion_tokens: 3, messages: [{ role: 'user', content: 'Plan' }] })).json();
+    const all = await (
+      await post('ark', {
+        model: 'ep-20250101-doubao-pro',
+        max_completion_tokens: 3,
+        messages: [{ role: 'user', content: 'Plan' }],
+      })
+    ).json();
     expect(all.usage.completion_tokens).toBe(3);
   });
 
   it('makes two tool calls in one turn when two tools are offered, one with parallel_tool_calls false', async () => {
-    const other = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } };
-    const both = await (await post('ark', { model: 'ep-20250101-doubao-lite', tools: [WEATHER_TOOL, other], messages: [{ role: 'user', content: 'Weather and time?' }] })).json();
-    expect(both.choices[0].message.tool_calls.map((c: { function: { name: string } }) => c.function.name)).toEqual(['get_weather', 'get_time']);
-    const one = await (await post('ark', { model: 'ep-20250101-doubao-lite', parallel_tool_calls: false, tools: [WEATHER_TOOL, other], messages: [{ role: 'user', content: 'Weather and time?' }] })).json();
+    const other = {
+      type: 'function',
+      function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } },
+    };
+    const both = await (
+      await post('ark', {
+        model: 'ep-20250101-doubao-lite',
+        tools: [WEATHER_TOOL, other],
+        messages: [{ role: 'user', content: 'Weather and time?' }],
+      })
+    ).json();
+    expect(both.choices[0].message.tool_calls.map((c: { function: { name: string } }) => c.function.name)).toEqual([
+      'get_weather',
+      'get_time',
+    ]);
+    const one = await (
+      await post('ark', {
+        model: 'ep-20250101-doubao-lite',
+        parallel_tool_calls: false,
+        tools: [WEATHER_TOOL, other],
+        messages: [{ role: 'user', content: 'Weather and time?' }],
+      })
+    ).json();
     expect(one.choices[0].message.tool_calls).toHaveLength(1);
   });
 
   it('sends no usage at all without stream_options', async () => {
     const s = await stream('ark', { max_tokens: 3 });
     expect(s.chunks.every((c) => !('usage' in c))).toBe(true);
-    expect(s.chunks[0].choices[0]).toStrictEqual({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null });
+    expect(s.chunks[0].choices[0]).toStrictEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '' },
+      finish_reason: null,
+      logprobs: null,
+    });
     expect(s.data.at(-1)).toBe('[DONE]');
   });
 
@@ -478,18 +644,26 @@ describe('ark stream layout and rules', () => {
     expect(await res.json()).toStrictEqual({
       error: {
         code: 'InvalidEndpointOrModel.NotFound',
-        message: expect.stringMatching(/^The model or endpoint ep-20250101-missing does not exist or you do not have access to it\. Request id: 0217\w+$/),
+        message: expect.stringMatching(
+          /^The model or endpoint ep-20250101-missing does not exist or you do not have access to it\. Request id: 0217\w+$/,
+        ),
         param: '',
         type: 'NotFound',
       },
     });
-    expect((await post('ark', { model: 'doubao-seed-1-6-251015', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    expect(
+      (await post('ark', { model: 'doubao-seed-1-6-251015', messages: [{ role: 'user', content: 'hi' }] })).status,
+    ).toBe(200);
   });
 
   it('names the parameter of an out-of-range temperature', async () => {
     const res = await ask('ark', { temperature: 2.5 });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'InvalidParameter', param: 'temperature', type: 'BadRequest' });
+    expect((await res.json()).error).toMatchObject({
+      code: 'InvalidParameter',
+      param: 'temperature',
+      type: 'BadRequest',
+    });
     expect((await ask('ark', { temperature: 1.8 })).status).toBe(200);
   });
 
@@ -509,7 +683,10 @@ describe('deepseek stream layout and rules', () => {
     const events = s.raw.split('\n\n');
     expect(events[11]).toBe(': keep-alive');
     expect(events[22]).toBe(': keep-alive');
-    expect(s.chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } });
+    expect(s.chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+    });
     for (const c of s.chunks) expect(c.system_fingerprint).toMatch(/^fp_/);
   });
 
@@ -530,14 +707,23 @@ describe('deepseek stream layout and rules', () => {
 
   it('streams reasoning_content before content by default, and not with thinking disabled', async () => {
     const kindsOf = async (extra: Record<string, unknown>) => {
-      const res = await post('deepseek', { model: 'deepseek-flash', stream: true, messages: [{ role: 'user', content: 'Why?' }], ...extra });
+      const res = await post('deepseek', {
+        model: 'deepseek-flash',
+        stream: true,
+        messages: [{ role: 'user', content: 'Why?' }],
+        ...extra,
+      });
       const s = parseSse((await readRaw(res)).text);
-      return s.chunks.map((c) => (c.choices[0]?.delta.reasoning_content ? 'r' : c.choices[0]?.delta.content ? 'c' : '-')).join('');
+      return s.chunks
+        .map((c) => (c.choices[0]?.delta.reasoning_content ? 'r' : c.choices[0]?.delta.content ? 'c' : '-'))
+        .join('');
     };
     expect(await kindsOf({})).toMatch(/^-r{10,30}c{20,80}-$/);
     expect(await kindsOf({ thinking: { type: 'disabled' } })).toMatch(/^-c{20,80}-$/);
     // "max" reasons twice as long as the default "high"; "low" half as long.
-    const lengths = await Promise.all(['low', 'high', 'max'].map(async (e) => (await kindsOf({ reasoning_effort: e })).split('r').length - 1));
+    const lengths = await Promise.all(
+      ['low', 'high', 'max'].map(async (e) => (await kindsOf({ reasoning_effort: e })).split('r').length - 1),
+    );
     expect(lengths[0]).toBeLessThan(lengths[1]);
     expect(lengths[2]).toBeGreaterThan(lengths[1]);
   });
@@ -547,17 +733,39 @@ describe('deepseek stream layout and rules', () => {
       const res = await post('deepseek', { model, messages: [{ role: 'user', content: 'hi' }] });
       expect([res.status, (await res.json()).error.message]).toEqual([400, 'Model Not Exist']);
     }
-    expect((await post('deepseek', { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(200);
+    expect(
+      (await post('deepseek', { model: 'deepseek-v4-flash', messages: [{ role: 'user', content: 'hi' }] })).status,
+    ).toBe(200);
   });
 
   it('while thinking: refuses a forced tool_choice, and a tool-call turn sent back without its reasoning_content', async () => {
     const tools = [WEATHER_TOOL];
-    const forced = await post('deepseek', { model: 'deepseek-flash', tools, tool_choice: 'required', messages: [{ role: 'user', content: 'Weather?' }] });
-    expect([forced.status, (await forced.json()).error.message]).toEqual([400, 'Thinking mode does not support this tool_choice']);
-    const off = await post('deepseek', { model: 'deepseek-flash', tools, tool_choice: 'required', thinking: { type: 'disabled' }, messages: [{ role: 'user', content: 'Weather?' }] });
+    const forced = await post('deepseek', {
+      model: 'deepseek-flash',
+      tools,
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'Weather?' }],
+    });
+    expect([forced.status, (await forced.json()).error.message]).toEqual([
+      400,
+      'Thinking mode does not support this tool_choice',
+    ]);
+    const off = await post('deepseek', {
+      model: 'deepseek-flash',
+      tools,
+      tool_choice: 'required',
+      thinking: { type: 'disabled' },
+      messages: [{ role: 'user', content: 'Weather?' }],
+    });
     expect(off.status).toBe(200);
 
-    const first = await (await post('deepseek', { model: 'deepseek-flash', tools, messages: [{ role: 'user', content: 'Weather in Berlin?' }] })).json();
+    const first = await (
+      await post('deepseek', {
+        model: 'deepseek-flash',
+        tools,
+        messages: [{ role: 'user', content: 'Weather in Berlin?' }],
+      })
+    ).json();
     const { message } = first.choices[0];
     expect(message.reasoning_content.length).toBeGreaterThan(0);
     const history = (turn: Record<string, unknown>) => [
@@ -568,29 +776,64 @@ describe('deepseek stream layout and rules', () => {
     const without = await post('deepseek', { model: 'deepseek-flash', tools, messages: history({}) });
     expect([without.status, await without.json()]).toEqual([
       400,
-      { error: { message: 'The `reasoning_content` in the thinking mode must be passed back to the API.', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } },
+      {
+        error: {
+          message: 'The `reasoning_content` in the thinking mode must be passed back to the API.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_request_error',
+        },
+      },
     ]);
-    const withIt = await post('deepseek', { model: 'deepseek-flash', tools, messages: history({ reasoning_content: message.reasoning_content }) });
+    const withIt = await post('deepseek', {
+      model: 'deepseek-flash',
+      tools,
+      messages: history({ reasoning_content: message.reasoning_content }),
+    });
     expect(withIt.status).toBe(200);
   });
 
   it('answers JSON for json_object only when the prompt says json, and reports a repeated prefix as cached', async () => {
-    const bare = await post('deepseek', { model: 'deepseek-flash', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'Give me a thing' }] });
+    const bare = await post('deepseek', {
+      model: 'deepseek-flash',
+      response_format: { type: 'json_object' },
+      messages: [{ role: 'user', content: 'Give me a thing' }],
+    });
     expect(bare.status).toBe(400);
     const long = `Answer in JSON. ${'Context sentence for caching. '.repeat(40)}`;
-    const ok = await (await post('deepseek', { model: 'deepseek-flash', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: long }] })).json();
+    const ok = await (
+      await post('deepseek', {
+        model: 'deepseek-flash',
+        response_format: { type: 'json_object' },
+        messages: [{ role: 'user', content: long }],
+      })
+    ).json();
     expect(JSON.parse(ok.choices[0].message.content)).toEqual({ answer: expect.any(String) });
     expect(ok.usage).toMatchObject({ prompt_cache_hit_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } });
-    const again = await (await post('deepseek', { model: 'deepseek-flash', messages: [{ role: 'user', content: long }, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'And?' }] })).json();
+    const again = await (
+      await post('deepseek', {
+        model: 'deepseek-flash',
+        messages: [
+          { role: 'user', content: long },
+          { role: 'assistant', content: 'Noted.' },
+          { role: 'user', content: 'And?' },
+        ],
+      })
+    ).json();
     const hit = again.usage.prompt_cache_hit_tokens;
     expect(hit % 64).toBe(0);
     expect(hit).toBeGreaterThan(0);
-    expect(again.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: hit }, prompt_cache_miss_tokens: again.usage.prompt_tokens - hit });
+    expect(again.usage).toMatchObject({
+      prompt_tokens_details: { cached_tokens: hit },
+      prompt_cache_miss_tokens: again.usage.prompt_tokens - hit,
+    });
   });
 
   it('limits concurrency, not requests per minute', async () => {
     await control('POST', '/_sandbox/config', { chatConcurrency: { deepseek: 2 }, chatTokenDelayMs: 20 });
-    const statuses = await Promise.all(Array.from({ length: 3 }, () => ask('deepseek', { max_tokens: 3 }).then(async (r) => (await r.text(), r.status))));
+    const statuses = await Promise.all(
+      Array.from({ length: 3 }, () => ask('deepseek', { max_tokens: 3 }).then(async (r) => (await r.text(), r.status))),
+    );
     expect(statuses.sort()).toEqual([200, 200, 429]);
     const later = await ask('deepseek', { max_tokens: 1 });
     expect(later.status).toBe(200);
@@ -608,7 +851,6 @@ describe('deepseek stream layout and rules', () => {
     expect(res.status).toBe(402);
     expect((await res.json()).error).toMatchObject({ message: 'Insufficient Balance', type: 'unknown_error' });
   });
-
 });
 
 describe('moonshot stream layout and rules', () => {
@@ -643,26 +885,45 @@ describe('moonshot stream layout and rules', () => {
   });
 
   it('lists its models with their window, images and reasoning, and no longer serves kimi-latest', async () => {
-    const list = await (await fetch(`${sandbox.baseUrls.moonshot}/models`, { headers: { authorization: 'Bearer sandbox' } })).json();
-    expect(list.data.find((m: { id: string }) => m.id === 'kimi-k2.6')).toMatchObject({ context_length: 262144, supports_image_in: true, supports_reasoning: true });
+    const list = await (
+      await fetch(`${sandbox.baseUrls.moonshot}/models`, { headers: { authorization: 'Bearer sandbox' } })
+    ).json();
+    expect(list.data.find((m: { id: string }) => m.id === 'kimi-k2.6')).toMatchObject({
+      context_length: 262144,
+      supports_image_in: true,
+      supports_reasoning: true,
+    });
     const gone = await post('moonshot', { model: 'kimi-latest', messages: [{ role: 'user', content: 'hi' }] });
     expect([gone.status, (await gone.json()).error.type]).toEqual([404, 'resource_not_found_error']);
   });
 
   it('kimi-k2.6 while thinking: fixed temperature, no forced tool_choice, reasoning_content on tool-call turns', async () => {
-    const say = (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'Weather?' }]) => post('moonshot', { model: 'kimi-k2.6', messages, ...extra });
+    const say = (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'Weather?' }]) =>
+      post('moonshot', { model: 'kimi-k2.6', messages, ...extra });
     const cold = await say({ temperature: 0.3 });
-    expect([cold.status, (await cold.json()).error]).toEqual([400, { type: 'invalid_request_error', message: 'invalid temperature: only 1 is allowed for this model' }]);
+    expect([cold.status, (await cold.json()).error]).toEqual([
+      400,
+      { type: 'invalid_request_error', message: 'invalid temperature: only 1 is allowed for this model' },
+    ]);
     expect((await say({ temperature: 0.6, thinking: { type: 'disabled' } })).status).toBe(200);
-    const named = await say({ tools: [WEATHER_TOOL], tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+    const named = await say({
+      tools: [WEATHER_TOOL],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    });
     expect((await named.json()).error.message).toBe("tool_choice 'specified' is incompatible with thinking enabled");
     const history: Array<Record<string, unknown>> = [
       { role: 'user', content: 'Weather?' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Berlin"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Berlin"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '{}' },
     ];
     const missing = await say({ tools: [WEATHER_TOOL] }, history);
-    expect((await missing.json()).error.message).toBe('thinking is enabled but reasoning_content is missing in assistant tool call message at index 1');
+    expect((await missing.json()).error.message).toBe(
+      'thinking is enabled but reasoning_content is missing in assistant tool call message at index 1',
+    );
     history[1] = { ...history[1], reasoning_content: 'I should look it up.' };
     expect((await say({ tools: [WEATHER_TOOL] }, history)).status).toBe(200);
   });
@@ -675,7 +936,9 @@ describe('moonshot stream layout and rules', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(limited.headers.get('x-ratelimit-limit')).toBe('1');
-    expect((await limited.json()).error.message).toMatch(/request reached max request: 1, please try again after \d+ seconds/);
+    expect((await limited.json()).error.message).toMatch(
+      /request reached max request: 1, please try again after \d+ seconds/,
+    );
   });
 });
 
@@ -698,31 +961,57 @@ describe('as strict as the services (the 2026-11-28 audit, docs/upstreams.md §3
   };
 
   it('takes thinking.type auto on Ark only', async () => {
-    expect((await status('ark', { model: 'ep-20250101-doubao-pro', messages: hi, thinking: { type: 'auto' } })).status).toBe(200);
-    for (const [provider, model] of [['glm', 'glm-5.2'], ['deepseek', 'deepseek-flash'], ['moonshot', 'kimi-k2.6']] as const) {
+    expect(
+      (await status('ark', { model: 'ep-20250101-doubao-pro', messages: hi, thinking: { type: 'auto' } })).status,
+    ).toBe(200);
+    for (const [provider, model] of [
+      ['glm', 'glm-5.2'],
+      ['deepseek', 'deepseek-flash'],
+      ['moonshot', 'kimi-k2.6'],
+    ] as const) {
       const { status: code, body } = await status(provider, { model, messages: hi, thinking: { type: 'auto' } });
       expect([provider, code]).toEqual([provider, 400]);
       expect(JSON.stringify(body)).toContain('thinking.type must be enabled or disabled, got \\"auto\\"');
     }
   });
 
-  it('Kimi: K2.7-Code and K3.1 Pro always reason (a disabled switch is a 400), K3\'s effort is low, high or max, never beside thinking', async () => {
+  it("Kimi: K2.7-Code and K3.1 Pro always reason (a disabled switch is a 400), K3's effort is low, high or max, never beside thinking", async () => {
     for (const model of ['kimi-k2.7-code', 'kimi-k3.1-pro']) {
       const { status: code, body } = await status('moonshot', { model, messages: hi, thinking: { type: 'disabled' } });
       expect([model, code, body.error.type]).toEqual([model, 400, 'invalid_request_error']);
       expect(body.error.message).toBe(`Invalid request: thinking cannot be disabled for model ${model}`);
     }
-    expect((await status('moonshot', { model: 'kimi-k3.1-pro', messages: hi, reasoning_effort: 'max' })).status).toBe(200);
-    expect((await status('moonshot', { model: 'kimi-k3', messages: hi, reasoning_effort: 'medium' })).body.error.message).toBe('Invalid request: reasoning_effort must be one of low, high, max, got "medium"');
-    expect((await status('moonshot', { model: 'kimi-k3', messages: hi, reasoning_effort: 'low', thinking: { type: 'enabled' } })).body.error.message).toBe("Invalid request: cannot specify both 'thinking' and 'reasoning_effort'");
+    expect((await status('moonshot', { model: 'kimi-k3.1-pro', messages: hi, reasoning_effort: 'max' })).status).toBe(
+      200,
+    );
+    expect(
+      (await status('moonshot', { model: 'kimi-k3', messages: hi, reasoning_effort: 'medium' })).body.error.message,
+    ).toBe('Invalid request: reasoning_effort must be one of low, high, max, got "medium"');
+    expect(
+      (
+        await status('moonshot', {
+          model: 'kimi-k3',
+          messages: hi,
+          reasoning_effort: 'low',
+          thinking: { type: 'enabled' },
+        })
+      ).body.error.message,
+    ).toBe("Invalid request: cannot specify both 'thinking' and 'reasoning_effort'");
   });
 
   it('Ark: effort minimal, low, medium or high (no max), and only minimal with thinking disabled; dated ids of hosted models', async () => {
-    const ark = (extra: Record<string, unknown>) => status('ark', { model: 'doubao-seed-1-6-251015', messages: hi, ...extra });
+    const ark = (extra: Record<string, unknown>) =>
+      status('ark', { model: 'doubao-seed-1-6-251015', messages: hi, ...extra });
     expect((await ark({ reasoning_effort: 'high' })).status).toBe(200);
     const max = await ark({ reasoning_effort: 'max' });
-    expect([max.status, max.body.error.code, max.body.error.param]).toEqual([400, 'InvalidParameter', 'reasoning_effort']);
-    expect((await ark({ reasoning_effort: 'low', thinking: { type: 'disabled' } })).body.error.message).toContain('with thinking.type disabled only "minimal" is allowed');
+    expect([max.status, max.body.error.code, max.body.error.param]).toEqual([
+      400,
+      'InvalidParameter',
+      'reasoning_effort',
+    ]);
+    expect((await ark({ reasoning_effort: 'low', thinking: { type: 'disabled' } })).body.error.message).toContain(
+      'with thinking.type disabled only "minimal" is allowed',
+    );
     expect((await ark({ reasoning_effort: 'minimal', thinking: { type: 'disabled' } })).status).toBe(200);
     expect((await status('ark', { model: 'deepseek-v3-2-251201', messages: hi })).status).toBe(200);
   });
@@ -732,11 +1021,23 @@ describe('as strict as the services (the 2026-11-28 audit, docs/upstreams.md §3
     const off = await glm({ thinking: { type: 'disabled' } }, 'glm-5.3');
     expect(off.status).toBe(200);
     expect(off.body.choices[0].message.reasoning_content.length).toBeGreaterThan(0);
-    const image = [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }];
+    const image = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is it?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+        ],
+      },
+    ];
     expect((await status('glm', { model: 'glm-5.3-flash', messages: image })).status).toBe(200);
-    for (const effort of ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none']) expect([effort, (await glm({ reasoning_effort: effort })).status]).toEqual([effort, 200]);
+    for (const effort of ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'])
+      expect([effort, (await glm({ reasoning_effort: effort })).status]).toEqual([effort, 200]);
     expect((await glm({ reasoning_effort: 'none' })).body.choices[0].message.reasoning_content ?? null).toBeNull();
-    expect((await glm({ stop: ['a', 'b'] })).body.error).toEqual({ code: '1210', message: 'API 调用参数有误，请检查文档。stop supports only one stop word' });
+    expect((await glm({ stop: ['a', 'b'] })).body.error).toEqual({
+      code: '1210',
+      message: 'API 调用参数有误，请检查文档。stop supports only one stop word',
+    });
     expect((await glm({ stop: ['a'] })).status).toBe(200);
     expect((await glm({ user_id: 'abc' })).body.error.message).toContain('user_id must be 6 to 128 characters');
     expect((await glm({ user_id: 'x'.repeat(129) })).status).toBe(400);
@@ -744,15 +1045,32 @@ describe('as strict as the services (the 2026-11-28 audit, docs/upstreams.md §3
   });
 
   it('DeepSeek: "json" in a system or user message only, user_id of at most 512 of [A-Za-z0-9_-], max_completion_tokens ignored, the vision-exp alias', async () => {
-    const ds = (extra: Record<string, unknown>, messages: unknown[] = hi) => status('deepseek', { model: 'deepseek-flash', messages, thinking: { type: 'disabled' }, ...extra });
+    const ds = (extra: Record<string, unknown>, messages: unknown[] = hi) =>
+      status('deepseek', { model: 'deepseek-flash', messages, thinking: { type: 'disabled' }, ...extra });
     const json = { response_format: { type: 'json_object' } };
-    const inAssistant = await ds(json, [{ role: 'user', content: 'Give me a city.' }, { role: 'assistant', content: 'As json?' }, { role: 'user', content: 'Yes.' }]);
-    expect([inAssistant.status, inAssistant.body.error.message]).toEqual([400, "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'."]);
-    expect((await ds(json, [{ role: 'system', content: 'Answer in JSON.' }, { role: 'user', content: 'A city.' }])).status).toBe(200);
+    const inAssistant = await ds(json, [
+      { role: 'user', content: 'Give me a city.' },
+      { role: 'assistant', content: 'As json?' },
+      { role: 'user', content: 'Yes.' },
+    ]);
+    expect([inAssistant.status, inAssistant.body.error.message]).toEqual([
+      400,
+      "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.",
+    ]);
+    expect(
+      (
+        await ds(json, [
+          { role: 'system', content: 'Answer in JSON.' },
+          { role: 'user', content: 'A city.' },
+        ])
+      ).status,
+    ).toBe(200);
     expect((await ds({ user_id: 'u'.repeat(513) })).status).toBe(400);
     expect((await ds({ user_id: 'user 1' })).status).toBe(400);
     expect((await ds({ user_id: 'u'.repeat(512) })).status).toBe(200);
-    const capped = await ds({ max_completion_tokens: 2 }, [{ role: 'user', content: 'Tell me about gateways in detail.' }]);
+    const capped = await ds({ max_completion_tokens: 2 }, [
+      { role: 'user', content: 'Tell me about gateways in detail.' },
+    ]);
     expect(capped.body.choices[0].finish_reason).toBe('stop');
     expect(capped.body.usage.completion_tokens).toBeGreaterThan(2);
     expect((await ds({ max_tokens: 2 })).body.choices[0].finish_reason).toBe('length');

@@ -20,7 +20,10 @@ interface Reply {
 }
 
 /** One Graph call (path below /v1.0, or an absolute nextLink) with the sandbox token unless told otherwise. */
-async function graph(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; token?: string | null } = {}): Promise<Reply> {
+async function graph(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; token?: string | null } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token !== null) headers.authorization = `Bearer ${init.token ?? 'sandbox'}`;
   if (init.body !== undefined) headers['content-type'] ??= 'application/json';
@@ -51,7 +54,10 @@ function expectError(r: Reply, status: number, code: string): string {
 }
 
 /** Follows @odata.nextLink to the end; returns every item and the pages' sizes. */
-async function all(path: string, headers?: Record<string, string>): Promise<{ items: any[]; sizes: number[]; links: string[] }> {
+async function all(
+  path: string,
+  headers?: Record<string, string>,
+): Promise<{ items: any[]; sizes: number[]; links: string[] }> {
   const items: any[] = [];
   const sizes: number[] = [];
   const links: string[] = [];
@@ -81,17 +87,23 @@ describe('responses look like Graph', () => {
   it('serves /beta from the same data', async () => {
     const v1 = await ok(`${SA}/healthOverviews/Exchange`);
     const beta = await ok(`${env.sandbox.baseUrls.graph}/beta${SA}/healthOverviews/Exchange`);
-    expect(beta['@odata.context']).toBe(`${env.sandbox.baseUrls.graph}/beta/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`);
+    expect(beta['@odata.context']).toBe(
+      `${env.sandbox.baseUrls.graph}/beta/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`,
+    );
     expect({ ...beta, '@odata.context': 0 }).toEqual({ ...v1, '@odata.context': 0 });
   });
 
   it('answers an unknown segment with 400 and an unknown version with 400', async () => {
-    expect(expectError(await graph(`${SA}/outages`), 400, 'BadRequest')).toBe("Resource not found for the segment 'outages'.");
+    expect(expectError(await graph(`${SA}/outages`), 400, 'BadRequest')).toBe(
+      "Resource not found for the segment 'outages'.",
+    );
     expectError(await graph(`${env.sandbox.baseUrls.graph}/v2.0/admin`), 400, 'BadRequest');
   });
 
   it('answers an unsupported method with 405', async () => {
-    expect(expectError(await graph(`${SA}/issues`, { method: 'POST', body: {} }), 405, 'Request_BadRequest')).toMatch(/not allowed/);
+    expect(expectError(await graph(`${SA}/issues`, { method: 'POST', body: {} }), 405, 'Request_BadRequest')).toMatch(
+      /not allowed/,
+    );
     expectError(await graph('/admin', { method: 'DELETE' }), 405, 'Request_BadRequest');
   });
 
@@ -125,20 +137,30 @@ describe('responses look like Graph', () => {
 
 describe('admin and serviceAnnouncement singletons', () => {
   it('GET returns context and etag only until properties are stored', async () => {
-    expect(await ok('/admin')).toEqual({ '@odata.context': `${root}/$metadata#admin`, '@odata.etag': expect.stringMatching(/^W\/".+"$/) });
+    expect(await ok('/admin')).toEqual({
+      '@odata.context': `${root}/$metadata#admin`,
+      '@odata.etag': expect.stringMatching(/^W\/".+"$/),
+    });
     const sa = await ok(SA);
     expect(sa['@odata.context']).toBe(`${root}/$metadata#admin/serviceAnnouncement`);
   });
 
   it('PATCH stores primitives, bumps the etag and answers 204 or the entity', async () => {
     const before = await ok('/admin');
-    const r = await graph('/admin', { method: 'PATCH', body: { note: 'hello', level: 3, on: true, gone: null, '@odata.type': '#microsoft.graph.admin' } });
+    const r = await graph('/admin', {
+      method: 'PATCH',
+      body: { note: 'hello', level: 3, on: true, gone: null, '@odata.type': '#microsoft.graph.admin' },
+    });
     expect(r.status).toBe(204);
     expect(r.body).toBeUndefined();
     const after = await ok('/admin');
     expect(after).toMatchObject({ note: 'hello', level: 3, on: true, gone: null });
     expect(after['@odata.etag']).not.toBe(before['@odata.etag']);
-    const rep = await graph('/admin', { method: 'PATCH', body: { note: 'again' }, headers: { prefer: 'return=representation' } });
+    const rep = await graph('/admin', {
+      method: 'PATCH',
+      body: { note: 'again' },
+      headers: { prefer: 'return=representation' },
+    });
     expect(rep.status).toBe(200);
     expect(rep.body).toMatchObject({ '@odata.context': `${root}/$metadata#admin`, note: 'again', level: 3 });
     expect(rep.body['@odata.etag']).not.toBe(after['@odata.etag']);
@@ -164,7 +186,9 @@ describe('admin and serviceAnnouncement singletons', () => {
     const body = await ok('/admin?$expand=serviceAnnouncement($expand=healthOverviews($top=2;$select=id))');
     expect(body['@odata.context']).toBe(`${root}/$metadata#admin(serviceAnnouncement(healthOverviews(id)))`);
     expect(body.serviceAnnouncement.healthOverviews).toHaveLength(2);
-    expect(body.serviceAnnouncement['healthOverviews@odata.nextLink']).toBe(`${root}${SA}/healthOverviews?$top=2&$select=id&$skip=2`);
+    expect(body.serviceAnnouncement['healthOverviews@odata.nextLink']).toBe(
+      `${root}${SA}/healthOverviews?$top=2&$select=id&$skip=2`,
+    );
   });
 });
 
@@ -174,15 +198,34 @@ describe('healthOverviews', () => {
     expect(body['@odata.context']).toBe(`${root}/$metadata#admin/serviceAnnouncement/healthOverviews`);
     expect(body).not.toHaveProperty('@odata.nextLink');
     expect(body.value.length).toBeGreaterThanOrEqual(35);
-    expect(body.value[0]).toEqual({ '@odata.etag': expect.stringMatching(/^W\/"/), service: 'Exchange Online', status: expect.any(String), id: 'Exchange' });
+    expect(body.value[0]).toEqual({
+      '@odata.etag': expect.stringMatching(/^W\/"/),
+      service: 'Exchange Online',
+      status: expect.any(String),
+      id: 'Exchange',
+    });
     const ids = body.value.map((s: any) => s.id);
-    expect(ids).toEqual(expect.arrayContaining(['OrgLiveID', 'OSDPPlatform', 'SharePoint', 'microsoftteams', 'Intune', 'Yammer', 'PowerBIcom']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'OrgLiveID',
+        'OSDPPlatform',
+        'SharePoint',
+        'microsoftteams',
+        'Intune',
+        'Yammer',
+        'PowerBIcom',
+      ]),
+    );
     for (const s of body.value) expect(SERVICE_HEALTH_STATUS).toContain(s.status);
   });
 
   it('gets one service by id or by its URL-encoded name', async () => {
     const byName = await ok(`${SA}/healthOverviews/Microsoft%20365%20suite`);
-    expect(byName).toMatchObject({ '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`, id: 'OSDPPlatform', service: 'Microsoft 365 suite' });
+    expect(byName).toMatchObject({
+      '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`,
+      id: 'OSDPPlatform',
+      service: 'Microsoft 365 suite',
+    });
     expect(await ok(`${SA}/healthOverviews/OSDPPlatform`)).toEqual(byName);
   });
 
@@ -192,7 +235,10 @@ describe('healthOverviews', () => {
   });
 
   it('POST creates a service with a Location; duplicates are 409 and missing fields 400', async () => {
-    const r = await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'Contoso', service: 'Contoso Mail', status: 'serviceDegradation' } });
+    const r = await graph(`${SA}/healthOverviews`, {
+      method: 'POST',
+      body: { id: 'Contoso', service: 'Contoso Mail', status: 'serviceDegradation' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/healthOverviews/$entity`,
@@ -203,23 +249,54 @@ describe('healthOverviews', () => {
     });
     expect(r.headers.get('location')).toBe(`${root}${SA}/healthOverviews/Contoso`);
     expect((await ok(r.headers.get('location')!)).service).toBe('Contoso Mail');
-    expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'Contoso', service: 'again' } }), 409, 'Conflict');
-    expect(expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'X' } }), 400, 'BadRequest')).toMatch(/'service' is required/);
-    expect(expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { service: 'X' } }), 400, 'BadRequest')).toMatch(/'id' is required/);
-    expect(expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'Y', service: 'Y', status: 'Fine' } }), 400, 'BadRequest')).toMatch(/'Fine'.*'status'/);
+    expectError(
+      await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'Contoso', service: 'again' } }),
+      409,
+      'Conflict',
+    );
+    expect(
+      expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'X' } }), 400, 'BadRequest'),
+    ).toMatch(/'service' is required/);
+    expect(
+      expectError(await graph(`${SA}/healthOverviews`, { method: 'POST', body: { service: 'X' } }), 400, 'BadRequest'),
+    ).toMatch(/'id' is required/);
+    expect(
+      expectError(
+        await graph(`${SA}/healthOverviews`, { method: 'POST', body: { id: 'Y', service: 'Y', status: 'Fine' } }),
+        400,
+        'BadRequest',
+      ),
+    ).toMatch(/'Fine'.*'status'/);
   });
 
   it('PATCH updates, 204 or 200 with return=representation; unknown and read-only properties are 400', async () => {
-    const r = await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { status: 'ServiceInterruption' } });
+    const r = await graph(`${SA}/healthOverviews/Exchange`, {
+      method: 'PATCH',
+      body: { status: 'ServiceInterruption' },
+    });
     expect(r.status).toBe(204);
     expect((await ok(`${SA}/healthOverviews/Exchange`)).status).toBe('ServiceInterruption');
-    const rep = await graph(`${SA}/healthOverviews/Exchange%20Online`, { method: 'PATCH', body: { service: 'EXO' }, headers: { prefer: 'return=representation' } });
+    const rep = await graph(`${SA}/healthOverviews/Exchange%20Online`, {
+      method: 'PATCH',
+      body: { service: 'EXO' },
+      headers: { prefer: 'return=representation' },
+    });
     expect(rep.status).toBe(200);
     expect(rep.body).toMatchObject({ id: 'Exchange', service: 'EXO', status: 'ServiceInterruption' });
-    expect(expectError(await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { colour: 'red' } }), 400, 'BadRequest')).toBe(
-      "Could not find a property named 'colour' on type 'microsoft.graph.serviceHealth'.",
-    );
-    expect(expectError(await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { id: 'E2' } }), 400, 'BadRequest')).toMatch(/'id' is read-only/);
+    expect(
+      expectError(
+        await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { colour: 'red' } }),
+        400,
+        'BadRequest',
+      ),
+    ).toBe("Could not find a property named 'colour' on type 'microsoft.graph.serviceHealth'.");
+    expect(
+      expectError(
+        await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { id: 'E2' } }),
+        400,
+        'BadRequest',
+      ),
+    ).toMatch(/'id' is read-only/);
   });
 
   it('DELETE removes the service and its issues', async () => {
@@ -247,13 +324,33 @@ describe('issues', () => {
     expect(body['@odata.context']).toBe(`${root}/$metadata#admin/serviceAnnouncement/issues`);
     const issue = body.value[0];
     expect(Object.keys(issue).sort()).toEqual(
-      ['@odata.etag', 'classification', 'details', 'endDateTime', 'feature', 'featureGroup', 'id', 'impactDescription', 'isResolved',
-        'lastModifiedDateTime', 'origin', 'posts', 'service', 'startDateTime', 'status', 'title'].sort(),
+      [
+        '@odata.etag',
+        'classification',
+        'details',
+        'endDateTime',
+        'feature',
+        'featureGroup',
+        'id',
+        'impactDescription',
+        'isResolved',
+        'lastModifiedDateTime',
+        'origin',
+        'posts',
+        'service',
+        'startDateTime',
+        'status',
+        'title',
+      ].sort(),
     );
     expect(issue.id).toMatch(/^[A-Z]{2}\d{6}$/);
     expect(['Advisory', 'Incident']).toContain(issue.classification);
     expect(issue.posts.length).toBeGreaterThanOrEqual(1);
-    expect(issue.posts[0]).toEqual({ createdDateTime: expect.any(String), postType: expect.stringMatching(/^(Regular|Quick|Strategic)$/), description: { contentType: expect.stringMatching(/^(Html|Text)$/), content: expect.any(String) } });
+    expect(issue.posts[0]).toEqual({
+      createdDateTime: expect.any(String),
+      postType: expect.stringMatching(/^(Regular|Quick|Strategic)$/),
+      description: { contentType: expect.stringMatching(/^(Html|Text)$/), content: expect.any(String) },
+    });
   });
 
   it('gets one issue and 404s an unknown one', async () => {
@@ -326,7 +423,9 @@ describe('issues', () => {
     expect(expectError(await post({}), 400, 'BadRequest')).toMatch(/'title' is required/);
     expect(expectError(await post({ title: 'x', id: 'EX1' }), 400, 'BadRequest')).toMatch(/'id' is read-only/);
     expect(expectError(await post({ title: 'x', isResolved: 'no' }), 400, 'BadRequest')).toMatch(/'isResolved'/);
-    expect(expectError(await post({ title: 'x', startDateTime: 'yesterday' }), 400, 'BadRequest')).toMatch(/'startDateTime'/);
+    expect(expectError(await post({ title: 'x', startDateTime: 'yesterday' }), 400, 'BadRequest')).toMatch(
+      /'startDateTime'/,
+    );
     expect(expectError(await post({ title: 'x', origin: 'Mars' }), 400, 'BadRequest')).toMatch(/'Mars'/);
     expect(expectError(await post({ title: 'x', mood: 'ok' }), 400, 'BadRequest')).toMatch(/'mood'/);
   });
@@ -338,10 +437,18 @@ describe('messages', () => {
     expect(body['@odata.count']).toBeGreaterThanOrEqual(50);
     const m = body.value[0];
     expect(m.id).toMatch(/^MC\d{6}$/);
-    expect(m).toMatchObject({ category: expect.stringMatching(/^(PreventOrFixIssue|PlanForChange|StayInformed)$/), severity: expect.stringMatching(/^(Normal|High|Critical)$/), hasAttachments: false, viewPoint: null });
+    expect(m).toMatchObject({
+      category: expect.stringMatching(/^(PreventOrFixIssue|PlanForChange|StayInformed)$/),
+      severity: expect.stringMatching(/^(Normal|High|Critical)$/),
+      hasAttachments: false,
+      viewPoint: null,
+    });
     expect(m.body.contentType).toBe('Html');
     expect(Array.isArray(m.services) && Array.isArray(m.tags)).toBe(true);
-    expect(await ok(`${SA}/messages/${m.id}`)).toEqual({ '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/messages/$entity`, ...m });
+    expect(await ok(`${SA}/messages/${m.id}`)).toEqual({
+      '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/messages/$entity`,
+      ...m,
+    });
     expectError(await graph(`${SA}/messages/MC000000`), 404, 'itemNotFound');
   });
 
@@ -361,7 +468,9 @@ describe('OData query options', () => {
 
   it('$expand=issues inlines every issue of the service', async () => {
     const body = await ok(`${SA}/healthOverviews/Exchange?$expand=issues`);
-    expect(body['@odata.context']).toBe(`${root}/$metadata#admin/serviceAnnouncement/healthOverviews(issues())/$entity`);
+    expect(body['@odata.context']).toBe(
+      `${root}/$metadata#admin/serviceAnnouncement/healthOverviews(issues())/$entity`,
+    );
     const own = await all(`${SA}/healthOverviews/Exchange/issues`);
     expect(body.issues.length).toBe(own.items.length);
     expect(body.issues.length).toBeGreaterThan(100);
@@ -373,8 +482,14 @@ describe('OData query options', () => {
   it('nested $expand options select, filter, order, skip and count', async () => {
     const q = `$select=id&$expand=issues($select=id,title,startDateTime;$filter=classification eq 'Incident';$orderby=startDateTime desc;$skip=1;$count=true)`;
     const body = await ok(`${SA}/healthOverviews/microsoftteams?${encodeURI(q)}`);
-    expect(body['@odata.context']).toBe(`${root}/$metadata#admin/serviceAnnouncement/healthOverviews(id,issues(id,title,startDateTime))/$entity`);
-    const incidents = (await ok(`${SA}/healthOverviews/microsoftteams/issues?$filter=classification eq 'Incident'&$orderby=startDateTime desc&$top=999`)).value;
+    expect(body['@odata.context']).toBe(
+      `${root}/$metadata#admin/serviceAnnouncement/healthOverviews(id,issues(id,title,startDateTime))/$entity`,
+    );
+    const incidents = (
+      await ok(
+        `${SA}/healthOverviews/microsoftteams/issues?$filter=classification eq 'Incident'&$orderby=startDateTime desc&$top=999`,
+      )
+    ).value;
     expect(body['issues@odata.count']).toBe(incidents.length);
     expect(body.issues.map((i: any) => i.id)).toEqual(incidents.slice(1).map((i: any) => i.id));
     expect(Object.keys(body.issues[0])).toEqual(['@odata.etag', 'id', 'title', 'startDateTime']);
@@ -402,7 +517,9 @@ describe('OData query options', () => {
     const ids = async (filter: string, path = `${SA}/healthOverviews`) =>
       (await ok(`${path}?$filter=${encodeURIComponent(filter)}&$top=999`)).value.map((s: any) => s.id);
     expect(await ids("id in ('Exchange', 'SharePoint','Nope')")).toEqual(['Exchange', 'SharePoint']);
-    const mixed = await ids("(startswith(id,'micro') or endswith(service, 'Online')) and not contains(service,'Teams')");
+    const mixed = await ids(
+      "(startswith(id,'micro') or endswith(service, 'Online')) and not contains(service,'Teams')",
+    );
     expect(mixed).toEqual(expect.arrayContaining(['Exchange', 'SharePoint', 'MicrosoftForms', 'Microsoft365Defender']));
     expect(mixed).not.toContain('microsoftteams');
     expect(mixed).not.toContain('Intune');
@@ -418,7 +535,9 @@ describe('OData query options', () => {
   });
 
   it('$filter takes unquoted DateTimeOffset literals and compares instants', async () => {
-    const body = await ok(`${SA}/issues?$filter=startDateTime ge 2024-01-01T00:00:00Z and startDateTime lt 2024-03-01T12:00:00%2B01:00&$top=999`);
+    const body = await ok(
+      `${SA}/issues?$filter=startDateTime ge 2024-01-01T00:00:00Z and startDateTime lt 2024-03-01T12:00:00%2B01:00&$top=999`,
+    );
     expect(body.value.length).toBeGreaterThan(0);
     for (const i of body.value) {
       expect(Date.parse(i.startDateTime)).toBeGreaterThanOrEqual(Date.parse('2024-01-01T00:00:00Z'));
@@ -427,7 +546,9 @@ describe('OData query options', () => {
   });
 
   it('$orderby sorts by several keys, ascending by default', async () => {
-    const body = await ok(`${SA}/issues?$orderby=classification,startDateTime desc&$top=999&$select=classification,startDateTime`);
+    const body = await ok(
+      `${SA}/issues?$orderby=classification,startDateTime desc&$top=999&$select=classification,startDateTime`,
+    );
     const rows = body.value as { classification: string; startDateTime: string }[];
     for (let i = 1; i < rows.length; i++) {
       const [a, b] = [rows[i - 1], rows[i]];
@@ -441,9 +562,14 @@ describe('OData query options', () => {
   it('accepts an encoded $ and + for spaces', async () => {
     const body = await ok(`${SA}/healthOverviews?%24top=2&%24orderby=service+desc&%24select=service`);
     expect(body.value).toHaveLength(2);
-    const names = (await ok(`${SA}/healthOverviews?$select=service`)).value.map((s: any) => s.service).sort().reverse();
+    const names = (await ok(`${SA}/healthOverviews?$select=service`)).value
+      .map((s: any) => s.service)
+      .sort()
+      .reverse();
     expect(body.value.map((s: any) => s.service)).toEqual(names.slice(0, 2));
-    expect(body['@odata.nextLink']).toBe(`${root}${SA}/healthOverviews?%24top=2&%24orderby=service+desc&%24select=service&$skip=2`);
+    expect(body['@odata.nextLink']).toBe(
+      `${root}${SA}/healthOverviews?%24top=2&%24orderby=service+desc&%24select=service&$skip=2`,
+    );
   });
 
   it('$count=true adds @odata.count on the first page only', async () => {
@@ -465,7 +591,10 @@ describe('OData query options', () => {
     ["$filter=frob(id,'x')", "unknown function with name 'frob'"],
     ['$expand=status', "Property 'status' on type 'microsoft.graph.serviceHealth' is not a navigation property"],
     ['$expand=issues,issues', 'Only one relationship can be expanded per level'],
-    ['$expand=issues($select=nope)', "Could not find a property named 'nope' on type 'microsoft.graph.serviceHealthIssue'."],
+    [
+      '$expand=issues($select=nope)',
+      "Could not find a property named 'nope' on type 'microsoft.graph.serviceHealthIssue'.",
+    ],
     ['$expand=issues($top=5', 'unbalanced'],
     ['$expand=issues($frob=1)', "Unrecognized query argument specified: '$frob'."],
     ['$top=0', "Invalid value '0' for $top"],
@@ -482,27 +611,56 @@ describe('OData query options', () => {
   });
 
   it('/$count answers the number of matching entities as a bare integer', async () => {
-    const res = await fetch(`${root}${SA}/issues/$count?$filter=${encodeURIComponent("classification eq 'Incident'")}`, { headers: { authorization: 'Bearer sandbox' } });
+    const res = await fetch(
+      `${root}${SA}/issues/$count?$filter=${encodeURIComponent("classification eq 'Incident'")}`,
+      { headers: { authorization: 'Bearer sandbox' } },
+    );
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    const incidents = (await ok(`${SA}/issues?$filter=classification eq 'Incident'&$count=true&$top=1`))['@odata.count'];
+    const incidents = (await ok(`${SA}/issues?$filter=classification eq 'Incident'&$count=true&$top=1`))[
+      '@odata.count'
+    ];
     expect(await res.text()).toBe(String(incidents));
     expect(await ok(`${SA}/healthOverviews/$count`)).toBe((await ok(`${SA}/healthOverviews`)).value.length);
-    expect(await ok(`${SA}/healthOverviews/Exchange/issues/$count`)).toBe((await ok(`${SA}/healthOverviews/Exchange?$expand=issues`)).issues.length);
+    expect(await ok(`${SA}/healthOverviews/Exchange/issues/$count`)).toBe(
+      (await ok(`${SA}/healthOverviews/Exchange?$expand=issues`)).issues.length,
+    );
   });
 
   it('refuses collection options on a single entity', async () => {
-    expect(expectError(await graph(`${SA}/issues/${(await ok(`${SA}/issues?$top=1`)).value[0].id}?$top=1`), 400, 'BadRequest')).toMatch(/\$top/);
+    expect(
+      expectError(
+        await graph(`${SA}/issues/${(await ok(`${SA}/issues?$top=1`)).value[0].id}?$top=1`),
+        400,
+        'BadRequest',
+      ),
+    ).toMatch(/\$top/);
   });
 });
 
 describe('ETags and If-Match', () => {
   it('every write changes the etag; a stale If-Match is 412 resourceModified', async () => {
     const { '@odata.etag': etag } = await ok(`${SA}/healthOverviews/Exchange`);
-    expect((await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { status: 'Investigating' }, headers: { 'if-match': etag } })).status).toBe(204);
-    const stale = await graph(`${SA}/healthOverviews/Exchange`, { method: 'PATCH', body: { status: 'ServiceOperational' }, headers: { 'if-match': etag } });
+    expect(
+      (
+        await graph(`${SA}/healthOverviews/Exchange`, {
+          method: 'PATCH',
+          body: { status: 'Investigating' },
+          headers: { 'if-match': etag },
+        })
+      ).status,
+    ).toBe(204);
+    const stale = await graph(`${SA}/healthOverviews/Exchange`, {
+      method: 'PATCH',
+      body: { status: 'ServiceOperational' },
+      headers: { 'if-match': etag },
+    });
     expect(expectError(stale, 412, 'resourceModified')).toContain('entityTagDoesNotMatch');
     expect(stale.body.error.innerError.code).toBe('entityTagDoesNotMatch');
-    expectError(await graph(`${SA}/healthOverviews/Exchange`, { method: 'DELETE', headers: { 'if-match': etag } }), 412, 'resourceModified');
+    expectError(
+      await graph(`${SA}/healthOverviews/Exchange`, { method: 'DELETE', headers: { 'if-match': etag } }),
+      412,
+      'resourceModified',
+    );
     expect((await ok(`${SA}/healthOverviews/Exchange`)).status).toBe('Investigating');
   });
 
@@ -518,16 +676,29 @@ describe('ETags and If-Match', () => {
   it('an unquoted If-Match is 400 malformedEntityTag', async () => {
     const { '@odata.etag': etag } = await ok('/admin');
     const unquoted = etag.replace(/^W\/"|"$/g, '');
-    expect(expectError(await graph('/admin', { method: 'PATCH', body: { a: 1 }, headers: { 'if-match': unquoted } }), 400, 'malformedEntityTag')).toContain(unquoted);
+    expect(
+      expectError(
+        await graph('/admin', { method: 'PATCH', body: { a: 1 }, headers: { 'if-match': unquoted } }),
+        400,
+        'malformedEntityTag',
+      ),
+    ).toContain(unquoted);
   });
 });
 
 describe('$batch', () => {
-  const batch = (requests: unknown[], token?: string | null) => graph('/$batch', { method: 'POST', body: { requests }, token });
+  const batch = (requests: unknown[], token?: string | null) =>
+    graph('/$batch', { method: 'POST', body: { requests }, token });
 
   it('answers 20 requests, not in request order, each matched by id', async () => {
     const services = (await ok(`${SA}/healthOverviews?$top=20&$select=id`)).value.map((s: any) => s.id);
-    const r = await batch(services.map((id: string, i: number) => ({ id: String(i + 1), method: 'GET', url: `/admin/serviceAnnouncement/healthOverviews/${id}` })));
+    const r = await batch(
+      services.map((id: string, i: number) => ({
+        id: String(i + 1),
+        method: 'GET',
+        url: `/admin/serviceAnnouncement/healthOverviews/${id}`,
+      })),
+    );
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe(ODATA_JSON);
     const responses = r.body.responses as any[];
@@ -542,15 +713,28 @@ describe('$batch', () => {
 
   it('refuses 21 requests and duplicate ids for the whole batch', async () => {
     const item = (id: string) => ({ id, method: 'GET', url: 'admin' });
-    expect(expectError(await batch(Array.from({ length: 21 }, (_, i) => item(String(i)))), 400, 'BadRequest')).toMatch(/at most 20/);
+    expect(expectError(await batch(Array.from({ length: 21 }, (_, i) => item(String(i)))), 400, 'BadRequest')).toMatch(
+      /at most 20/,
+    );
     expect(expectError(await batch([item('a'), item('A')]), 400, 'BadRequest')).toMatch(/'A' is used more than once/);
     expectError(await batch([{ method: 'GET', url: 'admin' }]), 400, 'BadRequest');
     expectError(await batch([item('1'), { ...item('2'), dependsOn: ['9'] }]), 400, 'BadRequest');
-    const patch = { method: 'PATCH', url: '/admin', headers: { 'Content-Type': 'application/json' }, body: { touched: true } };
-    const cycle = await batch([{ id: 'w', ...patch }, { ...item('x'), dependsOn: ['y'] }, { ...item('y'), dependsOn: ['x'] }]);
+    const patch = {
+      method: 'PATCH',
+      url: '/admin',
+      headers: { 'Content-Type': 'application/json' },
+      body: { touched: true },
+    };
+    const cycle = await batch([
+      { id: 'w', ...patch },
+      { ...item('x'), dependsOn: ['y'] },
+      { ...item('y'), dependsOn: ['x'] },
+    ]);
     expect(expectError(cycle, 400, 'BadRequest')).toMatch(/cycle/);
     expect(await ok('/admin')).not.toHaveProperty('touched');
-    expect(expectError(await graph('/$batch', { method: 'POST', body: { nope: [] } }), 400, 'BadRequest')).toMatch(/requests/);
+    expect(expectError(await graph('/$batch', { method: 'POST', body: { nope: [] } }), 400, 'BadRequest')).toMatch(
+      /requests/,
+    );
   });
 
   it('fails a request with 424 when a request it depends on failed', async () => {
@@ -564,15 +748,38 @@ describe('$batch', () => {
     expect([byId[1].status, byId[2].status, byId[3].status, byId[4].status]).toEqual([404, 424, 200, 200]);
     expect(byId[1].body.error.code).toBe('itemNotFound');
     expect(byId[2].body.error.message).toContain("'1'");
-    expect(byId[3].body).toEqual({ '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/healthOverviews(id)/$entity`, '@odata.etag': expect.any(String), id: 'Exchange' });
+    expect(byId[3].body).toEqual({
+      '@odata.context': `${root}/$metadata#admin/serviceAnnouncement/healthOverviews(id)/$entity`,
+      '@odata.etag': expect.any(String),
+      id: 'Exchange',
+    });
   });
 
   it('runs writes in dependency order and applies If-Match per item', async () => {
     const { '@odata.etag': etag } = await ok(`${SA}/healthOverviews/Exchange`);
     const r = await batch([
-      { id: 'create', method: 'POST', url: '/admin/serviceAnnouncement/healthOverviews', headers: { 'Content-Type': 'application/json' }, body: { id: 'Contoso', service: 'Contoso' } },
-      { id: 'patch', method: 'PATCH', url: '/admin/serviceAnnouncement/healthOverviews/Exchange', headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: { status: 'Investigating' } },
-      { id: 'again', method: 'PATCH', url: '/admin/serviceAnnouncement/healthOverviews/Exchange', headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: { status: 'Investigating' }, dependsOn: ['patch'] },
+      {
+        id: 'create',
+        method: 'POST',
+        url: '/admin/serviceAnnouncement/healthOverviews',
+        headers: { 'Content-Type': 'application/json' },
+        body: { id: 'Contoso', service: 'Contoso' },
+      },
+      {
+        id: 'patch',
+        method: 'PATCH',
+        url: '/admin/serviceAnnouncement/healthOverviews/Exchange',
+        headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+        body: { status: 'Investigating' },
+      },
+      {
+        id: 'again',
+        method: 'PATCH',
+        url: '/admin/serviceAnnouncement/healthOverviews/Exchange',
+        headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+        body: { status: 'Investigating' },
+        dependsOn: ['patch'],
+      },
       { id: 'read', method: 'GET', url: '/admin/serviceAnnouncement/healthOverviews/Contoso', dependsOn: ['create'] },
     ]);
     const byId = Object.fromEntries((r.body.responses as any[]).map((x) => [x.id, x]));
@@ -582,7 +789,9 @@ describe('$batch', () => {
     expect(byId.again.status).toBe(412);
     expect(byId.again.body.error.code).toBe('resourceModified');
     expect(byId.read.body.service).toBe('Contoso');
-    expect(expectError(await batch([{ id: '1', method: 'POST', url: '/admin', body: {} }]), 400, 'BadRequest')).toMatch(/Content-Type/);
+    expect(expectError(await batch([{ id: '1', method: 'POST', url: '/admin', body: {} }]), 400, 'BadRequest')).toMatch(
+      /Content-Type/,
+    );
   });
 
   it('answers an item hit by an injected fault with that status and Retry-After', async () => {
@@ -620,7 +829,9 @@ describe('bearer tokens', () => {
   });
 
   it('an unknown token is 401', async () => {
-    expect(expectError(await graph('/admin', { token: 'garbage' }), 401, 'InvalidAuthenticationToken')).toMatch(/^IDX14100: JWT is not well formed/);
+    expect(expectError(await graph('/admin', { token: 'garbage' }), 401, 'InvalidAuthenticationToken')).toMatch(
+      /^IDX14100: JWT is not well formed/,
+    );
     expectError(await graph('/admin', { token: 'a.b.c' }), 401, 'InvalidAuthenticationToken');
   });
 });

@@ -17,7 +17,12 @@ beforeEach(async () => {
   await fetch(`${sandbox.origin}/_sandbox/reset`, { method: 'POST' });
 });
 
-async function send(name: string, data: Buffer | string, fields: Record<string, string> = { purpose: 'file-extract' }, headers: Record<string, string> = auth) {
+async function send(
+  name: string,
+  data: Buffer | string,
+  fields: Record<string, string> = { purpose: 'file-extract' },
+  headers: Record<string, string> = auth,
+) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append('file', new Blob([data as BlobPart]), name);
@@ -29,10 +34,21 @@ describe("Kimi's files API (moonshot emulator)", () => {
   it('takes a file with purpose file-extract and answers the documented file object', async () => {
     const { status, body } = await send('notes.md', '# Notes\n\nThe launch is on Tuesday.\n');
     expect(status).toBe(200);
-    expect(body).toEqual({ id: expect.stringMatching(/^c[a-z0-9]{19}$/), object: 'file', bytes: 35, created_at: expect.any(Number), filename: 'notes.md', purpose: 'file-extract', status: 'ok', status_details: '' });
+    expect(body).toEqual({
+      id: expect.stringMatching(/^c[a-z0-9]{19}$/),
+      object: 'file',
+      bytes: 35,
+      created_at: expect.any(Number),
+      filename: 'notes.md',
+      purpose: 'file-extract',
+      status: 'ok',
+      status_details: '',
+    });
     expect(Math.abs(body.created_at - Date.now() / 1000)).toBeLessThan(5);
     // The record shows what was sent, never the file itself.
-    expect(sandbox.record.list().at(-1)!.body).toBe('multipart/form-data: purpose=file-extract, file=notes.md (35 bytes)');
+    expect(sandbox.record.list().at(-1)!.body).toBe(
+      'multipart/form-data: purpose=file-extract, file=notes.md (35 bytes)',
+    );
   });
 
   it('extracts the text of a PDF and of text files, served as text/plain by GET /files/{id}/content', async () => {
@@ -62,30 +78,58 @@ describe("Kimi's files API (moonshot emulator)", () => {
   });
 
   it("refuses Kimi's documented 400s: a purpose other than file-extract, an empty file, a file over the size limit", async () => {
-    expect(await send('a.txt', 'x', { purpose: 'assistants' })).toEqual({ status: 400, body: { error: { type: 'invalid_request_error', message: "Invalid purpose: only 'file-extract' accepted" } } });
-    expect(await send('a.txt', '')).toEqual({ status: 400, body: { error: { type: 'invalid_request_error', message: 'File size is zero, please confirm and re-upload the file' } } });
-    await fetch(`${sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ fileLimits: { maxFileBytes: 1024 * 1024 } }) });
+    expect(await send('a.txt', 'x', { purpose: 'assistants' })).toEqual({
+      status: 400,
+      body: { error: { type: 'invalid_request_error', message: "Invalid purpose: only 'file-extract' accepted" } },
+    });
+    expect(await send('a.txt', '')).toEqual({
+      status: 400,
+      body: {
+        error: { type: 'invalid_request_error', message: 'File size is zero, please confirm and re-upload the file' },
+      },
+    });
+    await fetch(`${sandbox.origin}/_sandbox/config`, {
+      method: 'POST',
+      body: JSON.stringify({ fileLimits: { maxFileBytes: 1024 * 1024 } }),
+    });
     expect(await send('big.txt', 'x'.repeat(1024 * 1024 + 1))).toEqual({
       status: 400,
-      body: { error: { type: 'invalid_request_error', message: 'File size is too large, max file size is 1MB, please confirm and re-upload the file' } },
+      body: {
+        error: {
+          type: 'invalid_request_error',
+          message: 'File size is too large, max file size is 1MB, please confirm and re-upload the file',
+        },
+      },
     });
     expect((await (await fetch(`${base}/files`, { headers: auth })).json()).data).toEqual([]);
   });
 
   it('refuses the file past the account limit with the documented message, and takes one again after a delete', async () => {
-    await fetch(`${sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ fileLimits: { maxFiles: 2 } }) });
+    await fetch(`${sandbox.origin}/_sandbox/config`, {
+      method: 'POST',
+      body: JSON.stringify({ fileLimits: { maxFiles: 2 } }),
+    });
     const first = (await send('1.txt', 'one')).body;
     await send('2.txt', 'two');
     expect(await send('3.txt', 'three')).toEqual({
       status: 400,
-      body: { error: { type: 'invalid_request_error', message: 'The number of files you have uploaded exceeded the max file count 2, please delete previous uploaded files' } },
+      body: {
+        error: {
+          type: 'invalid_request_error',
+          message:
+            'The number of files you have uploaded exceeded the max file count 2, please delete previous uploaded files',
+        },
+      },
     });
     await fetch(`${base}/files/${first.id}`, { method: 'DELETE', headers: auth });
     expect((await send('3.txt', 'three')).status).toBe(200);
   });
 
   it('keeps a PDF that does not parse with status "error", and will not give its content', async () => {
-    const broken = Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\nthis is not a page tree\nstartxref\n9\n%%EOF\n', 'latin1');
+    const broken = Buffer.from(
+      '%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\nthis is not a page tree\nstartxref\n9\n%%EOF\n',
+      'latin1',
+    );
     const { body } = await send('broken.pdf', broken);
     expect(body).toMatchObject({ status: 'error', status_details: expect.stringContaining('failed to parse the PDF') });
     const content = await fetch(`${base}/files/${body.id}/content`, { headers: auth });
@@ -102,7 +146,11 @@ describe("Kimi's files API (moonshot emulator)", () => {
       { role: 'system', content: 'You are Kimi.' },
       { role: 'user', content: 'Hello, my name is Li Lei. What is 1+1?' },
     ];
-    const res = await fetch(`${base}/tokenizers/estimate-token-count`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'kimi-k2.6', messages }) });
+    const res = await fetch(`${base}/tokenizers/estimate-token-count`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'kimi-k2.6', messages }),
+    });
     const counted = (await res.json()).data.total_tokens;
     const chat = await fetch(`${base}/chat/completions`, {
       method: 'POST',
@@ -110,7 +158,11 @@ describe("Kimi's files API (moonshot emulator)", () => {
       body: JSON.stringify({ model: 'kimi-k2.6', messages, thinking: { type: 'disabled' } }),
     });
     expect(counted).toBe((await chat.json()).usage.prompt_tokens);
-    const unknown = await fetch(`${base}/tokenizers/estimate-token-count`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'kimi-nope', messages }) });
+    const unknown = await fetch(`${base}/tokenizers/estimate-token-count`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'kimi-nope', messages }),
+    });
     expect(unknown.status).toBe(404);
   });
 

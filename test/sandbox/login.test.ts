@@ -4,9 +4,17 @@ import { useSandbox } from '../support/sandbox.js';
 const env = useSandbox();
 const { control } = env;
 
-const GOOD = { grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default' };
+const GOOD = {
+  grant_type: 'client_credentials',
+  client_id: 'sandbox',
+  client_secret: 'sandbox',
+  scope: 'https://graph.microsoft.com/.default',
+};
 
-async function token(form: Record<string, string>, tenant = 'sandbox'): Promise<{ status: number; body: any; headers: Headers }> {
+async function token(
+  form: Record<string, string>,
+  tenant = 'sandbox',
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${env.sandbox.baseUrls.login}/${tenant}/oauth2/v2.0/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -16,17 +24,28 @@ async function token(form: Record<string, string>, tenant = 'sandbox'): Promise<
 }
 
 const callGraph = (accessToken: string) =>
-  fetch(`${env.sandbox.baseUrls.graph}/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange`, { headers: { authorization: `Bearer ${accessToken}` } });
+  fetch(`${env.sandbox.baseUrls.graph}/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange`, {
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
 
 /** Asserts the identity platform's error body (docs/upstreams.md 1.12) and returns it. */
 function expectAad(r: { status: number; body: any }, status: number, error: string, code: number): any {
   expect(r.status).toBe(status);
-  expect(Object.keys(r.body)).toEqual(['error', 'error_description', 'error_codes', 'timestamp', 'trace_id', 'correlation_id']);
+  expect(Object.keys(r.body)).toEqual([
+    'error',
+    'error_description',
+    'error_codes',
+    'timestamp',
+    'trace_id',
+    'correlation_id',
+  ]);
   expect(r.body.error).toBe(error);
   expect(r.body.error_codes).toEqual([code]);
   expect(r.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z$/);
   expect(r.body.error_description).toMatch(
-    new RegExp(`^AADSTS${code}: .+\\r\\nTrace ID: ${r.body.trace_id}\\r\\nCorrelation ID: ${r.body.correlation_id}\\r\\nTimestamp: ${r.body.timestamp}$`),
+    new RegExp(
+      `^AADSTS${code}: .+\\r\\nTrace ID: ${r.body.trace_id}\\r\\nCorrelation ID: ${r.body.correlation_id}\\r\\nTimestamp: ${r.body.timestamp}$`,
+    ),
   );
   return r.body;
 }
@@ -36,7 +55,12 @@ describe('client-credentials token endpoint', () => {
     const a = await token(GOOD);
     const b = await token(GOOD);
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ token_type: 'Bearer', expires_in: 3599, ext_expires_in: 3599, access_token: expect.any(String) });
+    expect(a.body).toEqual({
+      token_type: 'Bearer',
+      expires_in: 3599,
+      ext_expires_in: 3599,
+      access_token: expect.any(String),
+    });
     expect(a.headers.get('cache-control')).toContain('no-store');
     expect(a.body.access_token).not.toBe(b.body.access_token);
     expect((await callGraph(a.body.access_token)).status).toBe(200);
@@ -68,7 +92,9 @@ describe('client-credentials token endpoint', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'client-request-id': 'corr-1' },
       body: new URLSearchParams({ ...GOOD, client_secret: 'wrong' }).toString(),
     });
-    expect(expectAad({ status: res.status, body: await res.json() }, 401, 'invalid_client', 7000215).correlation_id).toBe('corr-1');
+    expect(
+      expectAad({ status: res.status, body: await res.json() }, 401, 'invalid_client', 7000215).correlation_id,
+    ).toBe('corr-1');
   });
 
   it.each([
@@ -80,8 +106,22 @@ describe('client-credentials token endpoint', () => {
     ['no client_id', { ...GOOD, client_id: '' }, 'sandbox', 400, 'invalid_request', 900144],
     ['no scope', { ...GOOD, scope: '' }, 'sandbox', 400, 'invalid_request', 90014],
     ['a delegated scope', { ...GOOD, scope: 'ServiceHealth.Read.All' }, 'sandbox', 400, 'invalid_scope', 1002012],
-    ['another resource', { ...GOOD, scope: 'https://vault.azure.net/.default' }, 'sandbox', 400, 'invalid_resource', 500011],
-    ['an unknown client_id', { ...GOOD, client_id: '11111111-2222-3333-4444-555555555555' }, 'sandbox', 400, 'unauthorized_client', 700016],
+    [
+      'another resource',
+      { ...GOOD, scope: 'https://vault.azure.net/.default' },
+      'sandbox',
+      400,
+      'invalid_resource',
+      500011,
+    ],
+    [
+      'an unknown client_id',
+      { ...GOOD, client_id: '11111111-2222-3333-4444-555555555555' },
+      'sandbox',
+      400,
+      'unauthorized_client',
+      700016,
+    ],
     ['no secret', { ...GOOD, client_secret: '' }, 'sandbox', 400, 'invalid_client', 7000216],
     ['a wrong secret', { ...GOOD, client_secret: 'nope' }, 'sandbox', 401, 'invalid_client', 7000215],
   ])('refuses %s', async (_what, form, tenant, status, error, code) => {
@@ -92,7 +132,9 @@ describe('client-credentials token endpoint', () => {
 
   it('only accepts POST', async () => {
     const res = await fetch(`${env.sandbox.baseUrls.login}/sandbox/oauth2/v2.0/token`);
-    expect(expectAad({ status: res.status, body: await res.json() }, 400, 'invalid_request', 900561).error_description).toContain('Received a GET request');
+    expect(
+      expectAad({ status: res.status, body: await res.json() }, 400, 'invalid_request', 900561).error_description,
+    ).toContain('Received a GET request');
   });
 
   it('answers an injected fault in the identity platform shape', async () => {

@@ -20,15 +20,58 @@ async function omdb(params: Record<string, string>): Promise<{ status: number; b
 const error = (text: string) => ({ Response: 'False', Error: text });
 
 const MOVIE_KEYS = [
-  'Title', 'Year', 'Rated', 'Released', 'Runtime', 'Genre', 'Director', 'Writer', 'Actors', 'Plot', 'Language', 'Country',
-  'Awards', 'Poster', 'Ratings', 'Metascore', 'imdbRating', 'imdbVotes', 'imdbID', 'Type', 'DVD', 'BoxOffice', 'Production',
-  'Website', 'Response',
+  'Title',
+  'Year',
+  'Rated',
+  'Released',
+  'Runtime',
+  'Genre',
+  'Director',
+  'Writer',
+  'Actors',
+  'Plot',
+  'Language',
+  'Country',
+  'Awards',
+  'Poster',
+  'Ratings',
+  'Metascore',
+  'imdbRating',
+  'imdbVotes',
+  'imdbID',
+  'Type',
+  'DVD',
+  'BoxOffice',
+  'Production',
+  'Website',
+  'Response',
 ];
 const SERIES_KEYS = [...MOVIE_KEYS.slice(0, MOVIE_KEYS.indexOf('Type') + 1), 'totalSeasons', 'Response'];
 const EPISODE_KEYS = [
-  'Title', 'Year', 'Rated', 'Released', 'Season', 'Episode', 'Runtime', 'Genre', 'Director', 'Writer', 'Actors', 'Plot',
-  'Language', 'Country', 'Awards', 'Poster', 'Ratings', 'Metascore', 'imdbRating', 'imdbVotes', 'imdbID', 'seriesID',
-  'Type', 'Response',
+  'Title',
+  'Year',
+  'Rated',
+  'Released',
+  'Season',
+  'Episode',
+  'Runtime',
+  'Genre',
+  'Director',
+  'Writer',
+  'Actors',
+  'Plot',
+  'Language',
+  'Country',
+  'Awards',
+  'Poster',
+  'Ratings',
+  'Metascore',
+  'imdbRating',
+  'imdbVotes',
+  'imdbID',
+  'seriesID',
+  'Type',
+  'Response',
 ];
 
 describe('API key and daily quota', () => {
@@ -84,9 +127,16 @@ describe('title by ID or title', () => {
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(MOVIE_KEYS);
     expect(body).toMatchObject({
-      Title: 'Superman', Year: '1978', Rated: 'PG', Released: '15 Dec 1978', Runtime: '143 min',
-      Genre: 'Action, Adventure, Sci-Fi', Director: 'Richard Donner', Writer: 'Jerry Siegel, Joe Shuster, Mario Puzo',
-      Actors: 'Christopher Reeve, Margot Kidder, Gene Hackman', Language: 'English',
+      Title: 'Superman',
+      Year: '1978',
+      Rated: 'PG',
+      Released: '15 Dec 1978',
+      Runtime: '143 min',
+      Genre: 'Action, Adventure, Sci-Fi',
+      Director: 'Richard Donner',
+      Writer: 'Jerry Siegel, Joe Shuster, Mario Puzo',
+      Actors: 'Christopher Reeve, Margot Kidder, Gene Hackman',
+      Language: 'English',
       Country: 'United States, United Kingdom, Switzerland, Panama',
       Awards: 'Nominated for 3 Oscars. 19 wins & 23 nominations total',
       Ratings: [
@@ -94,8 +144,16 @@ describe('title by ID or title', () => {
         { Source: 'Rotten Tomatoes', Value: '93%' },
         { Source: 'Metacritic', Value: '82/100' },
       ],
-      Metascore: '82', imdbRating: '7.4', imdbVotes: '191,580', imdbID: 'tt0078346', Type: 'movie', DVD: 'N/A',
-      BoxOffice: '$134,478,449', Production: 'N/A', Website: 'N/A', Response: 'True',
+      Metascore: '82',
+      imdbRating: '7.4',
+      imdbVotes: '191,580',
+      imdbID: 'tt0078346',
+      Type: 'movie',
+      DVD: 'N/A',
+      BoxOffice: '$134,478,449',
+      Production: 'N/A',
+      Website: 'N/A',
+      Response: 'True',
     });
     expect(body.Plot).toMatch(/^An alien orphan is sent from his dying planet/);
     expect(body.Poster).toMatch(/^https:\/\/m\.media-amazon\.com\/images\/M\/.+_V1_SX300\.jpg$/);
@@ -167,7 +225,13 @@ describe('series, seasons and episodes', () => {
     expect(Object.keys(body)).toEqual(['Title', 'Season', 'totalSeasons', 'Episodes', 'Response']);
     expect(body).toMatchObject({ Title: 'Game of Thrones', Season: '1', totalSeasons: '8', Response: 'True' });
     expect(body.Episodes).toHaveLength(10);
-    expect(body.Episodes[0]).toEqual({ Title: 'Winter Is Coming', Released: '2011-04-17', Episode: '1', imdbRating: '8.9', imdbID: 'tt1480055' });
+    expect(body.Episodes[0]).toEqual({
+      Title: 'Winter Is Coming',
+      Released: '2011-04-17',
+      Episode: '1',
+      imdbRating: '8.9',
+      imdbID: 'tt1480055',
+    });
     for (const e of body.Episodes) {
       expect(Object.keys(e)).toEqual(['Title', 'Released', 'Episode', 'imdbRating', 'imdbID']);
       expect(e.Released).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -177,7 +241,9 @@ describe('series, seasons and episodes', () => {
 
   it('shows "N/A" ratings for the newest episodes of a running series', async () => {
     const series = (await omdb({ t: 'The Mandalorian' })).body;
-    const last = (await omdb({ i: series.imdbID, Season: series.totalSeasons })).body.Episodes as { imdbRating: string }[];
+    const last = (await omdb({ i: series.imdbID, Season: series.totalSeasons })).body.Episodes as {
+      imdbRating: string;
+    }[];
     expect(last.at(-1)!.imdbRating).toBe('N/A');
     expect(last[0].imdbRating).toMatch(/^\d\.\d$/);
   });
@@ -186,19 +252,36 @@ describe('series, seasons and episodes', () => {
     const { body } = await omdb({ t: 'game of thrones', Season: '1', Episode: '1' });
     expect(Object.keys(body)).toEqual(EPISODE_KEYS);
     expect(body).toMatchObject({
-      Title: 'Winter Is Coming', Year: '2011', Released: '17 Apr 2011', Season: '1', Episode: '1',
-      imdbID: 'tt1480055', seriesID: 'tt0944947', Type: 'episode', imdbRating: '8.9',
+      Title: 'Winter Is Coming',
+      Year: '2011',
+      Released: '17 Apr 2011',
+      Season: '1',
+      Episode: '1',
+      imdbID: 'tt1480055',
+      seriesID: 'tt0944947',
+      Type: 'episode',
+      imdbRating: '8.9',
     });
     expect((await omdb({ i: 'tt1480055' })).body).toEqual(body);
     expect((await omdb({ i: 'tt0944947', season: '1', episode: '1' })).body).toEqual(body);
   });
 
   it('makes every listed episode a real record reachable by its ID', async () => {
-    const list = (await omdb({ t: 'Breaking Bad', Season: '2' })).body.Episodes as { imdbID: string; Title: string; Episode: string }[];
+    const list = (await omdb({ t: 'Breaking Bad', Season: '2' })).body.Episodes as {
+      imdbID: string;
+      Title: string;
+      Episode: string;
+    }[];
     expect(list).toHaveLength(13);
     for (const e of list) {
       const { body } = await omdb({ i: e.imdbID, plot: 'full' });
-      expect(body).toMatchObject({ Title: e.Title, Season: '2', Episode: e.Episode, seriesID: 'tt0903747', Type: 'episode' });
+      expect(body).toMatchObject({
+        Title: e.Title,
+        Season: '2',
+        Episode: e.Episode,
+        seriesID: 'tt0903747',
+        Type: 'episode',
+      });
     }
   });
 
@@ -252,7 +335,11 @@ describe('search', () => {
 
   it('matches whole words, all of them, case-insensitively', async () => {
     const { body } = await omdb({ s: 'DARK knight' });
-    expect(body.Search.map((x: { Title: string }) => x.Title).sort()).toEqual(['Batman: The Dark Knight Returns, Part 1', 'The Dark Knight', 'The Dark Knight Rises']);
+    expect(body.Search.map((x: { Title: string }) => x.Title).sort()).toEqual([
+      'Batman: The Dark Knight Returns, Part 1',
+      'The Dark Knight',
+      'The Dark Knight Rises',
+    ]);
     expect((await omdb({ s: 'batma' })).body).toEqual(error('Movie not found!'));
     expect((await omdb({ s: 'zzzqqq' })).body).toEqual(error('Movie not found!'));
   });
@@ -262,7 +349,10 @@ describe('search', () => {
     expect(series.Search.map((x: { imdbID: string }) => x.imdbID).sort()).toEqual(['tt0059968', 'tt0103359']);
     expect(series.totalResults).toBe('2');
     const y = (await omdb({ s: 'batman', y: '2016' })).body;
-    expect(y.Search.map((x: { Title: string }) => x.Title).sort()).toEqual(['Batman v Superman: Dawn of Justice', 'Batman: The Killing Joke']);
+    expect(y.Search.map((x: { Title: string }) => x.Title).sort()).toEqual([
+      'Batman v Superman: Dawn of Justice',
+      'Batman: The Killing Joke',
+    ]);
     expect((await omdb({ s: 'batman', type: 'movie' })).body.totalResults).toBe('12');
   });
 
@@ -279,7 +369,9 @@ describe('search', () => {
   });
 
   it('answers page 0 with the SQL Server error the real service leaks, and treats a non-numeric page as 1', async () => {
-    expect((await omdb({ s: 'batman', page: '0' })).body).toEqual(error('The offset specified in a OFFSET clause may not be negative.'));
+    expect((await omdb({ s: 'batman', page: '0' })).body).toEqual(
+      error('The offset specified in a OFFSET clause may not be negative.'),
+    );
     expect((await omdb({ s: 'batman', page: 'two' })).body).toEqual((await omdb({ s: 'batman' })).body);
   });
 });
@@ -302,7 +394,8 @@ describe('catalog data', () => {
     const ids = [...omdbCatalog().all()].filter((t) => t.type === 'movie').map((t) => t.imdbID);
     const movies = await Promise.all(ids.map(async (i) => (await omdb({ i })).body));
     const share = (key: string) => movies.filter((m) => m[key] === 'N/A').length / movies.length;
-    for (const key of ['Awards', 'BoxOffice', 'Metascore', 'DVD', 'Production', 'Website']) expect(share(key)).toBeGreaterThan(0.15);
+    for (const key of ['Awards', 'BoxOffice', 'Metascore', 'DVD', 'Production', 'Website'])
+      expect(share(key)).toBeGreaterThan(0.15);
     for (const key of ['Rated', 'Poster', 'imdbRating', 'imdbVotes', 'Released', 'Runtime']) {
       expect(share(key)).toBeGreaterThan(0);
       expect(share(key)).toBeLessThan(0.15);
@@ -317,11 +410,17 @@ describe('catalog data', () => {
       expect(m.Released).toMatch(/^(\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}|N\/A)$/);
       expect(m.Metascore).toMatch(/^(\d{1,3}|N\/A)$/);
       for (const r of m.Ratings) {
-        const format = { 'Internet Movie Database': /^\d\.\d\/10$/, 'Rotten Tomatoes': /^\d{1,3}%$/, Metacritic: /^\d{1,3}\/100$/ }[r.Source as string];
+        const format = {
+          'Internet Movie Database': /^\d\.\d\/10$/,
+          'Rotten Tomatoes': /^\d{1,3}%$/,
+          Metacritic: /^\d{1,3}\/100$/,
+        }[r.Source as string];
         expect(r.Value).toMatch(format!);
       }
-      if (m.Metascore !== 'N/A') expect(m.Ratings).toContainEqual({ Source: 'Metacritic', Value: `${m.Metascore}/100` });
-      if (m.imdbRating !== 'N/A') expect(m.Ratings[0]).toEqual({ Source: 'Internet Movie Database', Value: `${m.imdbRating}/10` });
+      if (m.Metascore !== 'N/A')
+        expect(m.Ratings).toContainEqual({ Source: 'Metacritic', Value: `${m.Metascore}/100` });
+      if (m.imdbRating !== 'N/A')
+        expect(m.Ratings[0]).toEqual({ Source: 'Internet Movie Database', Value: `${m.imdbRating}/10` });
     }
   });
 });
@@ -331,21 +430,27 @@ describe('wire forms', () => {
     const res = await fetchOmdb({ apikey: 'sandbox', i: 'tt0078346', r: 'xml' });
     expect(res.headers.get('content-type')).toBe('text/xml; charset=utf-8');
     const text = await res.text();
-    expect(text).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?><root response="True"><movie title="Superman" year="1978" rated="PG" released="15 Dec 1978" /);
+    expect(text).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?><root response="True"><movie title="Superman" year="1978" rated="PG" released="15 Dec 1978" /,
+    );
     expect(text).toContain('awards="Nominated for 3 Oscars. 19 wins &amp; 23 nominations total"');
     expect(text).toContain('imdbVotes="191,580" imdbID="tt0078346" type="movie"/></root>');
   });
 
   it('answers an XML search with totalResults on the root and one result element per item', async () => {
     const text = await (await fetchOmdb({ apikey: 'sandbox', s: 'batman', r: 'XML' })).text();
-    expect(text).toContain('<root totalResults="14" response="True"><result title="Batman Begins" year="2005" imdbID="tt0372784" type="movie" poster="');
+    expect(text).toContain(
+      '<root totalResults="14" response="True"><result title="Batman Begins" year="2005" imdbID="tt0372784" type="movie" poster="',
+    );
     expect(text.match(/<result /g)).toHaveLength(10);
   });
 
   it('answers errors in XML too, with the same status', async () => {
     const res = await fetchOmdb({ i: 'tt0078346', r: 'xml' });
     expect(res.status).toBe(401);
-    expect(await res.text()).toBe('<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>No API key provided.</error></root>');
+    expect(await res.text()).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><root response="False"><error>No API key provided.</error></root>',
+    );
     const notFound = await fetchOmdb({ apikey: 'sandbox', t: 'No Such Film', r: 'xml' });
     expect(await notFound.text()).toContain('<root response="False"><error>Movie not found!</error></root>');
   });
@@ -374,7 +479,12 @@ describe('sandbox integration', () => {
   it('records each request with its URL and status', async () => {
     await omdb({ i: 'tt0078346' });
     await fetchOmdb({ apikey: 'wrong', s: 'love' });
-    const list = (await (await fetch(`${env.sandbox.origin}/_sandbox/requests`)).json()) as { upstream: string; method: string; url: string; status: number }[];
+    const list = (await (await fetch(`${env.sandbox.origin}/_sandbox/requests`)).json()) as {
+      upstream: string;
+      method: string;
+      url: string;
+      status: number;
+    }[];
     expect(list.map(({ upstream, method, url, status }) => ({ upstream, method, url, status }))).toEqual([
       { upstream: 'omdb', method: 'GET', url: '/omdb/?apikey=sandbox&i=tt0078346', status: 200 },
       { upstream: 'omdb', method: 'GET', url: '/omdb/?apikey=wrong&s=love', status: 401 },
@@ -391,8 +501,13 @@ describe('sandbox integration', () => {
   });
 
   it('shapes injected 401 and 429 faults like the real key and limit errors', async () => {
-    await control('faults', [{ upstream: 'omdb', status: 401 }, { upstream: 'omdb', status: 429 }]);
+    await control('faults', [
+      { upstream: 'omdb', status: 401 },
+      { upstream: 'omdb', status: 429 },
+    ]);
     expect(await (await fetchOmdb({ apikey: 'sandbox', i: 'tt0078346' })).json()).toEqual(error('Invalid API key!'));
-    expect(await (await fetchOmdb({ apikey: 'sandbox', i: 'tt0078346' })).json()).toEqual(error('Request limit reached!'));
+    expect(await (await fetchOmdb({ apikey: 'sandbox', i: 'tt0078346' })).json()).toEqual(
+      error('Request limit reached!'),
+    );
   });
 });

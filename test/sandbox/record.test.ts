@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { RequestRecord, type RecordedRequest } from '../../src/sandbox/record.js';
 
-const entry = (i: number): RecordedRequest => ({ upstream: 'omdb', method: 'GET', url: `/omdb/?i=${i}`, headers: {}, body: '', at: '', aborted: false, status: 200 });
+const entry = (i: number): RecordedRequest => ({
+  upstream: 'omdb',
+  method: 'GET',
+  url: `/omdb/?i=${i}`,
+  headers: {},
+  body: '',
+  at: '',
+  aborted: false,
+  status: 200,
+});
 
 describe('request record', () => {
   it('keeps the newest `capacity` requests, oldest first', () => {

@@ -10,7 +10,10 @@ import { wsClient } from '../support/ws.js';
  */
 let cluster: ReplicaCluster;
 beforeAll(async () => {
-  cluster = await startReplicas({ count: 3, env: { CLIENT_COST_PER_MINUTE: '100', CLIENT_MAX_SUBSCRIPTIONS: '5', RESPONSE_CACHE_MAX_BYTES: '0' } });
+  cluster = await startReplicas({
+    count: 3,
+    env: { CLIENT_COST_PER_MINUTE: '100', CLIENT_MAX_SUBSCRIPTIONS: '5', RESPONSE_CACHE_MAX_BYTES: '0' },
+  });
 }, 120_000);
 afterAll(() => cluster?.close(), 60_000);
 
@@ -20,7 +23,7 @@ const IDS = KNOWN_MOVIES.slice(0, 30).map((m) => m.id);
 const TICKS = 'subscription { serverTime(intervalMs: 60000, count: 2) }';
 
 describe('demand control on three replicas', () => {
-  it('admits one client\'s operations on every replica together up to its CLIENT_COST_PER_MINUTE, and refuses the rest with Retry-After', async () => {
+  it("admits one client's operations on every replica together up to its CLIENT_COST_PER_MINUTE, and refuses the rest with Retry-After", async () => {
     const answers = await Promise.all(IDS.map((id, i) => cluster.query(i % 3, LOOKUP, { id })));
     const admitted = answers.filter((a) => a.status === 200 && !a.body.errors);
     const refused = answers.filter((a) => a.body.errors?.[0]?.extensions?.code === 'RATE_LIMITED');
@@ -29,12 +32,18 @@ describe('demand control on three replicas', () => {
     expect(admitted).toHaveLength(9);
     expect(refused).toHaveLength(21);
     expect(refused[0].status).toBe(429);
-    expect(refused[0].body.errors![0].extensions).toMatchObject({ limit: 'CLIENT_COST_PER_MINUTE', max: 100, cost: 11 });
+    expect(refused[0].body.errors![0].extensions).toMatchObject({
+      limit: 'CLIENT_COST_PER_MINUTE',
+      max: 100,
+      cost: 11,
+    });
     expect(refused[0].body.errors![0].extensions!.retryAfterSeconds).toBeGreaterThan(0);
     // Every replica refused some: the budget is the cluster's.
     expect(new Set(answers.map((a, i) => (a.status === 429 ? i % 3 : -1)).filter((r) => r >= 0)).size).toBe(3);
     expect(cluster.upstreamRequests('omdb').filter((r) => /[?&]i=tt/.test(r.url))).toHaveLength(9);
-    expect(refused[0].headers.get('retry-after')).toBe(String(refused[0].body.errors![0].extensions!.retryAfterSeconds));
+    expect(refused[0].headers.get('retry-after')).toBe(
+      String(refused[0].body.errors![0].extensions!.retryAfterSeconds),
+    );
   }, 60_000);
 
   it('holds one client to CLIENT_MAX_SUBSCRIPTIONS=5 across two replicas, and lets one more in once one ends', async () => {
@@ -45,7 +54,14 @@ describe('demand control on three replicas', () => {
       for (let i = 0; i < 8; i++) {
         let cancel = () => {};
         const outcome = new Promise<'refused' | 'ended'>((resolve) => {
-          cancel = clients[i % 2].subscribe({ query: TICKS }, { next: () => {}, error: (e) => resolve(JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'), complete: () => resolve('ended') });
+          cancel = clients[i % 2].subscribe(
+            { query: TICKS },
+            {
+              next: () => {},
+              error: (e) => resolve(JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'),
+              complete: () => resolve('ended'),
+            },
+          );
         });
         outcomes.push(outcome);
         started.push({ cancel });
@@ -66,7 +82,14 @@ describe('demand control on three replicas', () => {
         // Open once it has started on replica 1 (its count of started subscriptions grows), unless refused first.
         const before = await startedOn([1]);
         let answer: 'refused' | 'ended' | undefined;
-        const cancel = clients[1].subscribe({ query: TICKS }, { next: () => {}, error: (e) => void (answer = JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'), complete: () => void (answer = 'ended') });
+        const cancel = clients[1].subscribe(
+          { query: TICKS },
+          {
+            next: () => {},
+            error: (e) => void (answer = JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'),
+            complete: () => void (answer = 'ended'),
+          },
+        );
         started.push({ cancel });
         await until(async () => answer !== undefined || (await startedOn([1])) > before);
         again = answer ?? 'open';
@@ -82,7 +105,10 @@ describe('demand control on three replicas', () => {
 /** Subscriptions started on these replicas so far, from their /metrics. */
 async function startedOn(replicas: number[]): Promise<number> {
   const texts = await Promise.all(replicas.map(async (r) => (await fetch(`${cluster.origins[r]}/metrics`)).text()));
-  return texts.reduce((sum, text) => sum + Number(/gateway_graphql_subscriptions_started_total (\d+)/.exec(text)?.[1] ?? 0), 0);
+  return texts.reduce(
+    (sum, text) => sum + Number(/gateway_graphql_subscriptions_started_total (\d+)/.exec(text)?.[1] ?? 0),
+    0,
+  );
 }
 
 /** Polls until `check` holds, failing after 20 s. */

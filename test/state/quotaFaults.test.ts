@@ -12,7 +12,11 @@ const IDS = Array.from({ length: 90 }, (_, i) => `tt${9_100_000 + i}`);
 
 let cluster: ReplicaCluster;
 beforeAll(async () => {
-  cluster = await startReplicas({ count: 3, env: { OMDB_DAILY_QUOTA: String(QUOTA), REDIS_COMMAND_TIMEOUT_MS: '200' }, sandbox: { omdbDailyQuota: 1_000 } });
+  cluster = await startReplicas({
+    count: 3,
+    env: { OMDB_DAILY_QUOTA: String(QUOTA), REDIS_COMMAND_TIMEOUT_MS: '200' },
+    sandbox: { omdbDailyQuota: 1_000 },
+  });
 }, 120_000);
 afterAll(() => cluster?.close(), 60_000);
 
@@ -23,7 +27,11 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-const allReady = () => until(async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'ready'), 'every replica to see Redis ready');
+const allReady = () =>
+  until(
+    async () => (await cluster.readiness()).every((r) => r.sharedState.status === 'ready'),
+    'every replica to see Redis ready',
+  );
 
 describe('the OMDb quota across Redis up, killed, restarted empty, stopped and continued', () => {
   it(`lets OMDb see at most ${QUOTA} of 90 distinct lookups, and serves every one it sent`, async () => {
@@ -34,7 +42,8 @@ describe('the OMDb quota across Redis up, killed, restarted empty, stopped and c
     const phase = async (name: string, rounds = 2) => {
       for (let round = 0; round < rounds; round++) {
         const answers = await Promise.all([0, 1, 2].map((r) => cluster.query(r, TITLE, { id: IDS[next++] })));
-        for (const a of answers) outcomes.push({ phase: name, served: !a.body.errors, code: a.body.errors?.[0]?.extensions?.code });
+        for (const a of answers)
+          outcomes.push({ phase: name, served: !a.body.errors, code: a.body.errors?.[0]?.extensions?.code });
       }
     };
     const sentSoFar: Record<string, number> = {};
@@ -70,6 +79,8 @@ describe('the OMDb quota across Redis up, killed, restarted empty, stopped and c
     expect(sent.length).toBeLessThanOrEqual(QUOTA);
     // Redis answers again and every replica asked in the last phase: the whole quota is spent, none of it idle.
     expect(sent.length).toBe(QUOTA);
-    console.info(`[quota faults] OMDb requests after each phase: ${JSON.stringify(sentSoFar)}; served ${served} of ${outcomes.length}, quota ${QUOTA}`);
+    console.info(
+      `[quota faults] OMDb requests after each phase: ${JSON.stringify(sentSoFar)}; served ${served} of ${outcomes.length}, quota ${QUOTA}`,
+    );
   }, 120_000);
 });

@@ -13,7 +13,10 @@ beforeAll(async () => {
 afterAll(() => redis?.close());
 
 /** Sum of a counter's values whose labels pass `keep`. */
-async function total(metric: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> }, keep: (labels: Record<string, unknown>) => boolean = () => true) {
+async function total(
+  metric: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> },
+  keep: (labels: Record<string, unknown>) => boolean = () => true,
+) {
   return (await metric.get()).values.filter((v) => keep(v.labels)).reduce((sum, v) => sum + v.value, 0);
 }
 
@@ -37,7 +40,9 @@ describe('a Redis that hangs (SIGSTOP: the connection stays open, nothing answer
     const cache = state.cache<{ v: number }>('titles', { ttlMs: 60_000, max: 100 });
     await cache.set('a', { v: 1 });
     expect(state.status()).toEqual({ store: 'redis', status: 'ready' });
-    const sent = async () => (await total(metrics.redisCommandDuration as never)) + (await total(metrics.redisCommandErrors, (l) => l.reason !== 'circuit_open'));
+    const sent = async () =>
+      (await total(metrics.redisCommandDuration as never)) +
+      (await total(metrics.redisCommandErrors, (l) => l.reason !== 'circuit_open'));
     const sentBefore = await sent();
 
     redis.pause();

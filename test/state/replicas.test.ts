@@ -10,7 +10,10 @@ let cluster: ReplicaCluster;
 beforeAll(async () => {
   // What the title cache and the quota do (a title held by every replica's own copy) is specified without the response
   // cache, which would answer repeats before the OMDb client sees them (test/pipeline/responseCache.test.ts has its own).
-  cluster = await startReplicas({ count: 3, env: { OMDB_DAILY_QUOTA: '10', DEEPSEEK_RPM: '6', RESPONSE_CACHE_MAX_BYTES: '0' } });
+  cluster = await startReplicas({
+    count: 3,
+    env: { OMDB_DAILY_QUOTA: '10', DEEPSEEK_RPM: '6', RESPONSE_CACHE_MAX_BYTES: '0' },
+  });
 }, 120_000);
 afterAll(() => cluster?.close(), 60_000);
 
@@ -21,7 +24,8 @@ const served = new Map<string, { replica: number; ok: boolean }>();
 
 describe('three replicas on one Redis', () => {
   it('report Redis as their shared state in /readyz and /metrics', async () => {
-    for (const ready of await cluster.readiness()) expect(ready.sharedState).toEqual({ store: 'redis', status: 'ready' });
+    for (const ready of await cluster.readiness())
+      expect(ready.sharedState).toEqual({ store: 'redis', status: 'ready' });
     const metrics = await (await fetch(`${cluster.origins[0]}/metrics`)).text();
     expect(metrics).toContain('gateway_redis_up 1');
     expect(metrics).toContain('# TYPE gateway_redis_command_duration_seconds histogram');
@@ -55,12 +59,14 @@ describe('three replicas on one Redis', () => {
   });
 
   it('with DEEPSEEK_RPM=6, 18 completions spread over the replicas reach the upstream at most 6 times in any 60 s window', async () => {
-    const completion = 'mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Say hi" }] }) { content } }';
+    const completion =
+      'mutation { createChatCompletion(input: { provider: "deepseek", model: "deepseek-flash", messages: [{ role: USER, content: "Say hi" }] }) { content } }';
     const answers = await Promise.all(Array.from({ length: 18 }, (_, i) => cluster.query(i % 3, completion)));
     // Chat calls only: each replica also read deepseek's GET /models at start-up.
     const sent = cluster.upstreamRequests('deepseek').filter((r) => r.url.endsWith('/chat/completions'));
     const times = sent.map((r) => Date.parse(r.at)).sort((a, b) => a - b);
-    for (const start of times) expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(6);
+    for (const start of times)
+      expect(times.filter((t) => t >= start && t < start + 60_000).length).toBeLessThanOrEqual(6);
     expect(sent).toHaveLength(6);
     expect(answers.filter((a) => a.body.data?.createChatCompletion?.content)).toHaveLength(6);
     // Beyond the limit the answer comes at once: the next slot is a minute away, past CHAT_RATE_LIMIT_WAIT_MS.
@@ -100,7 +106,8 @@ describe('three replicas on one Redis', () => {
     // Redis down: 0 remained of the shared quota, so each replica's share is 0 — refused at once, nothing sent.
     const refused = await cluster.query(1, TITLE, { id: uncached });
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_QUOTA_EXHAUSTED');
-    for (const ready of await cluster.readiness()) expect(ready.sharedState).toEqual({ store: 'redis', status: 'down' });
+    for (const ready of await cluster.readiness())
+      expect(ready.sharedState).toEqual({ store: 'redis', status: 'down' });
     await until(() => done >= 50);
     await cluster.redis.start();
     await load;

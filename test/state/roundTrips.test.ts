@@ -53,7 +53,8 @@ afterEach(async () => {
 async function sent(): Promise<string[][]> {
   const mark = randomUUID();
   await marker.echo(mark);
-  for (let i = 0; i < 200 && !seen.some(([command, arg]) => command === 'echo' && arg === mark); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 200 && !seen.some(([command, arg]) => command === 'echo' && arg === mark); i++)
+    await new Promise((r) => setTimeout(r, 10));
   const at = seen.findIndex(([command, arg]) => command === 'echo' && arg === mark);
   expect(at, 'the marker reached MONITOR').toBeGreaterThanOrEqual(0);
   const commands = seen.slice(0, at);
@@ -66,20 +67,29 @@ const ids = KNOWN_MOVIES.slice(0, 11).map((m) => m.id);
 const cacheKeyOf = (imdbId: string) => omdbQueryKey({ kind: 'byId', imdbId, plot: 'short' });
 
 async function gatewayOnRedis(env: Record<string, string>): Promise<TestGateway> {
-  const gateway = await startTestGateway({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: `trips-${randomUUID()}:`, RESPONSE_CACHE_MAX_BYTES: '0', OMDB_DAILY_QUOTA: '1000', ...env });
+  const gateway = await startTestGateway({
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `trips-${randomUUID()}:`,
+    RESPONSE_CACHE_MAX_BYTES: '0',
+    OMDB_DAILY_QUOTA: '1000',
+    ...env,
+  });
   await sent();
   return gateway;
 }
 
 describe('Redis commands per title lookup', () => {
-  it('with the title cache off: the first lookup claims a slice of the quota in one round trip (after its connection\'s share), the next 10 send no command', async () => {
+  it("with the title cache off: the first lookup claims a slice of the quota in one round trip (after its connection's share), the next 10 send no command", async () => {
     t = await gatewayOnRedis({ OMDB_CACHE_MAX: '0' });
     expect((await t.query(TITLE, { id: ids[0] })).body.data.title.imdbId).toBe(ids[0]);
     const first = await sent();
     // The client's new connection takes its share of CLIENT_MAX_CONNECTIONS (one step of the holdings script, which
     // the connection's later requests do not repeat), then one step of the quota script (the text the first time on
     // a connection, then its SHA) on the day's books.
-    expect(first.map(([command]) => command)).toEqual([expect.stringMatching(/^eval(sha)?$/), expect.stringMatching(/^eval(sha)?$/)]);
+    expect(first.map(([command]) => command)).toEqual([
+      expect.stringMatching(/^eval(sha)?$/),
+      expect.stringMatching(/^eval(sha)?$/),
+    ]);
     expect(first[0].some((arg) => arg.endsWith('holdings:fair-share:connection:address:127.0.0.1'))).toBe(true);
     expect(first[1].some((arg) => /quota:omdb:\d{4}-\d\d-\d\d$/.test(arg))).toBe(true);
 

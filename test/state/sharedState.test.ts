@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../src/observability/metrics.js';
-import { createSharedState, MemoryState, type RedisState, type SharedState, type StoredDocument } from '../../src/state/index.js';
+import {
+  createSharedState,
+  MemoryState,
+  type RedisState,
+  type SharedState,
+  type StoredDocument,
+} from '../../src/state/index.js';
 import { startRedis } from '../support/redis.js';
 import { useRedisStates } from '../support/sharedState.js';
 
@@ -106,7 +112,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
 
     it('holds perMinute for all replicas together', async () => {
       const now = 5_000_000;
-      const limiters = (await replicas(3)).map((s) => s.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0, now: () => now }));
+      const limiters = (await replicas(3)).map((s) =>
+        s.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0, now: () => now }),
+      );
       const verdicts = await Promise.all(Array.from({ length: 18 }, (_, i) => limiters[i % 3].acquire()));
       expect(verdicts.filter((v) => v.ok)).toHaveLength(6);
       expect(verdicts.filter((v) => !v.ok).every((v) => !v.ok && v.retryAfterMs === 60_000)).toBe(true);
@@ -114,7 +122,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
 
     it('lets a request wait in line when its slot frees within maxWaitMs, and counts the waiting one', async () => {
       let now = 0;
-      const [a, b] = (await replicas(2)).map((s) => s.rateLimiter('deepseek', { perMinute: 1, maxWaitMs: 60_000, now: () => now }));
+      const [a, b] = (await replicas(2)).map((s) =>
+        s.rateLimiter('deepseek', { perMinute: 1, maxWaitMs: 60_000, now: () => now }),
+      );
       await a.acquire();
       now = 59_990;
       // Its slot frees in 10 ms: it waits instead of being refused; the one after it would wait 60 s more.
@@ -187,7 +197,11 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await a.set('both', body('b'), 60_000, ['enterprise', 'titles']);
       await b.set('title', body('t'), 60_000, ['titles']);
       await b.invalidate(['enterprise']);
-      expect([await a.get('health', []), await a.get('both', []), await a.get('title', [])]).toEqual([undefined, undefined, body('t')]);
+      expect([await a.get('health', []), await a.get('both', []), await a.get('title', [])]).toEqual([
+        undefined,
+        undefined,
+        body('t'),
+      ]);
     });
 
     it('keeps at most maxBytes: the oldest answers go first', async () => {
@@ -196,7 +210,11 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       await a.set('first', body('1'), 60_000, ['titles']);
       await b.set('second', body('2'), 60_000, ['titles']);
       await a.set('third', body('3'), 60_000, ['titles']);
-      expect([await b.get('first', ['titles']), await b.get('second', ['titles']), await b.get('third', ['titles'])]).toEqual([undefined, body('2'), body('3')]);
+      expect([
+        await b.get('first', ['titles']),
+        await b.get('second', ['titles']),
+        await b.get('third', ['titles']),
+      ]).toEqual([undefined, body('2'), body('3')]);
     });
   });
 
@@ -228,7 +246,15 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await b.list('owner-a')).map((d) => d.id)).toEqual(['d3', 'd2', 'd1']);
       expect(await a.usage('moonshot')).toEqual({ files: 3, bytes: 2_500 });
       expect(await a.usage('deepseek')).toEqual({ files: 0, bytes: 0 });
-      expect([await b.usage('moonshot', 'owner-a'), await b.usage('moonshot', 'owner-b'), await b.usage('deepseek', 'owner-a')]).toEqual([{ files: 2, bytes: 1_500 }, { files: 1, bytes: 1_000 }, { files: 0, bytes: 0 }]);
+      expect([
+        await b.usage('moonshot', 'owner-a'),
+        await b.usage('moonshot', 'owner-b'),
+        await b.usage('deepseek', 'owner-a'),
+      ]).toEqual([
+        { files: 2, bytes: 1_500 },
+        { files: 1, bytes: 1_000 },
+        { files: 0, bytes: 0 },
+      ]);
       expect([await b.holds('moonshot', 'file-d2'), await b.holds('moonshot', 'file-nope')]).toEqual([true, false]);
     });
 
@@ -250,7 +276,13 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await a.get('d1'))!.status).toBe('unavailable');
       expect((await b.remove('d1'))!.id).toBe('d1');
       expect(await a.remove('d1')).toBeUndefined();
-      expect([await a.get('d1'), await b.list('owner-a'), await a.usage('moonshot'), await a.usage('moonshot', 'owner-a'), await a.holds('moonshot', 'file-d1')]).toEqual([undefined, [], { files: 0, bytes: 0 }, { files: 0, bytes: 0 }, false]);
+      expect([
+        await a.get('d1'),
+        await b.list('owner-a'),
+        await a.usage('moonshot'),
+        await a.usage('moonshot', 'owner-a'),
+        await a.holds('moonshot', 'file-d1'),
+      ]).toEqual([undefined, [], { files: 0, bytes: 0 }, { files: 0, bytes: 0 }, false]);
     });
     it("refuses an owner's text past its share (clientMaxBytes) while another owner's is added; a removal gives the share back", async () => {
       const name = `documents-${randomUUID()}`;
@@ -281,7 +313,11 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect((await a.expired(10)).map((d) => d.id)).toEqual(['d1', 'd2']);
       await b.remove('d1');
       await b.remove('d2');
-      expect([await a.expired(10), await a.held('owner-a'), await a.usage('moonshot')]).toEqual([[], 0, { files: 0, bytes: 0 }]);
+      expect([await a.expired(10), await a.held('owner-a'), await a.usage('moonshot')]).toEqual([
+        [],
+        0,
+        { files: 0, bytes: 0 },
+      ]);
     });
 
     it('settles an add whose answer was lost: a landed one is kept or removed, one not landed is barred for good', async () => {
@@ -298,7 +334,11 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       // The add arrives after its cancellation (a hung Redis working off its queue): nothing is added.
       expect(await b.cancel(doc('d2'), 'keep')).toBe('barred');
       await a.add(doc('d2'), 'late text');
-      expect([await a.get('d2'), await a.list('owner-a'), await a.holds('moonshot', 'file-d2')]).toEqual([undefined, [], false]);
+      expect([await a.get('d2'), await a.list('owner-a'), await a.holds('moonshot', 'file-d2')]).toEqual([
+        undefined,
+        [],
+        false,
+      ]);
     });
   });
 
@@ -345,8 +385,10 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await leases[x].renew()).toBe(false);
     });
 
-    it('hands the holder\'s checkpoint to the next holder, and takes none from a replica that does not hold it', async () => {
-      const [a, b] = (await replicas(2)).map((s) => s.leaderLease('health-poller', { ttlMs: 5_000, checkpointTtlMs: 1_000 }));
+    it("hands the holder's checkpoint to the next holder, and takes none from a replica that does not hold it", async () => {
+      const [a, b] = (await replicas(2)).map((s) =>
+        s.leaderLease('health-poller', { ttlMs: 5_000, checkpointTtlMs: 1_000 }),
+      );
       expect(await a.lastCheckpoint()).toBeUndefined();
       expect(await a.acquire()).toBe(true);
       await a.checkpoint({ poll: 1, services: ['Exchange'] });
@@ -365,25 +407,33 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
   describe('daily counters', () => {
     it('sums the counters of each entry of a day, across replicas, exactly under concurrent additions', async () => {
       const [a, b, c] = (await replicas(3)).map((s) => s.dailyCounters('usage'));
-      await Promise.all(Array.from({ length: 90 }, (_, i) => [a, b, c][i % 3].add('2025-03-01', 'glm/glm-4-flash', { total: 3, requests: 1 })));
+      await Promise.all(
+        Array.from({ length: 90 }, (_, i) =>
+          [a, b, c][i % 3].add('2025-03-01', 'glm/glm-4-flash', { total: 3, requests: 1 }),
+        ),
+      );
       await a.add('2025-03-01', 'ark/ep-1#x', { total: 5, requests: 1 });
       await b.add('2025-03-02', 'glm/glm-4-flash', { total: 1, requests: 1 });
-      expect(await c.read('2025-03-01')).toEqual(new Map([
-        ['glm/glm-4-flash', { total: 270, requests: 90 }],
-        ['ark/ep-1#x', { total: 5, requests: 1 }],
-      ]));
+      expect(await c.read('2025-03-01')).toEqual(
+        new Map([
+          ['glm/glm-4-flash', { total: 270, requests: 90 }],
+          ['ark/ep-1#x', { total: 5, requests: 1 }],
+        ]),
+      );
       expect(await a.read('2025-03-02')).toEqual(new Map([['glm/glm-4-flash', { total: 1, requests: 1 }]]));
       expect(await a.read('2025-03-03')).toEqual(new Map());
     });
 
     it('refuses a counter name holding the field separator', async () => {
       const [state] = await replicas(1);
-      await expect(state.dailyCounters('usage').add('2025-03-01', 'glm', { 'a#b': 1 })).rejects.toThrow('counter name "a#b" holds "#"');
+      await expect(state.dailyCounters('usage').add('2025-03-01', 'glm', { 'a#b': 1 })).rejects.toThrow(
+        'counter name "a#b" holds "#"',
+      );
     });
   });
 
   describe('client budgets', () => {
-    it('takes a cost from a bucket that holds a minute\'s budget and refills it continuously, telling the wait', async () => {
+    it("takes a cost from a bucket that holds a minute's budget and refills it continuously, telling the wait", async () => {
       let now = 1_000_000;
       const [state] = await replicas(1);
       const budgets = state.clientBudgets('cost', { perMinute: 120, perDay: 0, now: () => now });
@@ -397,7 +447,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
 
     it('gives back what an operation took beyond its actual cost, and refuses past the day until 00:00 UTC', async () => {
       let now = Date.UTC(2025, 5, 1, 23, 59, 0);
-      const [x, y] = (await replicas(2)).map((s) => s.clientBudgets('cost', { perMinute: 0, perDay: 50, now: () => now }));
+      const [x, y] = (await replicas(2)).map((s) =>
+        s.clientBudgets('cost', { perMinute: 0, perDay: 50, now: () => now }),
+      );
       expect(await x.spend('a', 40)).toEqual({ ok: true });
       x.adjust('a', -30);
       expect(await x.spend('a', 0)).toEqual({ ok: true });
@@ -411,7 +463,9 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
   describe('holdings', () => {
     it('grants a client at most max shares of a kind across replicas, and one more once one is released', async () => {
       const holdings = (await replicas(2)).map((s) => s.holdings('caps'));
-      const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => holdings[i % 2].acquire('subscription', 'c', 5)));
+      const taken = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => holdings[i % 2].acquire('subscription', 'c', 5)),
+      );
       expect(taken.filter(Boolean)).toHaveLength(5);
       expect(await holdings[0].acquire('chatStream', 'c', 5)).toBeDefined();
       expect(await holdings[1].count('subscription', 'c')).toBe(5);
@@ -428,7 +482,11 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       const stops = await Promise.all(channels.map((c, i) => c.subscribe((m) => received.push([i, m.service]))));
       await channels[1].publish({ service: 'Exchange Online' });
       await until(() => received.length >= 3);
-      expect(received.sort()).toEqual([[0, 'Exchange Online'], [1, 'Exchange Online'], [2, 'Exchange Online']]);
+      expect(received.sort()).toEqual([
+        [0, 'Exchange Online'],
+        [1, 'Exchange Online'],
+        [2, 'Exchange Online'],
+      ]);
       stops.forEach((stop) => stop());
       await channels[0].publish({ service: 'Teams' });
       await sleep(100);
@@ -440,17 +498,25 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
 describe('client budgets across replicas', () => {
   it('refuses what 3 replicas spend together past the per-minute budget, telling when it fits, and refills continuously', async () => {
     let now = 10_000_000;
-    const budgets = (await redisReplicas(3)).map((s) => s.clientBudgets('cost', { perMinute: 60, perDay: 0, now: () => now }));
-    const verdicts = await Promise.all(Array.from({ length: 9 }, (_, i) => budgets[i % 3].spend('address:10.0.0.7', 10)));
+    const budgets = (await redisReplicas(3)).map((s) =>
+      s.clientBudgets('cost', { perMinute: 60, perDay: 0, now: () => now }),
+    );
+    const verdicts = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => budgets[i % 3].spend('address:10.0.0.7', 10)),
+    );
     expect(verdicts.filter((v) => v.ok)).toHaveLength(6);
-    expect(verdicts.filter((v) => !v.ok).every((v) => !v.ok && v.limit === 'perMinute' && v.retryAfterMs === 10_000)).toBe(true);
+    expect(
+      verdicts.filter((v) => !v.ok).every((v) => !v.ok && v.limit === 'perMinute' && v.retryAfterMs === 10_000),
+    ).toBe(true);
     now += 10_000;
     expect(await budgets[2].spend('address:10.0.0.7', 10)).toEqual({ ok: true });
   });
 
-  it('writes corrections after the fact with the next spend, and counts a replica\'s outage spend once Redis is back', async () => {
+  it("writes corrections after the fact with the next spend, and counts a replica's outage spend once Redis is back", async () => {
     const now = 20_000_000;
-    const [a, b] = (await redisReplicas(2)).map((s) => s.clientBudgets('cost', { perMinute: 0, perDay: 100, now: () => now }));
+    const [a, b] = (await redisReplicas(2)).map((s) =>
+      s.clientBudgets('cost', { perMinute: 0, perDay: 100, now: () => now }),
+    );
     expect(await a.spend('k', 80)).toEqual({ ok: true });
     a.adjust('k', -50);
     // b cannot see a's correction before it is written: a's next spend (or its timer, within a second) writes it.
@@ -461,7 +527,7 @@ describe('client budgets across replicas', () => {
 });
 
 describe('shared holdings: a lease per share', () => {
-  it('lets a dead replica\'s leases lapse within the TTL, and renews a live one\'s', async () => {
+  it("lets a dead replica's leases lapse within the TTL, and renews a live one's", async () => {
     let now = 30_000_000;
     const [a, b] = (await redisReplicas(2)).map((s) => s.holdings('caps', { ttlMs: 30_000, now: () => now }));
     expect(await a.acquire('subscription', 'c', 2)).toBeDefined();
@@ -533,11 +599,20 @@ describe('redis outage', () => {
     const [a, b] = await redisReplicas(2);
     const quotas = [a, b].map((s) => s.dailyQuota('omdb', { limit: 10 }));
     const limiters = [a, b].map((s) => s.rateLimiter('deepseek', { perMinute: 6, maxWaitMs: 0 }));
-    for (const [i, n] of [[0, 3], [1, 2]]) for (let k = 0; k < n; k++) expect((await quotas[i].reserve()).granted).toBe(true);
-    for (const [i, n] of [[0, 2], [1, 1]]) for (let k = 0; k < n; k++) expect((await limiters[i].acquire()).ok).toBe(true);
+    for (const [i, n] of [
+      [0, 3],
+      [1, 2],
+    ])
+      for (let k = 0; k < n; k++) expect((await quotas[i].reserve()).granted).toBe(true);
+    for (const [i, n] of [
+      [0, 2],
+      [1, 1],
+    ])
+      for (let k = 0; k < n; k++) expect((await limiters[i].acquire()).ok).toBe(true);
 
     // Slices: a holds 4 (claimed 2, then 2 of the 8 free), b 2 (1 of the 6 free, then 1 of the 5): 6 of 10.
-    const books = async () => (a as RedisState).connection.client.hgetall(`quota:omdb:${new Date().toISOString().slice(0, 10)}`);
+    const books = async () =>
+      (a as RedisState).connection.client.hgetall(`quota:omdb:${new Date().toISOString().slice(0, 10)}`);
     expect(Object.values(await books()).sort()).toEqual(['2', '4']);
 
     await redis.stop();
@@ -566,14 +641,29 @@ describe('redis outage', () => {
     await ca.add('2025-03-01', 'glm/m', { total: 10 });
     await ca.add('2025-03-01', 'ark/m', { total: 1 });
     // The last counts read plus this replica's own; for a limit, its own as if both replicas had spent them.
-    expect(await ca.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 110 }], ['ark/m', { total: 1 }]]));
-    expect(await ca.read('2025-03-01', { forLimit: true })).toEqual(new Map([['glm/m', { total: 120 }], ['ark/m', { total: 2 }]]));
+    expect(await ca.read('2025-03-01')).toEqual(
+      new Map([
+        ['glm/m', { total: 110 }],
+        ['ark/m', { total: 1 }],
+      ]),
+    );
+    expect(await ca.read('2025-03-01', { forLimit: true })).toEqual(
+      new Map([
+        ['glm/m', { total: 120 }],
+        ['ark/m', { total: 2 }],
+      ]),
+    );
 
     await redis.start();
     await until(() => a.status().status === 'ready', 15_000);
     // The restarted Redis is empty: it holds what a counted during the outage, handed over by a's next command.
     await ca.add('2025-03-01', 'glm/m', { total: 1 });
-    expect(await cb.read('2025-03-01')).toEqual(new Map([['glm/m', { total: 11 }], ['ark/m', { total: 1 }]]));
+    expect(await cb.read('2025-03-01')).toEqual(
+      new Map([
+        ['glm/m', { total: 11 }],
+        ['ark/m', { total: 1 }],
+      ]),
+    );
   });
 });
 
@@ -582,7 +672,12 @@ describe('redis not there at start-up', () => {
     const late = await startRedis();
     await late.stop();
     try {
-      const state = await createSharedState({ redis: { url: late.url, keyPrefix: `test:${randomUUID()}:`, commandTimeoutMs: 500 }, replicas: 2, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) });
+      const state = await createSharedState({
+        redis: { url: late.url, keyPrefix: `test:${randomUUID()}:`, commandTimeoutMs: 500 },
+        replicas: 2,
+        metrics: new GatewayMetrics(),
+        log: pino({ level: 'silent' }),
+      });
       opened.push(state);
       expect(state.status()).toEqual({ store: 'redis', status: 'down' });
       const quota = state.dailyQuota('omdb', { limit: 10 });

@@ -24,7 +24,7 @@ describe('collect', () => {
     expect(stream.destroyed).toBe(true);
   });
 
-  it('stops a stream that errors when destroyed (as undici\'s body does) without an uncaught error', async () => {
+  it("stops a stream that errors when destroyed (as undici's body does) without an uncaught error", async () => {
     let errored: unknown;
     const body = new Readable({
       read() {},

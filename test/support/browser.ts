@@ -22,7 +22,9 @@ const chromiumArgs = [
 /** Debian's Chromium (installed by .ci/run), headless, driven by playwright-core: no browser download at run time. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
-    throw new Error(`${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`);
+    throw new Error(
+      `${chromiumPath} is missing: the browser tests need Debian's chromium (apt-get install -y chromium)`,
+    );
   }
   return chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: 30_000 });
 }
@@ -50,7 +52,10 @@ export async function ensureGraphiqlBundle(): Promise<void> {
   }
   try {
     const index = join(defaultGraphiqlDistDir, 'index.html');
-    const sources = [join(projectRoot, 'src', 'build', 'graphiql.ts'), ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name))];
+    const sources = [
+      join(projectRoot, 'src', 'build', 'graphiql.ts'),
+      ...readdirSync(join(projectRoot, 'src', 'graphiql')).map((name) => join(projectRoot, 'src', 'graphiql', name)),
+    ];
     const builtAt = existsSync(index) ? statSync(index).mtimeMs : 0;
     if (sources.some((source) => statSync(source).mtimeMs > builtAt)) await buildGraphiql({ report: false });
   } finally {
@@ -69,7 +74,12 @@ export async function serveWebExample(gatewayUrl: string, port: number): Promise
   const remove = () => rmSync(outDir, { recursive: true, force: true });
   try {
     // Under vitest's NODE_ENV=test React's development build goes in (about 700 kB), past Vite's 500 kB warning.
-    await build({ configFile, logLevel: 'warn', define: { __GATEWAY_URL__: JSON.stringify(gatewayUrl) }, build: { outDir, chunkSizeWarningLimit: 1024 } });
+    await build({
+      configFile,
+      logLevel: 'warn',
+      define: { __GATEWAY_URL__: JSON.stringify(gatewayUrl) },
+      build: { outDir, chunkSizeWarningLimit: 1024 },
+    });
     const server = await preview({ configFile, logLevel: 'warn', build: { outDir }, preview: { port, open: false } });
     return {
       close: async () => {

@@ -15,7 +15,11 @@ export interface UploadFile {
 
 export interface UploadAnswer {
   status: number;
-  body: { data?: any; errors?: Array<{ message: string; extensions?: Record<string, any> }>; extensions?: Record<string, any> };
+  body: {
+    data?: any;
+    errors?: Array<{ message: string; extensions?: Record<string, any> }>;
+    extensions?: Record<string, any>;
+  };
 }
 
 const UPLOAD = `mutation Upload($file: Upload!, $provider: ID) {
@@ -26,12 +30,27 @@ const UPLOAD = `mutation Upload($file: Upload!, $provider: ID) {
  * POSTs a GraphQL multipart request as Apollo Client's upload link sends it: `operations` (the variable that takes the
  * file set to null), `map`, then the file, with the `Apollo-Require-Preflight` header the CSRF rule asks for.
  */
-export async function upload(url: string, file: UploadFile, options: { provider?: string; query?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<UploadAnswer> {
+export async function upload(
+  url: string,
+  file: UploadFile,
+  options: { provider?: string; query?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<UploadAnswer> {
   const form = new FormData();
-  form.append('operations', JSON.stringify({ query: options.query ?? UPLOAD, variables: { file: null, ...(options.provider ? { provider: options.provider } : {}) } }));
+  form.append(
+    'operations',
+    JSON.stringify({
+      query: options.query ?? UPLOAD,
+      variables: { file: null, ...(options.provider ? { provider: options.provider } : {}) },
+    }),
+  );
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
   form.append('0', new Blob([file.data as BlobPart], { type: file.type ?? 'application/octet-stream' }), file.name);
-  const res = await fetch(url, { method: 'POST', body: form, headers: { 'apollo-require-preflight': 'true', ...options.headers }, signal: options.signal });
+  const res = await fetch(url, {
+    method: 'POST',
+    body: form,
+    headers: { 'apollo-require-preflight': 'true', ...options.headers },
+    signal: options.signal,
+  });
   return { status: res.status, body: (await res.json()) as UploadAnswer['body'] };
 }
 
@@ -64,7 +83,9 @@ export function makePdf(pages: readonly (readonly string[])[]): Buffer {
     const stream = `BT /F1 11 Tf 14 TL 50 780 Td ${lines.map((l) => `(${escape(l)}) Tj T*`).join(' ')} ET`;
     add(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
     const content = objects.length;
-    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`);
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`,
+    );
     kids.push(objects.length);
   }
   objects[0] = '<< /Type /Catalog /Pages 2 0 R >>';
@@ -84,7 +105,11 @@ export function makePdf(pages: readonly (readonly string[])[]): Buffer {
 /** A report of `pages` pages, 45 lines each, every line different (so no two pages tokenize alike). */
 export function reportPages(pages: number): string[][] {
   return Array.from({ length: pages }, (_, p) =>
-    Array.from({ length: 45 }, (_, l) => `Page ${p + 1}, line ${l + 1}: revenue in region ${(p * 45 + l) % 17} grew by ${(p * 7 + l * 3) % 23} percent over the quarter.`),
+    Array.from(
+      { length: 45 },
+      (_, l) =>
+        `Page ${p + 1}, line ${l + 1}: revenue in region ${(p * 45 + l) % 17} grew by ${(p * 7 + l * 3) % 23} percent over the quarter.`,
+    ),
   );
 }
 
@@ -101,8 +126,13 @@ export interface EncodedContent {
 export function makeEncodedPdf(pages: readonly EncodedContent[], padding = 0): Buffer {
   const objects: Array<string | Buffer> = ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
   if (padding) objects.push(stream(Buffer.alloc(padding, 0x20), ''));
-  const contents = pages.map((page) => numbered(objects, stream(page.data, page.filter ? `/Filter ${page.filter}` : '')));
-  return writePdf(objects, contents.map((c) => `/Contents ${c} 0 R /Resources << /Font << /F1 3 0 R >> >>`));
+  const contents = pages.map((page) =>
+    numbered(objects, stream(page.data, page.filter ? `/Filter ${page.filter}` : '')),
+  );
+  return writePdf(
+    objects,
+    contents.map((c) => `/Contents ${c} 0 R /Resources << /Font << /F1 3 0 R >> >>`),
+  );
 }
 
 /**
@@ -111,21 +141,41 @@ export function makeEncodedPdf(pages: readonly EncodedContent[], padding = 0): B
  */
 export function cpuBombPdf(pages: number, depth: number, fanout: number): Buffer {
   const objects: Array<string | Buffer> = ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
-  const form = (content: string, resources: string) => stream(Buffer.from(content, 'latin1'), `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << ${resources} >>`);
+  const form = (content: string, resources: string) =>
+    stream(
+      Buffer.from(content, 'latin1'),
+      `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << ${resources} >>`,
+    );
   let previous = numbered(objects, form('BT /F1 11 Tf 50 700 Td (a line of a form) Tj ET', '/Font << /F1 3 0 R >>'));
   for (let level = 1; level <= depth; level++) {
-    previous = numbered(objects, form(Array.from({ length: fanout }, () => `/X${level - 1} Do`).join(' '), `/XObject << /X${level - 1} ${previous} 0 R >>`));
+    previous = numbered(
+      objects,
+      form(
+        Array.from({ length: fanout }, () => `/X${level - 1} Do`).join(' '),
+        `/XObject << /X${level - 1} ${previous} 0 R >>`,
+      ),
+    );
   }
   const top = previous;
   const content = numbered(objects, stream(Buffer.from(`/X${depth} Do`, 'latin1'), ''));
-  return writePdf(objects, Array.from({ length: pages }, () => `/Contents ${content} 0 R /Resources << /XObject << /X${depth} ${top} 0 R >> >>`));
+  return writePdf(
+    objects,
+    Array.from(
+      { length: pages },
+      () => `/Contents ${content} 0 R /Resources << /XObject << /X${depth} ${top} 0 R >> >>`,
+    ),
+  );
 }
 
 /** Adds `body` to the objects writePdf numbers from 3; its object number. */
 const numbered = (objects: Array<string | Buffer>, body: string | Buffer) => objects.push(body) + 2;
 
 function stream(data: Buffer, dict: string): Buffer {
-  return Buffer.concat([Buffer.from(`<< /Length ${data.length} ${dict} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(`<< /Length ${data.length} ${dict} >>\nstream\n`, 'latin1'),
+    data,
+    Buffer.from('\nendstream', 'latin1'),
+  ]);
 }
 
 /** Header, `objects` (numbered from 3), a page tree of one page per entry of `pages` (its dictionary's entries), xref, trailer. */
@@ -142,12 +192,18 @@ function writePdf(objects: ReadonlyArray<string | Buffer>, pages: readonly strin
   const offsets: number[] = [];
   all.forEach((body, i) => {
     offsets.push(at);
-    const part = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1'), Buffer.from('\nendobj\n', 'latin1')]);
+    const part = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`, 'latin1'),
+      Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1'),
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
     parts.push(part);
     at += part.length;
   });
   const xref = `xref\n0 ${all.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  parts.push(Buffer.from(`${xref}trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(`${xref}trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, 'latin1'),
+  );
   return Buffer.concat(parts);
 }
 

@@ -23,15 +23,25 @@ export function exampleOperations(examples: readonly GraphiqlExample[] = graphiq
       .map((op) => {
         const declared = (op.variableDefinitions ?? []).map((v) => v.variable.name.value);
         const variables = Object.fromEntries(declared.filter((name) => name in all).map((name) => [name, all[name]]));
-        return { name: op.name!.value, type: op.operation, query: print(op), ...(declared.length ? { variables } : {}), tab };
+        return {
+          name: op.name!.value,
+          type: op.operation,
+          query: print(op),
+          ...(declared.length ? { variables } : {}),
+          tab,
+        };
       });
   });
 }
 
 /** The example operation named `name`; throws naming the ones there are when there is none. */
-export function exampleOperation(name: string, examples: readonly GraphiqlExample[] = graphiqlExamples): ExampleOperation {
+export function exampleOperation(
+  name: string,
+  examples: readonly GraphiqlExample[] = graphiqlExamples,
+): ExampleOperation {
   const all = exampleOperations(examples);
   const found = all.find((op) => op.name === name);
-  if (!found) throw new Error(`no GraphiQL example operation ${name}; there are ${all.map((op) => op.name).join(', ')}`);
+  if (!found)
+    throw new Error(`no GraphiQL example operation ${name}; there are ${all.map((op) => op.name).join(', ')}`);
   return found;
 }

@@ -56,11 +56,16 @@ export class OperationFuzzer {
       }
       case 1: {
         const at = this.int(0, base.length);
-        const junk = Array.from({ length: this.int(1, 8) }, () => this.pick(['{', '}', '(', ')', '$', '@', '"', ':', '...', '!', '\u0000', '#', '\\'])).join('');
+        const junk = Array.from({ length: this.int(1, 8) }, () =>
+          this.pick(['{', '}', '(', ')', '$', '@', '"', ':', '...', '!', '\u0000', '#', '\\']),
+        ).join('');
         return { query: base.slice(0, at) + junk + base.slice(at), kind: 'junk' };
       }
       case 2:
-        return { query: `{ ${Array.from({ length: this.int(20, 300) }, (_, i) => `a${i}: __typename`).join(' ')} }`, kind: 'alias-bomb' };
+        return {
+          query: `{ ${Array.from({ length: this.int(20, 300) }, (_, i) => `a${i}: __typename`).join(' ')} }`,
+          kind: 'alias-bomb',
+        };
       case 3: {
         const n = this.int(20, 2000);
         return { query: `${'{ upstreams '.repeat(n)}${'}'.repeat(n)}`, kind: 'deep' };
@@ -72,11 +77,17 @@ export class OperationFuzzer {
       case 6:
         return { query: `{ ...F } fragment F on Query { ...F }`, kind: 'fragment-cycle' };
       case 7:
-        return { query: `query Q($v: ${this.pick(['Int', 'String!', '[ID!]!', 'Boolean', 'Nope'])}) { __typename }`, kind: 'bad-variable' };
+        return {
+          query: `query Q($v: ${this.pick(['Int', 'String!', '[ID!]!', 'Boolean', 'Nope'])}) { __typename }`,
+          kind: 'bad-variable',
+        };
       case 8:
         return { query: base.replace(/\w+/, this.weirdString().slice(0, 30)), kind: 'renamed' };
       default:
-        return { query: Array.from({ length: this.int(1, 200) }, () => String.fromCharCode(this.int(0, 0x2fff))).join(''), kind: 'noise' };
+        return {
+          query: Array.from({ length: this.int(1, 200) }, () => String.fromCharCode(this.int(0, 0x2fff))).join(''),
+          kind: 'noise',
+        };
     }
   }
 

@@ -21,7 +21,19 @@ export interface TestGateway {
   sandbox: Sandbox;
   logs: LogCapture;
   /** POSTs an operation to /graphql and returns the parsed body (with the HTTP status). */
-  query<T = any>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }>; extensions?: Record<string, any> }; headers: Headers }>;
+  query<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{
+    status: number;
+    body: {
+      data?: T;
+      errors?: Array<{ message: string; extensions?: Record<string, any>; path?: unknown[] }>;
+      extensions?: Record<string, any>;
+    };
+    headers: Headers;
+  }>;
   /** The sandbox's request record, optionally for one upstream. */
   upstreamRequests(upstream?: string): RecordedRequest[];
   clearUpstreamRequests(): void;
@@ -80,6 +92,9 @@ export function assertNoSecretLeaked(configured: readonly string[], sandbox: San
   }
   for (const token of tokens) {
     const leak = texts.find((t) => t.includes(token));
-    if (leak) throw new Error(`a secret (${token.slice(0, 3)}…, ${token.length} chars) leaked into gateway output: ${leak.slice(0, 200).replaceAll(token, '[LEAK]')}`);
+    if (leak)
+      throw new Error(
+        `a secret (${token.slice(0, 3)}…, ${token.length} chars) leaked into gateway output: ${leak.slice(0, 200).replaceAll(token, '[LEAK]')}`,
+      );
   }
 }

@@ -3,7 +3,13 @@ export interface IncrementalPayload {
   data?: any;
   errors?: Array<{ message: string; path?: unknown[]; extensions?: Record<string, any> }>;
   hasNext?: boolean;
-  incremental?: Array<{ data?: any; items?: unknown[]; path: Array<string | number>; label?: string; errors?: IncrementalPayload['errors'] }>;
+  incremental?: Array<{
+    data?: any;
+    items?: unknown[];
+    path: Array<string | number>;
+    label?: string;
+    errors?: IncrementalPayload['errors'];
+  }>;
 }
 
 /**
@@ -11,7 +17,10 @@ export interface IncrementalPayload {
  * a deferred fragment's `data` merged into the object at its `path`, a stream's `items` placed from the index at the
  * end of its `path`; errors of every part collected.
  */
-export function mergePayloads(payloads: readonly IncrementalPayload[]): { data: any; errors: NonNullable<IncrementalPayload['errors']> } {
+export function mergePayloads(payloads: readonly IncrementalPayload[]): {
+  data: any;
+  errors: NonNullable<IncrementalPayload['errors']>;
+} {
   const [first, ...rest] = payloads;
   const data = structuredClone(first?.data ?? null);
   const errors = [...(first?.errors ?? [])];
@@ -34,8 +43,12 @@ function at(data: any, path: ReadonlyArray<string | number>): any {
 
 function deepMerge(target: any, source: any): void {
   for (const [key, value] of Object.entries(source)) {
-    if (value && typeof value === 'object' && !Array.isArray(value) && target[key] && typeof target[key] === 'object') deepMerge(target[key], value);
-    else if (Array.isArray(value) && Array.isArray(target[key])) value.forEach((v, i) => (v && typeof v === 'object' && target[key][i] ? deepMerge(target[key][i], v) : (target[key][i] = v)));
+    if (value && typeof value === 'object' && !Array.isArray(value) && target[key] && typeof target[key] === 'object')
+      deepMerge(target[key], value);
+    else if (Array.isArray(value) && Array.isArray(target[key]))
+      value.forEach((v, i) =>
+        v && typeof v === 'object' && target[key][i] ? deepMerge(target[key][i], v) : (target[key][i] = v),
+      );
     else target[key] = value;
   }
 }

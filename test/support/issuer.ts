@@ -34,7 +34,8 @@ export async function startTestIssuer(audience: string): Promise<TestIssuer> {
   let status = 200;
   const server: Server = createServer((req, res) => {
     reads++;
-    if (status !== 200) return void res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
+    if (status !== 200)
+      return void res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
     const body = JSON.stringify({ keys: [...keys.values()].filter((k) => k.published).map((k) => k.jwk) });
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
@@ -51,12 +52,26 @@ export async function startTestIssuer(audience: string): Promise<TestIssuer> {
     async addKey(kid, options = {}) {
       const alg = options.alg ?? 'ES256';
       const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
-      keys.set(kid, { kid, alg, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, published: options.publish ?? true });
+      keys.set(kid, {
+        kid,
+        alg,
+        privateKey,
+        jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
+        published: options.publish ?? true,
+      });
     },
     async token(claims = {}, options = {}) {
       const key = keys.get(options.kid ?? [...keys.keys()][0])!;
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: issuer, aud: audience, sub: 'agent-user-1', iat: now, exp: now + 3600, scope: '', ...claims })
+      return new SignJWT({
+        iss: issuer,
+        aud: audience,
+        sub: 'agent-user-1',
+        iat: now,
+        exp: now + 3600,
+        scope: '',
+        ...claims,
+      })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
         .sign(key.privateKey);
     },

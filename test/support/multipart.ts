@@ -8,7 +8,10 @@ export interface MultipartPart {
  * Reads a `multipart/mixed` response part by part as it arrives (the way Apollo Client does), calling `onPart` for
  * each; resolves with all parts and whether the closing boundary was seen.
  */
-export async function readMultipart(res: Response, onPart: (part: MultipartPart, all: MultipartPart[]) => boolean | void = () => undefined): Promise<{ parts: MultipartPart[]; closed: boolean }> {
+export async function readMultipart(
+  res: Response,
+  onPart: (part: MultipartPart, all: MultipartPart[]) => boolean | void = () => undefined,
+): Promise<{ parts: MultipartPart[]; closed: boolean }> {
   const boundary = /boundary="?([^";]+)"?/.exec(res.headers.get('content-type') ?? '')?.[1];
   if (!boundary) throw new Error(`not a multipart response: ${res.headers.get('content-type')}`);
   const delimiter = `\r\n--${boundary}`;

@@ -13,13 +13,29 @@ export interface ReceivedSpan {
   service: string;
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values?: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+  arrayValue?: { values?: AnyValue[] };
+};
 const plain = (v: AnyValue): unknown =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v.arrayValue?.values?.map(plain);
-const attributes = (list: Array<{ key: string; value: AnyValue }> = []) => Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
+  v.stringValue ??
+  (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
+  v.boolValue ??
+  v.doubleValue ??
+  v.arrayValue?.values?.map(plain);
+const attributes = (list: Array<{ key: string; value: AnyValue }> = []) =>
+  Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
 
 /** An OTLP/HTTP trace receiver on loopback that decodes the JSON protocol (`POST /v1/traces`). */
-export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; bodies: string[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(): Promise<{
+  endpoint: string;
+  spans: ReceivedSpan[];
+  bodies: string[];
+  close(): Promise<void>;
+}> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -36,7 +52,16 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
         const service = String(attributes(rs.resource?.attributes)['service.name']);
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
-            spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, status: s.status, attributes: attributes(s.attributes), service });
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              kind: s.kind,
+              status: s.status,
+              attributes: attributes(s.attributes),
+              service,
+            });
           }
         }
       }
@@ -45,5 +70,10 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, spans, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

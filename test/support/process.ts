@@ -14,7 +14,11 @@ afterAll(async () => {
   const pids = [...started].flatMap((child) => (child.pid ? [child.pid, ...descendants(child.pid)] : []));
   for (const pid of [...pids, ...seen]) signal(pid, 'SIGKILL');
   seen.clear();
-  await Promise.all([...started].map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : undefined)));
+  await Promise.all(
+    [...started].map((child) =>
+      child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : undefined,
+    ),
+  );
   started.clear();
 });
 
@@ -48,7 +52,7 @@ export function descendants(pid: number): number[] {
     }
   }
   const out: number[] = [];
-  for (let queue = [pid]; queue.length; ) {
+  for (let queue = [pid]; queue.length;) {
     const children = parentOf.get(queue.pop()!) ?? [];
     out.push(...children);
     queue.push(...children);
@@ -58,7 +62,11 @@ export function descendants(pid: number): number[] {
 }
 
 /** `npm run <script>` as a real child process (what an operator or a process manager runs), output kept. */
-export function spawnNpmScript(script: string, env: Record<string, string>, args: readonly string[] = []): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
+export function spawnNpmScript(
+  script: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): { child: ChildProcess; output: string[]; exited: Promise<number | null> } {
   const child = track(
     spawn('npm', ['run', '--silent', script, ...(args.length ? ['--', ...args] : [])], {
       cwd: root,
@@ -89,11 +97,15 @@ export interface GatewayProcess {
  */
 export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000, cwd = root): GatewayProcess {
   const child = track(
-    spawn(process.execPath, ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/main.ts')], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/main.ts')],
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -114,19 +126,35 @@ export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_00
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // `exited` never rejects; the failure it reports goes to `origin`, whose rejection the caller handles.
   void exited.then((code) => onFail(new Error(`gateway exited with ${code} before listening: ${stderr.join('\n')}`)));
-  const timer = setTimeout(() => onFail(new Error(`gateway did not start within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
+  const timer = setTimeout(
+    () => onFail(new Error(`gateway did not start within ${startTimeoutMs / 1000} s`)),
+    startTimeoutMs,
+  );
   origin.finally(() => clearTimeout(timer)).catch(() => undefined);
   return { child, stdout, stderr, exited, origin };
 }
 
 /** Runs `src/sandbox/main.ts` (what `npm run sandbox` runs, compiled) as a child process with `env` on a clean environment, on a free port. */
-export function spawnSandbox(env: Record<string, string>): { child: ChildProcess; output: string[]; exited: Promise<number | null>; origin: Promise<string> } {
+export function spawnSandbox(env: Record<string, string>): {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+  origin: Promise<string>;
+} {
   const child = track(
-    spawn(process.execPath, ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/sandbox/main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href,
+        join(root, 'src/sandbox/main.ts'),
+      ],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_PORT: '0', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -140,7 +168,9 @@ export function spawnSandbox(env: Record<string, string>): { child: ChildProcess
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    void exited.then((code) => reject(new Error(`the sandbox exited with ${code} before listening: ${output.join('\n')}`)));
+    void exited.then((code) =>
+      reject(new Error(`the sandbox exited with ${code} before listening: ${output.join('\n')}`)),
+    );
   });
   origin.catch(() => undefined);
   return { child, output, exited, origin };

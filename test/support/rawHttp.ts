@@ -17,7 +17,10 @@ export interface RawHttpClient {
 }
 
 /** Opens a socket to `url`'s host and sends `head` (the request line and headers, no blank line) and `body`, if given. */
-export function rawHttp(url: string, request?: { method: string; path?: string; headers: Record<string, string>; body?: string }): RawHttpClient {
+export function rawHttp(
+  url: string,
+  request?: { method: string; path?: string; headers: Record<string, string>; body?: string },
+): RawHttpClient {
   const target = new URL(url);
   const socket = connect({ host: target.hostname, port: Number(target.port) });
   const chunks: Buffer[] = [];
@@ -38,8 +41,14 @@ export function rawHttp(url: string, request?: { method: string; path?: string; 
   socket.on('error', () => undefined);
   if (request) {
     const body = request.body ?? '';
-    const headers = { host: target.host, ...request.headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) };
-    const head = `${request.method} ${request.path ?? target.pathname + target.search} HTTP/1.1\r\n${Object.entries(headers)
+    const headers = {
+      host: target.host,
+      ...request.headers,
+      ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+    };
+    const head = `${request.method} ${request.path ?? target.pathname + target.search} HTTP/1.1\r\n${Object.entries(
+      headers,
+    )
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('')}\r\n`;
     socket.write(head + body);

@@ -30,13 +30,16 @@ export async function startRedis(): Promise<TestRedis> {
     const output: string[] = [];
     proc.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
     proc.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.join('')}`))));
+    const exited = new Promise<never>((_, reject) =>
+      proc.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.join('')}`))),
+    );
     exited.catch(() => undefined);
     // Ready once it accepts connections: poll with a PING over a plain socket.
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (await redisAnswers(port)) return;
-      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port} within 10 s: ${output.join('')}`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server did not start on port ${port} within 10 s: ${output.join('')}`);
       await Promise.race([new Promise((r) => setTimeout(r, 50)), exited]);
     }
   }
@@ -56,5 +59,13 @@ export async function startRedis(): Promise<TestRedis> {
   }
 
   await start();
-  return { port, url: `redis://127.0.0.1:${port}/0`, start, stop, close: stopForGood, pause: () => child?.kill('SIGSTOP'), resume: () => child?.kill('SIGCONT') };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    start,
+    stop,
+    close: stopForGood,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+  };
 }

@@ -76,7 +76,11 @@ export async function startReplicas(options: ReplicaClusterOptions = {}): Promis
     replicas,
     origins,
     async query(i, query, variables) {
-      const res = await fetch(`${origins[i]}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(`${origins[i]}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: res.status, headers: res.headers, body: (await res.json()) as GraphQLAnswer['body'] };
     },
     upstreamRequests: (upstream) => sandbox.record.list().filter((r) => r.upstream === upstream),

@@ -9,7 +9,10 @@ import { startRedis, type TestRedis } from './redis.js';
  * A real Redis for one test file (started before its tests, stopped after), and Redis shared states on it that are
  * closed after each test. `states(n)` gives n replicas' states under one fresh key prefix: an empty Redis, in effect.
  */
-export function useRedisStates(): { redis: () => TestRedis; states: (n: number, prefix?: string) => Promise<SharedState[]> } {
+export function useRedisStates(): {
+  redis: () => TestRedis;
+  states: (n: number, prefix?: string) => Promise<SharedState[]>;
+} {
   let redis: TestRedis;
   const opened: SharedState[] = [];
   beforeAll(async () => {
@@ -24,7 +27,12 @@ export function useRedisStates(): { redis: () => TestRedis; states: (n: number, 
     async states(n, prefix = `test:${randomUUID()}:`) {
       const states = await Promise.all(
         Array.from({ length: n }, () =>
-          createSharedState({ redis: { url: redis.url, keyPrefix: prefix, commandTimeoutMs: 500 }, replicas: n, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }) }),
+          createSharedState({
+            redis: { url: redis.url, keyPrefix: prefix, commandTimeoutMs: 500 },
+            replicas: n,
+            metrics: new GatewayMetrics(),
+            log: pino({ level: 'silent' }),
+          }),
         ),
       );
       opened.push(...states);

@@ -21,7 +21,13 @@ import { mulberry32 } from '../../src/sandbox/prng.js';
  * of it may vary, but it is never a server fault either.
  */
 export type Mistake = 'missing' | 'null' | 'wrong-type' | 'wrong-enum' | 'unknown-field' | 'oversize-list';
-export const REFUSED_BY_COERCION: ReadonlySet<Mistake> = new Set(['missing', 'null', 'wrong-type', 'wrong-enum', 'unknown-field']);
+export const REFUSED_BY_COERCION: ReadonlySet<Mistake> = new Set([
+  'missing',
+  'null',
+  'wrong-type',
+  'wrong-enum',
+  'unknown-field',
+]);
 
 /** One generated case: an operation whose arguments all come from variables, the variables, and the one mistake. */
 export interface VariablesCase {
@@ -73,7 +79,15 @@ function validScalar(name: string, hint: string): unknown {
       // No JSON value is a file: an operation that takes one is refused for it, whatever else it carries.
       return null;
     default:
-      return /imdb/i.test(hint) ? 'tt0078346' : /provider/i.test(hint) ? 'deepseek' : /model/i.test(hint) ? 'deepseek-flash' : /service/i.test(hint) ? 'Exchange' : 'hello';
+      return /imdb/i.test(hint)
+        ? 'tt0078346'
+        : /provider/i.test(hint)
+          ? 'deepseek'
+          : /model/i.test(hint)
+            ? 'deepseek-flash'
+            : /service/i.test(hint)
+              ? 'Exchange'
+              : 'hello';
   }
 }
 
@@ -113,7 +127,8 @@ export class VariablesFuzzer {
         if (field.args.length) out.push({ kind, path: [...path, field.name], field });
         const named = getNamedType(field.type);
         // Below Query only: a mutation's or subscription's result is reached by running it.
-        if (kind === 'query' && depth < 3 && isObjectType(named) && !field.args.some((a) => isNonNullType(a.type))) walk(kind, named, [...path, field.name], depth + 1);
+        if (kind === 'query' && depth < 3 && isObjectType(named) && !field.args.some((a) => isNonNullType(a.type)))
+          walk(kind, named, [...path, field.name], depth + 1);
       }
     };
     const roots: Array<[VariablesCase['kind'], GraphQLObjectType | null | undefined]> = [
@@ -124,7 +139,8 @@ export class VariablesFuzzer {
     for (const [kind, root] of roots) {
       if (!root) continue;
       if (kind === 'query') walk(kind, root, [root.name], 0);
-      else out.push(...Object.values(root.getFields()).map((field) => ({ kind, path: [root.name, field.name], field })));
+      else
+        out.push(...Object.values(root.getFields()).map((field) => ({ kind, path: [root.name, field.name], field })));
     }
     return out;
   }
@@ -136,7 +152,8 @@ export class VariablesFuzzer {
       const all: VariablesCase[] = [];
       for (const arg of entry.field.args) {
         // A variable of a non-null type without a default of its own must be given, whatever the argument's default.
-        for (const site of this.sites(arg.type, [arg.name], true, 0)) for (const mistake of this.mistakesAt(site)) all.push(this.build(entry, arg.name, site, mistake));
+        for (const site of this.sites(arg.type, [arg.name], true, 0))
+          for (const mistake of this.mistakesAt(site)) all.push(this.build(entry, arg.name, site, mistake));
       }
       out.push(...this.draw(all, perField));
     }
@@ -156,7 +173,9 @@ export class VariablesFuzzer {
     const inner = getNullableType(type);
     if (depth >= 3) return out;
     if (isListType(inner)) out.push(...this.sites(inner.ofType, [...path, 0], false, depth + 1));
-    else if (isInputObjectType(inner)) for (const f of Object.values(inner.getFields())) out.push(...this.sites(f.type, [...path, f.name], f.defaultValue === undefined, depth + 1));
+    else if (isInputObjectType(inner))
+      for (const f of Object.values(inner.getFields()))
+        out.push(...this.sites(f.type, [...path, f.name], f.defaultValue === undefined, depth + 1));
     return out;
   }
 
@@ -174,19 +193,35 @@ export class VariablesFuzzer {
     return out;
   }
 
-  private build(entry: { kind: VariablesCase['kind']; path: string[]; field: GraphQLField<unknown, unknown> }, variable: string, site: Site, mistake: Mistake): VariablesCase {
+  private build(
+    entry: { kind: VariablesCase['kind']; path: string[]; field: GraphQLField<unknown, unknown> },
+    variable: string,
+    site: Site,
+    mistake: Mistake,
+  ): VariablesCase {
     const { field } = entry;
     const definitions = field.args.map((a) => `$${a.name}: ${a.type}`).join(', ');
     const selection = isCompositeType(getNamedType(field.type)) ? ' { __typename }' : '';
     let body = `${field.name}(${field.args.map((a) => `${a.name}: $${a.name}`).join(', ')})${selection}`;
     for (const parent of entry.path.slice(1, -1).reverse()) body = `${parent} { ${body} }`;
     const variables: Record<string, unknown> = {};
-    for (const a of field.args) if (isNonNullType(a.type) || a.name === variable) variables[a.name] = this.valid(a.type, a.name, 0);
+    for (const a of field.args)
+      if (isNonNullType(a.type) || a.name === variable) variables[a.name] = this.valid(a.type, a.name, 0);
     this.apply(variables, site, mistake);
     // Coercion goes through the variables in order and stops at the first that fails: one taking a file always fails.
     const upload = field.args.find((a) => getNamedType(a.type).name === 'Upload' && a.name !== variable);
-    const named = upload && field.args.indexOf(upload) < field.args.findIndex((a) => a.name === variable) ? upload.name : variable;
-    return { kind: entry.kind, field: entry.path.join('.'), query: `${entry.kind} Fuzz(${definitions}) { ${body} }`, variables, mistake, variable, at: site.path.join('.'), named };
+    const named =
+      upload && field.args.indexOf(upload) < field.args.findIndex((a) => a.name === variable) ? upload.name : variable;
+    return {
+      kind: entry.kind,
+      field: entry.path.join('.'),
+      query: `${entry.kind} Fuzz(${definitions}) { ${body} }`,
+      variables,
+      mistake,
+      variable,
+      at: site.path.join('.'),
+      named,
+    };
   }
 
   /** A valid value of `type`: its required fields only, lists of one. */
@@ -196,7 +231,9 @@ export class VariablesFuzzer {
     if (isEnumType(inner)) return inner.getValues()[0].name;
     if (isInputObjectType(inner)) {
       const value: Record<string, unknown> = {};
-      for (const f of Object.values(inner.getFields())) if (isNonNullType(f.type) && f.defaultValue === undefined) value[f.name] = depth > 6 ? null : this.valid(f.type, f.name, depth + 1);
+      for (const f of Object.values(inner.getFields()))
+        if (isNonNullType(f.type) && f.defaultValue === undefined)
+          value[f.name] = depth > 6 ? null : this.valid(f.type, f.name, depth + 1);
       return value;
     }
     return validScalar(inner.name, hint);
@@ -209,7 +246,8 @@ export class VariablesFuzzer {
     let parent: any = variables;
     parentPath.forEach((step, i) => {
       // A site inside an optional field the valid value left out: an empty container (itself a mistake, if anything).
-      if (parent[step] === undefined || parent[step] === null) parent[step] = typeof site.path[i + 1] === 'number' ? [] : {};
+      if (parent[step] === undefined || parent[step] === null)
+        parent[step] = typeof site.path[i + 1] === 'number' ? [] : {};
       parent = parent[step];
     });
     const inner = getNullableType(site.type);
@@ -227,7 +265,11 @@ export class VariablesFuzzer {
         parent[key] = { ...(this.valid(site.type, String(key), 0) as object), notAField: 1 };
         return;
       case 'wrong-type':
-        parent[key] = isScalarType(inner) ? this.pick(INVALID_SCALARS[inner.name]) : isEnumType(inner) ? 7 : 'not an object';
+        parent[key] = isScalarType(inner)
+          ? this.pick(INVALID_SCALARS[inner.name])
+          : isEnumType(inner)
+            ? 7
+            : 'not an object';
         return;
       case 'oversize-list': {
         const item = isListType(inner) ? this.valid(inner.ofType, String(key), 1) : null;

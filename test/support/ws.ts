@@ -15,7 +15,10 @@ export function collect<T = unknown>(
 ): Promise<{ results: FormattedExecutionResult<T, unknown>[]; error?: unknown }> {
   return new Promise((resolve, reject) => {
     const results: FormattedExecutionResult<T, unknown>[] = [];
-    const timer = setTimeout(() => reject(new Error(`subscription did not end within ${timeoutMs} ms (${results.length} results)`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`subscription did not end within ${timeoutMs} ms (${results.length} results)`)),
+      timeoutMs,
+    );
     client.subscribe<T>(
       { query, variables },
       {
@@ -54,15 +57,23 @@ export interface RawSubscriber {
 }
 
 /** Connects and waits for `connection_ack`; rejects, naming the close code, when the server closes first. */
-export async function rawSubscriber(url: string, connectionParams?: Record<string, unknown>, headers?: Record<string, string>): Promise<RawSubscriber> {
+export async function rawSubscriber(
+  url: string,
+  connectionParams?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<RawSubscriber> {
   const ws = new WebSocket(url, 'graphql-transport-ws', { headers });
   const received = new Map<string, unknown[]>();
   const errors = new Map<string, unknown[]>();
   const listeners = new Set<() => void>();
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   await new Promise<void>((resolve, reject) => {
     ws.once('error', reject);
-    ws.once('close', (code, reason) => reject(new Error(`closed with ${code} ${reason.toString()} before connection_ack`)));
+    ws.once('close', (code, reason) =>
+      reject(new Error(`closed with ${code} ${reason.toString()} before connection_ack`)),
+    );
     ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: connectionParams })));
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
@@ -71,8 +82,7 @@ export async function rawSubscriber(url: string, connectionParams?: Record<strin
       else if (msg.type === 'error' && msg.id) {
         errors.set(msg.id, msg.payload as unknown[]);
         for (const l of listeners) l();
-      }
-      else if (msg.type === 'next' && msg.id) {
+      } else if (msg.type === 'next' && msg.id) {
         const list = received.get(msg.id) ?? [];
         list.push(msg.payload);
         received.set(msg.id, list);
@@ -102,8 +112,14 @@ export async function rawSubscriber(url: string, connectionParams?: Record<strin
     ws,
     received,
     closed,
-    subscribe: (id, query, variables) => ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
-    errors: (id, timeoutMs = 20_000) => waitFor(() => errors.get(id), timeoutMs, () => `operation ${id}: no error message within ${timeoutMs} ms`),
+    subscribe: (id, query, variables) =>
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } })),
+    errors: (id, timeoutMs = 20_000) =>
+      waitFor(
+        () => errors.get(id),
+        timeoutMs,
+        () => `operation ${id}: no error message within ${timeoutMs} ms`,
+      ),
     results: (id, count, timeoutMs = 20_000) =>
       waitFor(
         () => ((received.get(id)?.length ?? 0) >= count ? received.get(id) : undefined),

@@ -26,7 +26,10 @@ describe('OMDb requests within the estimate', () => {
     expect(episodes.slice(0, 26).every((e) => e.plot)).toBe(true);
     expect(episodes.slice(26).every((e) => e.title && e.plot === null)).toBe(true);
     expect(first.body.errors).toHaveLength(39);
-    expect(first.body.errors![0]).toMatchObject({ path: ['title', 'episodes', 26, 'plot'], extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', limit: 'upstreamRequestsEstimated', max: 28 } });
+    expect(first.body.errors![0]).toMatchObject({
+      path: ['title', 'episodes', 26, 'plot'],
+      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', limit: 'upstreamRequestsEstimated', max: 28 },
+    });
     expect(first.body.errors![0].message).toMatch(/admitted for 28 OMDb requests.*send the operation again/);
 
     t.clearUpstreamRequests();
@@ -38,9 +41,17 @@ describe('OMDb requests within the estimate', () => {
 
   it('refuses at admission, before any request, two series whose estimate is over the budget', async () => {
     t.clearUpstreamRequests();
-    const { body } = await t.query('{ a: title(imdbId: "tt0903747") { episodes(season: 2) { plot } } b: title(imdbId: "tt0059968") { episodes(season: 2) { plot } } }');
+    const { body } = await t.query(
+      '{ a: title(imdbId: "tt0903747") { episodes(season: 2) { plot } } b: title(imdbId: "tt0059968") { episodes(season: 2) { plot } } }',
+    );
     // Each: the series, its season list, 26 episodes.
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max: 50, found: 56, upstream: 'omdb' });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      max: 50,
+      found: 56,
+      upstream: 'omdb',
+    });
     expect(t.upstreamRequests()).toEqual([]);
   });
 
@@ -50,7 +61,10 @@ describe('OMDb requests within the estimate', () => {
     let inner = 'title plot';
     for (let i = 0; i < 3; i++) inner = `seasons { episodes { plot series { ${inner} } } }`;
     const { body } = await t.query(`{ title(imdbId: "tt0092455") { ${inner} } }`);
-    expect(body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS' });
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+    });
     expect(t.upstreamRequests()).toEqual([]);
   }, 20_000);
 });

@@ -22,7 +22,11 @@ async function everythingSaid(t: TestGateway, responses: unknown[]): Promise<str
 
 describe('a configured OMDb key', () => {
   it('rides upstream in apikey and never shows in a response, an error, a metric or a log line', async () => {
-    const t = await startTestGateway({ OMDB_BASE_URL: omdb.baseUrls.omdb, OMDB_API_KEY: 'sandbox', LOG_LEVEL: 'debug' });
+    const t = await startTestGateway({
+      OMDB_BASE_URL: omdb.baseUrls.omdb,
+      OMDB_API_KEY: 'sandbox',
+      LOG_LEVEL: 'debug',
+    });
     try {
       omdb.record.clear();
       const responses = [
@@ -43,7 +47,7 @@ describe('a configured OMDb key', () => {
     }
   });
 
-  it('reports a rejected key as the gateway\'s own (UPSTREAM_ERROR, GATEWAY_CREDENTIALS_REJECTED), asked once per backoff window, the key redacted everywhere', async () => {
+  it("reports a rejected key as the gateway's own (UPSTREAM_ERROR, GATEWAY_CREDENTIALS_REJECTED), asked once per backoff window, the key redacted everywhere", async () => {
     const key = 'k3y-SECRET-123456';
     const t = await startTestGateway({ OMDB_BASE_URL: omdb.baseUrls.omdb, OMDB_API_KEY: key, LOG_LEVEL: 'debug' });
     try {
@@ -55,7 +59,12 @@ describe('a configured OMDb key', () => {
       expect(responses[0].data.upstreams.length).toBeGreaterThan(0);
       expect(responses[0].data.title).toBeNull();
       for (const body of responses) {
-        expect(body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'GATEWAY_CREDENTIALS_REJECTED', upstream: 'omdb', status: 401 });
+        expect(body.errors![0].extensions).toMatchObject({
+          code: 'UPSTREAM_ERROR',
+          reason: 'GATEWAY_CREDENTIALS_REJECTED',
+          upstream: 'omdb',
+          status: 401,
+        });
         expect(body.errors![0].message).toMatch(/rejected the gateway's API key.*Fix OMDB_API_KEY/);
       }
       // Sent with the key (the upstream saw it), answered 401 and not retried; the search is refused without asking again.
@@ -73,14 +82,30 @@ describe('a configured OMDb key', () => {
 
   it('a live OMDb without a key does not start: the configuration error names OMDB_API_KEY, and nothing is sent', () => {
     omdb.record.clear();
-    expect(() => loadConfig({ OMDB_BASE_URL: omdb.baseUrls.omdb })).toThrow(/^OMDB_API_KEY: is required with OMDB_BASE_URL/);
+    expect(() => loadConfig({ OMDB_BASE_URL: omdb.baseUrls.omdb })).toThrow(
+      /^OMDB_API_KEY: is required with OMDB_BASE_URL/,
+    );
     expect(omdb.record.list()).toEqual([]);
   });
 
   it('a client without a key (no configuration makes one) refuses without a request', async () => {
-    const client = new OmdbClient({ baseUrl: omdb.baseUrls.omdb, dailyQuota: 10, cacheTtlMs: 0, cacheMax: 0, metrics: new GatewayMetrics(), log: pino({ level: 'silent' }), redact: (t) => t });
+    const client = new OmdbClient({
+      baseUrl: omdb.baseUrls.omdb,
+      dailyQuota: 10,
+      cacheTtlMs: 0,
+      cacheMax: 0,
+      metrics: new GatewayMetrics(),
+      log: pino({ level: 'silent' }),
+      redact: (t) => t,
+    });
     omdb.record.clear();
-    const refused = await client.get({ kind: 'byId', imdbId: 'tt0078346', plot: 'short' }, { requestId: 'r1', signal: new AbortController().signal, log: pino({ level: 'silent' }) } as never).catch((e: Error) => e);
+    const refused = await client
+      .get({ kind: 'byId', imdbId: 'tt0078346', plot: 'short' }, {
+        requestId: 'r1',
+        signal: new AbortController().signal,
+        log: pino({ level: 'silent' }),
+      } as never)
+      .catch((e: Error) => e);
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toContain('OMDB_API_KEY is not set');
     expect(omdb.record.list()).toEqual([]);

@@ -24,11 +24,29 @@ describe('title lookup', () => {
       season episode series { title } seasons { number } } }`);
     expect(body.errors).toBeUndefined();
     expect(body.data.title).toMatchObject({
-      imdbId: 'tt0078346', title: 'Superman', year: '1978', type: 'MOVIE', rated: 'PG', released: '1978-12-15', runtimeMinutes: 143,
-      genres: ['Action', 'Adventure', 'Sci-Fi'], directors: ['Richard Donner'], cast: ['Christopher Reeve', 'Margot Kidder', 'Gene Hackman'],
-      countries: ['United States', 'United Kingdom', 'Switzerland', 'Panama'], imdbRating: 7.4, imdbVotes: 191580, metascore: 82,
-      boxOffice: '$134,478,449', dvd: null, production: null, website: null, totalSeasons: null, season: null, episode: null,
-      series: null, seasons: [],
+      imdbId: 'tt0078346',
+      title: 'Superman',
+      year: '1978',
+      type: 'MOVIE',
+      rated: 'PG',
+      released: '1978-12-15',
+      runtimeMinutes: 143,
+      genres: ['Action', 'Adventure', 'Sci-Fi'],
+      directors: ['Richard Donner'],
+      cast: ['Christopher Reeve', 'Margot Kidder', 'Gene Hackman'],
+      countries: ['United States', 'United Kingdom', 'Switzerland', 'Panama'],
+      imdbRating: 7.4,
+      imdbVotes: 191580,
+      metascore: 82,
+      boxOffice: '$134,478,449',
+      dvd: null,
+      production: null,
+      website: null,
+      totalSeasons: null,
+      season: null,
+      episode: null,
+      series: null,
+      seasons: [],
     });
     expect(body.data.title.ratings[0]).toEqual({ source: 'Internet Movie Database', value: '7.4/10' });
     expect(JSON.stringify(body)).not.toContain('N/A');
@@ -52,14 +70,25 @@ describe('title lookup', () => {
     expect(again.body.data).toEqual(first.body.data);
     expect(sent()).toEqual([]);
     // Each answer says so: three requests the first time (10 per request, 1 per title object), none the second.
-    expect(first.body.extensions!.cost).toEqual({ estimated: 40, actual: 40, upstreamRequestsEstimated: 3, upstreamRequests: 3 });
-    expect(again.body.extensions!.cost).toEqual({ estimated: 10, actual: 10, upstreamRequestsEstimated: 0, upstreamRequests: 0 });
+    expect(first.body.extensions!.cost).toEqual({
+      estimated: 40,
+      actual: 40,
+      upstreamRequestsEstimated: 3,
+      upstreamRequests: 3,
+    });
+    expect(again.body.extensions!.cost).toEqual({
+      estimated: 10,
+      actual: 10,
+      upstreamRequestsEstimated: 0,
+      upstreamRequests: 0,
+    });
   });
 
   it('coalesces two concurrent identical operations into one request per title', async () => {
     // Slow answers keep both operations in flight at once, so only coalescing (not the cache) can save requests.
     t.sandbox.faults.push({ upstream: 'omdb', times: 6, delayMs: 300 });
-    const query = '{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0234215") { title } c: title(imdbId: "tt0242653") { title } }';
+    const query =
+      '{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0234215") { title } c: title(imdbId: "tt0242653") { title } }';
     const [x, y] = await Promise.all([t.query(query), t.query(query)]);
     expect(x.body.data).toEqual(y.body.data);
     expect(x.body.data.a.title).toBe('The Matrix');
@@ -70,7 +99,9 @@ describe('title lookup', () => {
   });
 
   it('looks up by title with year, type and plot, and answers a later lookup of that ID from the cache', async () => {
-    const { body } = await t.query('{ title(title: "  the   AVENGERS ", year: 1998, type: MOVIE, plot: FULL) { imdbId year plot } }');
+    const { body } = await t.query(
+      '{ title(title: "  the   AVENGERS ", year: 1998, type: MOVIE, plot: FULL) { imdbId year plot } }',
+    );
     expect(body.data.title).toMatchObject({ imdbId: 'tt0118661', year: '1998' });
     expect(sent()).toEqual(['t=the AVENGERS&y=1998&type=movie&plot=full']);
     t.clearUpstreamRequests();
@@ -80,7 +111,9 @@ describe('title lookup', () => {
   });
 
   it('gives a short plot by default and a different, longer one for plot: FULL', async () => {
-    const { body } = await t.query('{ s: title(imdbId: "tt0372784") { plot } f: title(imdbId: "tt0372784", plot: FULL) { plot } }');
+    const { body } = await t.query(
+      '{ s: title(imdbId: "tt0372784") { plot } f: title(imdbId: "tt0372784", plot: FULL) { plot } }',
+    );
     expect(body.data.f.plot.length).toBeGreaterThan(body.data.s.plot.length);
     expect(sent().sort()).toEqual(['i=tt0372784', 'i=tt0372784&plot=full']);
   });
@@ -91,7 +124,10 @@ describe('title lookup', () => {
     expect(body).toEqual({ data: { a: null, b: null }, extensions: { cost: expect.any(Object) } });
     expect(sent().sort()).toEqual(['i=tt9999999', 't=No Such Film Anywhere']);
     t.clearUpstreamRequests();
-    expect((await t.query(query)).body).toEqual({ data: { a: null, b: null }, extensions: { cost: expect.any(Object) } });
+    expect((await t.query(query)).body).toEqual({
+      data: { a: null, b: null },
+      extensions: { cost: expect.any(Object) },
+    });
     expect(sent()).toEqual([]);
   });
 
@@ -112,7 +148,11 @@ describe('title lookup', () => {
       ['searchTitles(query: "batman", year: 3000)', 'year'],
     ];
     for (const [field, argument] of cases) {
-      const selection = field.startsWith('search') ? `${field} { totalResults }` : field.includes('{') ? field : `${field} { title }`;
+      const selection = field.startsWith('search')
+        ? `${field} { totalResults }`
+        : field.includes('{')
+          ? field
+          : `${field} { title }`;
       const { body } = await t.query(`{ upstreams { id } ${selection} }`);
       expect(body.errors, field).toHaveLength(1);
       expect(body.errors![0].extensions, field).toMatchObject({ code: 'BAD_USER_INPUT', argument });
@@ -125,16 +165,23 @@ describe('title lookup', () => {
 
   it('keeps other fields when OMDb fails, reporting UPSTREAM_ERROR with the status', async () => {
     t.sandbox.faults.push({ upstream: 'omdb', times: 1, status: 500, match: 'tt0080684' });
-    const { body } = await t.query('{ bad: title(imdbId: "tt0080684") { title } good: title(imdbId: "tt0076759") { title } }');
+    const { body } = await t.query(
+      '{ bad: title(imdbId: "tt0080684") { title } good: title(imdbId: "tt0076759") { title } }',
+    );
     expect(body.data).toEqual({ bad: null, good: { title: 'Star Wars: Episode IV - A New Hope' } });
-    expect(body.errors![0]).toMatchObject({ path: ['bad'], extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 500 } });
+    expect(body.errors![0]).toMatchObject({
+      path: ['bad'],
+      extensions: { code: 'UPSTREAM_ERROR', upstream: 'omdb', status: 500 },
+    });
     expect(sent().sort()).toEqual(['i=tt0076759', 'i=tt0080684']);
   });
 });
 
 describe('search', () => {
   it('sends one request for a page whose items select only their own fields', async () => {
-    const { body } = await t.query('{ searchTitles(query: "Batman") { totalResults page totalPages hasNextPage items { imdbId title year type posterUrl } } }');
+    const { body } = await t.query(
+      '{ searchTitles(query: "Batman") { totalResults page totalPages hasNextPage items { imdbId title year type posterUrl } } }',
+    );
     expect(body.errors).toBeUndefined();
     const page = body.data.searchTitles;
     expect(page).toMatchObject({ totalResults: 14, page: 1, totalPages: 2, hasNextPage: true });
@@ -171,8 +218,13 @@ describe('search', () => {
   });
 
   it('narrows by type and year', async () => {
-    const { body } = await t.query('{ searchTitles(query: "batman", type: SERIES) { totalResults items { imdbId type } } }');
-    expect(body.data.searchTitles.items.map((i: { imdbId: string }) => i.imdbId).sort()).toEqual(['tt0059968', 'tt0103359']);
+    const { body } = await t.query(
+      '{ searchTitles(query: "batman", type: SERIES) { totalResults items { imdbId type } } }',
+    );
+    expect(body.data.searchTitles.items.map((i: { imdbId: string }) => i.imdbId).sort()).toEqual([
+      'tt0059968',
+      'tt0103359',
+    ]);
     expect(sent()).toEqual(['s=batman&type=series']);
   });
 
@@ -186,13 +238,22 @@ describe('search', () => {
 
 describe('series and episodes', () => {
   it('reaches every season and its episodes from a series: one request per season list', async () => {
-    const { body } = await t.query('{ title(imdbId: "tt0944947") { title totalSeasons seasons { number episodes { episode title released season } } } }');
+    const { body } = await t.query(
+      '{ title(imdbId: "tt0944947") { title totalSeasons seasons { number episodes { episode title released season } } } }',
+    );
     expect(body.errors).toBeUndefined();
     const series = body.data.title;
     expect(series.seasons.map((s: { number: number }) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(series.seasons[0].episodes[0]).toEqual({ episode: 1, title: 'Winter Is Coming', released: '2011-04-17', season: 1 });
+    expect(series.seasons[0].episodes[0]).toEqual({
+      episode: 1,
+      title: 'Winter Is Coming',
+      released: '2011-04-17',
+      season: 1,
+    });
     expect(series.seasons[7].episodes).toHaveLength(6);
-    expect(sent().sort()).toEqual(['i=tt0944947', ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => `i=tt0944947&Season=${n}`)].sort());
+    expect(sent().sort()).toEqual(
+      ['i=tt0944947', ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => `i=tt0944947&Season=${n}`)].sort(),
+    );
   });
 
   it('gives episodes of one season, looking up only those whose other fields are selected, and shares the season with seasons{}', async () => {
@@ -208,13 +269,20 @@ describe('series and episodes', () => {
     expect(sent().sort()).toEqual(['i=tt0903747&Season=2', 'i=tt0903747&Season=99', 't=Breaking Bad']);
   });
 
-  it('knows an episode\'s season, number and series, the series looked up lazily', async () => {
+  it("knows an episode's season, number and series, the series looked up lazily", async () => {
     // An episode of a series no other test touched (asked of the sandbox directly), so nothing is cached yet.
     const list = await (await fetch(`${t.sandbox.baseUrls.omdb}/?apikey=sandbox&i=tt8111088&Season=2`)).json();
     const episodeId = list.Episodes[2].imdbID as string;
     t.clearUpstreamRequests();
-    const { body } = await t.query(`{ title(imdbId: "${episodeId}") { type season episode series { imdbId title totalSeasons } } }`);
-    expect(body.data.title).toEqual({ type: 'EPISODE', season: 2, episode: 3, series: { imdbId: 'tt8111088', title: 'The Mandalorian', totalSeasons: 3 } });
+    const { body } = await t.query(
+      `{ title(imdbId: "${episodeId}") { type season episode series { imdbId title totalSeasons } } }`,
+    );
+    expect(body.data.title).toEqual({
+      type: 'EPISODE',
+      season: 2,
+      episode: 3,
+      series: { imdbId: 'tt8111088', title: 'The Mandalorian', totalSeasons: 3 },
+    });
     expect(sent().sort()).toEqual([`i=${episodeId}`, 'i=tt8111088']);
   });
 

@@ -11,8 +11,14 @@ let client: OmdbClient;
 beforeAll(async () => {
   sandbox = await startSandbox();
   client = new OmdbClient({
-    baseUrl: sandbox.baseUrls.omdb, apiKey: 'sandbox', dailyQuota: 1000, cacheTtlMs: 60_000, cacheMax: 100,
-    metrics: new GatewayMetrics(), log: pino({ level: 'silent' }), redact: (s) => s,
+    baseUrl: sandbox.baseUrls.omdb,
+    apiKey: 'sandbox',
+    dailyQuota: 1000,
+    cacheTtlMs: 60_000,
+    cacheMax: 100,
+    metrics: new GatewayMetrics(),
+    log: pino({ level: 'silent' }),
+    redact: (s) => s,
   });
 });
 afterAll(async () => {
@@ -38,7 +44,10 @@ describe('OmdbClient sharing one request between callers', () => {
     sandbox.faults.push({ upstream: 'omdb', times: 1, delayMs: 500 });
     const leaving = new AbortController();
     const first = client.get({ kind: 'byId', imdbId: 'tt0120915', plot: 'short' }, { signal: leaving.signal });
-    const second = client.get({ kind: 'byId', imdbId: 'TT0120915', plot: 'short' }, { signal: new AbortController().signal });
+    const second = client.get(
+      { kind: 'byId', imdbId: 'TT0120915', plot: 'short' },
+      { signal: new AbortController().signal },
+    );
     leaving.abort(new Error('client went away'));
     await expect(first).rejects.toThrow('client went away');
     const answer = await second;
@@ -51,7 +60,10 @@ describe('OmdbClient sharing one request between callers', () => {
     sandbox.faults.push({ upstream: 'omdb', times: 1, delayMs: 10_000 });
     const a = new AbortController();
     const b = new AbortController();
-    const pending = [client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: a.signal }), client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: b.signal })];
+    const pending = [
+      client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: a.signal }),
+      client.get({ kind: 'byId', imdbId: 'tt0086190', plot: 'short' }, { signal: b.signal }),
+    ];
     await until(() => sandbox.record.list().length === 1);
     a.abort(new Error('gone'));
     b.abort(new Error('gone'));

@@ -14,7 +14,11 @@ describe('formEncoded writes what URLSearchParams writes', () => {
     '😀 emoji',
   ];
   it.each(samples)('%s', (value) => {
-    const pairs: Array<[string, string]> = [['t', value], ['y', '1999'], ['apikey', value]];
+    const pairs: Array<[string, string]> = [
+      ['t', value],
+      ['y', '1999'],
+      ['apikey', value],
+    ];
     expect(formEncoded(pairs)).toBe(new URLSearchParams(pairs).toString());
   });
 
@@ -24,13 +28,16 @@ describe('formEncoded writes what URLSearchParams writes', () => {
     for (let i = 0; i < 2000; i++) {
       const length = next() % 12;
       let value = '';
-      for (let j = 0; j < length; j++) value += String.fromCharCode(next() % 4 === 0 ? next() % 0x10000 : 32 + (next() % 95));
+      for (let j = 0; j < length; j++)
+        value += String.fromCharCode(next() % 4 === 0 ? next() % 0x10000 : 32 + (next() % 95));
       expect(formEncoded([['s', value]])).toBe(new URLSearchParams([['s', value]]).toString());
     }
   });
 
   it('keys as before: lower-cased titles, trimmed ids, plot only when full', () => {
-    expect(omdbQueryKey({ kind: 'byTitle', title: '  The   Matrix ', year: 1999, plot: 'full' })).toBe('t=the+matrix&y=1999&plot=full');
+    expect(omdbQueryKey({ kind: 'byTitle', title: '  The   Matrix ', year: 1999, plot: 'full' })).toBe(
+      't=the+matrix&y=1999&plot=full',
+    );
     expect(omdbQueryKey({ kind: 'byId', imdbId: ' TT0133093 ', plot: 'short' })).toBe('i=tt0133093');
   });
 });

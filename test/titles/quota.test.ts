@@ -10,7 +10,10 @@ afterEach(async () => {
 });
 
 async function sandboxQuota(gateway: TestGateway, omdbDailyQuota: number): Promise<void> {
-  const res = await fetch(`${gateway.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ omdbDailyQuota }) });
+  const res = await fetch(`${gateway.sandbox.origin}/_sandbox/config`, {
+    method: 'POST',
+    body: JSON.stringify({ omdbDailyQuota }),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -23,7 +26,8 @@ describe('daily quota guard', () => {
   it('refuses an operation that could cross the quota before sending anything, while cached ones still answer', async () => {
     t = await startTestGateway({ OMDB_DAILY_QUOTA: '5' });
     await sandboxQuota(t, 5);
-    const three = '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }';
+    const three =
+      '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }';
     expect((await t.query(three)).body.errors).toBeUndefined();
     expect(omdbQueries(t.upstreamRequests()).length).toBe(3);
     expect(await quotaGauge(t)).toBe('2');
@@ -38,7 +42,9 @@ describe('daily quota guard', () => {
     // Everything cached: needs nothing, so it runs.
     expect((await t.query(three)).body.data.c.title).toBe('The Dark Knight');
     // Exactly the two that remain.
-    const two = await t.query('{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0096895") { title } a2: title(imdbId: "tt0133093") { year } }');
+    const two = await t.query(
+      '{ a: title(imdbId: "tt0133093") { title } b: title(imdbId: "tt0096895") { title } a2: title(imdbId: "tt0133093") { year } }',
+    );
     expect(two.body.errors).toBeUndefined();
     expect(omdbQueries(t.upstreamRequests()).sort()).toEqual(['i=tt0096895', 'i=tt0133093']);
     expect(await quotaGauge(t)).toBe('0');
@@ -47,7 +53,10 @@ describe('daily quota guard', () => {
     const more = await t.query('{ upstreams { id } title(imdbId: "tt0076759") { title } }');
     expect(more.body.data.title).toBeNull();
     expect(more.body.data.upstreams.length).toBeGreaterThan(0);
-    expect(more.body.errors![0]).toMatchObject({ path: ['title'], extensions: { code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' } });
+    expect(more.body.errors![0]).toMatchObject({
+      path: ['title'],
+      extensions: { code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' },
+    });
     expect(more.body.errors![0].extensions!.retryAfter).toBeGreaterThan(0);
     expect(t.upstreamRequests()).toEqual([]);
     // The upstream never had to say no.
@@ -58,10 +67,16 @@ describe('daily quota guard', () => {
     t = await startTestGateway({ OMDB_DAILY_QUOTA: '5' });
     await sandboxQuota(t, 5);
     const client = wsClient(t.gateway.wsUrl);
-    const refused = await collect<{ searchTitles: unknown }>(client, '{ searchTitles(query: "batman") { items { title cast } } }');
+    const refused = await collect<{ searchTitles: unknown }>(
+      client,
+      '{ searchTitles(query: "batman") { items { title cast } } }',
+    );
     const allowed = await collect<{ title: { title: string } }>(client, '{ title(imdbId: "tt0078346") { title } }');
     await client.dispose();
-    expect(refused.results[0].errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' });
+    expect(refused.results[0].errors![0].extensions).toMatchObject({
+      code: 'UPSTREAM_QUOTA_EXHAUSTED',
+      upstream: 'omdb',
+    });
     expect(refused.results[0].errors![0].message).toContain('5 remain today and this operation can need 11');
     expect(allowed.results[0].data!.title.title).toBe('Superman');
     expect(omdbQueries(t.upstreamRequests())).toEqual(['i=tt0078346']);
@@ -84,7 +99,12 @@ describe('daily quota guard', () => {
     await sandboxQuota(t, 1);
     expect((await t.query('{ title(imdbId: "tt0078346") { title } }')).body.data.title.title).toBe('Superman');
     const limited = await t.query('{ title(imdbId: "tt0372784") { title } }');
-    expect(limited.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb', status: 401, upstreamCode: 'Request limit reached!' });
+    expect(limited.body.errors![0].extensions).toMatchObject({
+      code: 'UPSTREAM_QUOTA_EXHAUSTED',
+      upstream: 'omdb',
+      status: 401,
+      upstreamCode: 'Request limit reached!',
+    });
     expect(t.upstreamRequests().map((r) => r.status)).toEqual([200, 401]);
 
     t.clearUpstreamRequests();

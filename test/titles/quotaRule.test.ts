@@ -9,7 +9,10 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 it('refuses at its OMDb fields, before any request, a query that could cross the quota; other fields answer', async () => {
-  const result = await h.inProcess.execute({ query: '{ upstreams { id } a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }' });
+  const result = await h.inProcess.execute({
+    query:
+      '{ upstreams { id } a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0372784") { title } c: title(imdbId: "tt0468569") { title } }',
+  });
   expect((result.data as { upstreams: unknown[] }).upstreams.length).toBeGreaterThan(0);
   expect(result.errors?.map((e) => e.path?.[0])).toEqual(['a', 'b', 'c']);
   expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'UPSTREAM_QUOTA_EXHAUSTED', upstream: 'omdb' } });
@@ -18,7 +21,13 @@ it('refuses at its OMDb fields, before any request, a query that could cross the
 });
 
 it('runs one that fits, and reads no quota for an operation without OMDb fields', async () => {
-  expect((await h.inProcess.execute({ query: '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0078346") { year } }' })).errors).toBeUndefined();
+  expect(
+    (
+      await h.inProcess.execute({
+        query: '{ a: title(imdbId: "tt0078346") { title } b: title(imdbId: "tt0078346") { year } }',
+      })
+    ).errors,
+  ).toBeUndefined();
   expect(h.sandbox.record.list()).toHaveLength(1);
   expect((await h.inProcess.execute({ query: '{ upstreams { id } }' })).errors).toBeUndefined();
 });

@@ -18,7 +18,11 @@ const LONG_TOKENS = 100_000;
 /** The stated bound: the gateway's RSS grows by less than this while the 50 paused streams are stalled. */
 const RSS_BOUND_MB = 150;
 
-const LONG = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: `Write at length. [[long:${LONG_TOKENS}:16384]]` }] };
+const LONG = {
+  provider: 'glm',
+  model: 'glm-4-flash',
+  messages: [{ role: 'USER', content: `Write at length. [[long:${LONG_TOKENS}:16384]]` }],
+};
 const NORMAL = ['glm', 'ark', 'deepseek', 'moonshot'].flatMap((provider, i) =>
   [0, 1].map((n) => ({
     provider,
@@ -52,7 +56,12 @@ beforeAll(async () => {
     CLIENT_MAX_CONNECTIONS: '1000',
     GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS: '30000',
   };
-  for (const [id, prefix] of [['glm', 'GLM'], ['ark', 'ARK'], ['deepseek', 'DEEPSEEK'], ['moonshot', 'MOONSHOT']] as const) {
+  for (const [id, prefix] of [
+    ['glm', 'GLM'],
+    ['ark', 'ARK'],
+    ['deepseek', 'DEEPSEEK'],
+    ['moonshot', 'MOONSHOT'],
+  ] as const) {
     env[`${prefix}_BASE_URL`] = sandbox.baseUrls[id];
     env[`${prefix}_API_KEY`] = 'sandbox';
   }
@@ -133,7 +142,11 @@ describe('slow subscribers', () => {
 
 describe('WS_MAX_BUFFERED_BYTES', () => {
   it('closes a connection that is over the limit when another message is due with 4413, and aborts its upstream requests', async () => {
-    const gw = await startTestGateway({ WS_MAX_BUFFERED_BYTES: String(64 * 1024), STREAM_STALL_TIMEOUT_MS: '0', GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
+    const gw = await startTestGateway({
+      WS_MAX_BUFFERED_BYTES: String(64 * 1024),
+      STREAM_STALL_TIMEOUT_MS: '0',
+      GATEWAY_WS_KEEP_ALIVE_MS: '120000',
+    });
     const sub = await rawSubscriber(`${gw.gateway.url.replace(/^http/, 'ws')}`);
     try {
       sub.pause();

@@ -12,7 +12,14 @@ describe('GraphQL over HTTP', () => {
     const { status, body } = await t.query('{ upstreams { id mode baseUrl } }');
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();
-    expect(body.data.upstreams.map((u: { id: string }) => u.id)).toEqual(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
+    expect(body.data.upstreams.map((u: { id: string }) => u.id)).toEqual([
+      'graph',
+      'omdb',
+      'glm',
+      'ark',
+      'deepseek',
+      'moonshot',
+    ]);
     expect(body.data.upstreams.every((u: { mode: string }) => u.mode === 'SANDBOX')).toBe(true);
   });
 
@@ -34,7 +41,9 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('echoes a caller request id, or makes one, and logs it with the operation', async () => {
-    const { headers } = await t.query('query Named { upstreams { id } }', undefined, { 'x-request-id': 'trace-abc-123' });
+    const { headers } = await t.query('query Named { upstreams { id } }', undefined, {
+      'x-request-id': 'trace-abc-123',
+    });
     expect(headers.get('x-request-id')).toBe('trace-abc-123');
     const line = t.logs.json().find((l) => l.requestId === 'trace-abc-123' && l.msg === 'operation');
     expect(line).toMatchObject({ operation: 'Named', type: 'query', outcome: 'ok', transport: 'http' });
@@ -44,7 +53,9 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('tells a client that sends a subscription over HTTP to use the WebSocket', async () => {
-    const { status, body } = await t.query('subscription { serverTime(count: 1) }', undefined, { accept: 'application/graphql-response+json' });
+    const { status, body } = await t.query('subscription { serverTime(count: 1) }', undefined, {
+      accept: 'application/graphql-response+json',
+    });
     expect(status).toBe(400);
     expect(body.errors![0].extensions!.code).toBe('BAD_USER_INPUT');
     expect(body.errors![0].message).toMatch(/graphql-ws.*ws:\/\//);
@@ -60,7 +71,10 @@ describe('GraphQL over HTTP', () => {
     const parse = await t.query('{ upstreams { id }');
     expect(parse.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
     const invalid = await t.query('{ nope }');
-    expect(invalid.body.errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' });
+    expect(invalid.body.errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      reason: 'GRAPHQL_VALIDATION_FAILED',
+    });
   });
 
   it('serves liveness, readiness and Prometheus metrics with per-operation counters and histograms', async () => {
@@ -71,7 +85,9 @@ describe('GraphQL over HTTP', () => {
     await t.query('query MetricsProbe { upstreams { id } }');
     const text = await (await fetch(`${t.gateway.origin}/metrics`)).text();
     expect(text).toMatch(/gateway_graphql_operations_total\{type="query",name="MetricsProbe",outcome="ok"\} 1/);
-    expect(text).toMatch(/gateway_graphql_operation_duration_seconds_bucket\{le="[0-9.]+",type="query",name="MetricsProbe"\}/);
+    expect(text).toMatch(
+      /gateway_graphql_operation_duration_seconds_bucket\{le="[0-9.]+",type="query",name="MetricsProbe"\}/,
+    );
     expect(text).toMatch(/gateway_http_requests_total\{method="POST",route="\/graphql",status="200"\}/);
     expect(text).toMatch(/gateway_http_request_duration_seconds_count\{route="\/graphql"\}/);
   });
@@ -80,7 +96,11 @@ describe('GraphQL over HTTP', () => {
     const res = await fetch(`${t.gateway.origin}/nope`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error).toMatch(/\/graphql/);
-    const big = await fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ upstreams { id } } #${'x'.repeat(1_100_000)}` }) });
+    const big = await fetch(t.gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ upstreams { id } } #${'x'.repeat(1_100_000)}` }),
+    });
     expect(big.status).toBe(413);
   });
 
@@ -89,12 +109,16 @@ describe('GraphQL over HTTP', () => {
     const body = JSON.stringify({ query: '{ upstreams { id } }' });
     const send = (pieces: string[], end: boolean) =>
       new Promise<{ status?: number; text: string } | 'closed'>((resolve) => {
-        const req = request(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode, text }));
-        });
+        const req = request(
+          t.gateway.url,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode, text }));
+          },
+        );
         req.on('error', () => resolve('closed'));
         let i = 0;
         const next = () => {

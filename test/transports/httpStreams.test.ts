@@ -17,9 +17,14 @@ beforeEach(async () => {
   await setTokenDelay(1);
 });
 
-const setTokenDelay = (ms: number) => fetch(`${t.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: ms }) });
+const setTokenDelay = (ms: number) =>
+  fetch(`${t.sandbox.origin}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ chatTokenDelayMs: ms }) });
 const post = (accept: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...headers }, body: JSON.stringify(body) });
+  fetch(t.gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, ...headers },
+    body: JSON.stringify(body),
+  });
 
 async function mutationContent(): Promise<string> {
   const { body } = await t.query(COMPLETION, { input });
@@ -27,11 +32,20 @@ async function mutationContent(): Promise<string> {
 }
 
 /** Every `next` event's payload of a distinct-connections SSE stream, read with the graphql-sse client. */
-function sseResults(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}, singleConnection = false) {
+function sseResults(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  singleConnection = false,
+) {
   const client = createSseClient({ url, headers, retryAttempts: 0, singleConnection });
   return new Promise<Array<{ data?: any; errors?: any[] }>>((resolve, reject) => {
     const results: Array<{ data?: any; errors?: any[] }> = [];
-    client.subscribe({ query, variables }, { next: (r) => void results.push(r as never), error: reject, complete: () => resolve(results) });
+    client.subscribe(
+      { query, variables },
+      { next: (r) => void results.push(r as never), error: reject, complete: () => resolve(results) },
+    );
   }).finally(() => client.dispose());
 }
 
@@ -112,13 +126,18 @@ describe("Apollo's multipart subscription protocol on /graphql", () => {
     await setTokenDelay(50);
     const res = await post(MULTIPART, { query: STREAM, variables: { input } });
     // Returning true cancels the body, which closes the connection.
-    const { closed } = await readMultipart(res, (_part: MultipartPart, all) => all.filter((p) => p.payload).length >= 2);
+    const { closed } = await readMultipart(
+      res,
+      (_part: MultipartPart, all) => all.filter((p) => p.payload).length >= 2,
+    );
     expect(closed).toBe(false);
     expect(await eventually(() => t.upstreamRequests('deepseek')[0]?.aborted === true, 5_000)).toBe(true);
   });
 
   it('refuses an invalid subscription before streaming, as GraphQL over HTTP does', async () => {
-    const res = await post('multipart/mixed;subscriptionSpec="1.0",application/graphql-response+json', { query: 'subscription { chatCompletionStream { id } }' });
+    const res = await post('multipart/mixed;subscriptionSpec="1.0",application/graphql-response+json', {
+      query: 'subscription { chatCompletionStream { id } }',
+    });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' });
@@ -150,20 +169,27 @@ describe('subscriptions over HTTP keep the gateway rules', () => {
     ['SSE GET (what EventSource sends cross-site)', 'GET', 'text/event-stream', undefined],
     ['SSE POST with text/plain', 'POST', 'text/event-stream', 'text/plain'],
     ['multipart POST with a form content type', 'POST', MULTIPART, 'application/x-www-form-urlencoded'],
-  ])('refuses a simple cross-site request (%s) as CSRF, before any upstream call', async (_name, method, accept, type) => {
-    const query = encodeURIComponent(`subscription { chatCompletionStream(input: { provider: "glm", model: "glm-4-flash", messages: [{ role: USER, content: "hi" }] }) { id } }`);
-    const res = await fetch(method === 'GET' ? `${t.gateway.url}?query=${query}` : t.gateway.url, {
-      method,
-      headers: { accept, ...(type ? { 'content-type': type } : {}) },
-      body: method === 'GET' ? undefined : JSON.stringify({ query: decodeURIComponent(query) }),
-    });
-    expect(res.status).toBe(400);
-    expect((await res.json()).errors[0].message).toContain('Cross-Site Request Forgery');
-    expect(t.upstreamRequests()).toHaveLength(0);
-  });
+  ])(
+    'refuses a simple cross-site request (%s) as CSRF, before any upstream call',
+    async (_name, method, accept, type) => {
+      const query = encodeURIComponent(
+        `subscription { chatCompletionStream(input: { provider: "glm", model: "glm-4-flash", messages: [{ role: USER, content: "hi" }] }) { id } }`,
+      );
+      const res = await fetch(method === 'GET' ? `${t.gateway.url}?query=${query}` : t.gateway.url, {
+        method,
+        headers: { accept, ...(type ? { 'content-type': type } : {}) },
+        body: method === 'GET' ? undefined : JSON.stringify({ query: decodeURIComponent(query) }),
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).errors[0].message).toContain('Cross-Site Request Forgery');
+      expect(t.upstreamRequests()).toHaveLength(0);
+    },
+  );
 
   it('serves an SSE GET that carries a preflight header', async () => {
-    const res = await fetch(`${t.gateway.url}?query=${encodeURIComponent('{ chatProviders { id } }')}`, { headers: { accept: 'text/event-stream', 'apollo-require-preflight': 'true' } });
+    const res = await fetch(`${t.gateway.url}?query=${encodeURIComponent('{ chatProviders { id } }')}`, {
+      headers: { accept: 'text/event-stream', 'apollo-require-preflight': 'true' },
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('"chatProviders"');
   });
@@ -179,7 +205,11 @@ describe('with GATEWAY_API_KEYS', () => {
 
   it('refuses SSE and multipart streams without x-api-key and serves them with it', async () => {
     for (const accept of ['text/event-stream', MULTIPART]) {
-      const refused = await fetch(keyed.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify({ query: '{ chatProviders { id } }' }) });
+      const refused = await fetch(keyed.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept },
+        body: JSON.stringify({ query: '{ chatProviders { id } }' }),
+      });
       expect(refused.status).toBe(401);
     }
     const [ok] = await sseResults(keyed.gateway.url, '{ chatProviders { id } }', {}, { 'x-api-key': KEY });

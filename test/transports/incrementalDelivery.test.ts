@@ -25,7 +25,11 @@ beforeEach(() => {
 });
 
 const post = (body: unknown, accept = DEFER_ACCEPT) =>
-  fetch(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+  fetch(t.gateway.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept },
+    body: JSON.stringify(body),
+  });
 
 /** Every part of an incremental multipart answer, and a callback at each one as it arrives. */
 async function parts(body: unknown, onPart: (part: IncrementalPayload, index: number) => void = () => undefined) {
@@ -48,11 +52,20 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     const part = '\r\n---\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
     expect(raw.startsWith(part)).toBe(true);
     expect(raw.endsWith('\r\n-----\r\n')).toBe(true);
-    const bodies = raw.slice(part.length, -'\r\n-----\r\n'.length).split(part).map((b) => JSON.parse(b) as IncrementalPayload);
-    expect(bodies[0]).toEqual({ data: { upstreams: expect.any(Array) }, hasNext: true, extensions: { cost: expect.objectContaining({ upstreamRequests: 0 }) } });
+    const bodies = raw
+      .slice(part.length, -'\r\n-----\r\n'.length)
+      .split(part)
+      .map((b) => JSON.parse(b) as IncrementalPayload);
+    expect(bodies[0]).toEqual({
+      data: { upstreams: expect.any(Array) },
+      hasNext: true,
+      extensions: { cost: expect.objectContaining({ upstreamRequests: 0 }) },
+    });
     expect(bodies.at(-1)!.hasNext).toBe(false);
     const incremental = bodies.slice(1).flatMap((b) => b.incremental ?? []);
-    expect(incremental).toEqual([{ data: { chatProviders: expect.arrayContaining([{ id: 'glm' }]) }, path: [], label: 'later' }]);
+    expect(incremental).toEqual([
+      { data: { chatProviders: expect.arrayContaining([{ id: 'glm' }]) }, path: [], label: 'later' },
+    ]);
   });
 
   it('sends the first part while a slow deferred lookup is still in flight, and still one OMDb request per distinct title', async () => {
@@ -72,8 +85,13 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     expect(answeredAtFirstPart).toBe(0);
     const deferred = rest.flatMap((p) => p.incremental ?? []);
     expect(deferred).toHaveLength(10);
-    expect(deferred.every((d) => d.label === 'details' && d.path[0] === 'searchTitles' && Array.isArray(d.data?.directors))).toBe(true);
-    expect(mergePayloads(payloads).data.searchTitles.items[0]).toMatchObject({ imdbId: items[0].imdbId, directors: expect.any(Array) });
+    expect(
+      deferred.every((d) => d.label === 'details' && d.path[0] === 'searchTitles' && Array.isArray(d.data?.directors)),
+    ).toBe(true);
+    expect(mergePayloads(payloads).data.searchTitles.items[0]).toMatchObject({
+      imdbId: items[0].imdbId,
+      directors: expect.any(Array),
+    });
     expect(omdbSearches()).toHaveLength(1);
     const ids = omdbLookups().map((r) => /[?&]i=(tt\d+)/.exec(r.url)![1]);
     expect(ids).toHaveLength(10);
@@ -96,8 +114,16 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
     const query = `{ admin { serviceAnnouncement { healthOverviews(first: 3) { nodes { id ...Health @defer(label: "health") } } } } }
       fragment Health on ServiceHealth { status issues(first: 2) { nodes { id title } } }`;
     const { payloads } = await parts({ query });
-    expect(payloads[0].data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => Object.keys(n).join() === 'id')).toBe(true);
-    expect(mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => n.status && n.issues.nodes)).toBe(true);
+    expect(
+      payloads[0].data.admin.serviceAnnouncement.healthOverviews.nodes.every(
+        (n: any) => Object.keys(n).join() === 'id',
+      ),
+    ).toBe(true);
+    expect(
+      mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes.every(
+        (n: any) => n.status && n.issues.nodes,
+      ),
+    ).toBe(true);
     const graph = t.upstreamRequests('graph');
     expect(graph).toHaveLength(1);
     expect(decodeURIComponent(graph[0].url)).toContain('$select=id,status&$expand=issues($select=id,title;$top=2)');
@@ -105,7 +131,9 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
 
   it('streams a list with @stream: initialCount items first, then the rest as items at their index', async () => {
     // The sandbox finds six Star Wars films.
-    const { payloads } = await parts({ query: '{ searchTitles(query: "star wars") { items @stream(initialCount: 2) { imdbId } } }' });
+    const { payloads } = await parts({
+      query: '{ searchTitles(query: "star wars") { items @stream(initialCount: 2) { imdbId } } }',
+    });
     expect(payloads[0].data.searchTitles.items).toHaveLength(2);
     const streamed = payloads.slice(1).flatMap((p) => p.incremental ?? []);
     expect(streamed.map((s) => s.path)).toEqual(Array.from({ length: 4 }, (_, i) => ['searchTitles', 'items', i + 2]));
@@ -128,7 +156,9 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
   });
 
   it('refuses a deferred operation over the limits before any part or upstream request', async () => {
-    const res = await post({ query: '{ ... @defer { title(imdbId: "tt0078346") { title } } x: title(imdbId: "tt0078346") { nope } }' });
+    const res = await post({
+      query: '{ ... @defer { title(imdbId: "tt0078346") { title } } x: title(imdbId: "tt0078346") { nope } }',
+    });
     expect(res.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json/);
     const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
@@ -136,11 +166,15 @@ describe('@defer and @stream over HTTP multipart (Apollo Router format)', () => 
   });
 
   it('refuses a deferred mutation whose variables do not coerce as BAD_USER_INPUT, 400, before any part, rule failure or upstream request', async () => {
-    const query = 'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { model ... @defer { content } } }';
+    const query =
+      'mutation($input: ChatCompletionInput!) { createChatCompletion(input: $input) { model ... @defer { content } } }';
     const res = await post({ query, variables: { input: null } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
-    expect(body.errors[0]).toMatchObject({ message: 'Variable "$input" of non-null type "ChatCompletionInput!" must not be null.', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(body.errors[0]).toMatchObject({
+      message: 'Variable "$input" of non-null type "ChatCompletionInput!" must not be null.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     expect(t.logs.lines.filter((l) => l.includes('a pipeline rule failed'))).toEqual([]);
     expect(t.upstreamRequests()).toHaveLength(0);
   });
@@ -183,8 +217,15 @@ describe('@defer over graphql-ws and GraphQL over SSE', () => {
       expect(payloads[0].hasNext).toBe(true);
       expect(payloads[0].data.admin.serviceAnnouncement.healthOverviews.nodes[0]).not.toHaveProperty('issues');
       expect(payloads.at(-1)!.hasNext).toBe(false);
-      expect(payloads.slice(1).flatMap((p) => p.incremental ?? []).every((e) => e.label === 'issues')).toBe(true);
-      expect(mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes[0].issues.nodes).toEqual(expect.any(Array));
+      expect(
+        payloads
+          .slice(1)
+          .flatMap((p) => p.incremental ?? [])
+          .every((e) => e.label === 'issues'),
+      ).toBe(true);
+      expect(mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes[0].issues.nodes).toEqual(
+        expect.any(Array),
+      );
       expect(t.upstreamRequests('graph')).toHaveLength(1);
     } finally {
       await client.dispose();
@@ -196,11 +237,16 @@ describe('@defer over graphql-ws and GraphQL over SSE', () => {
     try {
       const payloads = await new Promise<IncrementalPayload[]>((resolve, reject) => {
         const out: IncrementalPayload[] = [];
-        client.subscribe({ query: HEALTH_DEFERRED }, { next: (r) => void out.push(r as IncrementalPayload), error: reject, complete: () => resolve(out) });
+        client.subscribe(
+          { query: HEALTH_DEFERRED },
+          { next: (r) => void out.push(r as IncrementalPayload), error: reject, complete: () => resolve(out) },
+        );
       });
       expect(payloads[0]).toMatchObject({ hasNext: true });
       expect(payloads.at(-1)!.hasNext).toBe(false);
-      expect(mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => n.issues)).toBe(true);
+      expect(
+        mergePayloads(payloads).data.admin.serviceAnnouncement.healthOverviews.nodes.every((n: any) => n.issues),
+      ).toBe(true);
       expect(t.upstreamRequests('graph')).toHaveLength(1);
     } finally {
       client.dispose();
@@ -212,20 +258,54 @@ describe('the schema', () => {
   it('defines @defer and @stream for clients (introspection) but not in the SDL a router composes', async () => {
     const { body } = await t.query('{ __schema { directives { name args { name } } } _service { sdl } }');
     const directives = (body.data as any).__schema.directives as Array<{ name: string; args: Array<{ name: string }> }>;
-    expect(directives.find((d) => d.name === 'defer')?.args.map((a) => a.name).sort()).toEqual(['if', 'label']);
-    expect(directives.find((d) => d.name === 'stream')?.args.map((a) => a.name).sort()).toEqual(['if', 'initialCount', 'label']);
+    expect(
+      directives
+        .find((d) => d.name === 'defer')
+        ?.args.map((a) => a.name)
+        .sort(),
+    ).toEqual(['if', 'label']);
+    expect(
+      directives
+        .find((d) => d.name === 'stream')
+        ?.args.map((a) => a.name)
+        .sort(),
+    ).toEqual(['if', 'initialCount', 'label']);
     expect((body.data as any)._service.sdl).not.toMatch(/directive @(defer|stream)/);
   });
 });
 
 describe('@defer and @stream used as the incremental delivery RFC allows', () => {
   it.each([
-    ['@stream(initialCount: -1)', '{ searchTitles(query: "x") { items @stream(initialCount: -1) { imdbId } } }', '@stream(initialCount: -1) must be 0 or more'],
-    ['@stream(initialCount: null)', '{ searchTitles(query: "x") { items @stream(initialCount: null) { imdbId } } }', '@stream(initialCount: null) must be 0 or more'],
-    ['@stream on a field that is not a list', '{ title(imdbId: "tt0078346") { title @stream } }', '@stream is for list fields: Title.title is String'],
-    ['a label used twice', '{ ... @defer(label: "a") { upstreams { id } } ... @defer(label: "a") { u: upstreams { mode } } }', '@defer(label: "a") is used twice'],
-    ['a label from a variable', 'query ($l: String) { ... @defer(label: $l) { upstreams { id } } }', '@defer(label:) must be a string written in the document'],
-    ['@defer on a mutation\'s root fields', 'mutation { ... @defer { updateAdmin(input: { properties: [{ name: "x", value: "y" }] }) { __typename } } }', '@defer cannot be used on the root fields of a mutation'],
+    [
+      '@stream(initialCount: -1)',
+      '{ searchTitles(query: "x") { items @stream(initialCount: -1) { imdbId } } }',
+      '@stream(initialCount: -1) must be 0 or more',
+    ],
+    [
+      '@stream(initialCount: null)',
+      '{ searchTitles(query: "x") { items @stream(initialCount: null) { imdbId } } }',
+      '@stream(initialCount: null) must be 0 or more',
+    ],
+    [
+      '@stream on a field that is not a list',
+      '{ title(imdbId: "tt0078346") { title @stream } }',
+      '@stream is for list fields: Title.title is String',
+    ],
+    [
+      'a label used twice',
+      '{ ... @defer(label: "a") { upstreams { id } } ... @defer(label: "a") { u: upstreams { mode } } }',
+      '@defer(label: "a") is used twice',
+    ],
+    [
+      'a label from a variable',
+      'query ($l: String) { ... @defer(label: $l) { upstreams { id } } }',
+      '@defer(label:) must be a string written in the document',
+    ],
+    [
+      "@defer on a mutation's root fields",
+      'mutation { ... @defer { updateAdmin(input: { properties: [{ name: "x", value: "y" }] }) { __typename } } }',
+      '@defer cannot be used on the root fields of a mutation',
+    ],
   ])('refuses %s as BAD_USER_INPUT before any upstream request', async (_name, query, message) => {
     const res = await post({ query, variables: { l: 'x' } });
     const body = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };

@@ -10,7 +10,11 @@ describe('OutboundBuffer', () => {
     const metrics = new GatewayMetrics();
     for (let i = 0; i < 1000; i++) {
       const response = new EventEmitter();
-      const buffer = new OutboundBuffer({ socket, unsent: () => 0, close: () => undefined, onClose: (listener) => response.once('close', listener) }, { maxBufferedBytes: 1 << 20, stallTimeoutMs: 0 }, { transport: 'sse', metrics });
+      const buffer = new OutboundBuffer(
+        { socket, unsent: () => 0, close: () => undefined, onClose: (listener) => response.once('close', listener) },
+        { maxBufferedBytes: 1 << 20, stallTimeoutMs: 0 },
+        { transport: 'sse', metrics },
+      );
       expect(socket.listenerCount('drain')).toBe(1);
       response.emit('close');
       expect(buffer.done).toBe(true);

@@ -42,7 +42,9 @@ describe('slow requests', () => {
     t = await startTestGateway({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
     const body = JSON.stringify({ query: `{ chatProviders { id } } # ${'x'.repeat(100)}` });
     const client = rawHttp(t.gateway.url);
-    client.socket.write(`POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    client.socket.write(
+      `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
     const sent = await dribble(client, body, 100);
     expect(sent).toBeLessThan(body.length);
     expect(await client.status).toBe(408);
@@ -74,7 +76,10 @@ describe('client-chosen operation ids', () => {
   it('refuses a GraphQL over SSE operationId over 128 characters with 400, before running it', async () => {
     t = await startTestGateway();
     const token = await (await fetch(t.gateway.url, { method: 'PUT' })).text();
-    const stream = rawHttp(t.gateway.url, { method: 'GET', headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token } });
+    const stream = rawHttp(t.gateway.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+    });
     expect(await stream.status).toBe(200);
     const res = await fetch(t.gateway.url, {
       method: 'POST',

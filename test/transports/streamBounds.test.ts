@@ -11,7 +11,11 @@ import { rawSubscriber } from '../support/ws.js';
  * (`[[long:N:B]]`) so that the loopback socket's kernel buffers fill after a few hundred events.
  */
 const LONG_TOKENS = 100_000;
-const LONG = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: `Write at length. [[long:${LONG_TOKENS}:16384]]` }] };
+const LONG = {
+  provider: 'glm',
+  model: 'glm-4-flash',
+  messages: [{ role: 'USER', content: `Write at length. [[long:${LONG_TOKENS}:16384]]` }],
+};
 const QUERY = '{ chatProviders { id } }';
 const JSON_TYPE = 'application/json';
 
@@ -72,7 +76,10 @@ const TRANSPORTS: TransportRow[] = [
       const reserved = await fetch(t.gateway.url, { method: 'PUT' });
       expect(reserved.status).toBe(201);
       const token = await reserved.text();
-      const client = rawHttp(t.gateway.url, { method: 'GET', headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token } });
+      const client = rawHttp(t.gateway.url, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+      });
       expect(await client.status).toBe(200);
       client.pause();
       // 202, or 404 once the stream was closed as too slow while the later operations were being sent.
@@ -85,7 +92,11 @@ const TRANSPORTS: TransportRow[] = [
         expect([202, 404]).toContain(res.status);
       };
       for (let i = 0; i < streams; i++) await send(`long-${i}`, STREAM, { input: LONG });
-      return { resume: client.resume, closed: client.closed.then(() => undefined), sendQuery: () => send('query', QUERY) };
+      return {
+        resume: client.resume,
+        closed: client.closed.then(() => undefined),
+        sendQuery: () => send('query', QUERY),
+      };
     },
   },
   {
@@ -122,37 +133,50 @@ const longRequests = () => t!.upstreamRequests('glm').filter((r) => r.body.inclu
 describe.each(TRANSPORTS)('$name', (row) => {
   it('pauses the upstream of a client that stopped reading, then closes it after STREAM_STALL_TIMEOUT_MS and aborts its upstream request', async () => {
     const cap = 256 * 1024;
-    t = await startTestGateway({ STREAM_MAX_BUFFERED_BYTES: String(cap), STREAM_STALL_TIMEOUT_MS: '1000', GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
+    t = await startTestGateway({
+      STREAM_MAX_BUFFERED_BYTES: String(cap),
+      STREAM_STALL_TIMEOUT_MS: '1000',
+      GATEWAY_WS_KEEP_ALIVE_MS: '120000',
+    });
     const before = writtenChatEvents();
     const client = await row.open(t, 1);
     const labels = `transport="${row.metric}",reason="stalled"`;
-    expect(await eventually(async () => (await metric('gateway_stream_slow_client_closes_total', labels)) === 1, 60_000)).toBe(true);
+    expect(
+      await eventually(async () => (await metric('gateway_stream_slow_client_closes_total', labels)) === 1, 60_000),
+    ).toBe(true);
     expect(await eventually(() => longRequests().length === 1 && longRequests()[0].aborted, 10_000)).toBe(true);
     // Backpressure reached the provider: it wrote a small part of the answer, and the gateway held at most the cap.
     expect(writtenChatEvents() - before).toBeLessThan(LONG_TOKENS / 10);
     expect(await metric('gateway_stream_buffered_bytes_peak', `transport="${row.metric}"`)).toBeLessThanOrEqual(cap);
-    expect(await metric('gateway_stream_slow_client_closes_total', `transport="${row.metric}",reason="buffer_full"`)).toBe(0);
+    expect(
+      await metric('gateway_stream_slow_client_closes_total', `transport="${row.metric}",reason="buffer_full"`),
+    ).toBe(0);
     client.resume();
     const closed = await client.closed;
     if (row.closeCode) expect(closed?.code).toBe(row.closeCode.stalled);
   }, 90_000);
-
 });
 
 // One operation per response (SSE distinct, multipart) pauses before it could pass the cap: only the stall ends it.
-describe.each(TRANSPORTS.filter((row) => row.streamsPerConnection > 1))('$name, several streams on one connection', (row) => {
-  it(
-    'closes a connection whose streams hold more than STREAM_MAX_BUFFERED_BYTES when another message is due, and aborts every upstream request',
-    async () => {
+describe.each(TRANSPORTS.filter((row) => row.streamsPerConnection > 1))(
+  '$name, several streams on one connection',
+  (row) => {
+    it('closes a connection whose streams hold more than STREAM_MAX_BUFFERED_BYTES when another message is due, and aborts every upstream request', async () => {
       const cap = 64 * 1024;
-      t = await startTestGateway({ STREAM_MAX_BUFFERED_BYTES: String(cap), STREAM_STALL_TIMEOUT_MS: '0', GATEWAY_WS_KEEP_ALIVE_MS: '120000' });
+      t = await startTestGateway({
+        STREAM_MAX_BUFFERED_BYTES: String(cap),
+        STREAM_STALL_TIMEOUT_MS: '0',
+        GATEWAY_WS_KEEP_ALIVE_MS: '120000',
+      });
       const client = await row.open(t, row.streamsPerConnection);
       // Once the kernel buffers are full, the messages already on their way (one per stream of 16 KiB) pass the limit.
       await settled(writtenChatEvents, 1_000, 60_000);
       // Should they have stopped just below it, a query result is due next; it is not held back like a stream.
       await client.sendQuery!();
       const labels = `transport="${row.metric}",reason="buffer_full"`;
-      expect(await eventually(async () => (await metric('gateway_stream_slow_client_closes_total', labels)) === 1, 30_000)).toBe(true);
+      expect(
+        await eventually(async () => (await metric('gateway_stream_slow_client_closes_total', labels)) === 1, 30_000),
+      ).toBe(true);
       // Every stream that reached its provider was aborted (single-connection SSE may be cut before all 20 started).
       expect(await eventually(() => longRequests().every((r) => r.aborted), 30_000)).toBe(true);
       expect(longRequests().length).toBeGreaterThan(1);
@@ -160,7 +184,6 @@ describe.each(TRANSPORTS.filter((row) => row.streamsPerConnection > 1))('$name, 
       client.resume();
       const closed = await client.closed;
       if (row.closeCode) expect(closed?.code).toBe(row.closeCode.buffer_full);
-    },
-    90_000,
-  );
-});
+    }, 90_000);
+  },
+);

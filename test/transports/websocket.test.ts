@@ -11,7 +11,10 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
 
   it('streams a subscription on the same port and path as HTTP, then completes', async () => {
     const client = wsClient(t.gateway.wsUrl);
-    const { results, error } = await collect<{ serverTime: string }>(client, 'subscription Clock { serverTime(intervalMs: 20, count: 3) }');
+    const { results, error } = await collect<{ serverTime: string }>(
+      client,
+      'subscription Clock { serverTime(intervalMs: 20, count: 3) }',
+    );
     await client.dispose();
     expect(error).toBeUndefined();
     expect(results).toHaveLength(3);
@@ -42,8 +45,14 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
     const invalid = await collect(client, 'subscription { nope }');
     const broken = await collect(client, 'subscription { serverTime(');
     await client.dispose();
-    expect((invalid.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' });
-    expect((broken.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' });
+    expect((invalid.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'GRAPHQL_VALIDATION_FAILED',
+    });
+    expect((broken.error as Array<{ extensions: unknown }>)[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'GRAPHQL_PARSE_FAILED',
+    });
   });
 
   it('stops the producer at once when the client completes the subscription', async () => {
@@ -66,7 +75,10 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
       );
     });
     // 1000 ticks would take 10 s: the operation logged as finished within 2 s of `complete` proves the producer stopped.
-    await vi.waitFor(() => expect(t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation')).toBeDefined(), { timeout: 2_000, interval: 20 });
+    await vi.waitFor(
+      () => expect(t.logs.json().find((l) => l.operation === 'Early' && l.msg === 'operation')).toBeDefined(),
+      { timeout: 2_000, interval: 20 },
+    );
     await client.dispose();
     expect(received).toHaveLength(2);
   });

@@ -14,7 +14,11 @@ let gw: TestGateway;
 beforeAll(async () => {
   fake = await startFakeUpstream();
   // Each body may be 1 MiB, and so may all of them together.
-  gw = await startTestGateway({ GRAPH_BASE_URL: `${fake.origin}/graph`, UPSTREAM_MAX_RESPONSE_BYTES: String(MIB), UPSTREAM_MAX_BUFFERED_BYTES: String(MIB) });
+  gw = await startTestGateway({
+    GRAPH_BASE_URL: `${fake.origin}/graph`,
+    UPSTREAM_MAX_RESPONSE_BYTES: String(MIB),
+    UPSTREAM_MAX_BUFFERED_BYTES: String(MIB),
+  });
 });
 afterAll(async () => {
   await gw?.close();
@@ -34,14 +38,24 @@ describe('UPSTREAM_MAX_BUFFERED_BYTES: one budget for every upstream body held a
     fake.answer('/graph', (req, res) => {
       open.push({ res, finish: halfSent(res, req.url!.includes('Exchange') ? 'Exchange' : 'SharePoint') });
       // Both bodies are open at once; the gateway gives up one of them (its connection closes), then the other ends.
-      if (open.length === 2) for (const { res: each } of open) each.once('close', () => open.forEach((o) => o.finish()));
+      if (open.length === 2)
+        for (const { res: each } of open) each.once('close', () => open.forEach((o) => o.finish()));
     });
-    const answers = await Promise.all([gw.query(lookup('Exchange'), undefined, CALLER), gw.query(lookup('SharePoint'), undefined, CALLER)]);
+    const answers = await Promise.all([
+      gw.query(lookup('Exchange'), undefined, CALLER),
+      gw.query(lookup('SharePoint'), undefined, CALLER),
+    ]);
 
     const failed = answers.filter((a) => a.body.errors);
     expect(failed).toHaveLength(1);
-    expect(failed[0].body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'graph', upstreamCode: 'RESPONSE_BUFFER_FULL' });
-    expect(failed[0].body.errors![0].message).toContain('already holds 1 MiB (1048576 bytes) of upstream responses, the limit UPSTREAM_MAX_BUFFERED_BYTES sets');
+    expect(failed[0].body.errors![0].extensions).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      upstream: 'graph',
+      upstreamCode: 'RESPONSE_BUFFER_FULL',
+    });
+    expect(failed[0].body.errors![0].message).toContain(
+      'already holds 1 MiB (1048576 bytes) of upstream responses, the limit UPSTREAM_MAX_BUFFERED_BYTES sets',
+    );
     const served = answers.find((a) => !a.body.errors)!;
     expect(served.body.data.admin.serviceAnnouncement.healthOverview.service).toHaveLength(BODY);
 
@@ -54,8 +68,8 @@ describe('UPSTREAM_MAX_BUFFERED_BYTES: one budget for every upstream body held a
   });
 
   it('refuses a budget smaller than one body at start-up, naming both variables', async () => {
-    await expect(startTestGateway({ UPSTREAM_MAX_RESPONSE_BYTES: String(2 * MIB), UPSTREAM_MAX_BUFFERED_BYTES: String(MIB) })).rejects.toThrow(
-      /UPSTREAM_MAX_BUFFERED_BYTES.*at least UPSTREAM_MAX_RESPONSE_BYTES \(2097152\), got 1048576/,
-    );
+    await expect(
+      startTestGateway({ UPSTREAM_MAX_RESPONSE_BYTES: String(2 * MIB), UPSTREAM_MAX_BUFFERED_BYTES: String(MIB) }),
+    ).rejects.toThrow(/UPSTREAM_MAX_BUFFERED_BYTES.*at least UPSTREAM_MAX_RESPONSE_BYTES \(2097152\), got 1048576/);
   });
 });

@@ -8,7 +8,8 @@ import { UpstreamTally } from '../../src/upstreams/http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/upstreams/http/retry.js';
 
 /** A scripted upstream: each request takes the next planned answer. */
-let plan: Array<{ status: number; headers?: Record<string, string>; body?: string; hang?: boolean; reset?: boolean }> = [];
+let plan: Array<{ status: number; headers?: Record<string, string>; body?: string; hang?: boolean; reset?: boolean }> =
+  [];
 const seen: Array<{ method: string; url: string; at: number }> = [];
 let server: Server;
 let base: string;
@@ -32,7 +33,14 @@ beforeEach(() => {
 });
 
 const make = (opts: Partial<ConstructorParameters<typeof UpstreamHttp>[0]> = {}) =>
-  new UpstreamHttp({ upstream: 'test', metrics: new GatewayMetrics(), log: pino({ level: 'silent' }), redact: (s) => s, retry: { baseDelayMs: 5 }, ...opts });
+  new UpstreamHttp({
+    upstream: 'test',
+    metrics: new GatewayMetrics(),
+    log: pino({ level: 'silent' }),
+    redact: (s) => s,
+    retry: { baseDelayMs: 5 },
+    ...opts,
+  });
 
 describe('shared upstream HTTP layer', () => {
   it('retries 429 twice after Retry-After and succeeds on the third attempt', async () => {
@@ -92,7 +100,12 @@ describe('shared upstream HTTP layer', () => {
   });
 
   it('maps a reset connection to UPSTREAM_ERROR after retrying idempotent requests', async () => {
-    plan = [{ status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }, { status: 0, reset: true }];
+    plan = [
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+    ];
     const http = make();
     await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
       extensions: { code: 'UPSTREAM_ERROR', upstream: 'test' },
@@ -105,7 +118,9 @@ describe('shared upstream HTTP layer', () => {
   it('maps a missing answer to UPSTREAM_TIMEOUT', async () => {
     plan = [{ status: 0, hang: true }];
     const http = make({ headersTimeoutMs: 200, retry: { maxAttempts: 1 } });
-    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+    });
     await http.close();
   });
 
@@ -168,7 +183,9 @@ describe('shared upstream HTTP layer', () => {
   it('bounds a whole buffered request, retries included, by the total timeout', async () => {
     plan = [{ status: 503, headers: { 'retry-after': '5' } }, { status: 200 }];
     const http = make({ totalTimeoutMs: 300 });
-    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+    });
     expect(seen).toHaveLength(1);
     await http.close();
   });
@@ -176,10 +193,25 @@ describe('shared upstream HTTP layer', () => {
   it('answers at once when the caller says a retryable error body is final', async () => {
     plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1113"}}' }, { status: 200 }];
     const http = make();
-    const res = await http.send({ tally: undefined, method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    const res = await http.send({
+      tally: undefined,
+      method: 'POST',
+      url: `${base}/x`,
+      body: '{}',
+      isFinal: (status, body) => status === 429 && body.includes('1113'),
+    });
     expect(res).toMatchObject({ status: 429, text: '{"error":{"code":"1113"}}', attempts: 1 });
-    plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1302"}}' }, { status: 200, body: 'ok' }];
-    const again = await http.send({ tally: undefined, method: 'POST', url: `${base}/x`, body: '{}', isFinal: (status, body) => status === 429 && body.includes('1113') });
+    plan = [
+      { status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1302"}}' },
+      { status: 200, body: 'ok' },
+    ];
+    const again = await http.send({
+      tally: undefined,
+      method: 'POST',
+      url: `${base}/x`,
+      body: '{}',
+      isFinal: (status, body) => status === 429 && body.includes('1113'),
+    });
     expect(again).toMatchObject({ status: 200, attempts: 2 });
     await http.close();
   });
@@ -199,7 +231,11 @@ describe('shared upstream HTTP layer', () => {
 describe('splitUrl: origin and path without parsing a WHATWG URL per request', () => {
   it.each([
     ['http://127.0.0.1:4010/omdb/?apikey=k&i=tt0133093', 'http://127.0.0.1:4010', '/omdb/?apikey=k&i=tt0133093'],
-    ['https://graph.microsoft.com/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id', 'https://graph.microsoft.com', '/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id'],
+    [
+      'https://graph.microsoft.com/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id',
+      'https://graph.microsoft.com',
+      '/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id',
+    ],
     ['https://example.com/a#fragment', 'https://example.com', '/a'],
     ['https://example.com', 'https://example.com', '/'],
     ['https://user:pw@example.com/a', 'https://example.com', '/a'],

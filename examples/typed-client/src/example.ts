@@ -13,10 +13,16 @@ export async function runExample(url: string): Promise<string[]> {
   const title = await execute(url, TitleDocument, { imdbId: 'tt0078346' });
   if (title.data?.title) {
     const t = title.data.title;
-    lines.push(`${t.title} (${t.year ?? '?'}), ${t.runtimeMinutes ?? '?'} min, ${t.genres.join('/')}, IMDb ${t.imdbRating ?? '-'}`);
+    lines.push(
+      `${t.title} (${t.year ?? '?'}), ${t.runtimeMinutes ?? '?'} min, ${t.genres.join('/')}, IMDb ${t.imdbRating ?? '-'}`,
+    );
   }
   const completion = await execute(url, CompletionDocument, {
-    input: { provider: 'deepseek', model: 'deepseek-flash', messages: [{ role: 'USER', content: 'Say hello in one sentence.' }] },
+    input: {
+      provider: 'deepseek',
+      model: 'deepseek-flash',
+      messages: [{ role: 'USER', content: 'Say hello in one sentence.' }],
+    },
   });
   if (completion.data?.createChatCompletion) {
     const c = completion.data.createChatCompletion;

@@ -50,7 +50,11 @@ export function ChatWindow() {
     const text = prompt.trim();
     if (!text || !chosen || state === 'streaming') return;
     const [provider, ...model] = chosen.split('/');
-    const history: Turn[] = [...turns, ...(answer ? [{ role: 'ASSISTANT' as const, content: answer }] : []), { role: 'USER', content: text }];
+    const history: Turn[] = [
+      ...turns,
+      ...(answer ? [{ role: 'ASSISTANT' as const, content: answer }] : []),
+      { role: 'USER', content: text },
+    ];
     const input: ChatInput = { provider, model: model.join('/'), messages: history };
     if (consultGraph) input.graphTools = graphToolNames;
     if (document) input.documents = [document.id];
@@ -72,7 +76,11 @@ export function ChatWindow() {
           setAnswer(received);
         }
         const step = chunk.graphStep;
-        if (step) setSteps((previous) => [...previous, step.errorCode ? `${step.operation} (${step.errorCode})` : step.operation]);
+        if (step)
+          setSteps((previous) => [
+            ...previous,
+            step.errorCode ? `${step.operation} (${step.errorCode})` : step.operation,
+          ]);
         if (chunk.usage) setUsage(chunk.usage);
       },
       error: (error: Error) => {
@@ -92,7 +100,10 @@ export function ChatWindow() {
     try {
       // Kimi keeps the file and extracts its text itself; for the other providers the gateway reads it.
       const provider = chosen.startsWith('moonshot/') ? 'moonshot' : null;
-      const { data, error } = await client.mutate({ mutation: UploadChatDocumentMutation, variables: { file, provider } });
+      const { data, error } = await client.mutate({
+        mutation: UploadChatDocumentMutation,
+        variables: { file, provider },
+      });
       if (error) setProblem(error.message);
       else if (data?.uploadChatDocument) setDocument(data.uploadChatDocument);
     } catch (error) {
@@ -146,48 +157,88 @@ export function ChatWindow() {
           ))}
         </select>
         <label className="toggle">
-          <input type="checkbox" checked={consultGraph} onChange={(event) => setConsultGraph(event.target.checked)} /> consult the graph
+          <input type="checkbox" checked={consultGraph} onChange={(event) => setConsultGraph(event.target.checked)} />{' '}
+          consult the graph
         </label>
       </div>
       <div className="row">
         {document ? (
           <p className="muted" data-testid="document">
             📄 {document.fileName}: {document.tokens} tokens{document.provider ? `, kept by ${document.provider}` : ''}{' '}
-            <button type="button" className="secondary" onClick={() => void detach()}>Remove</button>
+            <button type="button" className="secondary" onClick={() => void detach()}>
+              Remove
+            </button>
           </p>
         ) : (
           <label className="toggle">
             {attaching ? 'Uploading…' : 'Attach a document (PDF, text, Markdown)'}
-            <input type="file" aria-label="Attach a document" accept=".pdf,.txt,.md,.markdown,.csv,.json" disabled={attaching} onChange={(event) => void attach(event)} />
+            <input
+              type="file"
+              aria-label="Attach a document"
+              accept=".pdf,.txt,.md,.markdown,.csv,.json"
+              disabled={attaching}
+              onChange={(event) => void attach(event)}
+            />
           </label>
         )}
       </div>
-      {providers.error && <p className="error" role="alert">{providers.error.message}</p>}
+      {providers.error && (
+        <p className="error" role="alert">
+          {providers.error.message}
+        </p>
+      )}
       <div className="transcript" data-testid="transcript">
         {turns.map((turn, index) => (
-          <p key={index} className={turn.role.toLowerCase()}>{turn.content}</p>
+          <p key={index} className={turn.role.toLowerCase()}>
+            {turn.content}
+          </p>
         ))}
         {(answer || state === 'streaming') && (
-          <p className="assistant" data-testid="answer">{answer}{state === 'streaming' && <span className="cursor">▍</span>}</p>
+          <p className="assistant" data-testid="answer">
+            {answer}
+            {state === 'streaming' && <span className="cursor">▍</span>}
+          </p>
         )}
       </div>
-      {steps.length > 0 && <p className="muted" data-testid="graph-steps">Consulted: {steps.join(', ')}</p>}
-      {problem && <p className="error" role="alert">{problem}</p>}
+      {steps.length > 0 && (
+        <p className="muted" data-testid="graph-steps">
+          Consulted: {steps.join(', ')}
+        </p>
+      )}
+      {problem && (
+        <p className="error" role="alert">
+          {problem}
+        </p>
+      )}
       <p className="muted" data-testid="chat-state">
         {state === 'streaming' && 'Streaming…'}
         {state === 'stopped' && 'Stopped.'}
-        {state === 'finished' && usage && `${usage.promptTokens} prompt + ${usage.completionTokens} completion = ${usage.totalTokens} tokens`}
+        {state === 'finished' &&
+          usage &&
+          `${usage.promptTokens} prompt + ${usage.completionTokens} completion = ${usage.totalTokens} tokens`}
         {state === 'failed' && 'Failed.'}
       </p>
       <form onSubmit={send} className="row">
-        <textarea aria-label="Message" rows={2} value={prompt} onChange={(event) => setPrompt(event.target.value)} placeholder="Ask something…" />
+        <textarea
+          aria-label="Message"
+          rows={2}
+          value={prompt}
+          onChange={(event) => setPrompt(event.target.value)}
+          placeholder="Ask something…"
+        />
         {state === 'streaming' ? (
-          <button type="button" onClick={stop} className="stop">Stop</button>
+          <button type="button" onClick={stop} className="stop">
+            Stop
+          </button>
         ) : (
           <>
-            <button type="submit" disabled={!chosen}>Send</button>
+            <button type="submit" disabled={!chosen}>
+              Send
+            </button>
             {turns.length > 0 && (
-              <button type="button" className="secondary" onClick={restart}>New chat</button>
+              <button type="button" className="secondary" onClick={restart}>
+                New chat
+              </button>
             )}
           </>
         )}

@@ -20,15 +20,23 @@ export function HealthBoard() {
     <section className="panel" aria-labelledby="health-heading">
       <h2 id="health-heading">Service health</h2>
       {loading && <p className="muted">Loading services…</p>}
-      {error && <p className="error" role="alert">{error.message}</p>}
-      {live.error && <p className="error" role="alert">Live updates stopped: {live.error.message}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {live.error && (
+        <p className="error" role="alert">
+          Live updates stopped: {live.error.message}
+        </p>
+      )}
       <h3>Live changes</h3>
       {changes.length === 0 && <p className="muted">Waiting for the next change…</p>}
       <ol className="changes" data-testid="changes">
         {changes.map((change) => (
           <li key={`${change.detectedAt}-${change.kind}-${change.issue?.id ?? change.serviceHealth.id}`}>
-            <time>{new Date(change.detectedAt).toLocaleTimeString()}</time> <strong>{change.serviceHealth.service}</strong>{' '}
-            {describe(change)}
+            <time>{new Date(change.detectedAt).toLocaleTimeString()}</time>{' '}
+            <strong>{change.serviceHealth.service}</strong> {describe(change)}
           </li>
         ))}
       </ol>

@@ -21,29 +21,42 @@ export function TitleSearch() {
         <button type="submit">Search</button>
       </form>
       {loading && !page && <p className="muted">Searching…</p>}
-      {error && <p className="error" role="alert">{error.message}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error.message}
+        </p>
+      )}
       {called && page && <p className="muted">{page.totalResults} results</p>}
       <ul className="titles" data-testid="titles">
         {page?.items.map((item, index) =>
           item ? (
             <li key={item.imdbId} data-imdb-id={item.imdbId}>
               <div>
-                <strong>{item.title}</strong> <span className="muted">{item.year} · {item.type.toLowerCase()}</span>
+                <strong>{item.title}</strong>{' '}
+                <span className="muted">
+                  {item.year} · {item.type.toLowerCase()}
+                </span>
               </div>
               {item.plot === undefined ? (
-                <p className="muted pending" data-testid="details-pending">Loading details…</p>
+                <p className="muted pending" data-testid="details-pending">
+                  Loading details…
+                </p>
               ) : (
                 <div data-testid="details">
                   <p>{item.plot ?? 'No plot on record.'}</p>
                   <p className="muted">
                     {item.imdbRating != null ? `IMDb ${item.imdbRating}` : 'No IMDb rating'}
-                    {item.ratings?.filter((rating) => rating.source !== 'Internet Movie Database').map((rating) => ` · ${rating.source} ${rating.value}`)}
+                    {item.ratings
+                      ?.filter((rating) => rating.source !== 'Internet Movie Database')
+                      .map((rating) => ` · ${rating.source} ${rating.value}`)}
                   </p>
                 </div>
               )}
             </li>
           ) : (
-            <li key={`missing-${index}`} className="error">This title could not be looked up.</li>
+            <li key={`missing-${index}`} className="error">
+              This title could not be looked up.
+            </li>
           ),
         )}
       </ul>

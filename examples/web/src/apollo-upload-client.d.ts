@@ -6,7 +6,13 @@ declare module 'apollo-upload-client/UploadHttpLink.mjs' {
 
   /** A terminating link that sends an operation with files as a GraphQL multipart request, and any other as HttpLink does. */
   export default class UploadHttpLink extends ApolloLink {
-    constructor(options?: { uri?: string; headers?: Record<string, string>; credentials?: string; fetchOptions?: RequestInit; includeExtensions?: boolean });
+    constructor(options?: {
+      uri?: string;
+      headers?: Record<string, string>;
+      credentials?: string;
+      fetchOptions?: RequestInit;
+      includeExtensions?: boolean;
+    });
   }
 }
 

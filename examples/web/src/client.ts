@@ -29,12 +29,15 @@ export function createApolloClient(url: string = gatewayUrl): ApolloClient {
     const definition = getMainDefinition(query);
     return definition.kind === 'OperationDefinition' && definition.operation === OperationTypeNode.SUBSCRIPTION;
   };
-  const carriesFile = ({ variables }: ApolloLink.Operation) => Object.values(variables ?? {}).some((value) => isExtractableFile(value));
+  const carriesFile = ({ variables }: ApolloLink.Operation) =>
+    Object.values(variables ?? {}).some((value) => isExtractableFile(value));
   const explainFailures = new ErrorLink(({ error }) => {
     if (isUnreachable(error)) reportUnreachable(url);
   });
   return new ApolloClient({
-    link: explainFailures.concat(ApolloLink.split(isSubscription, wsLink, ApolloLink.split(carriesFile, uploadLink, httpLink))),
+    link: explainFailures.concat(
+      ApolloLink.split(isSubscription, wsLink, ApolloLink.split(carriesFile, uploadLink, httpLink)),
+    ),
     cache: new InMemoryCache({
       // Search items and health rows are normalised by their ids, so a live change updates the board in place.
       typePolicies: { Title: { keyFields: ['imdbId'] } },

@@ -23,7 +23,9 @@ function set(next: ConnectionProblem): void {
 /** Whether `error` is a failure below HTTP: no answer the page may read (fetch's TypeError, an abnormal WebSocket close). */
 export function isUnreachable(error: unknown): boolean {
   if (error instanceof TypeError) return true;
-  return /^Socket closed(?: with event 1006\b|$)|Failed to fetch|NetworkError|Load failed/.test((error as Error | undefined)?.message ?? '');
+  return /^Socket closed(?: with event 1006\b|$)|Failed to fetch|NetworkError|Load failed/.test(
+    (error as Error | undefined)?.message ?? '',
+  );
 }
 
 /** Finds out which of the two a failed request met, once; the page shows it until reloaded. */

@@ -36,7 +36,10 @@ export interface HealthChange {
 }
 
 /** Every change the gateway's poll sees; `serviceHealth { id status }` updates the board's row in the cache. */
-export const HealthChangesSubscription: TypedDocumentNode<{ serviceHealthChanged: HealthChange }, Record<string, never>> = gql`
+export const HealthChangesSubscription: TypedDocumentNode<
+  { serviceHealthChanged: HealthChange },
+  Record<string, never>
+> = gql`
   subscription HealthChanges {
     serviceHealthChanged {
       kind
@@ -128,13 +131,17 @@ export interface ChatDocument {
 }
 
 /** Sent as a GraphQL multipart request: the file rides in the `file` variable (see client.ts). */
-export const UploadChatDocumentMutation: TypedDocumentNode<{ uploadChatDocument: ChatDocument | null }, { file: File; provider?: string | null }> = gql`
+export const UploadChatDocumentMutation: TypedDocumentNode<
+  { uploadChatDocument: ChatDocument | null },
+  { file: File; provider?: string | null }
+> = gql`
   mutation UploadChatDocument($file: Upload!, $provider: ID) {
     uploadChatDocument(file: $file, provider: $provider) { id provider fileName bytes tokens status }
   }
 `;
 
-export const DeleteChatDocumentMutation: TypedDocumentNode<{ deleteChatDocument: boolean | null }, { id: string }> = gql`
+export const DeleteChatDocumentMutation: TypedDocumentNode<{ deleteChatDocument: boolean | null }, { id: string }> =
+  gql`
   mutation DeleteChatDocument($id: ID!) {
     deleteChatDocument(id: $id)
   }
@@ -154,4 +161,10 @@ export const ChatStreamSubscription: TypedDocumentNode<{ chatCompletionStream: C
 `;
 
 /** The default trusted operations (operations/mcp/) a chat model may call when "consult the graph" is on. */
-export const graphToolNames = ['ServiceHealthOverview', 'ServiceHealth', 'RecentServiceIssues', 'TitleLookup', 'TitleSearch'];
+export const graphToolNames = [
+  'ServiceHealthOverview',
+  'ServiceHealth',
+  'RecentServiceIssues',
+  'TitleLookup',
+  'TitleSearch',
+];

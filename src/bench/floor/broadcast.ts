@@ -65,7 +65,8 @@ wss.on('connection', (ws) => {
     if (msg.type === 'connection_init') return ws.send('{"type":"connection_ack"}');
     if (msg.type === 'ping') return ws.send('{"type":"pong"}');
     if (msg.type === 'complete' && msg.id) return void byId.delete(msg.id);
-    if (msg.type === 'subscribe' && msg.id) byId.set(msg.id, { ws, prefix: `{"id":${JSON.stringify(msg.id)},"type":"next","payload":` });
+    if (msg.type === 'subscribe' && msg.id)
+      byId.set(msg.id, { ws, prefix: `{"id":${JSON.stringify(msg.id)},"type":"next","payload":` });
   });
   ws.on('close', () => subscribers.delete(ws));
 });

@@ -23,12 +23,27 @@ const na = (s: unknown) => (s === 'N/A' || s === undefined ? null : s);
 
 type Variables = Record<string, unknown> | undefined;
 const healthHeaders = { authorization: 'Bearer sandbox', accept: 'application/json' };
-const mapHealth = (b: Record<string, unknown>) => ({ admin: { serviceAnnouncement: { healthOverview: { id: b.id, service: b.service, status: enumValue(String(b.status)) } } } });
-const routes: Record<string, { path(variables: Variables): string; headers: Record<string, string>; map(body: Record<string, unknown>): unknown }> = {
+const mapHealth = (b: Record<string, unknown>) => ({
+  admin: {
+    serviceAnnouncement: { healthOverview: { id: b.id, service: b.service, status: enumValue(String(b.status)) } },
+  },
+});
+const routes: Record<
+  string,
+  { path(variables: Variables): string; headers: Record<string, string>; map(body: Record<string, unknown>): unknown }
+> = {
   '/health': { path: () => singleHealthRest, headers: healthHeaders, map: mapHealth },
-  '/health-by-id': { path: (v) => healthRestFor(encodeURIComponent(String(v?.id))), headers: healthHeaders, map: mapHealth },
+  '/health-by-id': {
+    path: (v) => healthRestFor(encodeURIComponent(String(v?.id))),
+    headers: healthHeaders,
+    map: mapHealth,
+  },
   '/title': { path: () => singleTitleRest, headers: { accept: 'application/json' }, map: mapTitle },
-  '/title-by-id': { path: (v) => titleRestFor(encodeURIComponent(String(v?.imdbId))), headers: { accept: 'application/json' }, map: mapTitle },
+  '/title-by-id': {
+    path: (v) => titleRestFor(encodeURIComponent(String(v?.imdbId))),
+    headers: { accept: 'application/json' },
+    map: mapTitle,
+  },
 };
 
 function mapTitle(b: Record<string, unknown>): unknown {
@@ -51,10 +66,17 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   for await (const c of req) chunks.push(c as Buffer);
   const operation = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query?: unknown; variables?: Variables };
   if (!route || typeof operation.query !== 'string') return void res.writeHead(404).end();
-  const upstream = await request(sandboxOrigin + route.path(operation.variables), { method: 'GET', headers: route.headers, dispatcher });
+  const upstream = await request(sandboxOrigin + route.path(operation.variables), {
+    method: 'GET',
+    headers: route.headers,
+    dispatcher,
+  });
   const body = (await upstream.body.json()) as Record<string, unknown>;
   const text = JSON.stringify({ data: route.map(body) });
-  res.writeHead(200, { 'content-type': 'application/graphql-response+json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(200, {
+    'content-type': 'application/graphql-response+json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -33,7 +33,8 @@ export function attachStreamRelay(server: Server, sandboxOrigin: string): void {
       open.set(id, controller);
       relay(ws, id, url, dispatcher, msg.payload?.variables?.input?.maxTokens ?? 100, controller.signal)
         .catch((error: unknown) => {
-          if (!controller.signal.aborted) ws.send(JSON.stringify({ id, type: 'error', payload: [{ message: String(error) }] }));
+          if (!controller.signal.aborted)
+            ws.send(JSON.stringify({ id, type: 'error', payload: [{ message: String(error) }] }));
         })
         .finally(() => open.delete(id));
     });
@@ -49,7 +50,14 @@ interface WireChunk {
   usage?: { completion_tokens: number } | null;
 }
 
-async function relay(ws: WebSocket, id: string, url: string, dispatcher: Dispatcher, maxTokens: number, signal: AbortSignal): Promise<void> {
+async function relay(
+  ws: WebSocket,
+  id: string,
+  url: string,
+  dispatcher: Dispatcher,
+  maxTokens: number,
+  signal: AbortSignal,
+): Promise<void> {
   const res = await request(url, {
     method: 'POST',
     headers: { authorization: 'Bearer sandbox', 'content-type': 'application/json', accept: 'text/event-stream' },
@@ -79,7 +87,13 @@ async function relay(ws: WebSocket, id: string, url: string, dispatcher: Dispatc
       }
       // A usage-only chunk (no choices) closes the stream with its counts, as the gateway's last chunk does.
       if (wire.choices.length === 0 && wire.usage) {
-        const chunk = { id: wire.id, index: 0, delta: { content: null }, finishReason: 'stop', usage: { completionTokens: wire.usage.completion_tokens } };
+        const chunk = {
+          id: wire.id,
+          index: 0,
+          delta: { content: null },
+          finishReason: 'stop',
+          usage: { completionTokens: wire.usage.completion_tokens },
+        };
         ws.send(JSON.stringify({ id, type: 'next', payload: { data: { chatCompletionStream: chunk } } }));
       }
     }

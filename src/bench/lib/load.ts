@@ -56,7 +56,12 @@ export async function load(target: Target, seconds: number, connections: number)
       const t0 = performance.now();
       try {
         const variant = target.variants?.[sent++ % target.variants.length];
-        const res = await pool.request({ path: variant?.path ?? path, method: target.method ?? 'GET', headers: target.headers, body: variant?.body ?? target.body });
+        const res = await pool.request({
+          path: variant?.path ?? path,
+          method: target.method ?? 'GET',
+          headers: target.headers,
+          body: variant?.body ?? target.body,
+        });
         await res.body.dump({ limit: Infinity });
         if (res.statusCode < 200 || res.statusCode >= 300) failures++;
         else latencies.push(performance.now() - t0);
@@ -69,7 +74,14 @@ export async function load(target: Target, seconds: number, connections: number)
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (target.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0) - cpu0;
   await pool.close();
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failures, cpuUs: latencies.length ? (cpu * 1e6) / latencies.length : NaN, ok: latencies.length };
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    failures,
+    cpuUs: latencies.length ? (cpu * 1e6) / latencies.length : NaN,
+    ok: latencies.length,
+  };
 }
 
 /**

@@ -34,7 +34,13 @@ export interface Proc {
 const live = new Set<Proc>();
 
 /** Spawns `command args` with `env` added; output is kept (bounded) for diagnostics, not echoed. */
-export function spawnProc(name: string, command: string, args: string[], env: Record<string, string>, cwd = root): Proc {
+export function spawnProc(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = root,
+): Proc {
   const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (chunk: Buffer) => {
@@ -75,7 +81,8 @@ export async function stopAll(): Promise<void> {
 export async function listeningPort(proc: Proc, timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
     const port = listeningPortOf(proc.pid);
     if (port !== undefined) return port;
     await new Promise((r) => setTimeout(r, 50));
@@ -111,7 +118,8 @@ function listeningPortOf(pid: number): number | undefined {
 export async function waitReady(proc: Proc, url: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();

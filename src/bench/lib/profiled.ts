@@ -24,13 +24,17 @@ export function profiledRun(args: readonly string[], defaultSeconds: number): Pr
   const which = option('query') ?? 'health';
   const tool = PROFILED_TOOL_CALLS[which];
   const chosen = PROFILED_QUERIES[tool?.warmup ?? which];
-  if (!chosen) throw new Error(`--query must be one of ${[...Object.keys(PROFILED_QUERIES), ...Object.keys(PROFILED_TOOL_CALLS)].join(', ')}`);
+  if (!chosen)
+    throw new Error(
+      `--query must be one of ${[...Object.keys(PROFILED_QUERIES), ...Object.keys(PROFILED_TOOL_CALLS)].join(', ')}`,
+    );
   const { query, turns } = chosen;
   const seconds = Number(option('seconds') ?? defaultSeconds);
   const connections = Number(option('connections') ?? 10);
   if (tool) {
     // The GraphQL query warms the gateway up; the load is the tool's calls at /mcp.
-    const call = (args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.tool, arguments: args } });
+    const call = (args: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.tool, arguments: args } });
     return {
       option,
       which,
@@ -55,6 +59,9 @@ export function profiledRun(args: readonly string[], defaultSeconds: number): Pr
     firstVariables: turns?.[0],
     seconds,
     connections,
-    target: (url, pids) => ({ ...graphqlTarget(url, query, pids), variants: turns?.map((variables) => ({ body: JSON.stringify({ query, variables }) })) }),
+    target: (url, pids) => ({
+      ...graphqlTarget(url, query, pids),
+      variants: turns?.map((variables) => ({ body: JSON.stringify({ query, variables }) })),
+    }),
   };
 }

@@ -6,7 +6,20 @@ export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
 /** The arguments of a throwaway Redis: loopback only, no persistence. */
 export function redisArgs(port: number, dir: string): string[] {
-  return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--loglevel',
+    'warning',
+  ];
 }
 
 /** True once a Redis on `port` answers PING (plain RESP over a socket: no client needed for a probe). */
@@ -30,7 +43,8 @@ export async function startRedisProc(dir: string): Promise<{ proc: Proc; url: st
   const proc = spawnProc('redis', REDIS_SERVER, redisArgs(port, dir), {});
   const deadline = Date.now() + 10_000;
   while (!(await redisAnswers(port))) {
-    if (proc.child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on ${port}:\n${proc.tail()}`);
+    if (proc.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`redis-server did not start on ${port}:\n${proc.tail()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return { proc, url: `redis://127.0.0.1:${port}/0` };

@@ -14,7 +14,8 @@ export interface RunInfo {
 
 function versionOf(pkg: string): string {
   try {
-    return (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
+      .version;
   } catch {
     return 'not installed';
   }
@@ -22,7 +23,13 @@ function versionOf(pkg: string): string {
 
 function machine() {
   const list = cpus();
-  return { cpus: list.length, node: process.version, model: list[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), platform: `${process.platform} ${process.arch}` };
+  return {
+    cpus: list.length,
+    node: process.version,
+    model: list[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    platform: `${process.platform} ${process.arch}`,
+  };
 }
 
 const fmt = (v: number | null) => (v === null ? '–' : String(v));
@@ -31,7 +38,10 @@ const fmt = (v: number | null) => (v === null ? '–' : String(v));
 function goalsByRuntime(results: Results): string[] {
   const { runtimes } = results;
   const goals = results.figures.filter((f) => f.goal !== null && f.runtime === runtimes[0]?.version);
-  const cell = (f: Figure | undefined) => (f ? `${fmt(f.gateway)} / ${fmt(f.baseline)} = ${fmt(f.ratio)} ${f.met ? 'met' : f.met === false ? '**missed**' : ''}`.trim() : '–');
+  const cell = (f: Figure | undefined) =>
+    f
+      ? `${fmt(f.gateway)} / ${fmt(f.baseline)} = ${fmt(f.ratio)} ${f.met ? 'met' : f.met === false ? '**missed**' : ''}`.trim()
+      : '–';
   return [
     '## Goals by runtime',
     '',
@@ -40,7 +50,15 @@ function goalsByRuntime(results: Results): string[] {
     `| scenario | metric | goal | ${runtimes.map((r) => `${r.label} (${r.version})`).join(' | ')} |`,
     `|---|---|---|${runtimes.map(() => '---|').join('')}`,
     ...goals.map((g) => {
-      const on = (version: string) => results.figures.find((f) => f.runtime === version && f.name === g.name && f.metric === g.metric && f.baselineName === g.baselineName && f.goal !== null);
+      const on = (version: string) =>
+        results.figures.find(
+          (f) =>
+            f.runtime === version &&
+            f.name === g.name &&
+            f.metric === g.metric &&
+            f.baselineName === g.baselineName &&
+            f.goal !== null,
+        );
       return `| ${g.name} | ${g.metric} (${g.unit}) | ${g.goal} | ${runtimes.map((r) => cell(on(r.version))).join(' | ')} |`;
     }),
     '',
@@ -52,7 +70,19 @@ const verdict = (f: Figure) => (f.met === null ? '' : f.met ? 'met' : '**missed*
 export function writeReport(dir: string, results: Results, run: RunInfo): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
   const m = machine();
-  const versions = Object.fromEntries(['@apollo/server', 'graphql', 'undici', 'graphql-ws', 'ws', 'autocannon', '@graphql-hive/gateway', '@graphql-mesh/compose-cli', '@omnigraph/openapi'].map((p) => [p, versionOf(p)]));
+  const versions = Object.fromEntries(
+    [
+      '@apollo/server',
+      'graphql',
+      'undici',
+      'graphql-ws',
+      'ws',
+      'autocannon',
+      '@graphql-hive/gateway',
+      '@graphql-mesh/compose-cli',
+      '@omnigraph/openapi',
+    ].map((p) => [p, versionOf(p)]),
+  );
   const runtimes = results.runtimes.map((r) => ({ label: r.label, version: r.version }));
   const json = {
     date: run.startedAt.toISOString(),
@@ -76,18 +106,27 @@ export function writeReport(dir: string, results: Results, run: RunInfo): { json
     '',
     `- Machine: ${m.cpus} × ${m.model}, ${m.memoryGb} GB, ${m.platform}, shared with other work (figures are noisy; read the ratios).`,
     `- Runtimes: every measured process (sandbox, gateway, baselines, peer) ran once on each of ${runtimes.map((r) => `${r.label} (${r.version})`).join(' and ')}, in that order, each pass with its own baselines; the goals are judged on Node ${SHIPPED_MAJOR}, the runtime the Dockerfile ships. The coordinator and load generator ran on Node ${m.node} in every pass.`,
-    `- ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `- ${Object.entries(versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     '- Processes on loopback: the sandbox (`node dist/sandbox/main.js`), the gateway (`node dist/main.js`, every upstream pointed at that sandbox with `sandbox` credentials, `LOG_LEVEL=warn`), the naive baseline (`node dist/bench/naive/main.js`), the peer (`hive-gateway supergraph`) and this coordinator, which is also the load generator.',
     `- Sizes: ${run.sizes.rounds} measured rounds per figure (the figure is their median), load runs of ${run.sizes.loadSeconds} s with ${run.sizes.connections} connections, ${run.sizes.cacheOperations} cache lookups, ${run.sizes.streamRuns} streams of ${run.sizes.streamTokens} tokens for time-to-token, ${run.sizes.streamsTogether} started together, ${run.sizes.concurrentSubscriptions} concurrent subscriptions, ${run.sizes.fanOutSubscribers} live-health subscribers on ${run.sizes.fanOutConnections} connections.`,
-    '- Naive baseline: Apollo Server 5 on node:http (the gateway\'s serving path) over the project\'s own `schema/gateway.graphql`, `enterprise.graphql` and `titles.graphql` merged unchanged (chat left out), with resolvers that fetch per field: no DataLoader, no `$select`/`$expand`/`$batch`, no cache; a search item field the search did not return fetches the whole title again, once per such field.',
+    "- Naive baseline: Apollo Server 5 on node:http (the gateway's serving path) over the project's own `schema/gateway.graphql`, `enterprise.graphql` and `titles.graphql` merged unchanged (chat left out), with resolvers that fetch per field: no DataLoader, no `$select`/`$expand`/`$batch`, no cache; a search item field the search did not return fetches the whole title again, once per such field.",
     '- Where a goal is missed, `bench/PROFILE.md` (written by hand from `node --cpu-prof` runs of the gateway under the same load) says where the time goes.',
     '',
     ...goalsByRuntime(results),
   ];
   for (const runtime of results.runtimes) {
-    lines.push(`## Figures on ${runtime.label} (${runtime.version})`, '', '| scenario | metric | gateway | baseline | ratio | goal | |', '|---|---|---|---|---|---|---|');
+    lines.push(
+      `## Figures on ${runtime.label} (${runtime.version})`,
+      '',
+      '| scenario | metric | gateway | baseline | ratio | goal | |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const f of results.figures.filter((f) => f.runtime === runtime.version)) {
-      lines.push(`| ${f.name} | ${f.metric} (${f.unit}) | ${fmt(f.gateway)} | ${fmt(f.baseline)} (${f.baselineName}) | ${fmt(f.ratio)} | ${f.goal ?? ''} | ${verdict(f)} |`);
+      lines.push(
+        `| ${f.name} | ${f.metric} (${f.unit}) | ${fmt(f.gateway)} | ${fmt(f.baseline)} (${f.baselineName}) | ${fmt(f.ratio)} | ${f.goal ?? ''} | ${verdict(f)} |`,
+      );
     }
     lines.push('');
   }

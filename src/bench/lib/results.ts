@@ -50,8 +50,19 @@ export class Results {
     return this.runtimes.at(-1);
   }
 
-  add(f: Omit<Figure, 'ratio' | 'met' | 'goal' | 'runtime'> & { goal?: string | null; met?: boolean | null; ratio?: number | null }): Figure {
-    const ratio = f.ratio !== undefined ? f.ratio : f.gateway !== null && f.baseline !== null && f.baseline !== 0 ? f.gateway / f.baseline : null;
+  add(
+    f: Omit<Figure, 'ratio' | 'met' | 'goal' | 'runtime'> & {
+      goal?: string | null;
+      met?: boolean | null;
+      ratio?: number | null;
+    },
+  ): Figure {
+    const ratio =
+      f.ratio !== undefined
+        ? f.ratio
+        : f.gateway !== null && f.baseline !== null && f.baseline !== 0
+          ? f.gateway / f.baseline
+          : null;
     const figure: Figure = {
       name: f.name,
       metric: f.metric,
@@ -80,7 +91,10 @@ export class Results {
   get notes(): Record<string, string[]> {
     const all = Math.max(1, this.runtimes.length);
     return Object.fromEntries(
-      [...this.noted].map(([scenario, texts]) => [scenario, [...texts].map(([text, passes]) => (passes.size === all ? text : `(${[...passes].join(', ')}) ${text}`))]),
+      [...this.noted].map(([scenario, texts]) => [
+        scenario,
+        [...texts].map(([text, passes]) => (passes.size === all ? text : `(${[...passes].join(', ')}) ${text}`)),
+      ]),
     );
   }
 }

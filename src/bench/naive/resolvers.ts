@@ -16,9 +16,23 @@ const snake = (v: unknown, known: readonly string[]) => {
   return known.includes(s) ? s : 'UNKNOWN_FUTURE_VALUE';
 };
 const STATUS = [
-  'SERVICE_OPERATIONAL', 'INVESTIGATING', 'RESTORING_SERVICE', 'VERIFYING_SERVICE', 'SERVICE_RESTORED',
-  'POST_INCIDENT_REVIEW_PUBLISHED', 'SERVICE_DEGRADATION', 'SERVICE_INTERRUPTION', 'EXTENDED_RECOVERY', 'FALSE_POSITIVE',
-  'INVESTIGATION_SUSPENDED', 'RESOLVED', 'MITIGATED_EXTERNAL', 'MITIGATED', 'RESOLVED_EXTERNAL', 'CONFIRMED', 'REPORTED',
+  'SERVICE_OPERATIONAL',
+  'INVESTIGATING',
+  'RESTORING_SERVICE',
+  'VERIFYING_SERVICE',
+  'SERVICE_RESTORED',
+  'POST_INCIDENT_REVIEW_PUBLISHED',
+  'SERVICE_DEGRADATION',
+  'SERVICE_INTERRUPTION',
+  'EXTENDED_RECOVERY',
+  'FALSE_POSITIVE',
+  'INVESTIGATION_SUSPENDED',
+  'RESOLVED',
+  'MITIGATED_EXTERNAL',
+  'MITIGATED',
+  'RESOLVED_EXTERNAL',
+  'CONFIRMED',
+  'REPORTED',
 ];
 const na = (v: unknown) => (v === undefined || v === null || v === 'N/A' ? null : v);
 const list = (v: unknown) => (typeof na(v) === 'string' ? (v as string).split(',').map((s) => s.trim()) : []);
@@ -40,7 +54,12 @@ export function naiveResolvers(env: Env) {
     token ??= fetch(`${env.sandboxOrigin}/login/sandbox/oauth2/v2.0/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox', scope: 'https://graph.microsoft.com/.default' }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'sandbox',
+        client_secret: 'sandbox',
+        scope: 'https://graph.microsoft.com/.default',
+      }),
     }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
     return token;
   }
@@ -63,7 +82,12 @@ export function naiveResolvers(env: Env) {
   const connection = (rows: Raw[]) => ({
     nodes: rows,
     edges: rows.map((node) => ({ cursor: String(node.id), node })),
-    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: rows.length ? String(rows[0].id) : null, endCursor: null },
+    pageInfo: {
+      hasNextPage: false,
+      hasPreviousPage: false,
+      startCursor: rows.length ? String(rows[0].id) : null,
+      endCursor: null,
+    },
   });
 
   /** A Title field: from the object when present, else one more lookup of the whole title. */
@@ -85,7 +109,11 @@ export function naiveResolvers(env: Env) {
       },
       async searchTitles(_: unknown, args: { query: string; page?: number }) {
         const body = await omdbGet({ s: args.query, page: String(args.page ?? 1) });
-        return { totalResults: int(body.totalResults) ?? 0, page: args.page ?? 1, items: (body.Search as Raw[] | undefined) ?? [] };
+        return {
+          totalResults: int(body.totalResults) ?? 0,
+          page: args.page ?? 1,
+          items: (body.Search as Raw[] | undefined) ?? [],
+        };
       },
     },
     Admin: { serviceAnnouncement: () => ({}), properties: () => [] },
@@ -105,7 +133,9 @@ export function naiveResolvers(env: Env) {
       status: (s: Raw) => snake(s.status, STATUS),
       etag: (s: Raw) => s['@odata.etag'] ?? null,
       async issues(s: Raw, args: { first?: number }) {
-        const body = await graphGet(`/healthOverviews/${encodeURIComponent(String(s.id))}/issues${args.first ? `?$top=${args.first}` : ''}`);
+        const body = await graphGet(
+          `/healthOverviews/${encodeURIComponent(String(s.id))}/issues${args.first ? `?$top=${args.first}` : ''}`,
+        );
         return connection((body?.value as Raw[]) ?? []);
       },
     },
@@ -137,7 +167,9 @@ export function naiveResolvers(env: Env) {
       countries: detail('Country', list),
       awards: detail('Awards'),
       posterUrl: detail('Poster'),
-      ratings: detail('Ratings', (v) => ((v as Raw[] | undefined) ?? []).map((r) => ({ source: r.Source, value: r.Value }))),
+      ratings: detail('Ratings', (v) =>
+        ((v as Raw[] | undefined) ?? []).map((r) => ({ source: r.Source, value: r.Value })),
+      ),
       imdbRating: detail('imdbRating', float),
       imdbVotes: detail('imdbVotes', int),
       metascore: detail('Metascore', int),

@@ -65,10 +65,17 @@ export class FanOutClients {
           if (this.waiter && this.arrivals.length >= this.waiter.count) this.waiter.resolve();
           return;
         }
-        if (data.toString() !== '{"type":"connection_ack"}') return reject(new Error(`expected connection_ack, got ${data.toString().slice(0, 200)}`));
+        if (data.toString() !== '{"type":"connection_ack"}')
+          return reject(new Error(`expected connection_ack, got ${data.toString().slice(0, 200)}`));
         acknowledged = true;
         for (let sub = first; sub < first + count; sub++) {
-          ws.send(JSON.stringify({ id: String(sub), type: 'subscribe', payload: { query: liveHealthSubscription, variables: variablesOf(sub) } }));
+          ws.send(
+            JSON.stringify({
+              id: String(sub),
+              type: 'subscribe',
+              payload: { query: liveHealthSubscription, variables: variablesOf(sub) },
+            }),
+          );
         }
         resolve();
       });
@@ -122,7 +129,11 @@ export class FanOutClients {
       const group = JSON.stringify(variablesOf(sub));
       const joined = payloads.join('\n');
       if (!reference.has(group)) reference.set(group, joined);
-      const ok = reference.get(group) === joined && payloads.every((p) => (JSON.parse(p) as { data?: { serviceHealthChanged?: unknown } }).data?.serviceHealthChanged);
+      const ok =
+        reference.get(group) === joined &&
+        payloads.every(
+          (p) => (JSON.parse(p) as { data?: { serviceHealthChanged?: unknown } }).data?.serviceHealthChanged,
+        );
       if (ok) complete++;
     }
     const times = this.arrivals.map((a) => a.at);
@@ -174,11 +185,19 @@ async function startBroadcastFloor(): Promise<{ proc: Proc; origin: string; wsUr
  * subscriber's first message to the last subscriber's last, is compared with the floor's: the same payloads sent by
  * a bare `ws` server to the same number of subscriptions on as many connections, rounds interleaved.
  */
-export async function runFanOut(results: Results, sb: SandboxProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
+export async function runFanOut(
+  results: Results,
+  sb: SandboxProc,
+  sizes: Sizes,
+  log: (s: string) => void,
+): Promise<void> {
   const n = sizes.fanOutSubscribers;
   const connections = sizes.fanOutConnections;
   const [gateway, floor] = await Promise.all([
-    startGatewayProc(sb.origin, { GRAPH_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS), GATEWAY_WS_MAX_OPERATIONS: String(Math.ceil(n / connections)) }),
+    startGatewayProc(sb.origin, {
+      GRAPH_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+      GATEWAY_WS_MAX_OPERATIONS: String(Math.ceil(n / connections)),
+    }),
     startBroadcastFloor(),
   ]);
   const metricsUrl = gateway.url.replace(/\/graphql$/, '/metrics');
@@ -193,10 +212,18 @@ export async function runFanOut(results: Results, sb: SandboxProc, sizes: Sizes,
     try {
       const t0 = performance.now();
       gatewayClients = await FanOutClients.open(gateway.wsUrl, n, connections);
-      await until(`${n} live subscriptions on the gateway`, async () => (await metric(metricsUrl, 'gateway_live_subscriptions{subscription="serviceHealthChanged"}')) >= n, 60_000);
+      await until(
+        `${n} live subscriptions on the gateway`,
+        async () => (await metric(metricsUrl, 'gateway_live_subscriptions{subscription="serviceHealthChanged"}')) >= n,
+        60_000,
+      );
       const subscribedMs = performance.now() - t0;
       floorClients = await FanOutClients.open(floor.wsUrl, n, connections);
-      await until(`${n} subscriptions on the floor`, async () => Number(await (await fetch(`${floor.origin}/subscriptions`)).text()) >= n, 60_000);
+      await until(
+        `${n} subscriptions on the floor`,
+        async () => Number(await (await fetch(`${floor.origin}/subscriptions`)).text()) >= n,
+        60_000,
+      );
       log(`${n} subscribers on ${connections} connections to the gateway and to the floor`);
 
       const spreads = { gateway: [] as number[], floor: [] as number[] };
@@ -218,15 +245,22 @@ export async function runFanOut(results: Results, sb: SandboxProc, sizes: Sizes,
         await gatewayClients.received(expected, 60_000);
         const gatewayCpu = cpuSeconds(gateway.proc.pid) - gatewayCpu0;
         const g = gatewayClients.round(changes);
-        if (g.messages !== expected) throw new Error(`gateway round ${round}: ${g.messages} of ${expected} messages arrived within 60 s (${gatewayClients.unexpected.slice(0, 2).join(' ')})`);
+        if (g.messages !== expected)
+          throw new Error(
+            `gateway round ${round}: ${g.messages} of ${expected} messages arrived within 60 s (${gatewayClients.unexpected.slice(0, 2).join(' ')})`,
+          );
 
         floorClients.reset();
         const floorCpu0 = cpuSeconds(floor.proc.pid);
-        await fetch(`${floor.origin}/broadcast`, { method: 'POST', body: JSON.stringify({ payloads: g.payloads }) }).then((r) => r.text());
+        await fetch(`${floor.origin}/broadcast`, {
+          method: 'POST',
+          body: JSON.stringify({ payloads: g.payloads }),
+        }).then((r) => r.text());
         await floorClients.received(expected, 60_000);
         const floorCpu = cpuSeconds(floor.proc.pid) - floorCpu0;
         const f = floorClients.round(changes);
-        if (f.messages !== expected) throw new Error(`floor round ${round}: ${f.messages} of ${expected} messages arrived within 60 s`);
+        if (f.messages !== expected)
+          throw new Error(`floor round ${round}: ${f.messages} of ${expected} messages arrived within 60 s`);
         if (round === 0) continue;
         spreads.gateway.push(g.spreadMs);
         spreads.floor.push(f.spreadMs);
@@ -240,17 +274,55 @@ export async function runFanOut(results: Results, sb: SandboxProc, sizes: Sizes,
 
       const name = `${SCENARIO_FAN_OUT}: ${n} subscribers on ${connections} graphql-ws connections, one incident`;
       const floorName = 'bare ws broadcast of the same payloads to as many subscriptions (floor)';
-      results.add({ name, metric: 'subscribers that received the incident, the same payload as every other subscriber of their selection', unit: 'subscribers', gateway: complete.gateway, baseline: n, baselineName: 'subscribers', goal: `== ${n}`, met: complete.gateway === n });
+      results.add({
+        name,
+        metric: 'subscribers that received the incident, the same payload as every other subscriber of their selection',
+        unit: 'subscribers',
+        gateway: complete.gateway,
+        baseline: n,
+        baselineName: 'subscribers',
+        goal: `== ${n}`,
+        met: complete.gateway === n,
+      });
       const spread = median(spreads.gateway);
       const floorSpread = median(spreads.floor);
-      results.add({ name, metric: "spread, first subscriber's update to the last, median of rounds", unit: 'ms', gateway: spread, baseline: floorSpread, baselineName: floorName, goal: '<= 100 ms and ratio <= 1.5', met: spread <= 100 && spread <= 1.5 * floorSpread });
-      results.add({ name, metric: 'server CPU per message delivered', unit: 'µs', gateway: (cpu.gateway * 1e6) / (n * sizes.rounds), baseline: (cpu.floor * 1e6) / (n * sizes.rounds), baselineName: floorName });
-      results.add({ name, metric: 'gateway peak RSS (VmHWM)', unit: 'MB', gateway: peakRss, baseline: idle, baselineName: 'gateway RSS idle before', goal: '< 200 MB', met: peakRss < 200 });
+      results.add({
+        name,
+        metric: "spread, first subscriber's update to the last, median of rounds",
+        unit: 'ms',
+        gateway: spread,
+        baseline: floorSpread,
+        baselineName: floorName,
+        goal: '<= 100 ms and ratio <= 1.5',
+        met: spread <= 100 && spread <= 1.5 * floorSpread,
+      });
+      results.add({
+        name,
+        metric: 'server CPU per message delivered',
+        unit: 'µs',
+        gateway: (cpu.gateway * 1e6) / (n * sizes.rounds),
+        baseline: (cpu.floor * 1e6) / (n * sizes.rounds),
+        baselineName: floorName,
+      });
+      results.add({
+        name,
+        metric: 'gateway peak RSS (VmHWM)',
+        unit: 'MB',
+        gateway: peakRss,
+        baseline: idle,
+        baselineName: 'gateway RSS idle before',
+        goal: '< 200 MB',
+        met: peakRss < 200,
+      });
       results.note(
         SCENARIO_FAN_OUT,
         `${n} subscriptions of one document (\`LiveHealth\`: kind, previousStatus, detectedAt, serviceHealth { id service status }, issue { id status isResolved }, all among what the poll reads), half with no variables and half naming the sandbox's ten services, ${Math.ceil(n / connections)} on each of ${connections} connections (opened 50 at a time; subscribed in ${Math.round(subscribedMs)} ms); the client is this coordinator, speaking graphql-transport-ws over \`ws\` and stamping each message on arrival (parsed after the round). Each round: a live-health poll after every subscriber joined, then \`POST /_sandbox/graph/incident\` on ${SERVICE} (GRAPH_POLL_INTERVAL_MS=${POLL_INTERVAL_MS}): its next poll publishes the issue opened (ISSUE_OPENED; the service was degraded by a warm-up incident, so its status does not change), ${n} messages in all. The floor (src/bench/floor/broadcast.ts) then sends the payload text the gateway sent, serialised once, to as many subscriptions on as many connections. Spread: last arrival − first arrival over the round's messages (the client's own reading is in both). CPU: utime + stime of the serving process from the incident to the last arrival (the gateway's includes its poll), per message. ${sizes.rounds} rounds after one warm-up round, interleaved; each subscriber's payloads are checked against every other subscriber's of the same variables. Peak RSS: the larger of VmHWM and RSS sampled every 50 ms, subscribing included.`,
       );
-      if (gatewayClients.unexpected.length) results.note(SCENARIO_FAN_OUT, `Unexpected messages from the gateway: ${gatewayClients.unexpected.slice(0, 3).join(' ')}`);
+      if (gatewayClients.unexpected.length)
+        results.note(
+          SCENARIO_FAN_OUT,
+          `Unexpected messages from the gateway: ${gatewayClients.unexpected.slice(0, 3).join(' ')}`,
+        );
     } finally {
       clearInterval(sampler);
     }

@@ -30,7 +30,8 @@ ${Array.from({ length: 20 }, (_, i) => `  h${i}: healthOverview(id: "${SERVICE_I
   [requestOperations[2].name]: `{
 ${Array.from({ length: 10 }, (_, i) => `  t${i}: title(i: "${TITLE_IDS[i % 3]}") { imdbID Title ${i % 2 ? 'Year' : 'Runtime'} }`).join('\n')}
 }`,
-  [requestOperations[3].name]: `{ searchTitles(s: "batman") { totalResults Search { imdbID Title Year details { Plot imdbRating } } } }`,
+  [requestOperations[3].name]:
+    `{ searchTitles(s: "batman") { totalResults Search { imdbID Title Year details { Plot imdbRating } } } }`,
 };
 const peerSingleHealth = `{ healthOverview(id: "Exchange") { id service status } }`;
 const peerSingleTitle = `{ title(i: "tt0133093") { imdbID Title Year Runtime Genre imdbRating } }`;
@@ -41,17 +42,24 @@ async function startPeer(sandboxOrigin: string) {
   const spec = join(dir, 'sandbox.openapi.json');
   writeFileSync(spec, JSON.stringify(sandboxOpenApi(sandboxOrigin), null, 2));
   const supergraph = join(dir, 'supergraph.graphql');
-  await promisify(execFile)(join(root, 'node_modules/.bin/mesh-compose'), ['-c', join(root, 'dist/bench/peer/mesh.config.js'), '-o', supergraph], {
-    cwd: dir,
-    env: { ...process.env, PEER_OPENAPI_FILE: spec },
-    timeout: 120_000,
-  });
+  await promisify(execFile)(
+    join(root, 'node_modules/.bin/mesh-compose'),
+    ['-c', join(root, 'dist/bench/peer/mesh.config.js'), '-o', supergraph],
+    {
+      cwd: dir,
+      env: { ...process.env, PEER_OPENAPI_FILE: spec },
+      timeout: 120_000,
+    },
+  );
   return serveSupergraph('peer', dir, supergraph);
 }
 
 /** `hive-gateway supergraph <file>` in `dir` (NODE_ENV=production, LOG_LEVEL=warn); stop() removes `dir`. */
 async function serveSupergraph(name: string, dir: string, supergraph: string) {
-  const { proc, url } = await spawnHiveGateway(name, dir, { supergraph, env: { NODE_ENV: 'production', PATH: runtimePath() } });
+  const { proc, url } = await spawnHiveGateway(name, dir, {
+    supergraph,
+    env: { NODE_ENV: 'production', PATH: runtimePath() },
+  });
   return {
     url,
     pid: proc.pid,
@@ -71,11 +79,21 @@ const HIVE_OVER_GATEWAY = 'Hive Gateway 2.15 with this gateway as its only subgr
 async function startHiveOverGateway(gatewayUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-hive-'));
   const supergraph = join(dir, 'supergraph.graphql');
-  await promisify(execFile)(runtimeNode(), [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl], { cwd: root, timeout: 120_000 });
+  await promisify(execFile)(
+    runtimeNode(),
+    [join(root, 'dist/build/supergraph.js'), '--out', supergraph, '--url', gatewayUrl],
+    { cwd: root, timeout: 120_000 },
+  );
   return serveSupergraph('hive-over-gateway', dir, supergraph);
 }
 
-export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQLProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
+export async function runPeer(
+  results: Results,
+  sb: SandboxProc,
+  gateway: GraphQLProc,
+  sizes: Sizes,
+  log: (s: string) => void,
+): Promise<void> {
   const gatewayUrl = gateway.url;
   const [peer, hive] = await Promise.all([startPeer(sb.origin), startHiveOverGateway(gatewayUrl)]);
   log('peers composed and listening');
@@ -84,13 +102,31 @@ export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQ
       const ours = await medianCost(sb, gatewayUrl, op.query, sizes.rounds);
       const theirs = await medianCost(sb, peer.url, peerQueries[op.name], sizes.rounds);
       const name = `${SCENARIO_PEER}: ${op.name}`;
-      results.add({ name, metric: 'upstream HTTP requests', unit: 'requests', gateway: ours.requests, baseline: theirs.requests, baselineName: PEER });
-      results.add({ name, metric: 'upstream bytes (request URL+body, response body)', unit: 'bytes', gateway: ours.bytes, baseline: theirs.bytes, baselineName: PEER });
+      results.add({
+        name,
+        metric: 'upstream HTTP requests',
+        unit: 'requests',
+        gateway: ours.requests,
+        baseline: theirs.requests,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: 'upstream bytes (request URL+body, response body)',
+        unit: 'bytes',
+        gateway: ours.bytes,
+        baseline: theirs.bytes,
+        baselineName: PEER,
+      });
     }
     const cases = [
       { label: 'single healthOverview', ours: singleHealthQuery, theirs: peerSingleHealth },
       { label: 'single title (cache off)', ours: singleTitleQuery, theirs: peerSingleTitle },
-      { label: `${requestOperations[0].name} (cache off)`, ours: requestOperations[0].query, theirs: peerQueries[requestOperations[0].name] },
+      {
+        label: `${requestOperations[0].name} (cache off)`,
+        ours: requestOperations[0].query,
+        theirs: peerQueries[requestOperations[0].name],
+      },
     ];
     for (const c of cases) {
       const f = await interleaved(
@@ -107,18 +143,79 @@ export async function runPeer(results: Results, sb: SandboxProc, gateway: GraphQ
       );
       await sb.control('DELETE', 'requests');
       const name = `${SCENARIO_PEER}: ${c.label}`;
-      results.add({ name, metric: 'throughput', unit: 'req/s', gateway: f.gateway.rps, baseline: f.peer.rps, baselineName: PEER });
-      results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.gateway.p50, baseline: f.peer.p50, baselineName: PEER });
-      results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.gateway.p99, baseline: f.peer.p99, baselineName: PEER });
-      results.add({ name, metric: 'server CPU per operation (serving process + sandbox)', unit: 'µs', gateway: f.gateway.cpuUs, baseline: f.peer.cpuUs, baselineName: PEER });
+      results.add({
+        name,
+        metric: 'throughput',
+        unit: 'req/s',
+        gateway: f.gateway.rps,
+        baseline: f.peer.rps,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: 'latency p50',
+        unit: 'ms',
+        gateway: f.gateway.p50,
+        baseline: f.peer.p50,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: 'latency p99',
+        unit: 'ms',
+        gateway: f.gateway.p99,
+        baseline: f.peer.p99,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: 'server CPU per operation (serving process + sandbox)',
+        unit: 'µs',
+        gateway: f.gateway.cpuUs,
+        baseline: f.peer.cpuUs,
+        baselineName: PEER,
+      });
       const via = `via ${HIVE_OVER_GATEWAY}`;
       // The goal: this gateway behind Hive Gateway beats Hive Gateway + Mesh by at least PEER_FACTOR on every scenario.
-      results.add({ name, metric: `throughput ${via}`, unit: 'req/s', gateway: f.hive.rps, baseline: f.peer.rps, baselineName: PEER, goal: `ratio >= ${PEER_FACTOR}`, met: f.hive.rps >= PEER_FACTOR * f.peer.rps });
-      results.add({ name, metric: `latency p50 ${via}`, unit: 'ms', gateway: f.hive.p50, baseline: f.peer.p50, baselineName: PEER });
-      results.add({ name, metric: `server CPU per operation ${via} (Hive + this gateway + sandbox)`, unit: 'µs', gateway: f.hive.cpuUs, baseline: f.peer.cpuUs, baselineName: PEER });
-      results.add({ name, metric: 'throughput: through Hive Gateway vs direct', unit: 'req/s', gateway: f.hive.rps, baseline: f.gateway.rps, baselineName: 'this gateway, direct' });
+      results.add({
+        name,
+        metric: `throughput ${via}`,
+        unit: 'req/s',
+        gateway: f.hive.rps,
+        baseline: f.peer.rps,
+        baselineName: PEER,
+        goal: `ratio >= ${PEER_FACTOR}`,
+        met: f.hive.rps >= PEER_FACTOR * f.peer.rps,
+      });
+      results.add({
+        name,
+        metric: `latency p50 ${via}`,
+        unit: 'ms',
+        gateway: f.hive.p50,
+        baseline: f.peer.p50,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: `server CPU per operation ${via} (Hive + this gateway + sandbox)`,
+        unit: 'µs',
+        gateway: f.hive.cpuUs,
+        baseline: f.peer.cpuUs,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: 'throughput: through Hive Gateway vs direct',
+        unit: 'req/s',
+        gateway: f.hive.rps,
+        baseline: f.gateway.rps,
+        baselineName: 'this gateway, direct',
+      });
       if (f.gateway.failures || f.peer.failures || f.hive.failures) {
-        results.note(SCENARIO_PEER, `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}, via Hive ${f.hive.failures}.`);
+        results.note(
+          SCENARIO_PEER,
+          `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}, via Hive ${f.hive.failures}.`,
+        );
       }
     }
   } finally {

@@ -33,12 +33,20 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
     ]);
     const pids = (g: typeof memory) => [g.proc.pid, sb.proc.pid];
     const pairs = [
-      { label: 'uncached title lookup (quota reserved per lookup)', a: memory, b: viaRedis, goalRatio: UNCACHED_GOAL_RATIO },
+      {
+        label: 'uncached title lookup (quota reserved per lookup)',
+        a: memory,
+        b: viaRedis,
+        goalRatio: UNCACHED_GOAL_RATIO,
+      },
       { label: 'cached title lookup', a: memoryCached, b: viaRedisCached, goalRatio: undefined },
     ];
     for (const { label, a, b, goalRatio } of pairs) {
       const f = await interleaved(
-        { memory: graphqlTarget(a.url, singleTitleQuery, pids(a)), redis: graphqlTarget(b.url, singleTitleQuery, pids(b)) },
+        {
+          memory: graphqlTarget(a.url, singleTitleQuery, pids(a)),
+          redis: graphqlTarget(b.url, singleTitleQuery, pids(b)),
+        },
         sizes.rounds,
         sizes.loadSeconds,
         sizes.connections,
@@ -46,11 +54,41 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
       );
       const name = `${SCENARIO_SHARED_STATE}: ${label}`;
       const baselineName = 'same gateway, shared state in process';
-      const goal = goalRatio === undefined ? {} : { goal: `ratio <= ${goalRatio}`, met: f.redis.p50 <= f.memory.p50 * goalRatio };
-      results.add({ name, metric: 'latency p50', unit: 'ms', gateway: f.redis.p50, baseline: f.memory.p50, baselineName, ...goal });
-      results.add({ name, metric: 'latency p99', unit: 'ms', gateway: f.redis.p99, baseline: f.memory.p99, baselineName });
-      results.add({ name, metric: 'added latency p50 (Redis − in process)', unit: 'ms', gateway: round(f.redis.p50 - f.memory.p50), baseline: 0, baselineName });
-      results.add({ name, metric: 'added latency p99 (Redis − in process)', unit: 'ms', gateway: round(f.redis.p99 - f.memory.p99), baseline: 0, baselineName });
+      const goal =
+        goalRatio === undefined ? {} : { goal: `ratio <= ${goalRatio}`, met: f.redis.p50 <= f.memory.p50 * goalRatio };
+      results.add({
+        name,
+        metric: 'latency p50',
+        unit: 'ms',
+        gateway: f.redis.p50,
+        baseline: f.memory.p50,
+        baselineName,
+        ...goal,
+      });
+      results.add({
+        name,
+        metric: 'latency p99',
+        unit: 'ms',
+        gateway: f.redis.p99,
+        baseline: f.memory.p99,
+        baselineName,
+      });
+      results.add({
+        name,
+        metric: 'added latency p50 (Redis − in process)',
+        unit: 'ms',
+        gateway: round(f.redis.p50 - f.memory.p50),
+        baseline: 0,
+        baselineName,
+      });
+      results.add({
+        name,
+        metric: 'added latency p99 (Redis − in process)',
+        unit: 'ms',
+        gateway: round(f.redis.p99 - f.memory.p99),
+        baseline: 0,
+        baselineName,
+      });
     }
     await Promise.all([memory, viaRedis, memoryCached, viaRedisCached].map((g) => g.proc.stop()));
     results.note(

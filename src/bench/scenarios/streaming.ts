@@ -92,7 +92,13 @@ export function gatewayStream(client: Client, maxTokens: number, t0 = performanc
 /** A connected graphql-ws client (the connection is not part of the measured time). */
 export function openClient(url: string): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const client = createClient({ url, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, on: { connected: () => resolve(client), error: reject } });
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      lazy: false,
+      retryAttempts: 0,
+      on: { connected: () => resolve(client), error: reject },
+    });
   });
 }
 
@@ -121,7 +127,9 @@ async function concurrentFirstTokens(
 ): Promise<void> {
   const { tokens, rounds, together } = sizes;
   const [gatewayClients, floorClients] = await Promise.all(
-    [relays.gateway.wsUrl, relays.floor.wsUrl].map((url) => Promise.all(Array.from({ length: together }, () => openClient(url)))),
+    [relays.gateway.wsUrl, relays.floor.wsUrl].map((url) =>
+      Promise.all(Array.from({ length: together }, () => openClient(url))),
+    ),
   );
   type Side = 'gateway' | 'floor' | 'direct';
   const timings: Record<Side, StreamTiming[]> = { gateway: [], floor: [], direct: [] };
@@ -151,12 +159,49 @@ async function concurrentFirstTokens(
   const first = (side: Side) => timings[side].map((t) => t.firstMs);
   const baselineName = `${together} sandbox SSE streams read directly, started together`;
   const [g, f, d] = [first('gateway'), first('floor'), first('direct')];
-  results.add({ name, metric: 'time to first token p50', unit: 'ms', gateway: median(g), baseline: median(d), baselineName, goal: 'added <= 1 ms', met: median(g) - median(d) <= 1 });
-  results.add({ name, metric: 'time to first token p90', unit: 'ms', gateway: percentile(g, 90), baseline: percentile(d, 90), baselineName });
-  results.add({ name, metric: 'floor relay: time to first token p50', unit: 'ms', gateway: median(f), baseline: median(d), baselineName });
-  results.add({ name, metric: 'floor relay: time to first token p90', unit: 'ms', gateway: percentile(f, 90), baseline: percentile(d, 90), baselineName });
+  results.add({
+    name,
+    metric: 'time to first token p50',
+    unit: 'ms',
+    gateway: median(g),
+    baseline: median(d),
+    baselineName,
+    goal: 'added <= 1 ms',
+    met: median(g) - median(d) <= 1,
+  });
+  results.add({
+    name,
+    metric: 'time to first token p90',
+    unit: 'ms',
+    gateway: percentile(g, 90),
+    baseline: percentile(d, 90),
+    baselineName,
+  });
+  results.add({
+    name,
+    metric: 'floor relay: time to first token p50',
+    unit: 'ms',
+    gateway: median(f),
+    baseline: median(d),
+    baselineName,
+  });
+  results.add({
+    name,
+    metric: 'floor relay: time to first token p90',
+    unit: 'ms',
+    gateway: percentile(f, 90),
+    baseline: percentile(d, 90),
+    baselineName,
+  });
   const perStream = (side: 'gateway' | 'floor') => (cpu[side] * 1e6) / timings[side].length;
-  results.add({ name, metric: 'relay CPU per stream', unit: 'µs', gateway: perStream('gateway'), baseline: perStream('floor'), baselineName: 'floor stream relay (ws + undici, no GraphQL)' });
+  results.add({
+    name,
+    metric: 'relay CPU per stream',
+    unit: 'µs',
+    gateway: perStream('gateway'),
+    baseline: perStream('floor'),
+    baselineName: 'floor stream relay (ws + undici, no GraphQL)',
+  });
   const text = expected.pieces.join('');
   const intact = (side: Side) => timings[side].filter((t) => t.finished && t.pieces.join('') === text).length;
   results.note(
@@ -165,8 +210,16 @@ async function concurrentFirstTokens(
   );
 }
 
-export async function runStreaming(results: Results, sb: SandboxProc, sizes: Sizes, log: (s: string) => void): Promise<void> {
-  const [gateway, floor] = await Promise.all([startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' }), startFloorProc(sb.origin)]);
+export async function runStreaming(
+  results: Results,
+  sb: SandboxProc,
+  sizes: Sizes,
+  log: (s: string) => void,
+): Promise<void> {
+  const [gateway, floor] = await Promise.all([
+    startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' }),
+    startFloorProc(sb.origin),
+  ]);
   const sandboxPort = Number(new URL(sb.origin).port);
   try {
     await sb.control('POST', 'config', { chatRpm: { glm: 1_000_000_000 } });
@@ -191,23 +244,62 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
       direct.push(await directStream(sb.origin, tokens));
     }
     await client.dispose();
-    const arrivals = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter((r) => r.upstream === 'glm').map((r) => Date.parse(r.at));
+    const arrivals = ((await sb.control('GET', 'requests')) as RecordedRequest[])
+      .filter((r) => r.upstream === 'glm')
+      .map((r) => Date.parse(r.at));
     const tokenDelayMs = ((await sb.control('GET', 'config')) as { chatTokenDelayMs: number }).chatTokenDelayMs;
     const name = `${SCENARIO_STREAMING}: one stream of ${expected.pieces.length} tokens, ${tokenDelayMs} ms apart`;
-    for (const [metric, key] of [['time to first token', 'firstMs'], ['time to last token', 'lastMs']] as const) {
+    for (const [metric, key] of [
+      ['time to first token', 'firstMs'],
+      ['time to last token', 'lastMs'],
+    ] as const) {
       const g = median(gw.map((t) => t[key]));
       const d = median(direct.map((t) => t[key]));
       // The goal: the first token at most 1 ms later than read directly; the last within the earlier 2 ms.
       const added = key === 'firstMs' ? 1 : 2;
-      results.add({ name, metric: `${metric} p50`, unit: 'ms', gateway: g, baseline: d, baselineName: 'sandbox SSE read directly', goal: `added <= ${added} ms`, met: g - d <= added });
-      results.add({ name, metric: `${metric} p90`, unit: 'ms', gateway: percentile(gw.map((t) => t[key]), 90), baseline: percentile(direct.map((t) => t[key]), 90), baselineName: 'sandbox SSE read directly' });
+      results.add({
+        name,
+        metric: `${metric} p50`,
+        unit: 'ms',
+        gateway: g,
+        baseline: d,
+        baselineName: 'sandbox SSE read directly',
+        goal: `added <= ${added} ms`,
+        met: g - d <= added,
+      });
+      results.add({
+        name,
+        metric: `${metric} p90`,
+        unit: 'ms',
+        gateway: percentile(
+          gw.map((t) => t[key]),
+          90,
+        ),
+        baseline: percentile(
+          direct.map((t) => t[key]),
+          90,
+        ),
+        baselineName: 'sandbox SSE read directly',
+      });
     }
     if (arrivals.length === starts.length) {
-      const lag = (parity: number) => median(starts.filter((_, i) => i % 2 === parity).map((t, k) => arrivals[2 * k + parity] - t));
-      results.add({ name, metric: 'send → upstream request received p50 (ms clock)', unit: 'ms', gateway: lag(0), baseline: lag(1), baselineName: 'sandbox SSE read directly' });
+      const lag = (parity: number) =>
+        median(starts.filter((_, i) => i % 2 === parity).map((t, k) => arrivals[2 * k + parity] - t));
+      results.add({
+        name,
+        metric: 'send → upstream request received p50 (ms clock)',
+        unit: 'ms',
+        gateway: lag(0),
+        baseline: lag(1),
+        baselineName: 'sandbox SSE read directly',
+      });
     }
     const intact = gw.filter((t) => t.finished && t.pieces.join('') === expectedText).length;
-    if (intact !== gw.length) results.note(SCENARIO_STREAMING, `${gw.length - intact} of ${gw.length} single streams differed from the direct stream's text.`);
+    if (intact !== gw.length)
+      results.note(
+        SCENARIO_STREAMING,
+        `${gw.length - intact} of ${gw.length} single streams differed from the direct stream's text.`,
+      );
 
     // Many concurrent subscriptions, one per WebSocket connection (as browsers do), small token delay.
     const n = sizes.concurrentSubscriptions;
@@ -216,7 +308,10 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
     await sb.control('DELETE', 'requests');
     const idle = memoryOf(gateway.proc.pid).rssMb;
     const clients: Client[] = [];
-    for (let i = 0; i < n; i += 100) clients.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => openClient(gateway.wsUrl)))));
+    for (let i = 0; i < n; i += 100)
+      clients.push(
+        ...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => openClient(gateway.wsUrl)))),
+      );
     log(`${n} clients connected; streaming`);
     let peakRss = 0;
     const sampler = setInterval(() => {
@@ -228,34 +323,88 @@ export async function runStreaming(results: Results, sb: SandboxProc, sizes: Siz
     clearInterval(sampler);
     const { peakMb: hwm } = memoryOf(gateway.proc.pid);
     peakRss = Math.max(peakRss, memoryOf(gateway.proc.pid).rssMb);
-    const ok = settled.filter((s) => s.status === 'fulfilled' && s.value.finished && s.value.pieces.join('') === expectedText).length;
+    const ok = settled.filter(
+      (s) => s.status === 'fulfilled' && s.value.finished && s.value.pieces.join('') === expectedText,
+    ).length;
     const failed = settled.filter((s) => s.status === 'rejected') as PromiseRejectedResult[];
-    const fulfilled = settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<StreamTiming>).value);
+    const fulfilled = settled
+      .filter((s) => s.status === 'fulfilled')
+      .map((s) => (s as PromiseFulfilledResult<StreamTiming>).value);
     await Promise.all(clients.map((c) => c.dispose()));
 
     const cname = `${SCENARIO_STREAMING}: ${n} concurrent subscriptions, ${tokens} tokens, ${delayMs} ms apart`;
-    results.add({ name: cname, metric: 'subscriptions with every token, in order, and the final usage chunk', unit: 'subscriptions', gateway: ok, baseline: n, baselineName: 'subscriptions started', goal: `== ${n}`, met: ok === n });
-    results.add({ name: cname, metric: 'gateway peak RSS (VmHWM)', unit: 'MB', gateway: Math.max(peakRss, hwm), baseline: idle, baselineName: 'gateway RSS idle before', goal: '< 150 MB', met: Math.max(peakRss, hwm) < 150 });
+    results.add({
+      name: cname,
+      metric: 'subscriptions with every token, in order, and the final usage chunk',
+      unit: 'subscriptions',
+      gateway: ok,
+      baseline: n,
+      baselineName: 'subscriptions started',
+      goal: `== ${n}`,
+      met: ok === n,
+    });
+    results.add({
+      name: cname,
+      metric: 'gateway peak RSS (VmHWM)',
+      unit: 'MB',
+      gateway: Math.max(peakRss, hwm),
+      baseline: idle,
+      baselineName: 'gateway RSS idle before',
+      goal: '< 150 MB',
+      met: Math.max(peakRss, hwm) < 150,
+    });
 
     // After the end: upstream responses still open (the sandbox's own view), and the gateway's sockets to the sandbox.
     await new Promise((r) => setTimeout(r, 500));
     const record = (await sb.control('GET', 'requests')) as RecordedRequest[];
     const chat = record.filter((r) => r.upstream === 'glm');
     const open = chat.filter((r) => r.status === null && !r.aborted).length;
-    results.add({ name: cname, metric: 'upstream streams still open 0.5 s after the last subscription ended', unit: 'streams', gateway: open, baseline: chat.length, baselineName: 'upstream streams opened', ratio: chat.length ? open / chat.length : null, goal: '== 0', met: open === 0 });
+    results.add({
+      name: cname,
+      metric: 'upstream streams still open 0.5 s after the last subscription ended',
+      unit: 'streams',
+      gateway: open,
+      baseline: chat.length,
+      baselineName: 'upstream streams opened',
+      ratio: chat.length ? open / chat.length : null,
+      goal: '== 0',
+      met: open === 0,
+    });
     const sockets = socketsTo(gateway.proc.pid, sandboxPort);
-    results.add({ name: cname, metric: 'gateway TCP connections to the sandbox 0.5 s after the end (idle keep-alive pool)', unit: 'sockets', gateway: sockets, baseline: 256, baselineName: 'chat pool size (connections per origin)', goal: '<= pool size', met: sockets <= 256 });
+    results.add({
+      name: cname,
+      metric: 'gateway TCP connections to the sandbox 0.5 s after the end (idle keep-alive pool)',
+      unit: 'sockets',
+      gateway: sockets,
+      baseline: 256,
+      baselineName: 'chat pool size (connections per origin)',
+      goal: '<= pool size',
+      met: sockets <= 256,
+    });
     const ttft = fulfilled.map((t) => t.firstMs);
     results.note(
       SCENARIO_STREAMING,
       `Concurrent run: ${n} graphql-ws connections opened 100 at a time before timing; all streams done in ${Math.round(wallMs)} ms; time to first token under this load p50 ${Math.round(median(ttft))} ms, p99 ${Math.round(percentile(ttft, 99))} ms (the gateway's chat pool holds 256 connections per origin, so later streams wait for a connection). ${failed.length ? `${failed.length} subscriptions failed, first: ${String(failed[0].reason).slice(0, 300)}.` : 'No subscription failed.'} Peak RSS: the larger of VmHWM and RSS sampled every 50 ms from /proc/<gateway pid>/status. Open upstream streams: sandbox record entries for glm whose response had not finished and were not aborted. Sockets: \`ss -tnp state established\` to the sandbox port, owned by the gateway pid; what remains is the idle keep-alive pool, which the sandbox's Keep-Alive hint (30 s) lets undici keep.`,
     );
-    results.note(SCENARIO_STREAMING, `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`);
+    results.note(
+      SCENARIO_STREAMING,
+      `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`,
+    );
 
     // Streams started together, last: the batches before the 1,000-stream run would grow the RSS it starts from.
     await sb.control('POST', 'config', { chatTokenDelayMs: tokenDelayMs });
-    const relays = { gateway: { wsUrl: gateway.wsUrl, pid: gateway.proc.pid }, floor: { wsUrl: `${floor.origin.replace('http', 'ws')}/graphql`, pid: floor.proc.pid } };
-    await concurrentFirstTokens(results, sb, relays, { tokens, rounds: sizes.rounds, together: sizes.streamsTogether }, expected, tokenDelayMs);
+    const relays = {
+      gateway: { wsUrl: gateway.wsUrl, pid: gateway.proc.pid },
+      floor: { wsUrl: `${floor.origin.replace('http', 'ws')}/graphql`, pid: floor.proc.pid },
+    };
+    await concurrentFirstTokens(
+      results,
+      sb,
+      relays,
+      { tokens, rounds: sizes.rounds, together: sizes.streamsTogether },
+      expected,
+      tokenDelayMs,
+    );
   } finally {
     await Promise.all([gateway.proc.stop(), floor.proc.stop()]);
   }

@@ -2,7 +2,18 @@ import { interleaved, type Target } from '../lib/load.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { gql, type GraphQLProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import type { Proc } from '../lib/proc.js';
-import { healthByIdQuery, healthRestFor, singleHealthQuery, singleHealthRest, singleTitleQuery, singleTitleRest, titleByIdQuery, titleRestFor, TURN_HEALTH_IDS, TURN_TITLE_IDS } from '../operations.js';
+import {
+  healthByIdQuery,
+  healthRestFor,
+  singleHealthQuery,
+  singleHealthRest,
+  singleTitleQuery,
+  singleTitleRest,
+  titleByIdQuery,
+  titleRestFor,
+  TURN_HEALTH_IDS,
+  TURN_TITLE_IDS,
+} from '../operations.js';
 import { load } from '../lib/load.js';
 
 export const SCENARIO_THROUGHPUT = '2. Throughput and latency, one-upstream query';
@@ -22,21 +33,36 @@ export const graphqlTarget = (url: string, query: string, pids?: number[]): Targ
 export const forgetRecord = (sb: SandboxProc) => () => sb.control('DELETE', 'requests');
 
 /** Checks the gateway sends exactly `rest` for `query`, so the direct baseline does the same upstream work. */
-async function checkSameWork(sb: SandboxProc, gatewayUrl: string, query: string, rest: string, variables?: Record<string, unknown>): Promise<string | undefined> {
+async function checkSameWork(
+  sb: SandboxProc,
+  gatewayUrl: string,
+  query: string,
+  rest: string,
+  variables?: Record<string, unknown>,
+): Promise<string | undefined> {
   await gql(gatewayUrl, query, variables);
   await sb.control('DELETE', 'requests');
   await gql(gatewayUrl, query, variables);
   const recorded = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter((r) => r.upstream !== 'login');
   await sb.control('DELETE', 'requests');
   const urls = recorded.map((r) => r.url);
-  return urls.length === 1 && urls[0] === rest ? undefined : `gateway sent ${JSON.stringify(urls)}, direct baseline uses ${rest}`;
+  return urls.length === 1 && urls[0] === rest
+    ? undefined
+    : `gateway sent ${JSON.stringify(urls)}, direct baseline uses ${rest}`;
 }
 
 /** Upstream requests the sandbox received per successful operation of `target`, over a short run of its own. */
-async function upstreamPerOperation(sb: SandboxProc, target: Target, seconds: number, connections: number): Promise<number> {
+async function upstreamPerOperation(
+  sb: SandboxProc,
+  target: Target,
+  seconds: number,
+  connections: number,
+): Promise<number> {
   await sb.control('DELETE', 'requests');
   const run = await load(target, seconds, connections);
-  const sent = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter((r) => r.upstream !== 'login').length;
+  const sent = ((await sb.control('GET', 'requests')) as RecordedRequest[]).filter(
+    (r) => r.upstream !== 'login',
+  ).length;
   await sb.control('DELETE', 'requests');
   return run.ok ? sent / run.ok : NaN;
 }
@@ -78,10 +104,23 @@ export async function runThroughput(
   const gatewayUrl = gateway.url;
   const naiveUrl = naive.url;
   const sandboxPid = sb.proc.pid;
-  const turn = (ids: readonly string[], key: string, rest: (id: string) => string) => ids.map((id) => ({ variables: { [key]: id }, rest: rest(id) }));
+  const turn = (ids: readonly string[], key: string, rest: (id: string) => string) =>
+    ids.map((id) => ({ variables: { [key]: id }, rest: rest(id) }));
   const cases: ThroughputCase[] = [
-    { label: 'single healthOverview', query: singleHealthQuery, rest: singleHealthRest, floorPath: '/health', headers: { authorization: 'Bearer sandbox' } },
-    { label: 'single title (cache off)', query: singleTitleQuery, rest: singleTitleRest, floorPath: '/title', headers: {} },
+    {
+      label: 'single healthOverview',
+      query: singleHealthQuery,
+      rest: singleHealthRest,
+      floorPath: '/health',
+      headers: { authorization: 'Bearer sandbox' },
+    },
+    {
+      label: 'single title (cache off)',
+      query: singleTitleQuery,
+      rest: singleTitleRest,
+      floorPath: '/title',
+      headers: {},
+    },
     {
       label: `healthOverview, ${TURN_HEALTH_IDS.length} ids in turn (nothing to share in flight)`,
       query: healthByIdQuery,
@@ -108,24 +147,25 @@ export async function runThroughput(
     });
     const targets = {
       gateway: graphql(gatewayUrl, [gateway.proc.pid, sandboxPid]),
-      direct: { url: sb.origin + c.rest, headers: c.headers, pids: [sandboxPid], variants: c.turns?.map((t) => ({ path: t.rest })) },
+      direct: {
+        url: sb.origin + c.rest,
+        headers: c.headers,
+        pids: [sandboxPid],
+        variants: c.turns?.map((t) => ({ path: t.rest })),
+      },
       floor: graphql(floor.origin + c.floorPath, [floor.proc.pid, sandboxPid]),
       naive: graphql(naiveUrl, [naive.proc.pid, sandboxPid]),
     };
-    const figures = await interleaved(
-      targets,
-      sizes.rounds,
-      sizes.loadSeconds,
-      sizes.connections,
-      forgetRecord(sb),
-    );
+    const figures = await interleaved(targets, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
     await sb.control('DELETE', 'requests');
     const g = figures.gateway;
     const name = `${SCENARIO_THROUGHPUT}: ${c.label}`;
     // The CPU goal: 2× the direct request, or, when even the floor pays more than that, within 1.25× of the floor.
     const floorOverDirect = figures.floor.cpuUs / figures.direct.cpuUs;
     const floorFactor = c.turns ? TURN_FLOOR_FACTOR : FLOOR_FACTOR;
-    const cpuGoalMet = g.cpuUs <= DIRECT_FACTOR * figures.direct.cpuUs || (floorOverDirect > DIRECT_FACTOR && g.cpuUs <= floorFactor * figures.floor.cpuUs);
+    const cpuGoalMet =
+      g.cpuUs <= DIRECT_FACTOR * figures.direct.cpuUs ||
+      (floorOverDirect > DIRECT_FACTOR && g.cpuUs <= floorFactor * figures.floor.cpuUs);
     const naiveGoal = c.turns ? TURN_NAIVE_FACTOR : undefined;
     const cpu = 'server CPU per operation (serving process + sandbox)';
     const baselines = [
@@ -136,7 +176,16 @@ export async function runThroughput(
     for (const [baselineName, b] of baselines) {
       const direct = baselineName.startsWith('direct');
       const isFloor = baselineName.startsWith('floor');
-      results.add({ name, metric: 'throughput', unit: 'req/s', gateway: g.rps, baseline: b.rps, baselineName, goal: direct ? 'ratio >= 0.9' : null, met: direct ? g.rps / b.rps >= 0.9 : null });
+      results.add({
+        name,
+        metric: 'throughput',
+        unit: 'req/s',
+        gateway: g.rps,
+        baseline: b.rps,
+        baselineName,
+        goal: direct ? 'ratio >= 0.9' : null,
+        met: direct ? g.rps / b.rps >= 0.9 : null,
+      });
       results.add({ name, metric: 'latency p50', unit: 'ms', gateway: g.p50, baseline: b.p50, baselineName });
       results.add({ name, metric: 'latency p99', unit: 'ms', gateway: g.p99, baseline: b.p99, baselineName });
       const goal = direct
@@ -149,12 +198,30 @@ export async function runThroughput(
       const met = direct || isFloor ? cpuGoalMet : naiveGoal ? g.cpuUs <= naiveGoal * b.cpuUs : null;
       results.add({ name, metric: cpu, unit: 'µs', gateway: g.cpuUs, baseline: b.cpuUs, baselineName, goal, met });
     }
-    results.add({ name, metric: `${cpu}: the floor itself`, unit: 'µs', gateway: figures.floor.cpuUs, baseline: figures.direct.cpuUs, baselineName: 'direct REST to the sandbox' });
+    results.add({
+      name,
+      metric: `${cpu}: the floor itself`,
+      unit: 'µs',
+      gateway: figures.floor.cpuUs,
+      baseline: figures.direct.cpuUs,
+      baselineName: 'direct REST to the sandbox',
+    });
     // In-flight sharing: identical concurrent operations share one upstream request; the floor never shares.
     const shared = await upstreamPerOperation(sb, targets.gateway, Math.min(1, sizes.loadSeconds), sizes.connections);
-    results.add({ name, metric: 'upstream requests per operation (in-flight sharing of identical requests)', unit: 'requests', gateway: shared, baseline: 1, baselineName: 'floor: bare node:http + undici proxy' });
+    results.add({
+      name,
+      metric: 'upstream requests per operation (in-flight sharing of identical requests)',
+      unit: 'requests',
+      gateway: shared,
+      baseline: 1,
+      baselineName: 'floor: bare node:http + undici proxy',
+    });
     const failures = g.failures + figures.direct.failures + figures.floor.failures + figures.naive.failures;
-    if (failures) results.note(SCENARIO_THROUGHPUT, `${c.label}: ${failures} failed/non-2xx responses during the load runs (gateway ${g.failures}).`);
+    if (failures)
+      results.note(
+        SCENARIO_THROUGHPUT,
+        `${c.label}: ${failures} failed/non-2xx responses during the load runs (gateway ${g.failures}).`,
+      );
   }
   results.note(
     SCENARIO_THROUGHPUT,

@@ -21,14 +21,18 @@ let encoder: Promise<Tiktoken> | undefined;
 
 /** Loaded on first need (about a second of parsing), then shared. */
 function tokenizer(): Promise<Tiktoken> {
-  encoder ??= Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')]).then(([{ Tiktoken }, ranks]) => new Tiktoken(ranks.default));
+  encoder ??= Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')]).then(
+    ([{ Tiktoken }, ranks]) => new Tiktoken(ranks.default),
+  );
   return encoder;
 }
 
 /** The window the gateway knows for `model`: `<ID>_CONTEXT_WINDOWS` first, then the provider's table. */
 export function contextWindowOf(client: ChatClient, model: ChatModelSpec): number | undefined {
   const configured = client.config.contextWindows;
-  return configured[model.id] ?? (model.upstreamModel ? configured[model.upstreamModel] : undefined) ?? model.contextWindow;
+  return (
+    configured[model.id] ?? (model.upstreamModel ? configured[model.upstreamModel] : undefined) ?? model.contextWindow
+  );
 }
 
 function texts(request: ChatRequest): string[] {
@@ -57,7 +61,7 @@ export function* tokenizerParts(text: string): Generator<string> {
   for (const run of text.matchAll(LONG_RUN)) {
     const end = run.index + run[0].length;
     if (run.index > from) yield text.slice(from, run.index);
-    for (let at = run.index; at < end; ) {
+    for (let at = run.index; at < end;) {
       let next = Math.min(end, at + PIECE);
       // Never between the two halves of a surrogate pair.
       if (next < end && (text.charCodeAt(next) & 0xfc00) === 0xdc00) next++;
@@ -88,7 +92,7 @@ const SLICE = 64 * 1024;
 export async function estimateDocumentTokens(text: string): Promise<number> {
   const enc = await tokenizer();
   let n = PER_MESSAGE;
-  for (let from = 0; from < text.length; ) {
+  for (let from = 0; from < text.length;) {
     // Cut after a whitespace near the slice's end, where a token boundary is anyway.
     let to = Math.min(text.length, from + SLICE);
     if (to < text.length) {
@@ -113,7 +117,12 @@ export interface CountedDocument {
  * Throws BAD_USER_INPUT when the request cannot fit; unknown windows are not checked. `documents` are added to the
  * prompt after this check: their tokens (counted once, at upload) are added to the estimate of the rest.
  */
-export async function preflight(client: ChatClient, model: ChatModelSpec, request: ChatRequest, documents: readonly CountedDocument[] = []): Promise<void> {
+export async function preflight(
+  client: ChatClient,
+  model: ChatModelSpec,
+  request: ChatRequest,
+  documents: readonly CountedDocument[] = [],
+): Promise<void> {
   const window = contextWindowOf(client, model);
   if (window === undefined) return;
   const output = request.maxTokens ?? 0;
@@ -124,11 +133,21 @@ export async function preflight(client: ChatClient, model: ChatModelSpec, reques
   const estimate = (await estimatePromptTokens(request)) + documentTokens;
   if (Math.floor(estimate * (1 - SAFETY_MARGIN)) + output <= window) return;
   const asked = output ? ` plus maxTokens ${output}` : '';
-  const of = documents.length ? ` (${documents.map((d) => `${d.fileName} ${d.tokens}`).join(', ')} of them from documents)` : '';
+  const of = documents.length
+    ? ` (${documents.map((d) => `${d.fileName} ${d.tokens}`).join(', ')} of them from documents)`
+    : '';
   const shorten = documents.length ? 'leave out documents, shorten the messages' : 'shorten the messages';
   throw new GatewayError(
     ErrorCode.BadUserInput,
     `The prompt is about ${estimate} tokens${of}${asked}, more than ${client.spec.id} model ${model.id}'s context window of ${window} tokens; ${shorten}${output ? ', lower maxTokens' : ''} or pick a model with a larger window.`,
-    { argument: documents.length ? 'input.documents' : 'input.messages', provider: client.spec.id, model: model.id, estimatedTokens: estimate, documentTokens, maxTokens: output, contextWindow: window },
+    {
+      argument: documents.length ? 'input.documents' : 'input.messages',
+      provider: client.spec.id,
+      model: model.id,
+      estimatedTokens: estimate,
+      documentTokens,
+      maxTokens: output,
+      contextWindow: window,
+    },
   );
 }

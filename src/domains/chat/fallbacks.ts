@@ -62,14 +62,20 @@ export async function firstServing<T>(
       attempts.push({ provider, model, outcome: 'served', code: null });
       announceRetiring(ctx, provider, target.model);
       ledger.attempt(provider, model, 'served');
-      if (targets.length > 1) ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
+      if (targets.length > 1)
+        ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
       return { target, value, attempts };
     } catch (error) {
-      const { outcome, next } = ctx.signal.aborted ? { outcome: 'cancelled' as const, next: false } : classifyFailure(error);
+      const { outcome, next } = ctx.signal.aborted
+        ? { outcome: 'cancelled' as const, next: false }
+        : classifyFailure(error);
       const code = error instanceof GatewayError ? error.code : ErrorCode.InternalServerError;
       attempts.push({ provider, model, outcome, code });
       ledger.attempt(provider, model, outcome);
-      ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last }, 'chat attempt');
+      ctx.log.info(
+        { provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last },
+        'chat attempt',
+      );
       if (last || !next) {
         if (error instanceof GatewayError && targets.length > 1) error.extensions.attempts = attempts;
         throw error;

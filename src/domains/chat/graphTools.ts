@@ -1,5 +1,12 @@
 import { badInput, GatewayError } from '../../errors/codes.js';
-import type { ChatCompletion as GraphCompletion, ChatCompletionChunk, ChatCompletionInput, ChatGraphStep, ChatMessageInput, ChatToolInput } from '../../generated/types.js';
+import type {
+  ChatCompletion as GraphCompletion,
+  ChatCompletionChunk,
+  ChatCompletionInput,
+  ChatGraphStep,
+  ChatMessageInput,
+  ChatToolInput,
+} from '../../generated/types.js';
 import { checkArguments } from '../../trusted/operations.js';
 import type { TrustedToolset } from '../../trusted/toolset.js';
 import type { GatewayContext } from '../../context/request.js';
@@ -32,9 +39,16 @@ export interface GraphToolPlan {
 /** Checks `graphTools` before anything is sent; undefined when the completion has none. */
 export function graphToolPlan(input: ChatCompletionInput, ctx: GatewayContext): GraphToolPlan | undefined {
   if (input.graphTools == null) return undefined;
-  if (input.graphTools.length === 0) throw badInput('graphTools is empty; name at least one trusted operation, or leave graphTools out.', 'input.graphTools');
+  if (input.graphTools.length === 0)
+    throw badInput(
+      'graphTools is empty; name at least one trusted operation, or leave graphTools out.',
+      'input.graphTools',
+    );
   if (input.tools?.length) {
-    throw badInput('graphTools and tools cannot be combined: the gateway runs graph tools itself and would have to hand your tools back mid-loop. Use one of them.', 'input.tools');
+    throw badInput(
+      'graphTools and tools cannot be combined: the gateway runs graph tools itself and would have to hand your tools back mid-loop. Use one of them.',
+      'input.tools',
+    );
   }
   const toolset = ctx.services.trusted;
   const ops = input.graphTools.map((name, i) => toolset.operations.require(name, `input.graphTools[${i}]`));
@@ -57,7 +71,8 @@ function turnInput(input: ChatCompletionInput, plan: GraphToolPlan, messages: Ch
 /** Adds one turn's usage to the total; reasoning and cached tokens stay null when no turn reported them. */
 function addUsage(total: ChatUsage | undefined, turn: ChatUsage): ChatUsage {
   if (!total) return { ...turn };
-  const sum = (a: number | null | undefined, b: number | null | undefined) => (a == null && b == null ? null : (a ?? 0) + (b ?? 0));
+  const sum = (a: number | null | undefined, b: number | null | undefined) =>
+    a == null && b == null ? null : (a ?? 0) + (b ?? 0);
   return {
     promptTokens: total.promptTokens + turn.promptTokens,
     completionTokens: total.completionTokens + turn.completionTokens,
@@ -80,13 +95,23 @@ function withinBounds(plan: GraphToolPlan, turn: number, callsSoFar: number, cal
  * same operation rules; a call of an operation that is not in `graphTools`, unparsable arguments or arguments the
  * operation refuses become an error result the model reads (and the step's `errorCode`), never an upstream request.
  */
-async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: ChatToolCall, turn: number): Promise<{ step: ChatGraphStep; message: ChatMessageInput }> {
+async function runGraphCall(
+  ctx: GatewayContext,
+  plan: GraphToolPlan,
+  call: ChatToolCall,
+  turn: number,
+): Promise<{ step: ChatGraphStep; message: ChatMessageInput }> {
   const { schema, operations, execute } = plan.toolset;
   let result: { data?: unknown; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> };
   const op = plan.names.has(call.name) ? operations.get(call.name) : undefined;
   const refuse = (error: GatewayError) => ({ errors: ctx.services.formatErrors([error]) });
   if (!op) {
-    result = refuse(badInput(`${JSON.stringify(call.name)} is not one of this completion's graphTools (${[...plan.names].join(', ')}).`, 'graphTools'));
+    result = refuse(
+      badInput(
+        `${JSON.stringify(call.name)} is not one of this completion's graphTools (${[...plan.names].join(', ')}).`,
+        'graphTools',
+      ),
+    );
   } else {
     let parsed: unknown;
     try {
@@ -94,7 +119,10 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
     } catch {
       parsed = undefined;
     }
-    const variables = parsed === undefined ? badInput(`Arguments of ${op.name} are not JSON: ${JSON.stringify(call.arguments.slice(0, 100))}.`, op.name) : checkArguments(schema, op, parsed);
+    const variables =
+      parsed === undefined
+        ? badInput(`Arguments of ${op.name} are not JSON: ${JSON.stringify(call.arguments.slice(0, 100))}.`, op.name)
+        : checkArguments(schema, op, parsed);
     result =
       variables instanceof GatewayError
         ? refuse(variables)
@@ -107,7 +135,10 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
           );
   }
   const text = JSON.stringify({ data: result.data ?? null, ...(result.errors ? { errors: result.errors } : {}) });
-  const content = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (cut at ${MAX_RESULT_CHARS} of ${text.length} characters)` : text;
+  const content =
+    text.length > MAX_RESULT_CHARS
+      ? `${text.slice(0, MAX_RESULT_CHARS)}… (cut at ${MAX_RESULT_CHARS} of ${text.length} characters)`
+      : text;
   const code = result.errors?.[0]?.extensions?.code;
   return {
     step: {
@@ -127,8 +158,17 @@ async function runGraphCall(ctx: GatewayContext, plan: GraphToolPlan, call: Chat
  * came with (DeepSeek and Kimi refuse the next turn without it while reasoning; GLM asks for it to be kept), or an
  * empty one when the model reasoned without returning any.
  */
-function assistantTurn(content: string | null, calls: readonly ChatToolCall[], reasoning: string | null, reasoned: boolean): ChatMessageInput {
-  const turn: ChatMessageInput = { role: 'ASSISTANT', content, toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) };
+function assistantTurn(
+  content: string | null,
+  calls: readonly ChatToolCall[],
+  reasoning: string | null,
+  reasoned: boolean,
+): ChatMessageInput {
+  const turn: ChatMessageInput = {
+    role: 'ASSISTANT',
+    content,
+    toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+  };
   if (reasoning || reasoned) turn.reasoningContent = reasoning ?? '';
   return turn;
 }
@@ -153,18 +193,41 @@ class StreamedToolCalls {
 }
 
 /** A streamed chunk that reports one graph step (no text of its own). */
-function stepChunk(base: Pick<ChatCompletionChunk, 'id' | 'provider' | 'model'>, step: ChatGraphStep): ChatCompletionChunk {
-  return { ...base, index: 0, delta: { role: null, content: null, reasoningContent: null, toolCalls: null }, finishReason: null, usage: null, graphStep: step, reasoningUsed: null, json: null, jsonError: null };
+function stepChunk(
+  base: Pick<ChatCompletionChunk, 'id' | 'provider' | 'model'>,
+  step: ChatGraphStep,
+): ChatCompletionChunk {
+  return {
+    ...base,
+    index: 0,
+    delta: { role: null, content: null, reasoningContent: null, toolCalls: null },
+    finishReason: null,
+    usage: null,
+    graphStep: step,
+    reasoningUsed: null,
+    json: null,
+    jsonError: null,
+  };
 }
 
 /** The streamed answer's JSON, checked as a whole answer's would be. */
-function answerOf(format: Parameters<typeof checkAnswer>[0], text: string, finish: ChatCompletionChunk['finishReason']) {
+function answerOf(
+  format: Parameters<typeof checkAnswer>[0],
+  text: string,
+  finish: ChatCompletionChunk['finishReason'],
+) {
   const checked = checkAnswer(format, text, finish ?? null);
   return { json: checked.json, jsonError: checked.error };
 }
 
 /** The completion of the last turn with the steps before it, the usage of all turns and the bound's finish. */
-function finalCompletion(last: GraphCompletion, steps: ChatGraphStep[], usage: ChatUsage, stopped: boolean, reasoned: boolean): GraphCompletion {
+function finalCompletion(
+  last: GraphCompletion,
+  steps: ChatGraphStep[],
+  usage: ChatUsage,
+  stopped: boolean,
+  reasoned: boolean,
+): GraphCompletion {
   return {
     ...last,
     choices: stopped ? last.choices.map((c) => ({ ...c, finishReason: 'GRAPH_TOOL_LIMIT' })) : last.choices,
@@ -178,7 +241,11 @@ function finalCompletion(last: GraphCompletion, steps: ChatGraphStep[], usage: C
  * A completion with graph tools: each turn is one completion with the operations offered as tools; the model's calls
  * are run as those operations and their results added to the conversation, until it answers or a bound stops it.
  */
-export async function completeWithGraphTools(input: ChatCompletionInput, plan: GraphToolPlan, ctx: GatewayContext): Promise<GraphCompletion> {
+export async function completeWithGraphTools(
+  input: ChatCompletionInput,
+  plan: GraphToolPlan,
+  ctx: GatewayContext,
+): Promise<GraphCompletion> {
   const messages: ChatMessageInput[] = [...input.messages];
   const steps: ChatGraphStep[] = [];
   const attempts: Attempt[] = [];
@@ -186,18 +253,31 @@ export async function completeWithGraphTools(input: ChatCompletionInput, plan: G
   let reasoned = false;
   for (let turn = 1; ; turn++) {
     const targets = await targetsOf(turnInput(input, plan, messages), ctx);
-    const { target, value, attempts: tried } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
+    const {
+      target,
+      value,
+      attempts: tried,
+    } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
     attempts.push(...tried);
     await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
     usage = addUsage(usage, value.usage);
     const choice = value.choices[0];
     const calls = choice?.finishReason === 'TOOL_CALLS' ? (choice.message.toolCalls ?? []) : [];
     // The answer's JSON is checked on the last turn only: a turn that calls tools has no answer yet.
-    const completion = completionOf(target.client.spec.id, target.model.id, value, attempts, calls.length ? { reasoningExpected: target.reasoningExpected } : target);
+    const completion = completionOf(
+      target.client.spec.id,
+      target.model.id,
+      value,
+      attempts,
+      calls.length ? { reasoningExpected: target.reasoningExpected } : target,
+    );
     reasoned ||= completion.reasoningUsed;
     if (calls.length === 0) return finalCompletion(completion, steps, usage, false, reasoned);
-    if (!withinBounds(plan, turn, steps.length, calls)) return finalCompletion(completion, steps, usage, true, reasoned);
-    messages.push(assistantTurn(choice.message.content, calls, choice.message.reasoningContent, completion.reasoningUsed));
+    if (!withinBounds(plan, turn, steps.length, calls))
+      return finalCompletion(completion, steps, usage, true, reasoned);
+    messages.push(
+      assistantTurn(choice.message.content, calls, choice.message.reasoningContent, completion.reasoningUsed),
+    );
     for (const call of calls) {
       const { step, message } = await runGraphCall(ctx, plan, call, turn);
       steps.push(step);
@@ -223,7 +303,7 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
       let turn = 1;
       let finish: ChatCompletionChunk['finishReason'] = null;
       try {
-        for (;; turn++) {
+        for (; ; turn++) {
           const provider = opened.target.client.spec.id;
           const model = opened.target.model.id;
           const calls = new StreamedToolCalls();
@@ -244,7 +324,14 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             if (!c.delta.content && !c.delta.reasoningContent) continue;
             text += c.delta.content ?? '';
             reasoning += c.delta.reasoningContent ?? '';
-            await sink.push({ chunk: chunkOf(provider, model, { ...c, delta: { ...c.delta, toolCalls: null }, finishReason: null, usage: null }) });
+            await sink.push({
+              chunk: chunkOf(provider, model, {
+                ...c,
+                delta: { ...c.delta, toolCalls: null },
+                finishReason: null,
+                usage: null,
+              }),
+            });
           }
           const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
           await ctx.services.domains.chatUsage.record(provider, model, used, ctx);
@@ -265,7 +352,19 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
             continue;
           }
           const empty = { role: null, content: null, reasoningContent: null, toolCalls: null };
-          const last: ChatCompletionChunk = { id, provider, model, index: 0, delta: empty, finishReason: finish, usage: usageOf(usage), graphStep: null, reasoningUsed: reasoned, json: null, jsonError: null };
+          const last: ChatCompletionChunk = {
+            id,
+            provider,
+            model,
+            index: 0,
+            delta: empty,
+            finishReason: finish,
+            usage: usageOf(usage),
+            graphStep: null,
+            reasoningUsed: reasoned,
+            json: null,
+            jsonError: null,
+          };
           if (opened.target.answerFormat) Object.assign(last, answerOf(opened.target.answerFormat, text, finish));
           await sink.push({ chunk: last });
           break;
@@ -276,7 +375,16 @@ export async function streamWithGraphTools(input: ChatCompletionInput, plan: Gra
         void sink.push({ error });
       }
       sink.end();
-      ctx.log.info({ graphTools: [...plan.names], turns: turn, graphSteps: steps.length, finishReason: finish, usage: usage ?? null }, 'chat stream with graph tools');
+      ctx.log.info(
+        {
+          graphTools: [...plan.names],
+          turns: turn,
+          graphSteps: steps.length,
+          finishReason: finish,
+          usage: usage ?? null,
+        },
+        'chat stream with graph tools',
+      );
     })();
   }, ctx.signal);
 }

@@ -8,7 +8,8 @@ import { createChatLedger } from './usage/ledger.js';
 
 export const chatExamples: GraphiqlExample[] = [
   {
-    title: 'Chat: a completion, the providers and their models, JSON checked against a schema, fallbacks, usage. Run offers each',
+    title:
+      'Chat: a completion, the providers and their models, JSON checked against a schema, fallbacks, usage. Run offers each',
     query: `# A whole answer, in one response.
 mutation Chat($chat: ChatCompletionInput!) {
   createChatCompletion(input: $chat) {
@@ -81,7 +82,14 @@ query Documents {
           model: 'doubao-pro',
           messages: [{ role: 'USER', content: 'Plan a weekend trip.' }],
           reasoning: { effort: 'LOW' },
-          responseFormat: { type: 'JSON_SCHEMA', schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } }, required: ['city', 'days'] } },
+          responseFormat: {
+            type: 'JSON_SCHEMA',
+            schema: {
+              type: 'object',
+              properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 3 } },
+              required: ['city', 'days'],
+            },
+          },
         },
         fallbacks: {
           provider: 'glm',
@@ -96,7 +104,8 @@ query Documents {
     ),
   },
   {
-    title: 'Chat token by token over the WebSocket: the Stream panel on the left adds the deltas up as they arrive. Run offers Stream and Grounded',
+    title:
+      'Chat token by token over the WebSocket: the Stream panel on the left adds the deltas up as they arrive. Run offers Stream and Grounded',
     query: `# An answer token by token: the model's reasoning
 # first, then its content.
 subscription Stream($stream: ChatCompletionInput!) {
@@ -173,8 +182,19 @@ mutation Image($image: GenerateImageInput!) {
 }`,
     variables: JSON.stringify(
       {
-        embed: { provider: 'glm', model: 'embedding-3', input: ['The sky is blue.', 'The sea is deep.'], dimensions: 256 },
-        image: { provider: 'ark', model: 'doubao-seedream', prompt: 'A lighthouse on a cliff at dusk', size: '2K', n: 1 },
+        embed: {
+          provider: 'glm',
+          model: 'embedding-3',
+          input: ['The sky is blue.', 'The sea is deep.'],
+          dimensions: 256,
+        },
+        image: {
+          provider: 'ark',
+          model: 'doubao-seedream',
+          prompt: 'A lighthouse on a cliff at dusk',
+          size: '2K',
+          n: 1,
+        },
       },
       null,
       2,

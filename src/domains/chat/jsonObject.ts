@@ -14,7 +14,9 @@ export const JSON_ARGUMENT_LIMITS = {
 } as const;
 
 const tooDeep = () =>
-  badInput(`JSONObject nests deeper than ${JSON_ARGUMENT_LIMITS.maxDepth} levels of objects and arrays; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxDepth}: flatten it.`);
+  badInput(
+    `JSONObject nests deeper than ${JSON_ARGUMENT_LIMITS.maxDepth} levels of objects and arrays; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxDepth}: flatten it.`,
+  );
 
 /** Checks depth without recursion, so a value nested 10,000 levels deep is refused rather than overflowing the stack. */
 function checkDepth<T>(root: T, children: (value: T) => readonly T[] | undefined): void {
@@ -36,13 +38,17 @@ const literalChildren = (node: ValueNode): readonly ValueNode[] | undefined =>
 
 function object(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badInput(`JSONObject must be a JSON object such as {"type": "object"}, got ${JSON.stringify(value)?.slice(0, 60)}`);
+    throw badInput(
+      `JSONObject must be a JSON object such as {"type": "object"}, got ${JSON.stringify(value)?.slice(0, 60)}`,
+    );
   }
   checkDepth(value, valueChildren);
   // Within the depth limit JSON.stringify cannot overflow; its length is the size a provider would be sent.
   const bytes = Buffer.byteLength(JSON.stringify(value));
   if (bytes > JSON_ARGUMENT_LIMITS.maxBytes) {
-    throw badInput(`JSONObject is ${bytes} bytes as JSON; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxBytes}: shorten it.`);
+    throw badInput(
+      `JSONObject is ${bytes} bytes as JSON; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxBytes}: shorten it.`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -62,9 +68,13 @@ export const JSONObjectScalar = new GraphQLScalarType({
 function anyJson(value: unknown): unknown {
   checkDepth(value, valueChildren);
   const text = JSON.stringify(value);
-  if (text === undefined) throw badInput('JSON must be a JSON value: an object, array, string, number, boolean or null.');
+  if (text === undefined)
+    throw badInput('JSON must be a JSON value: an object, array, string, number, boolean or null.');
   const bytes = Buffer.byteLength(text);
-  if (bytes > JSON_ARGUMENT_LIMITS.maxBytes) throw badInput(`JSON is ${bytes} bytes; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxBytes}: shorten it.`);
+  if (bytes > JSON_ARGUMENT_LIMITS.maxBytes)
+    throw badInput(
+      `JSON is ${bytes} bytes; a JSON argument may have at most ${JSON_ARGUMENT_LIMITS.maxBytes}: shorten it.`,
+    );
   return value;
 }
 

@@ -20,14 +20,33 @@ import type { ValidCompletion } from './validate.js';
 
 /** A strict JSON_SCHEMA answer that does not match: the provider was asked for it, so it failed, not the caller. */
 export const jsonRefused = (provider: string, error: string) =>
-  upstreamError(ErrorCode.UpstreamError, `The ${provider} answer was not the JSON asked for: ${error}. Retry, or set responseFormat.strict false to get the text with jsonError.`, { upstream: provider, upstreamCode: 'JSON_SCHEMA_MISMATCH' });
+  upstreamError(
+    ErrorCode.UpstreamError,
+    `The ${provider} answer was not the JSON asked for: ${error}. Retry, or set responseFormat.strict false to get the text with jsonError.`,
+    { upstream: provider, upstreamCode: 'JSON_SCHEMA_MISMATCH' },
+  );
 
 /** Neutral shapes to graph shapes: the one place where upstream names become graph names. */
 
-const ROLE: Readonly<Record<ChatRole, GraphRole>> = { system: 'SYSTEM', user: 'USER', assistant: 'ASSISTANT', tool: 'TOOL' };
+const ROLE: Readonly<Record<ChatRole, GraphRole>> = {
+  system: 'SYSTEM',
+  user: 'USER',
+  assistant: 'ASSISTANT',
+  tool: 'TOOL',
+};
 
-const REASONING: Readonly<Record<ReasoningSupport, GraphReasoning>> = { none: 'NONE', 'optional-off': 'OPTIONAL_OFF', 'optional-on': 'OPTIONAL_ON', always: 'ALWAYS' };
-const SOURCE: Readonly<Record<ModelSource, GraphSource>> = { catalogue: 'CATALOGUE', provider: 'PROVIDER', operator: 'OPERATOR', learned: 'LEARNED' };
+const REASONING: Readonly<Record<ReasoningSupport, GraphReasoning>> = {
+  none: 'NONE',
+  'optional-off': 'OPTIONAL_OFF',
+  'optional-on': 'OPTIONAL_ON',
+  always: 'ALWAYS',
+};
+const SOURCE: Readonly<Record<ModelSource, GraphSource>> = {
+  catalogue: 'CATALOGUE',
+  provider: 'PROVIDER',
+  operator: 'OPERATOR',
+  learned: 'LEARNED',
+};
 
 function modelOf(m: ChatModelSpec): GraphModel {
   const source = (fact: ModelFact) => (m.factSources[fact] ? SOURCE[m.factSources[fact]] : null);
@@ -83,17 +102,30 @@ export function providerOf(client: ChatClient): GraphProvider {
   };
 }
 
-export const usageOf = (u: ChatUsage) => ({ ...u, reasoningTokens: u.reasoningTokens ?? null, cachedPromptTokens: u.cachedPromptTokens ?? null });
+export const usageOf = (u: ChatUsage) => ({
+  ...u,
+  reasoningTokens: u.reasoningTokens ?? null,
+  cachedPromptTokens: u.cachedPromptTokens ?? null,
+});
 
 /** Whether the model reasoned: as expected from the request and model, or because the answer shows reasoning. */
 export const reasoned = (expected: boolean, c: ChatCompletion) =>
   expected || !!c.usage.reasoningTokens || c.choices.some((choice) => !!choice.message.reasoningContent);
 
 /** `provider` and `model` are the target that served it, `model` by the caller's name (not Ark's endpoint id). */
-export function completionOf(provider: string, model: string, c: ChatCompletion, attempts: readonly Attempt[], target?: Pick<ValidCompletion, 'reasoningExpected' | 'answerFormat'>): GraphCompletion {
+export function completionOf(
+  provider: string,
+  model: string,
+  c: ChatCompletion,
+  attempts: readonly Attempt[],
+  target?: Pick<ValidCompletion, 'reasoningExpected' | 'answerFormat'>,
+): GraphCompletion {
   const content = c.choices[0]?.message.content ?? null;
-  const checked = target?.answerFormat ? checkAnswer(target.answerFormat, content, c.choices[0]?.finishReason ?? null) : undefined;
-  if (checked?.error && target?.answerFormat?.strict && target.answerFormat.schema) throw jsonRefused(provider, checked.error);
+  const checked = target?.answerFormat
+    ? checkAnswer(target.answerFormat, content, c.choices[0]?.finishReason ?? null)
+    : undefined;
+  if (checked?.error && target?.answerFormat?.strict && target.answerFormat.schema)
+    throw jsonRefused(provider, checked.error);
   return {
     reasoningUsed: reasoned(target?.reasoningExpected ?? false, c),
     json: checked?.json ?? null,

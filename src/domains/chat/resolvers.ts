@@ -35,12 +35,15 @@ export const resolvers: Resolvers = {
       const plan = graphToolPlan(input, ctx);
       if (plan) return completeWithGraphTools(input, plan, ctx);
       const targets = await targetsOf(input, ctx);
-      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) => t.client.complete(t.request, t.model, ctx, retry));
+      const { target, value, attempts } = await firstServing(ctx, targets, (t, retry) =>
+        t.client.complete(t.request, t.model, ctx, retry),
+      );
       await ctx.services.domains.chatUsage.record(target.client.spec.id, target.model.id, value.usage, ctx);
       return completionOf(target.client.spec.id, target.model.id, value, attempts, target);
     },
     createEmbeddings: (_root, { input }, ctx) => createEmbeddings(input, ctx),
-    uploadChatDocument: (_root, { file, provider }, ctx) => ctx.services.domains.chatDocuments.upload(file as Promise<FileUpload>, provider, ctx),
+    uploadChatDocument: (_root, { file, provider }, ctx) =>
+      ctx.services.domains.chatDocuments.upload(file as Promise<FileUpload>, provider, ctx),
     deleteChatDocument: (_root, { id }, ctx) => ctx.services.domains.chatDocuments.delete(id, ctx),
     generateImage: (_root, { input }, ctx) => generateImage(input, ctx),
   },
@@ -86,7 +89,14 @@ export const resolvers: Resolvers = {
             // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
             if (!ctx.services.log.isLevelEnabled('info')) return;
             ctx.log.info(
-              { provider, model, chunks: count, finishReason: last?.finishReason ?? null, usage: last?.usage ?? null, cancelled: ctx.signal.aborted && !last?.finishReason },
+              {
+                provider,
+                model,
+                chunks: count,
+                finishReason: last?.finishReason ?? null,
+                usage: last?.usage ?? null,
+                cancelled: ctx.signal.aborted && !last?.finishReason,
+              },
               'chat stream',
             );
           })();

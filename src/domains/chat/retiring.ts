@@ -27,5 +27,14 @@ export function announceRetiring(ctx: GatewayContext, provider: string, model: C
   if (!seen) logged.set(ctx.services, (seen = new Map()));
   if ((seen.get(key) ?? -Infinity) > now - LOG_EVERY_MS) return;
   seen.set(key, now);
-  ctx.services.log.warn({ provider, model: model.id, deprecatedOn: d.deprecatedOn, retiresOn: d.retiresOn ?? null, successor: d.successor ?? null }, `${message} (logged at most once an hour)`);
+  ctx.services.log.warn(
+    {
+      provider,
+      model: model.id,
+      deprecatedOn: d.deprecatedOn,
+      retiresOn: d.retiresOn ?? null,
+      successor: d.successor ?? null,
+    },
+    `${message} (logged at most once an hour)`,
+  );
 }

@@ -39,7 +39,12 @@ export function openStream(ctx: GatewayContext, targets: readonly ValidCompletio
  * JSON was asked for (`answer.text` is the content streamed; a mismatch is reported in `jsonError`, never thrown:
  * the text has been sent already).
  */
-export function finishChunk(out: ChatCompletionChunk, target: Pick<ValidCompletion, 'reasoningExpected' | 'answerFormat'>, answer: { text: string; reasoned: boolean }, c: ChatChunk): void {
+export function finishChunk(
+  out: ChatCompletionChunk,
+  target: Pick<ValidCompletion, 'reasoningExpected' | 'answerFormat'>,
+  answer: { text: string; reasoned: boolean },
+  c: ChatChunk,
+): void {
   out.reasoningUsed = target.reasoningExpected || answer.reasoned || !!c.usage?.reasoningTokens;
   if (!target.answerFormat) return;
   const checked = checkAnswer(target.answerFormat, answer.text, c.finishReason);

@@ -11,16 +11,27 @@ export const MAX_TARGETS = 6;
 const ROUTE = 'route:';
 
 /** `provider: "route:<name>"` → the route's targets; with a route, `model` says nothing (give "auto"). */
-function expand(provider: string, model: string, routes: Readonly<Record<string, ChatTarget[]>>, at: string): ChatTarget[] {
+function expand(
+  provider: string,
+  model: string,
+  routes: Readonly<Record<string, ChatTarget[]>>,
+  at: string,
+): ChatTarget[] {
   if (!provider.startsWith(ROUTE)) return [{ provider, model }];
   const name = provider.slice(ROUTE.length);
   const route = routes[name];
   if (!route) {
     const known = Object.keys(routes);
-    throw badInput(`Unknown chat route ${JSON.stringify(name)}; ${known.length ? `CHAT_ROUTES defines ${known.map((r) => ROUTE + r).join(', ')}` : 'CHAT_ROUTES defines none'}.`, `${at}.provider`);
+    throw badInput(
+      `Unknown chat route ${JSON.stringify(name)}; ${known.length ? `CHAT_ROUTES defines ${known.map((r) => ROUTE + r).join(', ')}` : 'CHAT_ROUTES defines none'}.`,
+      `${at}.provider`,
+    );
   }
   if (model !== 'auto' && model !== '' && model !== name) {
-    throw badInput(`model ${JSON.stringify(model)} with route ${name}: the route picks the models (${route.map((t) => `${t.provider}/${t.model}`).join(', ')}); give model "auto".`, `${at}.model`);
+    throw badInput(
+      `model ${JSON.stringify(model)} with route ${name}: the route picks the models (${route.map((t) => `${t.provider}/${t.model}`).join(', ')}); give model "auto".`,
+      `${at}.model`,
+    );
   }
   return route;
 }
@@ -39,10 +50,15 @@ export async function completionTargets(
 ): Promise<ValidCompletion[]> {
   const listed: Array<ChatTarget & { at: string }> = [
     ...expand(input.provider, input.model, routes, 'input').map((t) => ({ ...t, at: 'input' })),
-    ...(input.fallbacks ?? []).flatMap((f, i) => expand(f.provider, f.model, routes, `input.fallbacks[${i}]`).map((t) => ({ ...t, at: `input.fallbacks[${i}]` }))),
+    ...(input.fallbacks ?? []).flatMap((f, i) =>
+      expand(f.provider, f.model, routes, `input.fallbacks[${i}]`).map((t) => ({ ...t, at: `input.fallbacks[${i}]` })),
+    ),
   ];
   if (listed.length > MAX_TARGETS) {
-    throw badInput(`This completion names ${listed.length} targets (routes and fallbacks expanded); at most ${MAX_TARGETS} are tried. Shorten fallbacks.`, 'input.fallbacks');
+    throw badInput(
+      `This completion names ${listed.length} targets (routes and fallbacks expanded); at most ${MAX_TARGETS} are tried. Shorten fallbacks.`,
+      'input.fallbacks',
+    );
   }
   // What the replicas learned of these models decides what is sent (models/learned.ts).
   await Promise.all(listed.map(({ provider, model }) => clients.get(provider)?.models.recall(model)));

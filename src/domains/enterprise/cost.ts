@@ -2,7 +2,10 @@ import type { CostHints } from '../../planning/cost.js';
 import { DEFAULT_PAGE, WRITES } from './estimate.js';
 
 /** A connection: its `first` sizes its `nodes` and `edges`; without it, the planner's page. */
-const connection = { upstream: true, listSize: { slicingArguments: ['first'], sizedFields: ['nodes', 'edges'], assumedSize: DEFAULT_PAGE } } as const;
+const connection = {
+  upstream: true,
+  listSize: { slicingArguments: ['first'], sizedFields: ['nodes', 'edges'], assumedSize: DEFAULT_PAGE },
+} as const;
 /** Lists that come inside their parent's answer (no request of their own), of a size Graph does not bound. */
 const inline = { listSize: { assumedSize: 10 } } as const;
 

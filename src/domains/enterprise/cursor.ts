@@ -14,7 +14,10 @@ export function encodeCursor(link: string): string {
 /** The link inside `after`, checked to continue the collection at `collectionPath`; BAD_USER_INPUT otherwise. */
 export function decodeCursor(after: string, collectionPath: string): string {
   const refuse = () =>
-    badInput(`after: ${JSON.stringify(after.length > 60 ? `${after.slice(0, 60)}…` : after)} is not a cursor of this connection; pass a cursor (pageInfo.endCursor or edges.cursor) from the same field unchanged.`, 'after');
+    badInput(
+      `after: ${JSON.stringify(after.length > 60 ? `${after.slice(0, 60)}…` : after)} is not a cursor of this connection; pass a cursor (pageInfo.endCursor or edges.cursor) from the same field unchanged.`,
+      'after',
+    );
   let link: unknown;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(after)) throw refuse();
@@ -37,7 +40,12 @@ export function cursorAt(page: Page<unknown>, index: number): string {
  * Relay's page info. Pages are read forward only, so a page has a previous one exactly when it was read past the start
  * of its collection (`$skip` above 0, or Graph's own `$skiptoken`).
  */
-export function pageInfo(page: Page<unknown>): { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } {
+export function pageInfo(page: Page<unknown>): {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+} {
   const empty = page.nodes.length === 0;
   return {
     hasNextPage: page.next !== undefined,

@@ -6,7 +6,15 @@ import { servedTypeName } from '../../planning/servedNames.js';
 const BATCH = 20;
 /** Services a `healthOverviews` without `first` is taken to list (the tenant's whole list, one page). */
 export const DEFAULT_PAGE = 100;
-export const WRITES = new Set(['updateAdmin', 'updateServiceAnnouncement', 'deleteServiceAnnouncement', 'createServiceHealth', 'updateServiceHealth', 'deleteServiceHealth', 'createServiceHealthIssue']);
+export const WRITES = new Set([
+  'updateAdmin',
+  'updateServiceAnnouncement',
+  'deleteServiceAnnouncement',
+  'createServiceHealth',
+  'updateServiceHealth',
+  'deleteServiceHealth',
+  'createServiceHealthIssue',
+]);
 
 /**
  * Graph requests an operation can cause, following the planner's rules (PLANNER.md): one request per distinct list
@@ -38,7 +46,11 @@ export const estimateGraphRequests = stableEstimator((op) => {
           lists.add(key);
           if (f.name === 'healthOverviews') {
             const services = Number(f.args.first ?? DEFAULT_PAGE);
-            count += extraIssueSets(connectionNodes(f.nodes, 'ServiceHealthConnection', 'ServiceHealthEdge', sc), sc, services);
+            count += extraIssueSets(
+              connectionNodes(f.nodes, 'ServiceHealthConnection', 'ServiceHealthEdge', sc),
+              sc,
+              services,
+            );
           }
         }
       }
@@ -47,7 +59,9 @@ export const estimateGraphRequests = stableEstimator((op) => {
   for (const entities of top.filter((f) => f.name === '_entities')) {
     const services = new Set<string>();
     // A router names the entities as this schema serves them (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES).
-    const [service, message, issue] = ['ServiceHealth', 'ServiceUpdateMessage', 'ServiceHealthIssue'].map((t) => servedTypeName(op.schema, t));
+    const [service, message, issue] = ['ServiceHealth', 'ServiceUpdateMessage', 'ServiceHealthIssue'].map((t) =>
+      servedTypeName(op.schema, t),
+    );
     for (const { __typename, id } of representations(entities.args)) {
       if (__typename === service) services.add(id);
       if (__typename === message) messageIds.add(id);
@@ -62,11 +76,19 @@ export const estimateGraphRequests = stableEstimator((op) => {
 /** The `_entities(representations:)` of a subgraph query, as type name and `id` key. */
 function representations(args: Record<string, unknown>): Array<{ __typename: unknown; id: string }> {
   const list = Array.isArray(args.representations) ? (args.representations as unknown[]) : [];
-  return list.flatMap((r) => (r && typeof r === 'object' ? [{ __typename: (r as Record<string, unknown>).__typename, id: String((r as Record<string, unknown>).id) }] : []));
+  return list.flatMap((r) =>
+    r && typeof r === 'object'
+      ? [{ __typename: (r as Record<string, unknown>).__typename, id: String((r as Record<string, unknown>).id) }]
+      : [],
+  );
 }
 
 /** `issues` argument sets beyond the first on `services` services: each loads per service, batched. */
 function extraIssueSets(serviceNodes: FieldNode[], sc: SelectionContext, services: number): number {
-  const sets = new Set(selectedFields(serviceNodes, 'ServiceHealth', sc).filter((f) => f.name === 'issues').map((f) => JSON.stringify(f.args)));
+  const sets = new Set(
+    selectedFields(serviceNodes, 'ServiceHealth', sc)
+      .filter((f) => f.name === 'issues')
+      .map((f) => JSON.stringify(f.args)),
+  );
   return Math.max(0, sets.size - 1) * Math.ceil(services / BATCH);
 }

@@ -1,4 +1,17 @@
-import type { BodyType, ItemBody, KeyValuePair, OpenProperty, ServiceHealthClassification, ServiceHealthIssue, ServiceHealthIssuePostType, ServiceHealthOrigin, ServiceHealthStatus, ServiceUpdateCategory, ServiceUpdateMessage, ServiceUpdateSeverity } from '../../generated/types.js';
+import type {
+  BodyType,
+  ItemBody,
+  KeyValuePair,
+  OpenProperty,
+  ServiceHealthClassification,
+  ServiceHealthIssue,
+  ServiceHealthIssuePostType,
+  ServiceHealthOrigin,
+  ServiceHealthStatus,
+  ServiceUpdateCategory,
+  ServiceUpdateMessage,
+  ServiceUpdateSeverity,
+} from '../../generated/types.js';
 import type {
   RawItemBody,
   RawServiceAnnouncementBase,
@@ -7,7 +20,16 @@ import type {
   RawServiceUpdateMessage,
   RawSingleton,
 } from '../../upstreams/msgraph/types.js';
-import { BODY_TYPE, CLASSIFICATION, fromUpstreamEnum, MESSAGE_CATEGORY, MESSAGE_SEVERITY, ORIGIN, POST_TYPE, SERVICE_HEALTH_STATUS } from './enums.js';
+import {
+  BODY_TYPE,
+  CLASSIFICATION,
+  fromUpstreamEnum,
+  MESSAGE_CATEGORY,
+  MESSAGE_SEVERITY,
+  ORIGIN,
+  POST_TYPE,
+  SERVICE_HEALTH_STATUS,
+} from './enums.js';
 
 /** One page of a connection, with the links that make its cursors. */
 export interface Page<T> {
@@ -47,7 +69,12 @@ export interface ExpandedIssues {
 }
 
 /** The serviceAnnouncementBase properties, which issues and messages share. */
-function toAnnouncementBase(raw: RawServiceAnnouncementBase): Pick<ServiceHealthIssueModel, 'id' | 'title' | 'startDateTime' | 'endDateTime' | 'lastModifiedDateTime' | 'details'> {
+function toAnnouncementBase(
+  raw: RawServiceAnnouncementBase,
+): Pick<
+  ServiceHealthIssueModel,
+  'id' | 'title' | 'startDateTime' | 'endDateTime' | 'lastModifiedDateTime' | 'details'
+> {
   return {
     id: raw.id,
     title: raw.title ?? null,
@@ -59,7 +86,9 @@ function toAnnouncementBase(raw: RawServiceAnnouncementBase): Pick<ServiceHealth
 }
 
 function toItemBody(raw: RawItemBody | null | undefined): ItemBody | null {
-  return raw ? { contentType: fromUpstreamEnum<BodyType>(BODY_TYPE, raw.contentType), content: raw.content ?? null } : null;
+  return raw
+    ? { contentType: fromUpstreamEnum<BodyType>(BODY_TYPE, raw.contentType), content: raw.content ?? null }
+    : null;
 }
 
 export function toServiceHealthIssue(raw: RawServiceHealthIssue): ServiceHealthIssueModel {
@@ -95,7 +124,13 @@ export function toServiceUpdateMessage(raw: RawServiceUpdateMessage): ServiceUpd
     isMajorChange: raw.isMajorChange ?? null,
     services: raw.services ?? [],
     tags: raw.tags ?? [],
-    viewPoint: viewPoint ? { isRead: viewPoint.isRead ?? null, isArchived: viewPoint.isArchived ?? null, isFavorited: viewPoint.isFavorited ?? null } : null,
+    viewPoint: viewPoint
+      ? {
+          isRead: viewPoint.isRead ?? null,
+          isArchived: viewPoint.isArchived ?? null,
+          isFavorited: viewPoint.isFavorited ?? null,
+        }
+      : null,
   };
 }
 
@@ -103,7 +138,11 @@ export function toServiceUpdateMessage(raw: RawServiceUpdateMessage): ServiceUpd
  * A serviceHealth as the graph sees it. `expanded` says which `issues` field an inline `$expand` answered;
  * `relative` turns the upstream's nextLink into a path below the version root.
  */
-export function toServiceHealth(raw: RawServiceHealth, expanded: ExpandedIssues | undefined, relative: (link: string) => string | undefined): ServiceHealthModel {
+export function toServiceHealth(
+  raw: RawServiceHealth,
+  expanded: ExpandedIssues | undefined,
+  relative: (link: string) => string | undefined,
+): ServiceHealthModel {
   const model: ServiceHealthModel = {
     id: raw.id,
     service: raw.service ?? '',
@@ -113,7 +152,11 @@ export function toServiceHealth(raw: RawServiceHealth, expanded: ExpandedIssues 
   };
   if (expanded && Array.isArray(raw.issues)) {
     const next = raw['issues@odata.nextLink'];
-    model.issuePages.set(expanded.key, { nodes: raw.issues.map(toServiceHealthIssue), link: expanded.link, next: next ? relative(next) : undefined });
+    model.issuePages.set(expanded.key, {
+      nodes: raw.issues.map(toServiceHealthIssue),
+      link: expanded.link,
+      next: next ? relative(next) : undefined,
+    });
   }
   return model;
 }
@@ -122,6 +165,9 @@ export function toServiceHealth(raw: RawServiceHealth, expanded: ExpandedIssues 
 export function toSingletonData(raw: RawSingleton): NonNullable<SingletonModel['data']> {
   const properties = Object.entries(raw)
     .filter(([name]) => !name.startsWith('@') && !name.includes('@'))
-    .map(([name, value]) => ({ name, value: value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value) }));
+    .map(([name, value]) => ({
+      name,
+      value: value === null || value === undefined ? null : typeof value === 'string' ? value : JSON.stringify(value),
+    }));
   return { etag: raw['@odata.etag'] ?? null, properties };
 }

@@ -15,7 +15,9 @@ function pairs(options: ODataOptions): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   if (options.select?.length) out.push(['$select', options.select.join(',')]);
   if (options.expand) {
-    const inner = pairs(options.expand.options).map(([k, v]) => `${k}=${v}`).join(';');
+    const inner = pairs(options.expand.options)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(';');
     out.push(['$expand', inner ? `${options.expand.nav}(${inner})` : options.expand.nav]);
   }
   if (options.top !== undefined) out.push(['$top', String(options.top)]);
@@ -25,7 +27,8 @@ function pairs(options: ODataOptions): Array<[string, string]> {
 }
 
 /** Percent-encodes a value but leaves OData punctuation readable (the upstream decodes either way). */
-const encodeValue = (value: string) => encodeURIComponent(value).replace(/%24/g, '$').replace(/%2C/g, ',').replace(/%3B/g, ';').replace(/%3D/g, '=');
+const encodeValue = (value: string) =>
+  encodeURIComponent(value).replace(/%24/g, '$').replace(/%2C/g, ',').replace(/%3B/g, ';').replace(/%3D/g, '=');
 
 /** The query string (with `?`, or '' when there are no options). */
 export function toQueryString(options: ODataOptions): string {
@@ -36,7 +39,15 @@ export function toQueryString(options: ODataOptions): string {
 /** Splits a relative link into its path and its raw `name=value` parts. */
 function splitLink(link: string): { path: string; parts: string[] } {
   const q = link.indexOf('?');
-  return q === -1 ? { path: link, parts: [] } : { path: link.slice(0, q), parts: link.slice(q + 1).split('&').filter(Boolean) };
+  return q === -1
+    ? { path: link, parts: [] }
+    : {
+        path: link.slice(0, q),
+        parts: link
+          .slice(q + 1)
+          .split('&')
+          .filter(Boolean),
+      };
 }
 
 const optionName = (part: string) => {

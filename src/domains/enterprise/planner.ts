@@ -25,7 +25,8 @@ export const healthOverviewPath = (id: string) => `${HEALTH_OVERVIEWS}/${segment
  * path built from an id the upstream itself sent: `.` and `..` would be path steps, so they never reach a URL.
  */
 function segment(id: string): string {
-  if (/^\.{1,2}$/.test(id)) throw badInput(`${JSON.stringify(id)} is not an id: . and .. are not sent as path segments.`, 'id');
+  if (/^\.{1,2}$/.test(id))
+    throw badInput(`${JSON.stringify(id)} is not an id: . and .. are not sent as path segments.`, 'id');
   return encodeURIComponent(id);
 }
 export const issuesOfPath = (serviceId: string) => `${healthOverviewPath(serviceId)}/issues`;
@@ -52,8 +53,20 @@ export const ISSUE: EntityShape = {
   connection: 'ServiceHealthIssueConnection',
   edge: 'ServiceHealthIssueEdge',
   properties: new Set([
-    'title', 'impactDescription', 'classification', 'origin', 'status', 'service', 'feature', 'featureGroup', 'isResolved',
-    'startDateTime', 'endDateTime', 'lastModifiedDateTime', 'details', 'posts',
+    'title',
+    'impactDescription',
+    'classification',
+    'origin',
+    'status',
+    'service',
+    'feature',
+    'featureGroup',
+    'isResolved',
+    'startDateTime',
+    'endDateTime',
+    'lastModifiedDateTime',
+    'details',
+    'posts',
   ]),
 };
 
@@ -62,8 +75,21 @@ export const MESSAGE: EntityShape = {
   connection: 'ServiceUpdateMessageConnection',
   edge: 'ServiceUpdateMessageEdge',
   properties: new Set([
-    'title', 'startDateTime', 'endDateTime', 'lastModifiedDateTime', 'details', 'actionRequiredByDateTime', 'expiryDateTime',
-    'body', 'category', 'severity', 'hasAttachments', 'isMajorChange', 'services', 'tags', 'viewPoint',
+    'title',
+    'startDateTime',
+    'endDateTime',
+    'lastModifiedDateTime',
+    'details',
+    'actionRequiredByDateTime',
+    'expiryDateTime',
+    'body',
+    'category',
+    'severity',
+    'hasAttachments',
+    'isMajorChange',
+    'services',
+    'tags',
+    'viewPoint',
   ]),
 };
 
@@ -74,7 +100,10 @@ export function listOptions(args: ListArgs): Pick<ODataOptions, 'top' | 'orderby
   const out: Pick<ODataOptions, 'top' | 'orderby'> = {};
   if (args.first !== undefined && args.first !== null) {
     if (!Number.isInteger(args.first) || args.first < 1 || args.first > MAX_FIRST) {
-      throw badInput(`first: ${args.first} is out of range; ask for 1 to ${MAX_FIRST} items per page and page on with after.`, 'first');
+      throw badInput(
+        `first: ${args.first} is out of range; ask for 1 to ${MAX_FIRST} items per page and page on with after.`,
+        'first',
+      );
     }
     out.top = args.first;
   }
@@ -82,7 +111,8 @@ export function listOptions(args: ListArgs): Pick<ODataOptions, 'top' | 'orderby
     const seen = new Set<string>();
     out.orderby = args.orderBy
       .map(({ field, direction }) => {
-        if (seen.has(field)) throw badInput(`orderBy: ${field} is given twice; name each field once, in priority order.`, 'orderBy');
+        if (seen.has(field))
+          throw badInput(`orderBy: ${field} is given twice; name each field once, in priority order.`, 'orderBy');
         seen.add(field);
         return `${toUpstreamName(field)}${direction === 'DESC' ? ' desc' : ''}`;
       })
@@ -96,7 +126,11 @@ export function listOptions(args: ListArgs): Pick<ODataOptions, 'top' | 'orderby
 
 /** Identifies one argument set of a list field, so identical ones share one upstream request. */
 export function argsKey(args: ListArgs): string {
-  return JSON.stringify([args.first ?? null, (args.orderBy ?? []).map((o) => [o.field, o.direction ?? 'ASC']), args.after ?? null]);
+  return JSON.stringify([
+    args.first ?? null,
+    (args.orderBy ?? []).map((o) => [o.field, o.direction ?? 'ASC']),
+    args.after ?? null,
+  ]);
 }
 
 /** `$select` for the entities selected by these item-level nodes (a connection's nodes, or an item field). */
@@ -106,7 +140,8 @@ export function entitySelect(shape: EntityShape, nodes: readonly FieldNode[], sc
   return [...select];
 }
 
-const itemNodes = (shape: EntityShape, connection: readonly FieldNode[], sc: SelectionContext) => connectionNodes(connection, shape.connection, shape.edge, sc);
+const itemNodes = (shape: EntityShape, connection: readonly FieldNode[], sc: SelectionContext) =>
+  connectionNodes(connection, shape.connection, shape.edge, sc);
 
 /** What to ask for each serviceHealth: its properties and at most one inline issue page. */
 export interface ServiceHealthPlan {
@@ -120,7 +155,10 @@ export interface ServiceHealthPlan {
  * level, so the first `issues` argument set without `after` is expanded (all aliases with the same arguments share
  * it); other argument sets are loaded per service by the `issues` resolver, batched.
  */
-export const serviceHealthPlan = perDocument(function serviceHealthPlan(nodes: readonly FieldNode[], sc: SelectionContext): ServiceHealthPlan {
+export const serviceHealthPlan = perDocument(function serviceHealthPlan(
+  nodes: readonly FieldNode[],
+  sc: SelectionContext,
+): ServiceHealthPlan {
   const select = new Set(['id']);
   let expand: { key: string; args: ListArgs; nodes: FieldNode[] } | undefined;
   for (const f of selectedFields(nodes, 'ServiceHealth', sc)) {
@@ -134,7 +172,13 @@ export const serviceHealthPlan = perDocument(function serviceHealthPlan(nodes: r
     else if (expand.key === key) expand.nodes.push(...f.nodes);
   }
   if (!expand) return { select: [...select] };
-  return { select: [...select], expand: { key: expand.key, options: { select: entitySelect(ISSUE, itemNodes(ISSUE, expand.nodes, sc), sc), ...listOptions(expand.args) } } };
+  return {
+    select: [...select],
+    expand: {
+      key: expand.key,
+      options: { select: entitySelect(ISSUE, itemNodes(ISSUE, expand.nodes, sc), sc), ...listOptions(expand.args) },
+    },
+  };
 });
 
 /** The OData options of a serviceHealth request under a plan (item or collection). */
@@ -148,11 +192,17 @@ export function expandedIssuesLink(serviceId: string, plan: ServiceHealthPlan): 
 }
 
 /** The one request for a `healthOverviews` connection and everything selected below it. */
-export function healthOverviewsRequest(args: ListArgs, connection: readonly FieldNode[], sc: SelectionContext): { path: string; plan: ServiceHealthPlan } {
+export function healthOverviewsRequest(
+  args: ListArgs,
+  connection: readonly FieldNode[],
+  sc: SelectionContext,
+): { path: string; plan: ServiceHealthPlan } {
   const list = listOptions(args);
   const plan = serviceHealthPlan(connectionNodes(connection, 'ServiceHealthConnection', 'ServiceHealthEdge', sc), sc);
   const options: ODataOptions = { ...serviceHealthOptions(plan), ...list };
-  const path = args.after ? withOptions(decodeCursor(args.after, HEALTH_OVERVIEWS), options) : HEALTH_OVERVIEWS + toQueryString(options);
+  const path = args.after
+    ? withOptions(decodeCursor(args.after, HEALTH_OVERVIEWS), options)
+    : HEALTH_OVERVIEWS + toQueryString(options);
   return { path, plan };
 }
 
@@ -160,7 +210,14 @@ export function healthOverviewsRequest(args: ListArgs, connection: readonly Fiel
  * The one request for a connection of `shape` entities at `collectionPath`. A cursor keeps the order and filter of
  * the page it came from; only `$select` and `$top` follow this field.
  */
-export function listRequest(shape: EntityShape, collectionPath: string, args: ListArgs, connection: readonly FieldNode[], sc: SelectionContext, filter?: string): string {
+export function listRequest(
+  shape: EntityShape,
+  collectionPath: string,
+  args: ListArgs,
+  connection: readonly FieldNode[],
+  sc: SelectionContext,
+  filter?: string,
+): string {
   const list = listOptions(args);
   const select = entitySelect(shape, itemNodes(shape, connection, sc), sc);
   if (args.after) return withOptions(decodeCursor(args.after, collectionPath), { select, top: list.top });
@@ -168,8 +225,12 @@ export function listRequest(shape: EntityShape, collectionPath: string, args: Li
 }
 
 /** The one request for an issue connection of `collectionPath` (one service's issues, or all issues). */
-export const issuesRequest = (collectionPath: string, args: ListArgs, connection: readonly FieldNode[], sc: SelectionContext) =>
-  listRequest(ISSUE, collectionPath, args, connection, sc);
+export const issuesRequest = (
+  collectionPath: string,
+  args: ListArgs,
+  connection: readonly FieldNode[],
+  sc: SelectionContext,
+) => listRequest(ISSUE, collectionPath, args, connection, sc);
 
 export interface MessageFilter {
   service?: string | null;
@@ -184,13 +245,20 @@ const MAX_FILTER_TEXT = 200;
 
 function filterText(value: string, argument: string): string {
   if (!value.trim() || value.length > MAX_FILTER_TEXT || /[\u0000-\u001f]/.test(value)) {
-    throw badInput(`${argument}: ${JSON.stringify(value.slice(0, 60))} is not a name to match; give 1 to ${MAX_FILTER_TEXT} printable characters, or leave it out.`, argument);
+    throw badInput(
+      `${argument}: ${JSON.stringify(value.slice(0, 60))} is not a name to match; give 1 to ${MAX_FILTER_TEXT} printable characters, or leave it out.`,
+      argument,
+    );
   }
   return odataString(value);
 }
 
 function filterMember(value: string, argument: string): string {
-  if (value === UNKNOWN) throw badInput(`${argument}: ${UNKNOWN} only describes values this gateway cannot name, so it cannot be filtered on; pick a concrete value.`, argument);
+  if (value === UNKNOWN)
+    throw badInput(
+      `${argument}: ${UNKNOWN} only describes values this gateway cannot name, so it cannot be filtered on; pick a concrete value.`,
+      argument,
+    );
   return odataString(toUpstreamName(value));
 }
 
@@ -207,7 +275,11 @@ export function messageFilter(filter: MessageFilter | null | undefined): string 
 }
 
 /** The one request for the `messages` connection. */
-export function messagesRequest(args: ListArgs & { filter?: MessageFilter | null }, connection: readonly FieldNode[], sc: SelectionContext): string {
+export function messagesRequest(
+  args: ListArgs & { filter?: MessageFilter | null },
+  connection: readonly FieldNode[],
+  sc: SelectionContext,
+): string {
   const filter = messageFilter(args.filter);
   return listRequest(MESSAGE, MESSAGES, args, connection, sc, filter);
 }

@@ -2,7 +2,12 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../context/request.js';
 import type { GraphResult } from '../../upstreams/msgraph/client.js';
-import type { RawCollection, RawServiceHealth, RawServiceHealthIssue, RawSingleton } from '../../upstreams/msgraph/types.js';
+import type {
+  RawCollection,
+  RawServiceHealth,
+  RawServiceHealthIssue,
+  RawSingleton,
+} from '../../upstreams/msgraph/types.js';
 import { cursorAt, pageInfo } from './cursor.js';
 import {
   toServiceHealth,
@@ -33,7 +38,14 @@ import {
   type ListArgs,
 } from './planner.js';
 import { enterpriseSession } from './session.js';
-import { checkId, checkIfMatch, toUpstreamIssue, toUpstreamProperties, toUpstreamServiceHealth, toUpstreamServiceHealthPatch } from './writes.js';
+import {
+  checkId,
+  checkIfMatch,
+  toUpstreamIssue,
+  toUpstreamProperties,
+  toUpstreamServiceHealth,
+  toUpstreamServiceHealthPatch,
+} from './writes.js';
 
 /** The body of a successful answer, or its error thrown as this field's error. */
 function bodyOf<T>(r: GraphResult): T {
@@ -45,7 +57,11 @@ function bodyOf<T>(r: GraphResult): T {
 function toPage<R, T>(r: GraphResult, link: string, ctx: GatewayContext, map: (raw: R) => T): Page<T> {
   const body = bodyOf<RawCollection<R>>(r);
   const next = body['@odata.nextLink'];
-  return { nodes: (body.value ?? []).map(map), link, next: next ? enterpriseSession(ctx).client.relative(next) : undefined };
+  return {
+    nodes: (body.value ?? []).map(map),
+    link,
+    next: next ? enterpriseSession(ctx).client.relative(next) : undefined,
+  };
 }
 
 async function singleton(parent: SingletonModel, ctx: GatewayContext): Promise<NonNullable<SingletonModel['data']>> {
@@ -89,7 +105,9 @@ export const resolvers: Resolvers = {
       const session = enterpriseSession(ctx);
       return toPage<RawServiceHealth, ServiceHealthModel>(await session.get(path), path, ctx, (raw) => {
         const link = expandedIssuesLink(raw.id, plan);
-        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) => session.client.relative(l));
+        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
+          session.client.relative(l),
+        );
       });
     },
     async healthOverview(_, { id }, ctx, info) {
@@ -114,16 +132,25 @@ export const resolvers: Resolvers = {
   // Async, so a bad representation fails its own entry, not the whole list.
   ServiceHealth: {
     __resolveReference: async (ref, ctx, info) =>
-      enterpriseSession(ctx).serviceHealth.load({ id: checkId(String(ref.id ?? '')), plan: serviceHealthPlan(info.fieldNodes, info) }),
+      enterpriseSession(ctx).serviceHealth.load({
+        id: checkId(String(ref.id ?? '')),
+        plan: serviceHealthPlan(info.fieldNodes, info),
+      }),
     issues: (parent, args, ctx, info) => issuesOf(parent, args, ctx, info),
   },
   ServiceHealthIssue: {
     __resolveReference: async (ref, ctx, info) =>
-      enterpriseSession(ctx).issues.load({ id: checkId(String(ref.id ?? ''), 'id', 'an issue id such as "EX123456"'), select: entitySelect(ISSUE, info.fieldNodes, info) }),
+      enterpriseSession(ctx).issues.load({
+        id: checkId(String(ref.id ?? ''), 'id', 'an issue id such as "EX123456"'),
+        select: entitySelect(ISSUE, info.fieldNodes, info),
+      }),
   },
   ServiceUpdateMessage: {
     __resolveReference: async (ref, ctx, info) =>
-      enterpriseSession(ctx).messages.load({ id: checkId(String(ref.id ?? ''), 'id', 'a message id such as "MC172851"'), select: entitySelect(MESSAGE, info.fieldNodes, info) }),
+      enterpriseSession(ctx).messages.load({
+        id: checkId(String(ref.id ?? ''), 'id', 'a message id such as "MC172851"'),
+        select: entitySelect(MESSAGE, info.fieldNodes, info),
+      }),
   },
   ServiceHealthConnection: connection<ServiceHealthModel>(),
   ServiceHealthIssueConnection: connection<ServiceHealthIssueModel>(),
@@ -149,25 +176,41 @@ export const resolvers: Resolvers = {
     },
     async deleteServiceAnnouncement(_, { ifMatch }, ctx) {
       const session = enterpriseSession(ctx);
-      bodyOf(await session.client.write('DELETE', ANNOUNCEMENT.path, undefined, { ...(await session.call()), ifMatch: checkIfMatch(ifMatch) }));
+      bodyOf(
+        await session.client.write('DELETE', ANNOUNCEMENT.path, undefined, {
+          ...(await session.call()),
+          ifMatch: checkIfMatch(ifMatch),
+        }),
+      );
       return true;
     },
     async createServiceHealth(_, { input }, ctx) {
       const session = enterpriseSession(ctx);
-      const r = await session.client.write('POST', HEALTH_OVERVIEWS, toUpstreamServiceHealth(input), await session.call());
+      const r = await session.client.write(
+        'POST',
+        HEALTH_OVERVIEWS,
+        toUpstreamServiceHealth(input),
+        await session.call(),
+      );
       return toServiceHealth(bodyOf<RawServiceHealth>(r), undefined, (l) => session.client.relative(l));
     },
     async updateServiceHealth(_, { id, input, ifMatch }, ctx) {
       checkId(id);
       const body = toUpstreamServiceHealthPatch(input);
       const session = enterpriseSession(ctx);
-      const r = await session.client.write('PATCH', healthOverviewPath(id), body, { ...(await session.call()), ifMatch: checkIfMatch(ifMatch) });
+      const r = await session.client.write('PATCH', healthOverviewPath(id), body, {
+        ...(await session.call()),
+        ifMatch: checkIfMatch(ifMatch),
+      });
       return toServiceHealth(bodyOf<RawServiceHealth>(r), undefined, (l) => session.client.relative(l));
     },
     async deleteServiceHealth(_, { id, ifMatch }, ctx) {
       checkId(id);
       const session = enterpriseSession(ctx);
-      const r = await session.client.write('DELETE', healthOverviewPath(id), undefined, { ...(await session.call()), ifMatch: checkIfMatch(ifMatch) });
+      const r = await session.client.write('DELETE', healthOverviewPath(id), undefined, {
+        ...(await session.call()),
+        ifMatch: checkIfMatch(ifMatch),
+      });
       if (!r.ok && r.status === 404) return false;
       bodyOf(r);
       return true;
@@ -175,7 +218,12 @@ export const resolvers: Resolvers = {
     async createServiceHealthIssue(_, { serviceHealthId, input }, ctx) {
       checkId(serviceHealthId, 'serviceHealthId');
       const session = enterpriseSession(ctx);
-      const r = await session.client.write('POST', issuesOfPath(serviceHealthId), toUpstreamIssue(input), await session.call());
+      const r = await session.client.write(
+        'POST',
+        issuesOfPath(serviceHealthId),
+        toUpstreamIssue(input),
+        await session.call(),
+      );
       return toServiceHealthIssue(bodyOf<RawServiceHealthIssue>(r));
     },
   },

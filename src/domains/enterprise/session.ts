@@ -1,7 +1,11 @@
 import DataLoader from 'dataloader';
 import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
-import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../upstreams/msgraph/types.js';
+import type {
+  RawServiceHealth,
+  RawServiceHealthIssue,
+  RawServiceUpdateMessage,
+} from '../../upstreams/msgraph/types.js';
 import {
   toServiceHealth,
   toServiceHealthIssue,
@@ -10,7 +14,14 @@ import {
   type ServiceHealthModel,
   type ServiceUpdateMessageModel,
 } from './model.js';
-import { expandedIssuesLink, healthOverviewPath, issuePath, messagePath, serviceHealthOptions, type ServiceHealthPlan } from './planner.js';
+import {
+  expandedIssuesLink,
+  healthOverviewPath,
+  issuePath,
+  messagePath,
+  serviceHealthOptions,
+  type ServiceHealthPlan,
+} from './planner.js';
 import { toQueryString } from './odata.js';
 
 /** One `healthOverview(id:)` occurrence: the id and what that occurrence selects. */
@@ -69,7 +80,9 @@ export class EnterpriseSession {
         const raw = body as RawServiceHealth;
         const plan = { ...k.plan, select };
         const link = expandedIssuesLink(raw.id, plan);
-        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) => this.client.relative(l));
+        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
+          this.client.relative(l),
+        );
       },
     }));
   }
@@ -102,7 +115,12 @@ export class EnterpriseSession {
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
   async call(): Promise<GraphCall> {
     this.authorization ??= this.client.authorization(this.ctx.caller.authorization, this.ctx.requestId);
-    return { authorization: await this.authorization, signal: this.ctx.signal, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
+    return {
+      authorization: await this.authorization,
+      signal: this.ctx.signal,
+      requestId: this.ctx.requestId,
+      tally: this.ctx.upstreamRequests,
+    };
   }
 
   /** A GET, sent once per request however many fields ask for the same path. */
@@ -142,11 +160,14 @@ export class EnterpriseSession {
       });
       return out;
     };
-    return new DataLoader(load, { cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}` });
+    return new DataLoader(load, {
+      cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
+    });
   }
 }
 
 /** The operation's enterprise session (a live batch puts its own in place: live/feed.ts). */
 export const ENTERPRISE_SESSION = new OperationKey<EnterpriseSession>('enterprise session');
 
-export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession => perOperation(ctx, ENTERPRISE_SESSION, (c) => new EnterpriseSession(c));
+export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession =>
+  perOperation(ctx, ENTERPRISE_SESSION, (c) => new EnterpriseSession(c));

@@ -1,5 +1,10 @@
 import { badInput } from '../../errors/codes.js';
-import type { OpenPropertyInput, ServiceHealthInput, ServiceHealthIssueInput, ServiceHealthPatch } from '../../generated/types.js';
+import type {
+  OpenPropertyInput,
+  ServiceHealthInput,
+  ServiceHealthIssueInput,
+  ServiceHealthPatch,
+} from '../../generated/types.js';
 import { toUpstreamName, UNKNOWN } from './enums.js';
 
 /**
@@ -13,7 +18,10 @@ const ETAG = /^(\*|(W\/)?"[^"]*")$/;
 export function checkIfMatch(ifMatch: string | null | undefined): string | undefined {
   if (ifMatch === null || ifMatch === undefined) return undefined;
   if (!ETAG.test(ifMatch.trim())) {
-    throw badInput(`ifMatch: ${JSON.stringify(ifMatch)} is not an entity tag; pass the etag field as read (e.g. W/"abc"), or "*".`, 'ifMatch');
+    throw badInput(
+      `ifMatch: ${JSON.stringify(ifMatch)} is not an entity tag; pass the etag field as read (e.g. W/"abc"), or "*".`,
+      'ifMatch',
+    );
   }
   return ifMatch.trim();
 }
@@ -30,14 +38,19 @@ const DOTS = /^\.{1,2}$/;
  */
 export function checkId(id: string, argument = 'id', example = 'a service id such as "Exchange"'): string {
   if (!id.trim()) throw badInput(`${argument}: the id is empty; pass ${example}.`, argument);
-  if (!ID.test(id) || DOTS.test(id)) throw badInput(`${argument}: ${JSON.stringify(id.slice(0, 140))} is not an id; pass ${example} (1 to 128 characters, not . or .., without / \\ ? # or %).`, argument);
+  if (!ID.test(id) || DOTS.test(id))
+    throw badInput(
+      `${argument}: ${JSON.stringify(id.slice(0, 140))} is not an id; pass ${example} (1 to 128 characters, not . or .., without / \\ ? # or %).`,
+      argument,
+    );
   return id;
 }
 
 /** An enum member the upstream accepts; UNKNOWN_FUTURE_VALUE is only ever an answer. */
 function member(value: string | null | undefined, argument: string): string | undefined {
   if (value === null || value === undefined) return undefined;
-  if (value === UNKNOWN) throw badInput(`${argument}: ${UNKNOWN} can only be read, not written; pick a concrete value.`, argument);
+  if (value === UNKNOWN)
+    throw badInput(`${argument}: ${UNKNOWN} can only be read, not written; pick a concrete value.`, argument);
   return value === 'HTML' ? 'html' : value === 'TEXT' ? 'text' : toUpstreamName(value);
 }
 
@@ -48,18 +61,28 @@ export function toUpstreamProperties(properties: readonly OpenPropertyInput[]): 
   const out: Record<string, string | null> = {};
   for (const { name, value } of properties) {
     if (!/^[A-Za-z_]\w{0,127}$/.test(name) || RESERVED.has(name)) {
-      throw badInput(`input.properties: ${JSON.stringify(name)} is not a property name you can set; use letters, digits and _ and not ${[...RESERVED].join(', ')}.`, 'input');
+      throw badInput(
+        `input.properties: ${JSON.stringify(name)} is not a property name you can set; use letters, digits and _ and not ${[...RESERVED].join(', ')}.`,
+        'input',
+      );
     }
-    if (name in out) throw badInput(`input.properties: ${JSON.stringify(name)} is given twice; set each property once.`, 'input');
+    if (name in out)
+      throw badInput(`input.properties: ${JSON.stringify(name)} is given twice; set each property once.`, 'input');
     out[name] = value ?? null;
   }
-  if (!Object.keys(out).length) throw badInput('input.properties is empty; give at least one property to set.', 'input');
+  if (!Object.keys(out).length)
+    throw badInput('input.properties is empty; give at least one property to set.', 'input');
   return out;
 }
 
 export function toUpstreamServiceHealth(input: ServiceHealthInput): Record<string, unknown> {
-  if (!ID.test(input.id) || DOTS.test(input.id)) throw badInput(`input.id: ${JSON.stringify(input.id)} must be 1 to 128 characters, not . or .., without / \\ ? # or %.`, 'input');
-  if (!input.service.trim()) throw badInput('input.service is empty; give the service name, e.g. "Exchange Online".', 'input');
+  if (!ID.test(input.id) || DOTS.test(input.id))
+    throw badInput(
+      `input.id: ${JSON.stringify(input.id)} must be 1 to 128 characters, not . or .., without / \\ ? # or %.`,
+      'input',
+    );
+  if (!input.service.trim())
+    throw badInput('input.service is empty; give the service name, e.g. "Exchange Online".', 'input');
   const status = member(input.status, 'input.status');
   return { id: input.id, service: input.service, ...(status ? { status } : {}) };
 }
@@ -67,7 +90,8 @@ export function toUpstreamServiceHealth(input: ServiceHealthInput): Record<strin
 export function toUpstreamServiceHealthPatch(input: ServiceHealthPatch): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (input.service !== undefined && input.service !== null) {
-    if (!input.service.trim()) throw badInput('input.service is empty; give the service name or leave it out.', 'input');
+    if (!input.service.trim())
+      throw badInput('input.service is empty; give the service name or leave it out.', 'input');
     out.service = input.service;
   }
   const status = member(input.status, 'input.status');
@@ -79,7 +103,14 @@ export function toUpstreamServiceHealthPatch(input: ServiceHealthPatch): Record<
 export function toUpstreamIssue(input: ServiceHealthIssueInput): Record<string, unknown> {
   if (!input.title.trim()) throw badInput('input.title is empty; every issue needs a title.', 'input');
   const out: Record<string, unknown> = { title: input.title };
-  for (const key of ['impactDescription', 'feature', 'featureGroup', 'isResolved', 'startDateTime', 'endDateTime'] as const) {
+  for (const key of [
+    'impactDescription',
+    'feature',
+    'featureGroup',
+    'isResolved',
+    'startDateTime',
+    'endDateTime',
+  ] as const) {
     if (input[key] !== undefined && input[key] !== null) out[key] = input[key];
   }
   for (const key of ['classification', 'origin', 'status'] as const) {
@@ -91,7 +122,10 @@ export function toUpstreamIssue(input: ServiceHealthIssueInput): Record<string, 
     out.posts = input.posts.map((p, i) => ({
       createdDateTime: p.createdDateTime ?? new Date().toISOString(),
       postType: member(p.postType ?? 'REGULAR', `input.posts[${i}].postType`),
-      description: { contentType: member(p.description.contentType ?? 'HTML', `input.posts[${i}].description.contentType`), content: p.description.content },
+      description: {
+        contentType: member(p.description.contentType ?? 'HTML', `input.posts[${i}].description.contentType`),
+        content: p.description.content,
+      },
     }));
   }
   return out;

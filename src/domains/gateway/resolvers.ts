@@ -8,7 +8,11 @@ export const gatewayResolvers: Resolvers = {
   Query: {
     // Every domain's upstreams, served here or not: in a split deployment this one instance answers for the graph.
     upstreams: (_root, _args, ctx) =>
-      ctx.services.upstreams.map((u) => ({ id: u.id, mode: u.mode === 'live' ? 'LIVE' : 'SANDBOX', baseUrl: u.baseUrl })),
+      ctx.services.upstreams.map((u) => ({
+        id: u.id,
+        mode: u.mode === 'live' ? 'LIVE' : 'SANDBOX',
+        baseUrl: u.baseUrl,
+      })),
   },
   Subscription: {
     serverTime: {
@@ -18,7 +22,8 @@ export const gatewayResolvers: Resolvers = {
         if (!Number.isInteger(interval) || interval < 10 || interval > 60_000) {
           throw badInput(`intervalMs must be 10..60000 milliseconds, got ${interval}`, 'intervalMs');
         }
-        if (!Number.isInteger(times) || times < 1 || times > 10_000) throw badInput(`count must be 1..10000, got ${times}`, 'count');
+        if (!Number.isInteger(times) || times < 1 || times > 10_000)
+          throw badInput(`count must be 1..10000, got ${times}`, 'count');
         return eventStream<{ serverTime: string }>((sink) => {
           let sent = 0;
           const timer = setInterval(() => {

@@ -2,7 +2,10 @@ import { GraphQLScalarType, Kind } from 'graphql';
 import { badInput } from '../../errors/codes.js';
 
 function parse(value: unknown): string {
-  const ok = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  const ok =
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+    new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
   if (!ok) throw badInput(`Date must be a calendar day YYYY-MM-DD such as 2024-05-01, got ${JSON.stringify(value)}`);
   return value as string;
 }

@@ -5,7 +5,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})
 
 function parse(value: unknown): string {
   if (typeof value !== 'string' || !ISO.test(value) || Number.isNaN(Date.parse(value))) {
-    throw badInput(`DateTime must be ISO-8601 with an offset such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}`);
+    throw badInput(
+      `DateTime must be ISO-8601 with an offset such as 2024-05-01T12:00:00Z, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }

@@ -43,7 +43,11 @@ interface Subject {
 const SEARCH_ITEM = new Set<string>(SEARCH_ITEM_FIELDS);
 const SEASON_EPISODE = new Set<string>(SEASON_EPISODE_FIELDS);
 const SERIES_REF = new Set(['imdbId']);
-const KNOWN_TAGS = new Map<ReadonlySet<string>, string>([[SEARCH_ITEM, 'item'], [SEASON_EPISODE, 'episode'], [SERIES_REF, 'ref']]);
+const KNOWN_TAGS = new Map<ReadonlySet<string>, string>([
+  [SEARCH_ITEM, 'item'],
+  [SEASON_EPISODE, 'episode'],
+  [SERIES_REF, 'ref'],
+]);
 /** Stands for a field without a selection set in {@link Estimate.walked}. */
 const NO_SELECTION: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [] };
 
@@ -72,11 +76,14 @@ class Estimate {
         this.lookup(getArgumentValues(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
       } else if (field.name.value === '_entities' && def) {
         // Subgraph entity references: each Title representation is a lookup by id, like `title(imdbId:)`.
-        const { representations } = getArgumentValues(def, field, this.info.variableValues) as { representations?: unknown[] };
+        const { representations } = getArgumentValues(def, field, this.info.variableValues) as {
+          representations?: unknown[];
+        };
         for (const r of representations ?? []) {
           const ref = (r ?? {}) as Record<string, unknown>;
           // Only the fields selected on Title count: fields() keeps fragments that apply to it.
-          if (ref.__typename === servedTypeName(this.info.schema, 'Title')) this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
+          if (ref.__typename === servedTypeName(this.info.schema, 'Title'))
+            this.lookup({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) }, field.selectionSet);
         }
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
@@ -87,11 +94,20 @@ class Estimate {
         }
         const answer = this.request(q);
         if (answer && answer.kind !== 'search') continue;
-        for (const items of this.fields(field.selectionSet, 'TitleSearchPage').filter((f) => f.name.value === 'items')) {
+        for (const items of this.fields(field.selectionSet, 'TitleSearchPage').filter(
+          (f) => f.name.value === 'items',
+        )) {
           if (answer?.kind === 'search') {
-            for (const item of answer.search.Search) this.title(items.selectionSet, { id: item.imdbID, sym: item.imdbID, known: SEARCH_ITEM, type: item.Type?.toUpperCase() });
+            for (const item of answer.search.Search)
+              this.title(items.selectionSet, {
+                id: item.imdbID,
+                sym: item.imdbID,
+                known: SEARCH_ITEM,
+                type: item.Type?.toUpperCase(),
+              });
           } else {
-            for (let i = 0; i < SEARCH_PAGE_SIZE; i++) this.title(items.selectionSet, { sym: `${omdbQueryKey(q)}#${i}`, known: SEARCH_ITEM });
+            for (let i = 0; i < SEARCH_PAGE_SIZE; i++)
+              this.title(items.selectionSet, { sym: `${omdbQueryKey(q)}#${i}`, known: SEARCH_ITEM });
           }
         }
       }
@@ -136,13 +152,19 @@ class Estimate {
           if (type && type !== 'EPISODE') break;
           // The resolver answers a reference that knows only the id: anything more is a lookup by id.
           const seriesId = record?.seriesId ?? subject.seriesId ?? undefined;
-          this.title(field.selectionSet, { id: seriesId, sym: seriesId ?? `series of ${subject.seriesSym ?? subject.sym}`, known: SERIES_REF });
+          this.title(field.selectionSet, {
+            id: seriesId,
+            sym: seriesId ?? `series of ${subject.seriesSym ?? subject.sym}`,
+            known: SERIES_REF,
+          });
           break;
         }
         case 'seasons': {
           if (type && type !== 'SERIES') break;
           const count = record?.totalSeasons ?? UNSEEN_SERIES_SEASONS;
-          for (const episodes of this.fields(field.selectionSet, 'TitleSeason').filter((f) => f.name.value === 'episodes')) {
+          for (const episodes of this.fields(field.selectionSet, 'TitleSeason').filter(
+            (f) => f.name.value === 'episodes',
+          )) {
             for (let n = 1; n <= count; n++) this.season(subject, n, episodes.selectionSet);
           }
           break;
@@ -150,7 +172,10 @@ class Estimate {
         case 'episodes': {
           if (type && type !== 'SERIES') break;
           const def = this.info.schema.getType(servedTypeName(this.info.schema, 'Title'));
-          const args = def && 'getFields' in def ? getArgumentValues((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues) : {};
+          const args =
+            def && 'getFields' in def
+              ? getArgumentValues((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues)
+              : {};
           const n = Number(args.season);
           if (n >= 1) this.season(subject, n, field.selectionSet);
           break;
@@ -164,14 +189,27 @@ class Estimate {
       const answer = this.request({ kind: 'season', imdbId: series.id, season: n });
       if (answer?.kind === 'season') {
         for (const e of toSeasonEpisodes(answer.season, series.id)) {
-          this.title(set, { id: e.imdbId, sym: e.imdbId, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id, seriesSym: series.sym });
+          this.title(set, {
+            id: e.imdbId,
+            sym: e.imdbId,
+            known: SEASON_EPISODE,
+            type: 'EPISODE',
+            seriesId: series.id,
+            seriesSym: series.sym,
+          });
         }
         return;
       }
       if (answer) return;
     } else this.requests.add(`season ${n} of ${series.sym}`);
     for (let i = 0; i < UNSEEN_SEASON_EPISODES; i++) {
-      this.title(set, { sym: `${series.sym}/${n}#${i}`, known: SEASON_EPISODE, type: 'EPISODE', seriesId: series.id, seriesSym: series.sym });
+      this.title(set, {
+        sym: `${series.sym}/${n}#${i}`,
+        known: SEASON_EPISODE,
+        type: 'EPISODE',
+        seriesId: series.id,
+        seriesSym: series.sym,
+      });
     }
   }
 
@@ -194,7 +232,15 @@ class Estimate {
     if (!set) return [];
     const holder = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: typeName }, selectionSet: set } as FieldNode;
     return selectedFields([holder], typeName, this.info).map(({ nodes }) =>
-      nodes.length === 1 ? nodes[0] : { ...nodes[0], selectionSet: { kind: Kind.SELECTION_SET, selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []) } },
+      nodes.length === 1
+        ? nodes[0]
+        : {
+            ...nodes[0],
+            selectionSet: {
+              kind: Kind.SELECTION_SET,
+              selections: nodes.flatMap((n) => n.selectionSet?.selections ?? []),
+            },
+          },
     );
   }
 }

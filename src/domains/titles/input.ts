@@ -27,7 +27,10 @@ export interface SearchArgs {
 function year(value: number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (value < YEARS.min || value > YEARS.max) {
-    throw badInput(`year ${value} is outside ${YEARS.min}..${YEARS.max}: give a release year such as 1978, or leave year out.`, 'year');
+    throw badInput(
+      `year ${value} is outside ${YEARS.min}..${YEARS.max}: give a release year such as 1978, or leave year out.`,
+      'year',
+    );
   }
   return value;
 }
@@ -35,7 +38,10 @@ function year(value: number | null | undefined): number | undefined {
 function type(value: TitleType | null | undefined) {
   if (value === null || value === undefined) return undefined;
   if (value === 'UNKNOWN_FUTURE_VALUE') {
-    throw badInput('type UNKNOWN_FUTURE_VALUE only describes answers: ask for MOVIE, SERIES, EPISODE or GAME, or leave type out.', 'type');
+    throw badInput(
+      'type UNKNOWN_FUTURE_VALUE only describes answers: ask for MOVIE, SERIES, EPISODE or GAME, or leave type out.',
+      'type',
+    );
   }
   return toOmdbType(value);
 }
@@ -46,16 +52,26 @@ export function titleQuery(args: TitleArgs): Extract<OmdbQuery, { kind: 'byId' |
   const hasId = args.imdbId !== null && args.imdbId !== undefined;
   const hasTitle = args.title !== null && args.title !== undefined;
   if (hasId && hasTitle) {
-    throw badInput(`Give either imdbId or title, not both (got imdbId ${JSON.stringify(args.imdbId)} and title ${JSON.stringify(args.title)}).`, 'imdbId');
+    throw badInput(
+      `Give either imdbId or title, not both (got imdbId ${JSON.stringify(args.imdbId)} and title ${JSON.stringify(args.title)}).`,
+      'imdbId',
+    );
   }
-  if (!hasId && !hasTitle) throw badInput('Give imdbId (e.g. "tt0078346") or title (e.g. "Superman") to look a title up.', 'imdbId');
+  if (!hasId && !hasTitle)
+    throw badInput('Give imdbId (e.g. "tt0078346") or title (e.g. "Superman") to look a title up.', 'imdbId');
   if (hasId) {
     const id = args.imdbId!.trim();
     if (!IMDB_ID.test(id)) {
-      throw badInput(`imdbId ${JSON.stringify(args.imdbId)} is not an IMDb title ID: use "tt" followed by 7 or 8 digits, e.g. "tt0078346".`, 'imdbId');
+      throw badInput(
+        `imdbId ${JSON.stringify(args.imdbId)} is not an IMDb title ID: use "tt" followed by 7 or 8 digits, e.g. "tt0078346".`,
+        'imdbId',
+      );
     }
     if (args.year != null || args.type != null) {
-      throw badInput(`year and type narrow a lookup by title; imdbId ${JSON.stringify(id)} names one title already, so leave them out.`, args.year != null ? 'year' : 'type');
+      throw badInput(
+        `year and type narrow a lookup by title; imdbId ${JSON.stringify(id)} names one title already, so leave them out.`,
+        args.year != null ? 'year' : 'type',
+      );
     }
     return { kind: 'byId', imdbId: id.toLowerCase(), plot };
   }
@@ -65,10 +81,14 @@ export function titleQuery(args: TitleArgs): Extract<OmdbQuery, { kind: 'byId' |
 
 /** `searchTitles(...)`. */
 export function searchQuery(args: SearchArgs): Extract<OmdbQuery, { kind: 'search' }> {
-  if (!args.query.trim()) throw badInput('query is empty: give words of the title to search for, e.g. "batman".', 'query');
+  if (!args.query.trim())
+    throw badInput('query is empty: give words of the title to search for, e.g. "batman".', 'query');
   const page = args.page ?? 1;
   if (!Number.isInteger(page) || page < PAGES.min || page > PAGES.max) {
-    throw badInput(`page ${page} is outside ${PAGES.min}..${PAGES.max}: OMDb serves at most ${PAGES.max} pages of 10 results.`, 'page');
+    throw badInput(
+      `page ${page} is outside ${PAGES.min}..${PAGES.max}: OMDb serves at most ${PAGES.max} pages of 10 results.`,
+      'page',
+    );
   }
   return { kind: 'search', query: args.query, year: year(args.year), type: type(args.type), page };
 }

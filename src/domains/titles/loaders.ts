@@ -23,7 +23,11 @@ function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, stri
     return new DataLoader<OmdbQuery, OmdbAnswer, string>(
       (queries) =>
         Promise.all(
-          queries.map((q) => (client.peek(q) ? undefined : takeOmdbRequest(c)) ?? client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+          queries.map(
+            (q) =>
+              (client.peek(q) ? undefined : takeOmdbRequest(c)) ??
+              client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+          ),
         ),
       { cacheKeyFn: omdbQueryKey },
     );
@@ -42,7 +46,10 @@ export function recordOf(json: OmdbTitleJson): TitleRecord {
 }
 
 /** A title by ID or name; null when OMDb knows none. */
-export async function lookupTitle(ctx: GatewayContext, query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>): Promise<TitleRecord | null> {
+export async function lookupTitle(
+  ctx: GatewayContext,
+  query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>,
+): Promise<TitleRecord | null> {
   const answer = await omdbLoader(ctx).load(query);
   return answer.kind === 'title' ? recordOf(answer.title) : null;
 }
@@ -51,7 +58,11 @@ export async function lookupTitle(ctx: GatewayContext, query: Extract<OmdbQuery,
 export async function titleDetails(ctx: GatewayContext, ref: TitleRef): Promise<TitleRecord> {
   const record = await lookupTitle(ctx, { kind: 'byId', imdbId: ref.imdbId, plot: 'short' });
   if (!record) {
-    throw new GatewayError(ErrorCode.NotFound, `OMDb has no details for ${ref.imdbId}, though it listed it; ask again later.`, { upstream: 'omdb' });
+    throw new GatewayError(
+      ErrorCode.NotFound,
+      `OMDb has no details for ${ref.imdbId}, though it listed it; ask again later.`,
+      { upstream: 'omdb' },
+    );
   }
   return record;
 }
@@ -63,10 +74,16 @@ export interface SearchPage {
 }
 
 /** One search page; no match is an empty page, a query OMDb finds too broad is the caller's to lengthen. */
-export async function searchPage(ctx: GatewayContext, query: Extract<OmdbQuery, { kind: 'search' }>): Promise<SearchPage> {
+export async function searchPage(
+  ctx: GatewayContext,
+  query: Extract<OmdbQuery, { kind: 'search' }>,
+): Promise<SearchPage> {
   const answer = await omdbLoader(ctx).load(query);
   if (answer.kind === 'tooManyResults') {
-    throw badInput(`OMDb finds too many titles for ${JSON.stringify(query.query.trim())}: search with a longer, more specific query.`, 'query');
+    throw badInput(
+      `OMDb finds too many titles for ${JSON.stringify(query.query.trim())}: search with a longer, more specific query.`,
+      'query',
+    );
   }
   if (answer.kind !== 'search') return { totalResults: 0, page: query.page, items: [] };
   const total = Number(answer.search.totalResults);

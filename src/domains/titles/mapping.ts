@@ -15,7 +15,12 @@ export function text(value: string | undefined | null): string | null {
 /** "Action, Adventure, Sci-Fi" → ["Action", "Adventure", "Sci-Fi"]; "N/A" → []. */
 export function list(value: string | undefined): string[] {
   const v = text(value);
-  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 /** "191,580" → 191580, "82" → 82; null for "N/A" or anything that is not a whole number. */
@@ -78,7 +83,8 @@ export function ratings(json: Pick<OmdbTitleJson, 'Ratings' | 'imdbRating'>): Ti
     .map((r) => ({ source: r.Source.trim(), value: r.Value.trim() }));
   const imdb = out.findIndex((r) => r.source === IMDB_SOURCE);
   if (imdb > 0) out.unshift(...out.splice(imdb, 1));
-  else if (imdb === -1 && decimal(json.imdbRating) !== null) out.unshift({ source: IMDB_SOURCE, value: `${text(json.imdbRating)}/10` });
+  else if (imdb === -1 && decimal(json.imdbRating) !== null)
+    out.unshift({ source: IMDB_SOURCE, value: `${text(json.imdbRating)}/10` });
   return out;
 }
 
@@ -135,12 +141,27 @@ export const SEARCH_ITEM_FIELDS = ['imdbId', 'title', 'year', 'type', 'posterUrl
 export function toSearchItem(json: OmdbSearchItemJson): TitleRef {
   return {
     imdbId: json.imdbID,
-    known: { imdbId: json.imdbID, title: json.Title, year: text(json.Year), type: toTitleType(json.Type), posterUrl: text(json.Poster) },
+    known: {
+      imdbId: json.imdbID,
+      title: json.Title,
+      year: text(json.Year),
+      type: toTitleType(json.Type),
+      posterUrl: text(json.Poster),
+    },
   };
 }
 
 /** The fields an episode of a season list carries. */
-export const SEASON_EPISODE_FIELDS = ['imdbId', 'title', 'type', 'released', 'imdbRating', 'season', 'episode', 'seriesId'] as const;
+export const SEASON_EPISODE_FIELDS = [
+  'imdbId',
+  'title',
+  'type',
+  'released',
+  'imdbRating',
+  'season',
+  'episode',
+  'seriesId',
+] as const;
 
 /** The episodes of a season list. */
 export function toSeasonEpisodes(json: OmdbSeasonJson, seriesId: string): TitleRef[] {

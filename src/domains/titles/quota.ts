@@ -34,7 +34,11 @@ export function useTitlesQuota(options: { schema: GraphQLSchema }): DomainRule {
       // What the budget admitted is all the loader may send.
       if (needed !== undefined) allowOmdbRequests(op.context, needed);
       if (needed === 0) return undefined;
-      const decided = decideOmdbQuota(op.context, operationShape(schema, op.document, op.operation, op.variables), needed);
+      const decided = decideOmdbQuota(
+        op.context,
+        operationShape(schema, op.document, op.operation, op.variables),
+        needed,
+      );
       return decided?.then(() => undefined);
     },
   };
@@ -53,7 +57,11 @@ const DECISION = new OperationKey<Decision>('the OMDb quota decision of this ope
  * context and reported by each OMDb field ({@link refuseIfOverQuota}), so the operation's other domains still answer.
  * Returns a promise only when the operation needs OMDb requests at all.
  */
-export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, needed: number | undefined): Promise<void> | undefined {
+export function decideOmdbQuota(
+  ctx: GatewayContext,
+  shape: OperationShape,
+  needed: number | undefined,
+): Promise<void> | undefined {
   const client = ctx.services.clients.omdb;
   const info = shape as unknown as GraphQLResolveInfo;
   const estimate = needed ?? estimateOmdbRequests(info, client);
@@ -65,16 +73,23 @@ export function decideOmdbQuota(ctx: GatewayContext, shape: OperationShape, need
 /** Throws UPSTREAM_QUOTA_EXHAUSTED in an OMDb field of an operation refused before execution. */
 export function refuseIfOverQuota(ctx: GatewayContext): void {
   const decision = operationValue(ctx, DECISION);
-  if (decision?.refused) throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
+  if (decision?.refused)
+    throw ctx.services.clients.omdb.quotaExhausted(decision.remaining, decision.refused, 'this operation');
 }
 
-async function decide(ctx: GatewayContext, info: GraphQLResolveInfo, client: OmdbClient, estimate: number): Promise<Decision> {
+async function decide(
+  ctx: GatewayContext,
+  info: GraphQLResolveInfo,
+  client: OmdbClient,
+  estimate: number,
+): Promise<Decision> {
   let needed = estimate;
   // Enough for the estimate is all the decision needs: with Redis, a slice this replica holds answers it locally.
   const remaining = await client.quota.remaining(needed);
   // That walk saw only this replica's cache: before refusing, count what other replicas cached too.
   if (needed > remaining && client.cache?.shared) needed = await estimateWithSharedCache(info, client);
   const refused = needed > remaining ? needed : 0;
-  if (refused) ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
+  if (refused)
+    ctx.log.warn({ upstream: 'omdb', needed, remaining }, 'operation refused: it could cross the OMDb daily quota');
   return { refused, remaining };
 }

@@ -29,11 +29,17 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 export const titleResolvers: Resolvers = {
   Query: {
     async title(_root, args, ctx) {
-      const record = await lookupTitle(ctx, admit(ctx, () => titleQuery(args)));
+      const record = await lookupTitle(
+        ctx,
+        admit(ctx, () => titleQuery(args)),
+      );
       return record && asRef(record);
     },
     async searchTitles(_root, args, ctx) {
-      return searchPage(ctx, admit(ctx, () => searchQuery(args)));
+      return searchPage(
+        ctx,
+        admit(ctx, () => searchQuery(args)),
+      );
     },
   },
   TitleSearchPage: {
@@ -44,7 +50,10 @@ export const titleResolvers: Resolvers = {
     // An entity reference is looked up like `title(imdbId:)`: one request per distinct id, cached, inside the quota
     // guard; an id OMDb does not know is null.
     async __resolveReference(ref, ctx) {
-      const record = await lookupTitle(ctx, admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })));
+      const record = await lookupTitle(
+        ctx,
+        admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })),
+      );
       return record && asRef(record);
     },
     imdbId: (ref) => ref.imdbId,

@@ -23,5 +23,9 @@ export function createApiKeyCheck(keys: readonly string[]): ApiKeyCheck | undefi
 
 /** UNAUTHENTICATED (HTTP 401) for a missing or unknown key; the key itself is never repeated. */
 export function apiKeyRefusal(): GatewayError {
-  return new GatewayError(ErrorCode.Unauthenticated, 'Missing or unknown API key: send one of the gateway keys in the x-api-key header.', { http: { status: 401 } });
+  return new GatewayError(
+    ErrorCode.Unauthenticated,
+    'Missing or unknown API key: send one of the gateway keys in the x-api-key header.',
+    { http: { status: 401 } },
+  );
 }

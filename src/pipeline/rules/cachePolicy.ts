@@ -79,7 +79,8 @@ export class CachePolicies {
         if (selection.kind === Kind.FIELD) {
           const name = selection.name.value;
           if (name === '__typename') continue;
-          const field: GraphQLField<unknown, unknown> | undefined = 'getFields' in parent ? parent.getFields()[name] : undefined;
+          const field: GraphQLField<unknown, unknown> | undefined =
+            'getFields' in parent ? parent.getFields()[name] : undefined;
           if (!field) {
             maxAge = 0; // introspection (__schema, __type) is not cached
             continue;
@@ -108,7 +109,11 @@ export class CachePolicies {
   }
 
   /** The type a fragment narrows to; an entity type's own hint applies there (how `_entities` gets its policy). */
-  private condition(name: string | undefined, parent: GraphQLCompositeType, apply: (hint: Hint | undefined) => void): GraphQLCompositeType {
+  private condition(
+    name: string | undefined,
+    parent: GraphQLCompositeType,
+    apply: (hint: Hint | undefined) => void,
+  ): GraphQLCompositeType {
     const type = name ? this.schema.getType(name) : undefined;
     if (!type || !isCompositeType(type) || type === parent) return parent;
     apply(typeHint(type));

@@ -40,15 +40,24 @@ class CostAccount {
 
   get actual(): number {
     // A subscription's events are pushed, not asked for: it costs its start and the requests it makes.
-    return (this.subscription ? this.plan.structure : this.answered) + UPSTREAM_REQUEST_COST * this.tally.total + this.tally.work;
+    return (
+      (this.subscription ? this.plan.structure : this.answered) +
+      UPSTREAM_REQUEST_COST * this.tally.total +
+      this.tally.work
+    );
   }
 
   extension(): CostExtension {
-    return { estimated: this.estimated, actual: this.actual, upstreamRequestsEstimated: this.requestsEstimated, upstreamRequests: this.tally.total };
+    return {
+      estimated: this.estimated,
+      actual: this.actual,
+      upstreamRequestsEstimated: this.requestsEstimated,
+      upstreamRequests: this.tally.total,
+    };
   }
 }
 
-const ACCOUNT = new OperationKey<CostAccount>('the operation\'s cost');
+const ACCOUNT = new OperationKey<CostAccount>("the operation's cost");
 
 /** The operation's cost so far (undefined before admission). */
 export function operationCost(op: Operation): CostExtension | undefined {
@@ -64,7 +73,11 @@ export function operationCost(op: Operation): CostExtension | undefined {
  * subscription pays for each upstream request beyond its estimate as it sends it. Metrics and the operation log
  * line carry the figures.
  */
-export function useDemandControl(options: { schema: GraphQLSchema; services: GatewayServices; budgets?: ClientBudgets }): PipelineRule {
+export function useDemandControl(options: {
+  schema: GraphQLSchema;
+  services: GatewayServices;
+  budgets?: ClientBudgets;
+}): PipelineRule {
   const { schema, services, budgets } = options;
   const config: DemandControlConfig = services.config.demandControl;
   const model = new CostModel(schema);
@@ -120,7 +133,12 @@ export function useDemandControl(options: { schema: GraphQLSchema; services: Gat
       let account = operationValue(op.context, ACCOUNT);
       // An answer the response cache found at admission (the rules after it did not run): no upstream request.
       if (!account && op.answer && op.document && op.operation) {
-        account = new CostAccount(model.plan(operationShape(schema, op.document, op.operation, op.variables)), 0, op.context.upstreamRequests, false);
+        account = new CostAccount(
+          model.plan(operationShape(schema, op.document, op.operation, op.variables)),
+          0,
+          op.context.upstreamRequests,
+          false,
+        );
         setOperationValue(op.context, ACCOUNT, account);
       }
       if (!account) return undefined;
@@ -143,8 +161,10 @@ export function useDemandControl(options: { schema: GraphQLSchema; services: Gat
 
 /** An estimate past a whole budget can never fit: refused as too costly rather than told to wait. */
 function overWholeBudget(estimated: number, config: DemandControlConfig): { limit: string; max: number } | undefined {
-  if (config.clientCostPerMinute > 0 && estimated > config.clientCostPerMinute) return { limit: 'CLIENT_COST_PER_MINUTE', max: config.clientCostPerMinute };
-  if (config.clientCostPerDay > 0 && estimated > config.clientCostPerDay) return { limit: 'CLIENT_COST_PER_DAY', max: config.clientCostPerDay };
+  if (config.clientCostPerMinute > 0 && estimated > config.clientCostPerMinute)
+    return { limit: 'CLIENT_COST_PER_MINUTE', max: config.clientCostPerMinute };
+  if (config.clientCostPerDay > 0 && estimated > config.clientCostPerDay)
+    return { limit: 'CLIENT_COST_PER_DAY', max: config.clientCostPerDay };
   return undefined;
 }
 
@@ -158,8 +178,13 @@ function chargeAsItGoes(account: CostAccount, budgets: ClientBudgets, client: st
 }
 
 /** The objects one answer (a whole result, the initial part, or a later part's entries) brings. */
-function countAnswer(model: CostModel, plan: CostPlan, result: ExecutionResult | FormattedExecutionResult | IncrementalPayload): number {
+function countAnswer(
+  model: CostModel,
+  plan: CostPlan,
+  result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
+): number {
   let n = model.countAnswered(plan, result.data);
-  for (const entry of (result as IncrementalPayload).incremental ?? []) n += model.countAt(plan, entry.path, entry.data ?? entry.items);
+  for (const entry of (result as IncrementalPayload).incremental ?? [])
+    n += model.countAt(plan, entry.path, entry.data ?? entry.items);
   return n;
 }

@@ -9,7 +9,11 @@ import type { PipelineRule } from '../operation.js';
  * alias, directive, cost and field limits as validation rules (run where the document is validated: the pipeline's
  * document cache, or Apollo's for HTTP).
  */
-export function useDocumentLimits({ limits }: { limits: OperationLimits }): PipelineRule & { validationRules: ValidationRule[] } {
+export function useDocumentLimits({
+  limits,
+}: {
+  limits: OperationLimits;
+}): PipelineRule & { validationRules: ValidationRule[] } {
   return {
     name: 'documentLimits',
     validationRules: limitRules(limits),
@@ -33,7 +37,8 @@ export const MAX_DOCUMENT_NESTING = 256;
 export function checkDocumentSize(query: unknown, limits: OperationLimits): GraphQLError | undefined {
   if (typeof query !== 'string') return undefined;
   let error: GraphQLError | undefined;
-  if (query.length > limits.maxDocumentBytes) error = limitError('maxDocumentBytes', limits.maxDocumentBytes, query.length, 'Document size');
+  if (query.length > limits.maxDocumentBytes)
+    error = limitError('maxDocumentBytes', limits.maxDocumentBytes, query.length, 'Document size');
   else if (documentNesting(query, MAX_DOCUMENT_NESTING) > MAX_DOCUMENT_NESTING) {
     error = new GraphQLError(
       `Document nests more than ${MAX_DOCUMENT_NESTING} levels of braces, brackets or parentheses: flatten the operation (JSON arguments may nest at most 32 levels).`,
@@ -59,7 +64,8 @@ export function documentNesting(text: string, stopAt: number): number {
         i += 2;
       } else {
         i++;
-        while (i < text.length && text.charCodeAt(i) !== 0x22 && text.charCodeAt(i) !== 0x0a) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+        while (i < text.length && text.charCodeAt(i) !== 0x22 && text.charCodeAt(i) !== 0x0a)
+          i += text.charCodeAt(i) === 0x5c ? 2 : 1;
       }
     } else if (c === 0x7b || c === 0x5b || c === 0x28) {
       if (++depth > deepest && (deepest = depth) > stopAt) return deepest;

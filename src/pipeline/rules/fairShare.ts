@@ -9,7 +9,6 @@ import { OperationKey, operationValue, setOperationValue } from '../../context/r
 import type { SharedHoldings } from '../../state/index.js';
 import type { ClientIdentity, PipelineRule } from '../operation.js';
 
-
 /** What one client holds: sockets, open subscriptions (every transport), concurrent chat streams. */
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
 
@@ -47,10 +46,29 @@ export interface Lease {
 /** The subscription fields that hold a chat provider's stream open (CLIENT_MAX_CHAT_STREAMS). */
 const CHAT_STREAM_FIELDS = new Set(['chatCompletionStream']);
 
-const CAPS: Record<ShareKind, { client: keyof FairShareLimits; clientName: string; total?: keyof FairShareLimits; totalName?: string; what: string }> = {
-  connection: { client: 'clientMaxConnections', clientName: 'CLIENT_MAX_CONNECTIONS', total: 'maxConnections', totalName: 'MAX_CONNECTIONS', what: 'connections' },
-  subscription: { client: 'clientMaxSubscriptions', clientName: 'CLIENT_MAX_SUBSCRIPTIONS', total: 'maxSubscriptions', totalName: 'MAX_SUBSCRIPTIONS', what: 'open subscriptions' },
-  chatStream: { client: 'clientMaxChatStreams', clientName: 'CLIENT_MAX_CHAT_STREAMS', what: 'concurrent chat streams' },
+const CAPS: Record<
+  ShareKind,
+  { client: keyof FairShareLimits; clientName: string; total?: keyof FairShareLimits; totalName?: string; what: string }
+> = {
+  connection: {
+    client: 'clientMaxConnections',
+    clientName: 'CLIENT_MAX_CONNECTIONS',
+    total: 'maxConnections',
+    totalName: 'MAX_CONNECTIONS',
+    what: 'connections',
+  },
+  subscription: {
+    client: 'clientMaxSubscriptions',
+    clientName: 'CLIENT_MAX_SUBSCRIPTIONS',
+    total: 'maxSubscriptions',
+    totalName: 'MAX_SUBSCRIPTIONS',
+    what: 'open subscriptions',
+  },
+  chatStream: {
+    client: 'clientMaxChatStreams',
+    clientName: 'CLIENT_MAX_CHAT_STREAMS',
+    what: 'concurrent chat streams',
+  },
 };
 
 /** A socket's connection shares: everyone's from the moment it connects, its client's from its first request. */
@@ -125,7 +143,11 @@ export class FairShare {
   }
 
   /** The local share `taken`, then the same kinds across the replicas (each a lease in shared state). */
-  private clustered(client: string, kinds: readonly ShareKind[], taken: Lease | GatewayError): Lease | GatewayError | Promise<Lease | GatewayError> {
+  private clustered(
+    client: string,
+    kinds: readonly ShareKind[],
+    taken: Lease | GatewayError,
+  ): Lease | GatewayError | Promise<Lease | GatewayError> {
     const cluster = this.options.cluster;
     if (!cluster || taken instanceof GatewayError) return taken;
     return (async () => {
@@ -158,7 +180,11 @@ export class FairShare {
    * The shares an admitted operation holds while it runs: a subscription takes one subscription, a chat stream also
    * one chat stream; queries and mutations take none (undefined).
    */
-  admitOperation(identity: ClientIdentity, document: DocumentNode, operation: OperationDefinitionNode): Lease | GatewayError | Promise<Lease | GatewayError> | undefined {
+  admitOperation(
+    identity: ClientIdentity,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+  ): Lease | GatewayError | Promise<Lease | GatewayError> | undefined {
     if (operation.operation !== 'subscription') return undefined;
     const chat = rootFieldNames(document, operation.selectionSet).some((name) => CHAT_STREAM_FIELDS.has(name));
     return this.acquire(this.clientOf(identity), chat ? ['subscription', 'chatStream'] : ['subscription']);
@@ -196,7 +222,12 @@ export class FairShare {
    * the socket counts against `client` is `share` ({@link ConnectionShare}); a request counted on its own holds its
    * share until `done` closes (its response; a WebSocket's socket).
    */
-  connectionRefusal(req: IncomingMessage, client: ClientIdentity, share: ConnectionShare, done: Closes): GatewayError | undefined | Promise<GatewayError | undefined> {
+  connectionRefusal(
+    req: IncomingMessage,
+    client: ClientIdentity,
+    share: ConnectionShare,
+    done: Closes,
+  ): GatewayError | undefined | Promise<GatewayError | undefined> {
     const state = this.sockets.get(req.socket);
     if (!state || state.refused) return state?.refused;
     if (share === 'none') return undefined;
@@ -239,8 +270,10 @@ export class FairShare {
     const held = this.held.get(client) ?? { connection: 0, subscription: 0, chatStream: 0 };
     for (const kind of kinds) {
       const cap = CAPS[kind];
-      if (scope !== 'client' && cap.total && this.totals[kind] >= this.limits[cap.total]) return this.refusal(kind, cap.totalName!, this.limits[cap.total], 'the gateway');
-      if (scope !== 'total' && held[kind] >= this.limits[cap.client]) return this.refusal(kind, cap.clientName, this.limits[cap.client], 'one client');
+      if (scope !== 'client' && cap.total && this.totals[kind] >= this.limits[cap.total])
+        return this.refusal(kind, cap.totalName!, this.limits[cap.total], 'the gateway');
+      if (scope !== 'total' && held[kind] >= this.limits[cap.client])
+        return this.refusal(kind, cap.clientName, this.limits[cap.client], 'one client');
     }
     for (const kind of kinds) {
       if (scope !== 'client') this.totals[kind]++;
@@ -276,11 +309,15 @@ function rootFieldNames(document: DocumentNode, selectionSet: SelectionSetNode, 
   const names: string[] = [];
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) names.push(selection.name.value);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) names.push(...rootFieldNames(document, selection.selectionSet, seen));
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      names.push(...rootFieldNames(document, selection.selectionSet, seen));
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) names.push(...rootFieldNames(document, fragment.selectionSet, seen));
+      const fragment = document.definitions.find(
+        (d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION)
+        names.push(...rootFieldNames(document, fragment.selectionSet, seen));
     }
   }
   return names;

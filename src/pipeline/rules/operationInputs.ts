@@ -1,4 +1,13 @@
-import { getVariableValues, GraphQLError, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import {
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
 import type { OperationLimits } from '../../config/limits.js';
 import { ErrorCode } from '../../errors/codes.js';
 import { incrementalArgumentsError } from '../../execution/deferStream.js';
@@ -24,7 +33,11 @@ export const MAX_VARIABLES_DEPTH = 64;
  *   `op.variables`, so every later rule reads what execution will see;
  * - `@stream(initialCount: $n)` is not negative (the literal case is a validation rule, execution/deferStream.ts).
  */
-export function useOperationInputs(options: { schema: GraphQLSchema; limits: Pick<OperationLimits, 'maxEntityRepresentations'>; maxVariablesBytes: number }): PipelineRule {
+export function useOperationInputs(options: {
+  schema: GraphQLSchema;
+  limits: Pick<OperationLimits, 'maxEntityRepresentations'>;
+  maxVariablesBytes: number;
+}): PipelineRule {
   const { schema, limits, maxVariablesBytes: maxBytes } = options;
   return {
     name: 'operationInputs',
@@ -48,7 +61,11 @@ export function useOperationInputs(options: { schema: GraphQLSchema; limits: Pic
  * turns it into 200 for a client that accepts only `application/json`, as for every request error). Coercion stops
  * at the first error: a list of 10,000 bad items costs one.
  */
-export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Record<string, unknown> | GraphQLError {
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): Record<string, unknown> | GraphQLError {
   const result = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
   if (!result.errors) return result.coerced;
   const first = result.errors[0];
@@ -61,7 +78,10 @@ export function coerceVariables(schema: GraphQLSchema, operation: OperationDefin
 }
 
 /** BAD_USER_INPUT when `variables` nest deeper than {@link MAX_VARIABLES_DEPTH} or exceed `maxBytes` as JSON (estimated). */
-export function variablesRefusal(variables: Record<string, unknown> | undefined, maxBytes: number): GraphQLError | undefined {
+export function variablesRefusal(
+  variables: Record<string, unknown> | undefined,
+  maxBytes: number,
+): GraphQLError | undefined {
   if (!variables) return undefined;
   const stack: Array<[unknown, number]> = [[variables, 1]];
   let bytes = 2;
@@ -71,7 +91,9 @@ export function variablesRefusal(variables: Record<string, unknown> | undefined,
     else if (typeof value !== 'object' || value === null) bytes += 6;
     else {
       if (depth > MAX_VARIABLES_DEPTH) {
-        return refusal(`Variables nest deeper than ${MAX_VARIABLES_DEPTH} levels of objects and arrays: flatten them (a JSON argument may nest at most 32).`);
+        return refusal(
+          `Variables nest deeper than ${MAX_VARIABLES_DEPTH} levels of objects and arrays: flatten them (a JSON argument may nest at most 32).`,
+        );
       }
       bytes += 2;
       if (Array.isArray(value)) for (const item of value) stack.push([item, depth + 1]);
@@ -82,13 +104,16 @@ export function variablesRefusal(variables: Record<string, unknown> | undefined,
         }
       }
     }
-    if (bytes > maxBytes) return refusal(`Variables are larger than ${maxBytes} bytes as JSON: send less in one operation.`);
+    if (bytes > maxBytes)
+      return refusal(`Variables are larger than ${maxBytes} bytes as JSON: send less in one operation.`);
   }
   return undefined;
 }
 
 function refusal(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: ErrorCode.BadUserInput, argument: 'variables', http: { status: 400 } } });
+  return new GraphQLError(message, {
+    extensions: { code: ErrorCode.BadUserInput, argument: 'variables', http: { status: 400 } },
+  });
 }
 
 /** Each operation's `_entities` fields (at its root, through fragments); most operations have none. */
@@ -97,7 +122,12 @@ const entityFields = new WeakMap<OperationDefinitionNode, readonly ValueNode[]>(
 /** QUERY_TOO_COMPLEX when the operation's `_entities` fields carry more than `max` representations together. */
 function entitiesRefusal(op: AdmittedOperation, max: number): GraphQLError | undefined {
   let fields = entityFields.get(op.operation);
-  if (!fields) entityFields.set(op.operation, (fields = op.operation.operation === 'query' ? representationArguments(op.document, op.operation.selectionSet) : []));
+  if (!fields)
+    entityFields.set(
+      op.operation,
+      (fields =
+        op.operation.operation === 'query' ? representationArguments(op.document, op.operation.selectionSet) : []),
+    );
   if (!fields.length) return undefined;
   let found = 0;
   for (const value of fields) {
@@ -107,22 +137,41 @@ function entitiesRefusal(op: AdmittedOperation, max: number): GraphQLError | und
   if (found <= max) return undefined;
   return new GraphQLError(
     `_entities carries ${found} representations; MAX_ENTITY_REPRESENTATIONS allows ${max} per operation: send them in batches of at most ${max}, or raise MAX_ENTITY_REPRESENTATIONS.`,
-    { extensions: { code: ErrorCode.QueryTooComplex, limit: 'MAX_ENTITY_REPRESENTATIONS', max, found, http: { status: 400 } } },
+    {
+      extensions: {
+        code: ErrorCode.QueryTooComplex,
+        limit: 'MAX_ENTITY_REPRESENTATIONS',
+        max,
+        found,
+        http: { status: 400 },
+      },
+    },
   );
 }
 
 /** The `representations` argument of every `_entities` field at the root of an operation. */
-function representationArguments(document: DocumentNode, selectionSet: SelectionSetNode, seen = new Set<string>()): ValueNode[] {
+function representationArguments(
+  document: DocumentNode,
+  selectionSet: SelectionSetNode,
+  seen = new Set<string>(),
+): ValueNode[] {
   const values: ValueNode[] = [];
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      const value = selection.name.value === '_entities' ? selection.arguments?.find((a) => a.name.value === 'representations')?.value : undefined;
+      const value =
+        selection.name.value === '_entities'
+          ? selection.arguments?.find((a) => a.name.value === 'representations')?.value
+          : undefined;
       if (value) values.push(value);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) values.push(...representationArguments(document, selection.selectionSet, seen));
+    } else if (selection.kind === Kind.INLINE_FRAGMENT)
+      values.push(...representationArguments(document, selection.selectionSet, seen));
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) values.push(...representationArguments(document, fragment.selectionSet, seen));
+      const fragment = document.definitions.find(
+        (d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value,
+      );
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION)
+        values.push(...representationArguments(document, fragment.selectionSet, seen));
     }
   }
   return values;

@@ -1,4 +1,10 @@
-import { bindTrace, endOperationSpan, nameOperationSpan, startOperationSpan, type Tracing } from '../../observability/tracing.js';
+import {
+  bindTrace,
+  endOperationSpan,
+  nameOperationSpan,
+  startOperationSpan,
+  type Tracing,
+} from '../../observability/tracing.js';
 import type { PipelineRule } from '../operation.js';
 
 /**

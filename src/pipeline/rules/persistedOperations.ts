@@ -45,7 +45,10 @@ export class PersistedOperations {
   constructor(manifest: unknown) {
     const m = manifest as { operations?: Array<{ id?: string; body?: string }> } | Record<string, string>;
     const entries: Array<[string, string]> = Array.isArray((m as { operations?: unknown }).operations)
-      ? ((m as { operations: Array<{ id?: string; body?: string }> }).operations.map((o) => [o.id ?? '', o.body ?? '']) as Array<[string, string]>)
+      ? ((m as { operations: Array<{ id?: string; body?: string }> }).operations.map((o) => [
+          o.id ?? '',
+          o.body ?? '',
+        ]) as Array<[string, string]>)
       : Object.entries(m as Record<string, string>);
     for (const [id, body] of entries) {
       if (typeof body !== 'string' || !body) continue;
@@ -60,10 +63,14 @@ export class PersistedOperations {
     try {
       operations = new PersistedOperations(JSON.parse(readFileSync(path, 'utf8')));
     } catch (error) {
-      throw new ConfigError('PERSISTED_OPERATIONS_FILE', `cannot read a JSON manifest at ${JSON.stringify(path)} (${(error as Error).message}); ${fix}`);
+      throw new ConfigError(
+        'PERSISTED_OPERATIONS_FILE',
+        `cannot read a JSON manifest at ${JSON.stringify(path)} (${(error as Error).message}); ${fix}`,
+      );
     }
     // An empty manifest would refuse every operation: most likely the wrong file.
-    if (!operations.size) throw new ConfigError('PERSISTED_OPERATIONS_FILE', `${JSON.stringify(path)} holds no operations; ${fix}`);
+    if (!operations.size)
+      throw new ConfigError('PERSISTED_OPERATIONS_FILE', `${JSON.stringify(path)} holds no operations; ${fix}`);
     return operations;
   }
 
@@ -80,13 +87,20 @@ export class PersistedOperations {
   }
 
   /** The document to run for a request body, or an error naming what is missing. */
-  resolve(body: { query?: unknown; documentId?: unknown; extensions?: { persistedQuery?: { sha256Hash?: unknown } } }): string | GraphQLError {
+  resolve(body: {
+    query?: unknown;
+    documentId?: unknown;
+    extensions?: { persistedQuery?: { sha256Hash?: unknown } };
+  }): string | GraphQLError {
     const id = body.extensions?.persistedQuery?.sha256Hash ?? body.documentId;
     if (typeof id === 'string') {
       return this.byHash.get(id) ?? notAllowed(`No persisted operation has the id ${JSON.stringify(id.slice(0, 80))}.`);
     }
     if (typeof body.query === 'string') {
-      return this.byHash.get(sha256(body.query)) ?? notAllowed('This gateway runs only persisted operations, and this document is not one of them.');
+      return (
+        this.byHash.get(sha256(body.query)) ??
+        notAllowed('This gateway runs only persisted operations, and this document is not one of them.')
+      );
     }
     return notAllowed('Send a persisted operation id in extensions.persistedQuery.sha256Hash or documentId.');
   }

@@ -1,4 +1,10 @@
-import { print, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  print,
+  type DocumentNode,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLSchema,
+} from 'graphql';
 import { createHash } from 'node:crypto';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
@@ -93,8 +99,14 @@ export class ResponseCache implements PipelineRule {
     if (!this.store || !op.cachePolicy) return;
     if (op.type === 'mutation') return this.invalidate(op.cachePolicy.domains);
     const key = this.keyOf(op);
-    if (!key || result.errors?.length || !result.data || operationValue(op.context, ADMITTED_AT) !== this.invalidations) return;
-    await this.store.set(key, JSON.stringify({ data: result.data }), op.cachePolicy.maxAge * 1000, op.cachePolicy.domains);
+    if (!key || result.errors?.length || !result.data || operationValue(op.context, ADMITTED_AT) !== this.invalidations)
+      return;
+    await this.store.set(
+      key,
+      JSON.stringify({ data: result.data }),
+      op.cachePolicy.maxAge * 1000,
+      op.cachePolicy.domains,
+    );
   }
 
   /** Drops the answers tagged with any of `tags` (domains). */
@@ -111,8 +123,14 @@ export class ResponseCache implements PipelineRule {
     if (policy.scope === CacheScope.Private && !caller) return undefined;
     // The document's own digest once per document: a request hashes that, not the document's text again.
     let digest = this.documents.get(op.document);
-    if (digest === undefined) this.documents.set(op.document, (digest = createHash('sha256').update(print(op.document)).digest('base64url')));
-    const hash = createHash('sha256').update(digest).update('\0').update(op.name ?? '').update('\0').update(JSON.stringify(op.variables ?? {}));
+    if (digest === undefined)
+      this.documents.set(op.document, (digest = createHash('sha256').update(print(op.document)).digest('base64url')));
+    const hash = createHash('sha256')
+      .update(digest)
+      .update('\0')
+      .update(op.name ?? '')
+      .update('\0')
+      .update(JSON.stringify(op.variables ?? {}));
     // The caller's token is hashed into the key, never stored.
     if (caller) hash.update('\0').update(caller);
     return hash.digest('base64url');
@@ -133,6 +151,11 @@ export function cacheControlHeader(op: Operation, method: string, hasErrors: boo
   const policy = op.cachePolicy;
   if (op.type !== 'query' || hasErrors || !policy || policy.maxAge <= 0) return 'no-store';
   const caller = op.context.caller;
-  const shared = method === 'GET' && policy.scope === CacheScope.Public && !caller.authorization && !caller.apiKey && !op.client.subject;
+  const shared =
+    method === 'GET' &&
+    policy.scope === CacheScope.Public &&
+    !caller.authorization &&
+    !caller.apiKey &&
+    !op.client.subject;
   return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
 }

@@ -28,10 +28,14 @@ export class Shutdown implements PipelineRule {
   /** The refusal of a new operation while draining, or undefined. */
   refusal(): GatewayError | undefined {
     if (!this.draining) return undefined;
-    return new GatewayError(ErrorCode.InternalServerError, 'The gateway is shutting down and takes no new operations: retry on another replica or in a moment.', {
-      reason: ErrorReason.ShuttingDown,
-      http: { status: 503 },
-    });
+    return new GatewayError(
+      ErrorCode.InternalServerError,
+      'The gateway is shutting down and takes no new operations: retry on another replica or in a moment.',
+      {
+        reason: ErrorReason.ShuttingDown,
+        http: { status: 503 },
+      },
+    );
   }
 
   begin(op: Operation): void {

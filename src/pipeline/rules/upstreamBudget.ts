@@ -1,5 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
-import { budgetRefusal, entitiesWithinBudget, operationShape, rememberEntitiesWithinBudget, rememberEstimates, type UpstreamEstimates } from '../../planning/upstreamEstimate.js';
+import {
+  budgetRefusal,
+  entitiesWithinBudget,
+  operationShape,
+  rememberEntitiesWithinBudget,
+  rememberEstimates,
+  type UpstreamEstimates,
+} from '../../planning/upstreamEstimate.js';
 import type { PipelineRule } from '../operation.js';
 
 /**
@@ -7,7 +14,11 @@ import type { PipelineRule } from '../operation.js';
  * requests the operation can cause, and an operation over the budget for any upstream is refused. The estimate stays
  * in the operation's context for the guards that need it later (the titles quota).
  */
-export function useUpstreamBudget(options: { schema: GraphQLSchema; estimates: UpstreamEstimates; max: number }): PipelineRule {
+export function useUpstreamBudget(options: {
+  schema: GraphQLSchema;
+  estimates: UpstreamEstimates;
+  max: number;
+}): PipelineRule {
   const { schema, estimates, max } = options;
   return {
     name: 'upstreamBudget',

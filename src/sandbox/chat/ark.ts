@@ -13,7 +13,14 @@ enum ArkType {
   InternalServiceError = 'InternalServiceError',
 }
 
-const STATUS: Record<ArkType, number> = { BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, TooManyRequests: 429, InternalServiceError: 500 };
+const STATUS: Record<ArkType, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  TooManyRequests: 429,
+  InternalServiceError: 500,
+};
 
 /** Every Ark message ends with the request id, which is how its support finds the call. */
 const arkError = (type: ArkType, code: string, message: string, requestId: string, param = ''): ErrorReply => ({
@@ -30,54 +37,131 @@ export const ark: ChatProvider = {
   validate(req) {
     // "With thinking disabled only minimal is allowed" [third party: anyfast's and Comfy's BytePlus pages, read 2026-11-28].
     if (req.thinking === 'disabled' && req.effort !== undefined && req.effort !== 'minimal') {
-      return { kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort ${JSON.stringify(req.effort)} needs thinking enabled; with thinking.type disabled only "minimal" is allowed` };
+      return {
+        kind: 'invalid',
+        param: 'reasoning_effort',
+        detail: `reasoning_effort ${JSON.stringify(req.effort)} needs thinking enabled; with thinking.type disabled only "minimal" is allowed`,
+      };
     }
     return undefined;
   },
   reject(problem: Problem, requestId: string): ErrorReply {
     switch (problem.kind) {
       case 'path':
-        return arkError(ArkType.NotFound, 'NotFound', `The requested resource ${problem.method} ${problem.path} was not found.`, requestId);
+        return arkError(
+          ArkType.NotFound,
+          'NotFound',
+          `The requested resource ${problem.method} ${problem.path} was not found.`,
+          requestId,
+        );
       case 'auth':
         return {
           status: 401,
-          body: { error: { code: 'AuthenticationError', message: `The API key or AK/SK in the request is missing or invalid. Request ID: ${requestId}`, param: '', type: ArkType.Unauthorized } },
+          body: {
+            error: {
+              code: 'AuthenticationError',
+              message: `The API key or AK/SK in the request is missing or invalid. Request ID: ${requestId}`,
+              param: '',
+              type: ArkType.Unauthorized,
+            },
+          },
         };
       case 'rate':
-        return arkError(ArkType.TooManyRequests, 'RateLimitExceeded.EndpointRPMExceeded', `The request failed because the endpoint has exceeded its RPM limit (${problem.limit}). Please try again later.`, requestId);
+        return arkError(
+          ArkType.TooManyRequests,
+          'RateLimitExceeded.EndpointRPMExceeded',
+          `The request failed because the endpoint has exceeded its RPM limit (${problem.limit}). Please try again later.`,
+          requestId,
+        );
       case 'model':
-        return arkError(ArkType.NotFound, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${problem.model} does not exist or you do not have access to it.`, requestId);
+        return arkError(
+          ArkType.NotFound,
+          'InvalidEndpointOrModel.NotFound',
+          `The model or endpoint ${problem.model} does not exist or you do not have access to it.`,
+          requestId,
+        );
       case 'missing':
-        return arkError(ArkType.BadRequest, 'MissingParameter', 'The request failed because it is missing one or multiple required parameters.', requestId, problem.param);
+        return arkError(
+          ArkType.BadRequest,
+          'MissingParameter',
+          'The request failed because it is missing one or multiple required parameters.',
+          requestId,
+          problem.param,
+        );
       case 'invalid':
       case 'range':
       case 'vision':
-        return arkError(ArkType.BadRequest, 'InvalidParameter', `The parameter \`${problem.param}\` specified in the request is not valid: ${describe(problem)}.`, requestId, problem.param);
+        return arkError(
+          ArkType.BadRequest,
+          'InvalidParameter',
+          `The parameter \`${problem.param}\` specified in the request is not valid: ${describe(problem)}.`,
+          requestId,
+          problem.param,
+        );
       case 'format':
-        return arkError(ArkType.BadRequest, 'InvalidParameter', `The request body is not valid: ${problem.detail}.`, requestId);
+        return arkError(
+          ArkType.BadRequest,
+          'InvalidParameter',
+          `The request body is not valid: ${problem.detail}.`,
+          requestId,
+        );
       case 'context':
-        return arkError(ArkType.BadRequest, 'OutofContextError', `The request exceeded the model's context window: ${problem.tokens} tokens for ${problem.limit}.`, requestId, 'messages');
+        return arkError(
+          ArkType.BadRequest,
+          'OutofContextError',
+          `The request exceeded the model's context window: ${problem.tokens} tokens for ${problem.limit}.`,
+          requestId,
+          'messages',
+        );
       case 'inference':
-        return arkError(ArkType.InternalServiceError, 'InternalServiceError', 'The service encountered an unexpected internal error.', requestId);
+        return arkError(
+          ArkType.InternalServiceError,
+          'InternalServiceError',
+          'The service encountered an unexpected internal error.',
+          requestId,
+        );
       default:
         // Ark has none of DeepSeek's and Kimi's thinking rules; what else reaches here is a bad parameter.
-        return arkError(ArkType.BadRequest, 'InvalidParameter', `The request is not valid: ${describe(problem)}.`, requestId);
+        return arkError(
+          ArkType.BadRequest,
+          'InvalidParameter',
+          `The request is not valid: ${describe(problem)}.`,
+          requestId,
+        );
     }
   },
   faultReply(status, requestId) {
     switch (status) {
       case 400:
-        return arkError(ArkType.BadRequest, 'InvalidParameter', 'A parameter specified in the request is not valid.', requestId);
+        return arkError(
+          ArkType.BadRequest,
+          'InvalidParameter',
+          'A parameter specified in the request is not valid.',
+          requestId,
+        );
       case 401:
         return this.reject({ kind: 'auth', key: undefined }, requestId);
       case 403:
-        return arkError(ArkType.Forbidden, 'AccessDenied', 'The request failed because you do not have access to the requested resource.', requestId);
+        return arkError(
+          ArkType.Forbidden,
+          'AccessDenied',
+          'The request failed because you do not have access to the requested resource.',
+          requestId,
+        );
       case 404:
         return this.reject({ kind: 'model', model: 'ep-unknown' }, requestId);
       case 429:
         return this.reject({ kind: 'rate', limit: 0, retryAfterSec: 1 }, requestId);
       default:
-        return { ...arkError(ArkType.InternalServiceError, 'InternalServiceError', 'The service encountered an unexpected internal error.', requestId), status };
+        return {
+          ...arkError(
+            ArkType.InternalServiceError,
+            'InternalServiceError',
+            'The service encountered an unexpected internal error.',
+            requestId,
+          ),
+          status,
+        };
     }
   },
   finishReasons: { stop: 'stop', length: 'length', tool_calls: 'tool_calls', filtered: 'content_filter' },
@@ -112,7 +196,14 @@ export const ark: ChatProvider = {
     embeddingModels: SANDBOX_MEDIA_MODELS.ark.embeddings,
     imageModels: SANDBOX_MEDIA_MODELS.ark.images,
     base64: true,
-    sensitive: (requestId) => arkError(ArkType.BadRequest, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information.', requestId, 'prompt'),
+    sensitive: (requestId) =>
+      arkError(
+        ArkType.BadRequest,
+        'InputTextSensitiveContentDetected',
+        'The request failed because the input text may contain sensitive information.',
+        requestId,
+        'prompt',
+      ),
     imageBody: (made) => ({
       model: made.model,
       created: made.created,

@@ -122,7 +122,8 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
   } catch (err) {
     return { kind: 'format', detail: `body is not valid JSON (${(err as Error).message})` };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { kind: 'format', detail: 'body must be a JSON object' };
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    return { kind: 'format', detail: 'body must be a JSON object' };
   const raw = json as Record<string, unknown>;
 
   if (raw.model === undefined || raw.model === '') return { kind: 'missing', param: 'model' };
@@ -147,24 +148,38 @@ export function parseChatRequest(body: Buffer, limits: RequestLimits): ChatReque
   for (const [param, min, max, integer] of numbers) {
     const v = raw[param];
     if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || (integer && !Number.isInteger(v))) return { kind: 'format', detail: `${param} must be ${integer ? 'an integer' : 'a number'}` };
+    if (typeof v !== 'number' || (integer && !Number.isInteger(v)))
+      return { kind: 'format', detail: `${param} must be ${integer ? 'an integer' : 'a number'}` };
     if (v < min || v > max) return { kind: 'range', param, detail: `${param} must be in [${min}, ${max}], got ${v}` };
   }
 
   const stop = raw.stop === undefined || raw.stop === null ? [] : typeof raw.stop === 'string' ? [raw.stop] : raw.stop;
-  if (!Array.isArray(stop) || stop.some((s) => typeof s !== 'string')) return { kind: 'format', detail: 'stop must be a string or an array of strings' };
+  if (!Array.isArray(stop) || stop.some((s) => typeof s !== 'string'))
+    return { kind: 'format', detail: 'stop must be a string or an array of strings' };
   if (stop.length > 4) return { kind: 'invalid', param: 'stop', detail: 'stop takes at most 4 sequences' };
 
   const tools = parseTools(raw.tools);
   if (isProblem(tools)) return tools;
   const toolChoice = parseToolChoice(raw.tool_choice, tools);
   if (isProblem(toolChoice)) return toolChoice;
-  if (raw.stream !== undefined && raw.stream !== null && typeof raw.stream !== 'boolean') return { kind: 'format', detail: 'stream must be a boolean' };
+  if (raw.stream !== undefined && raw.stream !== null && typeof raw.stream !== 'boolean')
+    return { kind: 'format', detail: 'stream must be a boolean' };
   const thinking = (raw.thinking as { type?: unknown } | undefined)?.type;
-  if (raw.thinking !== undefined && raw.thinking !== null && thinking !== 'enabled' && thinking !== 'disabled' && !(thinking === 'auto' && limits.thinkingAuto)) {
-    return { kind: 'invalid', param: 'thinking.type', detail: `thinking.type must be enabled${limits.thinkingAuto ? ', disabled or auto' : ' or disabled'}, got ${JSON.stringify(thinking)}` };
+  if (
+    raw.thinking !== undefined &&
+    raw.thinking !== null &&
+    thinking !== 'enabled' &&
+    thinking !== 'disabled' &&
+    !(thinking === 'auto' && limits.thinkingAuto)
+  ) {
+    return {
+      kind: 'invalid',
+      param: 'thinking.type',
+      detail: `thinking.type must be enabled${limits.thinkingAuto ? ', disabled or auto' : ' or disabled'}, got ${JSON.stringify(thinking)}`,
+    };
   }
-  if (raw.reasoning_effort !== undefined && typeof raw.reasoning_effort !== 'string') return { kind: 'format', detail: 'reasoning_effort must be a string' };
+  if (raw.reasoning_effort !== undefined && typeof raw.reasoning_effort !== 'string')
+    return { kind: 'format', detail: 'reasoning_effort must be a string' };
   const responseFormat = parseResponseFormat(raw.response_format);
   if (isProblem(responseFormat)) return responseFormat;
 
@@ -195,17 +210,24 @@ function parseResponseFormat(input: unknown): ChatRequest['responseFormat'] | Pr
   if (type === 'json_object') return { type };
   if (type === 'json_schema') {
     const schema = (input as { json_schema?: { schema?: unknown } }).json_schema?.schema;
-    if (typeof schema !== 'object' || schema === null) return { kind: 'missing', param: 'response_format.json_schema.schema' };
+    if (typeof schema !== 'object' || schema === null)
+      return { kind: 'missing', param: 'response_format.json_schema.schema' };
     return { type, schema };
   }
-  return { kind: 'invalid', param: 'response_format.type', detail: `response_format.type must be text or json_object, got ${JSON.stringify(type)}` };
+  return {
+    kind: 'invalid',
+    param: 'response_format.type',
+    detail: `response_format.type must be text or json_object, got ${JSON.stringify(type)}`,
+  };
 }
 
 function parseMessage(m: unknown, at: string): ChatMessage | Problem {
-  if (typeof m !== 'object' || m === null || Array.isArray(m)) return { kind: 'format', detail: `${at} must be an object` };
+  if (typeof m !== 'object' || m === null || Array.isArray(m))
+    return { kind: 'format', detail: `${at} must be an object` };
   const msg = m as Record<string, unknown>;
   if (msg.role === undefined) return { kind: 'missing', param: `${at}.role` };
-  if (!ROLES.includes(msg.role as Role)) return { kind: 'invalid', param: `${at}.role`, detail: `unknown role ${JSON.stringify(msg.role)}` };
+  if (!ROLES.includes(msg.role as Role))
+    return { kind: 'invalid', param: `${at}.role`, detail: `unknown role ${JSON.stringify(msg.role)}` };
   const role = msg.role as Role;
   const texts: string[] = [];
   let images = 0;
@@ -218,11 +240,13 @@ function parseMessage(m: unknown, at: string): ChatMessage | Problem {
       else if (p?.type === 'image_url' && typeof p.image_url?.url === 'string') images += 1;
       else return { kind: 'format', detail: `${at}.content[${j}] must be a text or image_url part` };
     }
-  } else if (content !== undefined && content !== null) return { kind: 'format', detail: `${at}.content must be a string or an array of parts` };
+  } else if (content !== undefined && content !== null)
+    return { kind: 'format', detail: `${at}.content must be a string or an array of parts` };
 
   const toolCalls = msg.tool_calls;
   if (toolCalls !== undefined && toolCalls !== null) {
-    if (role !== 'assistant' || !Array.isArray(toolCalls)) return { kind: 'invalid', param: `${at}.tool_calls`, detail: 'only assistant messages carry a tool_calls array' };
+    if (role !== 'assistant' || !Array.isArray(toolCalls))
+      return { kind: 'invalid', param: `${at}.tool_calls`, detail: 'only assistant messages carry a tool_calls array' };
     for (const call of toolCalls as { function?: { name?: unknown; arguments?: unknown } }[]) {
       texts.push(String(call?.function?.name ?? ''), String(call?.function?.arguments ?? ''));
     }
@@ -236,8 +260,14 @@ function parseMessage(m: unknown, at: string): ChatMessage | Problem {
     : undefined;
   const hasToolCalls = Array.isArray(toolCalls) && toolCalls.length > 0;
   if ((content === undefined || content === null) && !hasToolCalls) return { kind: 'missing', param: `${at}.content` };
-  if (role === 'tool' && (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === '')) return { kind: 'missing', param: `${at}.tool_call_id` };
-  if (msg.reasoning_content !== undefined && msg.reasoning_content !== null && typeof msg.reasoning_content !== 'string') return { kind: 'format', detail: `${at}.reasoning_content must be a string` };
+  if (role === 'tool' && (typeof msg.tool_call_id !== 'string' || msg.tool_call_id === ''))
+    return { kind: 'missing', param: `${at}.tool_call_id` };
+  if (
+    msg.reasoning_content !== undefined &&
+    msg.reasoning_content !== null &&
+    typeof msg.reasoning_content !== 'string'
+  )
+    return { kind: 'format', detail: `${at}.reasoning_content must be a string` };
   return {
     role,
     text: texts.join(' '),
@@ -255,8 +285,10 @@ function parseTools(input: unknown): ToolDefinition[] | Problem {
   const tools: ToolDefinition[] = [];
   for (const [i, t] of input.entries()) {
     const tool = t as { type?: unknown; function?: { name?: unknown; parameters?: unknown } } | null;
-    if (tool?.type !== 'function') return { kind: 'invalid', param: `tools[${i}].type`, detail: 'tool type must be "function"' };
-    if (typeof tool.function?.name !== 'string' || tool.function.name === '') return { kind: 'missing', param: `tools[${i}].function.name` };
+    if (tool?.type !== 'function')
+      return { kind: 'invalid', param: `tools[${i}].type`, detail: 'tool type must be "function"' };
+    if (typeof tool.function?.name !== 'string' || tool.function.name === '')
+      return { kind: 'missing', param: `tools[${i}].function.name` };
     tools.push({ name: tool.function.name, parameters: tool.function.parameters ?? {} });
   }
   return tools;
@@ -266,8 +298,18 @@ function parseToolChoice(input: unknown, tools: ToolDefinition[]): ToolChoice | 
   if (input === undefined || input === null) return 'auto';
   if (input === 'none' || input === 'auto' || input === 'required') return input;
   const name = (input as { function?: { name?: unknown } }).function?.name;
-  if (typeof name !== 'string') return { kind: 'invalid', param: 'tool_choice', detail: 'tool_choice must be none, auto, required or {"type":"function","function":{"name"}}' };
-  if (!tools.some((t) => t.name === name)) return { kind: 'invalid', param: 'tool_choice', detail: `tool_choice names ${JSON.stringify(name)}, which is not in tools` };
+  if (typeof name !== 'string')
+    return {
+      kind: 'invalid',
+      param: 'tool_choice',
+      detail: 'tool_choice must be none, auto, required or {"type":"function","function":{"name"}}',
+    };
+  if (!tools.some((t) => t.name === name))
+    return {
+      kind: 'invalid',
+      param: 'tool_choice',
+      detail: `tool_choice names ${JSON.stringify(name)}, which is not in tools`,
+    };
   return { name };
 }
 
@@ -283,7 +325,8 @@ export function checkModel(req: ChatRequest, models: readonly SandboxModel[]): P
   const model = servedModel(models, req.model);
   if (!model) return { kind: 'model', model: req.model };
   const withImage = req.messages.findIndex((m) => m.images > 0);
-  if (withImage !== -1 && !model.vision) return { kind: 'vision', model: model.id, param: `messages[${withImage}].content` };
+  if (withImage !== -1 && !model.vision)
+    return { kind: 'vision', model: model.id, param: `messages[${withImage}].content` };
   const tokens = countPromptTokens(req.messages);
   if (tokens > model.contextWindow) return { kind: 'context', model: model.id, limit: model.contextWindow, tokens };
   return undefined;

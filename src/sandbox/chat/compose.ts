@@ -90,7 +90,8 @@ function documentOf(text: string): AttachedDocument | undefined {
   if (!text.startsWith('{') || !text.includes('"filename"')) return undefined;
   try {
     const file = JSON.parse(text) as { content?: unknown; filename?: unknown };
-    if (typeof file.content === 'string' && typeof file.filename === 'string') return { name: file.filename, text: file.content };
+    if (typeof file.content === 'string' && typeof file.filename === 'string')
+      return { name: file.filename, text: file.content };
   } catch {
     // Not JSON after all: an ordinary system message.
   }
@@ -111,7 +112,8 @@ function wordKey(word: string): string {
 /** The question's words that may find a passage: not question words, fillers or the sandbox's markers. */
 function questionWords(question: string): Set<string> {
   const words = new Set<string>();
-  for (const [w] of question.replace(MARKER, ' ').matchAll(/[\p{L}\p{N}]+/gu)) if (!STOP.has(w.toLowerCase())) words.add(wordKey(w));
+  for (const [w] of question.replace(MARKER, ' ').matchAll(/[\p{L}\p{N}]+/gu))
+    if (!STOP.has(w.toLowerCase())) words.add(wordKey(w));
   return words;
 }
 
@@ -177,10 +179,18 @@ function documentSentences(conversation: Conversation, long: boolean): string[] 
   const names = joined([...new Set(documents.map((d) => d.name))]);
   const [best, ...more] = bestPassages(documents, questionWords(conversation.question), long ? 3 : 1);
   if (!best) return [`You attached ${names}, but ${documents.length > 1 ? 'they hold' : 'it holds'} no text.`];
-  if (best.shared === 0) return [`You attached ${names}.`, `Nothing in ${documents.length > 1 ? 'them' : 'it'} shares a word with your question; ${best.document.name} begins: “${passageText(best)}”`];
-  const sentences = [`You attached ${names}.`, `The passage of ${best.document.name} closest to your question: “${passageText(best)}”`];
+  if (best.shared === 0)
+    return [
+      `You attached ${names}.`,
+      `Nothing in ${documents.length > 1 ? 'them' : 'it'} shares a word with your question; ${best.document.name} begins: “${passageText(best)}”`,
+    ];
+  const sentences = [
+    `You attached ${names}.`,
+    `The passage of ${best.document.name} closest to your question: “${passageText(best)}”`,
+  ];
   const close = more.filter((p) => p.shared > 0);
-  if (close.length) sentences.push(`Close to it: ${joined(close.map((p) => `“${passageText(p)}” (${p.document.name})`))}.`);
+  if (close.length)
+    sentences.push(`Close to it: ${joined(close.map((p) => `“${passageText(p)}” (${p.document.name})`))}.`);
   return sentences;
 }
 
@@ -188,7 +198,18 @@ function documentSentences(conversation: Conversation, long: boolean): string[] 
 
 const WORD = /[\p{L}\p{N}]+(?:['’\-.][\p{L}\p{N}]+)*|[.?!;:,]/gu;
 const SENTENCE_END = /^[.?!;:]$/;
-const DETERMINERS: Readonly<Record<string, string>> = { a: 'a', an: 'an', the: 'the', this: 'this', that: 'that', these: 'these', those: 'those', my: 'your', our: 'your', your: 'my' };
+const DETERMINERS: Readonly<Record<string, string>> = {
+  a: 'a',
+  an: 'an',
+  the: 'the',
+  this: 'this',
+  that: 'that',
+  these: 'these',
+  those: 'those',
+  my: 'your',
+  our: 'your',
+  your: 'my',
+};
 /** Inside a name ("Microsoft Defender for Endpoint"), between capitalised words. */
 const CONNECTORS = new Set(['of', 'for', 'de', 'and', 'the']);
 /** Words that are never the subject: question words, auxiliaries, pronouns, prepositions, requests, fillers. */
@@ -206,9 +227,22 @@ const STOP = new Set(
 );
 
 /** Requests whose object is the subject ("describe item 7"). */
-const INSTRUCTIONS = new Set(['describe', 'explain', 'summarize', 'summarise', 'list', 'write', 'compare', 'define', 'translate', 'check']);
+const INSTRUCTIONS = new Set([
+  'describe',
+  'explain',
+  'summarize',
+  'summarise',
+  'list',
+  'write',
+  'compare',
+  'define',
+  'translate',
+  'check',
+]);
 /** Adjectives that end a noun phrase's words when they come last ("why are my builds slow"). */
-const PREDICATE_ADJECTIVES = new Set('slow fast good bad better worse wrong broken ready available possible different same down up late early'.split(' '));
+const PREDICATE_ADJECTIVES = new Set(
+  'slow fast good bad better worse wrong broken ready available possible different same down up late early'.split(' '),
+);
 
 const isWord = (w: string) => !SENTENCE_END.test(w) && w !== ',';
 const isCapitalised = (w: string) => /^\p{Lu}/u.test(w) || /\p{Lu}/u.test(w.slice(1));
@@ -240,16 +274,27 @@ export function subjectOf(text: string): Subject | undefined {
     const w = words[i];
     const lower = w.toLowerCase();
     const named = isWord(w) && isCapitalised(w) && lower !== 'i' && !(atStart && STOP.has(lower));
-    const joins = run !== undefined && CONNECTORS.has(lower) && i + 1 < words.length && isWord(words[i + 1]) && isCapitalised(words[i + 1]);
+    const joins =
+      run !== undefined &&
+      CONNECTORS.has(lower) &&
+      i + 1 < words.length &&
+      isWord(words[i + 1]) &&
+      isCapitalised(words[i + 1]);
     if (named || joins) {
       if (!run) names.push((run = { words: [], atStart }));
       run.words.push(w);
     } else run = undefined;
     if (DETERMINERS[lower] !== undefined || INSTRUCTIONS.has(lower)) {
       const after: string[] = [];
-      for (let j = i + 1; j < words.length && after.length < 4 && isWord(words[j]) && !STOP.has(words[j].toLowerCase()); j++) after.push(words[j]);
+      for (
+        let j = i + 1;
+        j < words.length && after.length < 4 && isWord(words[j]) && !STOP.has(words[j].toLowerCase());
+        j++
+      )
+        after.push(words[j]);
       while (after.length > 1 && PREDICATE_ADJECTIVES.has(after[after.length - 1].toLowerCase())) after.pop();
-      if (after.length && DETERMINERS[lower] !== undefined) phrases.push({ determiner: DETERMINERS[lower], words: after });
+      if (after.length && DETERMINERS[lower] !== undefined)
+        phrases.push({ determiner: DETERMINERS[lower], words: after });
       else if (after.length) objects.push(after);
     }
     atStart = SENTENCE_END.test(w);
@@ -285,20 +330,39 @@ interface ResultRecord {
 }
 
 /** Fields that say nothing to a reader: paging, caching, types. */
-const NOISE = new Set(['hasNextPage', 'hasPreviousPage', 'endCursor', 'startCursor', 'cursor', 'etag', '__typename', '@odata.etag', '@odata.context', '@odata.nextLink']);
+const NOISE = new Set([
+  'hasNextPage',
+  'hasPreviousPage',
+  'endCursor',
+  'startCursor',
+  'cursor',
+  'etag',
+  '__typename',
+  '@odata.etag',
+  '@odata.context',
+  '@odata.nextLink',
+]);
 /** Keys that only wrap a list: the list is labelled by the key above them. */
 const WRAPPERS = new Set(['nodes', 'edges', 'node', 'items', 'value', 'results', 'data']);
 /** The fields that name a record, most telling first. */
 const NAME_FIELDS = ['title', 'service', 'displayName', 'name', 'id', 'imdbId'];
 
-function records(value: unknown, label: string, parent: ResultRecord | undefined, all: ResultRecord[], listSize?: number): void {
+function records(
+  value: unknown,
+  label: string,
+  parent: ResultRecord | undefined,
+  all: ResultRecord[],
+  listSize?: number,
+): void {
   if (all.length >= MAX_RECORDS || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     for (const item of value) records(item, label, parent, all, value.length);
     return;
   }
   const entries = Object.entries(value as Record<string, unknown>);
-  const fields = entries.filter((e): e is [string, Scalar] => !NOISE.has(e[0]) && ['string', 'number', 'boolean'].includes(typeof e[1]));
+  const fields = entries.filter(
+    (e): e is [string, Scalar] => !NOISE.has(e[0]) && ['string', 'number', 'boolean'].includes(typeof e[1]),
+  );
   let self = parent;
   if (fields.length) {
     self = { fields, label, listSize, children: [] };
@@ -306,14 +370,16 @@ function records(value: unknown, label: string, parent: ResultRecord | undefined
     parent?.children.push(self);
   }
   for (const [key, child] of entries) {
-    if (child !== null && typeof child === 'object' && !NOISE.has(key)) records(child, WRAPPERS.has(key) ? label : words(key), self, all, fields.length ? undefined : listSize);
+    if (child !== null && typeof child === 'object' && !NOISE.has(key))
+      records(child, WRAPPERS.has(key) ? label : words(key), self, all, fields.length ? undefined : listSize);
   }
 }
 
 /** `startDateTime` → "start date time"; `SERVICE_DEGRADATION` and `serviceDegradation` → "service degradation". */
 function words(name: string): string {
   if (/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name)) return name.toLowerCase().replaceAll('_', ' ');
-  if (/^[a-z]+(?:[A-Z][a-z0-9]+)+$/.test(name) || /^[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+$/.test(name)) return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  if (/^[a-z]+(?:[A-Z][a-z0-9]+)+$/.test(name) || /^[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+$/.test(name))
+    return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
   return name;
 }
 
@@ -321,7 +387,8 @@ function valueText(key: string, value: Scalar): string {
   if (typeof value !== 'string') return String(value);
   if (/^https?:\/\//.test(value)) return 'a link';
   if (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return `${value.slice(0, 10)} ${value.slice(11, 16)} UTC`;
-  const enumLike = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(value) || /^[A-Z]{4,}$/.test(value) || /^[a-z]+(?:[A-Z][a-z]+)+$/.test(value);
+  const enumLike =
+    /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(value) || /^[A-Z]{4,}$/.test(value) || /^[a-z]+(?:[A-Z][a-z]+)+$/.test(value);
   const text = enumLike && key !== 'id' ? words(value).toLowerCase() : value;
   return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 }
@@ -346,8 +413,12 @@ function quote(r: ResultRecord): { named: string; facts: string } {
   const is: string[] = [];
   for (const [key, value] of r.fields) {
     if (key === field || key === 'id' || has.length + is.length >= MAX_FACTS) continue;
-    if (typeof value === 'boolean' && /^is[A-Z]/.test(key)) is.push(`is ${value ? '' : 'not '}${words(key.slice(2, 3).toLowerCase() + key.slice(3))}`);
-    else has.push(`${words(key).replace(/ date time$/, '')} ${typeof value === 'boolean' ? (value ? 'yes' : 'no') : valueText(key, value)}`);
+    if (typeof value === 'boolean' && /^is[A-Z]/.test(key))
+      is.push(`is ${value ? '' : 'not '}${words(key.slice(2, 3).toLowerCase() + key.slice(3))}`);
+    else
+      has.push(
+        `${words(key).replace(/ date time$/, '')} ${typeof value === 'boolean' ? (value ? 'yes' : 'no') : valueText(key, value)}`,
+      );
   }
   const named = `${field === 'title' ? `“${name}”` : name}${id ? ` (${id})` : ''}`;
   const facts = has.length ? `has ${joined(has)}${is.length ? `, and ${joined(is)}` : ''}` : joined(is);
@@ -378,7 +449,9 @@ function argumentsText(json: string): string {
   try {
     const args = JSON.parse(json) as unknown;
     if (args && typeof args === 'object' && !Array.isArray(args)) {
-      const pairs = Object.entries(args).map(([k, v]) => `${words(k)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      const pairs = Object.entries(args).map(
+        ([k, v]) => `${words(k)} ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+      );
       if (pairs.length) return ` for ${joined(pairs)}`;
     }
   } catch {
@@ -394,14 +467,24 @@ function resultSentences(result: ToolResult, subject: Subject | undefined, befor
     parsed = JSON.parse(result.content);
   } catch {
     const text = result.content.trim().replace(/\s+/g, ' ');
-    return [text ? `${result.name} returned “${text.length > 120 ? `${text.slice(0, 117)}…` : text}”.` : `${result.name} returned nothing.`];
+    return [
+      text
+        ? `${result.name} returned “${text.length > 120 ? `${text.slice(0, 117)}…` : text}”.`
+        : `${result.name} returned nothing.`,
+    ];
   }
-  const envelope = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && ('data' in parsed || 'errors' in parsed) ? (parsed as { data?: unknown; errors?: Array<{ message?: unknown }> }) : undefined;
+  const envelope =
+    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && ('data' in parsed || 'errors' in parsed)
+      ? (parsed as { data?: unknown; errors?: Array<{ message?: unknown }> })
+      : undefined;
   const all: ResultRecord[] = [];
   records(envelope ? envelope.data : parsed, 'result', undefined, all);
   const error = envelope?.errors?.find((e) => typeof e?.message === 'string')?.message as string | undefined;
   if (!all.length) {
-    if (error) return [`${result.name} failed: ${error.length > 160 ? `${error.slice(0, 157)}…` : error}`.replace(/([^.])$/, '$1.')];
+    if (error)
+      return [
+        `${result.name} failed: ${error.length > 160 ? `${error.slice(0, 157)}…` : error}`.replace(/([^.])$/, '$1.'),
+      ];
     return [`${result.name} found nothing${argumentsText(result.arguments)}.`];
   }
   let best = all[0];
@@ -410,14 +493,19 @@ function resultSentences(result: ToolResult, subject: Subject | undefined, befor
   const main = quote(best);
   const text = said(main);
   if (before.has(text)) sentences.push(`${result.name} says the same.`);
-  else if (best.listSize && best.listSize > 1 && relevance(best, subject) === 0) sentences.push(`${result.name} returned ${best.listSize} ${best.label}; the first, ${main.named}, ${main.facts || 'says no more'}.`);
+  else if (best.listSize && best.listSize > 1 && relevance(best, subject) === 0)
+    sentences.push(
+      `${result.name} returned ${best.listSize} ${best.label}; the first, ${main.named}, ${main.facts || 'says no more'}.`,
+    );
   else sentences.push(`According to ${result.name}, ${text}.`);
   before.add(text);
   const child = best.children[0];
   if (child) {
     const size = child.listSize ?? 1;
     const { named, facts } = quote(child);
-    sentences.push(`${size > 1 ? `The first of its ${size} ${child.label}` : `Its ${child.label.replace(/s$/, '')}`}, ${named}${facts ? `, ${facts}` : ''}.`);
+    sentences.push(
+      `${size > 1 ? `The first of its ${size} ${child.label}` : `Its ${child.label.replace(/s$/, '')}`}, ${named}${facts ? `, ${facts}` : ''}.`,
+    );
   }
   return sentences;
 }
@@ -430,11 +518,28 @@ function pick<T>(rng: () => number, list: readonly T[]): T {
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-const OPENINGS = ['You asked about {s}.', 'Here is a short answer about {s}.', 'A few words on {s}.', 'On {s}, briefly.'];
-const TRANSITIONS = ['In short', 'In practice', 'Most of the time', 'Put simply', 'Above all', 'As a rule', 'Broadly', 'Also'];
+const OPENINGS = [
+  'You asked about {s}.',
+  'Here is a short answer about {s}.',
+  'A few words on {s}.',
+  'On {s}, briefly.',
+];
+const TRANSITIONS = [
+  'In short',
+  'In practice',
+  'Most of the time',
+  'Put simply',
+  'Above all',
+  'As a rule',
+  'Broadly',
+  'Also',
+];
 // What can be said of nearly anything, [singular, plural].
 const PREDICATES: ReadonlyArray<readonly [string, string]> = [
-  ['sits between the people who ask and the systems that answer', 'sit between the people who ask and the systems that answer'],
+  [
+    'sits between the people who ask and the systems that answer',
+    'sit between the people who ask and the systems that answer',
+  ],
   ['is easiest to judge by what it does day to day', 'are easiest to judge by what they do day to day'],
   ['has a few trade-offs worth knowing', 'have a few trade-offs worth knowing'],
   ['depends on how it is set up', 'depend on how they are set up'],
@@ -444,7 +549,14 @@ const PREDICATES: ReadonlyArray<readonly [string, string]> = [
   ['is worth a closer look in your own setup', 'are worth a closer look in your own setup'],
   ['changes less often than people expect', 'change less often than people expect'],
 ];
-const ASIDES = ['the exact answer depends on your setup', 'a real model would say more here', 'the main trade-off is speed against cost', 'it helps to start small', 'the details are worth checking', 'most of it follows from one idea'];
+const ASIDES = [
+  'the exact answer depends on your setup',
+  'a real model would say more here',
+  'the main trade-off is speed against cost',
+  'it helps to start small',
+  'the details are worth checking',
+  'most of it follows from one idea',
+];
 
 /** Remarks about the subject (or "it"), from a small grammar, none twice in one answer. */
 function remarks(rng: () => number, subject: Subject | undefined, count: number): string[] {
@@ -472,8 +584,28 @@ export function emulatedNote(model: string): string {
 }
 
 /** What else a long answer says is worth knowing about the subject, and what it says of each. */
-const POINTS = ['what it costs to run', 'how it fails and recovers', 'who depends on it', 'how it is watched in production', 'how it behaves under load', 'what changes with each upgrade', 'how access to it is controlled', 'how it is tested', 'where its limits are set', 'what its logs tell you'];
-const POINT_REMARKS = ['is the first thing to check', 'is easy to overlook', 'decides most of the trade-offs', 'is worth writing down', 'tends to change over time', 'is where surprises come from', 'is worth measuring rather than guessing', 'matters more than it first seems'];
+const POINTS = [
+  'what it costs to run',
+  'how it fails and recovers',
+  'who depends on it',
+  'how it is watched in production',
+  'how it behaves under load',
+  'what changes with each upgrade',
+  'how access to it is controlled',
+  'how it is tested',
+  'where its limits are set',
+  'what its logs tell you',
+];
+const POINT_REMARKS = [
+  'is the first thing to check',
+  'is easy to overlook',
+  'decides most of the trade-offs',
+  'is worth writing down',
+  'tends to change over time',
+  'is where surprises come from',
+  'is worth measuring rather than guessing',
+  'matters more than it first seems',
+];
 /** Points a long answer goes through. */
 const LONG_POINTS = 7;
 
@@ -499,7 +631,8 @@ function morePoints(rng: () => number, subject: Subject | undefined): string[] {
  */
 export function answerSentences(conversation: Conversation, rng: () => number, long = false): string[] {
   const sentences = shortAnswer(conversation, rng, long);
-  if (long && !conversation.documents.length && !conversation.results.length && conversation.subject) sentences.push(...morePoints(rng, conversation.subject));
+  if (long && !conversation.documents.length && !conversation.results.length && conversation.subject)
+    sentences.push(...morePoints(rng, conversation.subject));
   return sentences;
 }
 
@@ -517,12 +650,19 @@ function shortAnswer(conversation: Conversation, rng: () => number, long: boolea
     const names = [...new Set(results.map((r) => r.name))];
     sentences.push(`Here is what ${joined(names)} returned${subject ? ` about ${subject.phrase}` : ''}.`);
     const said = new Set<string>();
-    for (const result of results.slice(0, MAX_RESULTS_QUOTED)) sentences.push(...resultSentences(result, subject, said));
-    if (results.length > MAX_RESULTS_QUOTED) sentences.push(`${results.length - MAX_RESULTS_QUOTED} more results are not quoted here.`);
+    for (const result of results.slice(0, MAX_RESULTS_QUOTED))
+      sentences.push(...resultSentences(result, subject, said));
+    if (results.length > MAX_RESULTS_QUOTED)
+      sentences.push(`${results.length - MAX_RESULTS_QUOTED} more results are not quoted here.`);
     sentences.push(`${pick(rng, TRANSITIONS)}, ${pick(rng, ASIDES)}.`);
     return sentences;
   }
-  if (conversation.greeting && !subject) return [...sentences, 'Nice to meet you.', pick(rng, ['Ask me anything.', 'What would you like to know?', 'How can I help?'])];
+  if (conversation.greeting && !subject)
+    return [
+      ...sentences,
+      'Nice to meet you.',
+      pick(rng, ['Ask me anything.', 'What would you like to know?', 'How can I help?']),
+    ];
   sentences.push(subject ? capitalised(pick(rng, OPENINGS).replace('{s}', subject.phrase)) : 'Here is a short answer.');
   sentences.push(...remarks(rng, subject, 1 + Math.floor(rng() * 3)));
   return sentences;
@@ -539,11 +679,22 @@ const THINKING = [
 ];
 
 /** Reasoning sentences, endless: the caller takes as many tokens as the effort allows. */
-export function* reasoningSentences(conversation: Conversation, offeredTools: readonly string[], rng: () => number): Generator<string> {
+export function* reasoningSentences(
+  conversation: Conversation,
+  offeredTools: readonly string[],
+  rng: () => number,
+): Generator<string> {
   const { subject, results } = conversation;
-  yield subject ? pick(rng, ['Okay, the question is about {s}.', 'The user asks about {s}.', 'So this is about {s}.']).replace('{s}', subject.phrase) : 'Okay, let me think about the question.';
-  if (conversation.documents.length) yield `${joined([...new Set(conversation.documents.map((d) => d.name))])} came with the question, so I look there first.`;
-  if (results.length) yield `${joined([...new Set(results.map((r) => r.name))])} answered, so I can quote ${results.length > 1 ? 'them' : 'it'}.`;
+  yield subject
+    ? pick(rng, ['Okay, the question is about {s}.', 'The user asks about {s}.', 'So this is about {s}.']).replace(
+        '{s}',
+        subject.phrase,
+      )
+    : 'Okay, let me think about the question.';
+  if (conversation.documents.length)
+    yield `${joined([...new Set(conversation.documents.map((d) => d.name))])} came with the question, so I look there first.`;
+  if (results.length)
+    yield `${joined([...new Set(results.map((r) => r.name))])} answered, so I can quote ${results.length > 1 ? 'them' : 'it'}.`;
   else if (offeredTools.length) yield `I could call ${offeredTools[0]} for that.`;
   else yield 'No tool results, so I answer from what I know.';
   for (;;) yield pick(rng, THINKING);

@@ -3,7 +3,12 @@ import { SANDBOX_MODELS } from './models.js';
 import type { ChatProvider, ErrorReply } from './provider.js';
 import { describe, type Problem } from './chatRequest.js';
 
-const deepseekError = (status: number, message: string, type: string, code: string | null = 'invalid_request_error'): ErrorReply => ({
+const deepseekError = (
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = 'invalid_request_error',
+): ErrorReply => ({
   status,
   body: { error: { message, type, param: null, code } },
 });
@@ -21,7 +26,11 @@ export const deepseek: ChatProvider = {
     // rate_limit: "user_id … a string matching [a-zA-Z0-9\-_]+, at most 512 long" (api-docs.deepseek.com, read 2026-11-28).
     const user = req.raw.user_id;
     if (user !== undefined && (typeof user !== 'string' || user.length > 512 || !/^[A-Za-z0-9_-]+$/.test(user))) {
-      return { kind: 'invalid', param: 'user_id', detail: 'user_id must match [a-zA-Z0-9\\-_]+ and be at most 512 characters' };
+      return {
+        kind: 'invalid',
+        param: 'user_id',
+        detail: 'user_id must match [a-zA-Z0-9\\-_]+ and be at most 512 characters',
+      };
     }
     return undefined;
   },
@@ -30,23 +39,39 @@ export const deepseek: ChatProvider = {
       case 'path':
         return deepseekError(404, `Not Found: ${problem.method} ${problem.path}`, 'invalid_request_error');
       case 'auth':
-        return deepseekError(401, `Authentication Fails, Your api key: ****${(problem.key ?? '').slice(-4)} is invalid`, 'authentication_error');
+        return deepseekError(
+          401,
+          `Authentication Fails, Your api key: ****${(problem.key ?? '').slice(-4)} is invalid`,
+          'authentication_error',
+        );
       case 'rate':
       case 'concurrency':
         return deepseekError(429, 'Rate Limit Reached', 'rate_limit_error', 'rate_limit_exceeded');
       case 'reasoning-missing':
-        return deepseekError(400, 'The `reasoning_content` in the thinking mode must be passed back to the API.', 'invalid_request_error');
+        return deepseekError(
+          400,
+          'The `reasoning_content` in the thinking mode must be passed back to the API.',
+          'invalid_request_error',
+        );
       case 'forced-tool-choice':
         return deepseekError(400, 'Thinking mode does not support this tool_choice', 'invalid_request_error');
       case 'json-word':
-        return deepseekError(400, "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.", 'invalid_request_error');
+        return deepseekError(
+          400,
+          "Prompt must contain the word 'json' in some form to use 'response_format' of type 'json_object'.",
+          'invalid_request_error',
+        );
       case 'range':
         return deepseekError(422, `Invalid Parameters: ${problem.detail}`, 'invalid_request_error');
       case 'model':
         return deepseekError(400, 'Model Not Exist', 'invalid_request_error');
       case 'vision':
         // DeepSeek's chat models take text parts only; the body fails to deserialize.
-        return deepseekError(400, `Failed to deserialize the JSON body into the target type: ${problem.param}: unknown variant \`image_url\`, expected \`text\``, 'invalid_request_error');
+        return deepseekError(
+          400,
+          `Failed to deserialize the JSON body into the target type: ${problem.param}: unknown variant \`image_url\`, expected \`text\``,
+          'invalid_request_error',
+        );
       case 'context':
         return deepseekError(
           400,
@@ -77,7 +102,13 @@ export const deepseek: ChatProvider = {
         return deepseekError(status, 'Server Error', 'server_error', null);
     }
   },
-  finishReasons: { stop: 'stop', length: 'length', tool_calls: 'tool_calls', filtered: 'content_filter', system_error: 'insufficient_system_resource' },
+  finishReasons: {
+    stop: 'stop',
+    length: 'length',
+    tool_calls: 'tool_calls',
+    filtered: 'content_filter',
+    system_error: 'insufficient_system_resource',
+  },
   triggers: new Set(['filtered', 'system_error']),
   newId: () => randomUUID(),
   usage: (u) => ({

@@ -9,7 +9,14 @@ import type { ChatProvider } from './provider.js';
 import { RateWindow } from './rateWindow.js';
 import { servedModel, type SandboxModel } from './models.js';
 import { PromptCache } from './promptCache.js';
-import { checkModel, countPromptTokens, isProblem, parseChatRequest, type ChatRequest, type Problem } from './chatRequest.js';
+import {
+  checkModel,
+  countPromptTokens,
+  isProblem,
+  parseChatRequest,
+  type ChatRequest,
+  type Problem,
+} from './chatRequest.js';
 import { completionBody, streamEvents, totalUsage } from './response.js';
 import { writeJsonAfterGeneration, writeSse } from './wire.js';
 
@@ -35,13 +42,23 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     if (p.media && serveFile(route, res)) return;
     const media = p.media !== undefined && (route === 'POST /embeddings' || route === 'POST /images/generations');
     const filesApi = files !== undefined && KimiFiles.serves(req.method, req.path);
-    if (route !== 'POST /chat/completions' && route !== 'GET /models' && !media && !filesApi) return fail({ kind: 'path', method: req.method, path: req.path });
+    if (route !== 'POST /chat/completions' && route !== 'GET /models' && !media && !filesApi)
+      return fail({ kind: 'path', method: req.method, path: req.path });
     const key = bearerKey(req.headers.authorization);
     if (key !== 'sandbox') return fail({ kind: 'auth', key });
     if (filesApi) return files!.handle(req, res, ctx);
     if (media && handleMedia(p.media!, route, req, res, ctx, fail, requestId)) return;
     if (route === 'GET /models') {
-      return sendJson(res, 200, { object: 'list', data: p.models.map((m) => ({ id: m.id, object: 'model', ...(p.shape.modelsCreated === false ? {} : { created: MODELS_CREATED }), owned_by: p.name, ...m.listing })) });
+      return sendJson(res, 200, {
+        object: 'list',
+        data: p.models.map((m) => ({
+          id: m.id,
+          object: 'model',
+          ...(p.shape.modelsCreated === false ? {} : { created: MODELS_CREATED }),
+          owned_by: p.name,
+          ...m.listing,
+        })),
+      });
     }
 
     let rateHeaders: Record<string, string> = {};
@@ -49,7 +66,11 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     if (limit) {
       const verdict = rate.take(ctx.now(), limit);
       if (p.rateLimitHeaders) {
-        rateHeaders = { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(verdict.remaining), 'x-ratelimit-reset': String(verdict.resetSec) };
+        rateHeaders = {
+          'x-ratelimit-limit': String(limit),
+          'x-ratelimit-remaining': String(verdict.remaining),
+          'x-ratelimit-reset': String(verdict.resetSec),
+        };
       }
       if (!verdict.ok) return fail({ kind: 'rate', limit, retryAfterSec: verdict.resetSec }, rateHeaders);
     }
@@ -68,12 +89,22 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     if (rule) return fail(rule);
     const efforts = model.efforts ?? p.efforts;
     if (parsed.effort !== undefined && efforts && !(parsed.effort in efforts)) {
-      return fail({ kind: 'invalid', param: 'reasoning_effort', detail: `reasoning_effort must be one of ${Object.keys(efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}` });
+      return fail({
+        kind: 'invalid',
+        param: 'reasoning_effort',
+        detail: `reasoning_effort must be one of ${Object.keys(efforts).join(', ')}, got ${JSON.stringify(parsed.effort)}`,
+      });
     }
     const effort = parsed.effort !== undefined ? efforts?.[parsed.effort] : undefined;
     if (p.ignoresMaxCompletionTokens) parsed.maxCompletionTokens = undefined;
     // An effort of "none" (GLM's none and minimal, Ark's minimal) answers without thinking.
-    const choices = generate(parsed, { reasoning: thinking && effort !== 'none', effort, triggers: p.triggers, maxTokensExcludesReasoning: p.name === 'ark', long: ctx.settings.chatAnswerLength === 'long' });
+    const choices = generate(parsed, {
+      reasoning: thinking && effort !== 'none',
+      effort,
+      triggers: p.triggers,
+      maxTokensExcludesReasoning: p.name === 'ark',
+      long: ctx.settings.chatAnswerLength === 'long',
+    });
     if (!parsed.stream && choices.some((c) => c.cause === 'error')) return fail({ kind: 'inference' });
 
     const meta = { id: p.newId(ctx.now()), created: Math.floor(ctx.now() / 1000), model: parsed.model };
@@ -86,7 +117,10 @@ export function createChatEmulator(p: ChatProvider): Emulator {
     res.once('close', () => (open -= 1));
     if (parsed.stream) return writeSse(res, streamEvents(p, parsed, meta, choices, promptTokens, cached), paced);
     const body = completionBody(p, meta, choices, promptTokens, cached);
-    return writeJsonAfterGeneration(res, body, totalUsage(choices, promptTokens).completion, { ...paced, keepAliveLines: p.shape.keepAliveLines === true });
+    return writeJsonAfterGeneration(res, body, totalUsage(choices, promptTokens).completion, {
+      ...paced,
+      keepAliveLines: p.shape.keepAliveLines === true,
+    });
   }
 
   return {
@@ -121,22 +155,37 @@ function thinks(model: SandboxModel, req: ChatRequest): boolean {
 function thinkingRules(p: ChatProvider, model: SandboxModel, req: ChatRequest, thinking: boolean): Problem | undefined {
   if (model.fixedSampling) {
     const temperature = thinking ? 1 : 0.6;
-    if (req.temperature !== undefined && req.temperature !== temperature) return { kind: 'fixed-sampling', param: 'temperature', allowed: temperature };
+    if (req.temperature !== undefined && req.temperature !== temperature)
+      return { kind: 'fixed-sampling', param: 'temperature', allowed: temperature };
     if (req.topP !== undefined && req.topP !== 0.95) return { kind: 'fixed-sampling', param: 'top_p', allowed: 0.95 };
   }
-  if (model.reasoning === 'always' && req.thinking === 'disabled' && p.refusesThinkingOff) return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
+  if (model.reasoning === 'always' && req.thinking === 'disabled' && p.refusesThinkingOff)
+    return { kind: 'invalid', param: 'thinking.type', detail: `thinking cannot be disabled for model ${model.id}` };
   if (!thinking || !p.strictThinking) return undefined;
-  if (req.toolChoice === 'required' || typeof req.toolChoice === 'object') return { kind: 'forced-tool-choice', choice: req.toolChoice === 'required' ? 'required' : 'specified' };
-  const index = req.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls > 0 && m.reasoningContent === undefined);
+  if (req.toolChoice === 'required' || typeof req.toolChoice === 'object')
+    return { kind: 'forced-tool-choice', choice: req.toolChoice === 'required' ? 'required' : 'specified' };
+  const index = req.messages.findIndex(
+    (m) => m.role === 'assistant' && m.toolCalls > 0 && m.reasoningContent === undefined,
+  );
   return index === -1 ? undefined : { kind: 'reasoning-missing', index };
 }
 
 /** `response_format`: a schema only where the provider takes one (Ark); DeepSeek's JSON mode wants the word "json". */
 function formatRules(p: ChatProvider, req: ChatRequest): Problem | undefined {
   const format = req.responseFormat;
-  if (format?.type === 'json_schema' && !p.jsonSchema) return { kind: 'invalid', param: 'response_format.type', detail: 'response_format.type must be text or json_object, got "json_schema"' };
+  if (format?.type === 'json_schema' && !p.jsonSchema)
+    return {
+      kind: 'invalid',
+      param: 'response_format.type',
+      detail: 'response_format.type must be text or json_object, got "json_schema"',
+    };
   // "The system or user message must contain the word json" (api-docs.deepseek.com/guides/json_mode).
-  if (format?.type === 'json_object' && p.jsonNeedsWord && !req.messages.some((m) => (m.role === 'system' || m.role === 'user') && /json/i.test(m.text))) return { kind: 'json-word' };
+  if (
+    format?.type === 'json_object' &&
+    p.jsonNeedsWord &&
+    !req.messages.some((m) => (m.role === 'system' || m.role === 'user') && /json/i.test(m.text))
+  )
+    return { kind: 'json-word' };
   return undefined;
 }
 

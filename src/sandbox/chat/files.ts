@@ -37,13 +37,44 @@ interface StoredFile {
   content: string;
 }
 
-const TEXT_EXTENSIONS = new Set(['.txt', '.md', '.csv', '.json', '.log', '.yaml', '.yml', '.html', '.ini', '.conf', '.go', '.h', '.c', '.cpp', '.cxx', '.cc', '.cs', '.java', '.js', '.css', '.jsp', '.php', '.py', '.py3', '.asp', '.ts', '.tsx']);
+const TEXT_EXTENSIONS = new Set([
+  '.txt',
+  '.md',
+  '.csv',
+  '.json',
+  '.log',
+  '.yaml',
+  '.yml',
+  '.html',
+  '.ini',
+  '.conf',
+  '.go',
+  '.h',
+  '.c',
+  '.cpp',
+  '.cxx',
+  '.cc',
+  '.cs',
+  '.java',
+  '.js',
+  '.css',
+  '.jsp',
+  '.php',
+  '.py',
+  '.py3',
+  '.asp',
+  '.ts',
+  '.tsx',
+]);
 const KIMI_EXTENSIONS = new Set([
   ...TEXT_EXTENSIONS,
-  ...'.pdf .doc .docx .xls .xlsx .ppt .pptx .jpeg .png .bmp .gif .svg .svgz .webp .ico .xbm .dib .pjp .tif .pjpeg .avif .dot .apng .epub .tiff .jfif .mobi'.split(' '),
+  ...'.pdf .doc .docx .xls .xlsx .ppt .pptx .jpeg .png .bmp .gif .svg .svgz .webp .ico .xbm .dib .pjp .tif .pjpeg .avif .dot .apng .epub .tiff .jfif .mobi'.split(
+    ' ',
+  ),
 ]);
 
-const kimiError = (res: ServerResponse, status: number, type: string, message: string) => sendJson(res, status, { error: { type, message } });
+const kimiError = (res: ServerResponse, status: number, type: string, message: string) =>
+  sendJson(res, status, { error: { type, message } });
 
 /** The files of one account (the sandbox key's), and the routes that serve them. */
 export class KimiFiles {
@@ -53,7 +84,11 @@ export class KimiFiles {
 
   /** Whether `route` is one of the files API's (or the token count's). */
   static serves(method: string, path: string): boolean {
-    return (method === 'POST' && (path === '/files' || path === '/tokenizers/estimate-token-count')) || (method === 'GET' && path === '/files') || /^\/files\/[^/]+(\/content)?$/.test(path);
+    return (
+      (method === 'POST' && (path === '/files' || path === '/tokenizers/estimate-token-count')) ||
+      (method === 'GET' && path === '/files') ||
+      /^\/files\/[^/]+(\/content)?$/.test(path)
+    );
   }
 
   reset(): void {
@@ -64,14 +99,24 @@ export class KimiFiles {
     const { method, path } = req;
     if (method === 'POST' && path === '/files') return this.upload(req, res, ctx);
     if (method === 'POST' && path === '/tokenizers/estimate-token-count') return this.countTokens(req, res);
-    if (method === 'GET' && path === '/files') return sendJson(res, 200, { object: 'list', data: [...this.files.values()].map(fileObject) });
+    if (method === 'GET' && path === '/files')
+      return sendJson(res, 200, { object: 'list', data: [...this.files.values()].map(fileObject) });
     const [, , rawId, content] = path.split('/');
     const id = decodeURIComponent(rawId);
     const file = this.files.get(id);
     if (!file) return kimiError(res, 404, 'resource_not_found_error', `file not found: ${id}`);
     if (method === 'GET' && content === 'content') {
-      if (file.status === 'error') return kimiError(res, 400, 'invalid_request_error', `Invalid request: file ${id} failed to extract: ${file.statusDetails}`);
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(file.content) });
+      if (file.status === 'error')
+        return kimiError(
+          res,
+          400,
+          'invalid_request_error',
+          `Invalid request: file ${id} failed to extract: ${file.statusDetails}`,
+        );
+      res.writeHead(200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(file.content),
+      });
       res.end(file.content);
       return;
     }
@@ -92,23 +137,55 @@ export class KimiFiles {
       req.recordBody(`multipart/form-data: unreadable (${(error as Error).message})`);
       return kimiError(res, 400, 'invalid_request_error', `Invalid request: ${(error as Error).message}`);
     }
-    req.recordBody(`multipart/form-data: purpose=${form.purpose ?? ''}${form.file ? `, file=${form.file.name} (${form.file.bytes} bytes)` : ''}`);
-    if (form.purpose !== 'file-extract') return kimiError(res, 400, 'invalid_request_error', "Invalid purpose: only 'file-extract' accepted");
+    req.recordBody(
+      `multipart/form-data: purpose=${form.purpose ?? ''}${form.file ? `, file=${form.file.name} (${form.file.bytes} bytes)` : ''}`,
+    );
+    if (form.purpose !== 'file-extract')
+      return kimiError(res, 400, 'invalid_request_error', "Invalid purpose: only 'file-extract' accepted");
     const upload = form.file;
     if (!upload) return kimiError(res, 400, 'invalid_request_error', 'Invalid request: file is required');
-    if (upload.bytes === 0) return kimiError(res, 400, 'invalid_request_error', 'File size is zero, please confirm and re-upload the file');
-    if (upload.truncated) return kimiError(res, 400, 'invalid_request_error', `File size is too large, max file size is ${Math.round(limits.maxFileBytes / 1024 / 1024)}MB, please confirm and re-upload the file`);
+    if (upload.bytes === 0)
+      return kimiError(res, 400, 'invalid_request_error', 'File size is zero, please confirm and re-upload the file');
+    if (upload.truncated)
+      return kimiError(
+        res,
+        400,
+        'invalid_request_error',
+        `File size is too large, max file size is ${Math.round(limits.maxFileBytes / 1024 / 1024)}MB, please confirm and re-upload the file`,
+      );
     if (this.files.size >= limits.maxFiles) {
-      return kimiError(res, 400, 'invalid_request_error', `The number of files you have uploaded exceeded the max file count ${limits.maxFiles}, please delete previous uploaded files`);
+      return kimiError(
+        res,
+        400,
+        'invalid_request_error',
+        `The number of files you have uploaded exceeded the max file count ${limits.maxFiles}, please delete previous uploaded files`,
+      );
     }
     const total = [...this.files.values()].reduce((n, f) => n + f.bytes, 0);
     if (total + upload.bytes > limits.maxTotalBytes) {
-      return kimiError(res, 400, 'invalid_request_error', `Invalid request: the total size of uploaded files exceeds ${Math.round(limits.maxTotalBytes / 1024 ** 3)}GB, please delete previous uploaded files`);
+      return kimiError(
+        res,
+        400,
+        'invalid_request_error',
+        `Invalid request: the total size of uploaded files exceeds ${Math.round(limits.maxTotalBytes / 1024 ** 3)}GB, please delete previous uploaded files`,
+      );
     }
     const ext = extname(upload.name).toLowerCase();
-    if (!KIMI_EXTENSIONS.has(ext)) return kimiError(res, 400, 'invalid_request_error', `Invalid request: unsupported file type: ${ext || upload.name}`);
+    if (!KIMI_EXTENSIONS.has(ext))
+      return kimiError(
+        res,
+        400,
+        'invalid_request_error',
+        `Invalid request: unsupported file type: ${ext || upload.name}`,
+      );
     const extracted = await extract(upload, ext);
-    const file: StoredFile = { id: newFileId(), bytes: upload.bytes, createdAt: Math.floor(ctx.now() / 1000), filename: upload.name, ...extracted };
+    const file: StoredFile = {
+      id: newFileId(),
+      bytes: upload.bytes,
+      createdAt: Math.floor(ctx.now() / 1000),
+      filename: upload.name,
+      ...extracted,
+    };
     this.files.set(file.id, file);
     // The file is kept; the answer is lost on the way.
     if (ctx.cutAfterChunks !== undefined) {
@@ -120,10 +197,23 @@ export class KimiFiles {
 
   private countTokens(req: SandboxRequest, res: ServerResponse): void {
     const parsed = parseChatRequest(req.body, { temperatureMax: 1, maxChoices: 1 });
-    if (isProblem(parsed)) return kimiError(res, 400, 'invalid_request_error', `Invalid request: ${describeCount(parsed)}`);
-    if (!servedModel(this.models, parsed.model)) return kimiError(res, 404, 'resource_not_found_error', `Not found the model ${parsed.model} or Permission denied`);
+    if (isProblem(parsed))
+      return kimiError(res, 400, 'invalid_request_error', `Invalid request: ${describeCount(parsed)}`);
+    if (!servedModel(this.models, parsed.model))
+      return kimiError(
+        res,
+        404,
+        'resource_not_found_error',
+        `Not found the model ${parsed.model} or Permission denied`,
+      );
     const empty = parsed.messages.findIndex((m) => !m.text && m.images === 0);
-    if (empty !== -1) return kimiError(res, 400, 'invalid_request_error', `Invalid request: messages[${empty}].content must not be empty`);
+    if (empty !== -1)
+      return kimiError(
+        res,
+        400,
+        'invalid_request_error',
+        `Invalid request: messages[${empty}].content must not be empty`,
+      );
     sendJson(res, 200, { data: { total_tokens: countPromptTokens(parsed.messages) } });
   }
 }
@@ -139,7 +229,11 @@ function readForm(req: SandboxRequest, maxFileBytes: number): Promise<UploadForm
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: maxFileBytes, files: 1, fields: 4 } });
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: { fileSize: maxFileBytes, files: 1, fields: 4 },
+      });
     } catch (error) {
       stream.resume();
       return reject(error as Error);
@@ -150,7 +244,9 @@ function readForm(req: SandboxRequest, maxFileBytes: number): Promise<UploadForm
     });
     parser.on('file', (name, file, info) => {
       if (name !== 'file') return file.resume();
-      const keep = TEXT_EXTENSIONS.has(extname(info.filename ?? '').toLowerCase()) || extname(info.filename ?? '').toLowerCase() === '.pdf';
+      const keep =
+        TEXT_EXTENSIONS.has(extname(info.filename ?? '').toLowerCase()) ||
+        extname(info.filename ?? '').toLowerCase() === '.pdf';
       const entry = { name: info.filename ?? '', bytes: 0, truncated: false, data: [] as Buffer[] };
       form.file = entry;
       file.on('data', (chunk: Buffer) => {
@@ -172,7 +268,10 @@ function readForm(req: SandboxRequest, maxFileBytes: number): Promise<UploadForm
   });
 }
 
-async function extract(upload: NonNullable<UploadForm['file']>, ext: string): Promise<Pick<StoredFile, 'status' | 'statusDetails' | 'content'>> {
+async function extract(
+  upload: NonNullable<UploadForm['file']>,
+  ext: string,
+): Promise<Pick<StoredFile, 'status' | 'statusDetails' | 'content'>> {
   const data = Buffer.concat(upload.data);
   upload.data = [];
   if (ext === '.pdf') {
@@ -186,10 +285,23 @@ async function extract(upload: NonNullable<UploadForm['file']>, ext: string): Pr
     }
   }
   if (TEXT_EXTENSIONS.has(ext)) return { status: 'ok', statusDetails: '', content: data.toString('utf8') };
-  return { status: 'ok', statusDetails: '', content: `[The sandbox does not extract ${ext} files; Kimi would give the text of ${upload.name} here.]` };
+  return {
+    status: 'ok',
+    statusDetails: '',
+    content: `[The sandbox does not extract ${ext} files; Kimi would give the text of ${upload.name} here.]`,
+  };
 }
 
-const fileObject = (f: StoredFile) => ({ id: f.id, object: 'file', bytes: f.bytes, created_at: f.createdAt, filename: f.filename, purpose: 'file-extract', status: f.status, status_details: f.statusDetails });
+const fileObject = (f: StoredFile) => ({
+  id: f.id,
+  object: 'file',
+  bytes: f.bytes,
+  created_at: f.createdAt,
+  filename: f.filename,
+  purpose: 'file-extract',
+  status: f.status,
+  status_details: f.statusDetails,
+});
 
 /** Kimi's file ids: 20 lower-case letters and digits (e.g. `clg681objj8g9m7n4je0`). */
 function newFileId(): string {

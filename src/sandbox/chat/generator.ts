@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ChatRequest, ToolDefinition } from './chatRequest.js';
 import { mulberry32 } from '../prng.js';
-import { answerSentences, emulatedNote, readConversation, reasoningSentences, tokenize, type Conversation } from './compose.js';
+import {
+  answerSentences,
+  emulatedNote,
+  readConversation,
+  reasoningSentences,
+  tokenize,
+  type Conversation,
+} from './compose.js';
 
 /** Why a choice ended, provider-neutral; each provider names it in its own `finish_reason`. */
 export type FinishCause = 'stop' | 'length' | 'tool_calls' | 'filtered' | 'system_error' | 'context_exceeded' | 'error';
@@ -59,7 +66,15 @@ export function completionTokens(c: GeneratedChoice): number {
 }
 
 /** How much longer than the default each effort makes the reasoning (providers map their own names onto these). */
-const EFFORT_SCALE: Readonly<Record<string, number>> = { minimal: 0.25, low: 0.5, medium: 1, high: 1, xhigh: 1.5, max: 2, ultra: 2 };
+const EFFORT_SCALE: Readonly<Record<string, number>> = {
+  minimal: 0.25,
+  low: 0.5,
+  medium: 1,
+  high: 1,
+  xhigh: 1.5,
+  max: 2,
+  ultra: 2,
+};
 
 /**
  * The deterministic answer: the same model, messages and sampling parameters give the same tokens. `stream`,
@@ -68,7 +83,19 @@ const EFFORT_SCALE: Readonly<Record<string, number>> = { minimal: 0.25, low: 0.5
 export function generate(req: ChatRequest, opts: GenerateOptions): GeneratedChoice[] {
   const r = req.raw;
   const seed = createHash('sha256')
-    .update(JSON.stringify([r.model, r.messages, r.tools, r.tool_choice, r.temperature, r.top_p, r.seed, r.thinking, ...(r.response_format ? [r.response_format] : [])]))
+    .update(
+      JSON.stringify([
+        r.model,
+        r.messages,
+        r.tools,
+        r.tool_choice,
+        r.temperature,
+        r.top_p,
+        r.seed,
+        r.thinking,
+        ...(r.response_format ? [r.response_format] : []),
+      ]),
+    )
     .digest();
   return Array.from({ length: req.n }, (_, i) => generateChoice(req, opts, seed, i));
 }
@@ -78,15 +105,32 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
   const conversation = readConversation(req);
   // Drawn only when reasoning, so that an answer without it is the one the same request always had.
   const reasoning = opts.reasoning
-    ? exactly(reasoningSentences(conversation, req.tools.map((t) => t.name), rng), Math.max(2, Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1) * (opts.long ? 3 : 1))))
+    ? exactly(
+        reasoningSentences(
+          conversation,
+          req.tools.map((t) => t.name),
+          rng,
+        ),
+        Math.max(
+          2,
+          Math.round((10 + Math.floor(rng() * 21)) * (EFFORT_SCALE[opts.effort ?? 'high'] ?? 1) * (opts.long ? 3 : 1)),
+        ),
+      )
     : [];
-  const userText = req.messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n');
+  const userText = req.messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.text)
+    .join('\n');
   const long = LONG.exec(userText);
-  const content = long ? sentences(rng, Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER), OPENERS) : tokenize([...answerSentences(conversation, rng, opts.long), emulatedNote(req.model)].join(' '));
+  const content = long
+    ? sentences(rng, Math.min(Math.max(2, Number(long[1])), MAX_LONG_ANSWER), OPENERS)
+    : tokenize([...answerSentences(conversation, rng, opts.long), emulatedNote(req.model)].join(' '));
   const choice: GeneratedChoice = { reasoning, content: clipAtStop(content, req.stop), cause: 'stop' };
   if (long?.[2]) choice.tokenLength = Math.min(Number(long[2]), 65_536);
 
-  const trigger = Object.entries(TRIGGERS).find(([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker));
+  const trigger = Object.entries(TRIGGERS).find(
+    ([marker, cause]) => opts.triggers.has(cause) && userText.includes(marker),
+  );
   const scripted = scriptedToolCalls(req, userText);
   const tools = trigger || scripted ? [] : toolsToCall(req);
   if (trigger) {
@@ -97,11 +141,16 @@ function generateChoice(req: ChatRequest, opts: GenerateOptions, seed: Buffer, i
     // The script's calls are done: the answer follows the tool results.
   } else if (scripted || tools.length) {
     // Unprompted calls ask about the question's subject where the tool takes free text ("Exchange" as a service id).
-    const calls = scripted ? scripted : tools.map((t) => ({ name: t.name, arguments: JSON.stringify(sampleSchema(t.parameters, rng, 0, conversation.subject?.bare)) }));
+    const calls = scripted
+      ? scripted
+      : tools.map((t) => ({
+          name: t.name,
+          arguments: JSON.stringify(sampleSchema(t.parameters, rng, 0, conversation.subject?.bare)),
+        }));
     choice.content = [];
     choice.toolCalls = calls.map((call, n) => {
       const fragments: string[] = [];
-      for (let at = 0; at < call.arguments.length; ) {
+      for (let at = 0; at < call.arguments.length;) {
         const size = 5 + Math.floor(rng() * 6);
         fragments.push(call.arguments.slice(at, at + size));
         at += size;
@@ -135,7 +184,11 @@ function jsonAnswer(req: ChatRequest, userText: string, conversation: Conversati
       schema = undefined;
     }
   }
-  const value = userText.includes('[[json:bad]]') ? { unexpected: true } : schema ? sampleSchema(schema, rng, 0) : { answer: answerSentences(conversation, rng).slice(0, 2).join(' ') };
+  const value = userText.includes('[[json:bad]]')
+    ? { unexpected: true }
+    : schema
+      ? sampleSchema(schema, rng, 0)
+      : { answer: answerSentences(conversation, rng).slice(0, 2).join(' ') };
   const text = JSON.stringify(value);
   const tokens: string[] = [];
   for (let at = 0; at < text.length; at += 4) tokens.push(text.slice(at, at + 4));
@@ -151,7 +204,10 @@ function jsonAnswer(req: ChatRequest, userText: string, conversation: Conversati
  */
 const TOOL_MARKER = /\[\[tool:([A-Za-z0-9_-]{1,64})(?:\s+(\{.*?\}))?\]\]/g;
 
-function scriptedToolCalls(req: ChatRequest, userText: string): Array<{ name: string; arguments: string }> | 'answer' | undefined {
+function scriptedToolCalls(
+  req: ChatRequest,
+  userText: string,
+): Array<{ name: string; arguments: string }> | 'answer' | undefined {
   const markers = [...userText.matchAll(TOOL_MARKER)];
   if (markers.length === 0 || req.tools.length === 0 || req.toolChoice === 'none') return undefined;
   // Markers written back to back (`]][[`) are one turn's parallel calls; each turn answers one group.
@@ -163,7 +219,8 @@ function scriptedToolCalls(req: ChatRequest, userText: string): Array<{ name: st
   }
   const lastUser = req.messages.map((m) => m.role).lastIndexOf('user');
   const turns = req.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant' && m.toolCalls > 0).length;
-  const group = turns < groups.length ? groups[turns] : userText.includes('[[tool-loop]]') ? groups[groups.length - 1] : undefined;
+  const group =
+    turns < groups.length ? groups[turns] : userText.includes('[[tool-loop]]') ? groups[groups.length - 1] : undefined;
   return group ? group.map((m) => ({ name: m[1], arguments: m[2] ?? '{}' })) : 'answer';
 }
 
@@ -216,7 +273,9 @@ function applyMaxTokens(c: GeneratedChoice, max: number | undefined): GeneratedC
 /** Caps what comes after the reasoning (Ark's `max_tokens`). */
 function capAnswer(c: GeneratedChoice, max: number): GeneratedChoice {
   const rest = applyMaxTokens({ ...c, reasoning: [] }, max);
-  return rest.cause === 'length' && completionTokens(c) - c.reasoning.length > max ? { ...rest, reasoning: c.reasoning } : c;
+  return rest.cause === 'length' && completionTokens(c) - c.reasoning.length > max
+    ? { ...rest, reasoning: c.reasoning }
+    : c;
 }
 
 /** Exactly `count` tokens of the sentences given, the last one a full stop. */
@@ -268,7 +327,16 @@ function sentences(rng: () => number, count: number, openers: readonly string[])
   return tokens;
 }
 
-const SAMPLE_STRINGS = ['Hangzhou', 'Beijing', 'Berlin', 'Lisbon', 'weekly report', 'Exchange Online', 'tt0078346', 'celsius'];
+const SAMPLE_STRINGS = [
+  'Hangzhou',
+  'Beijing',
+  'Berlin',
+  'Lisbon',
+  'weekly report',
+  'Exchange Online',
+  'tt0078346',
+  'celsius',
+];
 
 /**
  * A value that satisfies a (simple) JSON Schema: every property filled, enums, bounds and defaults respected; free
@@ -286,11 +354,15 @@ function sampleSchema(schema: unknown, rng: () => number, depth: number, text?: 
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      if (depth < 4) for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) out[key] = sampleSchema(sub, rng, depth + 1, text);
+      if (depth < 4)
+        for (const [key, sub] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
+          out[key] = sampleSchema(sub, rng, depth + 1, text);
       return out;
     }
     case 'array':
-      return depth < 4 ? Array.from({ length: 1 + Math.floor(rng() * 2) }, () => sampleSchema(s.items, rng, depth + 1, text)) : [];
+      return depth < 4
+        ? Array.from({ length: 1 + Math.floor(rng() * 2) }, () => sampleSchema(s.items, rng, depth + 1, text))
+        : [];
     case 'integer': {
       const lo = Math.ceil(min ?? 1);
       return lo + Math.floor(rng() * (Math.floor(max ?? lo + 99) - lo + 1));

@@ -17,7 +17,10 @@ enum GlmCode {
   RateLimited = '1302',
 }
 
-const glmError = (status: number, code: string, message: string): ErrorReply => ({ status, body: { error: { code, message } } });
+const glmError = (status: number, code: string, message: string): ErrorReply => ({
+  status,
+  body: { error: { code, message } },
+});
 
 /** (P) Zhipu AI / BigModel GLM. */
 export const glm: ChatProvider = {
@@ -26,14 +29,21 @@ export const glm: ChatProvider = {
   // GLM has no `n`: it is ignored, as fields outside its schema are.
   limits: { temperatureMax: 1 },
   validate(req) {
-    if (req.raw.stream_options !== undefined) return { kind: 'invalid', param: 'stream_options', detail: 'stream_options is not supported' };
-    if (req.raw.tool_choice !== undefined && req.raw.tool_choice !== 'auto') return { kind: 'invalid', param: 'tool_choice', detail: 'tool_choice only supports auto' };
+    if (req.raw.stream_options !== undefined)
+      return { kind: 'invalid', param: 'stream_options', detail: 'stream_options is not supported' };
+    if (req.raw.tool_choice !== undefined && req.raw.tool_choice !== 'auto')
+      return { kind: 'invalid', param: 'tool_choice', detail: 'tool_choice only supports auto' };
     // One stop word; user_id 6–128 characters (docs.bigmodel.cn chat API, read 2026-11-28).
     if (req.stop.length > 1) return { kind: 'invalid', param: 'stop', detail: 'stop supports only one stop word' };
     const user = req.raw.user_id;
-    if (user !== undefined && (typeof user !== 'string' || user.length < 6 || user.length > 128)) return { kind: 'invalid', param: 'user_id', detail: 'user_id must be 6 to 128 characters' };
+    if (user !== undefined && (typeof user !== 'string' || user.length < 6 || user.length > 128))
+      return { kind: 'invalid', param: 'user_id', detail: 'user_id must be 6 to 128 characters' };
     if (req.messages.every((m) => m.role === 'system' || m.role === 'assistant')) {
-      return { kind: 'invalid', param: 'messages', detail: 'messages must not contain only system or assistant messages' };
+      return {
+        kind: 'invalid',
+        param: 'messages',
+        detail: 'messages must not contain only system or assistant messages',
+      };
     }
     return undefined;
   },
@@ -41,7 +51,15 @@ export const glm: ChatProvider = {
     switch (problem.kind) {
       case 'path':
         // BigModel's front answers unknown paths with a Spring-style body, not its business envelope.
-        return { status: 404, body: { timestamp: new Date().toISOString(), status: 404, error: 'Not Found', path: `/api/paas/v4${problem.path}` } };
+        return {
+          status: 404,
+          body: {
+            timestamp: new Date().toISOString(),
+            status: 404,
+            error: 'Not Found',
+            path: `/api/paas/v4${problem.path}`,
+          },
+        };
       case 'auth':
         return problem.key === undefined
           ? glmError(401, GlmCode.NoAuthHeader, 'Header中未收到Authentication参数，无法进行身份验证')
@@ -55,7 +73,8 @@ export const glm: ChatProvider = {
       case 'inference':
         return glmError(500, GlmCode.NetworkError, `网络错误，错误id：${requestId}，请联系客服`);
       default: {
-        const code = 'param' in problem && problem.param.startsWith('messages') ? GlmCode.BadMessages : GlmCode.BadParameter;
+        const code =
+          'param' in problem && problem.param.startsWith('messages') ? GlmCode.BadMessages : GlmCode.BadParameter;
         return glmError(400, code, `API 调用参数有误，请检查文档。${describe(problem)}`);
       }
     }
@@ -99,13 +118,20 @@ export const glm: ChatProvider = {
     usagePlacement: () => ({ last: 'top' }),
     // Without `tool_stream: true` GLM sends each tool call whole, in one delta.
     streamsToolArguments: (req) => req.raw.tool_stream === true,
-    inBandError: (requestId) => ({ error: { code: GlmCode.NetworkError, message: `网络错误，错误id：${requestId}，请联系客服` } }),
+    inBandError: (requestId) => ({
+      error: { code: GlmCode.NetworkError, message: `网络错误，错误id：${requestId}，请联系客服` },
+    }),
   },
   media: {
     embeddingModels: SANDBOX_MEDIA_MODELS.glm.embeddings,
     imageModels: SANDBOX_MEDIA_MODELS.glm.images,
     base64: false,
-    sensitive: () => glmError(400, GlmCode.Unsafe, '系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。'),
+    sensitive: () =>
+      glmError(
+        400,
+        GlmCode.Unsafe,
+        '系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。',
+      ),
     imageBody: (made) => ({
       created: made.created,
       data: [{ url: made.url }],

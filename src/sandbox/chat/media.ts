@@ -58,7 +58,10 @@ export interface MadeImage {
 }
 
 /** A 1×1 PNG: what every sandbox image is. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const tokens = (text: string) => text.match(/[A-Za-z0-9_']+|[^\sA-Za-z0-9_']/g)?.length ?? 0;
 
@@ -73,7 +76,15 @@ function vector(model: string, text: string, size: number): number[] {
 type Fail = (problem: Problem) => void;
 
 /** Serves the media routes; returns false when `route` is none of them. */
-export function handleMedia(p: MediaProvider, route: string, req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext, fail: Fail, requestId: string): boolean {
+export function handleMedia(
+  p: MediaProvider,
+  route: string,
+  req: SandboxRequest,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  fail: Fail,
+  requestId: string,
+): boolean {
   if (route === 'POST /embeddings') {
     embeddings(p, req, res, fail);
     return true;
@@ -112,13 +123,28 @@ function embeddings(p: MediaProvider, req: SandboxRequest, res: ServerResponse, 
   if (!model) return fail({ kind: 'model', model: raw.model });
   const input = typeof raw.input === 'string' ? [raw.input] : raw.input;
   if (!Array.isArray(input) || input.length === 0 || input.some((t) => typeof t !== 'string' || t === '')) {
-    return fail({ kind: 'invalid', param: 'input', detail: 'input must be a non-empty string or a non-empty array of non-empty strings' });
+    return fail({
+      kind: 'invalid',
+      param: 'input',
+      detail: 'input must be a non-empty string or a non-empty array of non-empty strings',
+    });
   }
-  if (input.length > model.maxInputs) return fail({ kind: 'invalid', param: 'input', detail: `input takes at most ${model.maxInputs} texts, got ${input.length}` });
+  if (input.length > model.maxInputs)
+    return fail({
+      kind: 'invalid',
+      param: 'input',
+      detail: `input takes at most ${model.maxInputs} texts, got ${input.length}`,
+    });
   let size = model.defaultDimensions;
   if (raw.dimensions !== undefined) {
-    if (model.fixedDimensions) return fail({ kind: 'invalid', param: 'dimensions', detail: `${model.id} does not take dimensions` });
-    if (!model.dimensions.includes(raw.dimensions as number)) return fail({ kind: 'range', param: 'dimensions', detail: `dimensions must be one of ${model.dimensions.join(', ')}` });
+    if (model.fixedDimensions)
+      return fail({ kind: 'invalid', param: 'dimensions', detail: `${model.id} does not take dimensions` });
+    if (!model.dimensions.includes(raw.dimensions as number))
+      return fail({
+        kind: 'range',
+        param: 'dimensions',
+        detail: `dimensions must be one of ${model.dimensions.join(', ')}`,
+      });
     size = raw.dimensions as number;
   }
   const texts = input as string[];
@@ -131,7 +157,14 @@ function embeddings(p: MediaProvider, req: SandboxRequest, res: ServerResponse, 
   });
 }
 
-function images(p: MediaProvider, req: SandboxRequest, res: ServerResponse, ctx: EmulatorContext, fail: Fail, requestId: string): void {
+function images(
+  p: MediaProvider,
+  req: SandboxRequest,
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  fail: Fail,
+  requestId: string,
+): void {
   const raw = body(req, fail);
   if (!raw) return;
   if (typeof raw.model !== 'string' || !raw.model) return fail({ kind: 'missing', param: 'model' });
@@ -139,15 +172,21 @@ function images(p: MediaProvider, req: SandboxRequest, res: ServerResponse, ctx:
   if (!model) return fail({ kind: 'model', model: raw.model });
   if (typeof raw.prompt !== 'string' || !raw.prompt.trim()) return fail({ kind: 'missing', param: 'prompt' });
   const size = raw.size === undefined ? model.defaultSize : raw.size;
-  if (typeof size !== 'string' || !model.sizes.test(size)) return fail({ kind: 'invalid', param: 'size', detail: `size ${JSON.stringify(size)} is not supported` });
+  if (typeof size !== 'string' || !model.sizes.test(size))
+    return fail({ kind: 'invalid', param: 'size', detail: `size ${JSON.stringify(size)} is not supported` });
   const format = raw.response_format ?? 'url';
-  if (raw.response_format !== undefined && !p.base64) return fail({ kind: 'invalid', param: 'response_format', detail: 'response_format is not supported' });
-  if (format !== 'url' && format !== 'b64_json') return fail({ kind: 'invalid', param: 'response_format', detail: 'response_format must be url or b64_json' });
+  if (raw.response_format !== undefined && !p.base64)
+    return fail({ kind: 'invalid', param: 'response_format', detail: 'response_format is not supported' });
+  if (format !== 'url' && format !== 'b64_json')
+    return fail({ kind: 'invalid', param: 'response_format', detail: 'response_format must be url or b64_json' });
   if (raw.prompt.includes('[[sensitive]]')) {
     const reply = p.sensitive(requestId);
     return sendJson(res, reply.status, reply.body, reply.headers);
   }
-  const id = createHash('sha256').update(`${model.id}\0${raw.prompt}\0${size}\0${ctx.now()}`).digest('hex').slice(0, 24);
+  const id = createHash('sha256')
+    .update(`${model.id}\0${raw.prompt}\0${size}\0${ctx.now()}`)
+    .digest('hex')
+    .slice(0, 24);
   const made = {
     created: Math.floor(ctx.now() / 1000),
     model: model.id,

@@ -25,13 +25,24 @@ export interface SandboxModel {
   efforts?: Readonly<Record<string, string>>;
 }
 
-const kimi = (id: string, contextWindow: number, reasoning: 'on' | 'always', vision: boolean, efforts?: Readonly<Record<string, string>>): SandboxModel => ({
+const kimi = (
+  id: string,
+  contextWindow: number,
+  reasoning: 'on' | 'always',
+  vision: boolean,
+  efforts?: Readonly<Record<string, string>>,
+): SandboxModel => ({
   id,
   contextWindow,
   reasoning,
   vision,
   fixedSampling: true,
-  listing: { context_length: contextWindow, supports_image_in: vision, supports_video_in: false, supports_reasoning: true },
+  listing: {
+    context_length: contextWindow,
+    supports_image_in: vision,
+    supports_video_in: false,
+    supports_reasoning: true,
+  },
   ...(efforts ? { efforts } : {}),
 });
 /** Kimi K3 and K3.1 Pro: top-level reasoning_effort low | high | max, default max [third party, docs/upstreams.md §3.6]. */
@@ -40,7 +51,12 @@ const moonshotV1 = (id: string, contextWindow: number, vision = false): SandboxM
   id,
   contextWindow,
   vision,
-  listing: { context_length: contextWindow, supports_image_in: vision, supports_video_in: false, supports_reasoning: false },
+  listing: {
+    context_length: contextWindow,
+    supports_image_in: vision,
+    supports_video_in: false,
+    supports_reasoning: false,
+  },
 });
 
 /**
@@ -71,12 +87,22 @@ export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxM
     { id: 'doubao-seed-1-6-251015', contextWindow: 256_000, vision: true, reasoning: 'on' },
     { id: 'doubao-seed-2-0-lite-260428', contextWindow: 256_000, vision: true, reasoning: 'on' },
     // Doubao Seed 2.0 (docs.byteplus.com/en/docs/modelark/1330310): images are not stated there, so refused here.
-    ...['pro', 'lite', 'mini', 'code-preview'].map((size): SandboxModel => ({ id: `doubao-seed-2-0-${size}-260215`, contextWindow: 256_000, reasoning: 'on' })),
+    ...['pro', 'lite', 'mini', 'code-preview'].map((size): SandboxModel => ({
+      id: `doubao-seed-2-0-${size}-260215`,
+      contextWindow: 256_000,
+      reasoning: 'on',
+    })),
     // Another vendor's model hosted on Ark under a dated id (shared/providers-2026.md (Q)); DeepSeek V3.2's 128K window.
     { id: 'deepseek-v3-2-251201', contextWindow: 131_072, reasoning: 'on' },
   ],
   deepseek: [
-    { id: 'deepseek-flash', aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'], contextWindow: 1_048_576, vision: true, reasoning: 'on' },
+    {
+      id: 'deepseek-flash',
+      aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'],
+      contextWindow: 1_048_576,
+      vision: true,
+      reasoning: 'on',
+    },
     { id: 'deepseek-v4-pro', contextWindow: 1_048_576, reasoning: 'on' },
   ],
   moonshot: [
@@ -97,7 +123,8 @@ export const SANDBOX_MODELS: Readonly<Record<ChatProviderName, readonly SandboxM
 };
 
 /** The model served under `name`, its own or an older alias. */
-export const servedModel = (models: readonly SandboxModel[], name: string) => models.find((m) => m.id === name || m.aliases?.includes(name));
+export const servedModel = (models: readonly SandboxModel[], name: string) =>
+  models.find((m) => m.id === name || m.aliases?.includes(name));
 
 /** Embedding and image models of the two providers that serve them (Ark: the sandbox account's endpoints). */
 export const SANDBOX_MEDIA_MODELS = {
@@ -106,13 +133,31 @@ export const SANDBOX_MEDIA_MODELS = {
       { id: 'embedding-3', maxInputs: 64, dimensions: [256, 512, 1024, 2048], defaultDimensions: 2048 },
       { id: 'embedding-2', maxInputs: 16, dimensions: [1024], defaultDimensions: 1024, fixedDimensions: true },
     ],
-    images: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({ id, sizes: /^\d{3,4}x\d{3,4}$/, defaultSize: '1024x1024' })),
+    images: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({
+      id,
+      sizes: /^\d{3,4}x\d{3,4}$/,
+      defaultSize: '1024x1024',
+    })),
   },
   ark: {
     embeddings: [
-      { id: 'ep-20250101-doubao-embedding', maxInputs: 256, dimensions: [512, 1024, 2048, 2560], defaultDimensions: 2560 },
-      { id: 'doubao-embedding-text-240715', maxInputs: 256, dimensions: [512, 1024, 2048, 2560], defaultDimensions: 2560 },
+      {
+        id: 'ep-20250101-doubao-embedding',
+        maxInputs: 256,
+        dimensions: [512, 1024, 2048, 2560],
+        defaultDimensions: 2560,
+      },
+      {
+        id: 'doubao-embedding-text-240715',
+        maxInputs: 256,
+        dimensions: [512, 1024, 2048, 2560],
+        defaultDimensions: 2560,
+      },
     ],
-    images: ['ep-20250101-doubao-seedream', 'doubao-seedream-3-0-t2i-250415'].map((id) => ({ id, sizes: /^([1-4]K|\d{3,4}x\d{3,4})$/, defaultSize: '2048x2048' })),
+    images: ['ep-20250101-doubao-seedream', 'doubao-seedream-3-0-t2i-250415'].map((id) => ({
+      id,
+      sizes: /^([1-4]K|\d{3,4}x\d{3,4})$/,
+      defaultSize: '2048x2048',
+    })),
   },
 } as const;

@@ -35,7 +35,13 @@ function finishReason(p: ChatProvider, c: GeneratedChoice): string {
 }
 
 /** The non-streaming body. */
-export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number, cached = 0): unknown {
+export function completionBody(
+  p: ChatProvider,
+  meta: AnswerMeta,
+  choices: readonly GeneratedChoice[],
+  promptTokens: number,
+  cached = 0,
+): unknown {
   return {
     ...head(p, meta, 'chat.completion'),
     ...(p.shape.requestIdField ? { request_id: meta.id } : {}),
@@ -45,7 +51,15 @@ export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: reado
         role: 'assistant',
         content: c.toolCalls ? null : c.content.join(''),
         ...(c.reasoning.length ? { reasoning_content: c.reasoning.join('') } : {}),
-        ...(c.toolCalls ? { tool_calls: c.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
+        ...(c.toolCalls
+          ? {
+              tool_calls: c.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
       },
       ...(p.shape.logprobsNull ? { logprobs: null } : {}),
       finish_reason: finishReason(p, c),
@@ -58,7 +72,14 @@ export function completionBody(p: ChatProvider, meta: AnswerMeta, choices: reado
  * The whole stream as events, in order; the writer paces them. One token per event. Made as the writer asks for
  * them, so a `[[long:N]]` answer never sits in memory as N serialized events.
  */
-export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMeta, choices: readonly GeneratedChoice[], promptTokens: number, cached = 0): Generator<SseEvent> {
+export function* streamEvents(
+  p: ChatProvider,
+  req: ChatRequest,
+  meta: AnswerMeta,
+  choices: readonly GeneratedChoice[],
+  promptTokens: number,
+  cached = 0,
+): Generator<SseEvent> {
   const { shape } = p;
   const placement = shape.usagePlacement(req);
   const total = totalUsage(choices, promptTokens, cached);
@@ -79,7 +100,10 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
     if (shape.keepAliveEvery && dataEvents % shape.keepAliveEvery === 0) events.push({ comment: 'keep-alive' });
   };
   const chunk = (choice: Record<string, unknown> | undefined, usage?: 'top' | 'choice') => {
-    const body: Record<string, unknown> = { ...head(p, meta, 'chat.completion.chunk'), choices: choice ? [choice] : [] };
+    const body: Record<string, unknown> = {
+      ...head(p, meta, 'chat.completion.chunk'),
+      choices: choice ? [choice] : [],
+    };
     if (usage === 'choice' && choice) choice.usage = p.usage(total);
     if (usage === 'top') body.usage = p.usage(total);
     else if (placement.everyChunk) body.usage = p.usage(sofar);
@@ -118,7 +142,13 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
     const streamed = shape.streamsToolArguments?.(req) ?? true;
     for (const [n, call] of (c.toolCalls ?? []).entries()) {
       const { id, name, fragments } = call;
-      chunk(delta(index, { tool_calls: [{ index: n, id, type: 'function', function: { name, arguments: streamed ? '' : fragments.join('') } }] }));
+      chunk(
+        delta(index, {
+          tool_calls: [
+            { index: n, id, type: 'function', function: { name, arguments: streamed ? '' : fragments.join('') } },
+          ],
+        }),
+      );
       if (streamed) {
         for (const f of fragments) {
           token('completion');
@@ -127,7 +157,10 @@ export function* streamEvents(p: ChatProvider, req: ChatRequest, meta: AnswerMet
       } else sofar.completion += fragments.length;
     }
     const last = index === choices.length - 1;
-    chunk(delta(index, shape.roleInEveryDelta ? { content: '' } : {}, finishReason(p, c)), last ? placement.last : undefined);
+    chunk(
+      delta(index, shape.roleInEveryDelta ? { content: '' } : {}, finishReason(p, c)),
+      last ? placement.last : undefined,
+    );
   }
   if (placement.extraChunk) {
     push({ ...head(p, meta, 'chat.completion.chunk'), choices: [], usage: p.usage(total) });

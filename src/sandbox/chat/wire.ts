@@ -32,7 +32,11 @@ export function writtenChatEvents(): number {
 export async function writeSse(res: ServerResponse, events: Iterable<SseEvent>, o: PacedWrite): Promise<void> {
   running += 1;
   try {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.flushHeaders();
     let sent = 0;
     for (const event of events) {
@@ -77,7 +81,7 @@ export async function writeJsonAfterGeneration(
       res.writeHead(200, headers);
       res.write('\n');
     }
-    for (let left = o.delayMs * tokens; left > 0 && !o.signal.aborted; ) {
+    for (let left = o.delayMs * tokens; left > 0 && !o.signal.aborted;) {
       const step = Math.min(left, 500);
       await sleep(step, o.signal);
       left -= step;

@@ -39,7 +39,9 @@ export class TokenStore {
     const token = /^Bearer\s+(.*)$/i.exec(authorization ?? '')?.[1]?.trim();
     if (token === SANDBOX_TOKEN) return;
     const fail = (message: string) =>
-      new GraphError(401, GraphErrorCode.InvalidAuthenticationToken, message, undefined, { 'www-authenticate': WWW_AUTHENTICATE });
+      new GraphError(401, GraphErrorCode.InvalidAuthenticationToken, message, undefined, {
+        'www-authenticate': WWW_AUTHENTICATE,
+      });
     if (!token) throw fail('Access token is empty.');
     const expiry = this.expiries.get(token);
     if (expiry === undefined) {

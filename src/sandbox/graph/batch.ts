@@ -35,20 +35,40 @@ function parseBatch(body: unknown): BatchItem[] {
   const items = requests.map((r: unknown, i): BatchItem => {
     const item = (typeof r === 'object' && r !== null ? r : {}) as Record<string, unknown>;
     const { id, method, url, headers = {}, body: itemBody, dependsOn = [] } = item;
-    if (typeof id !== 'string' || !id) throw badRequest(`Batch request ${i} has no "id"; every request needs a unique string id.`);
-    if (ids.has(id.toLowerCase())) throw badRequest(`Batch request id '${id}' is used more than once; ids must be unique (ignoring case).`);
+    if (typeof id !== 'string' || !id)
+      throw badRequest(`Batch request ${i} has no "id"; every request needs a unique string id.`);
+    if (ids.has(id.toLowerCase()))
+      throw badRequest(`Batch request id '${id}' is used more than once; ids must be unique (ignoring case).`);
     ids.set(id.toLowerCase(), id);
     if (typeof method !== 'string' || !METHODS.includes(method.toUpperCase())) {
-      throw badRequest(`Batch request '${id}' has an invalid method ${JSON.stringify(method)}; use one of ${METHODS.join(', ')}.`);
+      throw badRequest(
+        `Batch request '${id}' has an invalid method ${JSON.stringify(method)}; use one of ${METHODS.join(', ')}.`,
+      );
     }
     if (typeof url !== 'string' || !url) throw badRequest(`Batch request '${id}' has no "url".`);
-    if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+    if (
+      typeof headers !== 'object' ||
+      headers === null ||
+      Array.isArray(headers) ||
+      Object.values(headers).some((v) => typeof v !== 'string')
+    ) {
       throw badRequest(`Batch request '${id}' has invalid "headers"; use an object of string values.`);
     }
-    const lowered = Object.fromEntries(Object.entries(headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
-    if (itemBody !== undefined && !lowered['content-type']) throw badRequest(`Batch request '${id}' has a body but no Content-Type header.`);
-    if (!Array.isArray(dependsOn) || dependsOn.some((d) => typeof d !== 'string')) throw badRequest(`Batch request '${id}' has an invalid "dependsOn"; use an array of ids.`);
-    return { id, method: method.toUpperCase(), url, headers: lowered, body: itemBody, dependsOn: dependsOn as string[] };
+    const lowered = Object.fromEntries(
+      Object.entries(headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
+    if (itemBody !== undefined && !lowered['content-type'])
+      throw badRequest(`Batch request '${id}' has a body but no Content-Type header.`);
+    if (!Array.isArray(dependsOn) || dependsOn.some((d) => typeof d !== 'string'))
+      throw badRequest(`Batch request '${id}' has an invalid "dependsOn"; use an array of ids.`);
+    return {
+      id,
+      method: method.toUpperCase(),
+      url,
+      headers: lowered,
+      body: itemBody,
+      dependsOn: dependsOn as string[],
+    };
   });
   for (const item of items) {
     for (const dep of item.dependsOn) {
@@ -73,7 +93,12 @@ function parseBatch(body: unknown): BatchItem[] {
 }
 
 function errorItem(id: string, err: GraphError, ids: RequestIds, now: number): ItemResponse {
-  return { id, status: err.status, headers: { 'Content-Type': ODATA_JSON, ...err.headers }, body: errorEnvelope(err.code, err.message, ids, now, err.innerCode) };
+  return {
+    id,
+    status: err.status,
+    headers: { 'Content-Type': ODATA_JSON, ...err.headers },
+    body: errorEnvelope(err.code, err.message, ids, now, err.innerCode),
+  };
 }
 
 /**
@@ -100,7 +125,11 @@ export async function runBatch(
     for (const dep of item.dependsOn) {
       const result = await run(byId.get(dep.toLowerCase())!);
       if (result.status >= 400 && !response) {
-        const err = new GraphError(424, GraphErrorCode.FailedDependency, `The request depends on '${dep}', which failed with status ${result.status}.`);
+        const err = new GraphError(
+          424,
+          GraphErrorCode.FailedDependency,
+          `The request depends on '${dep}', which failed with status ${result.status}.`,
+        );
         response = errorItem(item.id, err, ids, ctx.now());
       }
     }
@@ -120,7 +149,12 @@ export async function runBatch(
     }
     const url = item.url.replace(/^\//, '');
     if (/^[a-z][a-z0-9+.-]*:/i.test(url) || /^(v1\.0|beta)\//i.test(url)) {
-      return errorItem(item.id, badRequest(`Batch request url '${item.url}' must be relative to the version, e.g. /admin/serviceAnnouncement.`), ids, ctx.now());
+      return errorItem(
+        item.id,
+        badRequest(`Batch request url '${item.url}' must be relative to the version, e.g. /admin/serviceAnnouncement.`),
+        ids,
+        ctx.now(),
+      );
     }
     const q = url.indexOf('?');
     let r: GraphResponse;

@@ -14,7 +14,8 @@ export interface Seed {
 }
 
 /** Seed entities carry the first etag generation. */
-export const etagOf = (id: string, revision: number): string => `W/"${Buffer.from(`${id}:${revision}`).toString('base64')}"`;
+export const etagOf = (id: string, revision: number): string =>
+  `W/"${Buffer.from(`${id}:${revision}`).toString('base64')}"`;
 
 const prng = mulberry32;
 
@@ -125,8 +126,23 @@ const IMPACTS = [
   'Users in North America may be unable to use {feature}.',
   'Users may see stale or missing data in {feature}.',
 ];
-const RESOLVED_STATUS = ['ServiceRestored', 'ServiceRestored', 'ServiceRestored', 'ServiceRestored', 'PostIncidentReviewPublished', 'FalsePositive'];
-const OPEN_STATUS = ['Investigating', 'ServiceDegradation', 'ServiceInterruption', 'RestoringService', 'ExtendedRecovery', 'VerifyingService', 'InvestigationSuspended'];
+const RESOLVED_STATUS = [
+  'ServiceRestored',
+  'ServiceRestored',
+  'ServiceRestored',
+  'ServiceRestored',
+  'PostIncidentReviewPublished',
+  'FalsePositive',
+];
+const OPEN_STATUS = [
+  'Investigating',
+  'ServiceDegradation',
+  'ServiceInterruption',
+  'RestoringService',
+  'ExtendedRecovery',
+  'VerifyingService',
+  'InvestigationSuspended',
+];
 const CHANGES = [
   'New meeting experience rolling out',
   'Retirement of a legacy admin setting',
@@ -139,13 +155,23 @@ const CHANGES = [
   'Changes to default retention behaviour',
   'New admin controls for external access',
 ];
-const TAGS = ['Feature update', 'User impact', 'Admin impact', 'Retirement', 'New feature', 'Updated message', 'Data privacy', 'Change management'];
+const TAGS = [
+  'Feature update',
+  'User impact',
+  'Admin impact',
+  'Retirement',
+  'New feature',
+  'Updated message',
+  'Data privacy',
+  'Change management',
+];
 
 const DAY = 86_400_000;
 const EPOCH = Date.UTC(2024, 5, 1);
 const iso = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 /** Graph's lastModifiedDateTime carries two fractional digits, e.g. `2020-11-20T17:56:31.39Z`. */
-const isoFraction = (ms: number, rnd: () => number): string => iso(ms).replace('Z', `.${String(Math.floor(rnd() * 90) + 10)}Z`);
+const isoFraction = (ms: number, rnd: () => number): string =>
+  iso(ms).replace('Z', `.${String(Math.floor(rnd() * 90) + 10)}Z`);
 
 export function buildSeed(): Seed {
   const rnd = prng(20240601);
@@ -156,7 +182,11 @@ export function buildSeed(): Seed {
 
   for (const [serviceId, service, prefix, count] of SERVICES) {
     prefixes.set(serviceId, prefix);
-    const features = FEATURES[serviceId] ?? [[service, 'Service availability'], [service, 'Performance'], ['Administration', `${service} admin experience`]];
+    const features = FEATURES[serviceId] ?? [
+      [service, 'Service availability'],
+      [service, 'Performance'],
+      ['Administration', `${service} admin experience`],
+    ];
     for (let i = 0; i < count; i++) {
       const [featureGroup, feature] = pick(features);
       const fill = (t: string) => t.replace('{feature}', feature).replace('{service}', service);
@@ -214,10 +244,14 @@ export function buildSeed(): Seed {
     owner.set(id, d.serviceId);
     return { id, etag: etagOf(id, 0), value: { ...d.value, id } };
   });
-  issues.sort((a, b) => Date.parse(b.value.lastModifiedDateTime as string) - Date.parse(a.value.lastModifiedDateTime as string));
+  issues.sort(
+    (a, b) => Date.parse(b.value.lastModifiedDateTime as string) - Date.parse(a.value.lastModifiedDateTime as string),
+  );
 
   const services: Row[] = SERVICES.map(([id, service]) => {
-    const open = issues.find((r) => owner.get(r.id) === id && !r.value.isResolved && r.value.classification === 'Incident');
+    const open = issues.find(
+      (r) => owner.get(r.id) === id && !r.value.isResolved && r.value.classification === 'Incident',
+    );
     const status = open ? (open.value.status as string) : rnd() < 0.1 ? 'ServiceRestored' : 'ServiceOperational';
     return { id, etag: etagOf(id, 0), value: { service, status, id } };
   });
@@ -250,12 +284,16 @@ function buildMessages(rnd: () => number, pick: <T>(list: readonly T[]) => T): R
         severity: rnd() < 0.8 ? 'Normal' : pick(['High', 'Critical']),
         tags: TAGS.filter(() => rnd() < 0.25),
         isMajorChange: rnd() < 0.2,
-        actionRequiredByDateTime: category !== 'StayInformed' && rnd() < 0.5 ? iso(start + (30 + Math.floor(rnd() * 60)) * DAY) : null,
+        actionRequiredByDateTime:
+          category !== 'StayInformed' && rnd() < 0.5 ? iso(start + (30 + Math.floor(rnd() * 60)) * DAY) : null,
         services,
         expiryDateTime: null,
         hasAttachments: false,
         viewPoint: null,
-        details: rnd() < 0.5 ? [{ name: 'ExternalLink', value: `https://learn.microsoft.com/microsoft-365/${id.toLowerCase()}` }] : [],
+        details:
+          rnd() < 0.5
+            ? [{ name: 'ExternalLink', value: `https://learn.microsoft.com/microsoft-365/${id.toLowerCase()}` }]
+            : [],
         body: {
           contentType: 'Html',
           content: `<p>${change} in ${primary}.</p><p><strong>When this will happen:</strong> Rollout begins ${iso(start + 14 * DAY).slice(0, 10)}.</p><p><strong>How this will affect your organization:</strong> ${pick(IMPACTS).replace('{feature}', change.toLowerCase()).replace('{service}', primary)}</p>`,
@@ -263,5 +301,7 @@ function buildMessages(rnd: () => number, pick: <T>(list: readonly T[]) => T): R
       },
     });
   }
-  return messages.sort((a, b) => Date.parse(b.value.lastModifiedDateTime as string) - Date.parse(a.value.lastModifiedDateTime as string));
+  return messages.sort(
+    (a, b) => Date.parse(b.value.lastModifiedDateTime as string) - Date.parse(a.value.lastModifiedDateTime as string),
+  );
 }

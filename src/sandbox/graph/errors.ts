@@ -36,7 +36,13 @@ export const badRequest = (message: string): GraphError => new GraphError(400, G
 export const notFound = (what: string): GraphError =>
   new GraphError(404, GraphErrorCode.ItemNotFound, `${what} was not found.`);
 
-export function errorEnvelope(code: string, message: string, ids: RequestIds, now: number, innerCode?: string): unknown {
+export function errorEnvelope(
+  code: string,
+  message: string,
+  ids: RequestIds,
+  now: number,
+  innerCode?: string,
+): unknown {
   return {
     error: {
       code,
@@ -53,7 +59,11 @@ export function errorEnvelope(code: string, message: string, ids: RequestIds, no
 }
 
 export function errorResponse(err: GraphError, ids: RequestIds, now: number): GraphResponse {
-  return { status: err.status, headers: { ...err.headers }, body: errorEnvelope(err.code, err.message, ids, now, err.innerCode) };
+  return {
+    status: err.status,
+    headers: { ...err.headers },
+    body: errorEnvelope(err.code, err.message, ids, now, err.innerCode),
+  };
 }
 
 /** Code and message Graph answers with for a status it chose itself (fault injection, throttling). */
@@ -69,11 +79,17 @@ const STATUS_ERRORS: Record<number, [string, string]> = {
   500: [GraphErrorCode.GeneralException, 'An internal server error occurred.'],
   501: [GraphErrorCode.NotSupported, 'The requested feature is not implemented.'],
   502: [GraphErrorCode.UnknownError, 'Bad gateway.'],
-  503: [GraphErrorCode.ServiceNotAvailable, 'The service is temporarily unavailable. Retry after the time given in the Retry-After header.'],
+  503: [
+    GraphErrorCode.ServiceNotAvailable,
+    'The service is temporarily unavailable. Retry after the time given in the Retry-After header.',
+  ],
   504: [GraphErrorCode.UnknownError, 'Gateway timeout: the backend did not answer in time.'],
 };
 
 export function statusError(status: number): GraphError {
-  const [code, message] = STATUS_ERRORS[status] ?? [status >= 500 ? GraphErrorCode.UnknownError : GraphErrorCode.BadRequest, `HTTP ${status}.`];
+  const [code, message] = STATUS_ERRORS[status] ?? [
+    status >= 500 ? GraphErrorCode.UnknownError : GraphErrorCode.BadRequest,
+    `HTTP ${status}.`,
+  ];
   return new GraphError(status, code, message);
 }

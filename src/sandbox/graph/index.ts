@@ -12,11 +12,14 @@ import { GraphStore } from './store.js';
 const VERSION = /^\/(v1\.0|beta)(\/.*)?$/i;
 
 function parseBody(req: SandboxRequest): unknown {
-  if (req.body.length === 0 || (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT')) return undefined;
+  if (req.body.length === 0 || (req.method !== 'POST' && req.method !== 'PATCH' && req.method !== 'PUT'))
+    return undefined;
   try {
     return JSON.parse(req.body.toString('utf8'));
   } catch {
-    throw badRequest('Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.');
+    throw badRequest(
+      'Unable to read JSON request payload. Please ensure Content-Type header is set and payload is of valid JSON format.',
+    );
   }
 }
 
@@ -44,7 +47,12 @@ function createGraphEmulator(tokens: TokenStore): Emulator {
       body: parseBody(req),
     };
     if (graphReq.path === '/$batch' || graphReq.path === '/%24batch') {
-      if (req.method !== 'POST') throw new GraphError(405, GraphErrorCode.MethodNotAllowed, 'Specified HTTP method is not allowed for the request target.');
+      if (req.method !== 'POST')
+        throw new GraphError(
+          405,
+          GraphErrorCode.MethodNotAllowed,
+          'Specified HTTP method is not allowed for the request target.',
+        );
       return runBatch(graphReq.body, graphReq, ctx, ids, (item) => serve(item, store, ctx), req.signal);
     }
     return serve(graphReq, store, ctx);

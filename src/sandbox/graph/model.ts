@@ -2,9 +2,23 @@ import { badRequest } from './errors.js';
 
 /** Enum members, PascalCase as every v1.0 response example shows them (docs/upstreams.md 1.3). */
 export const SERVICE_HEALTH_STATUS = [
-  'ServiceOperational', 'Investigating', 'RestoringService', 'VerifyingService', 'ServiceRestored',
-  'PostIncidentReviewPublished', 'ServiceDegradation', 'ServiceInterruption', 'ExtendedRecovery', 'FalsePositive',
-  'InvestigationSuspended', 'Resolved', 'MitigatedExternal', 'Mitigated', 'ResolvedExternal', 'Confirmed', 'Reported',
+  'ServiceOperational',
+  'Investigating',
+  'RestoringService',
+  'VerifyingService',
+  'ServiceRestored',
+  'PostIncidentReviewPublished',
+  'ServiceDegradation',
+  'ServiceInterruption',
+  'ExtendedRecovery',
+  'FalsePositive',
+  'InvestigationSuspended',
+  'Resolved',
+  'MitigatedExternal',
+  'Mitigated',
+  'ResolvedExternal',
+  'Confirmed',
+  'Reported',
   'UnknownFutureValue',
 ] as const;
 export const CLASSIFICATION = ['Advisory', 'Incident', 'UnknownFutureValue'] as const;

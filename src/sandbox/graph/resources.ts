@@ -45,7 +45,8 @@ interface Site {
 }
 
 const unknownSegment = (segment: string) => badRequest(`Resource not found for the segment '${segment}'.`);
-const methodNotAllowed = () => new GraphError(405, GraphErrorCode.MethodNotAllowed, 'Specified HTTP method is not allowed for the request target.');
+const methodNotAllowed = () =>
+  new GraphError(405, GraphErrorCode.MethodNotAllowed, 'Specified HTTP method is not allowed for the request target.');
 const quoteKey = (id: string) => `'${id.replace(/'/g, "''")}'`;
 
 function allow(req: GraphRequest, ...methods: string[]): void {
@@ -56,52 +57,117 @@ function preferences(req: GraphRequest): { maxPageSize?: number; representation:
   const header = req.headers.prefer ?? '';
   const m = /odata\.maxpagesize\s*=\s*"?(\d+)"?/i.exec(header);
   const n = m ? Number(m[1]) : NaN;
-  return { maxPageSize: n >= 1 ? Math.min(n, MAX_PAGE_SIZE) : undefined, representation: /return\s*=\s*representation/i.test(header) };
+  return {
+    maxPageSize: n >= 1 ? Math.min(n, MAX_PAGE_SIZE) : undefined,
+    representation: /return\s*=\s*representation/i.test(header),
+  };
 }
 
 function navigator(store: GraphStore, root: string): Navigator {
   return {
     children(row, type, nav) {
       if (type === adminType) return store.announcement;
-      if (type === serviceAnnouncementType) return nav === 'healthOverviews' ? store.services : nav === 'issues' ? store.issues : store.messages;
+      if (type === serviceAnnouncementType)
+        return nav === 'healthOverviews' ? store.services : nav === 'issues' ? store.issues : store.messages;
       return store.issuesOf(row.id);
     },
     link(row, type, nav) {
-      if (type === serviceHealthType) return `${root}/${ANNOUNCEMENT}/healthOverviews/${encodeURIComponent(row.id)}/issues`;
+      if (type === serviceHealthType)
+        return `${root}/${ANNOUNCEMENT}/healthOverviews/${encodeURIComponent(row.id)}/issues`;
       return type === serviceAnnouncementType ? `${root}/${ANNOUNCEMENT}/${nav}` : `${root}/${ANNOUNCEMENT}`;
     },
   };
 }
 
-function entityBody(row: Row, type: EntityType, options: QueryOptions, context: string, suffix: string, site: Site): Record<string, unknown> {
-  return { '@odata.context': `${site.context}${context}${contextClause(type, options)}${suffix}`, ...renderEntity(row, type, options, site.nav) };
+function entityBody(
+  row: Row,
+  type: EntityType,
+  options: QueryOptions,
+  context: string,
+  suffix: string,
+  site: Site,
+): Record<string, unknown> {
+  return {
+    '@odata.context': `${site.context}${context}${contextClause(type, options)}${suffix}`,
+    ...renderEntity(row, type, options, site.nav),
+  };
 }
 
-function getEntity(req: GraphRequest, row: Row, type: EntityType, context: string, site: Site, suffix = '/$entity'): GraphResponse {
-  return { status: 200, headers: {}, body: entityBody(row, type, parseQuery(req.rawQuery, type, 'entity'), context, suffix, site) };
+function getEntity(
+  req: GraphRequest,
+  row: Row,
+  type: EntityType,
+  context: string,
+  site: Site,
+  suffix = '/$entity',
+): GraphResponse {
+  return {
+    status: 200,
+    headers: {},
+    body: entityBody(row, type, parseQuery(req.rawQuery, type, 'entity'), context, suffix, site),
+  };
 }
 
-function getCollection(req: GraphRequest, rows: readonly Row[], type: EntityType, context: string, site: Site): GraphResponse {
+function getCollection(
+  req: GraphRequest,
+  rows: readonly Row[],
+  type: EntityType,
+  context: string,
+  site: Site,
+): GraphResponse {
   const { maxPageSize } = preferences(req);
   const options = parseQuery(req.rawQuery, type, 'collection');
-  const body = renderCollection(rows, type, options, { context: site.context + context, link: site.root + req.path, pageSize: maxPageSize ?? DEFAULT_PAGE_SIZE }, site.nav);
-  return { status: 200, headers: maxPageSize ? { 'preference-applied': `odata.maxpagesize=${maxPageSize}` } : {}, body };
+  const body = renderCollection(
+    rows,
+    type,
+    options,
+    { context: site.context + context, link: site.root + req.path, pageSize: maxPageSize ?? DEFAULT_PAGE_SIZE },
+    site.nav,
+  );
+  return {
+    status: 200,
+    headers: maxPageSize ? { 'preference-applied': `odata.maxpagesize=${maxPageSize}` } : {},
+    body,
+  };
 }
 
 /** `/collection/$count`: the number of matching entities as a bare integer. */
 function countCollection(req: GraphRequest, rows: readonly Row[], type: EntityType): GraphResponse {
   allow(req, 'GET');
   const { filter } = parseQuery(req.rawQuery, type, 'collection');
-  return { status: 200, headers: { 'content-type': 'text/plain;charset=utf-8' }, body: filter ? rows.filter((r) => filter(r.value)).length : rows.length };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain;charset=utf-8' },
+    body: filter ? rows.filter((r) => filter(r.value)).length : rows.length,
+  };
 }
 
 /** 204 after a write, or 200 with the entity when the client sent `Prefer: return=representation`. */
-function written(req: GraphRequest, row: Row, type: EntityType, context: string, suffix: string, site: Site): GraphResponse {
+function written(
+  req: GraphRequest,
+  row: Row,
+  type: EntityType,
+  context: string,
+  suffix: string,
+  site: Site,
+): GraphResponse {
   if (!preferences(req).representation) return { status: 204, headers: {} };
-  return { status: 200, headers: { 'preference-applied': 'return=representation' }, body: entityBody(row, type, NO_OPTIONS, context, suffix, site) };
+  return {
+    status: 200,
+    headers: { 'preference-applied': 'return=representation' },
+    body: entityBody(row, type, NO_OPTIONS, context, suffix, site),
+  };
 }
 
-function singleton(req: GraphRequest, store: GraphStore, row: Row, type: EntityType, context: string, site: Site, deletable: boolean): GraphResponse {
+function singleton(
+  req: GraphRequest,
+  store: GraphStore,
+  row: Row,
+  type: EntityType,
+  context: string,
+  site: Site,
+  deletable: boolean,
+): GraphResponse {
   allow(req, 'GET', 'PATCH', ...(deletable ? ['DELETE'] : []));
   if (req.method === 'GET') return getEntity(req, row, type, context, site, '');
   checkIfMatch(req.headers['if-match'], row.etag);
@@ -142,8 +208,12 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
 
   if (nav !== undefined) {
     const issues = `${collection}(${quoteKey(service.id)})/issues`;
-    if (req.method === 'GET') return getCollection(req, store.issuesOf(service.id), serviceHealthIssueType, issues, site);
-    const row = store.addIssue(service, issueCreate(req.body, serviceHealthIssueType, String(service.value.service), new Date(now).toISOString()));
+    if (req.method === 'GET')
+      return getCollection(req, store.issuesOf(service.id), serviceHealthIssueType, issues, site);
+    const row = store.addIssue(
+      service,
+      issueCreate(req.body, serviceHealthIssueType, String(service.value.service), new Date(now).toISOString()),
+    );
     return {
       status: 201,
       headers: { location: `${site.root}/${ANNOUNCEMENT}/issues/${row.id}` },
@@ -160,13 +230,26 @@ function healthOverviews(req: GraphRequest, store: GraphStore, rest: string[], s
   return written(req, service, serviceHealthType, collection, '/$entity', site);
 }
 
-function readOnly(req: GraphRequest, rest: string[], rows: readonly Row[], find: (id: string) => Row | undefined, type: EntityType, collection: string, site: Site): GraphResponse {
+function readOnly(
+  req: GraphRequest,
+  rest: string[],
+  rows: readonly Row[],
+  find: (id: string) => Row | undefined,
+  type: EntityType,
+  collection: string,
+  site: Site,
+): GraphResponse {
   if (rest.length > 1) throw unknownSegment(rest[1]);
   if (rest[0] === '$count') return countCollection(req, rows, type);
   allow(req, 'GET');
   if (rest.length === 0) return getCollection(req, rows, type, collection, site);
   const row = find(rest[0]);
-  if (!row) throw new GraphError(404, GraphErrorCode.ItemNotFound, `The ${type.name.slice('microsoft.graph.'.length)} '${rest[0]}' was not found.`);
+  if (!row)
+    throw new GraphError(
+      404,
+      GraphErrorCode.ItemNotFound,
+      `The ${type.name.slice('microsoft.graph.'.length)} '${rest[0]}' was not found.`,
+    );
   return getEntity(req, row, type, collection, site);
 }
 
@@ -187,14 +270,31 @@ export function serve(req: GraphRequest, store: GraphStore, ctx: EmulatorContext
   if (admin?.toLowerCase() !== 'admin') throw unknownSegment(admin ?? '');
   if (announcement === undefined) return singleton(req, store, store.admin, adminType, 'admin', site, false);
   if (announcement.toLowerCase() !== 'serviceannouncement') throw unknownSegment(announcement);
-  if (collection === undefined) return singleton(req, store, store.announcement, serviceAnnouncementType, ANNOUNCEMENT, site, true);
+  if (collection === undefined)
+    return singleton(req, store, store.announcement, serviceAnnouncementType, ANNOUNCEMENT, site, true);
   switch (collection.toLowerCase()) {
     case 'healthoverviews':
       return healthOverviews(req, store, rest, site, ctx.now());
     case 'issues':
-      return readOnly(req, rest, store.issues, (id) => store.issue(id), serviceHealthIssueType, `${ANNOUNCEMENT}/issues`, site);
+      return readOnly(
+        req,
+        rest,
+        store.issues,
+        (id) => store.issue(id),
+        serviceHealthIssueType,
+        `${ANNOUNCEMENT}/issues`,
+        site,
+      );
     case 'messages':
-      return readOnly(req, rest, store.messages, (id) => store.message(id), serviceUpdateMessageType, `${ANNOUNCEMENT}/messages`, site);
+      return readOnly(
+        req,
+        rest,
+        store.messages,
+        (id) => store.message(id),
+        serviceUpdateMessageType,
+        `${ANNOUNCEMENT}/messages`,
+        site,
+      );
     default:
       throw unknownSegment(collection);
   }

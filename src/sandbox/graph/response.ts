@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 /** The content type Graph answers JSON with (docs/upstreams.md 1.11). */
-export const ODATA_JSON = 'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8';
+export const ODATA_JSON =
+  'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8';
 
 /** One response as the handlers produce it, written to the socket or embedded in a `$batch` answer. */
 export interface GraphResponse {
@@ -22,7 +23,9 @@ export function requestIds(headers: IncomingHttpHeaders): RequestIds {
   return { requestId, clientRequestId: typeof sent === 'string' && sent ? sent : requestId };
 }
 
-const DIAGNOSTIC = JSON.stringify({ ServerInfo: { DataCenter: 'Sandbox', Slice: 'E', Ring: '5', ScaleUnit: '000', RoleInstance: 'SANDBOX0001' } });
+const DIAGNOSTIC = JSON.stringify({
+  ServerInfo: { DataCenter: 'Sandbox', Slice: 'E', Ring: '5', ScaleUnit: '000', RoleInstance: 'SANDBOX0001' },
+});
 
 /** Headers every Graph response carries. */
 export function graphHeaders(ids: RequestIds): Record<string, string> {

@@ -36,11 +36,23 @@ export class ScriptedChanges {
     const body = (req.body ?? {}) as { service?: unknown; title?: unknown; intervalMs?: unknown };
     if (typeof body.service !== 'string') return bad('service must be a service id or name, e.g. "Exchange"');
     const service = this.store.service(body.service);
-    if (!service) return { status: 404, body: { error: `no service ${JSON.stringify(body.service)}; GET /graph/v1.0/admin/serviceAnnouncement/healthOverviews lists them` } };
-    if (body.title !== undefined && (typeof body.title !== 'string' || !body.title.trim())) return bad('title must be a non-empty string');
+    if (!service)
+      return {
+        status: 404,
+        body: {
+          error: `no service ${JSON.stringify(body.service)}; GET /graph/v1.0/admin/serviceAnnouncement/healthOverviews lists them`,
+        },
+      };
+    if (body.title !== undefined && (typeof body.title !== 'string' || !body.title.trim()))
+      return bad('title must be a non-empty string');
     const interval = body.intervalMs;
-    if (interval !== undefined && (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 3_600_000)) {
-      return bad('intervalMs must be a whole number of milliseconds from 1 to 3600000, or left out to step on POST /_sandbox/graph/incident/{id}/next');
+    if (
+      interval !== undefined &&
+      (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 3_600_000)
+    ) {
+      return bad(
+        'intervalMs must be a whole number of milliseconds from 1 to 3600000, or left out to step on POST /_sandbox/graph/incident/{id}/next',
+      );
     }
     const now = req.now();
     const name = String(service.value.service);
@@ -67,7 +79,8 @@ export class ScriptedChanges {
     if (interval !== undefined) {
       const tick = () => {
         const r = this.next(issue.id, req.now());
-        if (r.status === 200 && (r.body as { next: string | null }).next) incident.timer = setTimeout(tick, interval).unref();
+        if (r.status === 200 && (r.body as { next: string | null }).next)
+          incident.timer = setTimeout(tick, interval).unref();
       };
       incident.timer = setTimeout(tick, interval).unref();
     }
@@ -77,14 +90,23 @@ export class ScriptedChanges {
   private next(issueId: string, now: number): ControlResponse {
     const incident = this.incidents.get(issueId);
     const issue = this.store.issue(issueId);
-    if (!incident || !issue) return { status: 404, body: { error: `no scripted incident ${JSON.stringify(issueId)}; open one with POST /_sandbox/graph/incident` } };
+    if (!incident || !issue)
+      return {
+        status: 404,
+        body: { error: `no scripted incident ${JSON.stringify(issueId)}; open one with POST /_sandbox/graph/incident` },
+      };
     if (incident.step >= 2) return { status: 409, body: { error: `incident ${issueId} is already resolved` } };
     const at = this.store.stamp(now);
     const name = String(incident.service.value.service);
     const posts = issue.value.posts as unknown[];
     incident.step++;
     if (incident.step === 1) {
-      this.store.write(issue, { ...issue.value, status: 'RestoringService', lastModifiedDateTime: at, posts: [...posts, post(at, `We've identified the cause and are deploying a fix for ${name}.`)] });
+      this.store.write(issue, {
+        ...issue.value,
+        status: 'RestoringService',
+        lastModifiedDateTime: at,
+        posts: [...posts, post(at, `We've identified the cause and are deploying a fix for ${name}.`)],
+      });
       this.setStatus(incident.service, 'RestoringService');
     } else {
       this.store.write(issue, {
@@ -105,7 +127,8 @@ export class ScriptedChanges {
   private post(req: ControlRequest): ControlResponse {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const existing = typeof body.id === 'string' ? this.store.message(body.id) : undefined;
-    if (body.id !== undefined && !existing) return { status: 404, body: { error: `no message ${JSON.stringify(body.id)}; leave id out to post a new one` } };
+    if (body.id !== undefined && !existing)
+      return { status: 404, body: { error: `no message ${JSON.stringify(body.id)}; leave id out to post a new one` } };
     const fields: Record<string, unknown> = {};
     const text = (name: string) => {
       if (body[name] === undefined) return undefined;
@@ -121,12 +144,19 @@ export class ScriptedChanges {
     const strings = (name: string) => {
       if (body[name] === undefined) return undefined;
       const v = body[name];
-      if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || !s)) return `${name} must be an array of non-empty strings`;
+      if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || !s))
+        return `${name} must be an array of non-empty strings`;
       fields[name] = v;
     };
     const problem =
-      text('title') ?? member('category', MESSAGE_CATEGORY) ?? member('severity', MESSAGE_SEVERITY) ?? strings('services') ?? strings('tags') ??
-      (body.isMajorChange !== undefined && typeof body.isMajorChange !== 'boolean' ? 'isMajorChange must be true or false' : undefined) ??
+      text('title') ??
+      member('category', MESSAGE_CATEGORY) ??
+      member('severity', MESSAGE_SEVERITY) ??
+      strings('services') ??
+      strings('tags') ??
+      (body.isMajorChange !== undefined && typeof body.isMajorChange !== 'boolean'
+        ? 'isMajorChange must be true or false'
+        : undefined) ??
       (body.content !== undefined && typeof body.content !== 'string' ? 'content must be a string of HTML' : undefined);
     if (problem) return bad(problem);
     if (typeof body.isMajorChange === 'boolean') fields.isMajorChange = body.isMajorChange;
@@ -136,7 +166,8 @@ export class ScriptedChanges {
       this.store.write(existing, { ...existing.value, ...fields, lastModifiedDateTime: at });
       return { status: 200, body: existing.value };
     }
-    if (!fields.title || !fields.services) return bad('a new message needs title and services (service names, e.g. ["Exchange Online"])');
+    if (!fields.title || !fields.services)
+      return bad('a new message needs title and services (service names, e.g. ["Exchange Online"])');
     const row = this.store.addMessage({
       startDateTime: at,
       endDateTime: null,
@@ -164,7 +195,12 @@ export class ScriptedChanges {
 const STEPS = ['opened', 'updated', 'resolved'] as const;
 
 function stepBody(issue: Row, service: Row, step: number) {
-  return { issueId: issue.id, serviceId: service.id, step: STEPS[step], next: step < 2 ? `/_sandbox/graph/incident/${issue.id}/next` : null };
+  return {
+    issueId: issue.id,
+    serviceId: service.id,
+    step: STEPS[step],
+    next: step < 2 ? `/_sandbox/graph/incident/${issue.id}/next` : null,
+  };
 }
 
 function post(at: string, content: string) {

@@ -104,7 +104,13 @@ export class GraphStore {
 
   /** Adds an issue to a service with the next id of the service's prefix, e.g. `EX900001`. */
   addIssue(service: Row, value: Record<string, unknown>): Row {
-    const prefix = this.seed.prefixes.get(service.id) ?? (service.id.replace(/[^A-Za-z]/g, '').slice(0, 2).toUpperCase() || 'SH');
+    const prefix =
+      this.seed.prefixes.get(service.id) ??
+      (service.id
+        .replace(/[^A-Za-z]/g, '')
+        .slice(0, 2)
+        .toUpperCase() ||
+        'SH');
     const id = `${prefix}${++this.issueNumber}`;
     const row: Row = { id, etag: etagOf(id, ++this.revision), value: { ...value, id } };
     this.byService = undefined;

@@ -9,7 +9,11 @@ export function checkIfMatch(header: string | undefined, etag: string): void {
   const tags = value.split(',').map((t) => t.trim());
   const bad = tags.find((t) => !/^(W\/)?"[^"]*"$/.test(t));
   if (bad !== undefined) {
-    throw new GraphError(400, GraphErrorCode.MalformedEntityTag, `The If-Match value '${bad}' is not a valid entity tag; send it quoted, as in @odata.etag (W/"...").`);
+    throw new GraphError(
+      400,
+      GraphErrorCode.MalformedEntityTag,
+      `The If-Match value '${bad}' is not a valid entity tag; send it quoted, as in @odata.etag (W/"...").`,
+    );
   }
   const opaque = (t: string) => t.replace(/^W\//, '');
   if (!tags.some((t) => opaque(t) === opaque(etag))) {
@@ -47,7 +51,10 @@ const oneOf =
   (members: readonly string[]): Check =>
   (v, name) => {
     const member = typeof v === 'string' ? enumMember(members, v) : undefined;
-    if (!member) throw badRequest(`'${String(v)}' is not a valid value for the property '${name}'; use one of ${members.join(', ')}.`);
+    if (!member)
+      throw badRequest(
+        `'${String(v)}' is not a valid value for the property '${name}'; use one of ${members.join(', ')}.`,
+      );
     return member;
   };
 const keyValues: Check = (v, name) => {
@@ -59,22 +66,35 @@ const posts: Check = (v, name) => {
   if (!Array.isArray(v)) throw badRequest(`The property '${name}' must be an array of posts.`);
   return v.map((post, i) => {
     const content = post?.description?.content;
-    if (typeof content !== 'string') throw badRequest(`The property '${name}[${i}].description.content' must be a string.`);
+    if (typeof content !== 'string')
+      throw badRequest(`The property '${name}[${i}].description.content' must be a string.`);
     return {
       createdDateTime: dateTime(post.createdDateTime ?? null, `${name}[${i}].createdDateTime`),
       postType: oneOf(POST_TYPE)(post.postType ?? 'Regular', `${name}[${i}].postType`),
-      description: { contentType: oneOf(['Html', 'Text'])(post.description.contentType ?? 'Html', `${name}[${i}].description.contentType`), content },
+      description: {
+        contentType: oneOf(['Html', 'Text'])(
+          post.description.contentType ?? 'Html',
+          `${name}[${i}].description.contentType`,
+        ),
+        content,
+      },
     };
   });
 };
 
 function requireObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badRequest('The request body must be a JSON object.');
   return body as Record<string, unknown>;
 }
 
 /** Checks each property of a body; annotations (`@odata.type`) are ignored, read-only and unknown names are 400. */
-function readProperties(body: unknown, type: EntityType, checks: Record<string, Check>, readOnly: readonly string[]): Record<string, unknown> {
+function readProperties(
+  body: unknown,
+  type: EntityType,
+  checks: Record<string, Check>,
+  readOnly: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(requireObject(body))) {
     if (name.startsWith('@')) continue;
@@ -102,7 +122,9 @@ export function openTypePatch(body: unknown, type: EntityType): Record<string, u
     if (type.navs[name]) throw badRequest(`The navigation property '${name}' cannot be written with PATCH.`);
     if (!/^[A-Za-z_]\w*$/.test(name)) throw badRequest(`'${name}' is not a valid property name.`);
     if (value !== null && typeof value === 'object') {
-      throw badRequest(`The property '${name}' must be a primitive value (string, number, boolean or null); objects and arrays are not accepted on '${type.name}'.`);
+      throw badRequest(
+        `The property '${name}' must be a primitive value (string, number, boolean or null); objects and arrays are not accepted on '${type.name}'.`,
+      );
     }
     out[name] = value;
   }
@@ -112,7 +134,8 @@ export function openTypePatch(body: unknown, type: EntityType): Record<string, u
 const serviceHealthChecks = {
   id: (v: unknown, name: string) => {
     const id = text(v, name) as string;
-    if (id.length > 128 || /[/\\?#%\u0000-\u001f]/.test(id)) throw badRequest(`The property 'id' must be at most 128 characters without / \\ ? # or %.`);
+    if (id.length > 128 || /[/\\?#%\u0000-\u001f]/.test(id))
+      throw badRequest(`The property 'id' must be at most 128 characters without / \\ ? # or %.`);
     return id;
   },
   service: text,

@@ -101,7 +101,9 @@ export class Catalog {
   private readonly byWord = new Map<string, { list: OmdbTitle[]; set: Set<OmdbTitle> }>();
 
   constructor(titles: readonly OmdbTitle[]) {
-    const all = titles.flatMap((t): OmdbTitle[] => (t.type === 'series' ? [t, ...t.seasons.flat()] : [t])).sort(byPopularity);
+    const all = titles
+      .flatMap((t): OmdbTitle[] => (t.type === 'series' ? [t, ...t.seasons.flat()] : [t]))
+      .sort(byPopularity);
     for (const t of all) {
       if (this.byId.has(t.imdbID)) throw new Error(`duplicate imdbID ${t.imdbID} in the OMDb sandbox catalog`);
       this.byId.set(t.imdbID, t);
@@ -139,7 +141,9 @@ export class Catalog {
   search(words: readonly string[], filter: TitleFilter): OmdbTitle[] {
     const entries = [...new Set(words)].map((w) => this.byWord.get(w));
     if (entries.length === 0 || entries.some((e) => e === undefined)) return [];
-    const [shortest, ...others] = (entries as { list: OmdbTitle[]; set: Set<OmdbTitle> }[]).sort((a, b) => a.list.length - b.list.length);
+    const [shortest, ...others] = (entries as { list: OmdbTitle[]; set: Set<OmdbTitle> }[]).sort(
+      (a, b) => a.list.length - b.list.length,
+    );
     return shortest.list.filter((t) => matches(t, filter) && others.every((o) => o.set.has(t)));
   }
 }

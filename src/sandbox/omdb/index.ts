@@ -47,7 +47,11 @@ function send(res: ServerResponse, status: number, a: Answer, format: Format): v
     type = 'application/json; charset=utf-8';
   }
   // Browser apps call OMDb directly, so the real service allows any origin.
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'access-control-allow-origin': '*' });
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(text),
+    'access-control-allow-origin': '*',
+  });
   res.end(text);
 }
 
@@ -76,7 +80,12 @@ export function createOmdbEmulator(): Emulator {
     },
     // Injected 401/403/429 look like the real key and limit errors, so clients classify them as they would live.
     faultResponse(status) {
-      const error = status === 401 ? OmdbError.InvalidApiKey : status === 403 || status === 429 ? OmdbError.LimitReached : OmdbError.SomethingWentWrong;
+      const error =
+        status === 401
+          ? OmdbError.InvalidApiKey
+          : status === 403 || status === 429
+            ? OmdbError.LimitReached
+            : OmdbError.SomethingWentWrong;
       return { body: { Response: 'False', Error: error } };
     },
     reset() {

@@ -99,7 +99,8 @@ function lookup(catalog: Catalog, query: URLSearchParams, i: string | undefined,
 
 function search(catalog: Catalog, query: URLSearchParams, s: string): Answer {
   const words = titleWords(s);
-  if (s.length < 3 || (words.length > 0 && words.every((w) => STOP_WORDS.has(w)))) return fail(OmdbError.TooManyResults);
+  if (s.length < 3 || (words.length > 0 && words.every((w) => STOP_WORDS.has(w))))
+    return fail(OmdbError.TooManyResults);
   const pageText = param(query, 'page');
   const page = pageText !== undefined && /^-?\d+$/.test(pageText) ? Number(pageText) : 1;
   if (page < 1) return fail(OmdbError.NegativeOffset);

@@ -16,17 +16,34 @@ function head(t: OmdbTitle): Json {
 
 function body(t: OmdbTitle, plot: 'short' | 'full'): Json {
   return {
-    Runtime: t.runtime, Genre: t.genre, Director: t.director, Writer: t.writer, Actors: t.actors,
-    Plot: plot === 'full' ? t.plotFull : t.plotShort, Language: t.language, Country: t.country, Awards: t.awards,
-    Poster: t.poster, Ratings: t.ratings, Metascore: t.metascore, imdbRating: t.imdbRating, imdbVotes: t.imdbVotes,
+    Runtime: t.runtime,
+    Genre: t.genre,
+    Director: t.director,
+    Writer: t.writer,
+    Actors: t.actors,
+    Plot: plot === 'full' ? t.plotFull : t.plotShort,
+    Language: t.language,
+    Country: t.country,
+    Awards: t.awards,
+    Poster: t.poster,
+    Ratings: t.ratings,
+    Metascore: t.metascore,
+    imdbRating: t.imdbRating,
+    imdbVotes: t.imdbVotes,
     imdbID: t.imdbID,
   };
 }
 
 function movieJson(t: Movie, plot: 'short' | 'full'): Json {
   return {
-    ...head(t), ...body(t, plot), Type: 'movie',
-    DVD: t.dvd, BoxOffice: t.boxOffice, Production: t.production, Website: t.website, Response: 'True',
+    ...head(t),
+    ...body(t, plot),
+    Type: 'movie',
+    DVD: t.dvd,
+    BoxOffice: t.boxOffice,
+    Production: t.production,
+    Website: t.website,
+    Response: 'True',
   };
 }
 
@@ -36,8 +53,13 @@ function seriesJson(t: Series, plot: 'short' | 'full'): Json {
 
 function episodeJson(t: Episode, plot: 'short' | 'full'): Json {
   return {
-    ...head(t), Season: String(t.season), Episode: String(t.episode), ...body(t, plot),
-    seriesID: t.seriesID, Type: 'episode', Response: 'True',
+    ...head(t),
+    Season: String(t.season),
+    Episode: String(t.episode),
+    ...body(t, plot),
+    seriesID: t.seriesID,
+    Type: 'episode',
+    Response: 'True',
   };
 }
 
@@ -55,7 +77,11 @@ export function toJson(a: Answer): Json {
         Season: String(a.season),
         totalSeasons: String(a.series.seasons.length),
         Episodes: a.series.seasons[a.season - 1].map((e) => ({
-          Title: e.title, Released: e.releasedIso, Episode: String(e.episode), imdbRating: e.imdbRating, imdbID: e.imdbID,
+          Title: e.title,
+          Released: e.releasedIso,
+          Episode: String(e.episode),
+          imdbRating: e.imdbRating,
+          imdbID: e.imdbID,
         })),
         Response: 'True',
       };

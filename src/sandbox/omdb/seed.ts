@@ -7,8 +7,22 @@ import { mulberry32 } from '../prng.js';
 import type { Episode, Movie, OmdbTitle, Rating, Series } from './catalog.js';
 import { KNOWN_MOVIES, KNOWN_SERIES, type KnownMovie, type KnownSeries } from './knownTitles.js';
 import {
-  ACTIONS, ANCHOR_WORDS, ANTAGONISTS, COMPLICATIONS, COUNTRIES, FIRST_NAMES, LANGUAGES, LAST_NAMES, MOVIE_GENRES,
-  PLACES, PROTAGONISTS, RESOLUTIONS, SETTINGS, STUDIOS, TITLE_ADJECTIVES, TITLE_NOUNS,
+  ACTIONS,
+  ANCHOR_WORDS,
+  ANTAGONISTS,
+  COMPLICATIONS,
+  COUNTRIES,
+  FIRST_NAMES,
+  LANGUAGES,
+  LAST_NAMES,
+  MOVIE_GENRES,
+  PLACES,
+  PROTAGONISTS,
+  RESOLUTIONS,
+  SETTINGS,
+  STUDIOS,
+  TITLE_ADJECTIVES,
+  TITLE_NOUNS,
 } from './vocabulary.js';
 
 /** Catalog size: about 250 movies and 30 series in all (known ones included). */
@@ -22,25 +36,43 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 /** The record of the OMDb documentation's example, verbatim, so clients written against the docs see it. */
 const SUPERMAN: Movie = {
-  type: 'movie', imdbID: 'tt0078346', title: 'Superman', year: '1978', firstYear: 1978, lastYear: 1978,
-  rated: 'PG', released: '15 Dec 1978', runtime: '143 min', genre: 'Action, Adventure, Sci-Fi',
-  director: 'Richard Donner', writer: 'Jerry Siegel, Joe Shuster, Mario Puzo',
+  type: 'movie',
+  imdbID: 'tt0078346',
+  title: 'Superman',
+  year: '1978',
+  firstYear: 1978,
+  lastYear: 1978,
+  rated: 'PG',
+  released: '15 Dec 1978',
+  runtime: '143 min',
+  genre: 'Action, Adventure, Sci-Fi',
+  director: 'Richard Donner',
+  writer: 'Jerry Siegel, Joe Shuster, Mario Puzo',
   actors: 'Christopher Reeve, Margot Kidder, Gene Hackman',
-  plotShort: "An alien orphan is sent from his dying planet to Earth, where he grows up to become his adoptive home's first and greatest superhero.",
+  plotShort:
+    "An alien orphan is sent from his dying planet to Earth, where he grows up to become his adoptive home's first and greatest superhero.",
   plotFull:
     'Just before the destruction of the planet Krypton, scientist Jor-El sends his infant son Kal-El on a spaceship to Earth. ' +
     'Raised by kindly farmers Jonathan and Martha Kent, young Clark discovers the source of his superhuman powers and moves to Metropolis to fight evil. ' +
     'As Superman, he battles the villainous Lex Luthor, while, as novice reporter Clark Kent, he attempts to woo co-worker Lois Lane.',
-  language: 'English', country: 'United States, United Kingdom, Switzerland, Panama',
+  language: 'English',
+  country: 'United States, United Kingdom, Switzerland, Panama',
   awards: 'Nominated for 3 Oscars. 19 wins & 23 nominations total',
-  poster: 'https://m.media-amazon.com/images/M/MV5BMzA0YWMwMTUtMTVhNC00NjRkLWE2ZTgtOWEzNjJhYzNiMTlkXkEyXkFqcGdeQXVyNjc1NTYyMjg@._V1_SX300.jpg',
+  poster:
+    'https://m.media-amazon.com/images/M/MV5BMzA0YWMwMTUtMTVhNC00NjRkLWE2ZTgtOWEzNjJhYzNiMTlkXkEyXkFqcGdeQXVyNjc1NTYyMjg@._V1_SX300.jpg',
   ratings: [
     { Source: 'Internet Movie Database', Value: '7.4/10' },
     { Source: 'Rotten Tomatoes', Value: '93%' },
     { Source: 'Metacritic', Value: '82/100' },
   ],
-  metascore: '82', imdbRating: '7.4', imdbVotes: '191,580', popularity: 191_580,
-  dvd: NA, boxOffice: '$134,478,449', production: NA, website: NA,
+  metascore: '82',
+  imdbRating: '7.4',
+  imdbVotes: '191,580',
+  popularity: 191_580,
+  dvd: NA,
+  boxOffice: '$134,478,449',
+  production: NA,
+  website: NA,
 };
 
 /** mulberry32 over an FNV-1a hash of the seed text. */
@@ -105,7 +137,12 @@ function awards(d: Dice, rating: number, prize: 'Oscar' | 'Primetime Emmy'): str
   const wins = d.int(0, rating > 8 ? 120 : 25);
   const noms = d.int(wins === 0 ? 1 : 0, rating > 8 ? 200 : 40);
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const tally = wins && noms ? `${plural(wins, 'win')} & ${plural(noms, 'nomination')}` : wins ? plural(wins, 'win') : plural(noms, 'nomination');
+  const tally =
+    wins && noms
+      ? `${plural(wins, 'win')} & ${plural(noms, 'nomination')}`
+      : wins
+        ? plural(wins, 'win')
+        : plural(noms, 'nomination');
   if (rating >= 7.8 && d.chance(0.4)) {
     const n = d.int(1, 6);
     return `${d.chance(0.5) ? 'Won' : 'Nominated for'} ${plural(n, prize)}. ${wins + n} wins & ${noms + n} nominations total`;
@@ -143,7 +180,10 @@ function genres(d: Dice): string {
 /** Language and country of a title; most of the catalog is English-language and American. */
 function origin(d: Dice): { language: string; country: string } {
   if (d.chance(0.7)) {
-    return { language: d.chance(0.8) ? 'English' : `English, ${d.pick(LANGUAGES.slice(1))}`, country: d.chance(0.7) ? 'United States' : d.some(COUNTRIES.slice(0, 5), 2).join(', ') };
+    return {
+      language: d.chance(0.8) ? 'English' : `English, ${d.pick(LANGUAGES.slice(1))}`,
+      country: d.chance(0.7) ? 'United States' : d.some(COUNTRIES.slice(0, 5), 2).join(', '),
+    };
   }
   const i = d.int(1, LANGUAGES.length - 1);
   return { language: LANGUAGES[i], country: d.pick(COUNTRIES.slice(1)) };
@@ -151,7 +191,11 @@ function origin(d: Dice): { language: string; country: string } {
 
 /** Allocates unique 8-digit IDs (tt + 8 digits, as IMDb has issued since 2019) for generated titles. */
 class IdAllocator {
-  private readonly used = new Set<string>([SUPERMAN.imdbID, ...KNOWN_MOVIES.map((k) => k.id), ...KNOWN_SERIES.flatMap((k) => [k.id, k.pilot?.id ?? ''])]);
+  private readonly used = new Set<string>([
+    SUPERMAN.imdbID,
+    ...KNOWN_MOVIES.map((k) => k.id),
+    ...KNOWN_SERIES.flatMap((k) => [k.id, k.pilot?.id ?? '']),
+  ]);
   private readonly dice = new Dice('omdb-ids');
   next(): string {
     for (;;) {
@@ -182,7 +226,9 @@ interface MovieSeed {
 
 function movie(s: MovieSeed): Movie {
   const d = new Dice(s.key);
-  const rating = s.rating ?? (d.chance(0.04) ? null : Math.max(2, Math.min(9.1, 6.3 + (d.next() + d.next() + d.next() - 1.5) * 2.4)));
+  const rating =
+    s.rating ??
+    (d.chance(0.04) ? null : Math.max(2, Math.min(9.1, 6.3 + (d.next() + d.next() + d.next() - 1.5) * 2.4)));
   const votes = s.votes ?? (rating === null ? 0 : d.logBetween(150, rating > 7 ? 900_000 : 250_000));
   const release = dateIn(d, s.year);
   const dvdDate = new Date(release.getTime() + d.int(90, 240) * 86_400_000);
@@ -207,7 +253,10 @@ function movie(s: MovieSeed): Movie {
     poster: !s.famous && d.chance(0.08) ? NA : poster(d),
     ...scores(d, rating, votes, s.famous ? 1 : 0.55),
     dvd: s.year >= 1997 && d.chance(0.55) ? displayDate(dvdDate) : NA,
-    boxOffice: s.year >= 1977 && place.country.startsWith('United States') && d.chance(s.famous ? 0.9 : 0.6) ? `$${thousands.format(d.logBetween(40_000, s.famous ? 900_000_000 : 120_000_000))}` : NA,
+    boxOffice:
+      s.year >= 1977 && place.country.startsWith('United States') && d.chance(s.famous ? 0.9 : 0.6)
+        ? `$${thousands.format(d.logBetween(40_000, s.famous ? 900_000_000 : 120_000_000))}`
+        : NA,
     production: d.chance(0.2) ? d.pick(STUDIOS) : NA,
     website: d.chance(0.08) ? `https://www.${s.title.toLowerCase().replace(/[^a-z0-9]+/g, '')}movie.com` : NA,
   };
@@ -220,13 +269,23 @@ function generatedTitle(d: Dice, index: number): string {
   const noun = d.pick(TITLE_NOUNS);
   if (d.chance(0.6)) {
     return d.pick([
-      `${anchor} of the ${noun}`, `The ${adj} ${anchor}`, `${anchor} in ${d.pick(PLACES)}`, `${adj} ${anchor}`,
-      `The ${anchor} ${noun}`, `${noun} ${anchor}`, `${adj} ${noun}: A ${anchor} Story`,
+      `${anchor} of the ${noun}`,
+      `The ${adj} ${anchor}`,
+      `${anchor} in ${d.pick(PLACES)}`,
+      `${adj} ${anchor}`,
+      `The ${anchor} ${noun}`,
+      `${noun} ${anchor}`,
+      `${adj} ${noun}: A ${anchor} Story`,
     ]);
   }
   return d.pick([
-    `The ${adj} ${noun}`, `${noun} of ${d.pick(PLACES)}`, `${d.pick(FIRST_NAMES)}'s ${noun}`, `Return to ${d.pick(PLACES)}`,
-    `${adj} ${noun}`, `The ${noun}`, `${adj} ${noun} II`,
+    `The ${adj} ${noun}`,
+    `${noun} of ${d.pick(PLACES)}`,
+    `${d.pick(FIRST_NAMES)}'s ${noun}`,
+    `Return to ${d.pick(PLACES)}`,
+    `${adj} ${noun}`,
+    `The ${noun}`,
+    `${adj} ${noun} II`,
   ]);
 }
 
@@ -270,13 +329,19 @@ function series(s: SeriesSeed, ids: IdAllocator): Series {
       const pilot = season === 1 && j === 0 ? s.pilot : undefined;
       // The newest episodes of a running series have no rating yet.
       const unrated = s.lastYear === null && season === s.seasons.length && j >= count - 2;
-      const epRating = pilot ? Number(pilot.rating) : unrated ? null : Math.max(3, Math.min(9.9, rating + ed.int(-9, 8) / 10));
+      const epRating = pilot
+        ? Number(pilot.rating)
+        : unrated
+          ? null
+          : Math.max(3, Math.min(9.9, rating + ed.int(-9, 8) / 10));
       const epVotes = ed.logBetween(Math.max(5, votes / 2000), Math.max(20, votes / 40));
       const epTitle =
         s.episodeTitles?.[i]?.[j] ??
         ed.pick([
-          `The ${ed.pick(TITLE_NOUNS)}`, `${ed.pick(TITLE_ADJECTIVES)} ${ed.pick(TITLE_NOUNS)}`,
-          `${ed.pick(TITLE_NOUNS)} of ${ed.pick(PLACES)}`, `Chapter ${j + 1}: The ${ed.pick(TITLE_NOUNS)}`,
+          `The ${ed.pick(TITLE_NOUNS)}`,
+          `${ed.pick(TITLE_ADJECTIVES)} ${ed.pick(TITLE_NOUNS)}`,
+          `${ed.pick(TITLE_NOUNS)} of ${ed.pick(PLACES)}`,
+          `Chapter ${j + 1}: The ${ed.pick(TITLE_NOUNS)}`,
         ]);
       const plotShort = `${capitalize(ed.pick(PROTAGONISTS))} ${ed.pick(ACTIONS)} ${ed.pick(ANTAGONISTS)}.`;
       return {
@@ -333,17 +398,51 @@ function series(s: SeriesSeed, ids: IdAllocator): Series {
 }
 
 function knownMovie(k: KnownMovie): Movie {
-  return movie({ key: k.id, id: k.id, title: k.title, year: k.year, rated: k.rated, director: k.director, genre: k.genre, rating: k.rating, votes: k.votesK * 1000 + (k.votesK % 7) * 131, language: k.language, country: k.country, famous: true });
+  return movie({
+    key: k.id,
+    id: k.id,
+    title: k.title,
+    year: k.year,
+    rated: k.rated,
+    director: k.director,
+    genre: k.genre,
+    rating: k.rating,
+    votes: k.votesK * 1000 + (k.votesK % 7) * 131,
+    language: k.language,
+    country: k.country,
+    famous: true,
+  });
 }
 
 function knownSeries(k: KnownSeries, ids: IdAllocator): Series {
-  return series({ key: k.id, id: k.id, title: k.title, rated: k.rated, firstYear: k.year, lastYear: k.endYear, creators: k.creators, genre: k.genre, rating: k.rating, votes: k.votesK * 1000 + (k.votesK % 7) * 131, seasons: k.seasons, episodeTitles: k.episodeTitles, pilot: k.pilot }, ids);
+  return series(
+    {
+      key: k.id,
+      id: k.id,
+      title: k.title,
+      rated: k.rated,
+      firstYear: k.year,
+      lastYear: k.endYear,
+      creators: k.creators,
+      genre: k.genre,
+      rating: k.rating,
+      votes: k.votesK * 1000 + (k.votesK % 7) * 131,
+      seasons: k.seasons,
+      episodeTitles: k.episodeTitles,
+      pilot: k.pilot,
+    },
+    ids,
+  );
 }
 
 /** Every title of the sandbox; episodes hang off their series. Takes a few milliseconds. */
 export function seedTitles(): OmdbTitle[] {
   const ids = new IdAllocator();
-  const titles: OmdbTitle[] = [SUPERMAN, ...KNOWN_MOVIES.map(knownMovie), ...KNOWN_SERIES.map((k) => knownSeries(k, ids))];
+  const titles: OmdbTitle[] = [
+    SUPERMAN,
+    ...KNOWN_MOVIES.map(knownMovie),
+    ...KNOWN_SERIES.map((k) => knownSeries(k, ids)),
+  ];
   const movieCount = MOVIE_COUNT - 1 - KNOWN_MOVIES.length;
   for (let i = 0; i < movieCount; i++) {
     const key = `movie-${i}`;

@@ -1,5 +1,15 @@
-import { ApolloServer, HeaderMap, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServer,
+  HeaderMap,
+  type ApolloServerOptionsWithGateway,
+  type ApolloServerPlugin,
+  type BaseContext,
+} from '@apollo/server';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { OperationKey, operationValue, type GatewayContext } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
@@ -128,7 +138,16 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     async load() {
       return {
         schema,
-        executor: async ({ document, operationName, context, request }) => withExtensions(await run({ schema, document, operationName, contextValue: context, variableValues: request.variables ?? {} })),
+        executor: async ({ document, operationName, context, request }) =>
+          withExtensions(
+            await run({
+              schema,
+              document,
+              operationName,
+              contextValue: context,
+              variableValues: request.variables ?? {},
+            }),
+          ),
       };
     },
     onSchemaLoadOrUpdate(callback) {
@@ -149,7 +168,12 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
 function withExtensions(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.some((e) => e.extensions === undefined)) return result;
   const errors = result.errors.map((e): GraphQLError =>
-    e.extensions === undefined ? Object.create(Object.getPrototypeOf(e), { ...Object.getOwnPropertyDescriptors(e), extensions: { value: {}, enumerable: false } }) : e,
+    e.extensions === undefined
+      ? Object.create(Object.getPrototypeOf(e), {
+          ...Object.getOwnPropertyDescriptors(e),
+          extensions: { value: {}, enumerable: false },
+        })
+      : e,
   );
   return { ...result, errors };
 }

@@ -26,11 +26,21 @@ export type GraphqlHttpRoute =
   | { kind: 'sse' }
   | { kind: 'multipart' }
   | { kind: 'incremental'; payload: Record<string, unknown> }
-  | { kind: 'direct'; payload: PlainPayload; document: DocumentNode; operation: OperationDefinitionNode; contentType: string }
+  | {
+      kind: 'direct';
+      payload: PlainPayload;
+      document: DocumentNode;
+      operation: OperationDefinitionNode;
+      contentType: string;
+    }
   | { kind: 'apollo'; method: string; search: string; body: unknown };
 
 /** A payload run as sent: `query` a string, `operationName` a string, `variables` an object. */
-export type PlainPayload = OperationPayload & { query: string; operationName?: string; variables?: Record<string, unknown> };
+export type PlainPayload = OperationPayload & {
+  query: string;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+};
 
 /**
  * The classifier of `/graphql` requests ({@link GraphqlHttpRoute}). CSRF prevention is decided here for every route
@@ -63,17 +73,27 @@ export function createRequestClassifier(
       body = operation;
     } else if (method === 'POST') {
       const raw = await readBody(req, MAX_BODY_BYTES);
-      if (raw === undefined) return { kind: 'refused', error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413) };
+      if (raw === undefined)
+        return {
+          kind: 'refused',
+          error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413),
+        };
       if (json) {
         try {
           body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
         } catch {
-          return { kind: 'refused', error: badRequest('Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").') };
+          return {
+            kind: 'refused',
+            error: badRequest(
+              'Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").',
+            ),
+          };
         }
       } else body = raw.toString('utf8');
     }
     // The operation as sent: a POST's JSON object, or GET's parameters (a batch, or another body, is Apollo's).
-    const fields = method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
+    const fields =
+      method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
     if (!isRecord(fields)) return { kind: 'apollo', method, search, body };
 
     // The pipeline's `prepare` rules (persisted operations, document size) see every payload before anything parses it.
@@ -81,11 +101,15 @@ export function createRequestClassifier(
     if (prepared instanceof GraphQLError) return { kind: 'refused', error: prepared };
     // A file the `map` put where the operation takes none: named, with the fix (upload.ts).
     if (upload) {
-      const misplaced = misplacedUploadRefusal(prepared as Record<string, unknown>, resolvedOperation(pipeline, prepared)?.operation);
+      const misplaced = misplacedUploadRefusal(
+        prepared as Record<string, unknown>,
+        resolvedOperation(pipeline, prepared)?.operation,
+      );
       if (misplaced) return { kind: 'refused', error: misplaced };
     }
     // `@defer`/`@stream` for a client that takes parts: the pipeline runs it (Apollo 5 on graphql 16 cannot).
-    if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query)) return { kind: 'incremental', payload: prepared as Record<string, unknown> };
+    if (acceptsIncrementalDelivery(req) && mentionsIncrementalDirective(prepared.query))
+      return { kind: 'incremental', payload: prepared as Record<string, unknown> };
     if (prepared !== fields) {
       if (method === 'GET') search = `?${asSearch(prepared)}`;
       else body = prepared;
@@ -103,7 +127,10 @@ export function createRequestClassifier(
 }
 
 /** The payload's document and operation when the document parses and validates (the pipeline's cache), else undefined. */
-function resolvedOperation(pipeline: OperationPipeline, payload: OperationPayload): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
+function resolvedOperation(
+  pipeline: OperationPipeline,
+  payload: OperationPayload,
+): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
   const document = typeof payload.query === 'string' ? pipeline.documents.checked(payload.query) : undefined;
   const operation = document && !Array.isArray(document) ? getOperationAST(document, payload.operationName) : undefined;
   return operation ? { document: document as DocumentNode, operation } : undefined;
@@ -187,7 +214,8 @@ function isPlainPayload(payload: OperationPayload): payload is PlainPayload {
   return true;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** GET parameters of a prepared payload (variables and extensions as JSON, as a GET carries them). */
 function asSearch(payload: OperationPayload): URLSearchParams {

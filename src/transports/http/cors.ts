@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../../errors/codes.js';
 import { originRefusal } from '../hostOrigin.js';
 
-const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
+const ALLOWED_HEADERS =
+  'content-type, authorization, x-api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name';
 
 /**
  * CORS for browser frontends on other origins (CORS_ORIGINS). Answers a preflight itself (returns true), otherwise
@@ -35,7 +36,8 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: re
  */
 export function corsPreflightRefusal(req: IncomingMessage, allowed: readonly string[]): GatewayError | undefined {
   const origin = req.headers.origin;
-  if (req.method !== 'OPTIONS' || !origin || req.headers['access-control-request-method'] === undefined) return undefined;
+  if (req.method !== 'OPTIONS' || !origin || req.headers['access-control-request-method'] === undefined)
+    return undefined;
   if (allowed.includes('*') || allowed.includes(origin)) return undefined;
   return originRefusal(origin, 'graphql');
 }

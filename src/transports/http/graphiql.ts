@@ -19,7 +19,14 @@ export interface GraphiqlHandlerOptions {
 export type GraphiqlHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** Where `npm run build` puts the bundle; the same from `src/transports/http` (tsx) and `dist/transports/http` (compiled). */
-export const defaultGraphiqlDistDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'graphiql');
+export const defaultGraphiqlDistDir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'dist',
+  'graphiql',
+);
 
 const assetPrefix = '/graphiql/';
 const examplesPath = `${assetPrefix}examples.json`;
@@ -168,7 +175,9 @@ function assetFile(distDir: string, encodedName: string): string | undefined {
     return undefined;
   }
   if (name === '' || name.includes('\0') || name.includes('\\')) return undefined;
-  if (name.split('/').some((segment) => segment === '..' || segment === '.' || segment === '' || segment.startsWith('.'))) {
+  if (
+    name.split('/').some((segment) => segment === '..' || segment === '.' || segment === '' || segment.startsWith('.'))
+  ) {
     return undefined;
   }
   if (name.endsWith('.br') || name.endsWith('.gz')) return undefined;

@@ -45,8 +45,12 @@ export function createHealthEndpoints(services: GatewayServices): {
 /** `/readyz`'s upstream list: each upstream this instance calls, its mode and, when it refused the gateway's credential, which variable to fix. */
 export function readyUpstreams(upstreams: readonly ResolvedUpstream[], credentials: GatewayCredentials) {
   const rejected = new Map(credentials.list().map((r) => [r.upstream, r]));
-  return upstreams.filter((u) => u.served).map((u) => {
-    const r = rejected.get(u.id);
-    return r ? { id: u.id, mode: u.mode, credentials: 'rejected', fix: r.variable, since: r.since, retryAt: r.retryAt } : { id: u.id, mode: u.mode };
-  });
+  return upstreams
+    .filter((u) => u.served)
+    .map((u) => {
+      const r = rejected.get(u.id);
+      return r
+        ? { id: u.id, mode: u.mode, credentials: 'rejected', fix: r.variable, since: r.since, retryAt: r.retryAt }
+        : { id: u.id, mode: u.mode };
+    });
 }

@@ -26,7 +26,9 @@ export class MultipartWriter {
     if (this.ended || this.res.destroyed || this.outbound.overflowed()) return;
     const opening = this.opened ? '' : `\r\n--${this.boundary}`;
     this.opened = true;
-    this.res.write(`${opening}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}\r\n--${this.boundary}`);
+    this.res.write(
+      `${opening}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify(body)}\r\n--${this.boundary}`,
+    );
   }
 
   /** Ends the response with the closing delimiter (once). */

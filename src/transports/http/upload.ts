@@ -19,23 +19,45 @@ const FRAMING_BYTES = 16 * 1024;
  * arrives, at most `maxFileBytes`, and the resolver reads it from there; it is deleted when the response closes. A
  * `Content-Length` that cannot fit is refused (413) before a byte of the body is read.
  */
-export async function readUploadRequest(req: IncomingMessage, res: ServerResponse, maxFileBytes: number): Promise<Record<string, unknown> | GraphQLError> {
+export async function readUploadRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxFileBytes: number,
+): Promise<Record<string, unknown> | GraphQLError> {
   const declared = Number(req.headers['content-length']);
   const most = MAX_BODY_BYTES + maxFileBytes * MAX_UPLOAD_FILES + FRAMING_BYTES;
   if (Number.isFinite(declared) && declared > most) {
-    return badRequest(`This upload is ${describeBytes(declared)}; a file may have at most ${describeBytes(maxFileBytes)} (CHAT_DOCUMENT_MAX_BYTES). Nothing was sent upstream.`, 413);
+    return badRequest(
+      `This upload is ${describeBytes(declared)}; a file may have at most ${describeBytes(maxFileBytes)} (CHAT_DOCUMENT_MAX_BYTES). Nothing was sent upstream.`,
+      413,
+    );
   }
   let operations: Record<string, unknown> | Array<Record<string, unknown>>;
   try {
-    operations = await processRequest(req, res, { maxFieldSize: MAX_BODY_BYTES, maxFileSize: maxFileBytes, maxFiles: MAX_UPLOAD_FILES });
+    operations = await processRequest(req, res, {
+      maxFieldSize: MAX_BODY_BYTES,
+      maxFileSize: maxFileBytes,
+      maxFiles: MAX_UPLOAD_FILES,
+    });
   } catch (error) {
     const status = (error as { status?: number }).status ?? 400;
     const said = ((error as Error).message ?? String(error)).replace(/ \(https?:[^)]*\)/, '');
-    if (status === 413 && /max file uploads/.test(said)) return badRequest(`A multipart request may carry ${MAX_UPLOAD_FILES} file; send each file in a request of its own.`, 413);
-    if (status === 499) return badRequest(`The request ended before its multipart fields did (${said}); send it again.`, 400);
-    return badRequest(`${said} A GraphQL multipart request has the fields "operations" (the operation as JSON), then "map" (which variable each file fills), then the files.`, status);
+    if (status === 413 && /max file uploads/.test(said))
+      return badRequest(
+        `A multipart request may carry ${MAX_UPLOAD_FILES} file; send each file in a request of its own.`,
+        413,
+      );
+    if (status === 499)
+      return badRequest(`The request ended before its multipart fields did (${said}); send it again.`, 400);
+    return badRequest(
+      `${said} A GraphQL multipart request has the fields "operations" (the operation as JSON), then "map" (which variable each file fills), then the files.`,
+      status,
+    );
   }
-  if (Array.isArray(operations)) return badRequest('A multipart request may carry one operation, not a batch; send each operation in a request of its own.');
+  if (Array.isArray(operations))
+    return badRequest(
+      'A multipart request may carry one operation, not a batch; send each operation in a request of its own.',
+    );
   return operations;
 }
 
@@ -49,18 +71,27 @@ const MAX_MAP_DEPTH = 64;
  * and one mapped to `query` as "queries must be strings". Undefined when every file fills a declared variable, or
  * when the document is not known to be valid (`operation` undefined: its own error is clearer).
  */
-export function misplacedUploadRefusal(operations: Record<string, unknown>, operation: OperationDefinitionNode | undefined): GatewayError | undefined {
+export function misplacedUploadRefusal(
+  operations: Record<string, unknown>,
+  operation: OperationDefinitionNode | undefined,
+): GatewayError | undefined {
   for (const path of uploadPaths(operations)) {
     const variable = /^variables\.([^.]+)/.exec(path)?.[1];
     if (variable && !operation) continue;
     const declared = operation?.variableDefinitions?.map((d) => d.variable.name.value) ?? [];
     if (variable && declared.includes(variable)) continue;
-    const where = variable ? `in "${path}", but the operation declares no variable $${variable}` : `at "${path}", outside "variables"`;
-    return new GatewayError(ErrorCode.BadUserInput, `The multipart "map" field puts a file ${where}: ${mapFix(operation)}`, {
-      reason: ErrorReason.BadRequest,
-      argument: 'map',
-      http: { status: 400 },
-    });
+    const where = variable
+      ? `in "${path}", but the operation declares no variable $${variable}`
+      : `at "${path}", outside "variables"`;
+    return new GatewayError(
+      ErrorCode.BadUserInput,
+      `The multipart "map" field puts a file ${where}: ${mapFix(operation)}`,
+      {
+        reason: ErrorReason.BadRequest,
+        argument: 'map',
+        http: { status: 400 },
+      },
+    );
   }
   return undefined;
 }
@@ -68,9 +99,13 @@ export function misplacedUploadRefusal(operations: Record<string, unknown>, oper
 /** How `map` should name the operation's file variables (those of type `Upload`). */
 function mapFix(operation: OperationDefinitionNode | undefined): string {
   const files = (operation?.variableDefinitions ?? []).filter((d) => namedType(d.type) === 'Upload');
-  if (!files.length) return 'declare a variable of type Upload that takes it (mutation($file: Upload!) { uploadChatDocument(file: $file) { id } }) and map the file to "variables.file".';
+  if (!files.length)
+    return 'declare a variable of type Upload that takes it (mutation($file: Upload!) { uploadChatDocument(file: $file) { id } }) and map the file to "variables.file".';
   // A list of files is mapped one item at a time: `variables.files.0`.
-  const paths = files.map((d) => `"variables.${d.variable.name.value}${(d.type.kind === Kind.NON_NULL_TYPE ? d.type.type : d.type).kind === Kind.LIST_TYPE ? '.0' : ''}"`);
+  const paths = files.map(
+    (d) =>
+      `"variables.${d.variable.name.value}${(d.type.kind === Kind.NON_NULL_TYPE ? d.type.type : d.type).kind === Kind.LIST_TYPE ? '.0' : ''}"`,
+  );
   return `map it to ${paths.join(' or ')}, the operation's ${files.length === 1 ? 'variable' : 'variables'} of type Upload (e.g. {"0": [${paths[0]}]}).`;
 }
 
@@ -86,7 +121,8 @@ function uploadPaths(operations: Record<string, unknown>): string[] {
     const [value, path, depth] = stack.pop()!;
     if (value instanceof Upload) found.push(path);
     else if (typeof value === 'object' && value !== null && depth < MAX_MAP_DEPTH) {
-      for (const key of Object.keys(value)) stack.push([(value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth + 1]);
+      for (const key of Object.keys(value))
+        stack.push([(value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, depth + 1]);
     }
   }
   return found;

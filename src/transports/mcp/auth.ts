@@ -46,13 +46,30 @@ export interface McpAuth {
   /** The caller, or why the request is refused (401 with a challenge for a missing or bad token). */
   authenticate(req: IncomingMessage): Promise<McpCaller | McpRefusal>;
   /** 403 `insufficient_scope` when the caller's token lacks a scope `required` names (MCP_AUTH=jwt only). */
-  scopeRefusal(req: IncomingMessage, caller: McpCaller, tool: string, required: readonly string[]): McpRefusal | undefined;
+  scopeRefusal(
+    req: IncomingMessage,
+    caller: McpCaller,
+    tool: string,
+    required: readonly string[],
+  ): McpRefusal | undefined;
   /** The RFC 9728 metadata and its URL, for MCP_AUTH=jwt; undefined otherwise. */
   resource(req: IncomingMessage): ReturnType<typeof protectedResource> | undefined;
 }
 
 /** Signature algorithms a key set's public keys verify; a symmetric `HS*` or `none` token is never accepted. */
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Clock skew allowed between the authorization server and this gateway for `exp` and `nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -86,9 +103,14 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
   const verifying = () =>
     (verifier ??= import('jose').then((jose) => ({
       jose,
-      keys: keySetWithCooldown(jose, jose.createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: cooldownMs }), cooldownMs),
+      keys: keySetWithCooldown(
+        jose,
+        jose.createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: cooldownMs }),
+        cooldownMs,
+      ),
     })));
-  const resource = (req: IncomingMessage) => protectedResource(req, { issuer: auth.issuer, audience: auth.audience, scopes });
+  const resource = (req: IncomingMessage) =>
+    protectedResource(req, { issuer: auth.issuer, audience: auth.audience, scopes });
   const challenge = (req: IncomingMessage, params: Record<string, string>) =>
     `Bearer ${Object.entries({ ...params, resource_metadata: resource(req).metadataUrl })
       .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`)
@@ -99,7 +121,10 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
     async authenticate(req) {
       const token = bearerToken(req.headers.authorization);
       if (token === undefined) {
-        const error = new GatewayError(ErrorCode.Unauthenticated, `/mcp needs an OAuth access token: send "Authorization: Bearer <token>" from the authorization server its metadata names (${resource(req).metadataUrl}).`);
+        const error = new GatewayError(
+          ErrorCode.Unauthenticated,
+          `/mcp needs an OAuth access token: send "Authorization: Bearer <token>" from the authorization server its metadata names (${resource(req).metadataUrl}).`,
+        );
         // RFC 6750 section 3.1: no error code when the request carried no credentials at all.
         return { status: 401, challenge: challenge(req, {}), error };
       }
@@ -115,7 +140,8 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
         }));
       } catch (error) {
         const refused = tokenRefusal(error, auth, jose.errors);
-        if (refused.status === 401) refused.challenge = challenge(req, { error: 'invalid_token', error_description: refused.error.message });
+        if (refused.status === 401)
+          refused.challenge = challenge(req, { error: 'invalid_token', error_description: refused.error.message });
         return refused;
       }
       return { subject: payload.sub!, scopes: scopesOf(payload), authenticated: true };
@@ -123,8 +149,19 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
     scopeRefusal(req, caller, tool, required) {
       const missing = required.filter((s) => !caller.scopes?.has(s));
       if (!missing.length) return undefined;
-      const error = new GatewayError(ErrorCode.Forbidden, `${tool} needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}; the token lacks ${missing.join(' ')}: ask the authorization server for a token with ${required.length > 1 ? 'them' : 'it'}.`);
-      return { status: 403, challenge: challenge(req, { error: 'insufficient_scope', scope: required.join(' '), error_description: `${tool} needs ${required.join(' ')}` }), error };
+      const error = new GatewayError(
+        ErrorCode.Forbidden,
+        `${tool} needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}; the token lacks ${missing.join(' ')}: ask the authorization server for a token with ${required.length > 1 ? 'them' : 'it'}.`,
+      );
+      return {
+        status: 403,
+        challenge: challenge(req, {
+          error: 'insufficient_scope',
+          scope: required.join(' '),
+          error_description: `${tool} needs ${required.join(' ')}`,
+        }),
+        error,
+      };
     },
     resource,
   };
@@ -144,15 +181,27 @@ function scopesOf(payload: JWTPayload): ReadonlySet<string> {
 }
 
 /** What a token that did not verify is told: why, in words that name the fix, never the token or its claims' values. */
-function tokenRefusal(error: unknown, auth: Extract<McpAuthConfig, { mode: 'jwt' }>, jose: typeof import('jose').errors): McpRefusal {
-  const refuse = (message: string): McpRefusal => ({ status: 401, error: new GatewayError(ErrorCode.Unauthenticated, message) });
-  if (error instanceof jose.JWTExpired) return refuse('The access token has expired: get a new one from the authorization server.');
+function tokenRefusal(
+  error: unknown,
+  auth: Extract<McpAuthConfig, { mode: 'jwt' }>,
+  jose: typeof import('jose').errors,
+): McpRefusal {
+  const refuse = (message: string): McpRefusal => ({
+    status: 401,
+    error: new GatewayError(ErrorCode.Unauthenticated, message),
+  });
+  if (error instanceof jose.JWTExpired)
+    return refuse('The access token has expired: get a new one from the authorization server.');
   if (error instanceof jose.JWTClaimValidationFailed) {
     switch (error.claim) {
       case 'aud':
-        return refuse(`The access token was not issued for this server: its audience must be ${auth.audience} (MCP_JWT_AUDIENCE).`);
+        return refuse(
+          `The access token was not issued for this server: its audience must be ${auth.audience} (MCP_JWT_AUDIENCE).`,
+        );
       case 'iss':
-        return refuse(`The access token was issued by another authorization server: its issuer must be ${auth.issuer} (MCP_JWT_ISSUER).`);
+        return refuse(
+          `The access token was issued by another authorization server: its issuer must be ${auth.issuer} (MCP_JWT_ISSUER).`,
+        );
       case 'sub':
         return refuse('The access token names no subject (sub): /mcp needs to know who the caller is.');
       case 'nbf':
@@ -161,15 +210,29 @@ function tokenRefusal(error: unknown, auth: Extract<McpAuthConfig, { mode: 'jwt'
         return refuse(`The access token's "${error.claim}" claim is missing or invalid.`);
     }
   }
-  if (error instanceof jose.JWKSNoMatchingKey) return refuse('The access token is signed by a key the authorization server does not publish at MCP_JWT_JWKS_URL: get a new token.');
-  if (error instanceof jose.JWSSignatureVerificationFailed) return refuse('The access token\'s signature does not verify: get a new token from the authorization server.');
-  if (error instanceof jose.JOSEAlgNotAllowed) return refuse('The access token is signed with an algorithm /mcp does not accept: it takes asymmetric signatures (RS, PS, ES, EdDSA).');
+  if (error instanceof jose.JWKSNoMatchingKey)
+    return refuse(
+      'The access token is signed by a key the authorization server does not publish at MCP_JWT_JWKS_URL: get a new token.',
+    );
+  if (error instanceof jose.JWSSignatureVerificationFailed)
+    return refuse("The access token's signature does not verify: get a new token from the authorization server.");
+  if (error instanceof jose.JOSEAlgNotAllowed)
+    return refuse(
+      'The access token is signed with an algorithm /mcp does not accept: it takes asymmetric signatures (RS, PS, ES, EdDSA).',
+    );
   if (keySetUnreadable(error, jose)) return { status: 503, error: jwksUnreachable() };
-  if (error instanceof jose.JOSEError) return refuse('The access token is not a valid JWT: send the access token the authorization server issued, as it issued it.');
+  if (error instanceof jose.JOSEError)
+    return refuse(
+      'The access token is not a valid JWT: send the access token the authorization server issued, as it issued it.',
+    );
   // fetch() of the key set failed (connection refused, DNS): the keys cannot be read, the token is not at fault.
   return { status: 503, error: jwksUnreachable() };
 }
 
 function jwksUnreachable(): GatewayError {
-  return new GatewayError(ErrorCode.UpstreamError, 'The authorization server\'s keys (MCP_JWT_JWKS_URL) could not be read, so no token can be checked now: try again shortly.', { upstream: 'jwks' });
+  return new GatewayError(
+    ErrorCode.UpstreamError,
+    "The authorization server's keys (MCP_JWT_JWKS_URL) could not be read, so no token can be checked now: try again shortly.",
+    { upstream: 'jwks' },
+  );
 }

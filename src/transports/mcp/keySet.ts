@@ -14,7 +14,12 @@ export class KeySetCoolingDown extends Error {
 /** Whether jose's error says the key set could not be read (a non-200, a timeout, bad JSON, no connection), not that the token is bad. */
 export function keySetUnreadable(error: unknown, errors: Jose['errors']): boolean {
   if (error instanceof KeySetCoolingDown || error instanceof errors.JWKSTimeout) return true;
-  if (error instanceof errors.JOSEError) return !(error instanceof errors.JWTInvalid) && !(error instanceof errors.JWSInvalid) && /JSON Web Key Set/.test(error.message);
+  if (error instanceof errors.JOSEError)
+    return (
+      !(error instanceof errors.JWTInvalid) &&
+      !(error instanceof errors.JWSInvalid) &&
+      /JSON Web Key Set/.test(error.message)
+    );
   // fetch() itself failed (connection refused, DNS): jose passes its TypeError on.
   return error instanceof TypeError;
 }
@@ -26,7 +31,12 @@ export function keySetUnreadable(error: unknown, errors: Jose['errors']): boolea
  * the cooldown, a token is checked against the keys held while they are fresh (an unknown key id is then refused, as
  * jose refuses one while cooling down), else refused as the key set being unreadable, without another read.
  */
-export function keySetWithCooldown(jose: Jose, remote: RemoteKeySet, cooldownMs: number, now: () => number = () => Date.now()): JWTVerifyGetKey {
+export function keySetWithCooldown(
+  jose: Jose,
+  remote: RemoteKeySet,
+  cooldownMs: number,
+  now: () => number = () => Date.now(),
+): JWTVerifyGetKey {
   let failedAt = -Infinity;
   let held: JWTVerifyGetKey | undefined;
   return async (header, token) => {

@@ -13,7 +13,11 @@ export const MCP_PATH = '/mcp';
  * The paths the router hands to the MCP endpoint: /mcp, and the metadata at the root well-known path (the contract's
  * name) and at the path RFC 9728 section 3.1 derives for a resource at `/mcp` (which MCP clients try first).
  */
-export const MCP_PATHS: ReadonlySet<string> = new Set([MCP_PATH, PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`]);
+export const MCP_PATHS: ReadonlySet<string> = new Set([
+  MCP_PATH,
+  PROTECTED_RESOURCE_PATH,
+  `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`,
+]);
 
 /** What the metadata says: RFC 9728 section 2's fields that apply to a bearer-token resource. */
 export interface ProtectedResourceMetadata {
@@ -38,7 +42,10 @@ export interface ProtectedResource {
  * (RFC 8707 `resource`), so an audience that is a URL is that URL; an audience that is not (an `api://…` id) leaves
  * the URL to the request's `Host` (checked against ALLOWED_HOSTS before it gets here).
  */
-export function protectedResource(req: IncomingMessage, options: { issuer: string; audience: string; scopes: readonly string[] }): ProtectedResource {
+export function protectedResource(
+  req: IncomingMessage,
+  options: { issuer: string; audience: string; scopes: readonly string[] },
+): ProtectedResource {
   const resource = isHttpUrl(options.audience) ? options.audience : `http://${hostOf(req)}${MCP_PATH}`;
   const url = new URL(resource);
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');

@@ -91,7 +91,12 @@ export class SchemaIndex {
       const base = this.paths.get(type.name)!;
       for (const field of Object.values(type.getFields())) {
         const target = getNamedType(field.type);
-        if (!(isObjectType(target) || isInterfaceType(target)) || this.paths.has(target.name) || field.name.startsWith('_')) continue;
+        if (
+          !(isObjectType(target) || isInterfaceType(target)) ||
+          this.paths.has(target.name) ||
+          field.name.startsWith('_')
+        )
+          continue;
         this.paths.set(target.name, base ? `${base}.${field.name}` : field.name);
         if (isObjectType(target)) queue.push(target);
       }
@@ -101,14 +106,36 @@ export class SchemaIndex {
   private add(type: GraphQLNamedType): void {
     // An object only a subscription reaches is of no use to a query an agent writes.
     if ((isObjectType(type) || isInterfaceType(type) || isUnionType(type)) && !this.paths.has(type.name)) return;
-    this.entries.push(entry({ coordinate: type.name, kind: typeKind(type), description: type.description ?? undefined, path: this.paths.get(type.name) }, type.name));
+    this.entries.push(
+      entry(
+        {
+          coordinate: type.name,
+          kind: typeKind(type),
+          description: type.description ?? undefined,
+          path: this.paths.get(type.name),
+        },
+        type.name,
+      ),
+    );
     if (isObjectType(type) || isInterfaceType(type)) {
-      for (const field of Object.values(type.getFields())) this.entries.push(this.fieldEntry(type, field, type === this.schema.getMutationType()));
+      for (const field of Object.values(type.getFields()))
+        this.entries.push(this.fieldEntry(type, field, type === this.schema.getMutationType()));
     } else if (isInputObjectType(type)) {
       for (const field of Object.values(type.getFields())) this.entries.push(this.inputFieldEntry(type, field));
     } else if (isEnumType(type)) {
       for (const value of type.getValues()) {
-        this.entries.push(entry({ coordinate: `${type.name}.${value.name}`, kind: 'enum value', description: value.description ?? undefined }, value.name, [], type.name));
+        this.entries.push(
+          entry(
+            {
+              coordinate: `${type.name}.${value.name}`,
+              kind: 'enum value',
+              description: value.description ?? undefined,
+            },
+            value.name,
+            [],
+            type.name,
+          ),
+        );
       }
     }
   }
@@ -132,7 +159,17 @@ export class SchemaIndex {
   }
 
   private inputFieldEntry(parent: GraphQLNamedType, field: GraphQLInputField): IndexEntry {
-    return entry({ coordinate: `${parent.name}.${field.name}`, kind: 'input field', type: String(field.type), description: field.description ?? undefined }, field.name, [], parent.name);
+    return entry(
+      {
+        coordinate: `${parent.name}.${field.name}`,
+        kind: 'input field',
+        type: String(field.type),
+        description: field.description ?? undefined,
+      },
+      field.name,
+      [],
+      parent.name,
+    );
   }
 }
 
@@ -162,7 +199,12 @@ interface IndexEntry {
   descriptionStems: ReadonlySet<string>;
 }
 
-function entry(hit: Omit<SearchHit, 'score'>, name: string, extraNames: readonly string[] = [], parent = ''): IndexEntry {
+function entry(
+  hit: Omit<SearchHit, 'score'>,
+  name: string,
+  extraNames: readonly string[] = [],
+  parent = '',
+): IndexEntry {
   const nameWords = [...wordsOf(name), ...extraNames.flatMap(wordsOf)];
   return {
     hit: Object.fromEntries(Object.entries(hit).filter(([, v]) => v !== undefined)) as Omit<SearchHit, 'score'>,
@@ -201,7 +243,8 @@ function wordsOf(text: string): string[] {
 /** A light English stem, enough for "degraded" to find DEGRADATION and "issues" ISSUE. */
 function stem(word: string): string {
   for (const suffix of ['ations', 'ation', 'ions', 'ion', 'ings', 'ing', 'ies', 'ed', 'es', 's']) {
-    if (word.length - suffix.length >= 3 && word.endsWith(suffix)) return suffix === 'ies' ? `${word.slice(0, -3)}y` : word.slice(0, -suffix.length);
+    if (word.length - suffix.length >= 3 && word.endsWith(suffix))
+      return suffix === 'ies' ? `${word.slice(0, -3)}y` : word.slice(0, -suffix.length);
   }
   return word;
 }
@@ -221,7 +264,10 @@ function typeKind(type: GraphQLNamedType): string {
 
 function referencedTypes(type: GraphQLNamedType): GraphQLNamedType[] {
   if (isObjectType(type) || isInterfaceType(type)) {
-    return Object.values(type.getFields()).flatMap((f) => [getNamedType(f.type), ...f.args.map((a) => getNamedType(a.type))]);
+    return Object.values(type.getFields()).flatMap((f) => [
+      getNamedType(f.type),
+      ...f.args.map((a) => getNamedType(a.type)),
+    ]);
   }
   if (isInputObjectType(type)) return Object.values(type.getFields()).map((f) => getNamedType(f.type));
   if (isUnionType(type)) return [...type.getTypes()];
@@ -245,7 +291,9 @@ function withoutFederation(schema: GraphQLSchema, mutations: boolean): GraphQLSc
   return new GraphQLSchema({
     query: new GraphQLObjectType({ ...query, fields }),
     mutation: mutations ? config.mutation : undefined,
-    types: config.types.filter((t) => !t.name.startsWith('_') && t !== config.query && t !== config.mutation && t !== config.subscription),
+    types: config.types.filter(
+      (t) => !t.name.startsWith('_') && t !== config.query && t !== config.mutation && t !== config.subscription,
+    ),
     directives: config.directives,
   });
 }

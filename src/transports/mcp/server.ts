@@ -36,7 +36,9 @@ export interface McpEndpointOptions {
  * `execute_graphql` (MCP_ALLOW_FREEFORM) and the schema tools (MCP_INTROSPECTION). Its callers are checked as MCP_AUTH
  * says (auth.ts); with `jwt` it also serves its OAuth protected-resource metadata (protectedResource.ts).
  */
-export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
+export function createMcpEndpoint(
+  options: McpEndpointOptions,
+): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void> {
   const { services, pipeline, clients } = options;
   const { config, log } = services;
   const toolset = services.trusted;
@@ -50,8 +52,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     ...(config.mcp.allowFreeform ? [freeformTool(config.mcp.allowMutations, !!schemaTools)] : []),
     ...(schemaTools?.tools ?? []),
   ];
-  log.info({ operations: toolset.operations.dir, tools: tools.map((t) => t.name), auth: auth.mode }, `mcp: ${tools.length} tools at /mcp (MCP_AUTH=${auth.mode})`);
-  if (auth.mode === 'none' && config.apiKeys.length) log.warn('mcp: MCP_AUTH=none lets anyone call /mcp, while the other endpoints need one of GATEWAY_API_KEYS');
+  log.info(
+    { operations: toolset.operations.dir, tools: tools.map((t) => t.name), auth: auth.mode },
+    `mcp: ${tools.length} tools at /mcp (MCP_AUTH=${auth.mode})`,
+  );
+  if (auth.mode === 'none' && config.apiKeys.length)
+    log.warn('mcp: MCP_AUTH=none lets anyone call /mcp, while the other endpoints need one of GATEWAY_API_KEYS');
 
   return async (req, res, requestId) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -63,10 +69,21 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     if (req.method !== 'POST') {
       // Stateless: no server-initiated stream to resume and no session to delete.
       res.setHeader('allow', 'POST');
-      return sendJsonRpcError(res, 405, McpErrorCode.ConnectionClosed, `${req.method} /mcp is not served: send JSON-RPC requests with POST.`);
+      return sendJsonRpcError(
+        res,
+        405,
+        McpErrorCode.ConnectionClosed,
+        `${req.method} /mcp is not served: send JSON-RPC requests with POST.`,
+      );
     }
     const raw = await readBody(req, MAX_BODY_BYTES);
-    if (raw === undefined) return sendJsonRpcError(res, 413, McpErrorCode.InvalidRequest, `Request body larger than ${MAX_BODY_BYTES} bytes.`);
+    if (raw === undefined)
+      return sendJsonRpcError(
+        res,
+        413,
+        McpErrorCode.InvalidRequest,
+        `Request body larger than ${MAX_BODY_BYTES} bytes.`,
+      );
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8'));
@@ -88,7 +105,10 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
     };
     const sdk = await loadMcpSdk();
     const server = mcpServer(sdk, tools, schemaTools, services, call);
-    const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new sdk.StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -99,7 +119,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): (req: IncomingMe
 }
 
 /** One MCP server for one HTTP request, bound to that request's caller. */
-function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools | undefined, services: GatewayServices, call: Caller): Server {
+function mcpServer(
+  sdk: McpSdk,
+  tools: readonly Tool[],
+  schemaTools: SchemaTools | undefined,
+  services: GatewayServices,
+  call: Caller,
+): Server {
   const { Server, CallToolRequestSchema, ListToolsRequestSchema } = sdk;
   const { schema, operations, execute } = services.trusted;
   const { allowMutations, allowFreeform } = services.config.mcp;
@@ -114,7 +140,8 @@ function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const withSignal = { ...call, signal: extra.signal };
-    if (schemaTools && (SCHEMA_TOOLS as readonly string[]).includes(name)) return schemaTools.call(name as (typeof SCHEMA_TOOLS)[number], args);
+    if (schemaTools && (SCHEMA_TOOLS as readonly string[]).includes(name))
+      return schemaTools.call(name as (typeof SCHEMA_TOOLS)[number], args);
     if (allowFreeform && name === FREEFORM_TOOL) {
       const checked = freeformRequest(FREEFORM_TOOL, args, allowMutations);
       if ('extensions' in checked) return refusal(checked, services, call, name);
@@ -123,7 +150,10 @@ function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools
     const op = operations.get(name);
     if (!op) {
       // A plain error with a JSON-RPC code: the SDK client puts "MCP error -32602:" before the message once.
-      throw Object.assign(new Error(`Unknown tool ${JSON.stringify(name)}; this server offers ${tools.map((t) => t.name).join(', ')}.`), { code: McpErrorCode.InvalidParams });
+      throw Object.assign(
+        new Error(`Unknown tool ${JSON.stringify(name)}; this server offers ${tools.map((t) => t.name).join(', ')}.`),
+        { code: McpErrorCode.InvalidParams },
+      );
     }
     const variables = checkArguments(schema, op, args);
     if ('extensions' in variables) return refusal(variables as GatewayError, services, call, name);
@@ -135,7 +165,10 @@ function mcpServer(sdk: McpSdk, tools: readonly Tool[], schemaTools: SchemaTools
 /** A call refused before it ran, as a tool error the model can read and correct (and one log line). */
 function refusal(error: GatewayError, services: GatewayServices, call: Caller, tool: string): CallToolResult {
   const [formatted] = services.formatErrors([error]);
-  services.log.info({ requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport }, 'mcp tool refused');
+  services.log.info(
+    { requestId: call.requestId, tool, code: formatted.extensions?.code, transport: call.transport },
+    'mcp tool refused',
+  );
   return refusalResult(formatted);
 }
 
@@ -143,7 +176,13 @@ function refusal(error: GatewayError, services: GatewayServices, call: Caller, t
  * 403 `insufficient_scope` for a `tools/call` (alone or in a batch) of an operation whose `@scope` the caller's token
  * lacks: HTTP, not a tool error, so the client can ask for a token with more scopes (MCP's step-up authorization).
  */
-function scopeRefusal(auth: McpAuth, req: IncomingMessage, caller: McpCaller, body: unknown, operations: GatewayServices['trusted']['operations']): McpRefusal | undefined {
+function scopeRefusal(
+  auth: McpAuth,
+  req: IncomingMessage,
+  caller: McpCaller,
+  body: unknown,
+  operations: GatewayServices['trusted']['operations'],
+): McpRefusal | undefined {
   if (auth.mode !== 'jwt') return undefined;
   for (const message of Array.isArray(body) ? body : [body]) {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
@@ -158,13 +197,19 @@ function scopeRefusal(auth: McpAuth, req: IncomingMessage, caller: McpCaller, bo
 /** The protected-resource metadata (RFC 9728), public and readable cross-origin; nothing when /mcp takes no tokens. */
 function serveMetadata(auth: McpAuth, req: IncomingMessage, res: ServerResponse, path: string): void {
   const resource = auth.resource(req);
-  if (!resource) return sendJson(res, 404, { error: `nothing at ${path}: /mcp takes no OAuth tokens (MCP_AUTH=${auth.mode})` });
-  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'mcp-protocol-version' };
+  if (!resource)
+    return sendJson(res, 404, { error: `nothing at ${path}: /mcp takes no OAuth tokens (MCP_AUTH=${auth.mode})` });
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET',
+    'access-control-allow-headers': 'mcp-protocol-version',
+  };
   if (req.method === 'OPTIONS') {
     res.writeHead(204, cors);
     return void res.end();
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: `${req.method} ${path}: read it with GET` }, { allow: 'GET, HEAD' });
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return sendJson(res, 405, { error: `${req.method} ${path}: read it with GET` }, { allow: 'GET, HEAD' });
   sendJson(res, 200, resource.metadata, { ...cors, 'cache-control': 'public, max-age=3600', vary: 'host' });
 }
 

@@ -16,11 +16,17 @@ export const ERRORS_SCHEMA: JsonSchema = {
     type: 'object',
     properties: {
       message: { type: 'string' },
-      locations: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, column: { type: 'integer' } } } },
+      locations: {
+        type: 'array',
+        items: { type: 'object', properties: { line: { type: 'integer' }, column: { type: 'integer' } } },
+      },
       path: { type: 'array', items: { type: ['string', 'integer'] } },
       extensions: {
         type: 'object',
-        properties: { code: { type: 'string' }, argument: { type: 'string', description: 'The tool argument at fault, by name.' } },
+        properties: {
+          code: { type: 'string' },
+          argument: { type: 'string', description: 'The tool argument at fault, by name.' },
+        },
       },
     },
     required: ['message'],
@@ -81,7 +87,9 @@ export function operationAnnotations(schema: GraphQLSchema, op: TrustedOperation
 
 /** `execute_graphql`: any query (and mutation with MCP_ALLOW_MUTATIONS), its answer's data of any shape. */
 export function freeformTool(allowMutations: boolean, introspection: boolean): Tool {
-  const find = introspection ? ' Find fields with `search` and `introspect`, and check a query with `validate` before running it.' : '';
+  const find = introspection
+    ? ' Find fields with `search` and `introspect`, and check a query with `validate` before running it.'
+    : '';
   return {
     name: FREEFORM_TOOL,
     description: `Runs any GraphQL ${allowMutations ? 'query or mutation' : 'query'} against this gateway's graph, through the same limits as any client.${find}`,
@@ -96,7 +104,12 @@ export function freeformTool(allowMutations: boolean, introspection: boolean): T
       additionalProperties: false,
     },
     outputSchema: resultSchema({ type: 'object' }),
-    annotations: { readOnlyHint: !allowMutations, destructiveHint: allowMutations, idempotentHint: !allowMutations, openWorldHint: true },
+    annotations: {
+      readOnlyHint: !allowMutations,
+      destructiveHint: allowMutations,
+      idempotentHint: !allowMutations,
+      openWorldHint: true,
+    },
   };
 }
 
@@ -107,24 +120,42 @@ export interface FreeformRequest {
   variables?: Record<string, unknown>;
 }
 
-export function freeformRequest(tool: string, args: Record<string, unknown> | undefined, allowMutations: boolean): FreeformRequest | GatewayError {
+export function freeformRequest(
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  allowMutations: boolean,
+): FreeformRequest | GatewayError {
   const { query, variables, operationName } = args ?? {};
   const unknown = Object.keys(args ?? {}).find((k) => !['query', 'variables', 'operationName'].includes(k));
-  if (unknown !== undefined) return badInput(`${tool} has no argument ${JSON.stringify(unknown)}; it takes query, variables, operationName.`, unknown);
+  if (unknown !== undefined)
+    return badInput(
+      `${tool} has no argument ${JSON.stringify(unknown)}; it takes query, variables, operationName.`,
+      unknown,
+    );
   if (typeof query !== 'string') return badInput(`${tool} needs "query", a GraphQL document as a string.`, 'query');
   if (variables !== undefined && (typeof variables !== 'object' || variables === null || Array.isArray(variables))) {
     return badInput(`${tool}: "variables" must be a JSON object.`, 'variables');
   }
-  if (operationName !== undefined && typeof operationName !== 'string') return badInput(`${tool}: "operationName" must be a string.`, 'operationName');
+  if (operationName !== undefined && typeof operationName !== 'string')
+    return badInput(`${tool}: "operationName" must be a string.`, 'operationName');
   let type: string | undefined;
   try {
     type = getOperationAST(parse(query), operationName)?.operation;
   } catch {
     type = undefined; // the pipeline reports the syntax error
   }
-  if (type === 'subscription') return badInput(`${FREEFORM_TOOL} runs queries${allowMutations ? ' and mutations' : ''}, not subscriptions.`, 'query');
-  if (type === 'mutation' && !allowMutations) return badInput(`${FREEFORM_TOOL} runs queries only: mutations need MCP_ALLOW_MUTATIONS.`, 'query');
-  return { query, name: operationName as string | undefined, variables: variables as Record<string, unknown> | undefined };
+  if (type === 'subscription')
+    return badInput(
+      `${FREEFORM_TOOL} runs queries${allowMutations ? ' and mutations' : ''}, not subscriptions.`,
+      'query',
+    );
+  if (type === 'mutation' && !allowMutations)
+    return badInput(`${FREEFORM_TOOL} runs queries only: mutations need MCP_ALLOW_MUTATIONS.`, 'query');
+  return {
+    query,
+    name: operationName as string | undefined,
+    variables: variables as Record<string, unknown> | undefined,
+  };
 }
 
 /**
@@ -133,10 +164,18 @@ export function freeformRequest(tool: string, args: Record<string, unknown> | un
  */
 export function toolResult(result: TrustedResult): CallToolResult {
   const structured = { data: result.data ?? null, ...(result.errors?.length ? { errors: result.errors } : {}) };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: !!result.errors?.length };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    isError: !!result.errors?.length,
+  };
 }
 
 /** A call refused before it ran (already formatted), as a tool error the model can read and correct. */
 export function refusalResult(formatted: GraphQLFormattedError): CallToolResult {
-  return { content: [{ type: 'text', text: formatted.message }], structuredContent: { data: null, errors: [formatted] }, isError: true };
+  return {
+    content: [{ type: 'text', text: formatted.message }],
+    structuredContent: { data: null, errors: [formatted] },
+    isError: true,
+  };
 }

@@ -1,4 +1,3 @@
-
 /**
  * The `next` message for a shared result: its JSON made once, with this subscriber's own `extensions` (its operation's
  * cost) spliced in before the closing brace, so the shared text stays whole and only a few bytes are made per

@@ -1,4 +1,11 @@
-import { GraphQLError, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
@@ -41,8 +48,18 @@ class GatewayConnection extends WsConnection<WsOperation> {
   /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
   admitting = 0;
 
-  constructor(socket: WebSocket, request: IncomingMessage, tcp: Duplex, client: ClientIdentity, services: GatewayServices) {
-    super(requestIdFrom(request.headers['x-request-id']), socket, request, tcp, { limits: services.config.streams, metrics: services.metrics, log: services.log });
+  constructor(
+    socket: WebSocket,
+    request: IncomingMessage,
+    tcp: Duplex,
+    client: ClientIdentity,
+    services: GatewayServices,
+  ) {
+    super(requestIdFrom(request.headers['x-request-id']), socket, request, tcp, {
+      limits: services.config.streams,
+      metrics: services.metrics,
+      log: services.log,
+    });
     this.authorization = request.headers.authorization;
     this.client = client;
     this.trace = { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate };
@@ -69,7 +86,8 @@ export function attachWebSocket(options: {
   // graphql-ws's contextValue is the operation the entry admitted (onSubscribe): its results, formatted, paced and with
   // shared ones sent by the connection, are what graphql-ws sends.
   // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
-  const run = (args: ExecutionArgs) => endingWithItsErrors((args.contextValue as WsOperation).results) as AsyncGenerator<ExecutionResult>;
+  const run = (args: ExecutionArgs) =>
+    endingWithItsErrors((args.contextValue as WsOperation).results) as AsyncGenerator<ExecutionResult>;
 
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
   const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results.return();
@@ -100,8 +118,10 @@ export function attachWebSocket(options: {
         const wasRouter = conn.client.router;
         conn.client = clients.ofConnection(conn.request, params, typeof key === 'string' ? key : conn.client.apiKey);
         // A router's key in connectionParams: the upgrade counted its socket against its address, a router's is no one's.
-        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined) pipeline.routerConnection(conn.request.socket);
-        if (typeof params.traceparent === 'string') conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
+        if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined)
+          pipeline.routerConnection(conn.request.socket);
+        if (typeof params.traceparent === 'string')
+          conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return pipeline.authenticate(conn.client.apiKey) === undefined;
       },
@@ -115,7 +135,9 @@ export function attachWebSocket(options: {
         }
         // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
         if (!conn.client.router && conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
-          return [limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection')];
+          return [
+            limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection'),
+          ];
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
         const cancel = new AbortController();
@@ -143,7 +165,9 @@ export function attachWebSocket(options: {
               // A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection.
               shared(result) {
                 const json = sharedResultJson(result);
-                return json === undefined ? undefined : (own) => !cancel.signal.aborted && conn.send(sharedNextText(prefix, json, own));
+                return json === undefined
+                  ? undefined
+                  : (own) => !cancel.signal.aborted && conn.send(sharedNextText(prefix, json, own));
               },
             },
           );
@@ -166,7 +190,13 @@ export function attachWebSocket(options: {
         }
         conn.started(id, { controller: cancel, results: answer.results });
         if (answer.type === 'subscription') services.metrics.subscriptionsStarted.inc();
-        return { schema: options.schema, document: answer.document, operationName: payload.operationName, variableValues: payload.variables, contextValue: conn.operations.get(id) };
+        return {
+          schema: options.schema,
+          document: answer.document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: conn.operations.get(id),
+        };
       },
       onNext(_ctx, _id, _payload, _args, result) {
         // Formatted by the entry: sent as it is (graphql-ws would call each error's toJSON).
@@ -193,19 +223,32 @@ export function attachWebSocket(options: {
     // send no CORS preflight for a WebSocket), gets no socket.
     const misdirected = options.hostOrigin.refusal(req.headers, 'websocket');
     if (misdirected) {
-      options.hostOrigin.logRefusal(misdirected, { path: options.path, origin: req.headers.origin, host: req.headers.host });
+      options.hostOrigin.logRefusal(misdirected, {
+        path: options.path,
+        origin: req.headers.origin,
+        host: req.headers.host,
+      });
       const body = JSON.stringify({ errors: pipeline.format([misdirected]) });
-      socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     const client = clients.of(req);
     const refusal = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), socket);
     // Across replicas (REDIS_URL) the upgrade waits for the shared count.
-    if (refusal instanceof Promise) void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
+    if (refusal instanceof Promise)
+      void refusal.then((refused) => !socket.destroyed && upgrade(req, socket, head, client, refused));
     else upgrade(req, socket, head, client, refusal);
   });
 
-  function upgrade(req: IncomingMessage, tcp: Duplex, head: Buffer, client: ClientIdentity, refused: GatewayError | undefined): void {
+  function upgrade(
+    req: IncomingMessage,
+    tcp: Duplex,
+    head: Buffer,
+    client: ClientIdentity,
+    refused: GatewayError | undefined,
+  ): void {
     adapter.upgrade(req, tcp, head, (socket) => {
       if (!refused) return new GatewayConnection(socket, req, tcp, client, services);
       socket.close(4429, `Rate limited: ${String(refused.extensions.limit)}`);

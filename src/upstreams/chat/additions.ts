@@ -33,7 +33,10 @@ export function gatewayAdditions(req: ChatRequest, body: Record<string, unknown>
 }
 
 /** The addition a provider's refusal (HTTP 400 or 422) names, with the fact it teaches; undefined when none. */
-export function refusedAddition(error: GatewayError, additions: readonly GatewayAddition[]): { field: GatewayAddition; learned: LearnedFacts } | undefined {
+export function refusedAddition(
+  error: GatewayError,
+  additions: readonly GatewayAddition[],
+): { field: GatewayAddition; learned: LearnedFacts } | undefined {
   const status = error.extensions.status;
   if (status !== 400 && status !== 422) return undefined;
   const field = additions.find((f) => ADDITIONS[f].named.test(error.message));
@@ -44,6 +47,7 @@ export function refusedAddition(error: GatewayError, additions: readonly Gateway
 export function confirmsRefusal(first: GatewayError, retried: GatewayError | undefined): boolean {
   if (!retried) return true;
   // Ark's messages end with a fresh request id.
-  const said = (e: GatewayError) => `${e.extensions.status} ${e.extensions.upstreamCode ?? ''} ${e.message.replace(/Request id:\s*\w+/gi, '')}`;
+  const said = (e: GatewayError) =>
+    `${e.extensions.status} ${e.extensions.upstreamCode ?? ''} ${e.message.replace(/Request id:\s*\w+/gi, '')}`;
   return said(first) !== said(retried);
 }

@@ -28,11 +28,19 @@ const SEEDREAM_SIZE = {
 };
 // "Up to 256 texts per call" [?]: Ark documents the per-text token limit, not the count; 256 is what its SDK sends.
 const arkEmbedding = (id: string, upstreamModel: string): EmbeddingModelSpec => ({ id, upstreamModel, maxInputs: 256 });
-const arkImage = (id: string, upstreamModel: string): ImageModelSpec => ({ id, upstreamModel, size: SEEDREAM_SIZE, formats: ['url', 'b64_json'] });
+const arkImage = (id: string, upstreamModel: string): ImageModelSpec => ({
+  id,
+  upstreamModel,
+  size: SEEDREAM_SIZE,
+  formats: ['url', 'b64_json'],
+});
 
-const RATE_LIMITED = /^(RateLimitExceeded|Model(Account)?[A-Za-z]*RateLimitExceeded|APIAccount[A-Za-z]*RateLimitExceeded|AccountRateLimitExceeded|InflightBatchsizeExceeded|RequestBurstTooFast|ServerOverloaded)/;
-const QUOTA = /^(QuotaExceeded|SetLimitExceeded|AccountQuotaExceeded|AccountOverdueError|OperationDenied\.ServiceOverdue)/;
-const CALLER = /^(MissingParameter|InvalidParameter|InvalidArgumentError|InvalidImageURL|OutofContextError|InvalidEndpointOrModel|ModelNotOpen|.*SensitiveContentDetected)/;
+const RATE_LIMITED =
+  /^(RateLimitExceeded|Model(Account)?[A-Za-z]*RateLimitExceeded|APIAccount[A-Za-z]*RateLimitExceeded|AccountRateLimitExceeded|InflightBatchsizeExceeded|RequestBurstTooFast|ServerOverloaded)/;
+const QUOTA =
+  /^(QuotaExceeded|SetLimitExceeded|AccountQuotaExceeded|AccountOverdueError|OperationDenied\.ServiceOverdue)/;
+const CALLER =
+  /^(MissingParameter|InvalidParameter|InvalidArgumentError|InvalidImageURL|OutofContextError|InvalidEndpointOrModel|ModelNotOpen|.*SensitiveContentDetected)/;
 
 /**
  * (Q) Volcengine Ark (Doubao). Calls name an inference endpoint; `ARK_ENDPOINTS` gives them model names. What an
@@ -67,11 +75,17 @@ export function arkProvider(endpoints: Readonly<Record<string, string>>): ChatPr
     requestIdFrom: (error) => /Request id:\s*([0-9a-z]+)/i.exec(error.message ?? '')?.[1],
     embeddings: {
       models: all.filter(([id]) => EMBEDDING_NAME.test(id)).map(([id, ep]) => arkEmbedding(id, ep)),
-      raw: (model) => (RAW_ENDPOINT.test(model) || /^doubao-embedding[a-z0-9-]*-\d{6}$/.test(model) ? arkEmbedding(model, model) : undefined),
+      raw: (model) =>
+        RAW_ENDPOINT.test(model) || /^doubao-embedding[a-z0-9-]*-\d{6}$/.test(model)
+          ? arkEmbedding(model, model)
+          : undefined,
     },
     images: {
       models: all.filter(([id]) => IMAGE_NAME.test(id)).map(([id, ep]) => arkImage(id, ep)),
-      raw: (model) => (RAW_ENDPOINT.test(model) || /^doubao-(seedream|seededit)[a-z0-9-]*-\d{6}$/.test(model) ? arkImage(model, model) : undefined),
+      raw: (model) =>
+        RAW_ENDPOINT.test(model) || /^doubao-(seedream|seededit)[a-z0-9-]*-\d{6}$/.test(model)
+          ? arkImage(model, model)
+          : undefined,
     },
   };
 }

@@ -70,9 +70,21 @@ export class ChatClient {
    */
   async listModels(signal: AbortSignal): Promise<{ ok: true; count: number } | { ok: false; reason: string }> {
     try {
-      const res = await this.http.send({ method: 'GET', url: `${this.config.baseUrl}/models`, headers: this.headers(false), signal, requestId: 'model-list', tally: undefined, retry: { maxAttempts: 1 } });
+      const res = await this.http.send({
+        method: 'GET',
+        url: `${this.config.baseUrl}/models`,
+        headers: this.headers(false),
+        signal,
+        requestId: 'model-list',
+        tally: undefined,
+        retry: { maxAttempts: 1 },
+      });
       // A rejected key is recorded like any other call's: the calls after it are refused without a request.
-      if (res.status >= 300) return { ok: false, reason: providerError(this.spec, res.status, res.headers, res.text, this.credentials).message };
+      if (res.status >= 300)
+        return {
+          ok: false,
+          reason: providerError(this.spec, res.status, res.headers, res.text, this.credentials).message,
+        };
       const listed = parseModelList(JSON.parse(res.text));
       this.models.listed(listed, Date.now());
       return { ok: true, count: listed.length };
@@ -85,7 +97,12 @@ export class ChatClient {
    * A whole completion (`stream: false`). `retry` narrows the policy (a fallback target is tried once); `caller` is
    * the request it is for, whose client waits its turn when the provider's connections are busy.
    */
-  async complete(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatCompletion> {
+  async complete(
+    req: ChatRequest,
+    model: ChatModelSpec | undefined,
+    caller: ChatCaller,
+    retry?: Partial<RetryPolicy>,
+  ): Promise<ChatCompletion> {
     const { signal, requestId, upstreamRequests: tally } = caller;
     const body = requestBody(this.spec, req, false, model);
     const additions = gatewayAdditions(req, body);
@@ -93,10 +110,20 @@ export class ChatClient {
     let text: string;
     let release: (() => void) | undefined;
     try {
-      for (let refused: Refused | undefined; ; ) {
+      for (let refused: Refused | undefined; ;) {
         await this.admit(signal);
         release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
-        const res = await this.http.send({ method: 'POST', url: this.url, headers: this.headers(false), body: JSON.stringify(body), signal, requestId, tally, retry, isFinal: this.quotaSpent });
+        const res = await this.http.send({
+          method: 'POST',
+          url: this.url,
+          headers: this.headers(false),
+          body: JSON.stringify(body),
+          signal,
+          requestId,
+          tally,
+          retry,
+          isFinal: this.quotaSpent,
+        });
         this.rateHeaders?.observe(res.headers, Date.now());
         if (res.status < 300) {
           if (refused) await this.learnFrom(refused, undefined, req.model);
@@ -125,7 +152,13 @@ export class ChatClient {
    * try. Any other refusal, or the answer to that try, is thrown as it is (after learning from it, when it confirms
    * the first refusal).
    */
-  private async dropRefused(error: GatewayError, before: Refused | undefined, additions: readonly GatewayAddition[], body: Record<string, unknown>, model: string): Promise<Refused> {
+  private async dropRefused(
+    error: GatewayError,
+    before: Refused | undefined,
+    additions: readonly GatewayAddition[],
+    body: Record<string, unknown>,
+    model: string,
+  ): Promise<Refused> {
     if (before) {
       await this.learnFrom(before, error, model);
       throw error;
@@ -141,7 +174,13 @@ export class ChatClient {
     if (!confirmsRefusal(refused.error, retried)) return;
     await this.models.learn(model, refused.learned);
     this.log?.warn(
-      { provider: this.spec.id, model, field: refused.field, learned: refused.learned, upstreamCode: refused.error.extensions.upstreamCode },
+      {
+        provider: this.spec.id,
+        model,
+        field: refused.field,
+        learned: refused.learned,
+        upstreamCode: refused.error.extensions.upstreamCode,
+      },
       `${this.spec.id} refused ${refused.field}, which the gateway added to a request for ${model}; sent again without it, and learned for every replica (${JSON.stringify(refused.learned)}, source LEARNED)`,
     );
   }
@@ -150,26 +189,54 @@ export class ChatClient {
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
    */
-  async stream(req: ChatRequest, model: ChatModelSpec | undefined, caller: ChatCaller, retry?: Partial<RetryPolicy>): Promise<ChatStream> {
+  async stream(
+    req: ChatRequest,
+    model: ChatModelSpec | undefined,
+    caller: ChatCaller,
+    retry?: Partial<RetryPolicy>,
+  ): Promise<ChatStream> {
     const { signal, requestId, upstreamRequests: tally } = caller;
     const payload = requestBody(this.spec, req, true, model);
     const additions = gatewayAdditions(req, payload);
     let body: Readable;
     let release: (() => void) | undefined;
     try {
-      for (let refused: Refused | undefined; ; ) {
+      for (let refused: Refused | undefined; ;) {
         await this.admit(signal);
         release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
-        const res = await this.http.open({ method: 'POST', url: this.url, headers: this.headers(true), body: JSON.stringify(payload), signal, requestId, tally, retry, isFinal: this.quotaSpent, headersTimeoutMs: this.http.bodyTimeoutMs });
+        const res = await this.http.open({
+          method: 'POST',
+          url: this.url,
+          headers: this.headers(true),
+          body: JSON.stringify(payload),
+          signal,
+          requestId,
+          tally,
+          retry,
+          isFinal: this.quotaSpent,
+          headersTimeoutMs: this.http.bodyTimeoutMs,
+        });
         body = res.body;
         this.rateHeaders?.observe(res.headers, Date.now());
         if (res.status < 300) {
           const type = String(res.headers['content-type'] ?? '');
-          if (!type.includes('text/event-stream')) throw unreadableAnswer(this.spec, res.status, `content-type ${type || 'missing'} instead of text/event-stream`);
+          if (!type.includes('text/event-stream'))
+            throw unreadableAnswer(
+              this.spec,
+              res.status,
+              `content-type ${type || 'missing'} instead of text/event-stream`,
+            );
           if (refused) await this.learnFrom(refused, undefined, req.model);
           break;
         }
-        const error = providerError(this.spec, res.status, res.headers, await this.http.text(res), this.credentials, req.model);
+        const error = providerError(
+          this.spec,
+          res.status,
+          res.headers,
+          await this.http.text(res),
+          this.credentials,
+          req.model,
+        );
         refused = await this.dropRefused(error, refused, additions, payload, req.model);
       }
       this.credentials.accepted(this.spec.id);
@@ -224,7 +291,13 @@ export class ChatClient {
               yield held;
               held = undefined;
             }
-            const out: ChatChunk = { id: wire.id || id, index: c.index, delta: c.delta, finishReason: c.finishReason, usage: null };
+            const out: ChatChunk = {
+              id: wire.id || id,
+              index: c.index,
+              delta: c.delta,
+              finishReason: c.finishReason,
+              usage: null,
+            };
             if (c.finishReason) {
               out.usage = wire.usage;
               held = out;
@@ -240,18 +313,35 @@ export class ChatClient {
       if (error instanceof GatewayError) throw error;
       if (error instanceof SseStreamError) {
         throw error.kind === 'size'
-          ? tooLarge(this.spec.id, this.http.maxResponseBytes, { what: 'one stream event', detail: ` after ${sent} chunks` })
+          ? tooLarge(this.spec.id, this.http.maxResponseBytes, {
+              what: 'one stream event',
+              detail: ` after ${sent} chunks`,
+            })
           : streamError(this.spec, `sent ${error.message} after ${sent} chunks`);
       }
       if (error instanceof undiciErrors.BodyTimeoutError) {
         const ms = this.http.bodyTimeoutMs;
-        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.spec.id} stream sent nothing for ${ms} ms after ${sent} chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`, { upstream: this.spec.id });
+        throw upstreamError(
+          ErrorCode.UpstreamTimeout,
+          `The ${this.spec.id} stream sent nothing for ${ms} ms after ${sent} chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`,
+          { upstream: this.spec.id },
+        );
       }
       // A cut after the finish and its usage lost nothing the subscriber needs.
-      if (!(held && (held.usage ?? usage))) throw streamError(this.spec, `broke off after ${sent} chunks (${(error as Error).message || 'connection closed'})`);
+      if (!(held && (held.usage ?? usage)))
+        throw streamError(
+          this.spec,
+          `broke off after ${sent} chunks (${(error as Error).message || 'connection closed'})`,
+        );
     }
     if (signal.aborted) return;
-    if (!held) throw streamError(this.spec, done ? `ended after ${sent} chunks without a finish reason` : `ended after ${sent} chunks without a finish reason or [DONE]`);
+    if (!held)
+      throw streamError(
+        this.spec,
+        done
+          ? `ended after ${sent} chunks without a finish reason`
+          : `ended after ${sent} chunks without a finish reason or [DONE]`,
+      );
     held.usage ??= usage;
     yield held;
   }
@@ -301,7 +391,11 @@ export class ChatClient {
 
   failure(error: unknown, signal: AbortSignal, what: string): unknown {
     if (error instanceof GatewayError || signal.aborted) return error;
-    return upstreamError(ErrorCode.UpstreamError, `The ${this.spec.id} service failed: ${what} (${(error as Error)?.message ?? 'unknown error'}).`, { upstream: this.spec.id });
+    return upstreamError(
+      ErrorCode.UpstreamError,
+      `The ${this.spec.id} service failed: ${what} (${(error as Error)?.message ?? 'unknown error'}).`,
+      { upstream: this.spec.id },
+    );
   }
 }
 
@@ -310,15 +404,26 @@ export class ChatClient {
  * bounded by 10 s; resolves once the first reads are done, so the gateway starts with the providers' own lists.
  * Sandbox providers keep the catalogue, which is what the sandbox lists.
  */
-export async function refreshChatModels(s: UpstreamDependencies, clients: ReadonlyMap<string, ChatClient>): Promise<void> {
+export async function refreshChatModels(
+  s: UpstreamDependencies,
+  clients: ReadonlyMap<string, ChatClient>,
+): Promise<void> {
   const live = [...clients.values()].filter((c) => c.config.mode === 'live');
   if (live.length === 0) return;
   const readAll = () =>
     Promise.all(
       live.map(async (c) => {
         const result = await c.listModels(AbortSignal.timeout(10_000));
-        if (result.ok) s.log.info({ provider: c.spec.id, models: result.count }, `${c.spec.id}: ${result.count} models listed by GET /models`);
-        else s.log.warn({ provider: c.spec.id, reason: result.reason }, `${c.spec.id}: GET /models failed; offering ${c.models.listedAt ? 'its last list' : 'the catalogue'}`);
+        if (result.ok)
+          s.log.info(
+            { provider: c.spec.id, models: result.count },
+            `${c.spec.id}: ${result.count} models listed by GET /models`,
+          );
+        else
+          s.log.warn(
+            { provider: c.spec.id, reason: result.reason },
+            `${c.spec.id}: GET /models failed; offering ${c.models.listedAt ? 'its last list' : 'the catalogue'}`,
+          );
       }),
     );
   await readAll();
@@ -330,7 +435,10 @@ export async function refreshChatModels(s: UpstreamDependencies, clients: Readon
 }
 
 /** The gateway-wide client of every configured provider, by id: one connection pool and one limiter each. */
-export function createChatClients(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): ReadonlyMap<string, ChatClient> {
+export function createChatClients(
+  s: UpstreamDependencies,
+  bufferBudget: ResponseBufferBudget,
+): ReadonlyMap<string, ChatClient> {
   const clients = new Map<string, ChatClient>();
   const specs = s.config.chat.map((config) => providerSpec(config));
   const { catalogues, text } = layCatalogues(s.config.chatModelCatalogueFile, specs);
@@ -361,8 +469,27 @@ export function createChatClients(s: UpstreamDependencies, bufferBudget: Respons
         { provider: config.id, models: names },
         `${config.id} offers ${names.join(', ')}, which the model catalogue does not describe: offered with their window, images, reasoning and effort unknown (what the caller asks goes to ${config.id} as asked); describe them with ${config.id.toUpperCase().replace(/-/g, '_')}_MODELS or CHAT_MODEL_CATALOGUE_FILE`,
       );
-    const models = providerModels(spec, config, warn, catalogues.get(config.id)!, new LearnedFactsStore(learned, config.id));
-    clients.set(config.id, new ChatClient(spec, config, http, chatRateLimiter(s, config), s.credentials, connections, models, s.config.chatRateLimitWaitMs, s.log));
+    const models = providerModels(
+      spec,
+      config,
+      warn,
+      catalogues.get(config.id)!,
+      new LearnedFactsStore(learned, config.id),
+    );
+    clients.set(
+      config.id,
+      new ChatClient(
+        spec,
+        config,
+        http,
+        chatRateLimiter(s, config),
+        s.credentials,
+        connections,
+        models,
+        s.config.chatRateLimitWaitMs,
+        s.log,
+      ),
+    );
   });
   watchCatalogueFile(s, clients, text);
   return clients;

@@ -13,7 +13,10 @@ export const deepseek: ChatProviderSpec = {
   variant: 'R',
   catalogue: DEEPSEEK_CATALOGUE,
   // The documented efforts are low, high and max; minimal and medium are "mapped" to low and high (thinking_mode).
-  reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'low', LOW: 'low', MEDIUM: 'high', HIGH: 'high', MAX: 'max' } },
+  reasoning: {
+    toggle: thinkingSwitch,
+    efforts: { MINIMAL: 'low', LOW: 'low', MEDIUM: 'high', HIGH: 'high', MAX: 'max' },
+  },
   refusesForcedToolChoiceWhileReasoning: true,
   needsReasoningWithToolCalls: true,
   jsonNeedsWord: true,

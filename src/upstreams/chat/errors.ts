@@ -53,22 +53,40 @@ export function providerError(
   if (status === 401 || (status === 403 && /auth/i.test(`${parsed.type} ${parsed.code}`))) {
     const variable = `${p.id.toUpperCase().replace(/-/g, '_')}_API_KEY`;
     const message = `The ${p.id} service rejected the gateway's API key${said}.`;
-    return credentials ? credentials.rejected(p.id, variable, message, details) : credentialsRejected(variable, message, details);
+    return credentials
+      ? credentials.rejected(p.id, variable, message, details)
+      : credentialsRejected(variable, message, details);
   }
   const code = p.classifyError?.(status, parsed) ?? byStatus(status);
   const message = parsed.message ? `: ${parsed.message}` : '.';
   if (code === ErrorCode.BadUserInput && GATEWAY_FIELDS.test(parsed.message ?? '')) {
-    const error = upstreamError(ErrorCode.UpstreamError, `The ${p.id} service refused a request the gateway built, not something the caller sent${said}${message}`, details);
+    const error = upstreamError(
+      ErrorCode.UpstreamError,
+      `The ${p.id} service refused a request the gateway built, not something the caller sent${said}${message}`,
+      details,
+    );
     error.extensions.reason = 'GATEWAY_REQUEST_REFUSED';
     return error;
   }
   switch (code) {
     case ErrorCode.UpstreamRateLimited:
-      return upstreamError(code, `The ${p.id} service is rate limiting the gateway${said}${retryAfter !== undefined ? `; retry in ${Math.ceil(retryAfter)} s` : '; retry in a few seconds'}.`, details);
+      return upstreamError(
+        code,
+        `The ${p.id} service is rate limiting the gateway${said}${retryAfter !== undefined ? `; retry in ${Math.ceil(retryAfter)} s` : '; retry in a few seconds'}.`,
+        details,
+      );
     case ErrorCode.UpstreamQuotaExhausted:
-      return upstreamError(code, `The ${p.id} account of this gateway has run out of quota or balance${said}${message}`, details);
+      return upstreamError(
+        code,
+        `The ${p.id} account of this gateway has run out of quota or balance${said}${message}`,
+        details,
+      );
     case ErrorCode.BadUserInput: {
-      const error = upstreamError(code, `The ${p.id} service refused the request${model ? ` for model ${model}` : ''}${said}${message}`, details);
+      const error = upstreamError(
+        code,
+        `The ${p.id} service refused the request${model ? ` for model ${model}` : ''}${said}${message}`,
+        details,
+      );
       if (model) error.extensions.model = model;
       return error;
     }
@@ -81,10 +99,18 @@ export function providerError(
 export function streamError(p: ChatProviderSpec, what: string, error?: UpstreamErrorBody): GatewayError {
   const upstreamCode = error?.code ?? error?.type;
   const said = error?.message ? `: ${error.message}` : '';
-  return upstreamError(ErrorCode.UpstreamError, `The ${p.id} stream ${what}${upstreamCode ? ` (${upstreamCode})` : ''}${said}.`, { upstream: p.id, upstreamCode });
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The ${p.id} stream ${what}${upstreamCode ? ` (${upstreamCode})` : ''}${said}.`,
+    { upstream: p.id, upstreamCode },
+  );
 }
 
 /** A 2xx body the gateway cannot read. */
 export function unreadableAnswer(p: ChatProviderSpec, status: number, reason: string): GatewayError {
-  return upstreamError(ErrorCode.UpstreamError, `The ${p.id} service sent an answer the gateway cannot read (${reason}).`, { upstream: p.id, status });
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The ${p.id} service sent an answer the gateway cannot read (${reason}).`,
+    { upstream: p.id, status },
+  );
 }

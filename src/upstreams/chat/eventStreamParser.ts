@@ -112,8 +112,7 @@ export class SseParser {
     if (field === 'data') {
       this.data.push(value);
       this.pending += value.length + 1;
-    }
-    else if (field === 'event') this.event = value;
+    } else if (field === 'event') this.event = value;
     return undefined;
   }
 }

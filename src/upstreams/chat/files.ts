@@ -43,7 +43,11 @@ export interface FileToUpload {
  * made; an upload that got no answer rejects with {@link UploadOutcomeUnknown}, so the caller can look for the file
  * the provider may have kept.
  */
-export async function uploadFile(client: ChatClient, file: FileToUpload, caller: UpstreamCaller): Promise<UpstreamFile> {
+export async function uploadFile(
+  client: ChatClient,
+  file: FileToUpload,
+  caller: UpstreamCaller,
+): Promise<UpstreamFile> {
   const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   const boundary = `----gateway${randomBytes(12).toString('hex')}`;
@@ -58,7 +62,12 @@ export async function uploadFile(client: ChatClient, file: FileToUpload, caller:
     res = await client.http.send({
       method: 'POST',
       url: `${client.config.baseUrl}/files`,
-      headers: { ...authorization(client), 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + file.bytes + tail.length), accept: 'application/json' },
+      headers: {
+        ...authorization(client),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + file.bytes + tail.length),
+        accept: 'application/json',
+      },
       body,
       signal,
       requestId,
@@ -103,7 +112,15 @@ export async function deleteFile(client: ChatClient, id: string, caller: Upstrea
   await client.admit(signal);
   let res;
   try {
-    res = await client.http.send({ method: 'DELETE', url: `${client.config.baseUrl}/files/${encodeURIComponent(id)}`, headers: { ...authorization(client), accept: 'application/json' }, signal, requestId, tally, retry: { maxAttempts: 1 } });
+    res = await client.http.send({
+      method: 'DELETE',
+      url: `${client.config.baseUrl}/files/${encodeURIComponent(id)}`,
+      headers: { ...authorization(client), accept: 'application/json' },
+      signal,
+      requestId,
+      tally,
+      retry: { maxAttempts: 1 },
+    });
   } catch (error) {
     throw client.failure(error, signal, 'the delete failed');
   }
@@ -114,7 +131,12 @@ export async function deleteFile(client: ChatClient, id: string, caller: Upstrea
 }
 
 /** `POST {base}/tokenizers/estimate-token-count`: the provider's count of the tokens of `messages` for `model`. */
-export async function countTokens(client: ChatClient, model: string, messages: ReadonlyArray<{ role: string; content: string }>, caller: UpstreamCaller): Promise<number> {
+export async function countTokens(
+  client: ChatClient,
+  model: string,
+  messages: ReadonlyArray<{ role: string; content: string }>,
+  caller: UpstreamCaller,
+): Promise<number> {
   const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   let res;
@@ -136,7 +158,8 @@ export async function countTokens(client: ChatClient, model: string, messages: R
   if (res.status >= 300) throw providerError(client.spec, res.status, res.headers, res.text, client.credentials);
   try {
     const total = (JSON.parse(res.text) as { data?: { total_tokens?: unknown } }).data?.total_tokens;
-    if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) throw new Error('data.total_tokens is not a count');
+    if (typeof total !== 'number' || !Number.isInteger(total) || total < 0)
+      throw new Error('data.total_tokens is not a count');
     return total;
   } catch (error) {
     throw unreadableAnswer(client.spec, res.status, (error as Error).message);
@@ -147,7 +170,14 @@ async function get(client: ChatClient, path: string, caller: UpstreamCaller, acc
   const { signal, requestId, upstreamRequests: tally } = caller;
   await client.admit(signal);
   try {
-    const res = await client.http.send({ method: 'GET', url: `${client.config.baseUrl}${path}`, headers: { ...authorization(client), accept }, signal, requestId, tally });
+    const res = await client.http.send({
+      method: 'GET',
+      url: `${client.config.baseUrl}${path}`,
+      headers: { ...authorization(client), accept },
+      signal,
+      requestId,
+      tally,
+    });
     client.rateHeaders?.observe(res.headers, Date.now());
     if (res.status < 300) client.credentials.accepted(client.spec.id);
     return res;
@@ -156,7 +186,8 @@ async function get(client: ChatClient, path: string, caller: UpstreamCaller, acc
   }
 }
 
-const authorization = (client: ChatClient): Record<string, string> => (client.config.apiKey ? { authorization: `Bearer ${client.config.apiKey}` } : {});
+const authorization = (client: ChatClient): Record<string, string> =>
+  client.config.apiKey ? { authorization: `Bearer ${client.config.apiKey}` } : {};
 
 async function* multipart(head: Buffer, file: Readable, tail: Buffer): AsyncGenerator<Buffer> {
   yield head;
@@ -212,5 +243,9 @@ function extractedText(body: string): string {
 /** The file the provider reports as failed to extract: what it said, for the caller. */
 export function extractionFailed(client: ChatClient, file: UpstreamFile) {
   const said = file.statusDetails ? `: ${file.statusDetails}` : '';
-  return upstreamError(ErrorCode.BadUserInput, `The ${client.spec.id} service could not extract text from ${JSON.stringify(file.filename)}${said}.`, { upstream: client.spec.id, upstreamCode: 'EXTRACTION_FAILED' });
+  return upstreamError(
+    ErrorCode.BadUserInput,
+    `The ${client.spec.id} service could not extract text from ${JSON.stringify(file.filename)}${said}.`,
+    { upstream: client.spec.id, upstreamCode: 'EXTRACTION_FAILED' },
+  );
 }

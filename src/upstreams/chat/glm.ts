@@ -31,7 +31,10 @@ export const glm: ChatProviderSpec = {
   catalogue: GLM_CATALOGUE,
   // reasoning_effort from GLM-5.2 on: max (default), xhigh, high, medium, low, minimal, none (docs.bigmodel.cn
   // thinking guide, read 2026-11-28; a third party's probe says 5.3 acts only on low/high/max: the vendor is followed).
-  reasoning: { toggle: thinkingSwitch, efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', MAX: 'max' } },
+  reasoning: {
+    toggle: thinkingSwitch,
+    efforts: { MINIMAL: 'minimal', LOW: 'low', MEDIUM: 'medium', HIGH: 'high', MAX: 'max' },
+  },
   temperature: { min: 0, max: 1 },
   // The docs: "one stop word supported", although the schema takes 4.
   maxStop: 1,
@@ -70,6 +73,10 @@ export const glm: ChatProviderSpec = {
     ],
   },
   images: {
-    models: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({ id, size: COGVIEW_SIZE, formats: ['url'] as const })),
+    models: ['cogview-4', 'cogview-4-250304', 'cogview-3-flash'].map((id) => ({
+      id,
+      size: COGVIEW_SIZE,
+      formats: ['url'] as const,
+    })),
   },
 };

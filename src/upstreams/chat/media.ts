@@ -46,14 +46,24 @@ async function postJson(client: ChatClient, path: string, body: Json, caller: Up
   const { spec } = client;
   let res;
   try {
-    res = await client.http.send({ method: 'POST', url: `${client.config.baseUrl}${path}`, headers: client.headers(false), body: JSON.stringify(body), signal, requestId, tally, isFinal: client.quotaSpent });
+    res = await client.http.send({
+      method: 'POST',
+      url: `${client.config.baseUrl}${path}`,
+      headers: client.headers(false),
+      body: JSON.stringify(body),
+      signal,
+      requestId,
+      tally,
+      isFinal: client.quotaSpent,
+    });
   } catch (error) {
     throw client.failure(error, signal, 'the request failed');
   }
   if (res.status >= 300) throw providerError(spec, res.status, res.headers, res.text, client.credentials);
   try {
     const json = JSON.parse(res.text) as unknown;
-    if (typeof json !== 'object' || json === null || !Array.isArray((json as Json).data)) throw new Error('the body has no data list');
+    if (typeof json !== 'object' || json === null || !Array.isArray((json as Json).data))
+      throw new Error('the body has no data list');
     return json as Json;
   } catch (error) {
     throw unreadableAnswer(spec, res.status, (error as Error).message);
@@ -61,17 +71,28 @@ async function postJson(client: ChatClient, path: string, body: Json, caller: Up
 }
 
 /** Embeds `texts` in order, in as many calls of `model.maxInputs` texts as needed, one after the other. */
-export async function embed(client: ChatClient, model: EmbeddingModelSpec, texts: readonly string[], dimensions: number | undefined, caller: UpstreamCaller): Promise<EmbeddingResult> {
+export async function embed(
+  client: ChatClient,
+  model: EmbeddingModelSpec,
+  texts: readonly string[],
+  dimensions: number | undefined,
+  caller: UpstreamCaller,
+): Promise<EmbeddingResult> {
   const out: EmbeddingResult = { data: [], usage: { promptTokens: 0, totalTokens: 0 }, requests: 0 };
   const sendDimensions = dimensions !== undefined && (model.acceptsDimensions ?? true);
   for (let start = 0; start < texts.length; start += model.maxInputs) {
     const batch = texts.slice(start, start + model.maxInputs);
-    const body: Json = { model: model.upstreamModel ?? model.id, input: batch, ...(sendDimensions ? { dimensions } : {}) };
+    const body: Json = {
+      model: model.upstreamModel ?? model.id,
+      input: batch,
+      ...(sendDimensions ? { dimensions } : {}),
+    };
     const json = await postJson(client, '/embeddings', body, caller);
     out.requests += 1;
     for (const [i, item] of (json.data as Json[]).entries()) {
       const index = typeof item?.index === 'number' ? item.index : i;
-      if (!Array.isArray(item?.embedding)) throw unreadableAnswer(client.spec, 200, `embedding ${index} is not a list of numbers`);
+      if (!Array.isArray(item?.embedding))
+        throw unreadableAnswer(client.spec, 200, `embedding ${index} is not a list of numbers`);
       out.data.push({ index: start + index, embedding: item.embedding as number[] });
     }
     const prompt = Number(json.usage?.prompt_tokens ?? 0);
@@ -99,9 +120,14 @@ export async function generateImages(
     out.requests += 1;
     out.created = typeof json.created === 'number' ? json.created : Math.floor(Date.now() / 1000);
     for (const item of json.data as Json[]) {
-      out.images.push({ url: typeof item?.url === 'string' ? item.url : null, b64Json: typeof item?.b64_json === 'string' ? item.b64_json : null, size: typeof item?.size === 'string' ? item.size : null });
+      out.images.push({
+        url: typeof item?.url === 'string' ? item.url : null,
+        b64Json: typeof item?.b64_json === 'string' ? item.b64_json : null,
+        size: typeof item?.size === 'string' ? item.size : null,
+      });
     }
-    for (const f of Array.isArray(json.content_filter) ? (json.content_filter as Json[]) : []) out.contentFilter.push({ role: String(f.role ?? ''), level: Number(f.level ?? 0) });
+    for (const f of Array.isArray(json.content_filter) ? (json.content_filter as Json[]) : [])
+      out.contentFilter.push({ role: String(f.role ?? ''), level: Number(f.level ?? 0) });
     if (json.usage) {
       const u = (out.usage ??= { generatedImages: 0, outputTokens: 0, totalTokens: 0 });
       u.generatedImages += Number(json.usage.generated_images ?? 0);

@@ -40,7 +40,12 @@ export const moonshot: ChatProviderSpec = {
   needsReasoningWithToolCalls: true,
   rateLimitHeaders: true,
   // "At most 1,000 files, 100 MB each, 10 GB in all" (read as MiB and GiB: the error says "max file size is 100MB").
-  files: { maxFiles: 1000, maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 10 * 1024 * 1024 * 1024, extensions: KIMI_FILE_EXTENSIONS },
+  files: {
+    maxFiles: 1000,
+    maxFileBytes: 100 * 1024 * 1024,
+    maxTotalBytes: 10 * 1024 * 1024 * 1024,
+    extensions: KIMI_FILE_EXTENSIONS,
+  },
   countsTokens: true,
   temperature: { min: 0, max: 1 },
   toolChoices: ['none', 'auto', 'named'],

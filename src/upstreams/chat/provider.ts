@@ -4,7 +4,6 @@ import type { ChatReasoningEffort, ChatRequest, FinishReason } from './types.js'
 
 export type { ChatModelSpec } from './models/types.js';
 
-
 /** An embedding model: how many texts one call takes, and the output sizes it offers. */
 export interface EmbeddingModelSpec {
   id: string;

@@ -44,14 +44,21 @@ export function providerSpec(config: ChatProviderConfig): ChatProviderSpec {
  * The models a provider offers: its catalogue until its `GET /models` is read (live mode), the operator's names
  * (ARK_ENDPOINTS, CHAT_PROVIDERS, `<ID>_MODELS`) and facts (`<ID>_MODELS`, `<ID>_CONTEXT_WINDOWS`) on top.
  */
-export function providerModels(spec: ChatProviderSpec, config: ChatProviderConfig, warn: (names: string[]) => void, catalogue = spec.catalogue, learned?: LearnedFactsStore): ChatModels {
+export function providerModels(
+  spec: ChatProviderSpec,
+  config: ChatProviderConfig,
+  warn: (names: string[]) => void,
+  catalogue = spec.catalogue,
+  learned?: LearnedFactsStore,
+): ChatModels {
   const endpoints = config.id === 'ark' ? arkEndpoints(config) : {};
   const names = Object.fromEntries(Object.entries(endpoints).filter(([name]) => isChatEndpointName(name)));
   const operator = operatorFacts(config);
   // An Ark name that carries its window (`doubao-pro-128k`) says it: the operator's fact, unless stated otherwise.
   for (const name of Object.keys(names)) {
     const k = /(\d+)k\b/i.exec(name);
-    if (k && operator[name]?.contextWindow === undefined) operator[name] = { ...operator[name], contextWindow: Number(k[1]) * 1024 };
+    if (k && operator[name]?.contextWindow === undefined)
+      operator[name] = { ...operator[name], contextWindow: Number(k[1]) * 1024 };
   }
   return new ChatModels(
     {

@@ -10,7 +10,10 @@ export type { RateLimiter, RateVerdict } from '../../state/index.js';
  */
 export function chatRateLimiter(services: UpstreamDependencies, config: ChatProviderConfig): RateLimiter | undefined {
   if (!config.rpm) return undefined;
-  return services.state.rateLimiter(`chat:${config.id}`, { perMinute: config.rpm, maxWaitMs: services.config.chatRateLimitWaitMs });
+  return services.state.rateLimiter(`chat:${config.id}`, {
+    perMinute: config.rpm,
+    maxWaitMs: services.config.chatRateLimitWaitMs,
+  });
 }
 
 const header = (headers: Record<string, string | string[] | undefined>, name: string): number | undefined => {

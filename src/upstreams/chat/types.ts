@@ -47,7 +47,9 @@ export interface ChatReasoning {
 }
 
 /** JSON output: object mode, or a schema (sent as such to Ark; elsewhere object mode, checked by the gateway). */
-export type ChatResponseFormat = { type: 'json_object' } | { type: 'json_schema'; schema: Record<string, unknown>; strict: boolean };
+export type ChatResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; schema: Record<string, unknown>; strict: boolean };
 
 /** A validated request; `model` is already the upstream's model id (Ark: the endpoint id). */
 export interface ChatRequest {
@@ -65,7 +67,14 @@ export interface ChatRequest {
 }
 
 /** The graph's `ChatFinishReason`, named once here for every adapter. */
-export type FinishReason = 'STOP' | 'LENGTH' | 'TOOL_CALLS' | 'CONTENT_FILTER' | 'CONTEXT_WINDOW_EXCEEDED' | 'UPSTREAM_ERROR' | 'OTHER';
+export type FinishReason =
+  | 'STOP'
+  | 'LENGTH'
+  | 'TOOL_CALLS'
+  | 'CONTENT_FILTER'
+  | 'CONTEXT_WINDOW_EXCEEDED'
+  | 'UPSTREAM_ERROR'
+  | 'OTHER';
 
 export interface ChatUsage {
   promptTokens: number;
@@ -79,7 +88,12 @@ export interface ChatUsage {
 
 export interface ChatChoice {
   index: number;
-  message: { role: ChatRole; content: string | null; reasoningContent: string | null; toolCalls: ChatToolCall[] | null };
+  message: {
+    role: ChatRole;
+    content: string | null;
+    reasoningContent: string | null;
+    toolCalls: ChatToolCall[] | null;
+  };
   finishReason: FinishReason | null;
 }
 

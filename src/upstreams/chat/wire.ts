@@ -1,5 +1,14 @@
 import type { ChatModelSpec, ChatProviderSpec, UpstreamErrorBody } from './provider.js';
-import type { ChatChoice, ChatCompletion, ChatDelta, ChatMessage, ChatRequest, ChatRole, ChatUsage, FinishReason } from './types.js';
+import type {
+  ChatChoice,
+  ChatCompletion,
+  ChatDelta,
+  ChatMessage,
+  ChatRequest,
+  ChatRole,
+  ChatUsage,
+  FinishReason,
+} from './types.js';
 
 /**
  * The OpenAI-style wire format every provider starts from (docs/upstreams.md 3.0): the request body, and the mapping
@@ -22,19 +31,30 @@ export function finishReason(p: ChatProviderSpec, raw: unknown): FinishReason | 
 function wireMessage(m: ChatMessage): Record<string, unknown> {
   const out: Record<string, unknown> = { role: m.role };
   if (m.parts) {
-    out.content = m.parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url } }));
+    out.content = m.parts.map((part) =>
+      part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: part.url } },
+    );
   } else out.content = m.content ?? null;
   if (m.name !== undefined) out.name = m.name;
   if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
   if (m.toolCalls?.length) {
-    out.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    out.tool_calls = m.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   if (m.reasoningContent !== undefined) out.reasoning_content = m.reasoningContent;
   return out;
 }
 
 /** The body for `POST …/chat/completions`, with the provider's own adjustments. */
-export function requestBody(p: ChatProviderSpec, req: ChatRequest, stream: boolean, model: ChatModelSpec | undefined): Record<string, unknown> {
+export function requestBody(
+  p: ChatProviderSpec,
+  req: ChatRequest,
+  stream: boolean,
+  model: ChatModelSpec | undefined,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { model: req.model, messages: req.messages.map(wireMessage), stream };
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
@@ -43,11 +63,18 @@ export function requestBody(p: ChatProviderSpec, req: ChatRequest, stream: boole
   if (req.tools?.length) {
     body.tools = req.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.parameters ?? { type: 'object', properties: {} } },
+      function: {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+      },
     }));
   }
   if (req.toolChoice !== undefined) {
-    body.tool_choice = typeof req.toolChoice === 'object' ? { type: 'function', function: { name: req.toolChoice.name } } : req.toolChoice;
+    body.tool_choice =
+      typeof req.toolChoice === 'object'
+        ? { type: 'function', function: { name: req.toolChoice.name } }
+        : req.toolChoice;
   }
   if (req.user !== undefined) body.user = req.user;
   if (stream && p.streamUsageOption) body.stream_options = { include_usage: true };
@@ -55,16 +82,21 @@ export function requestBody(p: ChatProviderSpec, req: ChatRequest, stream: boole
   if (reasoning?.enabled !== undefined) p.reasoning?.toggle(body, reasoning.enabled);
   if (reasoning?.effort && p.reasoning?.efforts) body.reasoning_effort = p.reasoning.efforts[reasoning.effort];
   if (responseFormat?.type === 'json_schema' && p.jsonSchema) {
-    body.response_format = { type: 'json_schema', json_schema: { name: 'answer', schema: responseFormat.schema, strict: responseFormat.strict } };
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: responseFormat.schema, strict: responseFormat.strict },
+    };
   } else if (responseFormat) body.response_format = { type: 'json_object' };
   p.adjustBody?.(body, req, stream, model);
   return body;
 }
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
+const obj = (v: unknown): Json | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const role = (v: unknown): ChatRole | null => (v === 'system' || v === 'user' || v === 'assistant' || v === 'tool' ? v : null);
+const role = (v: unknown): ChatRole | null =>
+  v === 'system' || v === 'user' || v === 'assistant' || v === 'tool' ? v : null;
 
 export function usage(raw: unknown): ChatUsage | null {
   const u = obj(raw);
@@ -100,7 +132,11 @@ export function completion(p: ChatProviderSpec, json: unknown): ChatCompletion {
         toolCalls: calls.length
           ? calls.map((call) => {
               const fn = obj(call.function) ?? {};
-              return { id: str(call.id) ?? '', name: str(fn.name) ?? '', arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) };
+              return {
+                id: str(call.id) ?? '',
+                name: str(fn.name) ?? '',
+                arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+              };
             })
           : null,
       },
@@ -143,7 +179,12 @@ export function chunk(p: ChatProviderSpec, json: unknown): WireChunk {
         toolCalls: calls.length
           ? calls.map((call, j) => {
               const fn = obj(call.function) ?? {};
-              return { index: typeof call.index === 'number' ? call.index : j, id: str(call.id), name: str(fn.name), arguments: str(fn.arguments) };
+              return {
+                index: typeof call.index === 'number' ? call.index : j,
+                id: str(call.id),
+                name: str(fn.name),
+                arguments: str(fn.arguments),
+              };
             })
           : null,
       },
@@ -158,5 +199,9 @@ export function errorBody(json: unknown): UpstreamErrorBody {
   const body = obj(json) ?? {};
   const e = obj(body.error) ?? body;
   const code = e.code === null || e.code === undefined ? undefined : String(e.code);
-  return { code, type: str(e.type) ?? undefined, message: str(e.message) ?? (typeof e.error === 'string' ? e.error : undefined) };
+  return {
+    code,
+    type: str(e.type) ?? undefined,
+    message: str(e.message) ?? (typeof e.error === 'string' ? e.error : undefined),
+  };
 }

@@ -27,7 +27,11 @@ export function describeBytes(bytes: number): string {
 }
 
 /** `what`: `a response`, `one stream event`; `detail` says how it was measured, e.g. ` after gzip decompression`. */
-export function tooLarge(upstream: string, limit: number, options: { what?: string; detail?: string; status?: number } = {}): GatewayError {
+export function tooLarge(
+  upstream: string,
+  limit: number,
+  options: { what?: string; detail?: string; status?: number } = {},
+): GatewayError {
   const { what = 'a response', detail = '', status } = options;
   return upstreamError(
     ErrorCode.UpstreamError,
@@ -53,16 +57,28 @@ export function bufferBudgetSpent(upstream: string, budget: ResponseBufferBudget
  * garbage), drops `Content-Encoding` so the limit's error cannot name it, and warns `ExperimentalWarning` on the
  * gateway's stderr at start-up. Decoding here happens where the body is read, after every interceptor.
  */
-export function decodedBody(body: Readable, contentEncoding: string | string[] | undefined, upstream: string, status: number): Readable {
+export function decodedBody(
+  body: Readable,
+  contentEncoding: string | string[] | undefined,
+  upstream: string,
+  status: number,
+): Readable {
   const raw = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '')).toLowerCase();
-  const codings = raw.split(',').map((c) => c.trim()).filter((c) => c && c !== 'identity');
+  const codings = raw
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c && c !== 'identity');
   let stream = body;
   // Applied in the order listed, so undone in reverse.
   for (const coding of codings.reverse()) {
     const decoder = DECODERS[coding];
     if (!decoder) {
       body.destroy();
-      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service sent a body in an encoding the gateway cannot read (Content-Encoding: ${raw}).`, { upstream, status });
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `The ${upstream} service sent a body in an encoding the gateway cannot read (Content-Encoding: ${raw}).`,
+        { upstream, status },
+      );
     }
     const next = decoder() as unknown as Readable;
     const source = stream;
@@ -119,7 +135,11 @@ export async function readBoundedText(
     try {
       return STRICT_UTF8.decode(bytes);
     } catch {
-      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`, { upstream, status, upstreamCode: UpstreamCode.InvalidUtf8 });
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`,
+        { upstream, status, upstreamCode: UpstreamCode.InvalidUtf8 },
+      );
     }
   } finally {
     budget?.give(taken);

@@ -84,11 +84,15 @@ export function guarded(upstream: string, breaker: CircuitBreaker): Dispatcher.D
     const admitted = breaker.admit();
     if (!admitted.ok) {
       const seconds = Math.ceil(admitted.retryInMs / 1000);
-      throw upstreamError(ErrorCode.UpstreamError, `The ${upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`, {
-        upstream,
-        retryAfter: seconds,
-        upstreamCode: UpstreamCode.CircuitOpen,
-      });
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `The ${upstream} service is failing: the gateway paused calls to it (circuit open); retry in ${seconds} s.`,
+        {
+          upstream,
+          retryAfter: seconds,
+          upstreamCode: UpstreamCode.CircuitOpen,
+        },
+      );
     }
     return dispatch(opts, new Guarded(handler, breaker, opts as UpstreamDispatchOptions));
   };
@@ -105,7 +109,12 @@ class Guarded extends ForwardingHandler {
     super(next);
   }
 
-  override onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: ResponseHeaders, message?: string): void {
+  override onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: ResponseHeaders,
+    message?: string,
+  ): void {
     this.tell(status >= 500 ? 'failure' : 'success');
     super.onResponseStart(controller, status, headers, message);
   }

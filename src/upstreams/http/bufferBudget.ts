@@ -1,4 +1,3 @@
-
 /**
  * Bytes of upstream response bodies held in memory at once, across every upstream and request of the gateway
  * (UPSTREAM_MAX_BUFFERED_BYTES). UPSTREAM_MAX_RESPONSE_BYTES bounds one body; this bounds their sum, so the memory

@@ -142,7 +142,13 @@ export class UpstreamHttp {
       headersTimeout: options.headersTimeoutMs ?? 30_000,
       bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
-    }).compose(metered({ upstream, metrics, log, redact }), counted(upstream), retried({ upstream, metrics, log }), traced(upstream), guarded(upstream, this.breaker));
+    }).compose(
+      metered({ upstream, metrics, log, redact }),
+      counted(upstream),
+      retried({ upstream, metrics, log }),
+      traced(upstream),
+      guarded(upstream, this.breaker),
+    );
   }
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
@@ -163,11 +169,19 @@ export class UpstreamHttp {
       return { ...response, text: await this.read(body, response) };
     } catch (error) {
       if (controller.signal.reason === TOTAL_TIMEOUT) {
-        throw upstreamError(ErrorCode.UpstreamTimeout, `The ${this.upstream} service did not answer within ${totalMs} ms.`, { upstream: this.upstream });
+        throw upstreamError(
+          ErrorCode.UpstreamTimeout,
+          `The ${this.upstream} service did not answer within ${totalMs} ms.`,
+          { upstream: this.upstream },
+        );
       }
       if (req.signal?.aborted || error instanceof GatewayError) throw error;
       // The body broke off after the headers: a reset, a Content-Length the body never reached.
-      throw upstreamError(ErrorCode.UpstreamError, `The ${this.upstream} service broke off its answer (${(error as Error)?.message || describeError(error)}).`, { upstream: this.upstream });
+      throw upstreamError(
+        ErrorCode.UpstreamError,
+        `The ${this.upstream} service broke off its answer (${(error as Error)?.message || describeError(error)}).`,
+        { upstream: this.upstream },
+      );
     } finally {
       clearTimeout(timer);
       if (!owned) req.signal?.removeEventListener('abort', onCallerAbort);
@@ -177,7 +191,10 @@ export class UpstreamHttp {
   /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
     const { response, body } = await this.request(req);
-    return { ...response, body: decodedBody(body, response.headers['content-encoding'], this.upstream, response.status) };
+    return {
+      ...response,
+      body: decodedBody(body, response.headers['content-encoding'], this.upstream, response.status),
+    };
   }
 
   /** The whole body of an opened response (an error answer to a stream request), within {@link maxResponseBytes}. */
@@ -187,7 +204,12 @@ export class UpstreamHttp {
 
   private read(body: Readable, response: Pick<UpstreamResponse, 'status' | 'headers'>, decode = true): Promise<string> {
     const headers = decode ? response.headers : { ...response.headers, 'content-encoding': undefined };
-    return readBoundedText(body, headers, { upstream: this.upstream, status: response.status, limit: this.maxResponseBytes, budget: this.options.bufferBudget });
+    return readBoundedText(body, headers, {
+      upstream: this.upstream,
+      status: response.status,
+      limit: this.maxResponseBytes,
+      budget: this.options.bufferBudget,
+    });
   }
 
   /** One request through the interceptors, until its answer's headers (or the error of its last attempt). */
@@ -198,7 +220,12 @@ export class UpstreamHttp {
       openBody: typeof req.body === 'function' ? req.body : undefined,
       noRetryStatuses: req.noRetryStatuses,
       // The error body, decoded and bounded as any other; one that cannot be read is judged as empty.
-      isFinal: isFinal && ((status, headers, chunks) => this.read(Readable.from(chunks), { status, headers }).catch(() => '').then((text) => isFinal(status, text))),
+      isFinal:
+        isFinal &&
+        ((status, headers, chunks) =>
+          this.read(Readable.from(chunks), { status, headers })
+            .catch(() => '')
+            .then((text) => isFinal(status, text))),
       holdLimit: this.maxResponseBytes,
       attempts: 0,
     };
@@ -221,7 +248,10 @@ export class UpstreamHttp {
     };
     try {
       const result = await this.dispatcher.request(options);
-      return { response: { status: result.statusCode, headers: result.headers, attempts: retry.attempts }, body: result.body as unknown as Readable };
+      return {
+        response: { status: result.statusCode, headers: result.headers, attempts: retry.attempts },
+        body: result.body as unknown as Readable,
+      };
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason ?? error;
       if (error instanceof GatewayError) throw error;

@@ -104,5 +104,9 @@ export class FairQueue {
 }
 
 function aborted(upstream: string) {
-  return upstreamError(ErrorCode.UpstreamError, `The request to ${upstream} was cancelled while it waited for a connection.`, { upstream });
+  return upstreamError(
+    ErrorCode.UpstreamError,
+    `The request to ${upstream} was cancelled while it waited for a connection.`,
+    { upstream },
+  );
 }

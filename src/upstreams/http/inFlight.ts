@@ -22,7 +22,12 @@ export class InFlight<T> {
    * e.g. on its total timeout, instead of chaining a controller of its own); `onCoalesced` is told when a caller joins
    * an existing flight.
    */
-  run(key: string, start: (signal: AbortSignal, controller: AbortController) => Promise<T>, signal?: AbortSignal, onCoalesced?: () => void): Promise<T> {
+  run(
+    key: string,
+    start: (signal: AbortSignal, controller: AbortController) => Promise<T>,
+    signal?: AbortSignal,
+    onCoalesced?: () => void,
+  ): Promise<T> {
     let flight = this.flights.get(key);
     if (flight) onCoalesced?.();
     else {

@@ -35,7 +35,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
 }
 
 /** The wait before attempt `attempt + 1` (attempt counts from 1), in ms. */
-export function backoffDelay(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined, random = Math.random): number {
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds: number | undefined,
+  random = Math.random,
+): number {
   if (retryAfterSeconds !== undefined) return Math.min(policy.maxDelayMs, Math.ceil(retryAfterSeconds * 1000));
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
@@ -55,7 +60,12 @@ export function isRetryable(policy: RetryPolicy, method: string, status: number 
  * stop (attempts spent, or the wait would take all waits past `budgetMs`: a `Retry-After` longer than the budget
  * left is not waited for, the last answer goes back instead).
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, waitedMs: number, retryAfterSeconds: number | undefined): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  waitedMs: number,
+  retryAfterSeconds: number | undefined,
+): number | undefined {
   if (attempt >= policy.maxAttempts) return undefined;
   const delay = backoffDelay(policy, attempt, retryAfterSeconds);
   return waitedMs + delay > policy.budgetMs ? undefined : delay;

@@ -39,7 +39,12 @@ export class ApplicationToken {
 
   private async request(requestId: string | undefined): Promise<Expiring<string>> {
     const { authorityUrl, tenantId, clientId, clientSecret } = this.config;
-    const form = new URLSearchParams({ client_id: clientId!, scope: SCOPE, client_secret: clientSecret!, grant_type: 'client_credentials' });
+    const form = new URLSearchParams({
+      client_id: clientId!,
+      scope: SCOPE,
+      client_secret: clientSecret!,
+      grant_type: 'client_credentials',
+    });
     const res = await this.http.send({
       method: 'POST',
       url: `${authorityUrl}/${encodeURIComponent(tenantId!)}/oauth2/v2.0/token`,
@@ -60,7 +65,11 @@ export class ApplicationToken {
       const said = `${res.status} ${body.error ?? 'no error code'}${aadsts ? `, AADSTS${aadsts}` : ''}`;
       const details = { upstream: UPSTREAM, status: res.status, upstreamCode: body.error };
       if (res.status === 429) {
-        throw upstreamError(ErrorCode.UpstreamRateLimited, `The identity platform is rate limiting the gateway's token requests (${said}); Microsoft Graph fields fail until it lets up.`, details);
+        throw upstreamError(
+          ErrorCode.UpstreamRateLimited,
+          `The identity platform is rate limiting the gateway's token requests (${said}); Microsoft Graph fields fail until it lets up.`,
+          details,
+        );
       }
       if (res.status >= 500 || res.status === 200) {
         // An outage of the authority (or a 200 without a token): nothing in the configuration to fix.
@@ -70,7 +79,12 @@ export class ApplicationToken {
           details,
         );
       }
-      throw this.credentials.rejected(UPSTREAM, refusedVariable(aadsts, body.error), `The identity platform refused the gateway's client credentials (${said}).`, details);
+      throw this.credentials.rejected(
+        UPSTREAM,
+        refusedVariable(aadsts, body.error),
+        `The identity platform refused the gateway's client credentials (${said}).`,
+        details,
+      );
     }
     this.credentials.accepted(UPSTREAM);
     const lifetime = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3599;

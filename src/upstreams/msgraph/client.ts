@@ -31,7 +31,9 @@ export interface GraphCall {
 }
 
 /** One answer: the parsed body of a 2xx, or the contract error for anything else (404 included). */
-export type GraphResult = { ok: true; status: number; body: unknown } | { ok: false; status: number; error: GatewayError };
+export type GraphResult =
+  | { ok: true; status: number; body: unknown }
+  | { ok: false; status: number; error: GatewayError };
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -80,7 +82,14 @@ export class GraphClient {
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
-    this.appToken = config.clientSecret ? new ApplicationToken(http, config, credentials, state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`)) : undefined;
+    this.appToken = config.clientSecret
+      ? new ApplicationToken(
+          http,
+          config,
+          credentials,
+          state.sharedValue<string>(`graph-token:${config.tenantId}:${config.clientId}`),
+        )
+      : undefined;
   }
 
   /**
@@ -115,11 +124,20 @@ export class GraphClient {
    */
   get(path: string, call: GraphCall): Promise<GraphResult> {
     if (call.retry) return this.send('GET', path, undefined, call);
-    return this.inFlight.run(`${call.authorization}\n${path}`, (signal, controller) => this.send('GET', path, undefined, { ...call, signal, controller }), call.signal);
+    return this.inFlight.run(
+      `${call.authorization}\n${path}`,
+      (signal, controller) => this.send('GET', path, undefined, { ...call, signal, controller }),
+      call.signal,
+    );
   }
 
   /** Sends a write; `ifMatch` becomes `If-Match`. PATCH asks for the stored entity back. */
-  async write(method: 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall & { ifMatch?: string }): Promise<GraphResult> {
+  async write(
+    method: 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body: unknown,
+    call: GraphCall & { ifMatch?: string },
+  ): Promise<GraphResult> {
     const headers: Record<string, string> = {};
     if (call.ifMatch) headers['if-match'] = call.ifMatch;
     if (method === 'PATCH') headers.prefer = 'return=representation';
@@ -146,7 +164,14 @@ export class GraphClient {
       const chunks: number[][] = [];
       for (let i = 0; i < pending.length; i += MAX_BATCH_SIZE) chunks.push(pending.slice(i, i + MAX_BATCH_SIZE));
       const answers = await Promise.all(
-        chunks.map((chunk) => (chunk.length === 1 ? this.get(paths[chunk[0]], call).then((r) => [r]) : this.batch(chunk.map((i) => paths[i]), call))),
+        chunks.map((chunk) =>
+          chunk.length === 1
+            ? this.get(paths[chunk[0]], call).then((r) => [r])
+            : this.batch(
+                chunk.map((i) => paths[i]),
+                call,
+              ),
+        ),
       );
       const retry: number[] = [];
       let retryAfter: number | undefined;
@@ -183,13 +208,31 @@ export class GraphClient {
     });
   }
 
-  private async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body: unknown, call: GraphCall, extra: Record<string, string> = {}, traceAttributes?: Record<string, number>): Promise<GraphResult> {
+  private async send(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body: unknown,
+    call: GraphCall,
+    extra: Record<string, string> = {},
+    traceAttributes?: Record<string, number>,
+  ): Promise<GraphResult> {
     const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json', ...extra };
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
     try {
-      res = await this.http.send({ method, url: this.root + path, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: call.signal, controller: call.controller, requestId: call.requestId, tally: call.tally, retry: call.retry, traceAttributes });
+      res = await this.http.send({
+        method,
+        url: this.root + path,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: call.signal,
+        controller: call.controller,
+        requestId: call.requestId,
+        tally: call.tally,
+        retry: call.retry,
+        traceAttributes,
+      });
     } catch (error) {
       if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
       throw error;
@@ -200,7 +243,10 @@ export class GraphClient {
   /** Graph refusing the gateway's own token is the gateway's configuration (its app registration), not the caller's. */
   private blame(result: GraphResult, call: GraphCall): GraphResult {
     if (result.ok || result.status !== 401 || !this.ownAuthorizations.includes(call.authorization)) return result;
-    const { upstreamCode, upstreamRequestId } = result.error.extensions as { upstreamCode?: string; upstreamRequestId?: string };
+    const { upstreamCode, upstreamRequestId } = result.error.extensions as {
+      upstreamCode?: string;
+      upstreamRequestId?: string;
+    };
     const error = credentialsRejected(
       'GRAPH_TENANT_ID, GRAPH_CLIENT_ID or GRAPH_CLIENT_SECRET (the app registration and its ServiceHealth.Read.All permission)',
       `Microsoft Graph refused the gateway's own token (401${upstreamCode ? ` ${upstreamCode}` : ''}).`,
@@ -216,7 +262,15 @@ function lowerCase(headers: Record<string, string>): Headers {
 
 /** The gateway-wide Graph client (one connection pool and one application token per gateway). */
 export function createGraphClient(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): GraphClient {
-  const http = new UpstreamHttp({ upstream: UPSTREAM, metrics: s.metrics, log: s.log, redact: s.redact, totalTimeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget });
+  const http = new UpstreamHttp({
+    upstream: UPSTREAM,
+    metrics: s.metrics,
+    log: s.log,
+    redact: s.redact,
+    totalTimeoutMs: s.config.upstreamTimeoutMs,
+    maxResponseBytes: s.config.upstreamMaxResponseBytes,
+    bufferBudget,
+  });
   s.onClose.push(() => http.close());
   return new GraphClient(http, s.config.graph, s.state, s.credentials);
 }

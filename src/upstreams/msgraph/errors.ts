@@ -7,7 +7,10 @@ export const UPSTREAM = 'graph';
 type Headers = Record<string, string | string[] | undefined>;
 
 const header = (headers: Headers, name: string): string | undefined => {
-  const v = headers[name] ?? headers[name.toLowerCase()] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  const v =
+    headers[name] ??
+    headers[name.toLowerCase()] ??
+    Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
   return Array.isArray(v) ? v[0] : v;
 };
 
@@ -41,13 +44,17 @@ export function graphError(status: number, body: unknown, headers: Headers, writ
   const upstreamCode = envelope.error?.code || inner?.code || undefined;
   const detail = envelope.error?.message ? `: ${envelope.error.message}` : '.';
   const hint = HINTS[status] ? ` ${HINTS[status]}` : '';
-  return upstreamError(codeFor(status, write), `Microsoft Graph answered ${status}${upstreamCode ? ` ${upstreamCode}` : ''}${detail}${hint}`, {
-    upstream: UPSTREAM,
-    status,
-    requestId: inner?.['request-id'] ?? header(headers, 'request-id'),
-    upstreamCode,
-    retryAfter: parseRetryAfter(header(headers, 'retry-after')),
-  });
+  return upstreamError(
+    codeFor(status, write),
+    `Microsoft Graph answered ${status}${upstreamCode ? ` ${upstreamCode}` : ''}${detail}${hint}`,
+    {
+      upstream: UPSTREAM,
+      status,
+      requestId: inner?.['request-id'] ?? header(headers, 'request-id'),
+      upstreamCode,
+      retryAfter: parseRetryAfter(header(headers, 'retry-after')),
+    },
+  );
 }
 
 /** A body that is not the JSON Graph promised. */

@@ -49,7 +49,13 @@ export interface OmdbClientOptions {
  */
 export const NEGATIVE_TTL_MS = 10 * 60_000;
 
-const NOT_FOUND = new Set(['Movie not found!', 'Incorrect IMDb ID.', 'Series or episode not found!', 'Series not found!', 'Episode not found!']);
+const NOT_FOUND = new Set([
+  'Movie not found!',
+  'Incorrect IMDb ID.',
+  'Series or episode not found!',
+  'Series not found!',
+  'Episode not found!',
+]);
 const TOO_MANY = 'Too many results.';
 const LIMIT = /request limit reached/i;
 const UPSTREAM = 'omdb';
@@ -70,9 +76,20 @@ export class OmdbClient {
 
   constructor(private readonly options: OmdbClientOptions) {
     this.credentials = options.credentials ?? new GatewayCredentials(options.log);
-    this.http = new UpstreamHttp({ upstream: 'omdb', metrics: options.metrics, log: options.log, redact: options.redact, totalTimeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, bufferBudget: options.bufferBudget });
+    this.http = new UpstreamHttp({
+      upstream: 'omdb',
+      metrics: options.metrics,
+      log: options.log,
+      redact: options.redact,
+      totalTimeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxResponseBytes,
+      bufferBudget: options.bufferBudget,
+    });
     const state = options.state ?? new MemoryState();
-    this.quota = state.dailyQuota('omdb', { limit: options.dailyQuota, onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining) });
+    this.quota = state.dailyQuota('omdb', {
+      limit: options.dailyQuota,
+      onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining),
+    });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
       this.cache = state.cache<OmdbAnswer>('omdb', { max: options.cacheMax, ttlMs: options.cacheTtlMs });
     }
@@ -96,19 +113,32 @@ export class OmdbClient {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
       return Promise.resolve(cached);
     }
-    return this.inFlight.run(key, (_signal, flight) => this.lookup(q, key, flight, caller), caller?.signal, () =>
-      this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
+    return this.inFlight.run(
+      key,
+      (_signal, flight) => this.lookup(q, key, flight, caller),
+      caller?.signal,
+      () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
 
   /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
-  private async lookup(q: OmdbQuery, key: string, flight: AbortController, caller: UpstreamCaller | undefined): Promise<OmdbAnswer> {
+  private async lookup(
+    q: OmdbQuery,
+    key: string,
+    flight: AbortController,
+    caller: UpstreamCaller | undefined,
+  ): Promise<OmdbAnswer> {
     const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
     this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
     return shared ?? this.fetch(q, key, flight, caller);
   }
 
-  private async fetch(q: OmdbQuery, key: string, flight: AbortController, caller: UpstreamCaller | undefined): Promise<OmdbAnswer> {
+  private async fetch(
+    q: OmdbQuery,
+    key: string,
+    flight: AbortController,
+    caller: UpstreamCaller | undefined,
+  ): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
@@ -117,7 +147,15 @@ export class OmdbClient {
     const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
     // counted afterwards, so another replica may see the count briefly short by the retries in flight).
-    const res = await this.http.send({ method: 'GET', url, signal: flight.signal, controller: flight, requestId: caller?.requestId, tally: caller?.upstreamRequests, retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) } });
+    const res = await this.http.send({
+      method: 'GET',
+      url,
+      signal: flight.signal,
+      controller: flight,
+      requestId: caller?.requestId,
+      tally: caller?.upstreamRequests,
+      retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
+    });
     if (res.attempts > 1) await this.quota.add(res.attempts - 1);
 
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
@@ -136,9 +174,19 @@ export class OmdbClient {
         { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
       );
     }
-    if (res.status === 401) throw this.credentials.rejected(UPSTREAM, 'OMDB_API_KEY', `OMDb rejected the gateway's API key ("${error ?? 'HTTP 401'}").`, details);
+    if (res.status === 401)
+      throw this.credentials.rejected(
+        UPSTREAM,
+        'OMDB_API_KEY',
+        `OMDb rejected the gateway's API key ("${error ?? 'HTTP 401'}").`,
+        details,
+      );
     if (res.status === 429) {
-      throw upstreamError(ErrorCode.UpstreamRateLimited, 'OMDb is rate limiting the gateway (HTTP 429); retry shortly.', details);
+      throw upstreamError(
+        ErrorCode.UpstreamRateLimited,
+        'OMDb is rate limiting the gateway (HTTP 429); retry shortly.',
+        details,
+      );
     }
     if (res.status !== 200 || (body.Response !== 'True' && body.Response !== 'False')) {
       throw upstreamError(
@@ -153,7 +201,12 @@ export class OmdbClient {
     if (body.Response === 'False') {
       if (error && NOT_FOUND.has(error)) answer = { kind: 'notFound', error };
       else if (error === TOO_MANY) answer = { kind: 'tooManyResults', error };
-      else throw upstreamError(ErrorCode.UpstreamError, `OMDb could not answer ("${error ?? 'no error text'}"); retry later.`, { ...details, upstreamCode: error });
+      else
+        throw upstreamError(
+          ErrorCode.UpstreamError,
+          `OMDb could not answer ("${error ?? 'no error text'}"); retry later.`,
+          { ...details, upstreamCode: error },
+        );
     } else if (q.kind === 'search') answer = { kind: 'search', search: body as unknown as OmdbSearchJson };
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
@@ -166,7 +219,9 @@ export class OmdbClient {
   private async remember(q: OmdbQuery, key: string, answer: OmdbAnswer): Promise<void> {
     if (!this.cache) return;
     const negative = answer.kind === 'notFound' || answer.kind === 'tooManyResults';
-    const writes = [this.cache.set(key, answer, negative ? Math.min(NEGATIVE_TTL_MS, this.options.cacheTtlMs) : undefined)];
+    const writes = [
+      this.cache.set(key, answer, negative ? Math.min(NEGATIVE_TTL_MS, this.options.cacheTtlMs) : undefined),
+    ];
     // A title found by name is the same record as by its ID: later lookups by that ID need no request.
     if (answer.kind === 'title' && q.kind === 'byTitle' && answer.title.imdbID) {
       writes.push(this.cache.set(omdbQueryKey({ kind: 'byId', imdbId: answer.title.imdbID, plot: q.plot }), answer));
@@ -198,7 +253,17 @@ function misconfigured(reason: string, status?: number) {
 
 /** The gateway-wide OMDb client, built once at start-up (clients.ts). */
 export function createOmdbClient(s: UpstreamDependencies, bufferBudget: ResponseBufferBudget): OmdbClient {
-  const client = new OmdbClient({ ...s.config.omdb, timeoutMs: s.config.upstreamTimeoutMs, maxResponseBytes: s.config.upstreamMaxResponseBytes, bufferBudget, metrics: s.metrics, log: s.log, redact: s.redact, state: s.state, credentials: s.credentials });
+  const client = new OmdbClient({
+    ...s.config.omdb,
+    timeoutMs: s.config.upstreamTimeoutMs,
+    maxResponseBytes: s.config.upstreamMaxResponseBytes,
+    bufferBudget,
+    metrics: s.metrics,
+    log: s.log,
+    redact: s.redact,
+    state: s.state,
+    credentials: s.credentials,
+  });
   s.onClose.push(() => client.close());
   return client;
 }

@@ -45,18 +45,45 @@ afterAll(async () => {
 
 describe('the byte budget counts every way PDF.js decodes, and the extractor that passes it is ended', () => {
   const bombs: Array<[string, () => Promise<Buffer>]> = [
-    ['FlateDecode read whole (DecompressionStream)', async () => makeEncodedPdf([{ filter: '/FlateDecode', data: await deflatedRun(16 * MiB) }])],
-    ['FlateDecode read piecemeal behind ASCIIHexDecode (DecodeStream.ensureBuffer)', async () => makeEncodedPdf([{ filter: '[/FlateDecode /ASCIIHexDecode]', data: await deflatedRun(16 * MiB, 0x30) }])],
-    ['FlateDecode of FlateDecode (a bomb of a bomb, a few KB)', async () => makeEncodedPdf([{ filter: '[/FlateDecode /FlateDecode]', data: deflateSync(await deflatedRun(64 * MiB), { level: 9 }) }])],
-    ['BrotliDecode (its JS decoder has no bound of its own)', async () => makeEncodedPdf([{ filter: '/BrotliDecode', data: brotliCompressSync(Buffer.alloc(16 * MiB)) }])],
-    ['many streams, each under the budget, together over it', async () => makeEncodedPdf((await Promise.all(Array.from({ length: 8 }, () => deflatedRun(MiB)))).map((data) => ({ filter: '/FlateDecode', data })))],
+    [
+      'FlateDecode read whole (DecompressionStream)',
+      async () => makeEncodedPdf([{ filter: '/FlateDecode', data: await deflatedRun(16 * MiB) }]),
+    ],
+    [
+      'FlateDecode read piecemeal behind ASCIIHexDecode (DecodeStream.ensureBuffer)',
+      async () =>
+        makeEncodedPdf([{ filter: '[/FlateDecode /ASCIIHexDecode]', data: await deflatedRun(16 * MiB, 0x30) }]),
+    ],
+    [
+      'FlateDecode of FlateDecode (a bomb of a bomb, a few KB)',
+      async () =>
+        makeEncodedPdf([
+          { filter: '[/FlateDecode /FlateDecode]', data: deflateSync(await deflatedRun(64 * MiB), { level: 9 }) },
+        ]),
+    ],
+    [
+      'BrotliDecode (its JS decoder has no bound of its own)',
+      async () => makeEncodedPdf([{ filter: '/BrotliDecode', data: brotliCompressSync(Buffer.alloc(16 * MiB)) }]),
+    ],
+    [
+      'many streams, each under the budget, together over it',
+      async () =>
+        makeEncodedPdf(
+          (await Promise.all(Array.from({ length: 8 }, () => deflatedRun(MiB)))).map((data) => ({
+            filter: '/FlateDecode',
+            data,
+          })),
+        ),
+    ],
   ];
   for (const [name, make] of bombs) {
     it(name, async () => {
       const { error, pid } = await read(await make());
       expect(error).toBeInstanceOf(ExtractionRefused);
       expect(error!.reason).toBe('extracted');
-      expect(error!.message).toBe('it decompresses to more than 4 MiB (4194304 bytes) (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES)');
+      expect(error!.message).toBe(
+        'it decompresses to more than 4 MiB (4194304 bytes) (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES)',
+      );
       // Ended, so its memory is the operating system's again.
       await expect.poll(() => signal(pid, 0)).toBe(false);
     });
@@ -69,19 +96,23 @@ describe('the byte budget counts every way PDF.js decodes, and the extractor tha
 
   it('reads a PDF under the budget, and the next one in the same (warm) extractor', async () => {
     const first = await read(makePdf(reportPages(3)));
-    expect(first.answer).toEqual({ pages: 3, text: expect.stringContaining('Page 3, line 45: revenue'), tokens: undefined });
+    expect(first.answer).toEqual({
+      pages: 3,
+      text: expect.stringContaining('Page 3, line 45: revenue'),
+      tokens: undefined,
+    });
     const second = await read(makePdf(reportPages(1)));
     expect(second.answer?.pages).toBe(1);
     expect(second.pid).toBe(first.pid);
     expect(signal(first.pid, 0)).toBe(true);
   });
 
-  it('strips a text file\'s byte order mark; a short text\'s tokens are left to the gateway', async () => {
+  it("strips a text file's byte order mark; a short text's tokens are left to the gateway", async () => {
     const { answer } = await read('\ufeffHello, world.', 'text');
     expect(answer).toEqual({ text: 'Hello, world.', pages: 0, tokens: undefined });
   });
 
-  it('counts the tokens of a long text itself, off the gateway\'s event loop', async () => {
+  it("counts the tokens of a long text itself, off the gateway's event loop", async () => {
     const words = 'the quick brown fox jumps over the lazy dog '.repeat(8000);
     const { answer } = await read(words, 'text');
     expect(answer!.text).toHaveLength(words.length);
@@ -108,7 +139,9 @@ describe('the time limit', () => {
       const error = await job.catch((e: ExtractionRefused) => e);
       expect(error).toBeInstanceOf(ExtractionRefused);
       expect((error as ExtractionRefused).reason).toBe('time');
-      expect((error as ExtractionRefused).message).toBe('reading it took longer than 1500 ms (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS)');
+      expect((error as ExtractionRefused).message).toBe(
+        'reading it took longer than 1500 ms (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS)',
+      );
       expect(performance.now() - started).toBeGreaterThanOrEqual(1500);
       await expect.poll(() => signal(pid, 0)).toBe(false);
     } finally {

@@ -19,7 +19,7 @@ function deadPid(): number {
 }
 
 describe('the spool', () => {
-  it('keeps an upload in a file of its own, in a folder of this gateway\'s, until it is removed', async () => {
+  it("keeps an upload in a file of its own, in a folder of this gateway's, until it is removed", async () => {
     const spool = new Spool(root);
     const path = await spool.write(Readable.from([Buffer.from('first part, '), Buffer.from('second part')]));
     expect(await readFile(path, 'utf8')).toBe('first part, second part');
@@ -41,7 +41,7 @@ describe('the spool', () => {
     await spool.close();
   });
 
-  it('removes at start-up what a gateway that died left, never a running one\'s', async () => {
+  it("removes at start-up what a gateway that died left, never a running one's", async () => {
     const left = join(root, `${deadPid()}-abc123`);
     const running = join(root, `${process.pid}-def456`);
     for (const folder of [left, running]) {

@@ -4,4 +4,5 @@ export interface OurNames {
   ServiceHealth: string;
 }
 
-export const LINK = 'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])';
+export const LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])';

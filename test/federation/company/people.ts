@@ -52,15 +52,26 @@ export function people(ours?: OurNames): CompanySubgraph {
     sdl,
     resolvers: {
       Query: {
-        employees: (_: unknown, { first, after, order }: { first: number; after?: string; order: 'ASC' | 'DESC' | 'UNSORTED' }) => {
-          const sorted = order === 'UNSORTED' ? [...EMPLOYEES] : [...EMPLOYEES].sort((a, b) => a.name.localeCompare(b.name) * (order === 'DESC' ? -1 : 1));
+        employees: (
+          _: unknown,
+          { first, after, order }: { first: number; after?: string; order: 'ASC' | 'DESC' | 'UNSORTED' },
+        ) => {
+          const sorted =
+            order === 'UNSORTED'
+              ? [...EMPLOYEES]
+              : [...EMPLOYEES].sort((a, b) => a.name.localeCompare(b.name) * (order === 'DESC' ? -1 : 1));
           const start = after ? Number(after.slice(1)) + 1 : 0;
           const page = sorted.slice(start, start + first);
           const edges = page.map((node, i) => ({ cursor: `c${start + i}`, node }));
           return {
             edges,
             order,
-            pageInfo: { hasNextPage: start + first < sorted.length, hasPreviousPage: start > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+            pageInfo: {
+              hasNextPage: start + first < sorted.length,
+              hasPreviousPage: start > 0,
+              startCursor: edges[0]?.cursor ?? null,
+              endCursor: edges.at(-1)?.cursor ?? null,
+            },
           };
         },
         jobTitle: (_: unknown, { id }: { id: string }) => titleOf(id),

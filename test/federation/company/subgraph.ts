@@ -30,7 +30,14 @@ export async function startCompanySubgraph(subgraph: CompanySubgraph): Promise<R
   const schema = buildSubgraphSchema({ typeDefs: parse(subgraph.sdl), resolvers: subgraph.resolvers as never });
   const server = new ApolloServer({
     schema,
-    plugins: [ApolloServerPluginInlineTraceDisabled(), { async requestDidStart({ request }) { received.push({ query: request.query ?? '', variables: request.variables }); } }],
+    plugins: [
+      ApolloServerPluginInlineTraceDisabled(),
+      {
+        async requestDidStart({ request }) {
+          received.push({ query: request.query ?? '', variables: request.variables });
+        },
+      },
+    ],
   });
   const { url } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
   return { name: subgraph.name, url, received, stop: () => server.stop() };

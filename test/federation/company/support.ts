@@ -13,8 +13,20 @@ export const TICKETS = [
 ];
 
 export const MESSAGES = [
-  { id: 'm1', ticketId: 'T-1', author: 'customer', text: 'My mail has been in the outbox since 9.', sentAt: '2026-03-02T09:12:00Z' },
-  { id: 'm2', ticketId: 'T-1', author: 'agent', text: 'Exchange reports an incident; we are on it.', sentAt: '2026-03-02T09:15:00Z' },
+  {
+    id: 'm1',
+    ticketId: 'T-1',
+    author: 'customer',
+    text: 'My mail has been in the outbox since 9.',
+    sentAt: '2026-03-02T09:12:00Z',
+  },
+  {
+    id: 'm2',
+    ticketId: 'T-1',
+    author: 'agent',
+    text: 'Exchange reports an incident; we are on it.',
+    sentAt: '2026-03-02T09:15:00Z',
+  },
   { id: 'm3', ticketId: 'T-2', author: 'customer', text: 'The intranet says 503.', sentAt: '2026-03-02T10:01:00Z' },
 ];
 

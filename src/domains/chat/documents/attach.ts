@@ -10,13 +10,18 @@ import type { ValidCompletion } from '../validate.js';
  * documents' token counts, and only then are the texts read (from the gateway's store, the shared cache, or the
  * provider once) and placed.
  */
-export async function targetsWithDocuments(input: ChatCompletionInput, ctx: GatewayContext): Promise<ValidCompletion[]> {
+export async function targetsWithDocuments(
+  input: ChatCompletionInput,
+  ctx: GatewayContext,
+): Promise<ValidCompletion[]> {
   const { services } = ctx;
   const ids = input.documents ?? [];
   const documents = ids.length ? await services.domains.chatDocuments.forCompletion(ids, ctx) : [];
   const targets = await completionTargets(input, services.clients.chat, services.config.chatRoutes, documents);
   if (!documents.length) return targets;
-  const texts = await Promise.all(documents.map(async (d) => ({ name: d.fileName, text: await services.domains.chatDocuments.text(d, ctx) })));
+  const texts = await Promise.all(
+    documents.map(async (d) => ({ name: d.fileName, text: await services.domains.chatDocuments.text(d, ctx) })),
+  );
   for (const t of targets) t.request = withDocuments(t.request, texts);
   return targets;
 }
@@ -27,7 +32,10 @@ export async function targetsWithDocuments(input: ChatCompletionInput, ctx: Gate
  * from one turn to the next. A first line names the document (Kimi's own content answer carries its `filename`):
  * the model can then tell which document says what, and name it.
  */
-export function withDocuments(request: ChatRequest, documents: ReadonlyArray<{ name: string; text: string }>): ChatRequest {
+export function withDocuments(
+  request: ChatRequest,
+  documents: ReadonlyArray<{ name: string; text: string }>,
+): ChatRequest {
   const messages = request.messages;
   let at = 0;
   while (at < messages.length && messages[at].role === 'system') at++;

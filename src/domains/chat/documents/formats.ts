@@ -14,7 +14,23 @@ export interface FileScan {
 }
 
 /** Text formats the gateway extracts itself: their text is the file. */
-const TEXT_EXTENSIONS = new Set(['.txt', '.text', '.md', '.markdown', '.csv', '.tsv', '.json', '.log', '.yaml', '.yml', '.xml', '.html', '.htm', '.ini', '.conf']);
+const TEXT_EXTENSIONS = new Set([
+  '.txt',
+  '.text',
+  '.md',
+  '.markdown',
+  '.csv',
+  '.tsv',
+  '.json',
+  '.log',
+  '.yaml',
+  '.yml',
+  '.xml',
+  '.html',
+  '.htm',
+  '.ini',
+  '.conf',
+]);
 
 /** Media types by extension, for what the gateway sends upstream (a client's claimed type is not trusted). */
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
@@ -90,5 +106,9 @@ export async function scanFile(stream: Readable): Promise<FileScan> {
   }
   const pdf = head?.subarray(0, 5).toString('latin1') === '%PDF-';
   const end = tail.toString('latin1');
-  return { bytes, kind: pdf ? 'pdf' : text ? 'text' : 'binary', pdfTrailer: pdf && end.includes('startxref') && end.includes('%%EOF') };
+  return {
+    bytes,
+    kind: pdf ? 'pdf' : text ? 'text' : 'binary',
+    pdfTrailer: pdf && end.includes('startxref') && end.includes('%%EOF'),
+  };
 }

@@ -19,7 +19,8 @@ const LABELLED = /^gw\.(doc_[A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})\./;
 
 /** `key`: the provider's API key ('' for a keyless provider); `deployment`: what tells deployments apart. */
 export function providerLabel(key: string, deployment: string): ProviderLabel {
-  const mac = (documentId: string) => createHmac('sha256', `chat-document-label\0${key}`).update(`${deployment}\0${documentId}`).digest().subarray(0, 16);
+  const mac = (documentId: string) =>
+    createHmac('sha256', `chat-document-label\0${key}`).update(`${deployment}\0${documentId}`).digest().subarray(0, 16);
   return {
     name: (documentId, fileName) => `gw.${documentId}.${mac(documentId).toString('base64url')}.${fileName}`,
     documentOf(providerFileName) {

@@ -6,7 +6,16 @@ import type { GatewayServices } from '../../../context/services.js';
 import { badInput, ErrorCode, ErrorReason, GatewayError, upstreamError } from '../../../errors/codes.js';
 import type { DocumentStore, ProviderUsage, ResponseStore, StoredDocument } from '../../../state/index.js';
 import type { ChatClient } from '../../../upstreams/chat/client.js';
-import { countTokens, deleteFile, extractionFailed, fileContent, listFiles, uploadFile, UploadOutcomeUnknown, type UpstreamFile } from '../../../upstreams/chat/files.js';
+import {
+  countTokens,
+  deleteFile,
+  extractionFailed,
+  fileContent,
+  listFiles,
+  uploadFile,
+  UploadOutcomeUnknown,
+  type UpstreamFile,
+} from '../../../upstreams/chat/files.js';
 import type { FilesApiSpec } from '../../../upstreams/chat/provider.js';
 import { describeBytes } from '../../../upstreams/http/body.js';
 import { estimateDocumentTokens } from '../contextWindow.js';
@@ -62,9 +71,15 @@ export class ChatDocuments {
 
   constructor(private readonly services: Pick<GatewayServices, 'config' | 'state' | 'log' | 'clients' | 'onClose'>) {
     const { chatDocuments } = services.config;
-    this.store = services.state.documents('chat', { maxTextBytes: chatDocuments.storeMaxBytes, clientMaxBytes: chatDocuments.clientMaxBytes });
+    this.store = services.state.documents('chat', {
+      maxTextBytes: chatDocuments.storeMaxBytes,
+      clientMaxBytes: chatDocuments.clientMaxBytes,
+    });
     this.cache = services.state.responseStore('chat-document-text', { maxBytes: chatDocuments.cacheMaxBytes });
-    this.extraction = new DocumentExtraction({ maxExtractedBytes: chatDocuments.maxExtractedBytes, timeoutMs: chatDocuments.extractTimeoutMs });
+    this.extraction = new DocumentExtraction({
+      maxExtractedBytes: chatDocuments.maxExtractedBytes,
+      timeoutMs: chatDocuments.extractTimeoutMs,
+    });
     services.onClose.push(() => this.extraction.close());
     this.upkeep = new DocumentUpkeep({
       store: this.store,
@@ -90,13 +105,20 @@ export class ChatDocuments {
    * file arrived, its size, type and PDF structure), then the provider's files API or the gateway's own extraction.
    * A file the provider kept for an upload that then failed is deleted before the error is answered.
    */
-  async upload(upload: Promise<FileUpload>, providerId: string | null | undefined, ctx: GatewayContext): Promise<StoredDocument> {
+  async upload(
+    upload: Promise<FileUpload>,
+    providerId: string | null | undefined,
+    ctx: GatewayContext,
+  ): Promise<StoredDocument> {
     const owner = ownerOf(ctx);
     const client = providerId == null ? undefined : clientFor(providerId, ctx);
     const files = client?.spec.files;
     const usage = client && files ? await this.providerUsage(client.spec.id, owner) : undefined;
     if (client && files && usage && usage.files >= files.maxFiles) {
-      throw badInput(`${client.spec.id} keeps at most ${files.maxFiles} files per account, and this gateway's documents hold ${usage.files} there; delete documents you no longer need (deleteChatDocument) first.`, 'provider');
+      throw badInput(
+        `${client.spec.id} keeps at most ${files.maxFiles} files per account, and this gateway's documents hold ${usage.files} there; delete documents you no longer need (deleteChatDocument) first.`,
+        'provider',
+      );
     }
     if (client && files && usage && usage.mine.files >= this.shareOf(files.maxFiles)) {
       const share = this.shareOf(files.maxFiles);
@@ -106,7 +128,8 @@ export class ChatDocuments {
       // A client at its share is refused before its file is read and extracted, not after.
       const { clientMaxBytes } = this.services.config.chatDocuments;
       const held = await this.store.held(owner).catch(unanswered('the upload cannot be counted against your share'));
-      if (held >= clientMaxBytes) throw shareFull(`${describeBytes(clientMaxBytes)} of text`, describeBytes(held), 'file');
+      if (held >= clientMaxBytes)
+        throw shareFull(`${describeBytes(clientMaxBytes)} of text`, describeBytes(held), 'file');
     }
     const max = this.services.config.chatDocuments.maxBytes;
     let file: FileUpload;
@@ -124,39 +147,68 @@ export class ChatDocuments {
     if (client && files) {
       const id = newDocumentId();
       this.inFlight.add(id);
-      return this.toProvider(id, client, files, usage!, file, name, scan, owner, ctx).finally(() => this.inFlight.delete(id));
+      return this.toProvider(id, client, files, usage!, file, name, scan, owner, ctx).finally(() =>
+        this.inFlight.delete(id),
+      );
     }
     return this.extractHere(providerId ?? null, file, name, scan, owner, ctx);
   }
 
   /** Deletes one of the caller's documents, the provider's file first (kept when that fails, so nothing is orphaned). */
   async delete(id: string, ctx: GatewayContext): Promise<boolean> {
-    const doc = await this.store.get(id).catch(unanswered(`document ${JSON.stringify(id.slice(0, 64))} cannot be deleted now`));
+    const doc = await this.store
+      .get(id)
+      .catch(unanswered(`document ${JSON.stringify(id.slice(0, 64))} cannot be deleted now`));
     if (!doc || doc.owner !== ownerOf(ctx)) throw notYours(id, 'id');
     if (doc.fileId && doc.provider) {
       const client = ctx.services.clients.chat.get(doc.provider);
       if (client) await deleteFile(client, doc.fileId, ctx);
-      else ctx.log.warn({ document: doc.id, provider: doc.provider }, 'chat document deleted; its provider is no longer configured, so its file there was not');
+      else
+        ctx.log.warn(
+          { document: doc.id, provider: doc.provider },
+          'chat document deleted; its provider is no longer configured, so its file there was not',
+        );
     }
-    await this.store.remove(id).catch(unanswered(`document ${doc.id} may not be deleted yet${doc.fileId ? ` (its file at ${doc.provider} is)` : ''}; send the delete again`));
+    await this.store
+      .remove(id)
+      .catch(
+        unanswered(
+          `document ${doc.id} may not be deleted yet${doc.fileId ? ` (its file at ${doc.provider} is)` : ''}; send the delete again`,
+        ),
+      );
     await this.cache.invalidate([id]);
     return true;
   }
 
   /** The caller's documents a completion names, checked without any upstream request (ownership, status, count). */
   async forCompletion(ids: readonly string[], ctx: GatewayContext): Promise<StoredDocument[]> {
-    if (ids.length > MAX_COMPLETION_DOCUMENTS) throw badInput(`documents names ${ids.length} documents; a completion takes at most ${MAX_COMPLETION_DOCUMENTS}.`, 'input.documents');
+    if (ids.length > MAX_COMPLETION_DOCUMENTS)
+      throw badInput(
+        `documents names ${ids.length} documents; a completion takes at most ${MAX_COMPLETION_DOCUMENTS}.`,
+        'input.documents',
+      );
     const owner = ownerOf(ctx);
     const seen = new Set<string>();
     return Promise.all(
       ids.map(async (id, i) => {
         const at = `input.documents[${i}]`;
-        if (seen.has(id)) throw badInput(`${at} names ${JSON.stringify(id)} a second time; name each document once.`, at);
+        if (seen.has(id))
+          throw badInput(`${at} names ${JSON.stringify(id)} a second time; name each document once.`, at);
         seen.add(id);
         // Never a copy this replica kept: the document may have been deleted on another replica meanwhile.
-        const doc = await this.store.get(id).catch(unanswered(`it cannot confirm that ${at} ${JSON.stringify(id.slice(0, 64))} still exists, and does not use a document it cannot confirm`));
+        const doc = await this.store
+          .get(id)
+          .catch(
+            unanswered(
+              `it cannot confirm that ${at} ${JSON.stringify(id.slice(0, 64))} still exists, and does not use a document it cannot confirm`,
+            ),
+          );
         if (!doc || doc.owner !== owner) throw notYours(id, at);
-        if (doc.status === 'unavailable') throw badInput(`${at} ${JSON.stringify(id)} (${doc.fileName}) is UNAVAILABLE: ${doc.provider} no longer has its file; delete it and upload the file again.`, at);
+        if (doc.status === 'unavailable')
+          throw badInput(
+            `${at} ${JSON.stringify(id)} (${doc.fileName}) is UNAVAILABLE: ${doc.provider} no longer has its file; delete it and upload the file again.`,
+            at,
+          );
         return doc;
       }),
     );
@@ -166,7 +218,11 @@ export class ChatDocuments {
   async text(doc: StoredDocument, ctx: GatewayContext): Promise<string> {
     if (!doc.fileId) {
       const text = await this.store.text(doc.id);
-      if (text === undefined) throw new GatewayError(ErrorCode.InternalServerError, `The text of document ${doc.id} (${doc.fileName}) cannot be read from the gateway's document store right now; retry shortly.`);
+      if (text === undefined)
+        throw new GatewayError(
+          ErrorCode.InternalServerError,
+          `The text of document ${doc.id} (${doc.fileName}) cannot be read from the gateway's document store right now; retry shortly.`,
+        );
       return text;
     }
     const cached = await this.cache.get(doc.id, [doc.id]);
@@ -181,39 +237,79 @@ export class ChatDocuments {
 
   private async readFromProvider(doc: StoredDocument, ctx: GatewayContext): Promise<string> {
     const client = doc.provider ? ctx.services.clients.chat.get(doc.provider) : undefined;
-    if (!client) throw badInput(`Document ${doc.id} (${doc.fileName}) is kept by ${doc.provider}, which this gateway no longer has configured; upload the file again.`, 'input.documents');
+    if (!client)
+      throw badInput(
+        `Document ${doc.id} (${doc.fileName}) is kept by ${doc.provider}, which this gateway no longer has configured; upload the file again.`,
+        'input.documents',
+      );
     const text = await fileContent(client, doc.fileId!, ctx);
     if (text === undefined) {
       await this.store.setStatus(doc.id, 'unavailable');
-      throw badInput(`Document ${doc.id} (${doc.fileName}) is gone from ${client.spec.id} (its file was deleted outside the gateway); delete the document and upload the file again.`, 'input.documents');
+      throw badInput(
+        `Document ${doc.id} (${doc.fileName}) is gone from ${client.spec.id} (its file was deleted outside the gateway); delete the document and upload the file again.`,
+        'input.documents',
+      );
     }
     await this.cache.set(doc.id, text, TEXT_TTL_MS, [doc.id]);
     return text;
   }
 
-  private async toProvider(id: string, client: ChatClient, files: FilesApiSpec, usage: ProviderUsage & { mine: ProviderUsage }, file: FileUpload, name: string, scan: FileScan, owner: string, ctx: GatewayContext): Promise<StoredDocument> {
+  private async toProvider(
+    id: string,
+    client: ChatClient,
+    files: FilesApiSpec,
+    usage: ProviderUsage & { mine: ProviderUsage },
+    file: FileUpload,
+    name: string,
+    scan: FileScan,
+    owner: string,
+    ctx: GatewayContext,
+  ): Promise<StoredDocument> {
     const provider = client.spec.id;
     const ext = extensionOf(name);
     if (!files.extensions.has(ext)) {
-      throw badInput(`${provider}'s files API does not read ${ext ? `${ext} files` : 'files without an extension'} (${name}); it takes ${[...files.extensions].join(' ')}.`, 'file');
+      throw badInput(
+        `${provider}'s files API does not read ${ext ? `${ext} files` : 'files without an extension'} (${name}); it takes ${[...files.extensions].join(' ')}.`,
+        'file',
+      );
     }
-    if (scan.bytes > files.maxFileBytes) throw badInput(`${name} is ${describeBytes(scan.bytes)}; ${provider} takes files of at most ${describeBytes(files.maxFileBytes)}.`, 'file');
+    if (scan.bytes > files.maxFileBytes)
+      throw badInput(
+        `${name} is ${describeBytes(scan.bytes)}; ${provider} takes files of at most ${describeBytes(files.maxFileBytes)}.`,
+        'file',
+      );
     if (usage.bytes + scan.bytes > files.maxTotalBytes) {
-      throw badInput(`${provider} keeps at most ${describeBytes(files.maxTotalBytes)} of files per account; this gateway's documents hold ${describeBytes(usage.bytes)} there, too much to add ${name} (${describeBytes(scan.bytes)}). Delete documents you no longer need first.`, 'file');
+      throw badInput(
+        `${provider} keeps at most ${describeBytes(files.maxTotalBytes)} of files per account; this gateway's documents hold ${describeBytes(usage.bytes)} there, too much to add ${name} (${describeBytes(scan.bytes)}). Delete documents you no longer need first.`,
+        'file',
+      );
     }
     const myBytes = this.shareOf(files.maxTotalBytes);
-    if (usage.mine.bytes + scan.bytes > myBytes) throw shareFull(`${describeBytes(myBytes)} of files at ${provider}`, describeBytes(usage.mine.bytes), 'file', `${name} (${describeBytes(scan.bytes)})`);
+    if (usage.mine.bytes + scan.bytes > myBytes)
+      throw shareFull(
+        `${describeBytes(myBytes)} of files at ${provider}`,
+        describeBytes(usage.mine.bytes),
+        'file',
+        `${name} (${describeBytes(scan.bytes)})`,
+      );
     checkPdf(name, scan);
     // A text file's text is the file: past what the gateway reads back it could never be placed in a prompt.
     if (scan.kind === 'text' && scan.bytes > client.http.maxResponseBytes) {
-      throw badInput(`${name} is ${describeBytes(scan.bytes)} of text; the gateway reads at most ${describeBytes(client.http.maxResponseBytes)} of extracted text back from ${provider} (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.`, 'file');
+      throw badInput(
+        `${name} is ${describeBytes(scan.bytes)} of text; the gateway reads at most ${describeBytes(client.http.maxResponseBytes)} of extracted text back from ${provider} (UPSTREAM_MAX_RESPONSE_BYTES), and no model's context window holds that much. Split it, or upload the parts you need.`,
+        'file',
+      );
     }
     const mediaType = mediaTypeOf(name, scan);
     // The name at the provider proves the file is this deployment's (providerLabel.ts): the orphan reconcile's key.
     const labelled = this.labelOf(client).name(id, name);
     let uploaded: UpstreamFile;
     try {
-      uploaded = await uploadFile(client, { name: labelled, mediaType, bytes: scan.bytes, open: (): Readable => file.createReadStream() }, ctx);
+      uploaded = await uploadFile(
+        client,
+        { name: labelled, mediaType, bytes: scan.bytes, open: (): Readable => file.createReadStream() },
+        ctx,
+      );
     } catch (error) {
       if (!(error instanceof UploadOutcomeUnknown)) throw error;
       await this.sweep(client, labelled, ctx);
@@ -222,9 +318,26 @@ export class ChatDocuments {
     try {
       if (uploaded.status === 'error') throw extractionFailed(client, { ...uploaded, filename: name });
       const text = await fileContent(client, uploaded.id, ctx);
-      if (text === undefined) throw upstreamError(ErrorCode.UpstreamError, `The ${provider} service lost file ${uploaded.id} right after its upload; upload it again.`, { upstream: provider });
-      if (!text.trim()) throw badInput(`${provider} extracted no text from ${name}; a document needs text the model can read.`, 'file');
-      const doc: StoredDocument = { id, owner, provider, fileId: uploaded.id, fileName: name, mediaType, bytes: scan.bytes, tokens: await this.tokensAt(client, text, ctx), status: 'ready', ...this.lifetime() };
+      if (text === undefined)
+        throw upstreamError(
+          ErrorCode.UpstreamError,
+          `The ${provider} service lost file ${uploaded.id} right after its upload; upload it again.`,
+          { upstream: provider },
+        );
+      if (!text.trim())
+        throw badInput(`${provider} extracted no text from ${name}; a document needs text the model can read.`, 'file');
+      const doc: StoredDocument = {
+        id,
+        owner,
+        provider,
+        fileId: uploaded.id,
+        fileName: name,
+        mediaType,
+        bytes: scan.bytes,
+        tokens: await this.tokensAt(client, text, ctx),
+        status: 'ready',
+        ...this.lifetime(),
+      };
       // A caller who left never learns the id: keep nothing (the file is deleted below).
       ctx.signal.throwIfAborted();
       await this.commit(doc, undefined, ctx);
@@ -239,24 +352,67 @@ export class ChatDocuments {
     }
   }
 
-  private async extractHere(provider: string | null, file: FileUpload, name: string, scan: FileScan, owner: string, ctx: GatewayContext): Promise<StoredDocument> {
+  private async extractHere(
+    provider: string | null,
+    file: FileUpload,
+    name: string,
+    scan: FileScan,
+    owner: string,
+    ctx: GatewayContext,
+  ): Promise<StoredDocument> {
     checkPdf(name, scan);
     if (!gatewayExtracts(name, scan)) {
       const what = scan.kind === 'text' ? `${extensionOf(name)} files` : 'binary files of this type';
-      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? '; upload it with provider "moonshot", whose files API reads Word, slides, images and more' : '';
-      throw badInput(`The gateway does not extract text from ${what} (${name}); it reads ${GATEWAY_FORMATS}${elsewhere}.`, 'file');
+      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files
+        ? '; upload it with provider "moonshot", whose files API reads Word, slides, images and more'
+        : '';
+      throw badInput(
+        `The gateway does not extract text from ${what} (${name}); it reads ${GATEWAY_FORMATS}${elsewhere}.`,
+        'file',
+      );
     }
     let text: string;
     let tokens: number;
     try {
-      ({ text, tokens } = await this.extraction.extract(owner, scan.kind === 'pdf' ? 'pdf' : 'text', file.createReadStream(), name, ctx.signal));
+      ({ text, tokens } = await this.extraction.extract(
+        owner,
+        scan.kind === 'pdf' ? 'pdf' : 'text',
+        file.createReadStream(),
+        name,
+        ctx.signal,
+      ));
     } catch (error) {
       if (!(error instanceof ExtractionRefused)) throw error;
-      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files ? ', or upload it with provider "moonshot", whose files API reads it' : '';
-      throw refusedDocument(name, scan.kind === 'pdf' ? 'pdf' : 'text', error, { maxExtractedBytes: this.services.config.chatDocuments.maxExtractedBytes, timeoutMs: this.services.config.chatDocuments.extractTimeoutMs }, elsewhere);
+      const elsewhere = ctx.services.clients.chat.get('moonshot')?.spec.files
+        ? ', or upload it with provider "moonshot", whose files API reads it'
+        : '';
+      throw refusedDocument(
+        name,
+        scan.kind === 'pdf' ? 'pdf' : 'text',
+        error,
+        {
+          maxExtractedBytes: this.services.config.chatDocuments.maxExtractedBytes,
+          timeoutMs: this.services.config.chatDocuments.extractTimeoutMs,
+        },
+        elsewhere,
+      );
     }
-    if (!text.trim()) throw badInput(`${name} has no text to read (a scanned PDF has only images of its pages); the model needs text.`, 'file');
-    const doc: StoredDocument = { id: newDocumentId(), owner, provider, fileName: name, mediaType: mediaTypeOf(name, scan), bytes: scan.bytes, tokens, status: 'ready', ...this.lifetime() };
+    if (!text.trim())
+      throw badInput(
+        `${name} has no text to read (a scanned PDF has only images of its pages); the model needs text.`,
+        'file',
+      );
+    const doc: StoredDocument = {
+      id: newDocumentId(),
+      owner,
+      provider,
+      fileName: name,
+      mediaType: mediaTypeOf(name, scan),
+      bytes: scan.bytes,
+      tokens,
+      status: 'ready',
+      ...this.lifetime(),
+    };
     // A caller who left never learns the id: keep nothing.
     ctx.signal.throwIfAborted();
     await this.commit(doc, text, ctx).catch((error: unknown) => {
@@ -268,7 +424,9 @@ export class ChatDocuments {
 
   /** The provider's usage by every document and by the owner's. */
   private async providerUsage(provider: string, owner: string): Promise<ProviderUsage & { mine: ProviderUsage }> {
-    const [all, mine] = await Promise.all([this.store.usage(provider), this.store.usage(provider, owner)]).catch(unanswered(`the upload cannot be counted against ${provider}'s limits`));
+    const [all, mine] = await Promise.all([this.store.usage(provider), this.store.usage(provider, owner)]).catch(
+      unanswered(`the upload cannot be counted against ${provider}'s limits`),
+    );
     return { ...all, mine };
   }
 
@@ -312,17 +470,33 @@ export class ChatDocuments {
         }
       }
       this.unsettled.set(doc.id, doc);
-      ctx.log.warn({ document: doc.id }, 'the store write of a document got no answer and Redis does not answer yet; the upkeep removes it once Redis answers');
-      throw new Unsettled(storeUnavailable(`the upload of ${doc.fileName} failed: what the store holds of it is removed once Redis answers`));
+      ctx.log.warn(
+        { document: doc.id },
+        'the store write of a document got no answer and Redis does not answer yet; the upkeep removes it once Redis answers',
+      );
+      throw new Unsettled(
+        storeUnavailable(
+          `the upload of ${doc.fileName} failed: what the store holds of it is removed once Redis answers`,
+        ),
+      );
     }
     if (outcome === 'client-full') {
       const held = await this.store.held(doc.owner).catch(() => undefined);
       const size = describeBytes(text === undefined ? 0 : Buffer.byteLength(text));
-      throw shareFull(`${describeBytes(this.services.config.chatDocuments.clientMaxBytes)} of text`, held === undefined ? undefined : describeBytes(held), 'file', `the ${size} of ${doc.fileName}`);
+      throw shareFull(
+        `${describeBytes(this.services.config.chatDocuments.clientMaxBytes)} of text`,
+        held === undefined ? undefined : describeBytes(held),
+        'file',
+        `the ${size} of ${doc.fileName}`,
+      );
     }
     if (outcome === 'full') {
       const limit = describeBytes(this.services.config.chatDocuments.storeMaxBytes);
-      throw new GatewayError(ErrorCode.BadUserInput, `The gateway keeps at most ${limit} of document text (CHAT_DOCUMENT_STORE_MAX_BYTES) and has no room for the ${describeBytes(Buffer.byteLength(text ?? ''))} of ${doc.fileName}; delete documents you no longer need first.`, { argument: 'file', reason: 'DOCUMENT_STORE_FULL' });
+      throw new GatewayError(
+        ErrorCode.BadUserInput,
+        `The gateway keeps at most ${limit} of document text (CHAT_DOCUMENT_STORE_MAX_BYTES) and has no room for the ${describeBytes(Buffer.byteLength(text ?? ''))} of ${doc.fileName}; delete documents you no longer need first.`,
+        { argument: 'file', reason: 'DOCUMENT_STORE_FULL' },
+      );
     }
   }
 
@@ -332,14 +506,24 @@ export class ChatDocuments {
       const settled = await this.store.cancel(doc, 'remove');
       const client = doc.fileId && doc.provider ? this.services.clients.chat.get(doc.provider) : undefined;
       try {
-        if (client) await deleteFile(client, doc.fileId!, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: 'chat-documents-upkeep' });
+        if (client)
+          await deleteFile(client, doc.fileId!, {
+            signal: AbortSignal.timeout(CLEANUP_MS),
+            requestId: 'chat-documents-upkeep',
+          });
       } catch (error) {
         // Kept for the next tick: cancelling again is harmless (the record is gone, the add barred).
-        this.services.log.warn({ document: doc.id, provider: doc.provider, err: (error as Error).message }, 'could not delete the provider file of an unsettled upload; next tick tries again');
+        this.services.log.warn(
+          { document: doc.id, provider: doc.provider, err: (error as Error).message },
+          'could not delete the provider file of an unsettled upload; next tick tries again',
+        );
         continue;
       }
       this.unsettled.delete(doc.id);
-      this.services.log.info({ document: doc.id, settled }, 'settled an upload whose store write got no answer: nothing of it is kept');
+      this.services.log.info(
+        { document: doc.id, settled },
+        'settled an upload whose store write got no answer: nothing of it is kept',
+      );
     }
     return this.unsettled.size;
   }
@@ -349,7 +533,10 @@ export class ChatDocuments {
     if (!label) {
       // Replicas sharing Redis share a key prefix; an in-process store is this process's alone, so is its label.
       const { redis } = this.services.config;
-      label = providerLabel(client.config.apiKey ?? '', redis ? `redis:${redis.keyPrefix}` : `process:${this.services.state.replicaId}`);
+      label = providerLabel(
+        client.config.apiKey ?? '',
+        redis ? `redis:${redis.keyPrefix}` : `process:${this.services.state.replicaId}`,
+      );
       this.labels.set(client.spec.id, label);
     }
     return label;
@@ -360,10 +547,18 @@ export class ChatDocuments {
     if (!client.spec.countsTokens) return estimateDocumentTokens(text);
     const model = client.models.list[0];
     try {
-      return await countTokens(client, model ? (model.upstreamModel ?? model.id) : '', [{ role: 'system', content: text }], ctx);
+      return await countTokens(
+        client,
+        model ? (model.upstreamModel ?? model.id) : '',
+        [{ role: 'system', content: text }],
+        ctx,
+      );
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      ctx.log.warn({ provider: client.spec.id, err: (error as Error).message }, 'provider token count failed; the gateway estimates the document\'s tokens');
+      ctx.log.warn(
+        { provider: client.spec.id, err: (error as Error).message },
+        "provider token count failed; the gateway estimates the document's tokens",
+      );
       return estimateDocumentTokens(text);
     }
   }
@@ -371,9 +566,16 @@ export class ChatDocuments {
   /** Deletes the provider's copy of a failed upload, on a signal of its own: the caller may be gone. */
   private async discard(client: ChatClient, fileId: string, ctx: GatewayContext): Promise<void> {
     try {
-      await deleteFile(client, fileId, { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId, upstreamRequests: ctx.upstreamRequests });
+      await deleteFile(client, fileId, {
+        signal: AbortSignal.timeout(CLEANUP_MS),
+        requestId: ctx.requestId,
+        upstreamRequests: ctx.upstreamRequests,
+      });
     } catch (error) {
-      ctx.services.log.error({ requestId: ctx.requestId, provider: client.spec.id, fileId, err: (error as Error).message }, 'could not delete the file of a failed upload; delete it at the provider');
+      ctx.services.log.error(
+        { requestId: ctx.requestId, provider: client.spec.id, fileId, err: (error as Error).message },
+        'could not delete the file of a failed upload; delete it at the provider',
+      );
     }
   }
 
@@ -382,15 +584,25 @@ export class ChatDocuments {
    * it carries the document id) held by no document is that upload's: delete it.
    */
   private async sweep(client: ChatClient, labelled: string, ctx: GatewayContext): Promise<void> {
-    const caller = { signal: AbortSignal.timeout(CLEANUP_MS), requestId: ctx.requestId, upstreamRequests: ctx.upstreamRequests };
+    const caller = {
+      signal: AbortSignal.timeout(CLEANUP_MS),
+      requestId: ctx.requestId,
+      upstreamRequests: ctx.upstreamRequests,
+    };
     try {
       for (const f of (await listFiles(client, caller)).filter((f) => f.filename === labelled)) {
         if (await this.store.holds(client.spec.id, f.id)) continue;
         await deleteFile(client, f.id, caller);
-        ctx.services.log.info({ requestId: ctx.requestId, provider: client.spec.id, fileId: f.id }, 'deleted the file an unanswered upload left at the provider');
+        ctx.services.log.info(
+          { requestId: ctx.requestId, provider: client.spec.id, fileId: f.id },
+          'deleted the file an unanswered upload left at the provider',
+        );
       }
     } catch (error) {
-      ctx.services.log.error({ requestId: ctx.requestId, provider: client.spec.id, file: labelled, err: (error as Error).message }, 'could not check for a file left by an unanswered upload; look for it at the provider');
+      ctx.services.log.error(
+        { requestId: ctx.requestId, provider: client.spec.id, file: labelled, err: (error as Error).message },
+        'could not check for a file left by an unanswered upload; look for it at the provider',
+      );
     }
   }
 }
@@ -405,7 +617,11 @@ declare module '../../../context/services.js' {
 function clientFor(provider: string, ctx: GatewayContext): ChatClient {
   const clients = ctx.services.clients.chat;
   const client = clients.get(provider);
-  if (!client) throw badInput(`Unknown chat provider ${JSON.stringify(provider)}; use one of ${[...clients.keys()].join(', ')}, or leave provider out for the gateway to extract the text.`, 'provider');
+  if (!client)
+    throw badInput(
+      `Unknown chat provider ${JSON.stringify(provider)}; use one of ${[...clients.keys()].join(', ')}, or leave provider out for the gateway to extract the text.`,
+      'provider',
+    );
   return client;
 }
 
@@ -426,7 +642,11 @@ const shareFull = (share: string, held: string | undefined, argument: string, ad
 
 /** The refusal when the document store (Redis) cannot answer: retryable, never served from a stale copy. */
 const storeUnavailable = (what: string) =>
-  new GatewayError(ErrorCode.InternalServerError, `The gateway's document store does not answer right now, so ${what}; retry in a moment.`, { reason: ErrorReason.DocumentStoreUnavailable, http: { status: 503 } });
+  new GatewayError(
+    ErrorCode.InternalServerError,
+    `The gateway's document store does not answer right now, so ${what}; retry in a moment.`,
+    { reason: ErrorReason.DocumentStoreUnavailable, http: { status: 503 } },
+  );
 
 /** A rejection handler that turns a store failure into {@link storeUnavailable}. */
 const unanswered =
@@ -437,21 +657,37 @@ const unanswered =
   };
 
 const notYours = (id: string, at: string) =>
-  new GatewayError(ErrorCode.NotFound, `${at === 'id' ? 'There is no document' : `${at} names no document`} ${JSON.stringify(id.slice(0, 64))} among yours; chatDocuments lists them.`, { argument: at });
+  new GatewayError(
+    ErrorCode.NotFound,
+    `${at === 'id' ? 'There is no document' : `${at} names no document`} ${JSON.stringify(id.slice(0, 64))} among yours; chatDocuments lists them.`,
+    { argument: at },
+  );
 
 const newDocumentId = () => `doc_${randomBytes(12).toString('base64url')}`;
 
 /** The name to keep and send on: its last path segment, without control characters, at most 255 characters. */
 function fileNameOf(raw: string | undefined): string {
-  const name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
-  if (!name) throw badInput('The file has no name; give its multipart part a filename (e.g. report.pdf): its extension says what it is.', 'file');
+  const name = basename((raw ?? '').replace(/\\/g, '/'))
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
+  if (!name)
+    throw badInput(
+      'The file has no name; give its multipart part a filename (e.g. report.pdf): its extension says what it is.',
+      'file',
+    );
   return name;
 }
 
 /** A PDF must say so in its first bytes and end with its trailer: a cut or damaged one is refused before any upload. */
 function checkPdf(name: string, scan: FileScan): void {
-  if (extensionOf(name) === '.pdf' && scan.kind !== 'pdf') throw badInput(`${name} is not a PDF: it does not begin with %PDF-.`, 'file');
-  if (scan.kind === 'pdf' && !scan.pdfTrailer) throw badInput(`${name} is a PDF that does not parse: it does not end with its trailer (startxref … %%EOF), so it is cut short or damaged.`, 'file');
+  if (extensionOf(name) === '.pdf' && scan.kind !== 'pdf')
+    throw badInput(`${name} is not a PDF: it does not begin with %PDF-.`, 'file');
+  if (scan.kind === 'pdf' && !scan.pdfTrailer)
+    throw badInput(
+      `${name} is a PDF that does not parse: it does not end with its trailer (startxref … %%EOF), so it is cut short or damaged.`,
+      'file',
+    );
 }
 
 /**
@@ -462,7 +698,20 @@ function uploadProblem(error: unknown, maxBytes: number): unknown {
   if (error instanceof GatewayError) return error;
   const status = (error as { status?: number }).status;
   const message = (error as Error)?.message ?? String(error);
-  if (status === 413) return new GatewayError(ErrorCode.BadUserInput, `The file is larger than ${describeBytes(maxBytes)}, the limit CHAT_DOCUMENT_MAX_BYTES sets; nothing was sent upstream.`, { argument: 'file', reason: 'DOCUMENT_TOO_LARGE' });
-  if (status === 400) return badInput(`${message.replace(/ \(https?:[^)]*\)/, '')} Send the file as the part the "map" field names.`, 'file');
-  return new GatewayError(ErrorCode.BadUserInput, `The upload broke off before the whole file arrived (${message}); nothing was sent upstream. Send the request again.`, { argument: 'file', reason: 'UPLOAD_INCOMPLETE' });
+  if (status === 413)
+    return new GatewayError(
+      ErrorCode.BadUserInput,
+      `The file is larger than ${describeBytes(maxBytes)}, the limit CHAT_DOCUMENT_MAX_BYTES sets; nothing was sent upstream.`,
+      { argument: 'file', reason: 'DOCUMENT_TOO_LARGE' },
+    );
+  if (status === 400)
+    return badInput(
+      `${message.replace(/ \(https?:[^)]*\)/, '')} Send the file as the part the "map" field names.`,
+      'file',
+    );
+  return new GatewayError(
+    ErrorCode.BadUserInput,
+    `The upload broke off before the whole file arrived (${message}); nothing was sent upstream. Send the request again.`,
+    { argument: 'file', reason: 'UPLOAD_INCOMPLETE' },
+  );
 }

@@ -51,7 +51,6 @@ export interface ReconcileResult {
   deleted: number;
 }
 
-
 /** The periodic upkeep of one replica; `stop()` on shutdown. */
 export class DocumentUpkeep {
   private timer: NodeJS.Timeout | undefined;
@@ -100,7 +99,8 @@ export class DocumentUpkeep {
       this.failing = false;
     } catch (error) {
       // Once per failure streak: a Redis that is down would otherwise log every tick.
-      if (!this.failing) log.warn({ err: (error as Error).message }, 'chat document upkeep failed; it runs again next tick');
+      if (!this.failing)
+        log.warn({ err: (error as Error).message }, 'chat document upkeep failed; it runs again next tick');
       this.failing = true;
     }
   }
@@ -113,7 +113,10 @@ export class DocumentUpkeep {
       if (!(await this.deleteProviderFile(doc))) continue;
       if (await store.remove(doc.id)) removed++;
       await cache.invalidate([doc.id]).catch(() => undefined);
-      log.info({ document: doc.id, provider: doc.provider, expiredAt: doc.expiresAt }, 'chat document expired and deleted');
+      log.info(
+        { document: doc.id, provider: doc.provider, expiredAt: doc.expiresAt },
+        'chat document expired and deleted',
+      );
     }
     return removed;
   }
@@ -143,16 +146,25 @@ export class DocumentUpkeep {
         // False: another replica's reconcile deleted it first.
         if (!(await deleteFile(client, file.id, this.caller()))) continue;
         result.deleted++;
-        log.info({ provider, fileId: file.id, document: documentId }, 'deleted a provider file no document holds (an orphan)');
+        log.info(
+          { provider, fileId: file.id, document: documentId },
+          'deleted a provider file no document holds (an orphan)',
+        );
       }
       // Every 10 minutes on every replica: worth a line only when it found orphans.
-      log[result.deleted ? 'info' : 'debug']({ provider, listed: files.length, held: kept, deleted: result.deleted }, 'chat document files reconciled with the store');
+      log[result.deleted ? 'info' : 'debug'](
+        { provider, listed: files.length, held: kept, deleted: result.deleted },
+        'chat document files reconciled with the store',
+      );
     }
     return result;
   }
 
   private caller() {
-    return { signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(UPSTREAM_MS)]), requestId: 'chat-documents-upkeep' };
+    return {
+      signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(UPSTREAM_MS)]),
+      requestId: 'chat-documents-upkeep',
+    };
   }
 
   private async deleteProviderFile(doc: StoredDocument): Promise<boolean> {
@@ -163,7 +175,10 @@ export class DocumentUpkeep {
       await deleteFile(client, doc.fileId, this.caller());
       return true;
     } catch (error) {
-      this.options.log.warn({ document: doc.id, provider: doc.provider, fileId: doc.fileId, err: (error as Error).message }, 'could not delete the provider file of an expired document; next pass tries again');
+      this.options.log.warn(
+        { document: doc.id, provider: doc.provider, fileId: doc.fileId, err: (error as Error).message },
+        'could not delete the provider file of an expired document; next pass tries again',
+      );
       return false;
     }
   }

@@ -3,7 +3,8 @@ import Upload, { type FileUpload } from 'graphql-upload/Upload.mjs';
 
 export type { FileUpload } from 'graphql-upload/Upload.mjs';
 
-const HOW = 'send the file in a GraphQL multipart request (POST /graphql, Content-Type: multipart/form-data with the "operations" and "map" fields and an Apollo-Require-Preflight header), as Apollo Client\'s and urql\'s upload links do';
+const HOW =
+  'send the file in a GraphQL multipart request (POST /graphql, Content-Type: multipart/form-data with the "operations" and "map" fields and an Apollo-Require-Preflight header), as Apollo Client\'s and urql\'s upload links do';
 
 /**
  * The `Upload` scalar of the GraphQL multipart request specification: a variable the multipart request filled with a

@@ -28,7 +28,17 @@ export class CountersChatUsageStore implements ChatUsageStore {
     for (const [entry, c] of await this.counters.read(day)) {
       const at = entry.indexOf('/');
       const [prompt, completion, reasoning, total, requests, cached] = COUNTERS.map((name) => c[name] ?? 0);
-      rows.push({ day, provider: entry.slice(0, at), model: entry.slice(at + 1), promptTokens: prompt, completionTokens: completion, totalTokens: total, reasoningTokens: reasoning, cachedPromptTokens: cached, requests });
+      rows.push({
+        day,
+        provider: entry.slice(0, at),
+        model: entry.slice(at + 1),
+        promptTokens: prompt,
+        completionTokens: completion,
+        totalTokens: total,
+        reasoningTokens: reasoning,
+        cachedPromptTokens: cached,
+        requests,
+      });
     }
     return rows.sort((a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model));
   }

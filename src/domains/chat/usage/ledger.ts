@@ -4,14 +4,22 @@ import type { GatewayServices } from '../../../context/services.js';
 import { CountersChatUsageStore } from './countersStore.js';
 import { utcDay, type ChatUsageRow, type ChatUsageStore, type TokenCounts } from './store.js';
 
-
 /** Whose log a line goes to: the request context, whose logger (made on first use) carries its requestId. */
 type LoggingCaller = { readonly log: GatewayServices['log'] };
 /** How one attempt at one target ended: the `outcome` label of `gateway_chat_attempts_total`. */
 /** The `upstreamCode` of a refusal for a spent `<ID>_DAILY_TOKEN_BUDGET` (fallbacks.ts moves on to the next target). */
 export const DAILY_TOKEN_BUDGET = 'DAILY_TOKEN_BUDGET';
 
-export type AttemptOutcome = 'served' | 'rate_limited' | 'quota_exhausted' | 'budget_exhausted' | 'timeout' | 'upstream_error' | 'circuit_open' | 'refused' | 'cancelled';
+export type AttemptOutcome =
+  | 'served'
+  | 'rate_limited'
+  | 'quota_exhausted'
+  | 'budget_exhausted'
+  | 'timeout'
+  | 'upstream_error'
+  | 'circuit_open'
+  | 'refused'
+  | 'cancelled';
 
 /** The usage the providers report, in whichever of our shapes (completion, embeddings, images). */
 export interface ReportedUsage {
@@ -32,7 +40,10 @@ export class ChatLedger {
   constructor(
     private readonly store: ChatUsageStore,
     private readonly budgets: ReadonlyMap<string, number>,
-    private readonly counters: { tokens: Counter<'provider' | 'model' | 'kind'>; attempts: Counter<'provider' | 'model' | 'outcome'> },
+    private readonly counters: {
+      tokens: Counter<'provider' | 'model' | 'kind'>;
+      attempts: Counter<'provider' | 'model' | 'outcome'>;
+    },
     private readonly log: GatewayServices['log'],
     /** CHAT_CACHED_TOKEN_WEIGHT: what one cached prompt token counts against a budget. */
     private readonly cachedWeight = 1,
@@ -128,5 +139,11 @@ export function createChatLedger(s: Pick<GatewayServices, 'metrics' | 'config' |
   });
   const budgets = new Map<string, number>();
   for (const c of s.config.chat) if (c.dailyTokenBudget !== undefined) budgets.set(c.id, c.dailyTokenBudget);
-  return new ChatLedger(new CountersChatUsageStore(s.state.dailyCounters('chat-usage')), budgets, { tokens, attempts }, s.log, s.config.chatCachedTokenWeight);
+  return new ChatLedger(
+    new CountersChatUsageStore(s.state.dailyCounters('chat-usage')),
+    budgets,
+    { tokens, attempts },
+    s.log,
+    s.config.chatCachedTokenWeight,
+  );
 }

@@ -1,5 +1,9 @@
 import type { ServiceHealthChangeKind } from '../../../generated/types.js';
-import type { RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
+import type {
+  RawServiceHealth,
+  RawServiceHealthIssue,
+  RawServiceUpdateMessage,
+} from '../../../upstreams/msgraph/types.js';
 
 /**
  * What the poller finds, and how it finds it: two snapshots (services with their issues; the newest messages) and a
@@ -48,7 +52,10 @@ export interface HealthSnapshot {
 }
 
 export function healthSnapshot(services: readonly RawServiceHealth[]): HealthSnapshot {
-  const entries = services.map(({ issues, 'issues@odata.nextLink': _next, ...raw }) => [raw.id, { raw, issues: new Map((issues ?? []).map((i) => [i.id, i])) }] as const);
+  const entries = services.map(
+    ({ issues, 'issues@odata.nextLink': _next, ...raw }) =>
+      [raw.id, { raw, issues: new Map((issues ?? []).map((i) => [i.id, i])) }] as const,
+  );
   return { services: new Map(entries) };
 }
 
@@ -63,7 +70,11 @@ export interface PollCheckpoint {
   messages?: { watermark: number; seen: Array<[string, string]> };
 }
 
-export function pollCheckpoint(polledAt: number, health: HealthSnapshot, messages: MessageWindow | undefined): PollCheckpoint {
+export function pollCheckpoint(
+  polledAt: number,
+  health: HealthSnapshot,
+  messages: MessageWindow | undefined,
+): PollCheckpoint {
   return {
     polledAt,
     health: [...health.services.values()].map((s) => ({ ...s.raw, issues: [...s.issues.values()] })),
@@ -79,7 +90,8 @@ export function fromCheckpoint(saved: PollCheckpoint): { health: HealthSnapshot;
 }
 
 // Graph's enum casing is uncertain (docs/upstreams.md 1.3): a change of case alone is no change.
-const same = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
 
 /**
  * Changes from `before` to `after`, per service in the order Graph lists them: its status change first, then its
@@ -97,12 +109,17 @@ export function diffHealth(before: HealthSnapshot, after: HealthSnapshot, detect
     }
     for (const [issueId, issue] of now.issues) {
       const old = was?.issues.get(issueId);
-      const change = (kind: ServiceHealthChangeKind, previousStatus: string | null) => changes.push({ kind, serviceHealth, issue, previousStatus, detectedAt });
+      const change = (kind: ServiceHealthChangeKind, previousStatus: string | null) =>
+        changes.push({ kind, serviceHealth, issue, previousStatus, detectedAt });
       if (!old) {
         change('ISSUE_OPENED', null);
         if (issue.isResolved) change('ISSUE_RESOLVED', null);
       } else if (issue.isResolved && !old.isResolved) change('ISSUE_RESOLVED', old.status ?? null);
-      else if (!same(old.lastModifiedDateTime, issue.lastModifiedDateTime) || !same(old.status, issue.status) || !!old.isResolved !== !!issue.isResolved) {
+      else if (
+        !same(old.lastModifiedDateTime, issue.lastModifiedDateTime) ||
+        !same(old.status, issue.status) ||
+        !!old.isResolved !== !!issue.isResolved
+      ) {
         change('ISSUE_UPDATED', old.status ?? null);
       }
     }
@@ -125,7 +142,10 @@ const modified = (m: RawServiceUpdateMessage) => Date.parse(m.lastModifiedDateTi
  * New and modified posts among `newestFirst` (one or more pages ordered by `lastModifiedDateTime desc`), and the
  * window for the next poll. Without a previous window this is the baseline: nothing is reported.
  */
-export function diffMessages(window: MessageWindow | undefined, newestFirst: readonly RawServiceUpdateMessage[]): { posts: RawServiceUpdateMessage[]; window: MessageWindow } {
+export function diffMessages(
+  window: MessageWindow | undefined,
+  newestFirst: readonly RawServiceUpdateMessage[],
+): { posts: RawServiceUpdateMessage[]; window: MessageWindow } {
   const posts: RawServiceUpdateMessage[] = [];
   const seen = new Map(window?.seen ?? []);
   for (const m of newestFirst) {

@@ -91,7 +91,11 @@ export class LiveHealth {
     const intervalMs = services.config.graph.pollIntervalMs;
     this.bus = state.channel<ChangeBatch>('live-health');
     const client = services.clients.graph;
-    const source = new LiveSource(client, async (signal) => ({ authorization: await client.authorization(undefined), signal, requestId: 'live-health-poll' }));
+    const source = new LiveSource(client, async (signal) => ({
+      authorization: await client.authorization(undefined),
+      signal,
+      requestId: 'live-health-poll',
+    }));
     this.poller = new LivePoller({
       intervalMs,
       source,
@@ -111,11 +115,19 @@ export class LiveHealth {
   }
 
   /** A subscriber's stream of health changes; `services` are its context's, in which each batch is resolved. */
-  healthChanges(filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<HealthEvent> {
+  healthChanges(
+    filter: ServiceFilter | undefined,
+    services: GatewayServices,
+    signal: AbortSignal,
+  ): AsyncIterableIterator<HealthEvent> {
     return this.join(this.health, filter, services, signal);
   }
 
-  messagePosts(filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<MessageEvent> {
+  messagePosts(
+    filter: ServiceFilter | undefined,
+    services: GatewayServices,
+    signal: AbortSignal,
+  ): AsyncIterableIterator<MessageEvent> {
     return this.join(this.messages, filter, services, signal);
   }
 
@@ -126,7 +138,12 @@ export class LiveHealth {
     (await this.listening)?.();
   }
 
-  private join<T>(set: Set<Subscriber<T>>, filter: ServiceFilter | undefined, services: GatewayServices, signal: AbortSignal): AsyncIterableIterator<T> {
+  private join<T>(
+    set: Set<Subscriber<T>>,
+    filter: ServiceFilter | undefined,
+    services: GatewayServices,
+    signal: AbortSignal,
+  ): AsyncIterableIterator<T> {
     // The gateway's services, whole (its domains' state, the trusted operations), as every subscriber's context has
     // them: this feed is built before them, from the core services.
     this.gateway ??= services;

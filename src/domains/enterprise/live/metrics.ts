@@ -25,6 +25,7 @@ export class LiveMetrics {
       labelNames: ['kind'],
       registers: [registry],
     });
-    for (const subscription of ['serviceHealthChanged', 'serviceMessagePosted']) this.subscriptions.set({ subscription }, 0);
+    for (const subscription of ['serviceHealthChanged', 'serviceMessagePosted'])
+      this.subscriptions.set({ subscription }, 0);
   }
 }

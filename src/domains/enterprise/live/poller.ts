@@ -3,7 +3,17 @@ import type { Logger } from 'pino';
 import type { GatewayError } from '../../../errors/codes.js';
 import type { RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
 import type { FanOut, LeaderLease } from '../../../state/index.js';
-import { diffHealth, diffMessages, fromCheckpoint, healthSnapshot, pollCheckpoint, type ChangeBatch, type HealthSnapshot, type MessageWindow, type PollCheckpoint } from './changes.js';
+import {
+  diffHealth,
+  diffMessages,
+  fromCheckpoint,
+  healthSnapshot,
+  pollCheckpoint,
+  type ChangeBatch,
+  type HealthSnapshot,
+  type MessageWindow,
+  type PollCheckpoint,
+} from './changes.js';
 import type { LiveMetrics } from './metrics.js';
 import type { LiveSource } from './source.js';
 
@@ -160,7 +170,11 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
     this.forget();
     if (this.leader) {
       this.leader = false;
-      await this.options.lease.release().catch((error: unknown) => this.options.log.warn({ err: String(error) }, 'live health: releasing the leader lease failed'));
+      await this.options.lease
+        .release()
+        .catch((error: unknown) =>
+          this.options.log.warn({ err: String(error) }, 'live health: releasing the leader lease failed'),
+        );
     }
   }
 
@@ -245,8 +259,14 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
       metrics.polls.inc({ feed, outcome });
       this.failures++;
       const retryAfterMs = Number((error as GatewayError).extensions?.retryAfter ?? 0) * 1000;
-      const nextDelayMs = Math.max(intervalMs * 2 ** Math.min(this.failures - 1, Math.log2(MAX_BACKOFF_INTERVALS)), retryAfterMs);
-      log.warn({ poll, feed, status, failures: this.failures, nextDelayMs, err: (error as Error).message }, 'live health: poll failed; subscribers stay, retrying later');
+      const nextDelayMs = Math.max(
+        intervalMs * 2 ** Math.min(this.failures - 1, Math.log2(MAX_BACKOFF_INTERVALS)),
+        retryAfterMs,
+      );
+      log.warn(
+        { poll, feed, status, failures: this.failures, nextDelayMs, err: (error as Error).message },
+        'live health: poll failed; subscribers stay, retrying later',
+      );
       // Health changes found before the messages read failed are still news.
       await this.publish(batch);
       if (feed === 'messages') await this.checkpoint(polledAt);
@@ -277,14 +297,18 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
   /** Published first, then checkpointed: a leader dying in between makes its successor repeat, never miss, a change. */
   private async checkpoint(polledAt: number): Promise<void> {
     if (!this.health) return;
-    await this.options.lease.checkpoint(pollCheckpoint(polledAt, this.health, this.messages)).catch((error: unknown) => {
-      this.options.log.warn({ err: String(error) }, 'live health: checkpointing the poll failed');
-    });
+    await this.options.lease
+      .checkpoint(pollCheckpoint(polledAt, this.health, this.messages))
+      .catch((error: unknown) => {
+        this.options.log.warn({ err: String(error) }, 'live health: checkpointing the poll failed');
+      });
   }
 
   /** Ids of the services a post names, from the latest health snapshot. */
   private serviceIds(message: RawServiceUpdateMessage): string[] {
     const names = new Set((message.services ?? []).map((s) => s.toLowerCase()));
-    return [...(this.health?.services.values() ?? [])].filter((s) => names.has((s.raw.service ?? '').toLowerCase())).map((s) => s.raw.id);
+    return [...(this.health?.services.values() ?? [])]
+      .filter((s) => names.has((s.raw.service ?? '').toLowerCase()))
+      .map((s) => s.raw.id);
   }
 }

@@ -16,11 +16,22 @@ const MAX_SERVICES = 100;
 /** The `services:` argument, checked before anything is subscribed: null for every service. */
 function serviceFilter(services: readonly string[] | null | undefined): ServiceFilter | undefined {
   if (services === null || services === undefined) return undefined;
-  if (services.length === 0) throw badInput('services: an empty list matches no service; leave services out to hear about every service.', 'services');
-  if (services.length > MAX_SERVICES) throw badInput(`services: ${services.length} entries are more than ${MAX_SERVICES}; leave services out to hear about every service.`, 'services');
+  if (services.length === 0)
+    throw badInput(
+      'services: an empty list matches no service; leave services out to hear about every service.',
+      'services',
+    );
+  if (services.length > MAX_SERVICES)
+    throw badInput(
+      `services: ${services.length} entries are more than ${MAX_SERVICES}; leave services out to hear about every service.`,
+      'services',
+    );
   const bad = services.find((s) => !s.trim() || s.length > 128 || /[\u0000-\u001f]/.test(s));
   if (bad !== undefined) {
-    throw badInput(`services: ${JSON.stringify(bad.slice(0, 60))} is not a service id or name; pass ids such as "Exchange" or names such as "Exchange Online".`, 'services');
+    throw badInput(
+      `services: ${JSON.stringify(bad.slice(0, 60))} is not a service id or name; pass ids such as "Exchange" or names such as "Exchange Online".`,
+      'services',
+    );
   }
   const key = services.join('\n');
   let filter = filters.get(key);
@@ -44,7 +55,7 @@ function checkCanPoll(ctx: GatewayContext): void {
   if (graph.mode === 'live' && !graph.clientSecret) {
     throw new GatewayError(
       ErrorCode.Unauthenticated,
-      'Live service health polls Microsoft Graph once for all subscribers with the gateway\'s own token: configure GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET (application permissions, ServiceHealth.Read.All and ServiceMessage.Read.All).',
+      "Live service health polls Microsoft Graph once for all subscribers with the gateway's own token: configure GRAPH_TENANT_ID, GRAPH_CLIENT_ID and GRAPH_CLIENT_SECRET (application permissions, ServiceHealth.Read.All and ServiceMessage.Read.All).",
       { upstream: 'graph' },
     );
   }
@@ -53,7 +64,12 @@ function checkCanPoll(ctx: GatewayContext): void {
 /** True when everything selected is among what the poll read, so the payload needs no request of its own. */
 const polled = (select: readonly string[], read: readonly string[]) => select.every((p) => read.includes(p));
 
-const notFound = (what: string) => new GatewayError(ErrorCode.NotFound, `${what} changed and then disappeared upstream before its fields could be read.`, { upstream: 'graph' });
+const notFound = (what: string) =>
+  new GatewayError(
+    ErrorCode.NotFound,
+    `${what} changed and then disappeared upstream before its fields could be read.`,
+    { upstream: 'graph' },
+  );
 
 export const liveResolvers: Resolvers = {
   Subscription: {
@@ -91,7 +107,8 @@ export const liveResolvers: Resolvers = {
     async serviceHealth(event, _args, ctx, info) {
       const plan = serviceHealthPlan(info.fieldNodes, info);
       const session = enterpriseSession(ctx);
-      if (!plan.expand && polled(plan.select, POLLED.service)) return toServiceHealth(event.serviceHealth, undefined, (l) => session.client.relative(l));
+      if (!plan.expand && polled(plan.select, POLLED.service))
+        return toServiceHealth(event.serviceHealth, undefined, (l) => session.client.relative(l));
       const service = await session.serviceHealth.load({ id: event.serviceHealth.id, plan });
       if (!service) throw notFound(`Service ${event.serviceHealth.id}`);
       return service;

@@ -1,16 +1,24 @@
 import type { GatewayError } from '../../../errors/codes.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../../upstreams/msgraph/client.js';
-import type { RawCollection, RawServiceHealth, RawServiceHealthIssue, RawServiceUpdateMessage } from '../../../upstreams/msgraph/types.js';
+import type {
+  RawCollection,
+  RawServiceHealth,
+  RawServiceHealthIssue,
+  RawServiceUpdateMessage,
+} from '../../../upstreams/msgraph/types.js';
 import { toQueryString } from '../odata.js';
 import { HEALTH_OVERVIEWS, MESSAGES } from '../planner.js';
 import { needsNextPage, POLLED, type MessageWindow } from './changes.js';
 
 /** Every service with its issues, only the properties the diff compares: one request while Graph sends no nextLink. */
-export const HEALTH_POLL = HEALTH_OVERVIEWS + toQueryString({ select: POLLED.service, expand: { nav: 'issues', options: { select: POLLED.issue } } });
+export const HEALTH_POLL =
+  HEALTH_OVERVIEWS +
+  toQueryString({ select: POLLED.service, expand: { nav: 'issues', options: { select: POLLED.issue } } });
 
 /** Posts per messages poll; the next page is read only while a whole page is newer than the previous poll. */
 export const MESSAGES_PAGE = 50;
-export const MESSAGES_POLL = MESSAGES + toQueryString({ select: POLLED.message, top: MESSAGES_PAGE, orderby: 'lastModifiedDateTime desc' });
+export const MESSAGES_POLL =
+  MESSAGES + toQueryString({ select: POLLED.message, top: MESSAGES_PAGE, orderby: 'lastModifiedDateTime desc' });
 
 /** More pages than any tenant has: a loop guard against a nextLink that points back at itself. */
 const MAX_PAGES = 50;
@@ -32,7 +40,10 @@ export class LiveSource {
     const services = await this.pages<RawServiceHealth>(HEALTH_POLL, call, () => true);
     const cut = services.filter((s) => s['issues@odata.nextLink']);
     for (let round = 0; cut.length && round < MAX_PAGES; round++) {
-      const results = await this.client.getMany(cut.map((s) => this.relative(s['issues@odata.nextLink']!)), call);
+      const results = await this.client.getMany(
+        cut.map((s) => this.relative(s['issues@odata.nextLink']!)),
+        call,
+      );
       results.forEach((r, i) => {
         const body = bodyOf<RawCollection<RawServiceHealthIssue>>(r);
         cut[i].issues = [...(cut[i].issues ?? []), ...(body.value ?? [])];

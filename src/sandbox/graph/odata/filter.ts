@@ -11,7 +11,14 @@ interface Token {
   pos: number;
 }
 
-const COMPARISONS = { eq: 'Equal', ne: 'NotEqual', gt: 'GreaterThan', ge: 'GreaterThanOrEqual', lt: 'LessThan', le: 'LessThanOrEqual' } as const;
+const COMPARISONS = {
+  eq: 'Equal',
+  ne: 'NotEqual',
+  gt: 'GreaterThan',
+  ge: 'GreaterThanOrEqual',
+  lt: 'LessThan',
+  le: 'LessThanOrEqual',
+} as const;
 type Comparison = keyof typeof COMPARISONS;
 const FUNCTIONS = ['startswith', 'endswith', 'contains'] as const;
 type StringFunction = (typeof FUNCTIONS)[number];
@@ -121,7 +128,9 @@ class Parser {
   private expect(kind: TokenKind): Token {
     const t = this.next();
     if (t.kind !== kind) {
-      throw badRequest(`Syntax error in $filter: expected '${kind}' at position ${t.pos}, found '${t.text || 'end of expression'}'.`);
+      throw badRequest(
+        `Syntax error in $filter: expected '${kind}' at position ${t.pos}, found '${t.text || 'end of expression'}'.`,
+      );
     }
     return t;
   }
@@ -178,14 +187,17 @@ class Parser {
       case 'ident':
         return this.identifier(t);
       default:
-        throw badRequest(`Syntax error in $filter: unexpected '${t.text || 'end of expression'}' at position ${t.pos}.`);
+        throw badRequest(
+          `Syntax error in $filter: unexpected '${t.text || 'end of expression'}' at position ${t.pos}.`,
+        );
     }
   }
   private identifier(t: Token): Node {
     if (t.text === 'true' || t.text === 'false') return { k: 'lit', type: 'boolean', v: t.text === 'true' };
     if (t.text === 'null') return { k: 'lit', type: 'null', v: null };
     if (this.peek().kind === '(' && !t.text.includes('/')) {
-      if (!(FUNCTIONS as readonly string[]).includes(t.text)) throw badRequest(`An unknown function with name '${t.text}' was found in $filter.`);
+      if (!(FUNCTIONS as readonly string[]).includes(t.text))
+        throw badRequest(`An unknown function with name '${t.text}' was found in $filter.`);
       this.i++;
       const a = this.or();
       this.expect(',');
@@ -203,7 +215,8 @@ class Parser {
   private lambda(name: string, operator: string): Node {
     const prop = propertyOf(this.type, name);
     if (operator === 'all') throw badRequest(`The 'all' lambda operator is not supported; use 'any'.`);
-    if (operator !== 'any' || prop !== 'collection') throw badRequest(`The property '${name}/${operator}' cannot be used in the $filter query option.`);
+    if (operator !== 'any' || prop !== 'collection')
+      throw badRequest(`The property '${name}/${operator}' cannot be used in the $filter query option.`);
     this.expect('(');
     if (this.peek().kind === ')') {
       this.i++;
@@ -222,9 +235,21 @@ class Parser {
 
 type Eval = (value: Readonly<Record<string, unknown>>, element: unknown) => unknown;
 
-const EDM: Record<string, string> = { string: 'Edm.String', number: 'Edm.Double', boolean: 'Edm.Boolean', dateTime: 'Edm.DateTimeOffset', null: 'null' };
+const EDM: Record<string, string> = {
+  string: 'Edm.String',
+  number: 'Edm.Double',
+  boolean: 'Edm.Boolean',
+  dateTime: 'Edm.DateTimeOffset',
+  null: 'null',
+};
 const edmOf = (n: Node): string =>
-  n.k === 'lit' ? EDM[n.type] : n.k === 'prop' ? (Array.isArray(n.prop) ? 'microsoft.graph.enum' : EDM[n.prop as string]) : 'Edm.String';
+  n.k === 'lit'
+    ? EDM[n.type]
+    : n.k === 'prop'
+      ? Array.isArray(n.prop)
+        ? 'microsoft.graph.enum'
+        : EDM[n.prop as string]
+      : 'Edm.String';
 
 /** Normalises values of one property kind so that enums compare case-insensitively and dates by instant. */
 function normaliser(kind: Prop | 'var'): (v: unknown) => unknown {
@@ -255,7 +280,12 @@ function operands(l: Node, r: Node, op: string): [Eval, Eval] {
   return [l, r].map((n) => {
     if (side && n !== side && n.k === 'lit') checkLiteral(kind, n, side, op);
     const f = compileNode(n);
-    return n.k === 'lit' ? ((c) => () => c)(norm(f({}, undefined))) : (v: Record<string, unknown>, e: unknown) => norm(f(v, e));
+    return n.k === 'lit'
+      ? (
+          (c) => () =>
+            c
+        )(norm(f({}, undefined)))
+      : (v: Record<string, unknown>, e: unknown) => norm(f(v, e));
   }) as [Eval, Eval];
 }
 

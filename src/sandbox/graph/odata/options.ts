@@ -38,7 +38,17 @@ export interface QueryOptions {
 /** Where the options apply: a collection takes every option, a single entity only these. */
 export type Scope = 'collection' | 'entity';
 const ENTITY_OPTIONS = new Set(['$select', '$expand', '$format']);
-const KNOWN_OPTIONS = new Set(['$select', '$expand', '$filter', '$orderby', '$top', '$skip', '$count', '$search', '$format']);
+const KNOWN_OPTIONS = new Set([
+  '$select',
+  '$expand',
+  '$filter',
+  '$orderby',
+  '$top',
+  '$skip',
+  '$count',
+  '$search',
+  '$format',
+]);
 export const MAX_TOP = 999;
 
 function decode(text: string): string {
@@ -64,13 +74,15 @@ function splitTopLevel(text: string, separator: string, option: string): string[
     if (c === "'") quoted = !quoted;
     else if (quoted) continue;
     else if (c === '(') depth++;
-    else if (c === ')' && --depth < 0) throw badRequest(`Syntax error in ${option}: unbalanced ')' at position ${i} of '${text}'.`);
+    else if (c === ')' && --depth < 0)
+      throw badRequest(`Syntax error in ${option}: unbalanced ')' at position ${i} of '${text}'.`);
     else if (c === separator && depth === 0) {
       parts.push(text.slice(start, i));
       start = i + 1;
     }
   }
-  if (depth !== 0 || quoted) throw badRequest(`Syntax error in ${option}: unbalanced parentheses or quotes in '${text}'.`);
+  if (depth !== 0 || quoted)
+    throw badRequest(`Syntax error in ${option}: unbalanced parentheses or quotes in '${text}'.`);
   parts.push(text.slice(start));
   return parts;
 }
@@ -82,7 +94,9 @@ export function parseQuery(rawQuery: string, type: EntityType, scope: Scope): Qu
     for (const text of rawQuery.split('&')) {
       if (!text) continue;
       const eq = text.indexOf('=');
-      const name = decode(eq === -1 ? text : text.slice(0, eq)).trim().toLowerCase();
+      const name = decode(eq === -1 ? text : text.slice(0, eq))
+        .trim()
+        .toLowerCase();
       // Graph ignores query parameters that are not system query options.
       if (!name.startsWith('$')) continue;
       raw.push({ name, value: eq === -1 ? '' : decode(text.slice(eq + 1)), text });
@@ -95,11 +109,14 @@ function parseOptions(raw: RawOption[], type: EntityType, scope: Scope): QueryOp
   const options: QueryOptions = { count: false, raw };
   const seen = new Set<string>();
   for (const { name, value } of raw) {
-    if (seen.has(name)) throw badRequest(`Query option '${name}' was specified more than once, but it must be specified at most once.`);
+    if (seen.has(name))
+      throw badRequest(`Query option '${name}' was specified more than once, but it must be specified at most once.`);
     seen.add(name);
     if (!KNOWN_OPTIONS.has(name)) throw badRequest(`Unrecognized query argument specified: '${name}'.`);
     if (scope === 'entity' && !ENTITY_OPTIONS.has(name)) {
-      throw badRequest(`Query option '${name}' is not allowed on a single entity of type '${type.name}'; only $select and $expand are.`);
+      throw badRequest(
+        `Query option '${name}' is not allowed on a single entity of type '${type.name}'; only $select and $expand are.`,
+      );
     }
     switch (name) {
       case '$select':
@@ -121,13 +138,15 @@ function parseOptions(raw: RawOption[], type: EntityType, scope: Scope): QueryOp
         options.skip = parseInteger(name, value, 0, Number.MAX_SAFE_INTEGER);
         break;
       case '$count':
-        if (value !== 'true' && value !== 'false') throw badRequest(`Invalid value '${value}' for $count; use true or false.`);
+        if (value !== 'true' && value !== 'false')
+          throw badRequest(`Invalid value '${value}' for $count; use true or false.`);
         options.count = value === 'true';
         break;
       case '$search':
         throw badRequest(`Query option '$search' is not supported on type '${type.name}'; use $filter.`);
       case '$format':
-        if (value !== 'json' && value !== 'application/json') throw badRequest(`Invalid value '${value}' for $format; only json is supported.`);
+        if (value !== 'json' && value !== 'application/json')
+          throw badRequest(`Invalid value '${value}' for $format; only json is supported.`);
         break;
     }
   }
@@ -137,7 +156,9 @@ function parseOptions(raw: RawOption[], type: EntityType, scope: Scope): QueryOp
 function parseInteger(name: string, value: string, min: number, max: number): number {
   const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (!(n >= min && n <= max)) {
-    throw badRequest(`Invalid value '${value}' for ${name}; use an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any size' : max}.`);
+    throw badRequest(
+      `Invalid value '${value}' for ${name}; use an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any size' : max}.`,
+    );
   }
   return n;
 }
@@ -155,9 +176,11 @@ function parseOrderBy(value: string, type: EntityType): OrderKey[] {
   return splitTopLevel(value, ',', '$orderby').map((part) => {
     const words = part.trim().split(/\s+/);
     const [name, direction = 'asc'] = words;
-    if (!name || words.length > 2) throw badRequest(`Syntax error in $orderby: '${part.trim()}'; use 'property [asc|desc]'.`);
+    if (!name || words.length > 2)
+      throw badRequest(`Syntax error in $orderby: '${part.trim()}'; use 'property [asc|desc]'.`);
     const dir = direction.toLowerCase();
-    if (dir !== 'asc' && dir !== 'desc') throw badRequest(`Syntax error in $orderby: expected 'asc' or 'desc' after '${name}', found '${direction}'.`);
+    if (dir !== 'asc' && dir !== 'desc')
+      throw badRequest(`Syntax error in $orderby: expected 'asc' or 'desc' after '${name}', found '${direction}'.`);
     const prop = propertyOf(type, name);
     if (!isPrimitive(prop)) throw badRequest(`The property '${name}' cannot be used in the $orderby query option.`);
     return { name, desc: dir === 'desc', prop };
@@ -175,7 +198,9 @@ function parseExpand(value: string, type: EntityType): Expand {
   const navigation = type.navs[nav];
   if (!navigation) {
     if (type.props[nav]) {
-      throw badRequest(`Property '${nav}' on type '${type.name}' is not a navigation property or complex property. Only navigation properties can be expanded.`);
+      throw badRequest(
+        `Property '${nav}' on type '${type.name}' is not a navigation property or complex property. Only navigation properties can be expanded.`,
+      );
     }
     throw badRequest(`Could not find a property named '${nav}' on type '${type.name}'.`);
   }
@@ -184,9 +209,14 @@ function parseExpand(value: string, type: EntityType): Expand {
     if (!part.trim()) continue;
     const eq = part.indexOf('=');
     const name = (eq === -1 ? part : part.slice(0, eq)).trim().toLowerCase();
-    if (!name.startsWith('$')) throw badRequest(`Unrecognized query argument specified in $expand=${nav}(...): '${name}'.`);
+    if (!name.startsWith('$'))
+      throw badRequest(`Unrecognized query argument specified in $expand=${nav}(...): '${name}'.`);
     const optionValue = eq === -1 ? '' : part.slice(eq + 1).trim();
     nested.push({ name, value: optionValue, text: `${name}=${encodeOptionValue(optionValue)}` });
   }
-  return { nav, navigation, options: parseOptions(nested, navigation.target, navigation.many ? 'collection' : 'entity') };
+  return {
+    nav,
+    navigation,
+    options: parseOptions(nested, navigation.target, navigation.many ? 'collection' : 'entity'),
+  };
 }

@@ -61,7 +61,12 @@ export function contextClause(type: EntityType, options: QueryOptions): string {
 }
 
 /** One entity as Graph sends it: etag first, then the selected properties, then the expanded relationship. */
-export function renderEntity(row: Row, type: EntityType, options: QueryOptions, nav: Navigator): Record<string, unknown> {
+export function renderEntity(
+  row: Row,
+  type: EntityType,
+  options: QueryOptions,
+  nav: Navigator,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { '@odata.etag': row.etag };
   const select = options.select;
   if (!select || select.includes('*')) Object.assign(out, row.value);
@@ -83,7 +88,8 @@ export function renderEntity(row: Row, type: EntityType, options: QueryOptions, 
   const p = page(children, e.options, Infinity);
   if (e.options.count) out[`${e.nav}@odata.count`] = p.count;
   out[e.nav] = p.rows.map((child) => renderEntity(child, target, e.options, nav));
-  if (p.nextSkip !== undefined) out[`${e.nav}@odata.nextLink`] = `${nav.link(row, type, e.nav)}?${nextQuery(e.options.raw, p.nextSkip)}`;
+  if (p.nextSkip !== undefined)
+    out[`${e.nav}@odata.nextLink`] = `${nav.link(row, type, e.nav)}?${nextQuery(e.options.raw, p.nextSkip)}`;
   return out;
 }
 

@@ -22,18 +22,29 @@ export function checkModels(catalogue: ProviderCatalogue, listed: readonly Liste
   const retired = new Set(catalogue.retired.map((r) => r.id));
   return {
     added: [...ids].filter((id) => !known.has(id) && !retired.has(id) && !isEndpoint(id)),
-    missing: catalogue.models.filter((m) => !isEndpoint(m.id) && ![m.id, ...(m.aliases ?? [])].some((n) => ids.has(n))).map((m) => m.id),
+    missing: catalogue.models
+      .filter((m) => !isEndpoint(m.id) && ![m.id, ...(m.aliases ?? [])].some((n) => ids.has(n)))
+      .map((m) => m.id),
     retiredButListed: catalogue.retired.filter((r) => ids.has(r.id)).map((r) => r.id),
     retiring: catalogue.models
       .filter((m) => m.deprecatedOn)
-      .map((m) => ({ id: m.id, deprecatedOn: m.deprecatedOn!, retiresOn: m.retiresOn, successor: m.successor, listed: ids.has(m.id) })),
+      .map((m) => ({
+        id: m.id,
+        deprecatedOn: m.deprecatedOn!,
+        retiresOn: m.retiresOn,
+        successor: m.successor,
+        listed: ids.has(m.id),
+      })),
   };
 }
 
 /** The report's lines for one provider. */
 export function formatCheck(provider: string, listedCount: number, check: ModelsCheck): string[] {
   const list = (names: string[]) => (names.length ? names.join(', ') : 'none');
-  const retiring = check.retiring.map((r) => `${r.id} (deprecated ${r.deprecatedOn}${r.retiresOn ? `, retires ${r.retiresOn}` : ''}${r.successor ? `, successor ${r.successor}` : ''}${r.listed ? '' : ', not listed'})`);
+  const retiring = check.retiring.map(
+    (r) =>
+      `${r.id} (deprecated ${r.deprecatedOn}${r.retiresOn ? `, retires ${r.retiresOn}` : ''}${r.successor ? `, successor ${r.successor}` : ''}${r.listed ? '' : ', not listed'})`,
+  );
   return [
     `${provider}: ${listedCount} models listed by GET /models`,
     `  new (listed, not in the catalogue): ${list(check.added)}`,

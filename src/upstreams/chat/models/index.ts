@@ -1,9 +1,25 @@
 import type { LearnedFactsStore } from './learned.js';
-import { buildOffer, CONFIGURED, describe, retiredModel, type ListedModel, type ModelOffer, type OfferInput } from './offer.js';
+import {
+  buildOffer,
+  CONFIGURED,
+  describe,
+  retiredModel,
+  type ListedModel,
+  type ModelOffer,
+  type OfferInput,
+} from './offer.js';
 import type { CatalogueModel, ChatModelSpec, LearnedFacts, ProviderCatalogue, RetiredModel } from './types.js';
 
 export type { ModelSource, ListedModel } from './offer.js';
-export type { CatalogueModel, ChatModelSpec, Deprecation, LearnedFacts, ProviderCatalogue, ReasoningSupport, RetiredModel } from './types.js';
+export type {
+  CatalogueModel,
+  ChatModelSpec,
+  Deprecation,
+  LearnedFacts,
+  ProviderCatalogue,
+  ReasoningSupport,
+  RetiredModel,
+} from './types.js';
 
 /**
  * The models one provider offers now: the catalogue's until its `GET /models` has been read, then what it lists,
@@ -48,7 +64,16 @@ export class ChatModels {
     const aliased = this.input.catalogue.models.find((m) => m.aliases?.includes(name));
     if (aliased && this.byName.has(aliased.id)) return this.byName.get(aliased.id);
     if (!this.acceptsRaw?.(name)) return undefined;
-    return describe({ ...this.input, learned: this.learnedFacts }, this.catalogued, new Map(), name, name, 'operator', CONFIGURED, []);
+    return describe(
+      { ...this.input, learned: this.learnedFacts },
+      this.catalogued,
+      new Map(),
+      name,
+      name,
+      'operator',
+      CONFIGURED,
+      [],
+    );
   }
 
   retired(name: string): RetiredModel | undefined {

@@ -1,7 +1,8 @@
 import type { ListedModel } from './offer.js';
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
+const obj = (v: unknown): Json | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
 
 /**
  * A provider's `GET {base}/models` body (`{"object":"list","data":[{"id":…}]}`), with the facts some providers add:

@@ -1,5 +1,15 @@
 import type { ChatProviderConfig } from '../../../config/env.js';
-import { MODEL_FACTS, type CatalogueModel, type ChatModelSpec, type LearnedFacts, type ModelFact, type ModelFacts, type ModelSource, type ProviderCatalogue, type RetiredModel } from './types.js';
+import {
+  MODEL_FACTS,
+  type CatalogueModel,
+  type ChatModelSpec,
+  type LearnedFacts,
+  type ModelFact,
+  type ModelFacts,
+  type ModelSource,
+  type ProviderCatalogue,
+  type RetiredModel,
+} from './types.js';
 
 export type { ModelSource } from './types.js';
 
@@ -43,7 +53,10 @@ export interface ModelOffer {
   unknown: string[];
 }
 
-function fromCatalogue(entry: CatalogueModel | undefined): { facts: ModelFacts; sources: Partial<Record<ModelFact, ModelSource>> } {
+function fromCatalogue(entry: CatalogueModel | undefined): {
+  facts: ModelFacts;
+  sources: Partial<Record<ModelFact, ModelSource>>;
+} {
   const facts: ModelFacts = {};
   const sources: Partial<Record<ModelFact, ModelSource>> = {};
   for (const fact of MODEL_FACTS) {
@@ -54,7 +67,11 @@ function fromCatalogue(entry: CatalogueModel | undefined): { facts: ModelFacts; 
   return { facts, sources };
 }
 
-function overlay(into: { facts: ModelFacts; sources: Partial<Record<ModelFact, ModelSource>> }, facts: ModelFacts | undefined, source: ModelSource): void {
+function overlay(
+  into: { facts: ModelFacts; sources: Partial<Record<ModelFact, ModelSource>> },
+  facts: ModelFacts | undefined,
+  source: ModelSource,
+): void {
   for (const fact of MODEL_FACTS) {
     if (facts?.[fact] === undefined) continue;
     (into.facts as Record<string, unknown>)[fact] = facts[fact];
@@ -101,7 +118,9 @@ export function describe(
     offeredBy,
     factSources: merged.sources,
     reference: entry?.source,
-    ...(entry?.deprecatedOn ? { deprecation: { deprecatedOn: entry.deprecatedOn, retiresOn: entry.retiresOn, successor: entry.successor } } : {}),
+    ...(entry?.deprecatedOn
+      ? { deprecation: { deprecatedOn: entry.deprecatedOn, retiresOn: entry.retiresOn, successor: entry.successor } }
+      : {}),
   };
 }
 
@@ -123,23 +142,30 @@ export function buildOffer(input: OfferInput): ModelOffer {
     out.set(id, describe(input, byName, listedById, id, upstreamModel, offeredBy, defaults, unknown));
   };
 
-
   for (const [name, id] of Object.entries(input.names)) add(name, id, input.namesSource, UNKNOWN);
   for (const name of input.configured ?? []) add(name, name, 'operator', CONFIGURED);
   const ids = new Set(Object.values(input.names));
   if (listed) {
     // A listed endpoint id is callable as it is; only names (ARK_ENDPOINTS) and model ids are offered.
-    for (const m of listed) if (!ids.has(m.id) && !m.id.startsWith('ep-')) add(m.id, m.id, 'provider', input.configured ? CONFIGURED : UNKNOWN);
+    for (const m of listed)
+      if (!ids.has(m.id) && !m.id.startsWith('ep-'))
+        add(m.id, m.id, 'provider', input.configured ? CONFIGURED : UNKNOWN);
   } else if (!input.configured) {
     // Ark's catalogue also describes endpoints; those are offered only under the names ARK_ENDPOINTS gives them.
-    for (const m of catalogue.models) if (!ids.has(m.id) && !m.id.startsWith('ep-')) add(m.id, m.id, 'catalogue', UNKNOWN);
+    for (const m of catalogue.models)
+      if (!ids.has(m.id) && !m.id.startsWith('ep-')) add(m.id, m.id, 'catalogue', UNKNOWN);
   }
-  for (const name of input.operatorNames) if (!out.has(name) && !ids.has(name)) add(name, name, 'operator', input.configured ? CONFIGURED : UNKNOWN);
+  for (const name of input.operatorNames)
+    if (!out.has(name) && !ids.has(name)) add(name, name, 'operator', input.configured ? CONFIGURED : UNKNOWN);
   return { models: [...out.values()], unknown };
 }
 
 /** The retired entry for `name`, unless the offer still has it (listed by the provider, or named by the operator). */
-export function retiredModel(catalogue: ProviderCatalogue, offer: readonly ChatModelSpec[], name: string): RetiredModel | undefined {
+export function retiredModel(
+  catalogue: ProviderCatalogue,
+  offer: readonly ChatModelSpec[],
+  name: string,
+): RetiredModel | undefined {
   const retired = catalogue.retired.find((r) => r.id === name);
   return retired && !offer.some((m) => m.id === name || m.upstreamModel === name) ? retired : undefined;
 }

@@ -22,7 +22,14 @@ export interface ModelFacts {
 }
 
 export type ModelFact = keyof ModelFacts;
-export const MODEL_FACTS: readonly ModelFact[] = ['contextWindow', 'maxOutputTokens', 'reasoning', 'vision', 'tools', 'json'];
+export const MODEL_FACTS: readonly ModelFact[] = [
+  'contextWindow',
+  'maxOutputTokens',
+  'reasoning',
+  'vision',
+  'tools',
+  'json',
+];
 
 /** One model the catalogue describes. */
 export interface CatalogueModel extends ModelFacts {
@@ -116,4 +123,3 @@ export interface ChatModelSpec {
   /** Where `toolStream` came from, when not the catalogue's default. */
   toolStreamSource?: ModelSource;
 }
-

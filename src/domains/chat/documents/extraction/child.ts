@@ -22,7 +22,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { OVER_BUDGET_EXIT, TOKENS_HERE_FROM, type ExtractionAnswer, type ExtractionJob, type ExtractorReady } from './protocol.js';
+import {
+  OVER_BUDGET_EXIT,
+  TOKENS_HERE_FROM,
+  type ExtractionAnswer,
+  type ExtractionJob,
+  type ExtractorReady,
+} from './protocol.js';
 
 /** What the current job may still take. */
 let budget = 0;
@@ -58,7 +64,11 @@ class BudgetedDecompressionStream {
     this.readable = new ReadableStream<Uint8Array>({ start: (controller) => void (output = controller) });
     this.writable = new WritableStream<BufferSource>({
       write(chunk) {
-        input.push(ArrayBuffer.isView(chunk) ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.from(chunk));
+        input.push(
+          ArrayBuffer.isView(chunk)
+            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+            : Buffer.from(chunk),
+        );
       },
       close() {
         let data: Buffer;
@@ -93,7 +103,11 @@ interface DecodeStreamLike {
 const patched = new Set<object>();
 
 function patchClassesOf(instance: object): void {
-  for (let proto = Object.getPrototypeOf(instance) as Record<string, unknown> | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     if (patched.has(proto)) continue;
     const name = (proto.constructor as { name?: string } | undefined)?.name;
     if (name === 'DecodeStream') {
@@ -157,7 +171,9 @@ async function pdf(data: Uint8Array): Promise<{ text: string; pages: number }> {
       let text = '';
       // Page by page in the chunks PDF.js makes, counted as they come: a font's ToUnicode map can turn one byte of
       // content into many characters.
-      const reader = page.streamTextContent().getReader() as ReadableStreamDefaultReader<{ items: Array<{ str?: string; hasEOL?: boolean }> }>;
+      const reader = page.streamTextContent().getReader() as ReadableStreamDefaultReader<{
+        items: Array<{ str?: string; hasEOL?: boolean }>;
+      }>;
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
         for (const item of chunk.value.items) {
           const part = (item.str ?? '') + (item.hasEOL ? '\n' : '');
@@ -185,12 +201,20 @@ async function extract(job: ExtractionJob): Promise<ExtractionAnswer> {
   try {
     const data = new Uint8Array(await readFile(job.path));
     const { text, pages } = job.kind === 'pdf' ? await pdf(data) : { text: utf8(data), pages: 0 };
-    const tokens = text.length >= TOKENS_HERE_FROM ? await (await import('../../contextWindow.js')).estimateDocumentTokens(text) : undefined;
+    const tokens =
+      text.length >= TOKENS_HERE_FROM
+        ? await (await import('../../contextWindow.js')).estimateDocumentTokens(text)
+        : undefined;
     return { ok: true, text, pages, tokens, rss: process.memoryUsage.rss() };
   } catch (error) {
     const name = (error as Error | undefined)?.name;
     const message = (error as Error | undefined)?.message ?? String(error);
-    return { ok: false, reason: name === 'PasswordException' ? 'encrypted' : 'invalid', message, rss: process.memoryUsage.rss() };
+    return {
+      ok: false,
+      reason: name === 'PasswordException' ? 'encrypted' : 'invalid',
+      message,
+      rss: process.memoryUsage.rss(),
+    };
   }
 }
 

@@ -22,7 +22,7 @@ export class DocumentExtraction {
   readonly spool: Spool;
   readonly extractors: Extractors;
   // FairQueue with 2 slots keeps one for the clients not holding the other (perClient = slots - 1 = 1).
-  private readonly line = new FairQueue(EXTRACTORS, 'the gateway\'s document extractor');
+  private readonly line = new FairQueue(EXTRACTORS, "the gateway's document extractor");
   /** Documents in the spool by client. */
   private readonly held = new Map<string, number>();
 
@@ -43,7 +43,13 @@ export class DocumentExtraction {
    * {@link CLIENT_DOCUMENTS_IN_LINE} already. Aborting `signal` (the caller left) takes it out of the line, or ends its
    * extractor.
    */
-  async extract(owner: string, kind: 'pdf' | 'text', file: Readable, name: string, signal: AbortSignal): Promise<Required<Extracted>> {
+  async extract(
+    owner: string,
+    kind: 'pdf' | 'text',
+    file: Readable,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Required<Extracted>> {
     const held = this.held.get(owner) ?? 0;
     if (held >= CLIENT_DOCUMENTS_IN_LINE) {
       throw new GatewayError(
@@ -62,7 +68,12 @@ export class DocumentExtraction {
     }
   }
 
-  private async read(owner: string, kind: 'pdf' | 'text', file: Readable, signal: AbortSignal): Promise<Required<Extracted>> {
+  private async read(
+    owner: string,
+    kind: 'pdf' | 'text',
+    file: Readable,
+    signal: AbortSignal,
+  ): Promise<Required<Extracted>> {
     const path = await this.spool.write(file);
     try {
       let release: () => void;
@@ -96,27 +107,51 @@ export const EXTRACTION_LIMIT = 'EXTRACTION_LIMIT';
  * What the caller is told of a document the extractor refused: the file, why, the limit that stopped it and what to do
  * instead. `elsewhere` names a files API that reads it, when one is configured.
  */
-export function refusedDocument(name: string, kind: 'pdf' | 'text', refusal: ExtractionRefused, limits: ExtractorOptions, elsewhere = ''): GatewayError {
+export function refusedDocument(
+  name: string,
+  kind: 'pdf' | 'text',
+  refusal: ExtractionRefused,
+  limits: ExtractorOptions,
+  elsewhere = '',
+): GatewayError {
   const split = `split it into smaller files${elsewhere}`;
   switch (refusal.reason) {
     case 'encrypted':
       return badInput(`${name} is a PDF the gateway cannot read: it is encrypted.`, 'file');
     case 'invalid':
-      return badInput(kind === 'pdf' ? `${name} is a PDF the gateway cannot read: it does not parse (${refusal.message}).` : `${name} is not UTF-8 text the gateway can read (${refusal.message}).`, 'file');
+      return badInput(
+        kind === 'pdf'
+          ? `${name} is a PDF the gateway cannot read: it does not parse (${refusal.message}).`
+          : `${name} is not UTF-8 text the gateway can read (${refusal.message}).`,
+        'file',
+      );
     case 'extracted':
       return new GatewayError(
         ErrorCode.BadUserInput,
         `${name} yields more than ${describeBytes(limits.maxExtractedBytes)} of decompressed streams and text, the most the gateway reads of one document (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES); it was stopped there and nothing was kept. ${capitalized(split)}.`,
-        { argument: 'file', reason: EXTRACTION_LIMIT, setting: 'CHAT_DOCUMENT_MAX_EXTRACTED_BYTES', max: limits.maxExtractedBytes },
+        {
+          argument: 'file',
+          reason: EXTRACTION_LIMIT,
+          setting: 'CHAT_DOCUMENT_MAX_EXTRACTED_BYTES',
+          max: limits.maxExtractedBytes,
+        },
       );
     case 'time':
       return new GatewayError(
         ErrorCode.BadUserInput,
         `Reading ${name} took longer than ${limits.timeoutMs} ms, the most the gateway spends on one document (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS); it was stopped and nothing was kept. ${capitalized(split)}.`,
-        { argument: 'file', reason: EXTRACTION_LIMIT, setting: 'CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS', max: limits.timeoutMs },
+        {
+          argument: 'file',
+          reason: EXTRACTION_LIMIT,
+          setting: 'CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS',
+          max: limits.timeoutMs,
+        },
       );
     case 'memory':
-      return badInput(`${name} needs more memory to read than the gateway gives one document (${refusal.message}); it was stopped and nothing was kept. ${capitalized(split)}.`, 'file');
+      return badInput(
+        `${name} needs more memory to read than the gateway gives one document (${refusal.message}); it was stopped and nothing was kept. ${capitalized(split)}.`,
+        'file',
+      );
   }
 }
 

@@ -118,8 +118,12 @@ export class Extractors {
 /** child.ts as this build has it: TypeScript under tests and tsx (run through tsx's loader), JavaScript from dist/. */
 function childEntry(): { path: string; execArgv: string[] } {
   const typescript = import.meta.url.endsWith('.ts');
-  const tsx = () => pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs')).href;
-  return { path: fileURLToPath(new URL(typescript ? './child.ts' : './child.js', import.meta.url)), execArgv: typescript ? ['--import', tsx()] : [] };
+  const tsx = () =>
+    pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/loader.mjs')).href;
+  return {
+    path: fileURLToPath(new URL(typescript ? './child.ts' : './child.js', import.meta.url)),
+    execArgv: typescript ? ['--import', tsx()] : [],
+  };
 }
 
 class Extractor {
@@ -157,7 +161,8 @@ class Extractor {
         this.child.off('message', onMessage);
         resolve();
       };
-      const onExit = (code: number | null, sig: NodeJS.Signals | null) => reject(new Error(`the document extractor stopped as it started (exit ${code ?? sig})`));
+      const onExit = (code: number | null, sig: NodeJS.Signals | null) =>
+        reject(new Error(`the document extractor stopped as it started (exit ${code ?? sig})`));
       this.child.on('message', onMessage);
       this.child.once('exit', onExit);
     });
@@ -209,7 +214,12 @@ class Extractor {
       }, RSS_POLL_MS);
       const timer = setTimeout(() => {
         done();
-        reject(new ExtractionRefused('time', `reading it took longer than ${options.timeoutMs} ms (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS)`));
+        reject(
+          new ExtractionRefused(
+            'time',
+            `reading it took longer than ${options.timeoutMs} ms (CHAT_DOCUMENT_EXTRACT_TIMEOUT_MS)`,
+          ),
+        );
       }, options.timeoutMs);
       const onAbort = () => {
         done();
@@ -222,10 +232,18 @@ class Extractor {
       };
       const onExit = (code: number | null, sig: NodeJS.Signals | null) => {
         done();
-        if (code === OVER_BUDGET_EXIT) reject(new ExtractionRefused('extracted', `it decompresses to more than ${describeBytes(options.maxExtractedBytes)} (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES)`));
-        else if (overMemory) reject(new ExtractionRefused('memory', `reading it took more than ${describeBytes(maxRss)} of memory`));
+        if (code === OVER_BUDGET_EXIT)
+          reject(
+            new ExtractionRefused(
+              'extracted',
+              `it decompresses to more than ${describeBytes(options.maxExtractedBytes)} (CHAT_DOCUMENT_MAX_EXTRACTED_BYTES)`,
+            ),
+          );
+        else if (overMemory)
+          reject(new ExtractionRefused('memory', `reading it took more than ${describeBytes(maxRss)} of memory`));
         // V8 aborts a process whose heap passed --max-old-space-size.
-        else if (sig === 'SIGABRT' || sig === 'SIGTRAP' || code === 134) reject(new ExtractionRefused('memory', `reading it needs more than ${EXTRACTOR_HEAP_MB} MiB of heap`));
+        else if (sig === 'SIGABRT' || sig === 'SIGTRAP' || code === 134)
+          reject(new ExtractionRefused('memory', `reading it needs more than ${EXTRACTOR_HEAP_MB} MiB of heap`));
         else reject(new Error(`the document extractor stopped (exit ${code ?? sig})`));
       };
       const done = () => {
@@ -242,4 +260,3 @@ class Extractor {
     });
   }
 }
-
