@@ -78,6 +78,11 @@ export interface ExecuteOptions {
    * a shutdown waiting for it then closes no socket ahead of that completion. @default false
    */
   endedByReturn?: boolean;
+  /**
+   * Called once when a subscription's event stream has begun (its resolver accepted it): a subscription its resolver
+   * refuses, or one refused at admission, never starts.
+   */
+  subscriptionStarted?(): void;
   /** Paces a stream's source by its connection (transports/outboundBuffer.ts): a slow reader pauses the upstream. */
   pace?<T>(source: AsyncIterator<T>): AsyncIterator<T>;
   /**
@@ -637,7 +642,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
     private readonly pipeline: Stages,
     private readonly op: AdmittedOperation,
     private readonly start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
-    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn'> = {},
+    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn' | 'subscriptionStarted'> = {},
   ) {
     op.controller.signal.addEventListener('abort', this.stop, { once: true });
   }
@@ -656,6 +661,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
           return { value, done: false };
         }
         this.source = this.options.pace ? this.options.pace(started) : started;
+        if (this.op.type === 'subscription') this.options.subscriptionStarted?.();
         if (this.ended()) {
           void started.return?.(undefined);
           return DONE;

@@ -161,6 +161,7 @@ export function attachWebSocket(options: {
               stream: true,
               // onComplete (or onClose) returns it: graphql-ws writes `complete` right after.
               endedByReturn: true,
+              subscriptionStarted: () => services.metrics.subscriptionsStarted.inc(),
               pace: (source) => pacedBy(source, conn.outbound, cancel.signal),
               // A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection.
               shared(result) {
@@ -189,7 +190,6 @@ export function attachWebSocket(options: {
           return [new GraphQLError('The operation ended before it started.')];
         }
         conn.started(id, { controller: cancel, results: answer.results });
-        if (answer.type === 'subscription') services.metrics.subscriptionsStarted.inc();
         return {
           schema: options.schema,
           document: answer.document,
