@@ -31,7 +31,8 @@ type Refused = { field: GatewayAddition; learned: LearnedFacts; error: GatewayEr
 
 /** An opened completion stream: its chunks in order, and a way to stop it (aborts the upstream request). */
 /** Who a chat call is for: its request (signal, id for the log) and the gateway client whose turn it takes. */
-export type ChatCaller = UpstreamCaller & { readonly credentials?: { readonly client?: string } };
+/** The operation's client (its context's `client`) keeps its place in the provider's fair line of connections. */
+export type ChatCaller = UpstreamCaller & { readonly client?: string };
 
 export interface ChatStream extends AsyncIterable<ChatChunk> {
   cancel(): void;
@@ -112,7 +113,7 @@ export class ChatClient {
     try {
       for (let refused: Refused | undefined; ;) {
         await this.admit(signal);
-        release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
+        release ??= await this.connections.acquire(caller.client ?? '', signal);
         const res = await this.http.send({
           method: 'POST',
           url: this.url,
@@ -203,7 +204,7 @@ export class ChatClient {
     try {
       for (let refused: Refused | undefined; ;) {
         await this.admit(signal);
-        release ??= await this.connections.acquire(caller.credentials?.client ?? '', signal);
+        release ??= await this.connections.acquire(caller.client ?? '', signal);
         const res = await this.http.open({
           method: 'POST',
           url: this.url,
