@@ -14,7 +14,17 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
+import { ErrorCode } from '../../src/errors/codes.js';
 import { mulberry32 } from '../../src/sandbox/prng.js';
+
+/**
+ * The codes a fuzzed operation may answer: the contract's (errors/codes.ts) but RATE_LIMITED, since a fuzz run raises
+ * the limits it could meet and a 429 there would hide what it is looking for. Each fuzz test judges
+ * INTERNAL_SERVER_ERROR itself (never for a client's mistake).
+ */
+export const FUZZ_ERROR_CODES: ReadonlySet<string> = new Set(
+  Object.values(ErrorCode).filter((code) => code !== ErrorCode.RateLimited),
+);
 
 /** Deterministic generator of GraphQL operations from a schema: valid ones, and ones mutated into abuse. */
 export class OperationFuzzer {
