@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { seedTitles } from '../../src/sandbox/omdb/seed.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 
 let gw: TestGateway;
 beforeAll(async () => {

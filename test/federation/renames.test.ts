@@ -11,10 +11,10 @@ import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { buildSchema, subgraphSdl } from '../../src/schema/build.js';
 import { domainOf } from '../../src/schema/domains.js';
 import { servedTypeName } from '../../src/planning/servedNames.js';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { spawnGateway } from '../support/process.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 
 const ANNOUNCEMENT = '/admin/serviceAnnouncement';
 

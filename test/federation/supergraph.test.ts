@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/bench/lib/proc.js';
-import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../chat/support.js';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../support/chat.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHiveGateway } from '../support/hiveGateway.js';
 import { collect, wsClient } from '../support/ws.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 import { REVIEWS, reviewsSdlFile, startReviewsSubgraph, WATCHED } from './reviewsSubgraph.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
