@@ -622,11 +622,6 @@ export const VARIABLES = {
     default: String(DEFAULT_LIMITS.maxDirectives),
     description: 'directives in one operation',
   },
-  GATEWAY_MAX_COST: {
-    type: positive,
-    default: String(DEFAULT_LIMITS.maxCost),
-    description: 'cost of one operation (objects 2, scalars 1, ×1.5 per level)',
-  },
   GATEWAY_MAX_DOCUMENT_BYTES: {
     type: positive,
     default: String(DEFAULT_LIMITS.maxDocumentBytes),
@@ -718,7 +713,12 @@ export const VARIABLES = {
     type: positive,
     default: '5000',
     description:
-      'estimated cost one operation may have when `COST_MODE=enforce` (an object 1, an upstream request 10, lists by their size arguments)',
+      "the one cost limit: the estimated cost one operation may have when `COST_MODE=enforce` (the gateway's own estimate, `extensions.cost.estimated`: an object 1, an upstream request 10, lists by their size arguments)",
+  },
+  GATEWAY_MAX_COST: {
+    type: positive,
+    description:
+      "deprecated: the older name of `MAX_OPERATION_COST`, read when that is unset, with a start-up warning (it was graphql-armor's cost of the document, a second model that refused what the estimate admits)",
   },
   CLIENT_COST_PER_MINUTE: {
     type: count,

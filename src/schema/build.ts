@@ -27,7 +27,7 @@ import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { costHints, servedDomains } from '../domains/index.js';
-import { withCostDirectives } from './costDirectives.js';
+import { withCostDirectives, withoutSlicingDefaults } from './costDirectives.js';
 import type { GatewayContext } from '../context/request.js';
 import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
 import { withIncrementalDirectives } from '../execution/deferStream.js';
@@ -96,7 +96,7 @@ export async function buildSchema(
   const { typeDefs, renames } = await routerTypeDefs(domains, options);
   const merged = renameResolvers(mergeResolvers(servedDomains(domains).map((d) => d.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
-  const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
+  const schema = withoutSlicingDefaults(buildSubgraphSchema({ typeDefs, resolvers: merged as never }));
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema, renames.get('Title') ?? 'Title');
   // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.

@@ -367,8 +367,9 @@ describe('SUBGRAPH_OVERRIDES', () => {
         { type: 'OpsTitle', field: 'awards', from: 'movies' },
       ],
     });
-    expect(sdl).toMatch(/plot: String @override\(from: "movies", label: "percent\(10\)"\)/);
-    expect(sdl).toMatch(/awards: String @override\(from: "movies"\)/);
+    // After the field's @cost (a search item's plot is a lookup: docs/federation.md, "Demand control").
+    expect(sdl).toMatch(/plot: String @cost\(weight: 10\) @override\(from: "movies", label: "percent\(10\)"\)/);
+    expect(sdl).toMatch(/awards: String @cost\(weight: 10\) @override\(from: "movies"\)/);
   });
 
   it('leaves an override of a domain it does not serve to the instance that does, and refuses a field of no domain', async () => {

@@ -19,6 +19,13 @@ import { loadConfig } from '../../src/config/env.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { LogCapture } from '../support/gateway.js';
 
+/** This subgraph's entities as served beside the company subgraphs (SUBGRAPH_TYPE_PREFIX=Ops). */
+export const OURS = { Title: 'OpsTitle', ServiceHealth: 'OpsServiceHealth' };
+/** An instance beside the companies, without caches between runs (OMDb, responses), so each run's upstream requests can be counted. */
+export const COUNTED_ENV = { SUBGRAPH_TYPE_PREFIX: 'Ops', OMDB_CACHE_MAX: '0', RESPONSE_CACHE_MAX_BYTES: '0' };
+/** Data upstreams: the identity platform's token request is made once per instance and is left out. */
+export const DATA_UPSTREAMS: ReadonlySet<string> = new Set(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
+
 export interface Subgraph {
   name: string;
   url: string;
@@ -85,6 +92,9 @@ export interface Router {
 
 export type Planner = 'hive-js' | 'hive-rust';
 
+/** Hive Gateway's demand control (its estimate from the supergraph's `@cost` and `@listSize`). */
+export type DemandControlOptions = NonNullable<Parameters<typeof createGatewayRuntime>[0]['demandControl']>;
+
 /**
  * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs over graphql-ws on `/graphql` (what
  * docs/federation.md tells a router operator to set), clients subscribe over SSE.
@@ -93,12 +103,13 @@ export async function startHiveGateway(
   name: string,
   supergraphSdl: string,
   planner: Planner = 'hive-js',
-  options: { deferStream?: boolean } = {},
+  options: { deferStream?: boolean; demandControl?: DemandControlOptions } = {},
 ): Promise<Router> {
   const runtime = createGatewayRuntime({
     supergraph: supergraphSdl,
     logging: false,
     deferStream: options.deferStream,
+    demandControl: options.demandControl,
     ...(planner === 'hive-rust' ? { unifiedGraphHandler } : {}),
     transportEntries: { '*.http': { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
   });

@@ -5,14 +5,24 @@
  */
 import { composeServices as composeWithApollo } from '@apollo/composition';
 import { composeServices as composeWithGuild } from '@theguild/federation-composition';
-import { getNamedType, getNullableType, isCompositeType, isListType, isObjectType, Kind, parse, print } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  graphql,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  parse,
+  print,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { costHints } from '../../src/domains/index.js';
 import { buildSchema, subgraphSdl, subgraphTypeDefs } from '../../src/schema/build.js';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 
 const HEALTH =
-  'healthOverviews(orderBy: [ServiceHealthOrder!], first: Int, after: String): ServiceHealthConnection @cost(weight: 11) @listSize(assumedSize: 100, slicingArguments: ["first"], sizedFields: ["nodes", "edges"], requireOneSlicingArgument: false)';
+  'healthOverviews(orderBy: [ServiceHealthOrder!], first: Int = 100, after: String): ServiceHealthConnection @cost(weight: 11) @listSize(assumedSize: 100, slicingArguments: ["first"], sizedFields: ["nodes", "edges"], requireOneSlicingArgument: false)';
 
 /** The demand-control directives of one field of a (super)graph SDL, printed with their arguments in name order (composers order them their own way). */
 function costDirectives(sdl: string, type: string, field: string): string[] {
@@ -42,9 +52,33 @@ describe('@cost and @listSize in the subgraph SDL', () => {
       /deleteServiceHealth\(id: ID!, ifMatch: String\): Boolean @tag\(name: "enterprise"\) @cost\(weight: 10\)/,
     );
     expect(sdl).toMatch(/items: \[Title\]! @listSize\(assumedSize: 10\)/);
-    expect(sdl).toMatch(/ratings: \[TitleRating!\]! @listSize\(assumedSize: 3\)/);
-    // A field that reads its parent's answer keeps the default weight.
+    // A list one request brings whole weighs the request's share per element: 26 episodes, 1 each (10 / 26, rounded up).
+    expect(sdl).toMatch(/\n\s*episodes: \[Title\] @cost\(weight: 1\) @listSize\(assumedSize: 26\)/);
+    // A field a search item or a season's episode does not carry looks the title up: it weighs the lookup.
+    expect(sdl).toMatch(/\n\s*rated: String @cost\(weight: 10\)\n/);
+    expect(sdl).toMatch(/ratings: \[TitleRating!\]! @cost\(weight: 4\) @listSize\(assumedSize: 3\)/);
+    // Fields every listing carries, and fields that read their parent's answer, keep the default weight.
+    expect(sdl).toMatch(/\n\s*imdbId: ID!\n\s*title: String!\n/);
     expect(sdl).toMatch(/\n\s*status: ServiceHealthStatus!\n/);
+  });
+
+  it('gives a slicing argument its assumed size as a default in the SDL a router reads, not in the executable schema', async () => {
+    const schema = await buildSchema();
+    const announcement = schema.getType('ServiceAnnouncement');
+    const first = isObjectType(announcement)
+      ? announcement.getFields().healthOverviews.args.find((a) => a.name === 'first')
+      : undefined;
+    expect(first).toBeDefined();
+    // A resolver sees an omitted `first` as omitted, as before; introspection shows no default either.
+    expect(first!.defaultValue).toBeUndefined();
+    const { data } = (await graphql({
+      schema,
+      source: '{ _service { sdl } }',
+      contextValue: {},
+    })) as { data: { _service: { sdl: string } } };
+    expect(data._service.sdl).toContain(
+      'healthOverviews(orderBy: [ServiceHealthOrder!], first: Int = 100, after: String)',
+    );
   });
 
   it("gives every list of objects a size, so a router's own default never decides (a connection's nodes and edges take the connection's)", async () => {
@@ -66,12 +100,12 @@ describe('@cost and @listSize in the subgraph SDL', () => {
     expect(unsized).toEqual([]);
   });
 
-  it("names only fields of schema/ in the domains' cost hints", async () => {
+  it("names only types and fields of schema/ in the domains' cost hints", async () => {
     const schema = buildSubgraphSchema({ typeDefs: await subgraphTypeDefs() });
     const unknown = Object.keys(costHints).filter((coordinate) => {
       const [type, field] = coordinate.split('.');
       const t = schema.getType(type);
-      return !isObjectType(t) || !t.getFields()[field];
+      return !isObjectType(t) || (field !== undefined && !t.getFields()[field]);
     });
     expect(unknown).toEqual([]);
   });
@@ -97,10 +131,8 @@ describe('@cost and @listSize in the subgraph SDL', () => {
       '@listSize(assumedSize: 100, requireOneSlicingArgument: false, sizedFields: ["nodes", "edges"], slicingArguments: ["first"])',
     ]);
     expect(costDirectives(supergraph, 'Query', 'searchTitles')).toEqual(['@cost(weight: 11)']);
-    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual([
-      '@cost(weight: 11)',
-      '@listSize(assumedSize: 26)',
-    ]);
+    expect(costDirectives(supergraph, 'Title', 'episodes')).toEqual(['@cost(weight: 1)', '@listSize(assumedSize: 26)']);
+    expect(costDirectives(supergraph, 'Title', 'rated')).toEqual(['@cost(weight: 10)']);
     expect(costDirectives(supergraph, 'TitleSearchPage', 'items')).toEqual(['@listSize(assumedSize: 10)']);
   });
 

@@ -5,7 +5,7 @@ import { naiveBaseline } from './naiveBaseline.js';
 let gw: TestGateway;
 let naive: Awaited<ReturnType<typeof naiveBaseline>>;
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_MAX_ALIASES: '100', GATEWAY_MAX_COST: '100000' });
+  gw = await startTestGateway({ GATEWAY_MAX_ALIASES: '100' });
   naive = await naiveBaseline(`${gw.sandbox.baseUrls.graph}/v1.0`);
   // Warm the application token so both sides count Graph requests only.
   await gw.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } }');

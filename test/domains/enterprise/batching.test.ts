@@ -5,7 +5,7 @@ import { batchItems, graphCalls } from '../../support/graphRequests.js';
 let gw: TestGateway;
 beforeAll(async () => {
   // 45 aliased lookups in one operation are above the default alias limit (30) on purpose.
-  gw = await startTestGateway({ GATEWAY_MAX_ALIASES: '100', GATEWAY_MAX_COST: '100000' });
+  gw = await startTestGateway({ GATEWAY_MAX_ALIASES: '100' });
 });
 afterAll(() => gw?.close());
 beforeEach(() => {

@@ -9,7 +9,7 @@ import { batchItems, graphCalls } from '../../support/graphRequests.js';
 let gw: TestGateway;
 beforeAll(async () => {
   // Selecting every message property is above the default cost limit; this file tests planning, not limits.
-  gw = await startTestGateway({ GATEWAY_MAX_COST: '1000000', GATEWAY_MAX_ALIASES: '100' });
+  gw = await startTestGateway({ GATEWAY_MAX_ALIASES: '100' });
 });
 afterAll(() => gw?.close());
 beforeEach(() => gw.clearUpstreamRequests());

@@ -4,7 +4,7 @@ import { graphCalls } from '../../support/graphRequests.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ GATEWAY_MAX_COST: '100000' });
+  gw = await startTestGateway();
 });
 afterAll(() => gw?.close());
 beforeEach(() => gw.clearUpstreamRequests());

@@ -5,7 +5,7 @@ import { graphCalls } from '../../support/graphRequests.js';
 let gw: TestGateway;
 beforeAll(async () => {
   // first: 1000 must reach the gateway's own check rather than the operation cost limit.
-  gw = await startTestGateway({ GATEWAY_MAX_COST: '100000' });
+  gw = await startTestGateway();
 });
 afterAll(() => gw?.close());
 beforeEach(() => gw.clearUpstreamRequests());

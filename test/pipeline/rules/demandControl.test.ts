@@ -65,6 +65,38 @@ describe('demand control', () => {
   });
 });
 
+describe("one cost limit, MAX_OPERATION_COST over the gateway's own estimate", () => {
+  /** graphql-armor's cost (a second model, gone) put this at 5,241 and refused it over its 5,000. */
+  const NESTED =
+    '{ admin { serviceAnnouncement { healthOverviews(first: 20) { nodes { id service issues(first: 5) { nodes { id title status } } } } } } }';
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ RESPONSE_CACHE_MAX_BYTES: '0', COST_MODE: 'enforce', GATEWAY_MAX_COST: '200' });
+  });
+  afterAll(() => t?.close());
+
+  it('admits at the estimate what the other model refused, and warns at start-up that GATEWAY_MAX_COST is the old name', async () => {
+    const { body } = await t.query(NESTED);
+    expect(body.errors).toBeUndefined();
+    expect(body.extensions!.cost.estimated).toBeLessThanOrEqual(200);
+    const warning = t.logs.json().find((l) => l.variable === 'GATEWAY_MAX_COST');
+    expect(warning).toMatchObject({ level: 'warn' });
+    expect(warning!.msg).toMatch(/GATEWAY_MAX_COST is deprecated: read as MAX_OPERATION_COST=200/);
+  });
+
+  it('refuses over the limit the old name set, before any request, naming MAX_OPERATION_COST', async () => {
+    t.clearUpstreamRequests();
+    const { body } = await t.query(NESTED.replace('first: 20', 'first: 40'));
+    expect(body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'MAX_OPERATION_COST',
+      max: 200,
+    });
+    expect(body.errors![0].message).toMatch(/over MAX_OPERATION_COST of 200/);
+    expect(t.upstreamRequests()).toHaveLength(0);
+  });
+});
+
 describe("a client's cost budget", () => {
   let t: TestGateway;
   beforeAll(async () => {
