@@ -23,6 +23,7 @@ import {
 } from '../execution/deferStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
+import { CapRefusals, type Cap } from './capRefusals.js';
 import { DocumentCache, requestError } from './documentCache.js';
 import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
@@ -228,6 +229,14 @@ export class OperationPipeline {
   /** A connection's refusal by the caps per client (CLIENT_MAX_CONNECTIONS, MAX_CONNECTIONS; fairShare.ts), if any. */
   connectionRefusal(...args: Parameters<FairShare['connectionRefusal']>): ReturnType<FairShare['connectionRefusal']> {
     return this.options.fairShare?.connectionRefusal(...args);
+  }
+
+  /**
+   * The refusal by a cap a transport keeps itself (GATEWAY_WS_MAX_OPERATIONS): RATE_LIMITED naming it, counted and
+   * logged as fair share's refusals are (capRefusals.ts).
+   */
+  capRefusal(cap: Cap): GatewayError {
+    return this.options.fairShare?.refuseCap(cap) ?? new CapRefusals().refuse(cap);
   }
 
   /** A WebSocket found to be a federation router's at `connection_init`: its client's connection share goes back. */
