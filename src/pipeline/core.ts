@@ -198,8 +198,12 @@ export class OperationPipeline {
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     this.stackTraces = options.services.config.errorStackTraces;
+    const limits = options.services.config.limits;
+    // A router's _entities call may send one request per representation (rules/upstreamBudget.ts).
     this.signalListeners =
-      options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
+      limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) +
+      limits.maxEntityRepresentations +
+      10;
     this.documents = new DocumentCache(options.schema, {
       limitRules: options.validationRules,
       maxTokens: options.services.config.limits.maxTokens,
