@@ -306,7 +306,12 @@ describe('an _entities call over the upstream budget (GATEWAY_MAX_UPSTREAM_REQUE
 
   it("refuses anyone else's 60 uncached titles whole before any request, naming the budget and the router key", async () => {
     const ids = titles(120, 60);
-    const r = await budget.query(ENTITIES, { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) });
+    // A key that is not a router's, as an outsider would guess one, gets no more budget than none.
+    const r = await budget.query(
+      ENTITIES,
+      { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': `${ROUTER_KEY}-guess` },
+    );
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toHaveLength(1);
     expect(r.body.errors![0].extensions).toMatchObject({
