@@ -232,3 +232,45 @@ describe("CSRF prevention and a router's key, sent straight to this gateway", ()
     }
   });
 });
+
+describe("a client's cap met through Hive Gateway with the key (a router naming no end client is one client)", () => {
+  let capped: Instance;
+  const hives: Router[] = [];
+  beforeAll(async () => {
+    capped = await startInstance('ops', { TRUSTED_ROUTER_KEYS: ROUTER_KEY, CLIENT_MAX_SUBSCRIPTIONS: '5' }, sandbox);
+    const sdl = supergraph('guild', [await subgraphOf(capped)]);
+    for (const subscriptions of ['ws', 'http'] as const)
+      hives.push(await startHiveGateway(subscriptions, sdl, 'hive-js', { subscriptions, routerKey: ROUTER_KEY }));
+  });
+  afterAll(async () => {
+    await Promise.all(hives.map((h) => h.stop()));
+    await capped?.gateway.close();
+  });
+
+  it.each([
+    ['graphql-ws', 0],
+    ['SSE by GET', 1],
+  ])(
+    'over %s: answers 5 of 8 and gives the others the RATE_LIMITED error naming CLIENT_MAX_SUBSCRIPTIONS and its fix',
+    async (_transport, i) => {
+      const streams = Array.from(
+        { length: 8 },
+        () => new Stream(hives[i].url, 'subscription { serverTime(intervalMs: 300, count: 3) }'),
+      );
+      await Promise.all(streams.map((s) => s.finished));
+      expect(streams.filter((s) => !s.refused && s.events.length === 3)).toHaveLength(5);
+      const refusals = streams.filter((s) => s.refused).map((s) => s.events[0].errors![0]);
+      expect(refusals).toHaveLength(3);
+      for (const e of refusals) {
+        expect(e.message).toMatch(/^Too many open subscriptions: CLIENT_MAX_SUBSCRIPTIONS allows 5 for one client\./);
+        expect(e.extensions).toMatchObject({
+          code: 'RATE_LIMITED',
+          limit: 'CLIENT_MAX_SUBSCRIPTIONS',
+          max: 5,
+          fix: expect.stringContaining('ROUTER_CLIENT_HEADER'),
+        });
+      }
+    },
+    60_000,
+  );
+});
