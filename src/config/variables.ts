@@ -641,7 +641,8 @@ export const VARIABLES = {
   GATEWAY_WS_MAX_OPERATIONS: {
     type: positive,
     default: '50',
-    description: 'concurrent operations on one WebSocket connection',
+    description:
+      "concurrent operations on one WebSocket connection (not a router's: see `TRUSTED_ROUTER_KEYS`); past it `RATE_LIMITED` naming it, as every cap, counted in `gateway_fair_share_refusals_total{limit}`",
   },
   GATEWAY_WS_MAX_MESSAGE_BYTES: {
     type: positive,
@@ -691,7 +692,7 @@ export const VARIABLES = {
     type: positive,
     default: '256',
     description:
-      'open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`',
+      "open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable, `max` its value, `fix` what lifts it; over graphql-ws as the operation's one result (`next`, `complete`), `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`",
   },
   CLIENT_MAX_CHAT_STREAMS: {
     type: positive,

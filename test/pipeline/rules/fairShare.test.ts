@@ -36,13 +36,16 @@ describe('FairShare', () => {
     const leases = [1, 2, 3].map(() => lease(share.acquire('a', ['subscription'])));
     const refused = share.acquire('a', ['subscription']);
     expect(refused).toBeInstanceOf(GatewayError);
+    const fix =
+      'Close some or raise CLIENT_MAX_SUBSCRIPTIONS; a federation router presents a key of TRUSTED_ROUTER_KEYS and names each end client in ROUTER_CLIENT_HEADER (each then has a share of its own).';
     expect((refused as GatewayError).extensions).toEqual({
       code: 'RATE_LIMITED',
       limit: 'CLIENT_MAX_SUBSCRIPTIONS',
       max: 3,
+      fix,
     });
     expect((refused as GatewayError).message).toBe(
-      'Too many open subscriptions: CLIENT_MAX_SUBSCRIPTIONS allows 3 for one client. Close some before opening more, or raise CLIENT_MAX_SUBSCRIPTIONS.',
+      `Too many open subscriptions: CLIENT_MAX_SUBSCRIPTIONS allows 3 for one client. ${fix}`,
     );
     lease(share.acquire('b', ['subscription']));
     // Released twice, given back once.
@@ -165,10 +168,11 @@ describe('fair share through the server', () => {
       body: JSON.stringify({ query: ticking }),
     });
     expect(await sse.status).toBe(200);
-    // Both are open: graphql-ws gets an error message, SSE and multipart a 429.
+    // Both are open: graphql-ws gets the refusal as the operation's one result (a router forwards it), SSE and
+    // multipart a 429.
     ws.subscribe('two', ticking);
-    expect(await ws.errors('two')).toMatchObject([
-      { extensions: { code: 'RATE_LIMITED', limit: 'CLIENT_MAX_SUBSCRIPTIONS', max: 2 } },
+    expect(await ws.results('two', 1)).toMatchObject([
+      { errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'CLIENT_MAX_SUBSCRIPTIONS', max: 2 } }] },
     ]);
     const overSse = await fetch(t.gateway.url, {
       method: 'POST',
@@ -223,8 +227,8 @@ describe('fair share through the server', () => {
       greedy.subscribe(
         { query: STREAM, variables: { input: long } },
         {
-          next: () => {
-            if (!outcomes[i]) outcomes[i] = 'token';
+          next: (result) => {
+            if (!outcomes[i]) outcomes[i] = (result.errors?.[0]?.extensions?.code as string | undefined) ?? 'token';
           },
           error: (errors) => (outcomes[i] = (errors as Array<{ extensions: { code: string } }>)[0].extensions.code),
           complete: () => undefined,
