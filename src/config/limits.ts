@@ -33,8 +33,7 @@ export const DEFAULT_LIMITS: OperationLimits = {
 };
 
 /** Environment variable of each limit (GATEWAY_MAX_DEPTH, …). */
-export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', string> = {
-  maxOperations: 'GATEWAY_WS_MAX_OPERATIONS',
+export const LIMIT_VARIABLES: Record<keyof OperationLimits, string> = {
   maxDocumentBytes: 'GATEWAY_MAX_DOCUMENT_BYTES',
   maxTokens: 'GATEWAY_MAX_TOKENS',
   maxDepth: 'GATEWAY_MAX_DEPTH',
