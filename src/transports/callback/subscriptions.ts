@@ -10,7 +10,7 @@ import {
 } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import { httpCaller } from '../http/httpCaller.js';
-import { APPLICATION_JSON, sendErrors } from '../http/response.js';
+import { APPLICATION_JSON, sendErrors, sendRefusal } from '../http/response.js';
 import { readCallbackRequest, type CallbackRequest } from './request.js';
 import { CallbackSender, type CallbackMessage, type Delivery } from './sender.js';
 
@@ -81,7 +81,8 @@ export function createCallbackSubscriptions(options: CallbackSubscriptionsOption
           { requestId, delivery: checked.kind, why: 'why' in checked ? checked.why : undefined },
           'callback subscription not started: its router did not accept the check',
         );
-        return sendErrors(req, res, 400, pipeline.format([checkFailed(checked)]));
+        // callbackSpec 1.0: a subscription whose check failed is answered with a 4xx status, whatever the Accept.
+        return sendRefusal(req, res, 400, pipeline.format([checkFailed(checked)]));
       }
       running.add(subscription);
       subscription.beat();

@@ -228,7 +228,8 @@ describe('subscriptions over HTTP callbacks, against a router emulated from the 
     'answers the POST with CALLBACK_CHECK_FAILED when the router answers its check %s, and starts nothing',
     async (answer, why) => {
       router.checkAnswer = answer;
-      const { body, subscription: s } = await router.subscribe(gw.gateway.url, HEALTH);
+      const { status, body, subscription: s } = await router.subscribe(gw.gateway.url, HEALTH);
+      expect(status).toBe(400);
       expect(body.errors[0]).toMatchObject({
         message: expect.stringContaining(why),
         extensions: { code: 'BAD_USER_INPUT', reason: 'CALLBACK_CHECK_FAILED' },
