@@ -46,6 +46,11 @@ export class CallbackRouter {
   /** Every request the endpoint received, valid or not. */
   received = 0;
   checkAnswer: CheckAnswer = 204;
+  /** How long the router takes to answer each `next` (a slow router). */
+  nextDelayMs = 0;
+  /** Most messages of one subscription the router held unanswered at once (the spec's emitter sends them in order). */
+  maxInFlight = 0;
+  private readonly inFlight = new Map<string, number>();
   private readonly hanging = new Set<ServerResponse>();
 
   private constructor(
@@ -216,6 +221,13 @@ export class CallbackRouter {
       s.told = s.state === 'ended';
       res.writeHead(status as number, { 'subscription-protocol': 'callback/1.0' }).end();
       return;
+    }
+    if (body.action === 'next' && this.nextDelayMs > 0) {
+      const held = (this.inFlight.get(s.id) ?? 0) + 1;
+      this.inFlight.set(s.id, held);
+      this.maxInFlight = Math.max(this.maxInFlight, held);
+      await new Promise((resolve) => setTimeout(resolve, this.nextDelayMs));
+      this.inFlight.set(s.id, held - 1);
     }
     if (body.action === 'complete') {
       s.state = 'ended';

@@ -179,6 +179,26 @@ describe('subscriptions over HTTP callbacks, against a router emulated from the 
     expect(router.messagesOf(s, 'complete')).toEqual([]);
   });
 
+  it('sends one message at a time to a slow router, in order and none lost', async () => {
+    router.nextDelayMs = 250;
+    try {
+      const { body, subscription: s } = await router.subscribe(
+        gw.gateway.url,
+        'subscription { serverTime(count: 6, intervalMs: 10) }',
+      );
+      expect(body).toEqual({ data: null });
+      await s.completed;
+      expect(router.maxInFlight).toBe(1);
+      const times = router.messagesOf(s, 'next').map((m) => m.body.payload.data.serverTime as string);
+      expect(times).toHaveLength(6);
+      // In order, none lost: what the router has not taken waits in the subscription's own bounded buffer
+      // (execution/eventStream.ts, as for a slow WebSocket client), not in the callback transport.
+      expect([...times].sort()).toEqual(times);
+    } finally {
+      router.nextDelayMs = 0;
+    }
+  });
+
   describe('hostile callbacks: refused before any request to the callbackUrl', () => {
     const refusals: Array<[string, (origin: string, id: string) => string, string]> = [
       [
@@ -330,6 +350,25 @@ describe('callback subscriptions while SUBSCRIPTION_CALLBACK_HOSTS is unset', ()
       expect(router.received).toBe(0);
     } finally {
       await gw.close();
+      await router.close();
+    }
+  });
+});
+
+describe('callback subscriptions at shutdown', () => {
+  it('ends each one with complete before the gateway closes', async () => {
+    const router = await CallbackRouter.start();
+    const gw = await startTestGateway({
+      SUBSCRIPTION_CALLBACK_HOSTS: new URL(router.origin).host,
+      SHUTDOWN_GRACE_MS: '200',
+    });
+    try {
+      const { body, subscription: s } = await router.subscribe(gw.gateway.url, HEALTH);
+      expect(body).toEqual({ data: null });
+      await gw.close();
+      expect(router.messagesOf(s, 'complete')).toHaveLength(1);
+      expect(router.violations).toEqual([]);
+    } finally {
       await router.close();
     }
   });
