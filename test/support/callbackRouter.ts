@@ -46,6 +46,8 @@ export class CallbackRouter {
   /** Every request the endpoint received, valid or not. */
   received = 0;
   checkAnswer: CheckAnswer = 204;
+  /** The protocol version the router names in its answer to a `check`. */
+  checkProtocol = 'callback/1.0';
   /** How long the router takes to answer each `next` (a slow router). */
   nextDelayMs = 0;
   /** Most messages of one subscription the router held unanswered at once (the spec's emitter sends them in order). */
@@ -219,7 +221,7 @@ export class CallbackRouter {
       const status = s.state === 'checking' ? this.checkAnswer : 204;
       s.state = status === 204 ? 'active' : 'ended';
       s.told = s.state === 'ended';
-      res.writeHead(status as number, { 'subscription-protocol': 'callback/1.0' }).end();
+      res.writeHead(status as number, { 'subscription-protocol': this.checkProtocol }).end();
       return;
     }
     if (body.action === 'next' && this.nextDelayMs > 0) {

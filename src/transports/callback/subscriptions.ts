@@ -105,7 +105,9 @@ export function createCallbackSubscriptions(options: CallbackSubscriptionsOption
             ? outcome.error instanceof OperationFailed
               ? outcome.error.errors
               : pipeline.format([internalError(outcome.error)])
-            : (outcome.result.value?.errors ?? []);
+            : outcome.result.value?.errors;
+        // No errors: it ended before it began, because the router already ended it (a heartbeat answered 404).
+        if (!errors?.length) return sendRefusal(req, res, 400, pipeline.format([checkFailed(subscription.closedBy)]));
         return sendErrors(req, res, 400, errors);
       }
       res.writeHead(200, { 'content-type': APPLICATION_JSON, 'cache-control': 'no-store' });
@@ -134,7 +136,7 @@ class CallbackSubscription {
   /** A heartbeat waits or is in flight: another one would only queue behind it. */
   private checking = false;
   /** Why the router no longer takes messages for it, once it does not. */
-  private closed: Delivery | undefined;
+  private closed: Exclude<Delivery, { kind: 'delivered' }> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
@@ -146,6 +148,11 @@ class CallbackSubscription {
     private readonly services: GatewayServices,
   ) {
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+  }
+
+  /** Why the router no longer takes its messages (`failed` when it has not said). */
+  get closedBy(): Exclude<Delivery, { kind: 'delivered' }> {
+    return this.closed ?? { kind: 'failed', why: 'the subscription ended before it began' };
   }
 
   /** Starts the heartbeat: a `check` within every `heartbeatIntervalMs`, sent ahead of it by a margin for the wire. */

@@ -64,6 +64,7 @@ describe('subscriptions over HTTP callbacks, against a router emulated from the 
   afterEach(() => {
     expect(router.violations).toEqual([]);
     router.checkAnswer = 204;
+    router.checkProtocol = 'callback/1.0';
   });
 
   /** One polling interval passes: the poll runs and reports. */
@@ -177,6 +178,18 @@ describe('subscriptions over HTTP callbacks, against a router emulated from the 
     expect(status).toBeLessThan(500);
     expect(router.messagesOf(s, 'next')).toEqual([]);
     expect(router.messagesOf(s, 'complete')).toEqual([]);
+  });
+
+  it('refuses a router that accepts its check in a protocol version it does not speak', async () => {
+    router.checkProtocol = 'callback/2.0';
+    const { status, body, subscription: s } = await router.subscribe(gw.gateway.url, HEALTH);
+    expect(status).toBe(400);
+    expect(body.errors[0]).toMatchObject({
+      message: expect.stringContaining('speaks "callback/2.0", not callback/1.0'),
+      extensions: { reason: 'CALLBACK_CHECK_FAILED' },
+    });
+    expect(s.messages.map((m) => m.action)).toEqual(['check']);
+    router.terminate(s.id);
   });
 
   it('sends one message at a time to a slow router, in order and none lost', async () => {
