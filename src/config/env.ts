@@ -142,6 +142,8 @@ export interface TrustConfig {
   routerKeys: string[];
   /** {@link VARIABLES.ROUTER_CLIENT_HEADER}, lower case. */
   routerClientHeader?: string;
+  /** {@link VARIABLES.SUBSCRIPTION_CALLBACK_HOSTS} (`host` or `host:port`, as a URL's parse writes them); unset: none. */
+  subscriptionCallbackHosts?: string[];
 }
 
 /**
@@ -855,6 +857,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       trustedProxies,
       routerKeys,
       routerClientHeader: values.ROUTER_CLIENT_HEADER,
+      subscriptionCallbackHosts: values.SUBSCRIPTION_CALLBACK_HOSTS,
     },
     persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,
     graph,

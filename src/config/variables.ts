@@ -72,6 +72,30 @@ export const list: ValueType<string[]> = {
       .filter(Boolean),
 };
 
+/**
+ * Hosts as `host` or `host:port` (no scheme, path or credentials), each in the form a URL's own parse gives (lower
+ * case, IPv6 in brackets, an IPv4 address normalised), so that a URL's host is compared with them as text.
+ */
+export const hostPorts: ValueType<string[]> = {
+  name: 'comma-separated `host` or `host:port`',
+  parse(value) {
+    return list.parse(value).map((entry) => {
+      const port = /^(?:\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(entry)?.[1];
+      const parsed =
+        /[/@?#\\\s]/.test(entry) || !URL.canParse(`http://${entry}`) ? undefined : new URL(`http://${entry}`);
+      if (
+        !parsed ||
+        (port !== undefined && Number(port) > 65535) ||
+        (entry.includes(':') && !entry.startsWith('[') && port === undefined)
+      )
+        throw new BadValue(
+          `${JSON.stringify(entry)} must be a host name or address, optionally with :port (router.internal, router.internal:4000, 10.0.0.7:4000, [fd00::7]:4000), without scheme, path or credentials`,
+        );
+      return port === undefined ? parsed.hostname : `${parsed.hostname}:${Number(port)}`;
+    });
+  },
+};
+
 export const boolean: ValueType<boolean> = {
   name: '`true` or `false`',
   parse(value) {
@@ -589,6 +613,12 @@ export const VARIABLES = {
     description:
       "the header by which a router (`TRUSTED_ROUTER_KEYS`) names the end client, e.g. one it sets from the `sub` of a token it verified; over graphql-ws read from each operation's `extensions.headers` (Hive Gateway's `propagateHeaders`), else `connectionParams`, else the upgrade request. Unset, or absent from a request: the router is the client",
     example: 'x-client-id',
+  },
+  SUBSCRIPTION_CALLBACK_HOSTS: {
+    type: hostPorts,
+    description:
+      'hosts (`host` for any port, or `host:port`) a router\'s `callbackUrl` may name for subscriptions over Apollo\'s HTTP callback protocol (docs/federation.md, "Subscriptions over HTTP callbacks"); a URL on any other host, with credentials, or not http(s) is refused before any request is sent. Unset: callback subscriptions are refused',
+    example: 'router.internal:4000',
   },
   PERSISTED_OPERATIONS_FILE: {
     type: file,

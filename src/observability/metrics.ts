@@ -33,7 +33,7 @@ export class GatewayMetrics {
   });
   readonly subscriptionsStarted = new Counter({
     name: 'gateway_graphql_subscriptions_started_total',
-    help: 'Subscriptions started over graphql-ws',
+    help: 'Subscriptions started over graphql-ws and over HTTP callbacks',
     registers: [this.registry],
   });
   readonly streamSlowClientCloses = new Counter({

@@ -16,6 +16,8 @@ import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
  * to disk (upload.ts), then routed as a JSON POST of that operation would be.
  * - `sse`, `multipart`: a streaming protocol (GraphQL over SSE; Apollo's multipart subscriptions), read by its handler
  * - `incremental`: a query with `@defer`/`@stream` for a client that takes `multipart/mixed` parts
+ * - `callback`: a router's subscription over Apollo's HTTP callback protocol (a JSON POST with `extensions.subscription`,
+ *   ../callback/PROTOCOL.md), whatever its `Accept`
  * - `direct`: a JSON POST of a document the pipeline knows valid, for a response type it can answer: the pipeline runs
  *   it and this module's sibling writes the answer, errors included (graphql.ts)
  * - `apollo`: what Apollo Server is best at: GET, automatic persisted queries, batches, unusual `Accept` headers,
@@ -26,6 +28,7 @@ export type GraphqlHttpRoute =
   | { kind: 'sse' }
   | { kind: 'multipart' }
   | { kind: 'incremental'; payload: Record<string, unknown> }
+  | { kind: 'callback'; payload: OperationPayload }
   | {
       kind: 'direct';
       payload: PlainPayload;
@@ -97,6 +100,9 @@ export function createRequestClassifier(
     const fields =
       method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
     if (!isRecord(fields)) return { kind: 'apollo', method, search, body };
+    // A subscription over HTTP callbacks: its handler runs it through the entry (prepare included).
+    if (method === 'POST' && json && !upload && isRecord(fields.extensions) && 'subscription' in fields.extensions)
+      return { kind: 'callback', payload: fields as OperationPayload };
 
     // The pipeline's `prepare` rules (persisted operations, document size) see every payload before anything parses it.
     const prepared = pipeline.prepare(fields as OperationPayload);
