@@ -12,7 +12,7 @@ import type { TrustedToolset } from '../../trusted/toolset.js';
 import type { GatewayContext } from '../../context/request.js';
 import { eventStream } from '../../execution/eventStream.js';
 import type { ChatChunk, ChatToolCall, ChatUsage } from '../../upstreams/chat/types.js';
-import { firstServing, type Attempt } from './fallbacks.js';
+import { firstServing, type AdmittedTargets, type Attempt } from './fallbacks.js';
 import { checkAnswer } from './jsonFormat.js';
 import { chunkOf, completionOf, usageOf } from './map.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
@@ -62,6 +62,10 @@ export function graphToolPlan(input: ChatCompletionInput, ctx: GatewayContext): 
     maxCalls,
   };
 }
+
+/** The input of the first model turn: what admission checks (admission.ts). */
+export const firstTurnInput = (input: ChatCompletionInput, plan: GraphToolPlan) =>
+  turnInput(input, plan, input.messages);
 
 /** The input of one model turn: the graph tools offered as function tools, and the conversation so far. */
 function turnInput(input: ChatCompletionInput, plan: GraphToolPlan, messages: ChatMessageInput[]): ChatCompletionInput {
@@ -291,9 +295,17 @@ export async function completeWithGraphTools(
  * the start of its result), and a last chunk with the finish and the usage of all turns. The first turn opens before
  * the subscription yields, as a plain stream does; a failure after that ends the stream with the error.
  */
-export async function streamWithGraphTools(input: ChatCompletionInput, plan: GraphToolPlan, ctx: GatewayContext) {
+export async function streamWithGraphTools(
+  input: ChatCompletionInput,
+  plan: GraphToolPlan,
+  ctx: GatewayContext,
+  admitted?: AdmittedTargets,
+) {
   const messages: ChatMessageInput[] = [...input.messages];
-  let opened = await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
+  // The first turn as admission checked it, on the connection it waited for (admission.ts).
+  let opened = admitted
+    ? await openStream(ctx, admitted.targets, admitted)
+    : await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
   return eventStream<StreamEvent>((sink) => {
     sink.signal.addEventListener('abort', () => opened.value.stream.cancel(), { once: true });
     return (async () => {

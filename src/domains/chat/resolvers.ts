@@ -1,6 +1,7 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { ChatCompletionChunk } from '../../generated/types.js';
 import { eventStream } from '../../execution/eventStream.js';
+import { takeAdmitted } from './admission.js';
 import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
 import { JSONObjectScalar, JSONScalar } from './jsonObject.js';
@@ -52,10 +53,15 @@ export const resolvers: Resolvers = {
       // Validation, the rate limiter, the upstream's status and the first chunk all come before the subscription
       // yields: up to there a failure may move on to a fallback target, and the last one answers as one result with
       // errors. An error after that ends the stream (see `resolve`), then it completes.
+      // Admission (admission.ts) checked it and waited for its connection; without it (a root field under a
+      // directive), the same checks run here, before any waiting.
       subscribe: async (_root, { input }, ctx) => {
-        const plan = graphToolPlan(input, ctx);
-        if (plan) return streamWithGraphTools(input, plan, ctx);
-        const { target, value } = await openStream(ctx, await targetsOf(input, ctx));
+        const admitted = takeAdmitted(ctx);
+        const plan = admitted ? admitted.plan : graphToolPlan(input, ctx);
+        if (plan) return streamWithGraphTools(input, plan, ctx, admitted);
+        const { target, value } = admitted
+          ? await openStream(ctx, admitted.targets, admitted)
+          : await openStream(ctx, await targetsOf(input, ctx));
         const provider = target.client.spec.id;
         const model = target.model.id;
         const { stream, chunks, first } = value;
