@@ -25,4 +25,6 @@ export interface DomainRule {
    * provider's connection). The pipeline's `waitTurn` stage.
    */
   waitTurn?(op: DomainOperation): GraphQLError | undefined | Promise<GraphQLError | undefined>;
+  /** When the operation ends, whatever its outcome, once: what a rule held for it goes back. */
+  finish?(op: Pick<DomainOperation, 'context'>): void;
 }

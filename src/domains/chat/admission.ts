@@ -33,37 +33,25 @@ export interface AdmittedStream extends AdmittedTargets {
 const ADMITTED = new OperationKey<Admission>('the chat stream admitted, and its place in its provider’s line');
 
 class Admission implements AdmittedStream {
-  /** The connection once its turn came, until the stream takes it. */
-  private connection: (() => void) | undefined = undefined;
+  /** The connection once its turn came, until the stream takes it (the rule's `finish` gives back one never taken). */
+  connection: (() => void) | undefined = undefined;
 
   constructor(
     readonly plan: GraphToolPlan | undefined,
     readonly targets: AdmittedStream['targets'],
     readonly from: number,
     readonly attempts: AdmittedStream['attempts'],
-    private readonly signal: AbortSignal,
   ) {}
-
-  /** Its turn came: the connection is held until the stream takes it, or given back when the operation ends first. */
-  hold(release: () => void): void {
-    this.connection = release;
-    this.signal.addEventListener('abort', release, { once: true });
-  }
 
   takeConnection(): (() => void) | undefined {
     const release = this.connection;
     this.connection = undefined;
-    if (release) this.signal.removeEventListener('abort', release);
     return release;
   }
 }
 
-/** The stream's admission, once: the resolver takes it (a graph tool's later turns wait in line as they come). */
-export function takeAdmitted(ctx: GatewayContext): AdmittedStream | undefined {
-  const admitted = operationValue(ctx, ADMITTED);
-  if (admitted) ctx.perOperation.delete(ADMITTED);
-  return admitted;
-}
+/** What admission decided for the operation's chat stream, if it did (the resolver's). */
+export const takeAdmitted = (ctx: GatewayContext): AdmittedStream | undefined => operationValue(ctx, ADMITTED);
 
 /**
  * The chat domain's rule: a `chatCompletionStream` subscription's checks at admission, then its wait for its first
@@ -88,30 +76,36 @@ export function useChatStreamAdmission(options: { schema: GraphQLSchema }): Doma
       } catch {
         return undefined;
       }
-      return admit(op.context, op.controller.signal, input);
+      return admit(op.context, input);
     },
     waitTurn(op) {
       const admitted = operationValue(op.context, ADMITTED);
       if (!admitted) return undefined;
-      const { client } = admitted.targets[admitted.from];
-      return client.connections.acquire(op.context.client, op.controller.signal).then(
+      const { connections } = admitted.targets[admitted.from].client;
+      // Most streams find a free connection: no promise, no wait.
+      admitted.connection = connections.tryAcquire(op.context.client);
+      if (admitted.connection) return undefined;
+      return connections.acquire(op.context.client, op.controller.signal).then(
         (release) => {
-          if (op.controller.signal.aborted) release();
-          else admitted.hold(release);
+          admitted.connection = release;
           return undefined;
         },
         (error: unknown) => refusal(error),
       );
     },
+    finish(op) {
+      // Ended before its stream took the connection (the client left, a later stage failed): the next in line gets it.
+      operationValue(op.context, ADMITTED)?.takeConnection()?.();
+    },
   };
 }
 
-async function admit(ctx: GatewayContext, signal: AbortSignal, input: ChatCompletionInput) {
+async function admit(ctx: GatewayContext, input: ChatCompletionInput) {
   try {
     const plan = graphToolPlan(input, ctx);
     const targets = await targetsWithDocuments(plan ? firstTurnInput(input, plan) : input, ctx);
     const { from, attempts } = await firstCallable(ctx, targets);
-    setOperationValue(ctx, ADMITTED, new Admission(plan, targets, from, attempts, signal));
+    setOperationValue(ctx, ADMITTED, new Admission(plan, targets, from, attempts));
     return undefined;
   } catch (error) {
     return refusal(error);

@@ -252,13 +252,11 @@ export class ChatClient {
       release?.();
       throw this.failure(error, signal, 'the answer broke off');
     }
-    // The slot is the stream's connection: free once the body is done, read to its end or destroyed.
+    // The slot is the stream's connection: free once the body is done, read to its end or destroyed. The caller's
+    // signal needs no listener here: undici destroys the body when the signal it was given aborts.
     body.once('close', release);
-    const cancel = () => body.destroy();
-    if (signal.aborted) cancel();
-    else signal.addEventListener('abort', cancel, { once: true });
-    body.once('close', () => signal.removeEventListener('abort', cancel));
-    return { cancel, [Symbol.asyncIterator]: () => this.chunks(body, signal) };
+    if (signal.aborted) body.destroy();
+    return { cancel: () => body.destroy(), [Symbol.asyncIterator]: () => this.chunks(body, signal) };
   }
 
   /**
