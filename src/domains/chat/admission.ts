@@ -67,15 +67,21 @@ export function useChatStreamAdmission(options: { schema: GraphQLSchema }): Doma
       // Another subscription, or a root field under @skip/@include: execution decides (and the resolver checks).
       if (node?.name.value !== field.name || node.directives?.length) return undefined;
       let input: ChatCompletionInput;
+      const given = node.arguments?.[0];
       try {
-        input = (
-          getArgumentValues(field as GraphQLField<unknown, unknown>, node, op.variables) as {
-            input: ChatCompletionInput;
-          }
-        ).input;
+        // `input: $x`, as clients send it: the variable as operationInputs coerced it, not a second coercion.
+        input =
+          node.arguments?.length === 1 && given?.name.value === 'input' && given.value.kind === Kind.VARIABLE
+            ? (op.variables?.[given.value.name.value] as ChatCompletionInput)
+            : (
+                getArgumentValues(field as GraphQLField<unknown, unknown>, node, op.variables) as {
+                  input: ChatCompletionInput;
+                }
+              ).input;
       } catch {
         return undefined;
       }
+      if (input == null) return undefined;
       return admit(op.context, input);
     },
     waitTurn(op) {

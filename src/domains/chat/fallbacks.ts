@@ -76,7 +76,7 @@ export async function firstServing<T>(
     const last = i === targets.length - 1;
     try {
       // Again after admission: a wait in line for a connection may have let the day's budget run out.
-      await ledger.ensureBudget(provider, ctx);
+      if (ledger.budgeted(provider)) await ledger.ensureBudget(provider, ctx);
       const value = await call(target, last ? undefined : ONCE);
       attempts.push({ provider, model, outcome: 'served', code: null });
       announceRetiring(ctx, provider, target.model);
@@ -97,13 +97,14 @@ export async function firstServing<T>(
  * attempt), the last one's refusal is thrown. For admission, before a stream waits for its provider's connection.
  */
 export async function firstCallable(ctx: GatewayContext, targets: readonly ValidCompletion[]): Promise<FirstTarget> {
+  const ledger = ctx.services.domains.chatUsage;
   const attempts: Attempt[] = [];
   for (let i = 0; i < targets.length; i++) {
     const { client } = targets[i];
     try {
       client.credentials.assertUsable(client.spec.id);
-      await ctx.services.domains.chatUsage.ensureBudget(client.spec.id, ctx);
-      return { from: i, attempts };
+      if (ledger.budgeted(client.spec.id)) await ledger.ensureBudget(client.spec.id, ctx);
+      return i === 0 ? FROM_THE_FIRST : { from: i, attempts };
     } catch (error) {
       failedAttempt(ctx, targets, i, error, attempts);
     }
