@@ -117,4 +117,27 @@ describe('a chat stream admitted in line, arguments first (CHAT_PROVIDER_MAX_CON
     expect(log.indexOf('waiter:first')).toBeGreaterThan(log.indexOf('capped:error'));
     expect(log.indexOf('waiter:first')).toBeLessThan(log.indexOf('third:first'));
   });
+
+  it('leaves the line when its socket closes: nothing is sent for it, and the connection goes to the next', async () => {
+    const log: string[] = [];
+    const holding = wsClient(gw.gateway.url.replace('http', 'ws'));
+    const leaving = wsClient(gw.gateway.url.replace('http', 'ws'));
+    const staying = wsClient(gw.gateway.url.replace('http', 'ws'));
+    clients.push(holding, staying);
+    const holder = start(holding, 'holder', { input: input('H1 [[long:2000]]') }, log);
+    await holder.first;
+    // A stream of a socket that goes away while it waits, then one of a socket that stays (CLIENT_MAX_CHAT_STREAMS=3:
+    // the three streams of this address).
+    start(leaving, 'gone', { input: input('G0 [[long:3]]') }, log);
+    const line = gw.gateway.services.clients.chat.get('deepseek')!.connections;
+    await until(() => line.waiting === 1);
+    const next = start(staying, 'next', { input: input('N [[long:3]]') }, log);
+    await until(() => line.waiting === 2);
+    // The socket's close ends its wait at once, while the holder still streams.
+    await leaving.dispose();
+    await until(() => line.waiting === 1);
+    holder.stop();
+    expect((await next.ended).how).toBe('complete');
+    expect({ gone: sent('G0'), next: sent('N') }).toEqual({ gone: 0, next: 1 });
+  });
 });
