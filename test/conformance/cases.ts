@@ -539,6 +539,19 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
+      name: 'a chat stream with an unknown model, or a fallback on one, is refused at admission before any request',
+      carriers: streaming,
+      request: {
+        query: CHAT_STREAM,
+        variables: { input: { ...CHAT_INPUT, fallbacks: [{ provider: 'glm', model: 'no-such-model' }] } },
+      },
+      expect: {
+        code: 'BAD_USER_INPUT',
+        message: { includes: 'input.fallbacks[0] (glm/no-such-model)' },
+        upstreams: {},
+      },
+    },
+    {
       name: 'a client that cancels a stream aborts its upstream request at once',
       carriers: streaming,
       sandbox: { chatTokenDelayMs: 30 },

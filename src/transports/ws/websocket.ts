@@ -45,8 +45,6 @@ class GatewayConnection extends WsConnection<WsOperation> {
   client: ClientIdentity;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
-  /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
-  admitting = 0;
 
   constructor(
     socket: WebSocket,
@@ -144,7 +142,7 @@ export function attachWebSocket(options: {
           return [new GraphQLError(reason)];
         }
         // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
-        if (!conn.client.router && conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
+        if (!conn.client.router && conn.operations.size + conn.admitting.size >= wsLimits.maxOperations) {
           const cap = pipeline.capRefusal({
             limit: 'GATEWAY_WS_MAX_OPERATIONS',
             max: wsLimits.maxOperations,
@@ -156,7 +154,9 @@ export function attachWebSocket(options: {
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
         const cancel = new AbortController();
         const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-        conn.admitting++;
+        // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
+        // per-connection limit, and ended by the client's complete or the socket's close.
+        conn.admitting.set(id, cancel);
         let answer: Answer;
         try {
           answer = await pipeline.execute(
@@ -190,7 +190,7 @@ export function attachWebSocket(options: {
           // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
           return [internalError(error, services)];
         } finally {
-          conn.admitting--;
+          conn.admitting.delete(id);
         }
         if (answer.kind === 'refused') {
           if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited)) return refused(answer.errors);

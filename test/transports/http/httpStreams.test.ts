@@ -144,13 +144,14 @@ describe("Apollo's multipart subscription protocol on /graphql", () => {
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 
-  it('reports a bad argument inside the stream with its code, before any upstream call', async () => {
+  it('refuses a bad argument at admission, before the stream opens, with its code and before any upstream call', async () => {
+    // As every admission refusal over multipart: a JSON error answer (its status as GraphQL over HTTP says for the
+    // client's Accept), not a stream (src/domains/chat/admission.ts).
     const res = await post(MULTIPART, { query: STREAM, variables: { input: { ...input, provider: 'nope' } } });
-    const { parts, closed } = await readMultipart(res);
-    expect(closed).toBe(true);
-    const errors = parts.find((p) => p.payload?.errors)?.payload?.errors;
-    expect(errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
-    expect(errors?.[0].message).toContain('nope');
+    expect(res.headers.get('content-type')).toContain('json');
+    const { errors } = (await res.json()) as { errors: Array<{ message: string; extensions?: { code?: string } }> };
+    expect(errors[0].extensions?.code).toBe('BAD_USER_INPUT');
+    expect(errors[0].message).toContain('nope');
     expect(t.upstreamRequests()).toHaveLength(0);
   });
 });
