@@ -39,4 +39,15 @@ export interface Domain {
    * outside the gateway's own mutations; gives the unsubscribe. Read only when the domain is served.
    */
   staleAnswers?(services: CoreServices, drop: () => void): Promise<() => void>;
+  /**
+   * Whether a trusted router (TRUSTED_ROUTER_KEYS) may share its cached answers of this domain between the clients
+   * it serves (`Cache-Control: public` on its POST): `always` when they never depend on the caller; `application`
+   * when they do only through the caller's own `Authorization` (delegated access), so they are shared when the gateway
+   * answered with its own application permissions.
+   * @default unset: a router keeps them per caller (`private`)
+   */
+  readonly routerSharing?: RouterSharing;
 }
+
+/** How far a trusted router may share a domain's answers ({@link Domain.routerSharing}). */
+export type RouterSharing = 'always' | 'application';

@@ -99,4 +99,6 @@ export const enterprise: Domain = {
   examples: enterpriseExamples,
   services: (services, options) => ({ liveHealth: createLiveHealth(services, options.liveHealth) }),
   staleAnswers: whenLiveHealthChanges,
+  // Read with the gateway's own token, health is the same for every caller; a caller's own token reads its tenant.
+  routerSharing: 'application',
 };
