@@ -28,6 +28,11 @@ export interface Domain {
   readonly estimate?: UpstreamEstimator;
   /** What its planner knows of its fields' cost: the SDL's `@cost` and `@listSize` for a router, and the gateway's estimate. */
   readonly costHints?: CostHints;
+  /**
+   * The `@cacheTag` formats of its entity types and root fields (`ServiceHealth`: `service-health-{$key.id}`), in the
+   * SDL when routers are told of changes (ROUTER_INVALIDATION_URLS): the tags it invalidates must match them.
+   */
+  readonly cacheTags?: CacheTagFormats;
   /** Its GraphiQL tabs, opened on a first visit. */
   readonly examples?: readonly GraphiqlExample[];
   /** Its long-lived state, built once at start-up from the gateway's services (a poller, a ledger): nothing runs until used. */
@@ -48,6 +53,9 @@ export interface Domain {
    */
   readonly routerSharing?: RouterSharing;
 }
+
+/** A type's (`ServiceHealth`) or a root field's (`Query.admin`) `@cacheTag` format, e.g. `service-health-{$key.id}`. */
+export type CacheTagFormats = Readonly<Record<string, string>>;
 
 /** How far a trusted router may share a domain's answers ({@link Domain.routerSharing}). */
 export type RouterSharing = 'always' | 'application';

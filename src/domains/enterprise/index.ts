@@ -1,5 +1,6 @@
 import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { enterpriseCacheTags } from './cacheTags.js';
 import { enterpriseCostHints } from './cost.js';
 import { estimateGraphRequests } from './estimate.js';
 import { createLiveHealth, whenLiveHealthChanges } from './live/feed.js';
@@ -101,4 +102,5 @@ export const enterprise: Domain = {
   staleAnswers: whenLiveHealthChanges,
   // Read with the gateway's own token, health is the same for every caller; a caller's own token reads its tenant.
   routerSharing: 'application',
+  cacheTags: enterpriseCacheTags,
 };

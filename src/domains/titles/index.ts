@@ -72,6 +72,7 @@ export const titles: Domain = {
   name: 'titles',
   // A title is the same for every caller (OMDb with the gateway's key).
   routerSharing: 'always',
+  cacheTags: { Title: 'title-{$key.imdbId}' },
   resolvers: titleResolvers,
   estimate: estimateOmdbBeforeRun,
   costHints: titlesCostHints,
