@@ -66,6 +66,8 @@ describe('live health with ROUTER_INVALIDATION_URLS', () => {
     await gw.gateway.services.clients.routers!.settled();
     expect(router.received).toEqual([]);
 
+    // What the router holds: Exchange's and SharePoint's health entities, a title.
+    router.cache.set('ops', new Set(['service-health-Exchange', 'service-health-SharePoint', 'title-tt0078748']));
     expect((await gw.query(DEGRADE)).body.errors).toBeUndefined();
     const polled = Date.now();
     const report = await pollOnce(live, clock);
@@ -77,6 +79,8 @@ describe('live health with ROUTER_INVALIDATION_URLS', () => {
       { kind: 'cache_tag', subgraphs: ['ops'], cache_tag: 'service-health-Exchange' },
       { kind: 'cache_tag', subgraphs: ['ops'], cache_tag: 'service-announcement' },
     ]);
+    // Exchange's cached health is dropped within that one poll; the rest stays.
+    expect([...router.cache.get('ops')!]).toEqual(['service-health-SharePoint', 'title-tt0078748']);
     console.info(
       `invalidation delay: the router heard of the change ${router.received[0].at - polled} ms after the poll that saw it began (the same poll; load ${(await import('node:os')).loadavg()[0].toFixed(1)})`,
     );

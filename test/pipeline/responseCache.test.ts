@@ -306,5 +306,11 @@ describe('Cache-Control a trusted router reads (TRUSTED_ROUTER_KEYS)', () => {
     }
     const sneaky = { 'x-api-key': CLIENT_KEY, 'x-client-id': 'router' };
     expect(await scope(TITLE, undefined, sneaky)).toBe('private, max-age=86400');
+    // A router's GET stays private: a CDN keyed by the URL alone would serve it to callers without a key.
+    const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(TITLE)}`, {
+      headers: { ...asRouter, 'apollo-require-preflight': 'true' },
+    });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('cache-control')).toBe('private, max-age=86400');
   });
 });

@@ -173,10 +173,11 @@ const ADMITTED_AT = new OperationKey<number>('the invalidations the response cac
  * `Cache-Control` of an HTTP answer: `public, max-age=N` for an answer any caller would get, when the cache that keeps
  * it is allowed to hand it to others:
  * - a GET query of public data sent without a credential (a CDN or proxy may keep it and serve it to anyone);
- * - a trusted router's request, GET or POST (TRUSTED_ROUTER_KEYS: how every router calls; its entity cache shares
- *   an entry only when it is public), when every domain selected may be shared by a router (`routerSharing`): titles
- *   always; health only when the gateway answered with its own application permissions, not with a caller's
- *   `Authorization`; chat never. The end client a router names (ROUTER_CLIENT_HEADER) does not change the data.
+ * - a trusted router's POST (TRUSTED_ROUTER_KEYS: how every router calls; its entity cache shares an entry only when
+ *   it is public), when every domain selected may be shared by a router (`routerSharing`): titles always; health
+ *   only when the gateway answered with its own application permissions, not with a caller's `Authorization`; chat
+ *   never. The end client a router names (ROUTER_CLIENT_HEADER) does not change the data. Not a router's GET: a CDN
+ *   keyed by the URL alone would hand it to callers without a key.
  * `private, max-age=N` for private data, and for any other answer that needed a credential: an API key
  * (GATEWAY_API_KEYS: a shared cache would hand it to callers without one), the caller's own `Authorization`, a
  * subject a token named, or a POST (only the caller may keep it); `no-store` for mutations, answers with errors and
@@ -189,7 +190,8 @@ export function cacheControlHeader(op: Operation, method: string, hasErrors: boo
   const shared =
     policy.scope === CacheScope.Public &&
     (caller.router
-      ? policy.routerSharing === 'always' || (policy.routerSharing === 'application' && !caller.authorization)
+      ? method === 'POST' &&
+        (policy.routerSharing === 'always' || (policy.routerSharing === 'application' && !caller.authorization))
       : method === 'GET' && !caller.authorization && !caller.apiKey && !op.client.subject);
   return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
 }
