@@ -162,6 +162,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       { envFile: options.envFile.path, variables: options.envFile.variables },
       `read ${options.envFile.variables.length} variables from ${options.envFile.path}`,
     );
+  for (const d of config.deprecated) log.warn({ variable: d.variable }, `${d.variable} ${d.message}`);
   for (const u of options.unknownNames ?? [])
     log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
   for (const u of upstreams.filter((x) => x.served)) {

@@ -664,11 +664,6 @@ export const VARIABLES = {
     default: String(DEFAULT_LIMITS.maxDirectives),
     description: 'directives in one operation',
   },
-  GATEWAY_MAX_COST: {
-    type: positive,
-    default: String(DEFAULT_LIMITS.maxCost),
-    description: 'cost of one operation (objects 2, scalars 1, ×1.5 per level)',
-  },
   GATEWAY_MAX_DOCUMENT_BYTES: {
     type: positive,
     default: String(DEFAULT_LIMITS.maxDocumentBytes),
@@ -688,7 +683,8 @@ export const VARIABLES = {
   GATEWAY_WS_MAX_OPERATIONS: {
     type: positive,
     default: '50',
-    description: 'concurrent operations on one WebSocket connection',
+    description:
+      "concurrent operations on one WebSocket connection (not a router's: see `TRUSTED_ROUTER_KEYS`); past it `RATE_LIMITED` naming it, as every cap, counted in `gateway_fair_share_refusals_total{limit}`",
   },
   GATEWAY_WS_MAX_MESSAGE_BYTES: {
     type: positive,
@@ -738,7 +734,7 @@ export const VARIABLES = {
     type: positive,
     default: '256',
     description:
-      'open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`',
+      "open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable, `max` its value, `fix` what lifts it; over graphql-ws as the operation's one result (`next`, `complete`), `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`",
   },
   CLIENT_MAX_CHAT_STREAMS: {
     type: positive,
@@ -760,7 +756,12 @@ export const VARIABLES = {
     type: positive,
     default: '5000',
     description:
-      'estimated cost one operation may have when `COST_MODE=enforce` (an object 1, an upstream request 10, lists by their size arguments)',
+      "the one cost limit: the estimated cost one operation may have when `COST_MODE=enforce` (the gateway's own estimate, `extensions.cost.estimated`: an object 1, an upstream request 10, lists by their size arguments)",
+  },
+  GATEWAY_MAX_COST: {
+    type: positive,
+    description:
+      "deprecated: the older name of `MAX_OPERATION_COST`, read when that is unset, with a start-up warning (it was graphql-armor's cost of the document, a second model that refused what the estimate admits)",
   },
   CLIENT_COST_PER_MINUTE: {
     type: count,

@@ -23,6 +23,7 @@ import {
 } from '../execution/deferStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
+import { CapRefusals, type Cap } from './capRefusals.js';
 import { DocumentCache, requestError } from './documentCache.js';
 import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
@@ -197,8 +198,12 @@ export class OperationPipeline {
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     this.stackTraces = options.services.config.errorStackTraces;
+    const limits = options.services.config.limits;
+    // A router's _entities call may send one request per representation (rules/upstreamBudget.ts).
     this.signalListeners =
-      options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
+      limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) +
+      limits.maxEntityRepresentations +
+      10;
     this.documents = new DocumentCache(options.schema, {
       limitRules: options.validationRules,
       maxTokens: options.services.config.limits.maxTokens,
@@ -228,6 +233,14 @@ export class OperationPipeline {
   /** A connection's refusal by the caps per client (CLIENT_MAX_CONNECTIONS, MAX_CONNECTIONS; fairShare.ts), if any. */
   connectionRefusal(...args: Parameters<FairShare['connectionRefusal']>): ReturnType<FairShare['connectionRefusal']> {
     return this.options.fairShare?.connectionRefusal(...args);
+  }
+
+  /**
+   * The refusal by a cap a transport keeps itself (GATEWAY_WS_MAX_OPERATIONS): RATE_LIMITED naming it, counted and
+   * logged as fair share's refusals are (capRefusals.ts).
+   */
+  capRefusal(cap: Cap): GatewayError {
+    return this.options.fairShare?.refuseCap(cap) ?? new CapRefusals().refuse(cap);
   }
 
   /** A WebSocket found to be a federation router's at `connection_init`: its client's connection share goes back. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationPipeline, ruleFailureCause } from '../../src/pipeline/core.js';
 import type { PipelineRule } from '../../src/pipeline/operation.js';
 import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
-import { pipelineHarness, type PipelineHarness } from './support.js';
+import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 /** Two throw sites: the cause of a failure is where it was thrown, whatever its message says. */
 function failAt(site: 'one' | 'two', message: string): never {

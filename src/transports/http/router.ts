@@ -70,7 +70,7 @@ export async function createHttpTransport(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-    client: Pick<Caller, 'apiKey'>,
+    client: Pick<Caller, 'apiKey' | 'router'>,
   ): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
     const uncors = corsPreflightRefusal(req, config.corsOrigins);
@@ -80,7 +80,8 @@ export async function createHttpTransport(
     }
     const refusal = pipeline.gate(client);
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
-    const route = await classify(req, res);
+    // `gate` accepted its key: a router's is one of TRUSTED_ROUTER_KEYS.
+    const route = await classify(req, res, client.router === true);
     switch (route.kind) {
       case 'refused':
         return sendRefusal(req, res, refusalStatus(route.error), pipeline.format([route.error]));

@@ -1,4 +1,5 @@
 import {
+  parse,
   GraphQLError,
   type ExecutionArgs,
   type ExecutionResult,
@@ -17,7 +18,6 @@ import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
-import { limitError } from '../../pipeline/limitValidation.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
 import { sharedNextText } from './sharedNext.js';
@@ -87,7 +87,17 @@ export function attachWebSocket(options: {
   // shared ones sent by the connection, are what graphql-ws sends.
   // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
   const run = (args: ExecutionArgs) =>
-    endingWithItsErrors((args.contextValue as WsOperation).results) as AsyncGenerator<ExecutionResult>;
+    endingWithItsErrors((args.contextValue as Pick<WsOperation, 'results'>).results) as AsyncGenerator<ExecutionResult>;
+  /**
+   * A cap's refusal (RATE_LIMITED) as the operation's one result, `next` then `complete`, as graphql-js reports a
+   * subscription whose source fails: a router forwards a result's errors to its client, while an `error` message
+   * reaches Hive Gateway's clients as `Unexpected error.`. Other refusals stay `error` messages.
+   */
+  const refused = (errors: readonly GraphQLFormattedError[]): ExecutionArgs => ({
+    schema: options.schema,
+    document: REFUSED_DOCUMENT,
+    contextValue: { results: onlyResult({ errors }) },
+  });
 
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
   const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results.return();
@@ -135,9 +145,13 @@ export function attachWebSocket(options: {
         }
         // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
         if (!conn.client.router && conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
-          return [
-            limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection'),
-          ];
+          const cap = pipeline.capRefusal({
+            limit: 'GATEWAY_WS_MAX_OPERATIONS',
+            max: wsLimits.maxOperations,
+            what: 'concurrent operations',
+            holder: 'one connection',
+          });
+          return refused(pipeline.format([cap]));
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
         const cancel = new AbortController();
@@ -179,6 +193,7 @@ export function attachWebSocket(options: {
           conn.admitting--;
         }
         if (answer.kind === 'refused') {
+          if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited)) return refused(answer.errors);
           const errors = answer.errors.map((e) => new GraphQLError(e.message));
           refusals.set(errors, answer.errors);
           return errors;
@@ -268,8 +283,17 @@ function internalError(error: unknown, services: GatewayServices): GraphQLError 
   return new GatewayError(ErrorCode.InternalServerError, (error as Error)?.message ?? String(error));
 }
 
+/** What a cap's refusal runs (its result is given, nothing executes): any document with an operation will do. */
+const REFUSED_DOCUMENT = parse('query Refused { __typename }');
+
+async function* onlyResult(result: FormattedExecutionResult): AsyncGenerator<FormattedExecutionResult> {
+  yield result;
+}
+
 /** An operation's results, a failure after it began as its last result (graphql-ws would close the connection on a throw). */
-async function* endingWithItsErrors(results: OperationStream): AsyncGenerator<FormattedExecutionResult> {
+async function* endingWithItsErrors(
+  results: AsyncIterable<FormattedExecutionResult>,
+): AsyncGenerator<FormattedExecutionResult> {
   try {
     yield* results;
   } catch (error) {
