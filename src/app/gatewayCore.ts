@@ -89,6 +89,7 @@ export async function createGatewayCore(input: {
         ? [{ domain: d.name, watch: (drop: () => void) => d.staleAnswers!(services, drop) }]
         : [],
     ),
+    routerSharing: Object.fromEntries(domains.flatMap((d) => (d.name ? [[d.name, d.routerSharing]] : []))),
   });
   const inProcess = new InProcessTransport(pipeline);
   return { schema, services, pipeline, fairShare, inProcess };

@@ -13,6 +13,7 @@ import {
   type GatewayDomain,
   type OperatorModelFacts,
   type ProviderVariable,
+  type RouterInvalidationTarget,
   type Values,
   type ValueType,
   type Variable,
@@ -25,6 +26,7 @@ export {
   type FieldOverride,
   type GatewayDomain,
   type OperatorModelFacts,
+  type RouterInvalidationTarget,
 } from './variables.js';
 
 /**
@@ -316,6 +318,8 @@ export interface GatewayConfig {
     /** {@link VARIABLES.CHAT_GRAPH_TOOL_MAX_CALLS} */
     maxCalls: number;
   };
+  /** Routers told when live health changes (ROUTER_INVALIDATION_URLS, ROUTER_INVALIDATION_SECRET); none: unset. */
+  routerInvalidation: { targets: RouterInvalidationTarget[]; secret: string } | undefined;
   /** Every secret value configured, so logs and errors can redact them. */
   secrets: string[];
   /** {@link VARIABLES.GATEWAY_DOMAINS} */
@@ -332,6 +336,8 @@ export interface SubgraphOptions {
   renames?: Readonly<Record<string, string>>;
   /** SUBGRAPH_OVERRIDES: fields taken over from other subgraphs. @default none */
   overrides?: readonly FieldOverride[];
+  /** `@cacheTag` on the entities (Federation 2.12), when routers are told of changes (ROUTER_INVALIDATION_URLS). @default false */
+  cacheTags?: boolean;
 }
 
 /** One bad variable: its name and what is wrong with its value, with the fix. */
@@ -781,6 +787,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       variable: 'TRUSTED_ROUTER_KEYS',
       message: `each key must be at least 16 characters; one has ${shortRouterKey.length}`,
     });
+  const invalidationTargets = values.ROUTER_INVALIDATION_URLS ?? [];
+  const invalidationSecret = values.ROUTER_INVALIDATION_SECRET;
+  if (invalidationTargets.length && !invalidationSecret)
+    problems.push({
+      variable: 'ROUTER_INVALIDATION_SECRET',
+      message:
+        "is required with ROUTER_INVALIDATION_URLS: set it to the routers' invalidation shared_key (a router refuses an invalidation without it)",
+    });
+  else if (invalidationSecret !== undefined && invalidationSecret.length < 16)
+    problems.push({
+      variable: 'ROUTER_INVALIDATION_SECRET',
+      message: `must be at least 16 characters; it has ${invalidationSecret.length}`,
+    });
   if (production && values.ERROR_STACK_TRACES) {
     problems.push({
       variable: 'ERROR_STACK_TRACES',
@@ -807,6 +826,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     ...chat.map((c) => c.apiKey),
     ...apiKeys,
     ...routerKeys,
+    invalidationSecret,
   ].filter((s): s is string => !!s && s.length >= 4);
   return {
     port: values.PORT,
@@ -891,12 +911,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     graphTools,
     upstreamMaxBufferedBytes: values.UPSTREAM_MAX_BUFFERED_BYTES,
     chatProviderMaxConnections: values.CHAT_PROVIDER_MAX_CONNECTIONS,
+    routerInvalidation: invalidationTargets.length
+      ? { targets: invalidationTargets, secret: invalidationSecret! }
+      : undefined,
     secrets,
     domains: values.GATEWAY_DOMAINS ?? [...GATEWAY_DOMAINS],
     subgraph: {
       typePrefix: values.SUBGRAPH_TYPE_PREFIX,
       renames: values.SUBGRAPH_RENAMES ?? {},
       overrides: values.SUBGRAPH_OVERRIDES ?? [],
+      cacheTags: invalidationTargets.length > 0,
     },
   };
 }

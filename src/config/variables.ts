@@ -298,6 +298,36 @@ const typeRenames: ValueType<Record<string, string>> = {
   },
 };
 
+/** A router to tell when live health changes (ROUTER_INVALIDATION_URLS). */
+export interface RouterInvalidationTarget {
+  /** This subgraph's name in that router's supergraph. */
+  subgraph: string;
+  /** The router's invalidation endpoint. */
+  url: string;
+}
+
+/** `URL` or `subgraph=URL`, comma-separated (as `npm run supergraph -- file.graphql=URL` pairs a name and a URL). */
+const routerInvalidationTargets: ValueType<RouterInvalidationTarget[]> = {
+  name: 'comma-separated `[subgraph=]URL`',
+  parse(value) {
+    return list.parse(value).map((entry) => {
+      const at = entry.search(/=https?:\/\//i);
+      const subgraph = at === -1 ? 'gateway' : entry.slice(0, at);
+      if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(subgraph))
+        throw new BadValue(
+          `${JSON.stringify(entry)}: ${JSON.stringify(subgraph)} is not a subgraph name; write subgraph=http://router:4000/invalidation with the name the router's supergraph gives this subgraph`,
+        );
+      try {
+        return { subgraph, url: url.parse(at === -1 ? entry : entry.slice(at + 1)) };
+      } catch {
+        throw new BadValue(
+          `${JSON.stringify(entry)} must be an absolute http(s) URL of a router's invalidation endpoint, optionally after subgraph=`,
+        );
+      }
+    });
+  },
+};
+
 /** One field taken over from another subgraph by `@override` (SUBGRAPH_OVERRIDES). */
 export interface FieldOverride {
   /** The type as the router sees it (after renames). */
@@ -619,6 +649,18 @@ export const VARIABLES = {
     description:
       'hosts (`host` for any port, or `host:port`) a router\'s `callbackUrl` may name for subscriptions over Apollo\'s HTTP callback protocol (docs/federation.md, "Subscriptions over HTTP callbacks"); a URL on any other host, with credentials, or not http(s) is refused before any request is sent. Unset: callback subscriptions are refused',
     example: 'router.internal:4000',
+  },
+  ROUTER_INVALIDATION_URLS: {
+    type: routerInvalidationTargets,
+    description:
+      "Apollo Router invalidation endpoints (`response_cache` with `invalidation`, Router ≥ 2.10) told when live health sees a change: each `URL` or `subgraph=URL`, naming this subgraph as that router's supergraph does (default `gateway`, as `npm run supergraph` names it). Set: the subgraph SDL links Federation 2.12 with `@cacheTag` on the entities, live health polls while no one subscribes, and its leader POSTs the changed services' cache tags, so a router drops a changed `ServiceHealth` within one poll (`GRAPH_POLL_INTERVAL_MS`). Needs `ROUTER_INVALIDATION_SECRET`",
+    example: 'http://router:4000/invalidation',
+  },
+  ROUTER_INVALIDATION_SECRET: {
+    type: text,
+    secret: true,
+    description:
+      "the `shared_key` of the routers' invalidation endpoint (16+ characters), sent as their `Authorization` header; required with `ROUTER_INVALIDATION_URLS`",
   },
   PERSISTED_OPERATIONS_FILE: {
     type: file,

@@ -28,6 +28,11 @@ export interface Domain {
   readonly estimate?: UpstreamEstimator;
   /** What its planner knows of its fields' cost: the SDL's `@cost` and `@listSize` for a router, and the gateway's estimate. */
   readonly costHints?: CostHints;
+  /**
+   * The `@cacheTag` formats of its entity types and root fields (`ServiceHealth`: `service-health-{$key.id}`), in the
+   * SDL when routers are told of changes (ROUTER_INVALIDATION_URLS): the tags it invalidates must match them.
+   */
+  readonly cacheTags?: CacheTagFormats;
   /** Its GraphiQL tabs, opened on a first visit. */
   readonly examples?: readonly GraphiqlExample[];
   /** Its long-lived state, built once at start-up from the gateway's services (a poller, a ledger): nothing runs until used. */
@@ -39,4 +44,18 @@ export interface Domain {
    * outside the gateway's own mutations; gives the unsubscribe. Read only when the domain is served.
    */
   staleAnswers?(services: CoreServices, drop: () => void): Promise<() => void>;
+  /**
+   * Whether a trusted router (TRUSTED_ROUTER_KEYS) may share its cached answers of this domain between the clients
+   * it serves (`Cache-Control: public` on its POST): `always` when they never depend on the caller; `application`
+   * when they do only through the caller's own `Authorization` (delegated access), so they are shared when the gateway
+   * answered with its own application permissions.
+   * @default unset: a router keeps them per caller (`private`)
+   */
+  readonly routerSharing?: RouterSharing;
 }
+
+/** A type's (`ServiceHealth`) or a root field's (`Query.admin`) `@cacheTag` format, e.g. `service-health-{$key.id}`. */
+export type CacheTagFormats = Readonly<Record<string, string>>;
+
+/** How far a trusted router may share a domain's answers ({@link Domain.routerSharing}). */
+export type RouterSharing = 'always' | 'application';

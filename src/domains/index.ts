@@ -2,7 +2,7 @@ import type { GatewayDomain } from '../config/env.js';
 import type { CoreServices, DomainServices } from '../context/services.js';
 import type { CostHints } from '../planning/cost.js';
 import { chat } from './chat/index.js';
-import type { Domain, DomainServicesOptions } from './domain.js';
+import type { CacheTagFormats, Domain, DomainServicesOptions } from './domain.js';
 import { enterprise } from './enterprise/index.js';
 import { gateway } from './gateway/index.js';
 import type { GraphiqlExample } from './graphiqlExample.js';
@@ -27,6 +27,9 @@ export function servedDomains(served: readonly GatewayDomain[]): Domain[] {
  * SDL's `@cost` and `@listSize` for a router (src/schema/costDirectives.ts), and the gateway's own estimate.
  */
 export const costHints: CostHints = Object.assign({}, ...DOMAINS.map((d) => d.costHints ?? {}));
+
+/** Every domain's `@cacheTag` formats, in the SDL when routers are told of changes (src/schema/cacheTags.ts). */
+export const cacheTagFormats: CacheTagFormats = Object.assign({}, ...DOMAINS.map((d) => d.cacheTags ?? {}));
 
 /** The tabs GraphiQL opens with on a first visit: useful operations of every domain. */
 export const graphiqlExamples: readonly GraphiqlExample[] = DOMAINS.flatMap((d) => d.examples ?? []);

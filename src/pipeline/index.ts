@@ -16,6 +16,7 @@ import { useOperationLog } from './rules/operationLog.js';
 import { useOperationSpan } from './rules/operationSpan.js';
 import { PersistedOperations, usePersistedOperations } from './rules/persistedOperations.js';
 import { useResponseCache, type StaleAnswers } from './rules/responseCache.js';
+import type { RouterSharing } from '../domains/domain.js';
 import { useShutdown } from './rules/shutdown.js';
 import { useUpstreamBudget } from './rules/upstreamBudget.js';
 
@@ -49,6 +50,8 @@ export interface CreatePipelineOptions {
   domainRules?: readonly PipelineRule[];
   /** The served domains' signals of stale answers, for the response cache (a domain's `staleAnswers`). */
   staleAnswers?: readonly StaleAnswers[];
+  /** Each served domain's `routerSharing`, for the `Cache-Control` a trusted router reads. */
+  routerSharing?: Readonly<Record<string, RouterSharing | undefined>>;
 }
 
 /**
@@ -72,7 +75,12 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     useOperationSpan({ tracing: options.tracing }),
     // Before any rule that reads the variables (the cache's key, the budget's estimate): it coerces them.
     useOperationInputs({ schema, limits: config.limits, maxVariablesBytes: config.websocket.maxMessageBytes }),
-    useResponseCache({ schema, services, staleAnswers: options.staleAnswers }),
+    useResponseCache({
+      schema,
+      services,
+      staleAnswers: options.staleAnswers,
+      routerSharing: options.routerSharing,
+    }),
     useUpstreamBudget({ schema, estimates: options.estimates, max: config.limits.maxUpstreamRequests }),
     ...(options.domainRules ?? []),
     // After the budget rule, whose estimate it prices; before fair share, so a refused operation takes no share.

@@ -25,7 +25,8 @@ import { planRenames, renameTypes } from './renames.js';
 import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
-import { costHints, servedDomains } from '../domains/index.js';
+import { cacheTagFormats, costHints, servedDomains } from '../domains/index.js';
+import { withCacheTags } from './cacheTags.js';
 import { withCostDirectives, withoutSlicingDefaults } from './costDirectives.js';
 import { withIncrementalDirectives } from '../execution/deferStream.js';
 
@@ -67,7 +68,8 @@ export async function subgraphTypeDefs(domains: readonly GatewayDomain[] = GATEW
 }
 
 /**
- * The SDL a router reads from this subgraph: the served domains' definitions with their `@tag`s, `@cost` and `@listSize`, renamed
+ * The SDL a router reads from this subgraph: the served domains' definitions with their `@tag`s, `@cost` and `@listSize`
+ * (and `@cacheTag` when routers are told of changes), renamed
  * (SUBGRAPH_TYPE_PREFIX, SUBGRAPH_RENAMES), with the `@override`s of SUBGRAPH_OVERRIDES; and the renames made.
  * Renames and overrides are checked against every domain, so a typo stops start-up whichever domains are served.
  */
@@ -77,7 +79,9 @@ async function routerTypeDefs(
 ): Promise<{ typeDefs: DocumentNode; renames: ReadonlyMap<string, string> }> {
   const all = await allTypeDefs();
   const renames = planRenames(all, options);
-  const typeDefs = renameTypes(withCostDirectives(withDomainTags(servedDefinitions(all, domains)), costHints), renames);
+  const tagged = withDomainTags(servedDefinitions(all, domains));
+  const cached = options.cacheTags ? withCacheTags(tagged, cacheTagFormats) : tagged;
+  const typeDefs = renameTypes(withCostDirectives(cached, costHints), renames);
   return { typeDefs: withOverrides(typeDefs, options.overrides ?? [], renameTypes(all, renames)), renames };
 }
 

@@ -47,6 +47,12 @@ const MCP_JWT = {
   MCP_JWT_AUDIENCE: 'https://gateway.example/mcp',
 };
 
+/** Routers told of changes: the endpoints need the shared key. */
+const ROUTERS = {
+  ROUTER_INVALIDATION_URLS: 'http://127.0.0.1:9/invalidation',
+  ROUTER_INVALIDATION_SECRET: 'a-shared-key-of-16-chars',
+};
+
 /** A valid value other than the default, for each kind of variable; some need a companion to take effect. */
 function sample(name: string, type: string, fallback: string | undefined): Record<string, string> {
   const special: Record<string, Record<string, string>> = {
@@ -76,6 +82,7 @@ function sample(name: string, type: string, fallback: string | undefined): Recor
     // With keys the default is api-key; none is the other value that needs no companion of its own.
     MCP_AUTH: { MCP_AUTH: 'none', GATEWAY_API_KEYS: 'a-key-of-16-chars-or-more' },
     ...Object.fromEntries(['MCP_JWT_JWKS_URL', 'MCP_JWT_ISSUER', 'MCP_JWT_AUDIENCE'].map((name) => [name, MCP_JWT])),
+    ...Object.fromEntries(['ROUTER_INVALIDATION_URLS', 'ROUTER_INVALIDATION_SECRET'].map((name) => [name, ROUTERS])),
   };
   if (special[name]) return special[name];
   if (/whole number|port/.test(type)) return { [name]: String(Number(fallback ?? 0) + 7) };
@@ -103,6 +110,8 @@ describe('every variable of the schema', () => {
       'MCP_JWT_JWKS_URL',
       'MCP_JWT_ISSUER',
       'MCP_JWT_AUDIENCE',
+      'ROUTER_INVALIDATION_URLS',
+      'ROUTER_INVALIDATION_SECRET',
     ].includes(name);
     const companions = together ? {} : Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
     expect(JSON.stringify(loadConfig(env))).not.toBe(JSON.stringify(loadConfig(companions)));

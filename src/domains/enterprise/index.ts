@@ -1,5 +1,6 @@
 import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { enterpriseCacheTags } from './cacheTags.js';
 import { enterpriseCostHints } from './cost.js';
 import { estimateGraphRequests } from './estimate.js';
 import { createLiveHealth, whenLiveHealthChanges } from './live/feed.js';
@@ -99,4 +100,7 @@ export const enterprise: Domain = {
   examples: enterpriseExamples,
   services: (services, options) => ({ liveHealth: createLiveHealth(services, options.liveHealth) }),
   staleAnswers: whenLiveHealthChanges,
+  // Read with the gateway's own token, health is the same for every caller; a caller's own token reads its tenant.
+  routerSharing: 'application',
+  cacheTags: enterpriseCacheTags,
 };

@@ -70,6 +70,9 @@ query Series {
 /** Title metadata (OMDb): its resolvers, the OMDb estimate, its cost hints, GraphiQL tabs and the daily-quota rule. */
 export const titles: Domain = {
   name: 'titles',
+  // A title is the same for every caller (OMDb with the gateway's key).
+  routerSharing: 'always',
+  cacheTags: { Title: 'title-{$key.imdbId}' },
   resolvers: titleResolvers,
   estimate: estimateOmdbBeforeRun,
   costHints: titlesCostHints,

@@ -1,5 +1,7 @@
 import {
+  Kind,
   print,
+  valueFromASTUntyped,
   type DocumentNode,
   type ExecutionResult,
   type FormattedExecutionResult,
@@ -8,6 +10,7 @@ import {
 import { createHash } from 'node:crypto';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
+import type { RouterSharing } from '../../domains/domain.js';
 import type { ResponseStore } from '../../state/index.js';
 import { CachePolicies, CacheScope } from './cachePolicy.js';
 import type { AdmittedOperation, Operation, PipelineRule } from '../operation.js';
@@ -28,6 +31,8 @@ export interface ResponseCacheOptions {
   services: GatewayServices;
   /** The served domains' signals of stale answers. */
   staleAnswers?: readonly StaleAnswers[];
+  /** Each served domain's `routerSharing`: how far a trusted router may share its answers. */
+  routerSharing?: Readonly<Record<string, RouterSharing | undefined>>;
 }
 
 /**
@@ -38,7 +43,7 @@ export function useResponseCache(options: ResponseCacheOptions): ResponseCache {
   const { schema, services } = options;
   const maxBytes = services.config.responseCacheMaxBytes;
   const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
-  const cache = new ResponseCache(schema, store);
+  const cache = new ResponseCache(schema, store, options.routerSharing);
   if (store) {
     for (const stale of options.staleAnswers ?? []) {
       const listening = stale.watch(() => void cache.invalidate([stale.domain]));
@@ -78,13 +83,16 @@ export class ResponseCache implements PipelineRule {
     schema: GraphQLSchema,
     /** Undefined when RESPONSE_CACHE_MAX_BYTES is 0. */
     private readonly store: ResponseStore | undefined,
+    routerSharing: Readonly<Record<string, RouterSharing | undefined>> = {},
   ) {
-    this.policies = new CachePolicies(schema);
+    this.policies = new CachePolicies(schema, routerSharing);
     if (store) this.completed = (op, result) => this.keep(op, result);
   }
 
   admit(op: AdmittedOperation): undefined | Promise<undefined> {
-    const policy = this.policies.of(op.document, op.operation);
+    let policy = this.policies.of(op.document, op.operation);
+    const typenames = entityTypenames(op);
+    if (typenames) policy = this.policies.forEntities(policy, typenames);
     op.cachePolicy = policy;
     const key = this.store && this.keyOf(op);
     if (!key) return undefined;
@@ -137,25 +145,53 @@ export class ResponseCache implements PipelineRule {
   }
 }
 
+/**
+ * The `__typename`s the representations of an operation's `_entities` fields name (in a variable, as routers send
+ * them, or written inline); undefined when it has none, or one it cannot read (then the policy names every type).
+ */
+function entityTypenames(op: AdmittedOperation): Set<string> | undefined {
+  let typenames: Set<string> | undefined;
+  for (const selection of op.operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || selection.name.value !== '_entities') continue;
+    const value = selection.arguments?.find((a) => a.name.value === 'representations')?.value;
+    if (!value) return undefined;
+    const list = value.kind === Kind.VARIABLE ? op.variables?.[value.name.value] : valueFromASTUntyped(value);
+    if (!Array.isArray(list)) return undefined;
+    typenames ??= new Set();
+    for (const r of list) {
+      const name = (r as { __typename?: unknown } | null)?.__typename;
+      if (typeof name === 'string') typenames.add(name);
+    }
+  }
+  return typenames;
+}
+
 /** The invalidation count a query saw at admission ({@link ResponseCache}). */
 const ADMITTED_AT = new OperationKey<number>('the invalidations the response cache had seen at admission');
 
 /**
- * `Cache-Control` of an HTTP answer: `public, max-age=N` only for an answer any caller would get (a GET query of
- * public data, sent without a credential: a CDN or proxy may keep it and serve it to anyone); `private, max-age=N`
- * for private data, and for any answer that needed a credential: an API key (GATEWAY_API_KEYS: a shared cache would
- * hand it to callers without one), the caller's own `Authorization`, a subject a router or a token named, or a POST
- * (only the caller may keep it); `no-store` for mutations, answers with errors and anything with `maxAge` 0.
+ * `Cache-Control` of an HTTP answer: `public, max-age=N` for an answer any caller would get, when the cache that keeps
+ * it is allowed to hand it to others:
+ * - a GET query of public data sent without a credential (a CDN or proxy may keep it and serve it to anyone);
+ * - a trusted router's POST (TRUSTED_ROUTER_KEYS: how every router calls; its entity cache shares an entry only when
+ *   it is public), when every domain selected may be shared by a router (`routerSharing`): titles always; health
+ *   only when the gateway answered with its own application permissions, not with a caller's `Authorization`; chat
+ *   never. The end client a router names (ROUTER_CLIENT_HEADER) does not change the data. Not a router's GET: a CDN
+ *   keyed by the URL alone would hand it to callers without a key.
+ * `private, max-age=N` for private data, and for any other answer that needed a credential: an API key
+ * (GATEWAY_API_KEYS: a shared cache would hand it to callers without one), the caller's own `Authorization`, a
+ * subject a token named, or a POST (only the caller may keep it); `no-store` for mutations, answers with errors and
+ * anything with `maxAge` 0.
  */
 export function cacheControlHeader(op: Operation, method: string, hasErrors: boolean): string {
   const policy = op.cachePolicy;
   if (op.type !== 'query' || hasErrors || !policy || policy.maxAge <= 0) return 'no-store';
   const caller = op.context.caller;
   const shared =
-    method === 'GET' &&
     policy.scope === CacheScope.Public &&
-    !caller.authorization &&
-    !caller.apiKey &&
-    !op.client.subject;
+    (caller.router
+      ? method === 'POST' &&
+        (policy.routerSharing === 'always' || (policy.routerSharing === 'application' && !caller.authorization))
+      : method === 'GET' && !caller.authorization && !caller.apiKey && !op.client.subject);
   return `${shared ? 'public' : 'private'}, max-age=${policy.maxAge}`;
 }

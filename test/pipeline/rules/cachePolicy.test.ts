@@ -21,12 +21,13 @@ describe('the cache policy of an operation', () => {
       maxAge: 86400,
       scope: 'PUBLIC',
       domains: ['titles'],
+      routerSharing: undefined,
     });
     expect(policyOf(`{ searchTitles(query: "alien") { items { title } } }`)).toMatchObject({ maxAge: 3600 });
     const both = policyOf(
       `{ title(imdbId: "tt0078748") { title } admin { serviceAnnouncement { healthOverviews { nodes { id issues { nodes { id } } } pageInfo { endCursor } } } } }`,
     );
-    expect(both).toEqual({ maxAge: 60, scope: 'PUBLIC', domains: ['enterprise', 'titles'] });
+    expect(both).toMatchObject({ maxAge: 60, scope: 'PUBLIC', domains: ['enterprise', 'titles'] });
   });
 
   it('follows fragments, and gives _entities the hints of the entity types it names', () => {
@@ -46,12 +47,12 @@ describe('the cache policy of an operation', () => {
   });
 
   it('is private for chat usage, and not cacheable for it, mutations, introspection or no field at all', () => {
-    expect(policyOf(`{ chatUsage { provider totalTokens } }`)).toEqual({
+    expect(policyOf(`{ chatUsage { provider totalTokens } }`)).toMatchObject({
       maxAge: 0,
       scope: 'PRIVATE',
       domains: ['chat'],
     });
-    expect(policyOf(`mutation { deleteServiceHealth(id: "Exchange") }`)).toEqual({
+    expect(policyOf(`mutation { deleteServiceHealth(id: "Exchange") }`)).toMatchObject({
       maxAge: 0,
       scope: 'PUBLIC',
       domains: ['enterprise'],
@@ -64,7 +65,44 @@ describe('the cache policy of an operation', () => {
     const document = parse(`{ upstreams { id mode } }`);
     const operation = getOperationAST(document)!;
     const first = policies.of(document, operation);
-    expect(first).toEqual({ maxAge: 300, scope: 'PUBLIC', domains: ['gateway'] });
+    expect(first).toMatchObject({ maxAge: 300, scope: 'PUBLIC', domains: ['gateway'] });
     expect(policies.of(document, operation)).toBe(first);
+  });
+});
+
+describe('a mixed _entities call', () => {
+  const MIXED = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { title } ...Health } }
+    fragment Health on ServiceHealth { id status issues { nodes { id } } }`;
+  it('takes the hints of the entity types its representations name, not of every type its fragments name', () => {
+    const routed = new CachePolicies(schema, { titles: 'always', enterprise: 'application' });
+    const document = parse(MIXED);
+    const all = routed.of(document, getOperationAST(document)!);
+    expect(all).toEqual({
+      maxAge: 60,
+      scope: 'PUBLIC',
+      domains: ['enterprise', 'gateway', 'titles'],
+      routerSharing: 'application',
+    });
+    expect(routed.forEntities(all, new Set(['Title']))).toEqual({
+      maxAge: 86400,
+      scope: 'PUBLIC',
+      domains: ['gateway', 'titles'],
+      routerSharing: 'always',
+    });
+    expect(routed.forEntities(all, new Set(['ServiceHealth']))).toMatchObject({
+      maxAge: 60,
+      domains: ['enterprise', 'gateway'],
+      routerSharing: 'application',
+    });
+    expect(routed.forEntities(all, new Set(['Title', 'ServiceHealth']))).toBe(all);
+    // Narrowed once per set of types; no type the fragments name: nothing to keep.
+    expect(routed.forEntities(all, new Set(['Title']))).toBe(routed.forEntities(all, new Set(['Title'])));
+    expect(routed.forEntities(all, new Set(['Nope']))).toMatchObject({ maxAge: 0 });
+  });
+
+  it('is never shared by a router when a domain without routerSharing is in it', () => {
+    const routed = new CachePolicies(schema, { titles: 'always' });
+    const document = parse(`{ chatProviders { id } title(imdbId: "tt0078748") { title } }`);
+    expect(routed.of(document, getOperationAST(document)!).routerSharing).toBeUndefined();
   });
 });

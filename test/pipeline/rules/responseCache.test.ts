@@ -239,3 +239,78 @@ describe('replicas sharing the cache through Redis', () => {
     }
   });
 });
+
+describe('Cache-Control a trusted router reads (TRUSTED_ROUTER_KEYS)', () => {
+  const ROUTER_KEY = 'router-key-0123456789abcdef';
+  const CLIENT_KEY = 'client-key-0123456789abcdef';
+  const ENTITIES = `query ($representations: [_Any!]!) { _entities(representations: $representations) { ... on Title { imdbId title } ... on ServiceHealth { id status } } }`;
+  const title = [{ __typename: 'Title', imdbId: 'tt0078748' }];
+  const health = [{ __typename: 'ServiceHealth', id: 'Exchange' }];
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      TRUSTED_ROUTER_KEYS: ROUTER_KEY,
+      GATEWAY_API_KEYS: CLIENT_KEY,
+      ROUTER_CLIENT_HEADER: 'x-client-id',
+    });
+  });
+  afterAll(() => gw?.close());
+
+  const asRouter = { 'x-api-key': ROUTER_KEY };
+  const scope = async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const answer = await gw.query(query, variables, headers);
+    expect(answer.status).toBe(200);
+    return answer.headers.get('cache-control');
+  };
+
+  it("is public on a router's POST for titles, whoever the end client is and whatever token it carries", async () => {
+    expect(await scope(TITLE, undefined, asRouter)).toBe('public, max-age=86400');
+    expect(await scope(ENTITIES, { representations: title }, asRouter)).toBe('public, max-age=86400');
+    // The end client a router names, and a caller's token the titles never read, do not change the answer.
+    const named = { ...asRouter, 'x-client-id': 'alice', authorization: 'Bearer caller-token-0123456789' };
+    expect(await scope(ENTITIES, { representations: title }, named)).toBe('public, max-age=86400');
+  });
+
+  it('is public for health read with the gateway’s own application permissions, private for delegated health', async () => {
+    expect(await scope(ENTITIES, { representations: health }, asRouter)).toBe('public, max-age=60');
+    expect(await scope(EXCHANGE, undefined, asRouter)).toBe('public, max-age=60');
+    const token = await sandboxToken(gw);
+    const delegated = { ...asRouter, authorization: `Bearer ${token}` };
+    expect(await scope(ENTITIES, { representations: health }, delegated)).toBe('private, max-age=60');
+    // One delegated domain in the answer keeps all of it private.
+    expect(await scope(ENTITIES, { representations: [...title, ...health] }, delegated)).toBe('private, max-age=60');
+  });
+
+  it('is never public for chat: private, or no-store for what is never kept', async () => {
+    expect(await scope(PROVIDERS, undefined, asRouter)).toBe('private, max-age=60');
+    const both = `{ chatProviders { id } title(imdbId: "tt0078748") { title } }`;
+    expect(await scope(both, undefined, asRouter)).toBe('private, max-age=60');
+    expect(await scope(`{ chatUsage { provider totalTokens } }`, undefined, asRouter)).toBe('no-store');
+  });
+
+  it('is private on a POST without the router key: a client key, or a forged router key', async () => {
+    expect(await scope(TITLE, undefined, { 'x-api-key': CLIENT_KEY })).toBe('private, max-age=86400');
+    expect(await scope(ENTITIES, { representations: title }, { 'x-api-key': CLIENT_KEY })).toBe(
+      'private, max-age=86400',
+    );
+    // What an outsider tries first: a key that is almost the router's, or the router's client header alone.
+    for (const forged of [
+      ROUTER_KEY.slice(0, -1),
+      `${ROUTER_KEY}x`,
+      ROUTER_KEY.toUpperCase(),
+      `x${ROUTER_KEY.slice(1)}`,
+    ]) {
+      const answer = await gw.query(TITLE, undefined, { 'x-api-key': forged, 'x-client-id': 'router' });
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('cache-control') ?? '').not.toMatch(/public/);
+    }
+    const sneaky = { 'x-api-key': CLIENT_KEY, 'x-client-id': 'router' };
+    expect(await scope(TITLE, undefined, sneaky)).toBe('private, max-age=86400');
+    // A router's GET stays private: a CDN keyed by the URL alone would serve it to callers without a key.
+    const get = await fetch(`${gw.gateway.url}?query=${encodeURIComponent(TITLE)}`, {
+      headers: { ...asRouter, 'apollo-require-preflight': 'true' },
+    });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('cache-control')).toBe('private, max-age=86400');
+  });
+});

@@ -2,6 +2,7 @@ import { createContext, setOperationValue, type GatewayContext } from '../../../
 import type { CoreServices, GatewayServices } from '../../../context/services.js';
 import { eventStream, type EventSink } from '../../../execution/eventStream.js';
 import { shareEvent } from '../../../execution/sharedEvents.js';
+import { staleCacheTags } from '../cacheTags.js';
 import { ENTERPRISE_SESSION, EnterpriseSession } from '../session.js';
 import type { FanOut, SharedState } from '../../../state/index.js';
 import type { ChangeBatch, HealthChange, MessagePost, ServiceFilter } from './changes.js';
@@ -81,6 +82,11 @@ export class LiveHealth {
   private readonly closed = new AbortController();
   /** The whole services, from the first subscriber (see {@link join}). */
   private gateway: GatewayServices | undefined;
+  /**
+   * Routers listed in ROUTER_INVALIDATION_URLS are told of every change, so health is polled while they are, as if
+   * one more subscriber stood for them.
+   */
+  private readonly standing: number;
 
   constructor(
     private readonly services: CoreServices,
@@ -91,6 +97,7 @@ export class LiveHealth {
     const intervalMs = services.config.graph.pollIntervalMs;
     this.bus = state.channel<ChangeBatch>('live-health');
     const client = services.clients.graph;
+    const routers = services.clients.routers;
     const source = new LiveSource(client, async (signal) => ({
       authorization: await client.authorization(undefined),
       signal,
@@ -106,7 +113,10 @@ export class LiveHealth {
       metrics: this.metrics,
       log: services.log.child({ component: 'live-health' }),
       clock: options.clock,
+      changed: routers && ((batch) => routers.invalidate(staleCacheTags(batch))),
     });
+    this.standing = routers ? 1 : 0;
+    if (routers) this.demandChanged();
   }
 
   /** Open live subscriptions on this replica. */
@@ -166,7 +176,7 @@ export class LiveHealth {
   private demandChanged(): void {
     this.metrics.subscriptions.set({ subscription: 'serviceHealthChanged' }, this.health.size);
     this.metrics.subscriptions.set({ subscription: 'serviceMessagePosted' }, this.messages.size);
-    this.poller.setDemand({ health: this.health.size, messages: this.messages.size });
+    this.poller.setDemand({ health: this.health.size + this.standing, messages: this.messages.size });
   }
 
   /**

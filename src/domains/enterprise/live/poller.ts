@@ -64,6 +64,11 @@ export interface LivePollerOptions {
   wants: FanOut<MessagesWanted>;
   metrics: LiveMetrics;
   log: Logger;
+  /**
+   * Told of each poll's changes once published, by the leader alone (so one replica tells the routers,
+   * ROUTER_INVALIDATION_URLS); it must not block: the poll does not wait for it.
+   */
+  changed?: (batch: ChangeBatch) => void;
   /** @default real timers */
   clock?: PollClock;
 }
@@ -290,6 +295,11 @@ export class LivePoller extends EventEmitter<{ poll: [PollReport] }> {
       await this.options.bus.publish(batch);
     } catch (error) {
       this.options.log.error({ poll: batch.poll, err: String(error) }, 'live health: publishing changes failed');
+    }
+    try {
+      this.options.changed?.(batch);
+    } catch (error) {
+      this.options.log.error({ poll: batch.poll, err: String(error) }, 'live health: telling of changes failed');
     }
     return count;
   }
