@@ -201,30 +201,37 @@ describe('the upstream budget under a prefix', () => {
   const query =
     'query ($r: [_Any!]!) { _entities(representations: $r) { ... on OpsServiceHealth { id } ... on OpsTitle { title } } }';
 
-  it('counts renamed ServiceHealth representations: of 21 (two $batch requests) the first 20 are answered, the 21st refused', async () => {
+  it('counts renamed ServiceHealth representations: 21 (two $batch requests) over a budget of 1 are refused whole, before any request', async () => {
     const r = await small.query(query, {
       r: Array.from({ length: 21 }, (_, i) => ({ __typename: 'OpsServiceHealth', id: `Service${i}` })),
     });
+    expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({
-      path: ['_entities', 20],
-      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'graph', found: 2, max: 1 },
+    expect(r.body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      upstream: 'graph',
+      found: 2,
+      max: 1,
     });
-    expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url}`)).toEqual(['POST /graph/v1.0/$batch']);
+    expect(small.upstreamRequests()).toEqual([]);
   });
 
-  it("counts renamed Title representations (the OMDb quota guard's estimate): of 2 new titles the first is looked up, the second refused", async () => {
+  it("counts renamed Title representations (the OMDb quota guard's estimate): 2 new titles over a budget of 1 are refused whole, before any request", async () => {
     small.clearUpstreamRequests();
     const r = await small.query(query, {
       r: ['tt0078346', 'tt0133093'].map((imdbId) => ({ __typename: 'OpsTitle', imdbId })),
     });
-    expect(r.body.data._entities).toEqual([{ title: 'Superman' }, null]);
+    expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({
-      path: ['_entities', 1],
-      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 2, max: 1 },
+    expect(r.body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      upstream: 'omdb',
+      found: 2,
+      max: 1,
     });
-    expect(omdbQueries(small.upstreamRequests())).toEqual(['i=tt0078346']);
+    expect(omdbQueries(small.upstreamRequests())).toEqual([]);
   });
 });
 
