@@ -27,10 +27,10 @@ describe('DOMAINS', () => {
       for (const field of Object.keys(d.costHints ?? {})) expect(costHints[field]).toBe(d.costHints![field]);
   });
 
-  it('gives the pipeline its domain rules from the domains themselves: the titles domain its OMDb quota', async () => {
+  it('gives the pipeline its domain rules from the domains themselves: the titles domain its OMDb quota, the chat domain its stream admission', async () => {
     const schema = await buildSchema([...GATEWAY_DOMAINS]);
     const rules = DOMAINS.flatMap((d) => (d.rules?.({ schema }) ?? []).map((r) => `${d.name}:${r.name}`));
-    expect(rules).toEqual(['titles:titlesQuota']);
+    expect(rules).toEqual(['titles:titlesQuota', 'chat:chatStreamAdmission']);
     // The response cache hears of stale answers only from a domain that says what makes them stale.
     expect(DOMAINS.filter((d) => d.staleAnswers).map((d) => d.name)).toEqual(['enterprise']);
     // Every domain that calls an upstream estimates its requests for the budget.
