@@ -14,12 +14,6 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
  * line, and hands the core each connection's state as its `extra`.
  */
 
-/**
- * Longest client message read here as a possible `complete` (`{"id":…,"type":"complete"}`: an id of at most
- * MAX_OPERATION_ID_LENGTH characters, each escaped at worst as `\uXXXX`): a subscribe message is never parsed twice.
- */
-const MAX_COMPLETE_LENGTH = 1024;
-
 /** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
 export class WsConnection<Op extends { readonly controller: AbortController }> {
   /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
@@ -129,17 +123,22 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       },
       conn,
     );
+    // One handler per connection, not a closure per message: graphql-ws's handling of a subscribe message lasts as long
+    // as the subscription, and so does what it awaits on.
+    const messageFailed = (error: unknown) => {
+      failed(conn, error, 'graphql-ws message handling failed');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    };
     socket.on('message', (data) => {
-      const text = String(data);
+      const message = parsedMessage(String(data));
       // A client's complete aborts its operation's upstream work at once: the core then awaits the iterator's
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
-      const completed = completedId(text);
+      const completed = completedId(message);
       if (completed !== undefined) conn.operations.get(completed)?.controller.abort();
-      receive?.(text).catch((error: unknown) => {
-        failed(conn, error, 'graphql-ws message handling failed');
-        socket.close(CloseCode.InternalServerError, 'Internal server error');
-      });
+      // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
+      // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
+      receive?.(message as string).catch(messageFailed);
     });
     // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
     // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
@@ -184,13 +183,22 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
   };
 }
 
-/** The id of a client's `complete` message, or undefined for any other message (graphql-ws validates them all). */
-export function completedId(text: string): string | undefined {
-  if (text.length > MAX_COMPLETE_LENGTH || !text.includes('"complete"')) return undefined;
+/**
+ * A client's message parsed, or its text when it is not a JSON object (graphql-ws then parses it again and closes the
+ * socket with 4400): a JSON string is never handed on as text to be decoded a second time.
+ */
+export function parsedMessage(text: string): unknown {
   try {
-    const message = JSON.parse(text) as { type?: unknown; id?: unknown } | null;
-    return message?.type === 'complete' && typeof message.id === 'string' ? message.id : undefined;
+    const message = JSON.parse(text) as unknown;
+    return typeof message === 'object' && message !== null ? message : text;
   } catch {
-    return undefined;
+    return text;
   }
+}
+
+/** The id of a client's `complete` message, or undefined for any other message (graphql-ws validates them all). */
+export function completedId(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { type, id } = message as { type?: unknown; id?: unknown };
+  return type === 'complete' && typeof id === 'string' ? id : undefined;
 }
