@@ -27,7 +27,7 @@ import type { GatewayServices } from '../../context/services.js';
 import { limitError } from '../../pipeline/limitValidation.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
-import { sharedNextText } from './sharedNext.js';
+import { sharedNextTail } from './sharedNext.js';
 import { sharedResultJson } from '../../execution/sharedEvents.js';
 
 /**
@@ -69,7 +69,8 @@ class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExec
   shared(result: ExecutionResult, answer: SharedAnswer): boolean {
     const json = sharedResultJson(result);
     if (json === undefined) return false;
-    if (!this.controller.signal.aborted) this.conn.send(sharedNextText(this.prefix, json, answer.extensions(result)));
+    if (!this.controller.signal.aborted)
+      this.conn.sendShared(this.prefix, json, sharedNextTail(json, answer.extensions(result)));
     return true;
   }
 
