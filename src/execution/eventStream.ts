@@ -16,6 +16,41 @@ export interface EventSink<T> {
   end(error?: unknown): void;
   /** Fires when the consumer stops listening (return/throw) or the stream ended. */
   signal: AbortSignal;
+  /**
+   * Starts what its consumer needs to take `value` at once (its shared execution: execution/sharedEvents.ts), for a
+   * producer that pushes one value to many streams: it waits for these, then pushes, and each stream's consumer takes
+   * the value in the producer's turn. Undefined when there is nothing to wait for.
+   */
+  prepare(value: T): Promise<unknown> | undefined;
+}
+
+/**
+ * A consumer that takes a pushed value at once, in the producer's turn, instead of through `next()`: each layer of a
+ * pull (the event stream, the compiled mapping, pacing, the entry's stream) makes a promise, a reaction and a result
+ * object per value, and when one change reaches ten thousand subscribers in one sweep, all of theirs are alive at once
+ * and survive the sweep's scavenges. Attached from the last layer through each iterator between it and the stream
+ * ({@link attachDirect}); a layer that cannot take a value at once (a result with errors, a slow connection) says
+ * false, and the value goes through `next()` as any other. The stream offers a value only while its consumer waits in
+ * `next()` with nothing buffered, so a value taken at once is never ahead of one still on its way.
+ */
+export interface DirectConsumer<T> {
+  /** Starts what taking `value` at once needs: a promise of it, or undefined. */
+  prepare?(value: T): Promise<unknown> | undefined;
+  /** Takes `value` now and says true; false to have it delivered through `next()`. */
+  take(value: T): boolean;
+}
+
+/** The method by which an iterator takes a {@link DirectConsumer} (and a layer passes it on to its own source). */
+export const DIRECT = Symbol('direct consumer');
+
+/** An iterator that offers its values to a {@link DirectConsumer}. */
+export interface DirectSource<T> {
+  [DIRECT](consumer: DirectConsumer<T>): void;
+}
+
+/** Attaches `consumer` to `source` when the source offers its values so (an iterator that does not: nothing). */
+export function attachDirect<T>(source: unknown, consumer: DirectConsumer<T>): void {
+  if (typeof source === 'object' && source !== null && DIRECT in source) (source as DirectSource<T>)[DIRECT](consumer);
 }
 
 /** Values buffered before `push` makes the producer wait. */
@@ -44,8 +79,9 @@ export function eventStream<T>(
  * function, a context and a name string per method), creates its abort controller only when a producer asks for
  * the signal, and listens to the parent signal as an event listener object.
  */
-class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
+class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSource<T> {
   private readonly buffer: T[] = [];
+  private direct: DirectConsumer<T> | undefined;
   /** Producers waiting for room. */
   private room: Array<() => void> | undefined;
   /** Consumers waiting for a value (one, unless a consumer calls next() again before the last one settled). */
@@ -82,8 +118,18 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
     this.finish();
   }
 
+  [DIRECT](consumer: DirectConsumer<T>): void {
+    this.direct = consumer;
+  }
+
+  prepare(value: T): Promise<unknown> | undefined {
+    return this.finished ? undefined : this.direct?.prepare?.(value);
+  }
+
   push(value: T): Promise<void> {
     if (this.finished) return READY;
+    // Taken at once while the consumer waits for it with nothing before it (DirectConsumer says why).
+    if (this.direct && this.waiting?.length === 1 && this.buffer.length === 0 && this.direct.take(value)) return READY;
     const w = this.waiting?.shift();
     if (w) w.resolve({ value, done: false });
     else this.buffer.push(value);

@@ -21,6 +21,7 @@ import {
   type IncrementalEntry,
   type IncrementalPayload,
 } from '../execution/deferStream.js';
+import { attachDirect, type DirectConsumer } from '../execution/eventStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { DocumentCache, requestError } from './documentCache.js';
@@ -641,7 +642,12 @@ const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve(DONE) };
  * itself). A stream never iterated still finishes on abort.
  * A failure after it began rejects `next()` with {@link OperationFailed}.
  */
-export class OperationStream implements AsyncIterableIterator<FormattedExecutionResult>, SharedAnswer {
+export class OperationStream
+  implements
+    AsyncIterableIterator<FormattedExecutionResult>,
+    SharedAnswer,
+    DirectConsumer<ExecutionResult | IncrementalPayload>
+{
   private source: AsyncIterator<ExecutionResult | IncrementalPayload> | undefined;
   private state: 'idle' | 'running' | 'ended' = 'idle';
   /** Until it began: dropped then, with the request-time state its closure holds. */
@@ -665,7 +671,7 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
     if (this.state === 'idle') this.end();
   };
   /** The source's next result and failure, bound once: a subscription waits on them for its whole life. */
-  private readonly received = (next: IteratorResult<ExecutionResult | IncrementalPayload>) => this.take(next);
+  private readonly received = (next: IteratorResult<ExecutionResult | IncrementalPayload>) => this.onResult(next);
   private readonly failed = (error: unknown) => this.fail(error);
 
   constructor(
@@ -736,6 +742,8 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
       return this.settle({ value, done: false });
     }
     this.source = this.options.pace ? this.options.pace(started) : started;
+    // Its shared results may reach the transport without a promise per layer per result.
+    if (this.options.shared) attachDirect(this.source, this);
     if (this.op.type === 'subscription') this.options.subscriptionStarted?.();
     if (this.ended()) {
       void started.return?.(undefined);
@@ -754,7 +762,21 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
     next.then(this.received, this.failed);
   }
 
-  private take(next: IteratorResult<ExecutionResult | IncrementalPayload>): void {
+  /**
+   * A shared result taken in its producer's turn while this stream waits for its source (execution/eventStream.ts
+   * `DirectConsumer`): sent by the transport, or false to have it come through next().
+   */
+  take(result: ExecutionResult | IncrementalPayload): boolean {
+    if (this.state !== 'running' || !this.waiting || result.extensions) return false;
+    try {
+      return this.options.shared!(result as ExecutionResult, this);
+    } catch {
+      // The same result through next() fails this operation alone, as any failure of its own.
+      return false;
+    }
+  }
+
+  private onResult(next: IteratorResult<ExecutionResult | IncrementalPayload>): void {
     if (this.ended()) return this.settle(DONE);
     if (next.done) {
       if (this.options.endedByReturn) this.source = EMPTY;

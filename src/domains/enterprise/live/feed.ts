@@ -78,6 +78,8 @@ export class LiveHealth {
   private readonly metrics: LiveMetrics;
   private readonly bus: FanOut<ChangeBatch>;
   private listening: Promise<() => void> | undefined;
+  /** The last batch's delivery: the next one waits for it. */
+  private delivering: Promise<void> = Promise.resolve();
   private readonly closed = new AbortController();
   /** The whole services, from the first subscriber (see {@link join}). */
   private gateway: GatewayServices | undefined;
@@ -173,22 +175,47 @@ export class LiveHealth {
    * Hands each change to the subscribers whose filter it passes; nothing outside a filter is ever sent. Every
    * subscriber gets the same event object, shared (execution/sharedEvents.ts): its payload is resolved in the batch's
    * context with the gateway's own credentials, the same for whoever subscribed, so subscribers that selected the same
-   * fields with the same variables are executed and serialised once per change.
+   * fields with the same variables are executed and serialised once per change. Those executions are started first
+   * and awaited, then every subscriber's turn comes in one loop: a subscriber waiting for its next event takes the
+   * settled result at once (execution/eventStream.ts `DirectConsumer`), with no promise per subscriber. Batches are
+   * handed on in the order they came.
    */
   private deliver(batch: ChangeBatch): void {
-    if (!this.gateway) return;
+    this.delivering = this.delivering
+      .then(() => this.deliverNow(batch))
+      .catch((error: unknown) =>
+        this.services.log.error({ err: String((error as Error)?.stack ?? error) }, 'live-health delivery failed'),
+      );
+  }
+
+  private deliverNow(batch: ChangeBatch): Promise<void> | undefined {
+    if (!this.gateway) return undefined;
     const scope = new BatchScope(this.gateway, batch.poll, this.closed.signal);
     const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
-    // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
-    // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
+    // Who gets what, decided when the batch came: a subscriber joining while its executions run hears the next one.
+    const recipients: Array<EventSink<HealthEvent> | EventSink<MessageEvent> | HealthEvent | MessageEvent> = [];
     for (const change of batch.health) {
       const event = shared<HealthEvent>({ ...change, scope });
-      for (const s of this.health) if (!s.filter || s.filter.health(change)) void s.sink!.push(event);
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) recipients.push(s.sink!, event);
     }
     for (const post of batch.messages) {
       const event = shared<MessageEvent>({ post, scope });
-      for (const s of this.messages) if (!s.filter || s.filter.message(post)) void s.sink!.push(event);
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) recipients.push(s.sink!, event);
     }
+    let executions: Set<Promise<unknown>> | undefined;
+    for (let i = 0; i < recipients.length; i += 2) {
+      const execution = (recipients[i] as EventSink<object>).prepare(recipients[i + 1] as object);
+      if (execution) (executions ??= new Set()).add(execution);
+    }
+    // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
+    // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
+    const push = () => {
+      for (let i = 0; i < recipients.length; i += 2)
+        void (recipients[i] as EventSink<object>).push(recipients[i + 1] as object);
+    };
+    if (!executions) return void push();
+    // A failed execution reaches its subscribers through their own next(), as before.
+    return Promise.allSettled(executions).then(push);
   }
 }
 
