@@ -58,8 +58,16 @@ export const HIGH_WATER_MARK = 16;
 
 const READY = Promise.resolve();
 
+interface Waiter<T> {
+  resolve: (r: IteratorResult<T>) => void;
+  reject: (e: unknown) => void;
+}
+
 /** The one abort reason of every ended stream: abort() without one makes a DOMException, stack trace included, per stream. */
 const ENDED = new DOMException('The event stream ended.', 'AbortError');
+
+/** Told once when a stream ends: a function, or an object the producer keeps anyway (no closure per stream). */
+export type EndListener = (() => void) | { ended(): void };
 
 /**
  * `onEnd` runs once when the stream ends (the consumer returned, the producer ended it, or `parentSignal` fired): for a
@@ -68,7 +76,7 @@ const ENDED = new DOMException('The event stream ended.', 'AbortError');
 export function eventStream<T>(
   start: (sink: EventSink<T>) => void | Promise<void>,
   parentSignal?: AbortSignal,
-  onEnd?: () => void,
+  onEnd?: EndListener,
 ): AsyncIterableIterator<T> {
   return new EventStream(start, parentSignal, onEnd);
 }
@@ -84,8 +92,12 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
   private direct: DirectConsumer<T> | undefined;
   /** Producers waiting for room. */
   private room: Array<() => void> | undefined;
-  /** Consumers waiting for a value (one, unless a consumer calls next() again before the last one settled). */
-  private waiting: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }> | undefined;
+  /**
+   * The consumer waiting for a value, then any that called next() again before it settled: one slot, not an array,
+   * since a subscription waits here for its whole life.
+   */
+  private waiter: Waiter<T> | undefined;
+  private moreWaiters: Array<Waiter<T>> | undefined;
   private finished = false;
   private failure: { error: unknown } | undefined;
   private controller: AbortController | undefined;
@@ -93,7 +105,7 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
   constructor(
     start: (sink: EventSink<T>) => void | Promise<void>,
     private readonly parentSignal?: AbortSignal,
-    private readonly onEnd?: () => void,
+    private readonly onEnd?: EndListener,
   ) {
     if (parentSignal?.aborted) this.finish();
     else parentSignal?.addEventListener('abort', this, { once: true });
@@ -129,8 +141,9 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
   push(value: T): Promise<void> {
     if (this.finished) return READY;
     // Taken at once while the consumer waits for it with nothing before it (DirectConsumer says why).
-    if (this.direct && this.waiting?.length === 1 && this.buffer.length === 0 && this.direct.take(value)) return READY;
-    const w = this.waiting?.shift();
+    if (this.direct && this.waiter && !this.moreWaiters?.length && this.buffer.length === 0 && this.direct.take(value))
+      return READY;
+    const w = this.nextWaiter();
     if (w) w.resolve({ value, done: false });
     else this.buffer.push(value);
     return this.buffer.length < HIGH_WATER_MARK
@@ -150,7 +163,10 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
       return Promise.reject(error);
     }
     if (this.finished) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => (this.waiting ??= []).push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      if (!this.waiter) this.waiter = { resolve, reject };
+      else (this.moreWaiters ??= []).push({ resolve, reject });
+    });
   }
 
   return(): Promise<IteratorResult<T>> {
@@ -169,6 +185,12 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  private nextWaiter(): Waiter<T> | undefined {
+    const w = this.waiter;
+    this.waiter = this.moreWaiters?.shift();
+    return w;
   }
 
   private take(): T {
@@ -190,10 +212,9 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
     this.controller?.abort(ENDED);
     this.releaseRoom();
     this.parentSignal?.removeEventListener('abort', this);
-    this.onEnd?.();
-    const waiting = this.waiting ?? [];
-    while (waiting.length) {
-      const w = waiting.shift()!;
+    if (typeof this.onEnd === 'function') this.onEnd();
+    else this.onEnd?.ended();
+    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) {
       if (this.failure && this.buffer.length === 0) {
         w.reject(this.failure.error);
         this.failure = undefined;

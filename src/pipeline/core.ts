@@ -94,6 +94,11 @@ export interface ExecuteOptions {
    */
   shared?(result: ExecutionResult, answer: SharedAnswer): boolean;
   /**
+   * A failure after the stream began is its last result (`{errors}`, then the end) instead of a rejected `next()`
+   * ({@link OperationFailed}): for a protocol whose core would close the whole connection on a throw (graphql-ws).
+   */
+  failureAsResult?: boolean;
+  /**
    * The operation's own controller, made by its transport (which aborts it when its client goes away), instead of one
    * the entry makes and links to `signal`: a long-lived subscription then holds one controller, not two.
    */
@@ -658,10 +663,9 @@ export class OperationStream
    * The `next()` waiting for a result while shared results go out without it (a live feed's subscriber sends every
    * change itself): one pending promise across them all, not a chain that grows by one per shared result.
    */
-  private waiting:
-    | { resolve: (r: IteratorResult<FormattedExecutionResult>) => void; reject: (e: unknown) => void }
-    | undefined;
   private pending: Promise<IteratorResult<FormattedExecutionResult>> | undefined;
+  private resolve: ((r: IteratorResult<FormattedExecutionResult>) => void) | undefined;
+  private reject: ((e: unknown) => void) | undefined;
   /**
    * Its signal aborted: a stream not yet begun ends here; a running one is ended by its source, which stops on the
    * operation's signal the way its protocol ends normally (a deferred query's last `{hasNext: false}`, a subscription's
@@ -678,7 +682,10 @@ export class OperationStream
     private readonly pipeline: Stages,
     private readonly op: AdmittedOperation,
     start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
-    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn' | 'subscriptionStarted'> = {},
+    private readonly options: Pick<
+      ExecuteOptions,
+      'pace' | 'shared' | 'endedByReturn' | 'subscriptionStarted' | 'failureAsResult'
+    > = {},
   ) {
     this.start = start;
     op.controller.signal.addEventListener('abort', this.stop, { once: true });
@@ -696,12 +703,15 @@ export class OperationStream
         () => this.next(),
         () => this.next(),
       );
-    const result = new Promise<IteratorResult<FormattedExecutionResult>>(
-      (resolve, reject) => (this.waiting = { resolve, reject }),
-    );
+    const result = new Promise<IteratorResult<FormattedExecutionResult>>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
     this.pending = result;
     if (this.state === 'idle') {
       this.state = 'running';
+      // Running, its source ends on the signal itself (stop).
+      this.op.controller.signal.removeEventListener('abort', this.stop);
       const start = this.start!;
       this.start = undefined;
       let started: ReturnType<typeof start>;
@@ -742,6 +752,8 @@ export class OperationStream
       return this.settle({ value, done: false });
     }
     this.source = this.options.pace ? this.options.pace(started) : started;
+    // A subscription lives long: what admission coerced its variables to goes (execution has those sent).
+    if (this.op.type === 'subscription') this.op.variables = this.op.sentVariables;
     // Its shared results may reach the transport without a promise per layer per result.
     if (this.options.shared) attachDirect(this.source, this);
     if (this.op.type === 'subscription') this.options.subscriptionStarted?.();
@@ -767,7 +779,7 @@ export class OperationStream
    * `DirectConsumer`): sent by the transport, or false to have it come through next().
    */
   take(result: ExecutionResult | IncrementalPayload): boolean {
-    if (this.state !== 'running' || !this.waiting || result.extensions) return false;
+    if (this.state !== 'running' || !this.pending || result.extensions) return false;
     try {
       return this.options.shared!(result as ExecutionResult, this);
     } catch {
@@ -798,15 +810,16 @@ export class OperationStream
     // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
     const errors = this.pipeline.format([asGraphqlError(error)], this.op);
     this.end();
-    const waiting = this.waiting;
-    this.waiting = this.pending = undefined;
-    waiting?.reject(new OperationFailed(errors));
+    if (this.options.failureAsResult) return this.settle({ value: { errors }, done: false });
+    const reject = this.reject;
+    this.pending = this.resolve = this.reject = undefined;
+    reject?.(new OperationFailed(errors));
   }
 
   private settle(result: IteratorResult<FormattedExecutionResult>): void {
-    const waiting = this.waiting;
-    this.waiting = this.pending = undefined;
-    waiting?.resolve(result);
+    const resolve = this.resolve;
+    this.pending = this.resolve = this.reject = undefined;
+    resolve?.(result);
   }
 
   return(): Promise<IteratorResult<FormattedExecutionResult>> {

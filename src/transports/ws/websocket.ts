@@ -12,7 +12,6 @@ import type { WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
 import {
-  OperationFailed,
   type Answer,
   type ExecuteOptions,
   type OperationPipeline,
@@ -39,14 +38,16 @@ export const MAX_OPERATION_ID_LENGTH = 128;
 /**
  * An operation graphql-ws runs, in one object for its whole life (ten thousand of them on a live-health dashboard
  * fleet): its cancellation (a client's complete, the connection's close), the entry's options (pacing by the
- * connection, shared results sent by it), and graphql-ws's iterator of its results, a failure after it began as its
- * last result (graphql-ws would close the whole connection on a throw). Methods, not closures per operation.
+ * connection, shared results sent by it), and graphql-ws's iterator of its results (a failure after it began as its
+ * last result). Methods, not closures per operation.
  */
 class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExecutionResult> {
   readonly controller = new AbortController();
   readonly stream = true;
   /** onComplete (or onClose) returns it: graphql-ws writes `complete` right after. */
   readonly endedByReturn = true;
+  /** graphql-ws would close the whole connection on a throw. */
+  readonly failureAsResult = true;
   /** Its results, once admitted. */
   results: OperationStream | undefined;
 
@@ -75,7 +76,7 @@ class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExec
   }
 
   next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    return this.results!.next().catch(asLastResult);
+    return this.results!.next();
   }
 
   return(): Promise<IteratorResult<FormattedExecutionResult>> {
@@ -89,12 +90,6 @@ class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExec
   [Symbol.asyncIterator](): this {
     return this;
   }
-}
-
-/** A failure after the operation began as its last result; anything else is graphql-ws's to handle. */
-function asLastResult(error: unknown): IteratorResult<FormattedExecutionResult> {
-  if (!(error instanceof OperationFailed)) throw error;
-  return { value: { errors: error.errors }, done: false };
 }
 
 class GatewayConnection extends WsConnection<WsOperation> {

@@ -50,10 +50,20 @@ export interface MessageEvent {
   scope: BatchScope;
 }
 
-interface Subscriber<T> {
-  filter: ServiceFilter | undefined;
+/** One subscription of the feed, told when its stream ends (a method, not a closure per subscriber). */
+class Subscriber<T> {
   /** Set when the stream starts, before the subscriber joins its set. */
   sink: EventSink<T> | undefined;
+
+  constructor(
+    readonly filter: ServiceFilter | undefined,
+    private readonly set: Set<Subscriber<T>>,
+    private readonly feed: { demandChanged(): void },
+  ) {}
+
+  ended(): void {
+    if (this.set.delete(this)) this.feed.demandChanged();
+  }
 }
 
 /** What a test may replace; the defaults are the gateway's shared state on real timers. */
@@ -149,10 +159,7 @@ export class LiveHealth {
     // The gateway's services, whole (its domains' state, the trusted operations), as every subscriber's context has
     // them: this feed is built before them, from the core services.
     this.gateway ??= services;
-    const subscriber: Subscriber<T> = { filter, sink: undefined };
-    const leave = () => {
-      if (set.delete(subscriber)) this.demandChanged();
-    };
+    const subscriber = new Subscriber<T>(filter, set, this);
     return eventStream<T>(
       (sink) => {
         subscriber.sink = sink;
@@ -161,11 +168,12 @@ export class LiveHealth {
         this.demandChanged();
       },
       signal,
-      leave,
+      subscriber,
     );
   }
 
-  private demandChanged(): void {
+  /** Subscribers joined or left: the gauge and the poller's demand follow. */
+  demandChanged(): void {
     this.metrics.subscriptions.set({ subscription: 'serviceHealthChanged' }, this.health.size);
     this.metrics.subscriptions.set({ subscription: 'serviceMessagePosted' }, this.messages.size);
     this.poller.setDemand({ health: this.health.size, messages: this.messages.size });
