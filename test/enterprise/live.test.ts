@@ -7,38 +7,12 @@ import { enterpriseExamples } from '../../src/domains/enterprise/index.js';
 import type { LiveHealth } from '../../src/domains/enterprise/live/feed.js';
 import { startGateway } from '../../src/app/gateway.js';
 import { MemoryState } from '../../src/state/index.js';
-import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
+import type { PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { LogCapture, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { exampleOperation } from '../support/examples.js';
 import { wsClient } from '../support/ws.js';
+import { ManualClock } from '../support/pollClock.js';
 import { graphCalls, resetSandbox } from './requests.js';
-
-/** The poller's timers, fired by the test: each `fire()` is one polling interval passing. */
-class ManualClock implements PollClock {
-  private readonly pending = new Map<number, { callback: () => void; ms: number }>();
-  private next = 0;
-
-  setTimeout(callback: () => void, ms: number): number {
-    this.pending.set(++this.next, { callback, ms });
-    return this.next;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  /** The delay the poller asked for its next poll. */
-  get delay(): number | undefined {
-    return [...this.pending.values()][0]?.ms;
-  }
-  get waiting(): number {
-    return this.pending.size;
-  }
-  fire(): void {
-    const [entry] = [...this.pending];
-    if (!entry) throw new Error('no poll is scheduled');
-    this.pending.delete(entry[0]);
-    entry[1].callback();
-  }
-}
 
 /** One subscription's payloads, in arrival order. */
 class Subscription<T = any> {
