@@ -131,6 +131,8 @@ class CompiledEvents {
  */
 class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>, DirectConsumer<unknown> {
   private direct: DirectConsumer<T> | undefined;
+  /** Bound once: a subscription's pending next() waits on it, without a closure and context per call. */
+  private readonly mapResult = (result: IteratorResult<unknown>) => this.mapped(result);
 
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
@@ -157,19 +159,17 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
   }
 
   next(): Promise<IteratorResult<T, void>> {
-    return this.iterator.next().then((result) => this.mapped(result));
+    return this.iterator.next().then(this.mapResult);
   }
 
   return(): Promise<IteratorResult<T, void>> {
     return this.iterator.return
-      ? this.iterator.return().then((result) => this.mapped(result))
+      ? this.iterator.return().then(this.mapResult)
       : Promise.resolve({ value: undefined, done: true });
   }
 
   throw(error?: unknown): Promise<IteratorResult<T, void>> {
-    return this.iterator.throw
-      ? this.iterator.throw(error).then((result) => this.mapped(result))
-      : Promise.reject(error);
+    return this.iterator.throw ? this.iterator.throw(error).then(this.mapResult) : Promise.reject(error);
   }
 
   [Symbol.asyncIterator](): this {

@@ -25,7 +25,15 @@ import { attachDirect, type DirectConsumer } from '../execution/eventStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { DocumentCache, requestError } from './documentCache.js';
-import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
+import {
+  ErrorCodes,
+  type AdmittedOperation,
+  type Caller,
+  type Operation,
+  type OperationPayload,
+  type PipelineRule,
+  type Refusal,
+} from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
 import { clientKey, type FairShare } from './rules/fairShare.js';
 import { capClientString } from './rules/operationLog.js';
@@ -457,7 +465,7 @@ export class OperationPipeline {
       started: performance.now(),
       name: null,
       type: 'unknown',
-      errorCodes: new Set(),
+      errorCodes: new ErrorCodes(),
     };
     for (const rule of this.beginners) rule.begin!(op, caller);
     return op;
@@ -666,14 +674,6 @@ export class OperationStream
   private pending: Promise<IteratorResult<FormattedExecutionResult>> | undefined;
   private resolve: ((r: IteratorResult<FormattedExecutionResult>) => void) | undefined;
   private reject: ((e: unknown) => void) | undefined;
-  /**
-   * Its signal aborted: a stream not yet begun ends here; a running one is ended by its source, which stops on the
-   * operation's signal the way its protocol ends normally (a deferred query's last `{hasNext: false}`, a subscription's
-   * completion), so a paced transport still sends that last part.
-   */
-  private readonly stop = () => {
-    if (this.state === 'idle') this.end();
-  };
   /** The source's next result and failure, bound once: a subscription waits on them for its whole life. */
   private readonly received = (next: IteratorResult<ExecutionResult | IncrementalPayload>) => this.onResult(next);
   private readonly failed = (error: unknown) => this.fail(error);
@@ -688,7 +688,17 @@ export class OperationStream
     > = {},
   ) {
     this.start = start;
-    op.controller.signal.addEventListener('abort', this.stop, { once: true });
+    // This object is the listener (handleEvent): no closure per stream.
+    op.controller.signal.addEventListener('abort', this, { once: true });
+  }
+
+  /**
+   * Its signal aborted: a stream not yet begun ends here; a running one is ended by its source, which stops on the
+   * operation's signal the way its protocol ends normally (a deferred query's last `{hasNext: false}`, a subscription's
+   * completion), so a paced transport still sends that last part.
+   */
+  handleEvent(): void {
+    if (this.state === 'idle') this.end();
   }
 
   /**
@@ -710,8 +720,8 @@ export class OperationStream
     this.pending = result;
     if (this.state === 'idle') {
       this.state = 'running';
-      // Running, its source ends on the signal itself (stop).
-      this.op.controller.signal.removeEventListener('abort', this.stop);
+      // Running, its source ends on the signal itself (handleEvent).
+      this.op.controller.signal.removeEventListener('abort', this);
       const start = this.start!;
       this.start = undefined;
       let started: ReturnType<typeof start>;
@@ -847,7 +857,7 @@ export class OperationStream
     const source = this.state === 'running' ? this.source : undefined;
     this.state = 'ended';
     this.start = undefined;
-    this.op.controller.signal.removeEventListener('abort', this.stop);
+    this.op.controller.signal.removeEventListener('abort', this);
     void source?.return?.(undefined);
     this.pipeline.finish(this.op);
   }
