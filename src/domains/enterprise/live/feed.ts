@@ -221,7 +221,10 @@ export class LiveHealth {
       for (let i = 0; i < recipients.length; i += 2)
         void (recipients[i] as EventSink<object>).push(recipients[i + 1] as object);
     };
-    if (!executions) return void push();
+    if (!executions) {
+      push();
+      return undefined;
+    }
     // A failed execution reaches its subscribers through their own next(), as before.
     return Promise.allSettled(executions).then(push);
   }
