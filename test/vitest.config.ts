@@ -11,7 +11,7 @@ const WHOLE_SYSTEM = [
   'test/hardening/soak.test.ts',
   'test/hardening/complexity.test.ts',
   'test/reliability/chaos.test.ts',
-  'test/bench.*.test.ts',
+  'test/bench/**/*.test.ts',
   'test/**/*.browser.test.ts',
 ];
 
@@ -21,18 +21,18 @@ const WHOLE_SYSTEM = [
  * file, then ran last and alone for over a minute). docs/development.md says why each is slow.
  */
 const SLOWEST_FIRST = [
-  'test/bench.smoke.test.ts',
+  'test/bench/smoke.test.ts',
   'test/reliability/chaos.test.ts',
   'test/hardening/soak.test.ts',
-  'test/graphiql.browser.test.ts',
+  'test/graphiql/graphiql.browser.test.ts',
   'test/hardening/faults.test.ts',
   'test/hardening/fuzz.test.ts',
-  'test/chat/documentBounds.test.ts',
+  'test/domains/chat/documents/extraction/documentBounds.test.ts',
   'test/examples/web.browser.test.ts',
-  'test/enterprise/liveReplicas.test.ts',
+  'test/domains/enterprise/live/liveReplicas.test.ts',
   'test/state/sharedState.test.ts',
-  'test/chat/documentRedis.test.ts',
-  'test/newcomer.browser.test.ts',
+  'test/domains/chat/documents/documentRedis.test.ts',
+  'test/docs/newcomer.browser.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {

@@ -39,6 +39,8 @@ export interface StartGatewayOptions {
   multipartHeartbeatMs?: number;
   /** JSON POSTs of known documents skip Apollo Server's per-request work (transports/http/graphql.ts); false sends every request through Apollo (tests compare the two). @default true */
   directExecution?: boolean;
+  /** Time a router has to answer one message of a subscription over HTTP callbacks (tests shorten it). @default 5000 */
+  callbackTimeoutMs?: number;
   /** What a test sets in the domains' long-lived state (live health's clock and state). */
   domains?: DomainServicesOptions;
   /** The dotenv file `npm start` read, named in the start-up log (the variables' names, never their values). */
@@ -146,6 +148,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
     mcp: createMcpEndpoint({ services, pipeline, clients }),
     heartbeatMs: options.multipartHeartbeatMs,
     direct: options.directExecution,
+    callbackTimeoutMs: options.callbackTimeoutMs,
   });
   server.on('request', http.listener);
 
@@ -162,6 +165,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
       { envFile: options.envFile.path, variables: options.envFile.variables },
       `read ${options.envFile.variables.length} variables from ${options.envFile.path}`,
     );
+  for (const d of config.deprecated) log.warn({ variable: d.variable }, `${d.variable} ${d.message}`);
   for (const u of options.unknownNames ?? [])
     log.warn({ variable: u.name, source: u.source, closest: u.closest }, `${u.name} ${describeUnknown(u)}`);
   for (const u of upstreams.filter((x) => x.served)) {

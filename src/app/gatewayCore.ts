@@ -5,6 +5,7 @@ import { createDomainServices, servedDomains, type DomainServicesOptions } from 
 import type { Tracing } from '../observability/tracing.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
+import { CapRefusals } from '../pipeline/capRefusals.js';
 import { FairShare } from '../pipeline/rules/fairShare.js';
 import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { buildSchema } from '../schema/build.js';
@@ -72,7 +73,7 @@ export async function createGatewayCore(input: {
   const cluster = dependencies.state.status().store === 'redis' ? dependencies.state.holdings('fair-share') : undefined;
   const fairShare = new FairShare(config.fairShare, {
     keyed: config.apiKeys.length > 0,
-    metrics: dependencies.metrics,
+    refusals: new CapRefusals({ metrics: dependencies.metrics, log: dependencies.log }),
     cluster,
   });
   const pipeline = createOperationPipeline({

@@ -5,12 +5,14 @@ import { load } from './lib/load.js';
 import { freePort, spawnProc, stopAll, waitReady } from './lib/proc.js';
 import { gatewayNodeFlags, gql, startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { profiledRun } from './lib/profiled.js';
+import { gatewayStream, openClient } from './scenarios/streaming.js';
 
 /**
- * `npm run bench:alloc -- [--query health|title|health-turn|title-turn] [--seconds 4] [--connections 10] [--out FILE.md]`:
+ * `npm run bench:alloc -- [--query health|title|health-turn|title-turn|chat-stream] [--seconds 4] [--connections 10] [--out FILE.md]`:
  * runs the gateway (with `npm start`'s V8 flags) against the sandbox under V8's sampling heap profiler, collected
  * objects included, sends closed-loop load of one query and prints the bytes allocated per operation by function:
- * what the garbage collector has to deal with, which a CPU profile shows only as "GC".
+ * what the garbage collector has to deal with, which a CPU profile shows only as "GC". `--profile FILE` keeps the raw
+ * sampling profile.
  */
 
 /** The parts of V8's sampling heap profile this report reads. */
@@ -75,7 +77,36 @@ export function allocationTable(report: AllocationReport): string {
   ].join('\n');
 }
 
+/**
+ * `--query chat-stream`: closed-loop `chatCompletionStream` subscriptions instead of HTTP requests, one graphql-ws
+ * connection each, every stream one token long (the sandbox's answer cut by `maxTokens: 1`: the start, one chunk and
+ * the end), so the bytes per operation are what one stream start allocates. Returns how many ran.
+ */
+async function streamLoad(
+  wsUrl: string,
+  seconds: number,
+  connections: number,
+  tokens: number,
+  /** Run this many streams instead (a warm-up as long on a busy machine as on a quiet one). */
+  count = Infinity,
+): Promise<{ ok: number }> {
+  const clients = await Promise.all(Array.from({ length: connections }, () => openClient(wsUrl)));
+  const until = performance.now() + seconds * 1000;
+  let ok = 0;
+  let started = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (count === Infinity ? performance.now() < until : started++ < count)
+        if ((await gatewayStream(client, tokens)).finished) ok++;
+    }),
+  );
+  await Promise.all(clients.map((c) => c.dispose()));
+  return { ok };
+}
+
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const streams = argv[argv.indexOf('--query') + 1] === 'chat-stream';
   const {
     option,
     which,
@@ -84,7 +115,7 @@ async function main(): Promise<void> {
     seconds,
     connections,
     target: targetAt,
-  } = profiledRun(process.argv.slice(2), 4);
+  } = profiledRun(streams ? argv.map((a) => (a === 'chat-stream' ? 'health' : a)) : argv, 4);
   const dir = mkdtempSync(join(tmpdir(), 'gateway-alloc-'));
   const out = join(dir, 'allocations.heapprofile');
 
@@ -98,7 +129,13 @@ async function main(): Promise<void> {
     OMDB_CACHE_MAX: '0',
     OMDB_DAILY_QUOTA: '1000000000',
     ALLOC_PROFILE_OUT: out,
+    // One address stands for every client here: the caps per client would refuse it.
+    GLM_RPM: '1000000',
+    CLIENT_MAX_CHAT_STREAMS: '1000000',
+    CLIENT_MAX_SUBSCRIPTIONS: '1000000',
+    CLIENT_MAX_CONNECTIONS: '1000000',
   });
+  if (streams) await sb.control('POST', 'config', { chatRpm: { glm: 1_000_000_000 }, chatTokenDelayMs: 1 });
   const url = `http://127.0.0.1:${port}/graphql`;
   await waitReady(gateway, `http://127.0.0.1:${port}/readyz`);
   const said = async (text: string) => {
@@ -106,24 +143,40 @@ async function main(): Promise<void> {
     for (let i = 0; i < 200 && !gateway.tail().includes(text); i++) await new Promise((r) => setTimeout(r, 50));
     if (!gateway.tail().includes(text)) throw new Error(`gateway did not say "${text}":\n${gateway.tail()}`);
   };
-  await gql(url, query, firstVariables);
+  const wsUrl = url.replace('http', 'ws');
   const target = targetAt(url);
-  await load(target, 2, connections); // warm-up, not sampled
+  // `--tokens N`: longer streams, whose extra bytes over one token's are what each further chunk allocates.
+  const tokens = Number(option('tokens') ?? 1);
+  const loaded = () => (streams ? streamLoad(wsUrl, seconds, connections, tokens) : load(target, seconds, connections));
+  // Warm-up, not sampled: 1,000 streams, after which the start path has left V8's lower tiers (what it allocates
+  // depends on the tier: optimized code allocates less), however busy the machine.
+  if (streams) await streamLoad(wsUrl, 0, connections, tokens, 1_000);
+  else {
+    await gql(url, query, firstVariables);
+    await load(target, 2, connections); // warm-up, not sampled
+  }
   gateway.child.kill('SIGUSR2');
   await said('allocation sampling started');
-  const run = await load(target, seconds, connections);
+  const run = await loaded();
   gateway.child.kill('SIGTERM');
   await said('allocation profile written');
   await stopAll();
-  const report = allocationReport((JSON.parse(readFileSync(out, 'utf8')) as { head: HeapProfileNode }).head, run.ok);
+  const report = allocationReport(
+    (JSON.parse(readFileSync(out, 'utf8')) as { head: HeapProfileNode }).head,
+    run.ok,
+    Number(option('top') ?? 25),
+  );
   const text = [
-    `${which}: ${run.ok} operations in ${seconds} s, ${connections} connections, sampled every 512 bytes.`,
+    `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes.`,
     '',
     allocationTable(report),
   ].join('\n');
   console.log(text);
   const file = option('out');
   if (file) writeFileSync(file, text);
+  // The raw profile, for a closer look (Chrome DevTools' Memory panel opens it).
+  const keep = option('profile');
+  if (keep) writeFileSync(keep, readFileSync(out));
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -9,7 +9,7 @@ import { median, percentile } from './lib/stats.js';
 /**
  * `node dist/bench/entities.js --base DIR [--calls 4] [--seconds 4] [--attackers 8]`: what a router's `_entities` call
  * costs as it grows, on the gateway built in DIR and on this checkout, side by side against one sandbox:
- * - for 100, 1,000 and 10,000 Title references nobody looked up (the upstream budget answers 50 of them), the
+ * - for 100, 1,000 and 10,000 Title references nobody looked up (sent without a router key: refused whole by the upstream budget), the
  *   gateway's CPU per call (from /proc), the answer's size and its errors;
  * - another client's p50 for `{ upstreams { id } }` on one connection, alone, while `--attackers` loops send the
  *   10,000-reference call without pause, and while `--attackers` of them are sent at once, again 250 ms after the last

@@ -1,5 +1,5 @@
 /**
- * The import rules of `src/`, checked by `npm run check:imports` (CI) and test/architecture.test.ts: no import circle
+ * The import rules of `src/`, checked by `npm run check:imports` (CI) and test/build/architecture.test.ts: no import circle
  * (type-only imports count), and each folder imports only the layers below it. The layers, read bottom-up, are the
  * path of a request read backwards: what an upstream call needs, then the domains, the schema, the pipeline, the
  * transports, and the wiring on top.

@@ -12,21 +12,24 @@
  * is 1 (2 for bad arguments or configuration).
  */
 import { composeSchemaContract, composeServices, type ServiceDefinition } from '@theguild/federation-composition';
-import { parse, type GraphQLError } from 'graphql';
+import { isTypeDefinitionNode, isTypeExtensionNode, parse, type GraphQLError } from 'graphql';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, GATEWAY_DOMAINS, loadConfig, type GatewayDomain } from '../config/env.js';
 import { subgraphSdl } from '../schema/build.js';
 
-/** What `npm start` serves by default (PORT 4000 on loopback). */
-const DEFAULT_URL = 'http://127.0.0.1:4000/graphql';
-
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url ${DEFAULT_URL}] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [subgraph.graphql[=http://host/graphql] …]`,
+    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url http://HOST:PORT/graphql] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [subgraph.graphql[=http://host/graphql] …]`,
   );
   process.exit(2);
+}
+
+/** Where `npm start` serves with this configuration (HOST and PORT); a wildcard address is reached on loopback. */
+function servedUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/graphql`;
 }
 
 /** `people.graphql=http://…` → the subgraph named `people` at that URL. */
@@ -76,13 +79,39 @@ function describeErrors(errors: readonly GraphQLError[]): string {
   return `Composition failed with ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
 }
 
+/**
+ * When errors name types that this subgraph and another define both (a company's own `Title`), what renames this
+ * subgraph's: the two merge into one type neither subgraph can fully resolve, and composition reports dozens of errors
+ * that never name the cause. Undefined when no error names such a type, or a prefix or renames are set already.
+ */
+function collisionHint(errors: readonly GraphQLError[], ours: number): string | undefined {
+  if (config.subgraph.typePrefix || Object.keys(config.subgraph.renames ?? {}).length) return undefined;
+  const defined = (s: ServiceDefinition) =>
+    new Set(
+      s.typeDefs.definitions.flatMap((d) => (isTypeDefinitionNode(d) || isTypeExtensionNode(d) ? [d.name.value] : [])),
+    );
+  const ourTypes = new Set(subgraphs.slice(0, ours).flatMap((s) => [...defined(s)]));
+  const theirs = subgraphs.slice(ours).map((s) => ({ name: s.name, types: defined(s) }));
+  // The root types and shared value types (PageInfo, the scalars) compose by name on purpose.
+  const shared = new Set(['Query', 'Mutation', 'Subscription', 'PageInfo', 'DateTime', 'Date', 'JSONObject']);
+  const clashes = new Map<string, string[]>();
+  for (const { name, types } of theirs)
+    for (const type of types)
+      if (ourTypes.has(type) && !shared.has(type)) clashes.set(type, [...(clashes.get(type) ?? []), name]);
+  if (!clashes.size) return undefined;
+  const named = errors.filter((e) => [...clashes.keys()].some((t) => new RegExp(`\\b${t}\\b`).test(e.message)));
+  if (!named.length) return undefined;
+  const list = [...clashes].map(([type, files]) => `${type} (also in ${files.join(', ')})`).join(', ');
+  return `hint: ${named.length} of these errors name types both this subgraph and yours define: ${list}. Give this subgraph's types names of their own with SUBGRAPH_TYPE_PREFIX=Ops (every type) or SUBGRAPH_RENAMES=${[...clashes.keys()][0]}=Movie (one type), then compose again (docs/federation.md, "Rename what collides").`;
+}
+
 const { values, positionals } = (() => {
   try {
     return parseArgs({
       allowPositionals: true,
       options: {
         out: { type: 'string', default: 'supergraph.graphql' },
-        url: { type: 'string', default: DEFAULT_URL },
+        url: { type: 'string' },
         name: { type: 'string', default: 'gateway' },
         instance: { type: 'string', multiple: true, default: [] },
         'exclude-tag': { type: 'string', multiple: true, default: [] },
@@ -125,7 +154,13 @@ const subgraphs: ServiceDefinition[] = instances.length
   ? await Promise.all(
       instances.map(async (i) => ({ name: i.domains.join('_'), url: i.url, typeDefs: parse(await ourSdl(i.domains)) })),
     )
-  : [{ name: values.name, url: values.url, typeDefs: parse(await ourSdl(config.domains)) }];
+  : [
+      {
+        name: values.name,
+        url: values.url ?? servedUrl(config.host, config.port),
+        typeDefs: parse(await ourSdl(config.domains)),
+      },
+    ];
 for (const argument of positionals) subgraphs.push(await subgraphFromArgument(argument));
 const names = subgraphs.map((s) => s.name);
 const twice = names.find((n, i) => names.indexOf(n) !== i);
@@ -140,6 +175,8 @@ const contract = filter.exclude.size > 0;
 const result = contract ? composeSchemaContract(subgraphs, filter, true) : composeServices(subgraphs);
 if (result.errors) {
   console.error(describeErrors(result.errors));
+  const hint = collisionHint(result.errors, subgraphs.length - positionals.length);
+  if (hint) console.error(hint);
   process.exit(1);
 }
 await writeFile(values.out, result.supergraphSdl);

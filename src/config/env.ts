@@ -142,6 +142,8 @@ export interface TrustConfig {
   routerKeys: string[];
   /** {@link VARIABLES.ROUTER_CLIENT_HEADER}, lower case. */
   routerClientHeader?: string;
+  /** {@link VARIABLES.SUBSCRIPTION_CALLBACK_HOSTS} (`host` or `host:port`, as a URL's parse writes them); unset: none. */
+  subscriptionCallbackHosts?: string[];
 }
 
 /**
@@ -273,6 +275,8 @@ export interface GatewayConfig {
   /** How many sockets and streams one client (its API key, else its address) and everyone together may hold. */
   fairShare: FairShareLimits;
   demandControl: DemandControlConfig;
+  /** Deprecated names that are set, each with what to do instead: one warning each at start-up. */
+  deprecated: ConfigProblem[];
   /** Slow-request bounds of the HTTP server (a client that sends its headers or body byte by byte). */
   http: {
     /** {@link VARIABLES.HTTP_HEADERS_TIMEOUT_MS} */
@@ -603,6 +607,24 @@ function checkPollInterval(graph: GraphConfig): void {
   }
 }
 
+/**
+ * MAX_OPERATION_COST, the one cost limit (over the gateway's own estimate); GATEWAY_MAX_COST, once graphql-armor's
+ * second cost model, is read as its older name, with a warning saying which of the two is used.
+ */
+function operationCostLimit(
+  values: Values,
+  isSet: (name: string) => boolean,
+): { max: number; deprecated: ConfigProblem[] } {
+  const old = values.GATEWAY_MAX_COST;
+  if (old === undefined) return { max: values.MAX_OPERATION_COST, deprecated: [] };
+  const both = isSet('MAX_OPERATION_COST');
+  const max = both ? values.MAX_OPERATION_COST : old;
+  const message = both
+    ? `is deprecated and ignored: MAX_OPERATION_COST (${max}) is set too and wins; remove GATEWAY_MAX_COST (${old})`
+    : `is deprecated: read as MAX_OPERATION_COST=${max}, the one cost limit (over the gateway's own estimate, extensions.cost; it refuses with COST_MODE=enforce); rename it to MAX_OPERATION_COST`;
+  return { max, deprecated: [{ variable: 'GATEWAY_MAX_COST', message }] };
+}
+
 /** Parses and validates the environment; throws one {@link ConfigError} listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const problems: ConfigProblem[] = [];
@@ -707,6 +729,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       values[LIMIT_VARIABLES[k] as VariableName],
     ]),
   ) as unknown as OperationLimits;
+  const maxOperationCost = operationCostLimit(values, isSet);
   const apiKeys = values.GATEWAY_API_KEYS ?? [];
   const http = { headersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
@@ -819,10 +842,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     demandControl: {
       mode: values.COST_MODE,
-      maxOperationCost: values.MAX_OPERATION_COST,
+      maxOperationCost: maxOperationCost.max,
       clientCostPerMinute: values.CLIENT_COST_PER_MINUTE,
       clientCostPerDay: values.CLIENT_COST_PER_DAY,
     },
+    deprecated: maxOperationCost.deprecated,
     http,
     apiKeys,
     corsOrigins,
@@ -833,6 +857,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       trustedProxies,
       routerKeys,
       routerClientHeader: values.ROUTER_CLIENT_HEADER,
+      subscriptionCallbackHosts: values.SUBSCRIPTION_CALLBACK_HOSTS,
     },
     persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,
     graph,

@@ -15,8 +15,6 @@ export interface OperationLimits {
   maxFields: number;
   /** Directives (graphql-armor's default). @default 50 */
   maxDirectives: number;
-  /** graphql-armor's cost (objects 2, scalars 1, ×1.5 per level). @default 5000 */
-  maxCost: number;
   /** Upstream requests one operation may cause per upstream, by the planners' estimate. @default 50 */
   maxUpstreamRequests: number;
   /** Representations of one `_entities` call. @default 1000 */
@@ -30,21 +28,18 @@ export const DEFAULT_LIMITS: OperationLimits = {
   maxAliases: 30,
   maxFields: 1000,
   maxDirectives: 50,
-  maxCost: 5000,
   maxUpstreamRequests: 50,
   maxEntityRepresentations: 1000,
 };
 
 /** Environment variable of each limit (GATEWAY_MAX_DEPTH, …). */
-export const LIMIT_VARIABLES: Record<keyof OperationLimits | 'maxOperations', string> = {
-  maxOperations: 'GATEWAY_WS_MAX_OPERATIONS',
+export const LIMIT_VARIABLES: Record<keyof OperationLimits, string> = {
   maxDocumentBytes: 'GATEWAY_MAX_DOCUMENT_BYTES',
   maxTokens: 'GATEWAY_MAX_TOKENS',
   maxDepth: 'GATEWAY_MAX_DEPTH',
   maxAliases: 'GATEWAY_MAX_ALIASES',
   maxFields: 'GATEWAY_MAX_FIELDS',
   maxDirectives: 'GATEWAY_MAX_DIRECTIVES',
-  maxCost: 'GATEWAY_MAX_COST',
   maxUpstreamRequests: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
   maxEntityRepresentations: 'MAX_ENTITY_REPRESENTATIONS',
 };

@@ -72,6 +72,30 @@ export const list: ValueType<string[]> = {
       .filter(Boolean),
 };
 
+/**
+ * Hosts as `host` or `host:port` (no scheme, path or credentials), each in the form a URL's own parse gives (lower
+ * case, IPv6 in brackets, an IPv4 address normalised), so that a URL's host is compared with them as text.
+ */
+export const hostPorts: ValueType<string[]> = {
+  name: 'comma-separated `host` or `host:port`',
+  parse(value) {
+    return list.parse(value).map((entry) => {
+      const port = /^(?:\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(entry)?.[1];
+      const parsed =
+        /[/@?#\\\s]/.test(entry) || !URL.canParse(`http://${entry}`) ? undefined : new URL(`http://${entry}`);
+      if (
+        !parsed ||
+        (port !== undefined && Number(port) > 65535) ||
+        (entry.includes(':') && !entry.startsWith('[') && port === undefined)
+      )
+        throw new BadValue(
+          `${JSON.stringify(entry)} must be a host name or address, optionally with :port (router.internal, router.internal:4000, 10.0.0.7:4000, [fd00::7]:4000), without scheme, path or credentials`,
+        );
+      return port === undefined ? parsed.hostname : `${parsed.hostname}:${Number(port)}`;
+    });
+  },
+};
+
 export const boolean: ValueType<boolean> = {
   name: '`true` or `false`',
   parse(value) {
@@ -590,6 +614,12 @@ export const VARIABLES = {
       "the header by which a router (`TRUSTED_ROUTER_KEYS`) names the end client, e.g. one it sets from the `sub` of a token it verified; over graphql-ws read from each operation's `extensions.headers` (Hive Gateway's `propagateHeaders`), else `connectionParams`, else the upgrade request. Unset, or absent from a request: the router is the client",
     example: 'x-client-id',
   },
+  SUBSCRIPTION_CALLBACK_HOSTS: {
+    type: hostPorts,
+    description:
+      'hosts (`host` for any port, or `host:port`) a router\'s `callbackUrl` may name for subscriptions over Apollo\'s HTTP callback protocol (docs/federation.md, "Subscriptions over HTTP callbacks"); a URL on any other host, with credentials, or not http(s) is refused before any request is sent. Unset: callback subscriptions are refused',
+    example: 'router.internal:4000',
+  },
   PERSISTED_OPERATIONS_FILE: {
     type: file,
     description:
@@ -622,11 +652,6 @@ export const VARIABLES = {
     default: String(DEFAULT_LIMITS.maxDirectives),
     description: 'directives in one operation',
   },
-  GATEWAY_MAX_COST: {
-    type: positive,
-    default: String(DEFAULT_LIMITS.maxCost),
-    description: 'cost of one operation (objects 2, scalars 1, ×1.5 per level)',
-  },
   GATEWAY_MAX_DOCUMENT_BYTES: {
     type: positive,
     default: String(DEFAULT_LIMITS.maxDocumentBytes),
@@ -646,7 +671,8 @@ export const VARIABLES = {
   GATEWAY_WS_MAX_OPERATIONS: {
     type: positive,
     default: '50',
-    description: 'concurrent operations on one WebSocket connection',
+    description:
+      "concurrent operations on one WebSocket connection (not a router's: see `TRUSTED_ROUTER_KEYS`); past it `RATE_LIMITED` naming it, as every cap, counted in `gateway_fair_share_refusals_total{limit}`",
   },
   GATEWAY_WS_MAX_MESSAGE_BYTES: {
     type: positive,
@@ -696,7 +722,7 @@ export const VARIABLES = {
     type: positive,
     default: '256',
     description:
-      'open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable; a graphql-ws `error` message, `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`',
+      "open subscriptions of one client, across graphql-ws, SSE and multipart (and across replicas with `REDIS_URL`, as every `CLIENT_MAX_*`). Past it the subscription is refused at once with `RATE_LIMITED` (`extensions.limit` names the variable, `max` its value, `fix` what lifts it; over graphql-ws as the operation's one result (`next`, `complete`), `429` on SSE and multipart), counted in `gateway_fair_share_refusals_total{limit}`",
   },
   CLIENT_MAX_CHAT_STREAMS: {
     type: positive,
@@ -718,7 +744,12 @@ export const VARIABLES = {
     type: positive,
     default: '5000',
     description:
-      'estimated cost one operation may have when `COST_MODE=enforce` (an object 1, an upstream request 10, lists by their size arguments)',
+      "the one cost limit: the estimated cost one operation may have when `COST_MODE=enforce` (the gateway's own estimate, `extensions.cost.estimated`: an object 1, an upstream request 10, lists by their size arguments)",
+  },
+  GATEWAY_MAX_COST: {
+    type: positive,
+    description:
+      "deprecated: the older name of `MAX_OPERATION_COST`, read when that is unset, with a start-up warning (it was graphql-armor's cost of the document, a second model that refused what the estimate admits)",
   },
   CLIENT_COST_PER_MINUTE: {
     type: count,

@@ -53,6 +53,10 @@ export enum ErrorReason {
   GatewayCredentialsRejected = 'GATEWAY_CREDENTIALS_REJECTED',
   /** The shared document store (Redis) cannot answer: the operation is refused, not served from a stale copy; retry. */
   DocumentStoreUnavailable = 'DOCUMENT_STORE_UNAVAILABLE',
+  /** A subscription's `callbackUrl` names a host SUBSCRIPTION_CALLBACK_HOSTS does not list (or the setting is unset). */
+  CallbackHostNotAllowed = 'CALLBACK_HOST_NOT_ALLOWED',
+  /** The router did not accept the callback protocol's `check` (answered other than 204, or not in time). */
+  CallbackCheckFailed = 'CALLBACK_CHECK_FAILED',
 }
 
 /** Reasons of an INTERNAL_SERVER_ERROR that tell the caller to retry: their message is kept in production too. */

@@ -33,7 +33,7 @@ export class GatewayMetrics {
   });
   readonly subscriptionsStarted = new Counter({
     name: 'gateway_graphql_subscriptions_started_total',
-    help: 'Subscriptions started over graphql-ws',
+    help: 'Subscriptions started over graphql-ws and over HTTP callbacks',
     registers: [this.registry],
   });
   readonly streamSlowClientCloses = new Counter({
@@ -76,7 +76,7 @@ export class GatewayMetrics {
   });
   readonly fairShareRefusals = new Counter({
     name: 'gateway_fair_share_refusals_total',
-    help: 'Connections and operations refused with RATE_LIMITED, by the limit they were over (MAX_CONNECTIONS, CLIENT_MAX_CONNECTIONS, ...)',
+    help: 'Connections and operations refused with RATE_LIMITED by a cap, by the cap they were over (MAX_CONNECTIONS, CLIENT_MAX_CONNECTIONS, CLIENT_MAX_SUBSCRIPTIONS, CLIENT_MAX_CHAT_STREAMS, MAX_SUBSCRIPTIONS, GATEWAY_WS_MAX_OPERATIONS)',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

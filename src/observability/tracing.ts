@@ -28,7 +28,7 @@ export interface Tracing {
 }
 
 /** How an operation reached the gateway: the `graphql.transport` attribute of its span. */
-export type Transport = 'http' | 'ws' | 'sse' | 'multipart' | 'in-process' | 'mcp' | 'graph-tool';
+export type Transport = 'http' | 'ws' | 'sse' | 'multipart' | 'callback' | 'in-process' | 'mcp' | 'graph-tool';
 
 /** An operation's span and the context that makes it the parent of everything its resolvers do. */
 export interface OperationTrace {

@@ -24,6 +24,7 @@ import {
 import { attachDirect, type DirectConsumer } from '../execution/eventStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
+import { CapRefusals, type Cap } from './capRefusals.js';
 import { DocumentCache, requestError } from './documentCache.js';
 import {
   ErrorCodes,
@@ -185,6 +186,7 @@ export class OperationPipeline {
   private readonly preparers: readonly PipelineRule[];
   private readonly beginners: readonly PipelineRule[];
   private readonly admitters: readonly PipelineRule[];
+  private readonly waiters: readonly PipelineRule[];
   private readonly completers: readonly PipelineRule[];
   private readonly answerers: readonly PipelineRule[];
   private readonly finishers: readonly PipelineRule[];
@@ -218,13 +220,18 @@ export class OperationPipeline {
     this.preparers = this.rules.filter((r) => r.prepare);
     this.beginners = this.rules.filter((r) => r.begin);
     this.admitters = this.rules.filter((r) => r.admit);
+    this.waiters = this.rules.filter((r) => r.waitTurn);
     this.completers = this.rules.filter((r) => r.completed);
     this.answerers = this.rules.filter((r) => r.answered);
     this.finishers = this.rules.filter((r) => r.finish);
     this.keyed = options.services.config.apiKeys.length > 0;
     this.stackTraces = options.services.config.errorStackTraces;
+    const limits = options.services.config.limits;
+    // A router's _entities call may send one request per representation (rules/upstreamBudget.ts).
     this.signalListeners =
-      options.services.config.limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) + 10;
+      limits.maxUpstreamRequests * Math.max(1, options.services.upstreams.length) +
+      limits.maxEntityRepresentations +
+      10;
     this.documents = new DocumentCache(options.schema, {
       limitRules: options.validationRules,
       maxTokens: options.services.config.limits.maxTokens,
@@ -254,6 +261,14 @@ export class OperationPipeline {
   /** A connection's refusal by the caps per client (CLIENT_MAX_CONNECTIONS, MAX_CONNECTIONS; fairShare.ts), if any. */
   connectionRefusal(...args: Parameters<FairShare['connectionRefusal']>): ReturnType<FairShare['connectionRefusal']> {
     return this.options.fairShare?.connectionRefusal(...args);
+  }
+
+  /**
+   * The refusal by a cap a transport keeps itself (GATEWAY_WS_MAX_OPERATIONS): RATE_LIMITED naming it, counted and
+   * logged as fair share's refusals are (capRefusals.ts).
+   */
+  capRefusal(cap: Cap): GatewayError {
+    return this.options.fairShare?.refuseCap(cap) ?? new CapRefusals().refuse(cap);
   }
 
   /** A WebSocket found to be a federation router's at `connection_init`: its client's connection share goes back. */
@@ -304,7 +319,7 @@ export class OperationPipeline {
     op.name = payload.operationName ?? operation.name?.value ?? null;
     let streaming = false;
     try {
-      let refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitFrom(op as AdmittedOperation, 0));
+      let refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitAll(op as AdmittedOperation));
       // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
       if (refusal instanceof Promise) refusal = await refusal;
       if (refusal) return this.refused([refusal], op, options);
@@ -484,24 +499,37 @@ export class OperationPipeline {
     op.variables = op.sentVariables = variables ?? undefined;
     op.type = operation.operation;
     op.name = operationName ?? operation.name?.value ?? null;
-    return this.admitFrom(op as AdmittedOperation, 0);
+    return this.admitAll(op as AdmittedOperation);
   }
 
-  private admitFrom(op: AdmittedOperation, start: number): Refusal | Promise<Refusal> {
-    for (let i = start; i < this.admitters.length; i++) {
+  /** Every rule's `admit`, then, once none refused, every rule's `waitTurn` (a wait in line comes last). */
+  private admitAll(op: AdmittedOperation): Refusal | Promise<Refusal> {
+    const refusal = this.admitFrom(op, 0);
+    if (!this.waiters.length) return refusal;
+    if (refusal instanceof Promise) return refusal.then((r) => r ?? this.admitFrom(op, 0, 'waitTurn'));
+    return refusal ?? this.admitFrom(op, 0, 'waitTurn');
+  }
+
+  private admitFrom(
+    op: AdmittedOperation,
+    start: number,
+    stage: 'admit' | 'waitTurn' = 'admit',
+  ): Refusal | Promise<Refusal> {
+    const rules = stage === 'admit' ? this.admitters : this.waiters;
+    for (let i = start; i < rules.length; i++) {
       // An answer found (the response cache) costs no upstream request: the budget and quota rules have nothing to judge.
       if (op.answer) return undefined;
-      const rule = this.admitters[i];
+      const rule = rules[i];
       let refusal: Refusal | Promise<Refusal>;
       try {
-        refusal = rule.admit!(op);
+        refusal = rule[stage]!(op);
       } catch (error) {
         return this.failedRule(op, rule, error);
       }
       // Only a rule that must wait (a quota read) makes the admission asynchronous.
       if (refusal instanceof Promise)
         return refusal.then(
-          (r) => r ?? this.admitFrom(op, i + 1),
+          (r) => r ?? this.admitFrom(op, i + 1, stage),
           (error: unknown) => this.failedRule(op, rule, error),
         );
       if (refusal) return refusal;

@@ -1,4 +1,3 @@
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -82,10 +81,6 @@ export function limitRules(limits: OperationLimits): ValidationRule[] {
     maxDirectivesRule({
       n: limits.maxDirectives,
       ...armor('maxDirectives', limits.maxDirectives, 'Directive'),
-    }) as unknown as ValidationRule,
-    costLimitRule({
-      maxCost: limits.maxCost,
-      ...armor('maxCost', limits.maxCost, 'Cost'),
     }) as unknown as ValidationRule,
     maxFieldsRule(limits.maxFields),
   ];

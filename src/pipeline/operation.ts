@@ -97,6 +97,12 @@ export interface PipelineRule {
   /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */
   admit?(op: AdmittedOperation): Refusal | Promise<Refusal>;
   /**
+   * Once every rule admitted it, before it runs: its wait in line for what it will hold (a chat stream's provider
+   * connection), so that nothing that could refuse it waits behind others first. A refusal here (the wait given up)
+   * refuses it; a rule that holds something for it gives it back in `finish` or on its signal.
+   */
+  waitTurn?(op: AdmittedOperation): Refusal | Promise<Refusal>;
+  /**
    * When a query or mutation has its result, before the client gets it (not for an answer found at admission): may
    * keep the result or drop what a write changed.
    */

@@ -15,6 +15,7 @@ import {
   isObjectType,
   Kind,
   valueFromASTUntyped,
+  type FieldDefinitionNode,
   type FieldNode,
   type GraphQLCompositeType,
   type GraphQLField,
@@ -49,8 +50,17 @@ export interface FieldCostHint {
   listSize?: ListSizeHint;
 }
 
-/** Each domain's knowledge of its fields' cost, by `Type.field` as `schema/` names them. */
-export type CostHints = Readonly<Record<string, FieldCostHint>>;
+/** What a domain knows of one type's cost, beside its planner. */
+export interface TypeCostHint {
+  /**
+   * Whether selecting `field` on an object of the type can make a request for that object alone: an item of a listing
+   * that does not carry the field is looked up (a search item's `rated`).
+   */
+  lookupWhenSelected?: (field: string) => boolean;
+}
+
+/** Each domain's knowledge of its fields' cost, by `Type.field` as `schema/` names them, and of its types, by `Type`. */
+export type CostHints = Readonly<Record<string, FieldCostHint & TypeCostHint>>;
 
 /** An operation's cost and upstream requests. */
 export interface CostFigures {
@@ -192,18 +202,19 @@ export class CostModel {
   private listSize(def: GraphQLField<unknown, unknown>): ListSizeHint | null {
     let hint = this.listSizes.get(def);
     if (hint === undefined) {
-      const node = def.astNode?.directives?.find(
-        (d) => d.name.value === 'listSize' || d.name.value === 'federation__listSize',
-      );
-      hint = node
-        ? (Object.fromEntries(
-            node.arguments?.map((a) => [a.name.value, valueFromASTUntyped(a.value)]) ?? [],
-          ) as ListSizeHint)
-        : null;
+      hint = listSizeOf(def.astNode) ?? null;
       this.listSizes.set(def, hint);
     }
     return hint;
   }
+}
+
+/** A field's `@listSize` arguments, as the SDL a router reads carries them. */
+export function listSizeOf(node: FieldDefinitionNode | null | undefined): ListSizeHint | undefined {
+  const d = node?.directives?.find((x) => x.name.value === 'listSize' || x.name.value === 'federation__listSize');
+  return d
+    ? (Object.fromEntries(d.arguments?.map((a) => [a.name.value, valueFromASTUntyped(a.value)]) ?? []) as ListSizeHint)
+    : undefined;
 }
 
 function entityCounts(representations: unknown): Map<string, number> {

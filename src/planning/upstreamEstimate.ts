@@ -106,9 +106,10 @@ function add(totals: Record<string, number>, part: Record<string, number>): void
 
 /**
  * The upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS): refuses, before execution, an operation whose planned
- * upstream requests to any one upstream exceed the limit, naming the upstream, the estimate and the limit.
+ * upstream requests to any one upstream exceed `max`, naming the upstream, the estimate and the limit; `hint` says
+ * what else lifts it.
  */
-export function budgetRefusal(totals: Record<string, number>, max: number): GraphQLError | undefined {
+export function budgetRefusal(totals: Record<string, number>, max: number, hint?: string): GraphQLError | undefined {
   let upstream: string | undefined;
   let found = 0;
   for (const id in totals) {
@@ -119,96 +120,8 @@ export function budgetRefusal(totals: Record<string, number>, max: number): Grap
   }
   if (upstream === undefined || found <= max) return undefined;
   return new GraphQLError(
-    `Upstream request budget of ${max} per upstream exceeded: this operation can cause ${found} requests to ${upstream}. Split it, select less, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
+    `Upstream request budget of ${max} per upstream exceeded: this operation can cause ${found} requests to ${upstream}. Split it, select less, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.${hint ? ` ${hint}` : ''}`,
     { extensions: { code: ErrorCode.QueryTooComplex, limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', max, found, upstream } },
-  );
-}
-
-/** How much of a router's `_entities` call the budget allows: its first `allowed` representations. */
-export interface EntitiesWithinBudget {
-  allowed: number;
-  /** The estimate for those alone, which the guards at resolve time use. */
-  totals: Record<string, number>;
-  /** The refusal of the whole call, whose figures each refused entry's error repeats. */
-  refusal: GraphQLError;
-}
-
-/**
- * A router's `_entities` call over the budget: the longest prefix of its representations whose requests fit, so that
- * the entries the budget allows are answered and only the rest are refused, each at its own path. Undefined unless the
- * operation is one `_entities` field with its representations in a variable (what routers send); such an operation
- * over the budget is refused whole. A prefix never costs more than a longer one, so a binary search finds it.
- */
-export function entitiesWithinBudget(
-  shape: OperationShape,
-  estimates: UpstreamEstimates,
-  refusal: GraphQLError,
-  max: number,
-): EntitiesWithinBudget | undefined {
-  const [field, ...others] = shape.operation.selectionSet.selections;
-  if (
-    shape.operation.operation !== 'query' ||
-    others.length ||
-    field?.kind !== Kind.FIELD ||
-    field.name.value !== '_entities'
-  )
-    return undefined;
-  const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
-  if (value?.kind !== Kind.VARIABLE) return undefined;
-  const name = value.name.value;
-  const all = shape.variableValues[name];
-  if (!Array.isArray(all)) return undefined;
-  const estimate = (n: number) =>
-    estimates.of({ ...shape, variableValues: { ...shape.variableValues, [name]: all.slice(0, n) } });
-  let fits = 0;
-  let over = all.length;
-  while (over - fits > 1) {
-    const mid = (fits + over) >>> 1;
-    if (budgetRefusal(estimate(mid), max)) over = mid;
-    else fits = mid;
-  }
-  return { allowed: fits, totals: estimate(fits), refusal };
-}
-
-const ENTITIES = new OperationKey<Map<OperationDefinitionNode, EntitiesWithinBudget>>(
-  'entities within the budget by operation',
-);
-
-/** Keeps the allowed part of an `_entities` call for its resolver (schema/build.ts). */
-export function rememberEntitiesWithinBudget(
-  ctx: GatewayContext,
-  operation: OperationDefinitionNode,
-  within: EntitiesWithinBudget,
-): void {
-  perOperation(ctx, ENTITIES, () => new Map()).set(operation, within);
-}
-
-/** The allowed part of this operation's `_entities` call, when the budget cut it. */
-export function entitiesBudget(
-  ctx: GatewayContext,
-  operation: OperationDefinitionNode,
-): EntitiesWithinBudget | undefined {
-  return operationValue(ctx, ENTITIES)?.get(operation);
-}
-
-/**
- * The one error of the `count` references of `typename` beyond what the budget allowed, the first at `first`: the
- * others of that type are null without an error of their own.
- */
-export function entityOverBudget(
-  within: EntitiesWithinBudget,
-  typename: string,
-  first: number,
-  count: number,
-): GraphQLError {
-  const ext = within.refusal.extensions as { max: number; found: number; upstream: string };
-  const which =
-    count === 1
-      ? `representations[${first}] was not`
-      : `${count} ${typename} references from representations[${first}] on were not (each null; this error stands for all of them)`;
-  return new GraphQLError(
-    `Upstream request budget of ${ext.max} per upstream exceeded: this _entities call can cause ${ext.found} requests to ${ext.upstream}, so only its first ${within.allowed} representations were resolved and ${which}. Send them again in another call, or raise GATEWAY_MAX_UPSTREAM_REQUESTS.`,
-    { extensions: { ...within.refusal.extensions, typename, refused: count } },
   );
 }
 

@@ -2,7 +2,6 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import {
   buildASTSchema,
   concatAST,
-  GraphQLError,
   GraphQLScalarType,
   isObjectType,
   isScalarType,
@@ -27,9 +26,7 @@ import { recordServedNames } from '../planning/servedNames.js';
 import { withDomainTags, withOverrides } from './routerDirectives.js';
 import type { Resolvers } from '../generated/resolvers.js';
 import { costHints, servedDomains } from '../domains/index.js';
-import { withCostDirectives } from './costDirectives.js';
-import type { GatewayContext } from '../context/request.js';
-import { entitiesBudget, entityOverBudget, type EntitiesWithinBudget } from '../planning/upstreamEstimate.js';
+import { withCostDirectives, withoutSlicingDefaults } from './costDirectives.js';
 import { withIncrementalDirectives } from '../execution/deferStream.js';
 
 /** `schema/` at the project root; the same relative path from `src/schema` and `dist/schema`. */
@@ -96,7 +93,7 @@ export async function buildSchema(
   const { typeDefs, renames } = await routerTypeDefs(domains, options);
   const merged = renameResolvers(mergeResolvers(servedDomains(domains).map((d) => d.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.
-  const schema = buildSubgraphSchema({ typeDefs, resolvers: merged as never });
+  const schema = withoutSlicingDefaults(buildSubgraphSchema({ typeDefs, resolvers: merged as never }));
   assertResolversMatchSchema(schema, merged);
   checkRepresentations(schema, renames.get('Title') ?? 'Title');
   // `@defer`/`@stream` are the gateway's own: executable and introspectable, but not in the SDL a router composes.
@@ -140,37 +137,15 @@ function checkRepresentations(schema: GraphQLSchema, titleType: string): void {
       }
     });
     // Settled here, failures as Error items: graphql-js and graphql-jit both make such an item null with its own
-    // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts).
-    // Over the upstream budget, only the first representations it allows are resolved; the others are null, with one
-    // error per entity type standing for all of its refused references (10,000 errors would be megabytes).
-    const within = entitiesBudget(ctx as GatewayContext, info.operation);
-    const answered = within ? args.representations.slice(0, within.allowed) : args.representations;
-    const list = resolve(source, { ...args, representations: answered }, ctx, info) as unknown[];
-    const refused = within ? refusedEntities(within, args.representations as Array<{ __typename: string }>) : [];
-    return Promise.all([
-      ...list.map((item) =>
+    // error, while graphql-jit 0.8.9 misplaces the null of a rejected promise inside a list (execution.ts). The
+    // upstream budget admitted the call whole or refused it before this ran (pipeline/rules/upstreamBudget.ts).
+    const list = resolve(source, args, ctx, info) as unknown[];
+    return Promise.all(
+      list.map((item) =>
         Promise.resolve(item).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
       ),
-      ...refused,
-    ]);
+    );
   };
-}
-
-/** The entries past the budget: null, but the first of each entity type, which carries the error of all of them. */
-function refusedEntities(
-  within: EntitiesWithinBudget,
-  representations: ReadonlyArray<{ __typename: string }>,
-): Array<GraphQLError | null> {
-  const byType = new Map<string, { first: number; count: number }>();
-  for (let i = within.allowed; i < representations.length; i++) {
-    const kind = byType.get(representations[i].__typename);
-    if (kind) kind.count++;
-    else byType.set(representations[i].__typename, { first: i, count: 1 });
-  }
-  const entries: Array<GraphQLError | null> = new Array(representations.length - within.allowed).fill(null);
-  for (const [typename, { first, count }] of byType)
-    entries[first - within.allowed] = entityOverBudget(within, typename, first, count);
-  return entries;
 }
 
 /** The domains' resolver maps as one; only the root types are shared between domains. */

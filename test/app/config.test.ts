@@ -80,6 +80,26 @@ describe('configuration', () => {
     expect(c.secrets).toEqual(expect.arrayContaining(['aaaaaaaaaaaaaaaa1', 'bbbbbbbbbbbbbbbb2']));
   });
 
+  it('reads GATEWAY_MAX_COST as the deprecated name of MAX_OPERATION_COST, the one cost limit, saying which wins', () => {
+    expect(loadConfig({}).demandControl.maxOperationCost).toBe(5000);
+    expect(loadConfig({}).deprecated).toEqual([]);
+    const old = loadConfig({ GATEWAY_MAX_COST: '800' });
+    expect(old.demandControl.maxOperationCost).toBe(800);
+    expect(old.deprecated).toEqual([
+      {
+        variable: 'GATEWAY_MAX_COST',
+        message: expect.stringMatching(/deprecated: read as MAX_OPERATION_COST=800.*rename it to MAX_OPERATION_COST/),
+      },
+    ]);
+    const both = loadConfig({ GATEWAY_MAX_COST: '800', MAX_OPERATION_COST: '900' });
+    expect(both.demandControl.maxOperationCost).toBe(900);
+    expect(both.deprecated[0].message).toMatch(
+      /ignored: MAX_OPERATION_COST \(900\) is set too and wins; remove GATEWAY_MAX_COST \(800\)/,
+    );
+    // Checked as MAX_OPERATION_COST is: a whole number of at least 1.
+    expect(() => loadConfig({ GATEWAY_MAX_COST: '0' })).toThrow(/^GATEWAY_MAX_COST: /);
+  });
+
   it('reads the trust settings: hosts and origins allowed (loopback names and HOST by default, CORS_ORIGINS joined), proxies, router keys as secrets', () => {
     expect(loadConfig({}).trust).toEqual({
       allowedHosts: ['localhost', '.localhost'],

@@ -271,32 +271,16 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
       },
     },
     {
-      name: '_entities over the upstream budget: the references that fit are answered, the refused ones are null with one error per entity type',
+      name: '_entities over the upstream budget is refused whole before any upstream request, naming the router key that lifts it',
       env: { GATEWAY_MAX_UPSTREAM_REQUESTS: '2', OMDB_CACHE_MAX: '0' },
       request: { query: ENTITIES, variables: { r: TITLES_THEN_SERVICES } },
       expect: {
         code: 'QUERY_TOO_COMPLEX',
-        extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'omdb', typename: 'Title', refused: 3 },
-        message: { includes: '3 Title references from representations[2] on were not' },
-        upstreams: { omdb: 2 },
+        extensions: { limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS', upstream: 'omdb', found: 5, max: 2 },
+        message: { includes: 'TRUSTED_ROUTER_KEYS' },
+        upstreams: {},
         check: (o) => {
-          const [result] = o.results;
-          const answered = result.data._entities.map((e: any) => e?.imdbId ?? e?.id ?? null);
-          if (JSON.stringify(answered) !== JSON.stringify(['tt0078346', 'tt0372784', null, null, null, null, null]))
-            fail('expected the first two answered, the rest null', o);
-          const errors = result.errors!.map((e: any) => [
-            e.path?.join('.'),
-            e.extensions.typename,
-            e.extensions.refused,
-          ]);
-          if (
-            JSON.stringify(errors) !==
-            JSON.stringify([
-              ['_entities.2', 'Title', 3],
-              ['_entities.5', 'ServiceHealth', 2],
-            ])
-          )
-            fail('expected one error per entity type', o);
+          if (o.results[0].data != null) fail('expected no data: nothing of the call is answered', o);
         },
       },
     },
@@ -551,6 +535,19 @@ export function conformanceCases(manifestFile: string): ConformanceCase[] {
         code: 'NOT_FOUND',
         extensions: { argument: 'input.documents[0]' },
         message: { includes: 'names no document "doc_not_yours" among yours' },
+        upstreams: {},
+      },
+    },
+    {
+      name: 'a chat stream with an unknown model, or a fallback on one, is refused at admission before any request',
+      carriers: streaming,
+      request: {
+        query: CHAT_STREAM,
+        variables: { input: { ...CHAT_INPUT, fallbacks: [{ provider: 'glm', model: 'no-such-model' }] } },
+      },
+      expect: {
+        code: 'BAD_USER_INPUT',
+        message: { includes: 'input.fallbacks[0] (glm/no-such-model)' },
         upstreams: {},
       },
     },

@@ -17,7 +17,7 @@ writeFileSync(manifestFile, JSON.stringify(MANIFEST));
 const gateways = new Map<string, Promise<TestGateway>>();
 function gatewayFor(c: ConformanceCase): Promise<TestGateway> {
   // Every transport sends the same operation to a shared gateway and must cost the same upstream requests: the
-  // response cache would answer the second transport from the first one's answer (test/pipeline/responseCache.test.ts
+  // response cache would answer the second transport from the first one's answer (test/pipeline/rules/responseCache.test.ts
   // checks the cache itself over HTTP, graphql-ws and SSE).
   const start = () => startTestGateway({ RESPONSE_CACHE_MAX_BYTES: '0', ...c.env }, c.sandbox ?? {});
   if (c.fresh) return start();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { seedTitles } from '../../src/sandbox/omdb/seed.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -224,28 +224,19 @@ describe('limits on references', () => {
   const query =
     'query ($r: [_Any!]!) { _entities(representations: $r) { ... on ServiceHealth { id } ... on Title { title } } }';
 
-  it('counts representations in the upstream-request budget: of 41 ServiceHealth ids (3 batches) the first 40 are answered in 2, the last refused at its own path', async () => {
+  it('counts representations in the upstream-request budget: 41 ServiceHealth ids (3 batches) over a budget of 2 are refused whole, before any request', async () => {
     const representations = Array.from({ length: 41 }, (_, i) => ({ __typename: 'ServiceHealth', id: `Service${i}` }));
     const r = await small.query(query, { r: representations });
-    expect(r.body.data._entities).toHaveLength(41);
+    expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({
-      path: ['_entities', 40],
-      extensions: {
-        code: 'QUERY_TOO_COMPLEX',
-        limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
-        upstream: 'graph',
-        found: 3,
-        max: 2,
-      },
+    expect(r.body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      upstream: 'graph',
+      found: 3,
+      max: 2,
     });
-    expect(r.body.errors![0].message).toContain(
-      'only its first 40 representations were resolved and representations[40] was not',
-    );
-    expect(small.upstreamRequests('graph').map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([
-      'POST /graph/v1.0/$batch',
-      'POST /graph/v1.0/$batch',
-    ]);
+    expect(small.upstreamRequests()).toEqual([]);
   });
 
   it('keeps Title references inside the OMDb daily quota, refusing the call before any request', async () => {
@@ -263,41 +254,98 @@ describe('limits on references', () => {
   });
 });
 
-describe('an _entities call over the upstream budget', () => {
+const ROUTER_KEY = 'router-key-0123456789abcdef';
+
+/**
+ * A router's `_entities` batch within MAX_ENTITY_REPRESENTATIONS is never cut into nulls by the upstream budget: a
+ * trusted router's (a key of TRUSTED_ROUTER_KEYS) has the budget once per representation, as if it had sent each in a
+ * call of its own, and is answered whole; anyone else's over the budget is refused whole, before any request.
+ */
+describe('an _entities call over the upstream budget (GATEWAY_MAX_UPSTREAM_REQUESTS at its default, 50)', () => {
   let budget: TestGateway;
   beforeAll(async () => {
-    budget = await startTestGateway({ GATEWAY_MAX_UPSTREAM_REQUESTS: '50' });
+    // No title cache: every call's titles are uncached, whatever ran before.
+    budget = await startTestGateway({
+      TRUSTED_ROUTER_KEYS: ROUTER_KEY,
+      OMDB_CACHE_MAX: '0',
+      RESPONSE_CACHE_MAX_BYTES: '0',
+    });
   });
   afterAll(() => budget?.close());
+  beforeEach(() => budget.clearUpstreamRequests());
 
-  it('answers the first 50 of 51 new titles with 50 OMDb requests and refuses only the 51st, at its own path', async () => {
-    const ids = seedTitles()
-      .slice(0, 51)
+  const ENTITIES = 'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }';
+  const titles = (from: number, n: number) =>
+    seedTitles()
+      .slice(from, from + n)
       .map((t) => t.imdbID);
+
+  it("answers a trusted router's 60 uncached titles whole, with exactly 60 OMDb requests", async () => {
+    const ids = titles(0, 60);
     const r = await budget.query(
-      'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { imdbId title } } }',
+      ENTITIES,
       { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': ROUTER_KEY },
     );
-    const answered = r.body.data._entities as Array<{ imdbId: string; title: string } | null>;
-    expect(answered).toHaveLength(51);
-    expect(answered.slice(0, 50).map((t) => t?.imdbId)).toEqual(ids.slice(0, 50));
-    expect(answered[50]).toBeNull();
-    expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors![0]).toMatchObject({
-      path: ['_entities', 50],
-      extensions: { code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51, max: 50 },
-    });
-    expect(omdbQueries(budget.upstreamRequests('omdb'))).toEqual(ids.slice(0, 50).map((id) => `i=${id}`));
+    expect(r.body.errors).toBeUndefined();
+    expect((r.body.data._entities as Array<{ imdbId: string }>).map((t) => t.imdbId)).toEqual(ids);
+    expect(omdbQueries(budget.upstreamRequests('omdb'))).toEqual(ids.map((id) => `i=${id}`));
   });
 
-  it('still refuses an operation over the budget whole when it is more than one _entities call', async () => {
-    budget.clearUpstreamRequests();
-    const ids = seedTitles()
-      .slice(60, 111)
+  it("answers a trusted router's batch as large as MAX_ENTITY_REPRESENTATIONS allows whole, one request per distinct title", async () => {
+    const ids = titles(0, 200);
+    const r = await budget.query(
+      ENTITIES,
+      { r: [...ids, ...ids].map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': ROUTER_KEY },
+    );
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data._entities).toHaveLength(400);
+    expect(budget.upstreamRequests('omdb')).toHaveLength(200);
+  });
+
+  it("refuses anyone else's 60 uncached titles whole before any request, naming the budget and the router key", async () => {
+    const ids = titles(120, 60);
+    // A key that is not a router's, as an outsider would guess one, gets no more budget than none.
+    const r = await budget.query(
+      ENTITIES,
+      { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': `${ROUTER_KEY}-guess` },
+    );
+    expect(r.body.data).toBeUndefined();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'GATEWAY_MAX_UPSTREAM_REQUESTS',
+      upstream: 'omdb',
+      found: 60,
+      max: 50,
+    });
+    expect(r.body.errors![0].message).toContain('TRUSTED_ROUTER_KEYS');
+    expect(budget.upstreamRequests()).toEqual([]);
+  });
+
+  it("holds a trusted router's batch to the budget once per representation: one whose entities each select over it is refused whole", async () => {
+    // Each series' episodes are looked up season by season: more than 50 OMDb requests for each title alone.
+    const series = seedTitles()
+      .filter((t) => t.type === 'series')
+      .slice(0, 2)
       .map((t) => t.imdbID);
+    const r = await budget.query(
+      'query ($r: [_Any!]!) { _entities(representations: $r) { ... on Title { s1: episodes(season: 1) { plot } s2: episodes(season: 2) { plot } } } }',
+      { r: series.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': ROUTER_KEY },
+    );
+    expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb' });
+    expect(budget.upstreamRequests()).toEqual([]);
+  });
+
+  it('still refuses an operation over the budget whole when it is more than one _entities call, from a router too', async () => {
+    const ids = titles(60, 51);
     const r = await budget.query(
       'query ($r: [_Any!]!) { upstreams { id } _entities(representations: $r) { ... on Title { title } } }',
       { r: ids.map((imdbId) => ({ __typename: 'Title', imdbId })) },
+      { 'x-api-key': ROUTER_KEY },
     );
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', upstream: 'omdb', found: 51 });

@@ -11,10 +11,10 @@ import { ConfigError, loadConfig } from '../../src/config/env.js';
 import { buildSchema, subgraphSdl } from '../../src/schema/build.js';
 import { domainOf } from '../../src/schema/domains.js';
 import { servedTypeName } from '../../src/planning/servedNames.js';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { spawnGateway } from '../support/process.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 
 const ANNOUNCEMENT = '/admin/serviceAnnouncement';
 
@@ -367,8 +367,9 @@ describe('SUBGRAPH_OVERRIDES', () => {
         { type: 'OpsTitle', field: 'awards', from: 'movies' },
       ],
     });
-    expect(sdl).toMatch(/plot: String @override\(from: "movies", label: "percent\(10\)"\)/);
-    expect(sdl).toMatch(/awards: String @override\(from: "movies"\)/);
+    // After the field's @cost (a search item's plot is a lookup: docs/federation.md, "Demand control").
+    expect(sdl).toMatch(/plot: String @cost\(weight: 10\) @override\(from: "movies", label: "percent\(10\)"\)/);
+    expect(sdl).toMatch(/awards: String @cost\(weight: 10\) @override\(from: "movies"\)/);
   });
 
   it('leaves an override of a domain it does not serve to the instance that does, and refuses a field of no domain', async () => {

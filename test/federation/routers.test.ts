@@ -24,13 +24,10 @@ import {
   type Instance,
   type Router,
   type Subgraph,
+  COUNTED_ENV as ENV,
+  DATA_UPSTREAMS,
+  OURS,
 } from './routing.js';
-
-const OURS = { Title: 'OpsTitle', ServiceHealth: 'OpsServiceHealth' };
-/** No caches between runs (the OMDb cache and the response cache), so each run's upstream requests can be counted. */
-const ENV = { SUBGRAPH_TYPE_PREFIX: 'Ops', OMDB_CACHE_MAX: '0', RESPONSE_CACHE_MAX_BYTES: '0' };
-/** Data upstreams: the identity platform's token request is made once per instance and is left out. */
-const DATA_UPSTREAMS = new Set(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
 
 /** Each query of the comparison with the upstream requests it costs, the same through one instance or three. */
 const QUERIES: Array<{

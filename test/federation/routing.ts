@@ -19,6 +19,13 @@ import { loadConfig } from '../../src/config/env.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { LogCapture } from '../support/gateway.js';
 
+/** This subgraph's entities as served beside the company subgraphs (SUBGRAPH_TYPE_PREFIX=Ops). */
+export const OURS = { Title: 'OpsTitle', ServiceHealth: 'OpsServiceHealth' };
+/** An instance beside the companies, without caches between runs (OMDb, responses), so each run's upstream requests can be counted. */
+export const COUNTED_ENV = { SUBGRAPH_TYPE_PREFIX: 'Ops', OMDB_CACHE_MAX: '0', RESPONSE_CACHE_MAX_BYTES: '0' };
+/** Data upstreams: the identity platform's token request is made once per instance and is left out. */
+export const DATA_UPSTREAMS: ReadonlySet<string> = new Set(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
+
 export interface Subgraph {
   name: string;
   url: string;
@@ -85,22 +92,48 @@ export interface Router {
 
 export type Planner = 'hive-js' | 'hive-rust';
 
+/** Hive Gateway's demand control (its estimate from the supergraph's `@cost` and `@listSize`). */
+export type DemandControlOptions = NonNullable<Parameters<typeof createGatewayRuntime>[0]['demandControl']>;
+/** How Hive Gateway reaches the subgraphs: its subscriptions transport, and a key of TRUSTED_ROUTER_KEYS it presents. */
+export interface HiveOptions {
+  deferStream?: boolean;
+  /**
+   * `ws`: graphql-ws on `/graphql` (what docs/federation.md tells a router operator to set); `http`: Hive's default,
+   * GraphQL over SSE by `GET ?query=…`. @default 'ws'
+   */
+  subscriptions?: 'ws' | 'http';
+  /** Sent as `x-api-key` on every request and WebSocket (upgrade and `connectionParams`). */
+  routerKey?: string;
+  demandControl?: DemandControlOptions;
+}
+
 /**
- * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs over graphql-ws on `/graphql` (what
- * docs/federation.md tells a router operator to set), clients subscribe over SSE.
+ * Hive Gateway in-process over `supergraphSdl`; subscriptions reach the subgraphs as `options` say (graphql-ws by
+ * default), clients subscribe over SSE.
  */
 export async function startHiveGateway(
   name: string,
   supergraphSdl: string,
   planner: Planner = 'hive-js',
-  options: { deferStream?: boolean } = {},
+  options: HiveOptions = {},
 ): Promise<Router> {
+  const key = options.routerKey;
+  const headers: Array<[string, string]> = key ? [['x-api-key', key]] : [];
+  const ws = {
+    kind: 'ws',
+    location: '/graphql',
+    headers,
+    ...(key ? { options: { connectionParams: { 'x-api-key': key } } } : {}),
+  };
   const runtime = createGatewayRuntime({
     supergraph: supergraphSdl,
     logging: false,
     deferStream: options.deferStream,
+    demandControl: options.demandControl,
     ...(planner === 'hive-rust' ? { unifiedGraphHandler } : {}),
-    transportEntries: { '*.http': { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
+    transportEntries: {
+      '*.http': { headers, options: options.subscriptions === 'http' ? {} : { subscriptions: ws } },
+    },
   });
   // The runtime is a server adapter: as a request listener it answers (and handles its own errors) itself.
   // oxlint-disable-next-line typescript/no-misused-promises
@@ -155,23 +188,33 @@ export async function subscribeOverSse(
   });
   if (!res.ok || !res.body) throw new Error(`subscription refused: ${res.status} ${await res.text()}`);
   const events: GraphQLAnswer[] = [];
+  for await (const { event, data } of sseEvents(res.body)) {
+    if (event === 'complete') return events;
+    if (data) events.push(JSON.parse(data) as GraphQLAnswer);
+  }
+  return events;
+}
+
+/** The events of a GraphQL over SSE response body as they arrive: each one's `event` name and its `data` lines joined. */
+export async function* sseEvents(
+  body: AsyncIterable<Uint8Array>,
+): AsyncGenerator<{ event: string | undefined; data: string }> {
   let buffer = '';
   const decoder = new TextDecoder();
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
     let end: number;
     while ((end = buffer.indexOf('\n\n')) !== -1) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const event = /^event: ?(.*)$/m.exec(block)?.[1];
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n');
-      if (event === 'complete') return events;
-      if (data) events.push(JSON.parse(data) as GraphQLAnswer);
+      yield {
+        event: /^event: ?(.*)$/m.exec(block)?.[1],
+        data: block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n'),
+      };
     }
   }
-  return events;
 }

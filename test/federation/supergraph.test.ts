@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/bench/lib/proc.js';
-import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../chat/support.js';
-import { batchItems, graphCalls } from '../enterprise/requests.js';
+import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../support/chat.js';
+import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startHiveGateway } from '../support/hiveGateway.js';
 import { collect, wsClient } from '../support/ws.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 import { REVIEWS, reviewsSdlFile, startReviewsSubgraph, WATCHED } from './reviewsSubgraph.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,11 +102,63 @@ describe('npm run supergraph', () => {
     expect(failed?.code).toBe(1);
     const lines = failed!.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^Composition failed with \d+ errors:$/);
-    expect(lines.slice(1).every((line, i) => line.startsWith(`  ${i + 1}. `))).toBe(true);
+    const hint = lines.at(-1)!;
+    expect(hint).toMatch(
+      /^hint: \d+ of these errors name types both this subgraph and yours define: Title \(also in clash\)/,
+    );
+    expect(lines.slice(1, -1).every((line, i) => line.startsWith(`  ${i + 1}. `))).toBe(true);
     expect(failed!.stderr).toContain('"Title.title"');
     expect(failed!.stderr).toContain('"Query.admin"');
     expect(() => readFileSync(join(dir, 'never.graphql'))).toThrow();
   }, 60_000);
+});
+
+describe('npm run supergraph: what a newcomer meets first', () => {
+  it('writes the routing URL with the port PORT says (and HOST), when no --url is given', async () => {
+    const out = join(dir, 'port.graphql');
+    const { stdout } = await supergraph(['--out', out], { PORT: '4321', HOST: '127.0.0.1' });
+    expect(stdout).toContain('gateway (http://127.0.0.1:4321/graphql)');
+    expect(readFileSync(out, 'utf8')).toContain(
+      'GATEWAY @join__graph(name: "gateway", url: "http://127.0.0.1:4321/graphql")',
+    );
+  }, 60_000);
+
+  it('suggests SUBGRAPH_TYPE_PREFIX when the errors come from a company type named like one of ours, and the suggestion composes', async () => {
+    const people = join(dir, 'people.graphql');
+    writeFileSync(
+      people,
+      `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+       type Query { jobTitle(id: ID!): Title }
+       "A job title."
+       type Title @key(fields: "id") { id: ID! name: String! level: Int! }`,
+    );
+    const failed = await supergraph(['--out', join(dir, 'never.graphql'), people]).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    const count = Number(/^Composition failed with (\d+) errors:$/m.exec(failed!.stderr)?.[1]);
+    expect(count).toBeGreaterThan(20);
+    expect(failed!.stderr.trim().split('\n').at(-1)).toBe(
+      `hint: ${count} of these errors name types both this subgraph and yours define: Title (also in people). Give this subgraph's types names of their own with SUBGRAPH_TYPE_PREFIX=Ops (every type) or SUBGRAPH_RENAMES=Title=Movie (one type), then compose again (docs/federation.md, "Rename what collides").`,
+    );
+    const { stdout } = await supergraph(['--out', join(dir, 'prefixed.graphql'), people], {
+      SUBGRAPH_TYPE_PREFIX: 'Ops',
+    });
+    expect(stdout).toContain('wrote ');
+    // An error that names none of the shared types gets no hint.
+    const unrelated = join(dir, 'unrelated.graphql');
+    writeFileSync(
+      unrelated,
+      `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+       type Query { admin: String }`,
+    );
+    const other = await supergraph(['--out', join(dir, 'never.graphql'), unrelated]).then(
+      () => undefined,
+      (error: { stderr: string }) => error,
+    );
+    expect(other!.stderr).not.toContain('hint:');
+  }, 90_000);
 });
 
 describe('behind Hive Gateway', () => {

@@ -14,7 +14,7 @@ const REPETITIONS = 5;
 
 let gw: TestGateway;
 beforeAll(async () => {
-  // Past the default MAX_ENTITY_REPRESENTATIONS (1,000, refused whole: test/hardening/trust.test.ts): an operator may
+  // Past the default MAX_ENTITY_REPRESENTATIONS (1,000, refused whole: test/transports/trust.test.ts): an operator may
   // raise it, and the work must stay linear there too.
   gw = await startTestGateway({ LOG_LEVEL: 'warn', MAX_ENTITY_REPRESENTATIONS: '100000' });
 });

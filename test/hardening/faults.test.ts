@@ -11,7 +11,7 @@ import { buildSeed } from '../../src/sandbox/graph/data.js';
 import { seedTitles } from '../../src/sandbox/omdb/seed.js';
 import type { RecordedRequest } from '../../src/sandbox/record.js';
 import type { Fault, UpstreamName } from '../../src/sandbox/types.js';
-import { COMPLETION, eventually, streamAll, user } from '../chat/support.js';
+import { COMPLETION, eventually, streamAll, user } from '../support/chat.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { wsClient } from '../support/ws.js';
 

@@ -106,7 +106,7 @@ describe('WebSocket connection limits', () => {
   });
   afterAll(() => t.close());
 
-  it('refuses a third concurrent operation on one connection', async () => {
+  it('refuses a third concurrent operation on one connection with RATE_LIMITED naming the cap, as its one result', async () => {
     const client = wsClient(t.gateway.wsUrl);
     const long = 'subscription { serverTime(intervalMs: 50, count: 100) }';
     const stops = [0, 1].map(() =>
@@ -116,11 +116,18 @@ describe('WebSocket connection limits', () => {
     const third = await collect(client, long);
     stops.forEach((s) => s());
     await client.dispose();
-    expect((third.error as Array<{ extensions: Record<string, unknown> }>)[0].extensions).toMatchObject({
-      code: 'QUERY_TOO_COMPLEX',
+    // `next` then `complete`, not an `error` message: a router forwards a result's errors (routerRefusals.test.ts).
+    expect(third.error).toBeUndefined();
+    expect(third.results).toHaveLength(1);
+    expect(third.results[0].errors?.[0].extensions).toMatchObject({
+      code: 'RATE_LIMITED',
       limit: 'GATEWAY_WS_MAX_OPERATIONS',
       max: 2,
+      fix: expect.stringContaining('TRUSTED_ROUTER_KEYS'),
     });
+    expect(
+      await t.gateway.services.metrics.registry.getSingleMetricAsString('gateway_fair_share_refusals_total'),
+    ).toMatch(/gateway_fair_share_refusals_total\{limit="GATEWAY_WS_MAX_OPERATIONS"\} 1/);
   });
 
   it('closes a socket that never sends connection_init within GATEWAY_WS_CONNECTION_INIT_TIMEOUT_MS with 4408', async () => {

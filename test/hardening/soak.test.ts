@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runningChatWriters } from '../../src/sandbox/chat/index.js';
 import { buildSeed } from '../../src/sandbox/graph/data.js';
 import { seedTitles } from '../../src/sandbox/omdb/seed.js';
-import { COMPLETION, STREAM, eventually, user } from '../chat/support.js';
+import { COMPLETION, STREAM, eventually, user } from '../support/chat.js';
 import { assertNoSecretLeaked, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { wsClient } from '../support/ws.js';
 

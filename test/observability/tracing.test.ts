@@ -3,7 +3,7 @@ import { startTracing } from '../../src/observability/tracing.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp.js';
 import { collect, wsClient } from '../support/ws.js';
-import { STREAM, user } from '../chat/support.js';
+import { STREAM, user } from '../support/chat.js';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationPipeline, ruleFailureCause } from '../../src/pipeline/core.js';
 import type { PipelineRule } from '../../src/pipeline/operation.js';
 import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
-import { pipelineHarness, type PipelineHarness } from './support.js';
+import { ErrorCode, GatewayError } from '../../src/errors/codes.js';
+import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 /** Two throw sites: the cause of a failure is where it was thrown, whatever its message says. */
 function failAt(site: 'one' | 'two', message: string): never {
@@ -73,5 +74,60 @@ describe('a pipeline rule that throws', () => {
     expect(a).toMatch(/^r\nTypeError\n +at failAt /);
     expect(ruleFailureCause('other', at('a'))).not.toBe(a);
     expect(ruleFailureCause('r', 'thrown string')).toBe('r\nthrown string');
+  });
+});
+
+describe('the waitTurn stage', () => {
+  let h: PipelineHarness;
+  afterAll(() => h?.close());
+
+  it('runs once every rule admitted the operation, never for one a later rule refuses, and a refusal there refuses it', async () => {
+    h = await pipelineHarness();
+    const seen: string[] = [];
+    let refuseLater = false;
+    let turnRefusal: Error | undefined;
+    const waiting: PipelineRule = {
+      name: 'waiting',
+      admit: () => void seen.push('waiting.admit'),
+      waitTurn: () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            seen.push('waiting.waitTurn');
+            resolve(turnRefusal as never);
+          }, 5),
+        ),
+    };
+    const later: PipelineRule = {
+      name: 'later',
+      admit: async () => {
+        seen.push('later.admit');
+        return refuseLater ? (new GatewayError(ErrorCode.RateLimited, 'over the cap') as never) : undefined;
+      },
+    };
+    const shutdown = new Shutdown();
+    const pipeline = new OperationPipeline({
+      schema: h.pipeline.schema,
+      services: h.services,
+      rules: [waiting, later, shutdown],
+      validationRules: [],
+      format: h.services.formatErrors,
+      shutdown,
+    });
+    const run = () => pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: 'w', transport: 'in-process' });
+
+    expect((await run()).kind).toBe('result');
+    expect(seen).toEqual(['waiting.admit', 'later.admit', 'waiting.waitTurn']);
+
+    seen.length = 0;
+    refuseLater = true;
+    const capped = await run();
+    expect(capped).toMatchObject({ kind: 'refused', errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
+    expect(seen).toEqual(['waiting.admit', 'later.admit']);
+
+    seen.length = 0;
+    refuseLater = false;
+    turnRefusal = new GatewayError(ErrorCode.UpstreamError, 'gave up waiting');
+    expect(await run()).toMatchObject({ kind: 'refused', errors: [{ message: 'gave up waiting' }] });
+    expect(seen).toEqual(['waiting.admit', 'later.admit', 'waiting.waitTurn']);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationPipeline } from '../../src/pipeline/core.js';
 import type { Operation, PipelineRule } from '../../src/pipeline/operation.js';
 import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
-import { pipelineHarness, type PipelineHarness } from './support.js';
+import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 /**
  * The pipeline's one entry (src/pipeline/core.ts, `execute`) pairs begin and finish itself: whatever a transport does

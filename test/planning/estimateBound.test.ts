@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_SERIES } from '../../src/sandbox/omdb/knownTitles.js';
-import { pipelineHarness, type PipelineHarness } from '../pipeline/support.js';
+import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
 
 /**
  * The estimate bounds the work: an operation's `extensions.cost.upstreamRequests` is never above its

@@ -57,7 +57,8 @@ describe('demand control on three replicas', () => {
           cancel = clients[i % 2].subscribe(
             { query: TICKS },
             {
-              next: () => {},
+              // A RATE_LIMITED refusal is the operation's one result, then `complete`.
+              next: (r) => r.errors && resolve(JSON.stringify(r.errors).includes('RATE_LIMITED') ? 'refused' : 'ended'),
               error: (e) => resolve(JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'),
               complete: () => resolve('ended'),
             },
@@ -85,9 +86,10 @@ describe('demand control on three replicas', () => {
         const cancel = clients[1].subscribe(
           { query: TICKS },
           {
-            next: () => {},
+            next: (r) =>
+              void (r.errors && (answer = JSON.stringify(r.errors).includes('RATE_LIMITED') ? 'refused' : 'ended')),
             error: (e) => void (answer = JSON.stringify(e).includes('RATE_LIMITED') ? 'refused' : 'ended'),
-            complete: () => void (answer = 'ended'),
+            complete: () => void (answer ??= 'ended'),
           },
         );
         started.push({ cancel });

@@ -9,7 +9,7 @@ import { startReplicas, type ReplicaCluster } from '../support/replicas.js';
 let cluster: ReplicaCluster;
 beforeAll(async () => {
   // What the title cache and the quota do (a title held by every replica's own copy) is specified without the response
-  // cache, which would answer repeats before the OMDb client sees them (test/pipeline/responseCache.test.ts has its own).
+  // cache, which would answer repeats before the OMDb client sees them (test/pipeline/rules/responseCache.test.ts has its own).
   cluster = await startReplicas({
     count: 3,
     env: { OMDB_DAILY_QUOTA: '10', DEEPSEEK_RPM: '6', RESPONSE_CACHE_MAX_BYTES: '0' },

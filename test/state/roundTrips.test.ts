@@ -6,7 +6,7 @@ import { KNOWN_MOVIES } from '../../src/sandbox/omdb/knownTitles.js';
 import { omdbQueryKey } from '../../src/upstreams/omdb/query.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { omdbQueries } from '../titles/omdbRequests.js';
+import { omdbQueries } from '../support/omdbRequests.js';
 
 /**
  * What a title lookup costs in Redis: every command the gateway sends, as Redis's MONITOR sees it. The daily quota is

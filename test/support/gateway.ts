@@ -44,7 +44,7 @@ export interface TestGateway {
 export async function startTestGateway(
   env: Record<string, string> = {},
   sandboxSettings = {},
-  options: Pick<StartGatewayOptions, 'multipartHeartbeatMs' | 'directExecution' | 'domains'> = {},
+  options: Pick<StartGatewayOptions, 'multipartHeartbeatMs' | 'directExecution' | 'domains' | 'callbackTimeoutMs'> = {},
 ): Promise<TestGateway> {
   const sandbox = await startSandbox({ settings: { chatTokenDelayMs: 0, ...sandboxSettings } });
   const logs = new LogCapture();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writtenChatEvents } from '../../src/sandbox/chat/wire.js';
-import { STREAM, eventually, settled } from '../chat/support.js';
+import { STREAM, eventually, settled } from '../support/chat.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { rawHttp } from '../support/rawHttp.js';
 import { rawSubscriber } from '../support/ws.js';

@@ -41,23 +41,42 @@ export function classifyFailure(error: unknown): { outcome: AttemptOutcome; next
   }
 }
 
+/** Where {@link firstServing} starts: the first target that may be called, and the attempts of those skipped before it. */
+export interface FirstTarget {
+  readonly from: number;
+  readonly attempts: readonly Attempt[];
+}
+
+/** A completion's targets as admission checked them, and the connection it waited for (admission.ts). */
+export interface AdmittedTargets extends FirstTarget {
+  readonly targets: readonly ValidCompletion[];
+  /** The release of the connection of `targets[from]`'s provider, the first time (the stream then holds it). */
+  takeConnection(): (() => void) | undefined;
+}
+
+const FROM_THE_FIRST: FirstTarget = { from: 0, attempts: [] };
+
 /**
- * Calls the targets in order until one serves. `call` must settle once output has started (the first chunk of a
- * stream) and not later, so that nothing after the first token ever falls back. Each attempt is logged and counted.
+ * Calls the targets in order until one serves, from `start` (what admission found, {@link firstCallable}). `call`
+ * must settle once output has started (the first chunk of a stream) and not later, so that nothing after the first
+ * token ever falls back. Each attempt is logged and counted.
  */
 export async function firstServing<T>(
   ctx: GatewayContext,
   targets: readonly ValidCompletion[],
   call: (target: ValidCompletion, retry: Partial<RetryPolicy> | undefined) => Promise<T>,
+  start: FirstTarget = FROM_THE_FIRST,
 ): Promise<{ target: ValidCompletion; value: T; attempts: Attempt[] }> {
   const ledger = ctx.services.domains.chatUsage;
-  const attempts: Attempt[] = [];
-  for (const [i, target] of targets.entries()) {
+  const attempts: Attempt[] = [...start.attempts];
+  for (let i = start.from; i < targets.length; i++) {
+    const target = targets[i];
     const provider = target.client.spec.id;
     const model = target.model.id;
     const last = i === targets.length - 1;
     try {
-      await ledger.ensureBudget(provider, ctx);
+      // Again after admission: a wait in line for a connection may have let the day's budget run out.
+      if (ledger.budgeted(provider)) await ledger.ensureBudget(provider, ctx);
       const value = await call(target, last ? undefined : ONCE);
       attempts.push({ provider, model, outcome: 'served', code: null });
       announceRetiring(ctx, provider, target.model);
@@ -66,21 +85,56 @@ export async function firstServing<T>(
         ctx.log.info({ provider, model, attempt: i + 1, of: targets.length, outcome: 'served' }, 'chat attempt');
       return { target, value, attempts };
     } catch (error) {
-      const { outcome, next } = ctx.signal.aborted
-        ? { outcome: 'cancelled' as const, next: false }
-        : classifyFailure(error);
-      const code = error instanceof GatewayError ? error.code : ErrorCode.InternalServerError;
-      attempts.push({ provider, model, outcome, code });
-      ledger.attempt(provider, model, outcome);
-      ctx.log.info(
-        { provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last },
-        'chat attempt',
-      );
-      if (last || !next) {
-        if (error instanceof GatewayError && targets.length > 1) error.extensions.attempts = attempts;
-        throw error;
-      }
+      failedAttempt(ctx, targets, i, error, attempts);
     }
   }
   throw new Error('no chat target');
+}
+
+/**
+ * The first target that may be called without asking its provider, as {@link firstServing} would reach it: a spent
+ * daily token budget or a provider whose key was rejected moves on to the next target (logged and counted as an
+ * attempt), the last one's refusal is thrown. For admission, before a stream waits for its provider's connection.
+ */
+export async function firstCallable(ctx: GatewayContext, targets: readonly ValidCompletion[]): Promise<FirstTarget> {
+  const ledger = ctx.services.domains.chatUsage;
+  const attempts: Attempt[] = [];
+  for (let i = 0; i < targets.length; i++) {
+    const { client } = targets[i];
+    try {
+      client.credentials.assertUsable(client.spec.id);
+      if (ledger.budgeted(client.spec.id)) await ledger.ensureBudget(client.spec.id, ctx);
+      return i === 0 ? FROM_THE_FIRST : { from: i, attempts };
+    } catch (error) {
+      failedAttempt(ctx, targets, i, error, attempts);
+    }
+  }
+  throw new Error('no chat target');
+}
+
+/** Target `i` failed: its attempt recorded, and its error thrown unless the next target may be tried. */
+function failedAttempt(
+  ctx: GatewayContext,
+  targets: readonly ValidCompletion[],
+  i: number,
+  error: unknown,
+  attempts: Attempt[],
+): void {
+  const provider = targets[i].client.spec.id;
+  const model = targets[i].model.id;
+  const last = i === targets.length - 1;
+  const { outcome, next } = ctx.signal.aborted
+    ? { outcome: 'cancelled' as const, next: false }
+    : classifyFailure(error);
+  const code = error instanceof GatewayError ? error.code : ErrorCode.InternalServerError;
+  attempts.push({ provider, model, outcome, code });
+  ctx.services.domains.chatUsage.attempt(provider, model, outcome);
+  ctx.log.info(
+    { provider, model, attempt: i + 1, of: targets.length, outcome, code, fallback: next && !last },
+    'chat attempt',
+  );
+  if (last || !next) {
+    if (error instanceof GatewayError && targets.length > 1) error.extensions.attempts = attempts;
+    throw error;
+  }
 }

@@ -12,7 +12,7 @@ import type { TrustedToolset } from '../../trusted/toolset.js';
 import type { GatewayContext } from '../../context/request.js';
 import { eventStream } from '../../execution/eventStream.js';
 import type { ChatChunk, ChatToolCall, ChatUsage } from '../../upstreams/chat/types.js';
-import { firstServing, type Attempt } from './fallbacks.js';
+import { firstServing, type AdmittedTargets, type Attempt } from './fallbacks.js';
 import { checkAnswer } from './jsonFormat.js';
 import { chunkOf, completionOf, usageOf } from './map.js';
 import { openStream, targetsOf, type StreamEvent } from './stream.js';
@@ -62,6 +62,10 @@ export function graphToolPlan(input: ChatCompletionInput, ctx: GatewayContext): 
     maxCalls,
   };
 }
+
+/** The input of the first model turn: what admission checks (admission.ts). */
+export const firstTurnInput = (input: ChatCompletionInput, plan: GraphToolPlan) =>
+  turnInput(input, plan, input.messages);
 
 /** The input of one model turn: the graph tools offered as function tools, and the conversation so far. */
 function turnInput(input: ChatCompletionInput, plan: GraphToolPlan, messages: ChatMessageInput[]): ChatCompletionInput {
@@ -291,100 +295,111 @@ export async function completeWithGraphTools(
  * the start of its result), and a last chunk with the finish and the usage of all turns. The first turn opens before
  * the subscription yields, as a plain stream does; a failure after that ends the stream with the error.
  */
-export async function streamWithGraphTools(input: ChatCompletionInput, plan: GraphToolPlan, ctx: GatewayContext) {
+export async function streamWithGraphTools(
+  input: ChatCompletionInput,
+  plan: GraphToolPlan,
+  ctx: GatewayContext,
+  admitted?: AdmittedTargets,
+) {
   const messages: ChatMessageInput[] = [...input.messages];
-  let opened = await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
-  return eventStream<StreamEvent>((sink) => {
-    sink.signal.addEventListener('abort', () => opened.value.stream.cancel(), { once: true });
-    return (async () => {
-      const steps: ChatGraphStep[] = [];
-      let usage: ChatUsage | undefined;
-      let reasoned = false;
-      let turn = 1;
-      let finish: ChatCompletionChunk['finishReason'] = null;
-      try {
-        for (; ; turn++) {
-          const provider = opened.target.client.spec.id;
-          const model = opened.target.model.id;
-          const calls = new StreamedToolCalls();
-          let id = '';
-          let text = '';
-          let reasoning = '';
-          let count = 0;
-          let turnUsage: ChatUsage | null = null;
-          finish = null;
-          const { chunks, first } = opened.value;
-          for (let next = first; !next.done; next = await chunks.next()) {
-            const c = next.value;
-            count += 1;
-            id = c.id;
-            calls.add(c);
-            finish = c.finishReason ?? finish;
-            turnUsage = c.usage ?? turnUsage;
-            if (!c.delta.content && !c.delta.reasoningContent) continue;
-            text += c.delta.content ?? '';
-            reasoning += c.delta.reasoningContent ?? '';
-            await sink.push({
-              chunk: chunkOf(provider, model, {
-                ...c,
-                delta: { ...c.delta, toolCalls: null },
-                finishReason: null,
-                usage: null,
-              }),
-            });
-          }
-          const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
-          await ctx.services.domains.chatUsage.record(provider, model, used, ctx);
-          usage = addUsage(usage, used);
-          const turnReasoned = opened.target.reasoningExpected || reasoning !== '' || !!used.reasoningTokens;
-          reasoned ||= turnReasoned;
-          const list = finish === 'TOOL_CALLS' ? calls.list() : [];
-          if (list.length > 0 && !withinBounds(plan, turn, steps.length, list)) finish = 'GRAPH_TOOL_LIMIT';
-          else if (list.length > 0) {
-            messages.push(assistantTurn(text || null, list, reasoning || null, turnReasoned));
-            for (const call of list) {
-              const { step, message } = await runGraphCall(ctx, plan, call, turn);
-              steps.push(step);
-              messages.push(message);
-              await sink.push({ chunk: stepChunk({ id, provider, model }, step) });
+  // The first turn as admission checked it, on the connection it waited for (admission.ts).
+  let opened = admitted
+    ? await openStream(ctx, admitted.targets, admitted)
+    : await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
+  // Its end stops the current turn's upstream read (`onEnd`: no abort signal per stream).
+  return eventStream<StreamEvent>(
+    (sink) =>
+      (async () => {
+        const steps: ChatGraphStep[] = [];
+        let usage: ChatUsage | undefined;
+        let reasoned = false;
+        let turn = 1;
+        let finish: ChatCompletionChunk['finishReason'] = null;
+        try {
+          for (; ; turn++) {
+            const provider = opened.target.client.spec.id;
+            const model = opened.target.model.id;
+            const calls = new StreamedToolCalls();
+            let id = '';
+            let text = '';
+            let reasoning = '';
+            let count = 0;
+            let turnUsage: ChatUsage | null = null;
+            finish = null;
+            const { chunks, first } = opened.value;
+            for (let next = first; !next.done; next = await chunks.next()) {
+              const c = next.value;
+              count += 1;
+              id = c.id;
+              calls.add(c);
+              finish = c.finishReason ?? finish;
+              turnUsage = c.usage ?? turnUsage;
+              if (!c.delta.content && !c.delta.reasoningContent) continue;
+              text += c.delta.content ?? '';
+              reasoning += c.delta.reasoningContent ?? '';
+              await sink.push({
+                chunk: chunkOf(provider, model, {
+                  ...c,
+                  delta: { ...c.delta, toolCalls: null },
+                  finishReason: null,
+                  usage: null,
+                }),
+              });
             }
-            opened = await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
-            continue;
+            const used = turnUsage ?? { promptTokens: 0, completionTokens: count, totalTokens: count };
+            await ctx.services.domains.chatUsage.record(provider, model, used, ctx);
+            usage = addUsage(usage, used);
+            const turnReasoned = opened.target.reasoningExpected || reasoning !== '' || !!used.reasoningTokens;
+            reasoned ||= turnReasoned;
+            const list = finish === 'TOOL_CALLS' ? calls.list() : [];
+            if (list.length > 0 && !withinBounds(plan, turn, steps.length, list)) finish = 'GRAPH_TOOL_LIMIT';
+            else if (list.length > 0) {
+              messages.push(assistantTurn(text || null, list, reasoning || null, turnReasoned));
+              for (const call of list) {
+                const { step, message } = await runGraphCall(ctx, plan, call, turn);
+                steps.push(step);
+                messages.push(message);
+                await sink.push({ chunk: stepChunk({ id, provider, model }, step) });
+              }
+              opened = await openStream(ctx, await targetsOf(turnInput(input, plan, messages), ctx));
+              continue;
+            }
+            const empty = { role: null, content: null, reasoningContent: null, toolCalls: null };
+            const last: ChatCompletionChunk = {
+              id,
+              provider,
+              model,
+              index: 0,
+              delta: empty,
+              finishReason: finish,
+              usage: usageOf(usage),
+              graphStep: null,
+              reasoningUsed: reasoned,
+              json: null,
+              jsonError: null,
+            };
+            if (opened.target.answerFormat) Object.assign(last, answerOf(opened.target.answerFormat, text, finish));
+            await sink.push({ chunk: last });
+            break;
           }
-          const empty = { role: null, content: null, reasoningContent: null, toolCalls: null };
-          const last: ChatCompletionChunk = {
-            id,
-            provider,
-            model,
-            index: 0,
-            delta: empty,
-            finishReason: finish,
-            usage: usageOf(usage),
-            graphStep: null,
-            reasoningUsed: reasoned,
-            json: null,
-            jsonError: null,
-          };
-          if (opened.target.answerFormat) Object.assign(last, answerOf(opened.target.answerFormat, text, finish));
-          await sink.push({ chunk: last });
-          break;
+        } catch (error) {
+          // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+          // rejects.
+          void sink.push({ error });
         }
-      } catch (error) {
-        // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
-        // rejects.
-        void sink.push({ error });
-      }
-      sink.end();
-      ctx.log.info(
-        {
-          graphTools: [...plan.names],
-          turns: turn,
-          graphSteps: steps.length,
-          finishReason: finish,
-          usage: usage ?? null,
-        },
-        'chat stream with graph tools',
-      );
-    })();
-  }, ctx.signal);
+        sink.end();
+        ctx.log.info(
+          {
+            graphTools: [...plan.names],
+            turns: turn,
+            graphSteps: steps.length,
+            finishReason: finish,
+            usage: usage ?? null,
+          },
+          'chat stream with graph tools',
+        );
+      })(),
+    ctx.signal,
+    () => opened.value.stream.cancel(),
+  );
 }

@@ -1,5 +1,6 @@
 import type { Domain } from '../domain.js';
 import type { GraphiqlExample } from '../graphiqlExample.js';
+import { useChatStreamAdmission } from './admission.js';
 import { chatCostHints } from './cost.js';
 import { ChatDocuments } from './documents/service.js';
 import { estimateChatRequests } from './estimate.js';
@@ -204,7 +205,8 @@ mutation Image($image: GenerateImageInput!) {
 
 /**
  * Chat completions over four providers, fallbacks, usage, embeddings and images: its resolvers, the providers'
- * estimate, its cost hints, GraphiQL tabs, and its start-up state (the usage ledger, the uploaded documents).
+ * estimate, its cost hints, GraphiQL tabs, its start-up state (the usage ledger, the uploaded documents), and its
+ * rule: a chat stream admitted in line, arguments first (admission.ts).
  */
 export const chat: Domain = {
   name: 'chat',
@@ -213,4 +215,5 @@ export const chat: Domain = {
   costHints: chatCostHints,
   examples: chatExamples,
   services: (services) => ({ chatUsage: createChatLedger(services), chatDocuments: new ChatDocuments(services) }),
+  rules: ({ schema }) => [useChatStreamAdmission({ schema })],
 };

@@ -1,6 +1,7 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { ChatCompletionChunk } from '../../generated/types.js';
 import { eventStream } from '../../execution/eventStream.js';
+import { takeAdmitted } from './admission.js';
 import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
 import { JSONObjectScalar, JSONScalar } from './jsonObject.js';
@@ -52,55 +53,63 @@ export const resolvers: Resolvers = {
       // Validation, the rate limiter, the upstream's status and the first chunk all come before the subscription
       // yields: up to there a failure may move on to a fallback target, and the last one answers as one result with
       // errors. An error after that ends the stream (see `resolve`), then it completes.
+      // Admission (admission.ts) checked it and waited for its connection; without it (a root field under a
+      // directive), the same checks run here, before any waiting.
       subscribe: async (_root, { input }, ctx) => {
-        const plan = graphToolPlan(input, ctx);
-        if (plan) return streamWithGraphTools(input, plan, ctx);
-        const { target, value } = await openStream(ctx, await targetsOf(input, ctx));
+        const admitted = takeAdmitted(ctx);
+        const plan = admitted ? admitted.plan : graphToolPlan(input, ctx);
+        if (plan) return streamWithGraphTools(input, plan, ctx, admitted);
+        const { target, value } = admitted
+          ? await openStream(ctx, admitted.targets, admitted)
+          : await openStream(ctx, await targetsOf(input, ctx));
         const provider = target.client.spec.id;
         const model = target.model.id;
         const { stream, chunks, first } = value;
-        return eventStream<StreamEvent>((sink) => {
-          sink.signal.addEventListener('abort', () => stream.cancel(), { once: true });
-          return (async () => {
-            let count = 0;
-            let last: ChatCompletionChunk | undefined;
-            const answer = { text: '', reasoned: false };
-            try {
-              for (let next = first; !next.done; next = await chunks.next()) {
-                const c = next.value;
-                if (c.delta.reasoningContent) answer.reasoned = true;
-                if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
-                last = chunkOf(provider, model, c);
-                if (c.finishReason) finishChunk(last, target, answer, c);
-                count += 1;
-                // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
-                await sink.push({ chunk: last });
+        // Its end (the subscriber left, the operation ended) stops the upstream read: `onEnd`, no abort signal per stream.
+        return eventStream<StreamEvent>(
+          (sink) =>
+            (async () => {
+              let count = 0;
+              let last: ChatCompletionChunk | undefined;
+              const answer = { text: '', reasoned: false };
+              try {
+                for (let next = first; !next.done; next = await chunks.next()) {
+                  const c = next.value;
+                  if (c.delta.reasoningContent) answer.reasoned = true;
+                  if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
+                  last = chunkOf(provider, model, c);
+                  if (c.finishReason) finishChunk(last, target, answer, c);
+                  count += 1;
+                  // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
+                  await sink.push({ chunk: last });
+                }
+              } catch (error) {
+                // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
+                // rejects.
+                void sink.push({ error });
               }
-            } catch (error) {
-              // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never
-              // rejects.
-              void sink.push({ error });
-            }
-            sink.end();
-            // What was generated (and billed), also when the client left early: without the provider's usage, each
-            // chunk counts as one completion token.
-            const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
-            await ctx.services.domains.chatUsage.record(provider, model, usage, ctx);
-            // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
-            if (!ctx.services.log.isLevelEnabled('info')) return;
-            ctx.log.info(
-              {
-                provider,
-                model,
-                chunks: count,
-                finishReason: last?.finishReason ?? null,
-                usage: last?.usage ?? null,
-                cancelled: ctx.signal.aborted && !last?.finishReason,
-              },
-              'chat stream',
-            );
-          })();
-        }, ctx.signal);
+              sink.end();
+              // What was generated (and billed), also when the client left early: without the provider's usage, each
+              // chunk counts as one completion token.
+              const usage = last?.usage ?? { totalTokens: count, completionTokens: count };
+              await ctx.services.domains.chatUsage.record(provider, model, usage, ctx);
+              // Asked of the gateway's logger: `ctx.log` makes a child logger, worth it only for a line that is written.
+              if (!ctx.services.log.isLevelEnabled('info')) return;
+              ctx.log.info(
+                {
+                  provider,
+                  model,
+                  chunks: count,
+                  finishReason: last?.finishReason ?? null,
+                  usage: last?.usage ?? null,
+                  cancelled: ctx.signal.aborted && !last?.finishReason,
+                },
+                'chat stream',
+              );
+            })(),
+          ctx.signal,
+          () => stream.cancel(),
+        );
       },
       resolve: (event: StreamEvent) => {
         if ('error' in event) throw event.error;

@@ -2,7 +2,7 @@ import type { ChatCompletionChunk, ChatCompletionInput } from '../../generated/t
 import type { GatewayContext } from '../../context/request.js';
 import type { ChatStream } from '../../upstreams/chat/client.js';
 import type { ChatChunk } from '../../upstreams/chat/types.js';
-import { firstServing } from './fallbacks.js';
+import { firstServing, type AdmittedTargets } from './fallbacks.js';
 import { checkAnswer } from './jsonFormat.js';
 import { targetsWithDocuments } from './documents/attach.js';
 import type { ValidCompletion } from './validate.js';
@@ -20,18 +20,27 @@ export interface StartedStream {
   first: IteratorResult<ChatChunk>;
 }
 
-/** Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output). */
-export function openStream(ctx: GatewayContext, targets: readonly ValidCompletion[]) {
-  return firstServing<StartedStream>(ctx, targets, async (t, retry) => {
-    const stream = await t.client.stream(t.request, t.model, ctx, retry);
-    const chunks = stream[Symbol.asyncIterator]();
-    try {
-      return { stream, chunks, first: await chunks.next() };
-    } catch (error) {
-      stream.cancel();
-      throw error;
-    }
-  });
+/**
+ * Opens the first target's stream that serves, up to its first chunk (so a fallback is tried only before output);
+ * from the target admission found, on the connection it waited for, when it did.
+ */
+export function openStream(ctx: GatewayContext, targets: readonly ValidCompletion[], admitted?: AdmittedTargets) {
+  return firstServing<StartedStream>(
+    ctx,
+    targets,
+    async (t, retry) => {
+      const held = t === admitted?.targets[admitted.from] ? admitted.takeConnection() : undefined;
+      const stream = await t.client.stream(t.request, t.model, ctx, retry, held);
+      const chunks = stream[Symbol.asyncIterator]();
+      try {
+        return { stream, chunks, first: await chunks.next() };
+      } catch (error) {
+        stream.cancel();
+        throw error;
+      }
+    },
+    admitted,
+  );
 }
 
 /**

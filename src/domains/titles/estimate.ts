@@ -245,6 +245,13 @@ class Estimate {
   }
 }
 
+/**
+ * Whether selecting `field` on a title of every listing (a search page's items, a season's episodes) looks each one
+ * up: the SDL's weight for a router (cost.ts), which cannot tell one listing from another.
+ */
+export const looksUpListedTitles = (field: string): boolean =>
+  needsLookup(field, SEARCH_ITEM) && needsLookup(field, SEASON_EPISODE);
+
 /** Whether selecting `field` of a partial title needs the whole record. */
 function needsLookup(field: string, known: ReadonlySet<string>): boolean {
   switch (field) {

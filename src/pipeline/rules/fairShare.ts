@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FairShareLimits } from '../../config/env.js';
-import { ErrorCode, GatewayError } from '../../errors/codes.js';
-import type { GatewayMetrics } from '../../observability/metrics.js';
+import { GatewayError } from '../../errors/codes.js';
+import { CapRefusals, type Cap, type CapName } from '../capRefusals.js';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import type { SharedHoldings } from '../../state/index.js';
 import type { ClientIdentity, PipelineRule } from '../operation.js';
@@ -43,12 +43,20 @@ export interface Lease {
   release(): void;
 }
 
+const UNCOUNTED = new CapRefusals();
+
 /** The subscription fields that hold a chat provider's stream open (CLIENT_MAX_CHAT_STREAMS). */
 const CHAT_STREAM_FIELDS = new Set(['chatCompletionStream']);
 
 const CAPS: Record<
   ShareKind,
-  { client: keyof FairShareLimits; clientName: string; total?: keyof FairShareLimits; totalName?: string; what: string }
+  {
+    client: keyof FairShareLimits;
+    clientName: CapName;
+    total?: keyof FairShareLimits;
+    totalName?: CapName;
+    what: string;
+  }
 > = {
   connection: {
     client: 'clientMaxConnections',
@@ -123,7 +131,8 @@ export class FairShare {
     private readonly options: {
       /** GATEWAY_API_KEYS is set: clients are told apart by key ({@link clientKey}). */
       keyed: boolean;
-      metrics?: GatewayMetrics;
+      /** Where refusals are made, counted and logged; a bare one (neither) in unit tests. */
+      refusals?: CapRefusals;
       /** The replicas' shared holdings: a client's caps then hold for the cluster. */
       cluster?: SharedHoldings;
     },
@@ -294,13 +303,13 @@ export class FairShare {
     };
   }
 
-  private refusal(kind: ShareKind, limit: string, max: number, holder: string): GatewayError {
-    this.options.metrics?.fairShareRefusals.inc({ limit });
-    return new GatewayError(
-      ErrorCode.RateLimited,
-      `Too many ${CAPS[kind].what}: ${limit} allows ${max} for ${holder}. Close some before opening more, or raise ${limit}.`,
-      { limit, max },
-    );
+  /** A refusal by `cap`, made, counted and logged as this one's own are. */
+  refuseCap(cap: Cap): GatewayError {
+    return (this.options.refusals ?? UNCOUNTED).refuse(cap);
+  }
+
+  private refusal(kind: ShareKind, limit: CapName, max: number, holder: string): GatewayError {
+    return (this.options.refusals ?? UNCOUNTED).refuse({ limit, max, what: CAPS[kind].what, holder });
   }
 }
 

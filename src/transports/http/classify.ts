@@ -16,6 +16,8 @@ import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
  * to disk (upload.ts), then routed as a JSON POST of that operation would be.
  * - `sse`, `multipart`: a streaming protocol (GraphQL over SSE; Apollo's multipart subscriptions), read by its handler
  * - `incremental`: a query with `@defer`/`@stream` for a client that takes `multipart/mixed` parts
+ * - `callback`: a router's subscription over Apollo's HTTP callback protocol (a JSON POST with `extensions.subscription`,
+ *   ../callback/PROTOCOL.md), whatever its `Accept`
  * - `direct`: a JSON POST of a document the pipeline knows valid, for a response type it can answer: the pipeline runs
  *   it and this module's sibling writes the answer, errors included (graphql.ts)
  * - `apollo`: what Apollo Server is best at: GET, automatic persisted queries, batches, unusual `Accept` headers,
@@ -26,6 +28,7 @@ export type GraphqlHttpRoute =
   | { kind: 'sse' }
   | { kind: 'multipart' }
   | { kind: 'incremental'; payload: Record<string, unknown> }
+  | { kind: 'callback'; payload: OperationPayload }
   | {
       kind: 'direct';
       payload: PlainPayload;
@@ -50,10 +53,12 @@ export type PlainPayload = OperationPayload & {
 export function createRequestClassifier(
   pipeline: OperationPipeline,
   options: { direct: boolean; maxUploadBytes: number },
-): (req: IncomingMessage, res: ServerResponse) => Promise<GraphqlHttpRoute> {
+): (req: IncomingMessage, res: ServerResponse, trustedRouter?: boolean) => Promise<GraphqlHttpRoute> {
   const contentTypes = new ContentTypes();
-  return async (req, res) => {
-    const csrf = crossSiteRefusal(req);
+  return async (req, res, trustedRouter) => {
+    // A request bearing a key of TRUSTED_ROUTER_KEYS is a router's, not a browser's: a page cannot send that header
+    // without the CORS preflight CSRF prevention stands in for (Hive Gateway subscribes by a plain `GET`).
+    const csrf = trustedRouter ? undefined : crossSiteRefusal(req);
     if (csrf) return { kind: 'refused', error: csrf };
     if (isSseRequest(req)) return { kind: 'sse' };
     if (acceptsMultipartSubscription(req)) return { kind: 'multipart' };
@@ -95,6 +100,9 @@ export function createRequestClassifier(
     const fields =
       method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
     if (!isRecord(fields)) return { kind: 'apollo', method, search, body };
+    // A subscription over HTTP callbacks: its handler runs it through the entry (prepare included).
+    if (method === 'POST' && json && !upload && isRecord(fields.extensions) && 'subscription' in fields.extensions)
+      return { kind: 'callback', payload: fields as OperationPayload };
 
     // The pipeline's `prepare` rules (persisted operations, document size) see every payload before anything parses it.
     const prepared = pipeline.prepare(fields as OperationPayload);
@@ -165,7 +173,7 @@ export function crossSiteRefusal(req: IncomingMessage): GraphQLError | undefined
   const type = mediaTypeEssence(req.headers['content-type']);
   if (type && !SIMPLE_TYPES.has(type)) return undefined;
   return badRequest(
-    'This request has been blocked as a potential Cross-Site Request Forgery (CSRF): send it with `content-type: application/json`, or add an `apollo-require-preflight: true` header.',
+    'This request has been blocked as a potential Cross-Site Request Forgery (CSRF): send it with `content-type: application/json`, or add an `apollo-require-preflight: true` header; a federation router presents its key of TRUSTED_ROUTER_KEYS in `x-api-key`.',
   );
 }
 

@@ -6,7 +6,7 @@ import { ErrorCode, ErrorReason } from '../../errors/codes.js';
 /**
  * Every HTTP answer the gateway writes itself goes through this module: its status rules, its serialisation and its
  * error bodies. GraphQL answers follow Apollo Server's rules exactly (the requests Apollo still serves are written
- * here too, from its response), so a client cannot tell which path answered (test/transports/directPath.test.ts).
+ * here too, from its response), so a client cannot tell which path answered (test/transports/http/directPath.test.ts).
  */
 
 export const APPLICATION_JSON = 'application/json; charset=utf-8';

@@ -15,6 +15,7 @@ import { createMultipartHandler } from './multipart.js';
 import { createRequestClassifier } from './classify.js';
 import { sendJson, sendRefusal } from './response.js';
 import { createSseHandler } from './sse.js';
+import { createCallbackSubscriptions } from '../callback/subscriptions.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
@@ -36,6 +37,8 @@ export interface HttpTransportOptions {
   heartbeatMs?: number;
   /** JSON POSTs of known documents skip Apollo Server (graphql.ts); false sends them through Apollo (tests compare the two). @default true */
   direct?: boolean;
+  /** Time a router has to answer one message of a subscription over HTTP callbacks. @default 5000 */
+  callbackTimeoutMs?: number;
 }
 
 const KNOWN_ROUTES = new Set(['/graphql', ...MCP_PATHS, '/healthz', '/readyz', '/metrics', '/']);
@@ -65,12 +68,18 @@ export async function createHttpTransport(
     clients,
     heartbeatMs: options.heartbeatMs ?? 5000,
   });
+  const callbacks = createCallbackSubscriptions({
+    pipeline,
+    services,
+    clients,
+    timeoutMs: options.callbackTimeoutMs,
+  });
 
   async function serveGraphql(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-    client: Pick<Caller, 'apiKey'>,
+    client: Pick<Caller, 'apiKey' | 'router'>,
   ): Promise<void> {
     if (applyCors(req, res, config.corsOrigins)) return;
     const uncors = corsPreflightRefusal(req, config.corsOrigins);
@@ -80,7 +89,8 @@ export async function createHttpTransport(
     }
     const refusal = pipeline.gate(client);
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
-    const route = await classify(req, res);
+    // `gate` accepted its key: a router's is one of TRUSTED_ROUTER_KEYS.
+    const route = await classify(req, res, client.router === true);
     switch (route.kind) {
       case 'refused':
         return sendRefusal(req, res, refusalStatus(route.error), pipeline.format([route.error]));
@@ -90,6 +100,8 @@ export async function createHttpTransport(
         return multipart(req, res, requestId);
       case 'incremental':
         return incremental.serve(req, res, requestId, route.payload);
+      case 'callback':
+        return callbacks.serve(req, res, requestId, route.payload);
       case 'direct':
         return graphql.direct(req, res, requestId, route);
       case 'apollo':
@@ -141,5 +153,11 @@ export async function createHttpTransport(
       else res.destroy();
     });
   };
-  return { listener, stop: () => graphql.stop() };
+  return {
+    listener,
+    async stop() {
+      await callbacks.stop();
+      await graphql.stop();
+    },
+  };
 }

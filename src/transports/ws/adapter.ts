@@ -21,6 +21,11 @@ const FRAMES_BYTES = 16 * 1024;
 export class WsConnection<Op extends { readonly controller: AbortController }> {
   /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
   readonly operations = new Map<string, Op>();
+  /**
+   * Operations still being admitted (a chat stream waits there for its provider's connection), by the client's id:
+   * a client's `complete` or the socket's close ends that wait at once.
+   */
+  readonly admitting = new Map<string, AbortController>();
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   readonly outbound: OutboundBuffer;
   private corked = false;
@@ -199,7 +204,8 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
       const completed = completedId(message);
-      if (completed !== undefined) conn.operations.get(completed)?.controller.abort();
+      if (completed !== undefined)
+        (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
       // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
       // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
       receive?.(message as string).catch(messageFailed);
@@ -229,6 +235,7 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
     socket.once('close', (code, reason) => {
       clearTimeout(pongWait);
       clearInterval(pings);
+      for (const admitting of conn.admitting.values()) admitting.abort();
       closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
     });
   }

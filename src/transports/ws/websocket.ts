@@ -1,4 +1,5 @@
 import {
+  parse,
   GraphQLError,
   type ExecutionArgs,
   type ExecutionResult,
@@ -23,7 +24,6 @@ import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
-import { limitError } from '../../pipeline/limitValidation.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
 import { sharedNextTail } from './sharedNext.js';
@@ -101,8 +101,6 @@ class GatewayConnection extends WsConnection<WsOperation> {
   client: ClientIdentity;
   /** W3C trace context from the upgrade request's headers or `connectionParams`; an operation's `extensions` win. */
   trace: TraceCarrier;
-  /** Operations being admitted (admission may wait for a quota read): they count against the per-connection limit. */
-  admitting = 0;
 
   constructor(
     socket: WebSocket,
@@ -143,6 +141,16 @@ export function attachWebSocket(options: {
   // shared ones sent by the connection, are what graphql-ws sends.
   // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
   const run = (args: ExecutionArgs) => args.contextValue as AsyncGenerator<ExecutionResult>;
+  /**
+   * A cap's refusal (RATE_LIMITED) as the operation's one result, `next` then `complete`, as graphql-js reports a
+   * subscription whose source fails: a router forwards a result's errors to its client, while an `error` message
+   * reaches Hive Gateway's clients as `Unexpected error.`. Other refusals stay `error` messages.
+   */
+  const refused = (errors: readonly GraphQLFormattedError[]): ExecutionArgs => ({
+    schema: options.schema,
+    document: REFUSED_DOCUMENT,
+    contextValue: onlyResult({ errors }),
+  });
 
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
   const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results?.return();
@@ -189,10 +197,14 @@ export function attachWebSocket(options: {
           return [new GraphQLError(reason)];
         }
         // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
-        if (!conn.client.router && conn.operations.size + conn.admitting >= wsLimits.maxOperations) {
-          return [
-            limitError('maxOperations', wsLimits.maxOperations, undefined, 'Concurrent operations per connection'),
-          ];
+        if (!conn.client.router && conn.operations.size + conn.admitting.size >= wsLimits.maxOperations) {
+          const cap = pipeline.capRefusal({
+            limit: 'GATEWAY_WS_MAX_OPERATIONS',
+            max: wsLimits.maxOperations,
+            what: 'concurrent operations',
+            holder: 'one connection',
+          });
+          return refused(pipeline.format([cap]));
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
         const operation = new WsOperation(
@@ -200,7 +212,9 @@ export function attachWebSocket(options: {
           `{"id":${JSON.stringify(id)},"type":"next","payload":`,
           services.metrics.subscriptionsStarted,
         );
-        conn.admitting++;
+        // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
+        // per-connection limit, and ended by the client's complete or the socket's close.
+        conn.admitting.set(id, operation.controller);
         let answer: Answer;
         try {
           answer = await pipeline.execute(
@@ -220,9 +234,10 @@ export function attachWebSocket(options: {
           // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
           return [internalError(error, services)];
         } finally {
-          conn.admitting--;
+          conn.admitting.delete(id);
         }
         if (answer.kind === 'refused') {
+          if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited)) return refused(answer.errors);
           const errors = answer.errors.map((e) => new GraphQLError(e.message));
           refusals.set(errors, answer.errors);
           return errors;
@@ -315,4 +330,11 @@ export function attachWebSocket(options: {
 function internalError(error: unknown, services: GatewayServices): GraphQLError {
   services.log.error({ err: services.redact(String((error as Error)?.stack ?? error)) }, 'graphql-ws operation failed');
   return new GatewayError(ErrorCode.InternalServerError, (error as Error)?.message ?? String(error));
+}
+
+/** What a cap's refusal runs (its result is given, nothing executes): any document with an operation will do. */
+const REFUSED_DOCUMENT = parse('query Refused { __typename }');
+
+async function* onlyResult(result: FormattedExecutionResult): AsyncGenerator<FormattedExecutionResult> {
+  yield result;
 }

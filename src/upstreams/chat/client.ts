@@ -189,22 +189,29 @@ export class ChatClient {
   /**
    * Opens a stream (`stream: true`). Resolves once the provider answered 2xx: a 429 before that is retried per
    * `Retry-After` by the HTTP layer, nothing after. Aborting the caller's signal or calling `cancel()` destroys the connection.
+   * `connection`: the release of a connection of this provider its caller waited for already (at admission), which
+   * the stream then holds; the upstream request's body is built only once a connection is held.
    */
   async stream(
     req: ChatRequest,
     model: ChatModelSpec | undefined,
     caller: ChatCaller,
     retry?: Partial<RetryPolicy>,
+    connection?: () => void,
   ): Promise<ChatStream> {
     const { signal, requestId, upstreamRequests: tally } = caller;
-    const payload = requestBody(this.spec, req, true, model);
-    const additions = gatewayAdditions(req, payload);
     let body: Readable;
-    let release: (() => void) | undefined;
+    let release = connection;
+    let payload: ReturnType<typeof requestBody> | undefined;
+    let additions: readonly GatewayAddition[] = [];
     try {
       for (let refused: Refused | undefined; ;) {
         await this.admit(signal);
         release ??= await this.connections.acquire(caller.client ?? '', signal);
+        if (!payload) {
+          payload = requestBody(this.spec, req, true, model);
+          additions = gatewayAdditions(req, payload);
+        }
         const res = await this.http.open({
           method: 'POST',
           url: this.url,
@@ -245,13 +252,11 @@ export class ChatClient {
       release?.();
       throw this.failure(error, signal, 'the answer broke off');
     }
-    // The slot is the stream's connection: free once the body is done, read to its end or destroyed.
+    // The slot is the stream's connection: free once the body is done, read to its end or destroyed. The caller's
+    // signal needs no listener here: undici destroys the body when the signal it was given aborts.
     body.once('close', release);
-    const cancel = () => body.destroy();
-    if (signal.aborted) cancel();
-    else signal.addEventListener('abort', cancel, { once: true });
-    body.once('close', () => signal.removeEventListener('abort', cancel));
-    return { cancel, [Symbol.asyncIterator]: () => this.chunks(body, signal) };
+    if (signal.aborted) body.destroy();
+    return { cancel: () => body.destroy(), [Symbol.asyncIterator]: () => this.chunks(body, signal) };
   }
 
   /**

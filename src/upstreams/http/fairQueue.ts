@@ -41,10 +41,16 @@ export class FairQueue {
     return n;
   }
 
+  /** A slot for `client` at once when one is free and nobody of its own waits before it: no promise, no line. */
+  tryAcquire(client: string): Release | undefined {
+    return !this.lines.has(client) && this.fits(client) ? this.take(client) : undefined;
+  }
+
   /** Resolves with the release of a slot for `client`; aborting `signal` while it waits leaves the line. */
   acquire(client: string, signal?: AbortSignal): Promise<Release> {
     if (signal?.aborted) return Promise.reject(aborted(this.upstream));
-    if (!this.lines.has(client) && this.fits(client)) return Promise.resolve(this.take(client));
+    const now = this.tryAcquire(client);
+    if (now) return Promise.resolve(now);
     return new Promise<Release>((resolve, reject) => {
       const onAbort = () => {
         const line = this.lines.get(client);

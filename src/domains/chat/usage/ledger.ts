@@ -79,6 +79,11 @@ export class ChatLedger {
   }
 
   /** Refuses with UPSTREAM_QUOTA_EXHAUSTED, before anything is sent, once `provider`'s budget for today is spent. */
+  /** Whether `provider` has a daily token budget to check (`ensureBudget` then reads the books). */
+  budgeted(provider: string): boolean {
+    return this.budgets.has(provider);
+  }
+
   async ensureBudget(provider: string, caller?: LoggingCaller): Promise<void> {
     const budget = this.budgets.get(provider);
     if (budget === undefined) return;

@@ -1,7 +1,7 @@
 /**
  * Token accounting per provider, model and UTC day: what `chatUsage` lists, what `<ID>_DAILY_TOKEN_BUDGET` is checked
  * against, and what replicas share. `CountersChatUsageStore` keeps it in the shared state's daily counters (in
- * process, or Redis when `REDIS_URL` is set); test/chat/usageStore.test.ts runs one suite over both.
+ * process, or Redis when `REDIS_URL` is set); test/domains/chat/usage/store.test.ts runs one suite over both.
  */
 
 /** Tokens of one completion (or one embeddings / image call), as the provider reported them. */

@@ -46,7 +46,7 @@ export interface CatalogueModel extends ModelFacts {
   deprecatedOn?: string;
   /** The day (YYYY-MM-DD) the vendor stops serving it, when announced. */
   retiresOn?: string;
-  /** What to move to, a catalogue model of the same provider that is not itself retiring (test/chat/catalogue.test.ts). */
+  /** What to move to, a catalogue model of the same provider that is not itself retiring (test/upstreams/chat/catalogue.test.ts). */
   successor?: string;
   /** Where the facts were read, and when: `https://vendor/page (read 2026-11-26)`. */
   source: string;

@@ -17,7 +17,7 @@
  *   `brotliDecompressSync` with `maxOutputLength` set to what is left of the budget.
  * PDF.js's classes are not exported; the first DecodeStream the document builds is caught by a setter on the property
  * its constructor assigns first (`_rawMinBufferLength`), and its prototype chain (class names survive the bundle) is
- * patched then. test/chat/extraction/extractors.test.ts runs a bomb through each path, so an upgrade of
+ * patched then. test/domains/chat/documents/extraction/extractors.test.ts runs a bomb through each path, so an upgrade of
  * unpdf that moves them fails there.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,0 +1,248 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GatewayMetrics } from '../../../src/observability/metrics.js';
+import { splitUrl, UpstreamHttp } from '../../../src/upstreams/http/client.js';
+import { UpstreamTally } from '../../../src/upstreams/http/tally.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../src/upstreams/http/retry.js';
+
+/** A scripted upstream: each request takes the next planned answer. */
+let plan: Array<{ status: number; headers?: Record<string, string>; body?: string; hang?: boolean; reset?: boolean }> =
+  [];
+const seen: Array<{ method: string; url: string; at: number }> = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method!, url: req.url!, at: Date.now() });
+    const next = plan.shift() ?? { status: 200, body: 'ok' };
+    if (next.reset) return req.socket.destroy();
+    if (next.hang) return;
+    res.writeHead(next.status, next.headers);
+    res.end(next.body ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  plan = [];
+  seen.length = 0;
+});
+
+const make = (opts: Partial<ConstructorParameters<typeof UpstreamHttp>[0]> = {}) =>
+  new UpstreamHttp({
+    upstream: 'test',
+    metrics: new GatewayMetrics(),
+    log: pino({ level: 'silent' }),
+    redact: (s) => s,
+    retry: { baseDelayMs: 5 },
+    ...opts,
+  });
+
+describe('shared upstream HTTP layer', () => {
+  it('retries 429 twice after Retry-After and succeeds on the third attempt', async () => {
+    plan = [
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 200, body: 'done' },
+    ];
+    const http = make();
+    const tally = new UpstreamTally();
+    const told: string[] = [];
+    tally.onSent = (upstream) => told.push(upstream);
+    const res = await http.send({ method: 'GET', url: `${base}/x`, tally });
+    expect(res).toMatchObject({ status: 200, text: 'done', attempts: 3 });
+    expect(seen).toHaveLength(3);
+    // Every attempt is a request the operation pays for, each told as it is sent.
+    expect(tally.total).toBe(3);
+    expect(told).toEqual(['test', 'test', 'test']);
+    await http.close();
+  });
+
+  it('waits as long as Retry-After says', async () => {
+    plan = [{ status: 503, headers: { 'retry-after': '1' } }, { status: 200 }];
+    const http = make();
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
+    expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
+    await http.close();
+  });
+
+  it('retries a write only on 429, never on 503', async () => {
+    const http = make();
+    plan = [{ status: 503 }, { status: 200 }];
+    expect((await http.send({ tally: undefined, method: 'POST', url: `${base}/w`, body: '{}' })).status).toBe(503);
+    expect(seen).toHaveLength(1);
+    plan = [{ status: 429, headers: { 'retry-after': '0' } }, { status: 201 }];
+    expect((await http.send({ tally: undefined, method: 'PATCH', url: `${base}/w`, body: '{}' })).status).toBe(201);
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('gives up after maxAttempts and returns the last answer', async () => {
+    plan = Array.from({ length: 6 }, () => ({ status: 429, headers: { 'retry-after': '0' } }));
+    const http = make({ retry: { maxAttempts: 3, baseDelayMs: 1 } });
+    const res = await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
+    expect(res.status).toBe(429);
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('stops retrying when the next wait would cross the time budget', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '120' } }, { status: 200 }];
+    const http = make({ retry: { budgetMs: 10_000 } });
+    const res = await http.send({ tally: undefined, method: 'GET', url: `${base}/x` });
+    expect(res.status).toBe(429);
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('maps a reset connection to UPSTREAM_ERROR after retrying idempotent requests', async () => {
+    plan = [
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+      { status: 0, reset: true },
+    ];
+    const http = make();
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_ERROR', upstream: 'test' },
+      message: expect.stringMatching(/after 4 attempts/),
+    });
+    expect(seen).toHaveLength(4);
+    await http.close();
+  });
+
+  it('maps a missing answer to UPSTREAM_TIMEOUT', async () => {
+    plan = [{ status: 0, hang: true }];
+    const http = make({ headersTimeoutMs: 200, retry: { maxAttempts: 1 } });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+    });
+    await http.close();
+  });
+
+  it('aborts at once, waits included, when the caller goes away', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '30' } }];
+    const http = make();
+    const controller = new AbortController();
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/x`, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client left')), 50);
+    await expect(pending).rejects.toThrow('client left');
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('opens the circuit after consecutive failures, answers at once while open, and closes after a good probe', async () => {
+    // A cooldown far longer than two loopback calls take, even on a loaded machine: the third call must meet it open.
+    const http = make({ breaker: { threshold: 2, cooldownMs: 1000 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 503 }, { status: 500 }];
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(503);
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).status).toBe(500);
+    expect(http.breaker.state).toBe('open');
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_ERROR', upstreamCode: 'CIRCUIT_OPEN', upstream: 'test' },
+    });
+    expect(seen).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 1050));
+    plan = [{ status: 200, body: 'back' }];
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/a` })).text).toBe('back');
+    expect(http.breaker.state).toBe('closed');
+    expect(seen).toHaveLength(3);
+    await http.close();
+  });
+
+  it('reopens the circuit when the half-open probe fails', async () => {
+    const http = make({ breaker: { threshold: 1, cooldownMs: 100 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 502 }];
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
+    await new Promise((r) => setTimeout(r, 150));
+    plan = [{ status: 503 }];
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
+    expect(http.breaker.state).toBe('open');
+    expect(seen).toHaveLength(2);
+    await http.close();
+  });
+
+  it('does not count 4xx answers or callers who left as upstream failures', async () => {
+    const http = make({ breaker: { threshold: 1, cooldownMs: 10_000 }, retry: { maxAttempts: 1 } });
+    plan = [{ status: 404 }, { status: 400 }];
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/a` });
+    plan = [{ status: 0, hang: true }];
+    const controller = new AbortController();
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/a`, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('left')), 50);
+    await expect(pending).rejects.toThrow('left');
+    expect(http.breaker.state).toBe('closed');
+    await http.close();
+  });
+
+  it('bounds a whole buffered request, retries included, by the total timeout', async () => {
+    plan = [{ status: 503, headers: { 'retry-after': '5' } }, { status: 200 }];
+    const http = make({ totalTimeoutMs: 300 });
+    await expect(http.send({ tally: undefined, method: 'GET', url: `${base}/x` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+    });
+    expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('answers at once when the caller says a retryable error body is final', async () => {
+    plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1113"}}' }, { status: 200 }];
+    const http = make();
+    const res = await http.send({
+      tally: undefined,
+      method: 'POST',
+      url: `${base}/x`,
+      body: '{}',
+      isFinal: (status, body) => status === 429 && body.includes('1113'),
+    });
+    expect(res).toMatchObject({ status: 429, text: '{"error":{"code":"1113"}}', attempts: 1 });
+    plan = [
+      { status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1302"}}' },
+      { status: 200, body: 'ok' },
+    ];
+    const again = await http.send({
+      tally: undefined,
+      method: 'POST',
+      url: `${base}/x`,
+      body: '{}',
+      isFinal: (status, body) => status === 429 && body.includes('1113'),
+    });
+    expect(again).toMatchObject({ status: 200, attempts: 2 });
+    await http.close();
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, and backs off exponentially with jitter otherwise', () => {
+    expect(parseRetryAfter('5')).toBe(5);
+    expect(parseRetryAfter(new Date(Date.now() + 3000).toUTCString())).toBeGreaterThan(1);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    const p = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100 };
+    expect(backoffDelay(p, 1, undefined, () => 0)).toBe(50);
+    expect(backoffDelay(p, 3, undefined, () => 1)).toBe(400);
+    expect(backoffDelay(p, 1, 2)).toBe(2000);
+    expect(backoffDelay({ ...p, maxDelayMs: 1000 }, 1, 500)).toBe(1000);
+  });
+});
+
+describe('splitUrl: origin and path without parsing a WHATWG URL per request', () => {
+  it.each([
+    ['http://127.0.0.1:4010/omdb/?apikey=k&i=tt0133093', 'http://127.0.0.1:4010', '/omdb/?apikey=k&i=tt0133093'],
+    [
+      'https://graph.microsoft.com/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id',
+      'https://graph.microsoft.com',
+      '/v1.0/admin/serviceAnnouncement/healthOverviews/Exchange?$select=id',
+    ],
+    ['https://example.com/a#fragment', 'https://example.com', '/a'],
+    ['https://example.com', 'https://example.com', '/'],
+    ['https://user:pw@example.com/a', 'https://example.com', '/a'],
+  ])('%s', (url, origin, path) => {
+    expect(splitUrl(url)).toEqual({ origin, path });
+    // As WHATWG URL parsing gives it, for the URLs the clients build.
+    const parsed = new URL(url);
+    expect(splitUrl(url)).toEqual({ origin: parsed.origin, path: parsed.pathname + parsed.search });
+  });
+});
