@@ -17,7 +17,7 @@ export interface LogLimiter {
 
 /** What an operation's errors are noted on: the codes for its log line, and its logger (with its request id). */
 export interface ErrorSink {
-  readonly errorCodes: Set<string>;
+  readonly errorCodes: { add(code: string): unknown };
   readonly context: { readonly log: Logger };
 }
 

@@ -8,7 +8,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { sharedExecution } from './sharedEvents.js';
+import { attachDirect, DIRECT, type DirectConsumer, type DirectSource } from './eventStream.js';
+import { settledExecution, sharedExecution } from './sharedEvents.js';
 
 /*
  * Compiled execution of cached documents (graphql-jit). The document caches hand back the same `DocumentNode` for the
@@ -78,7 +79,7 @@ export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) 
     if (!query) return subscribe(args);
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
-    return new MappedEvents(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
+    return new MappedEvents<ExecutionResult>(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
   };
 }
 
@@ -96,14 +97,21 @@ class CompiledEvents {
   ) {}
 
   map(event: unknown): Promise<ExecutionResult> {
-    return (
-      sharedExecution(
-        event,
-        this.query,
-        (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {})),
-        (contextValue) => this.run(event, contextValue),
-      ) ?? this.run(event, this.args.contextValue)
-    );
+    return this.shared(event) ?? this.run(event, this.args.contextValue);
+  }
+
+  /** For a shared event: its execution for this selection and variables, started (or found) for every subscriber. */
+  shared(event: unknown): Promise<ExecutionResult> | undefined {
+    return sharedExecution(event, this.query, this.key(), (contextValue) => this.run(event, contextValue));
+  }
+
+  /** For a shared event whose execution for this selection and variables has settled: its result. */
+  settled(event: unknown): ExecutionResult | undefined {
+    return settledExecution(event, this.query, this.key());
+  }
+
+  private key(): string {
+    return (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {}));
   }
 
   private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
@@ -121,26 +129,47 @@ class CompiledEvents {
  * (ten thousand of them for a live-health fan-out), waiting in next() most of the time, which is then one pending
  * reaction instead of a suspended async function, and its methods are not made again per subscription.
  */
-class MappedEvents<T> implements AsyncGenerator<T, void, void> {
+class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>, DirectConsumer<unknown> {
+  private direct: DirectConsumer<T> | undefined;
+  /** Bound once: a subscription's pending next() waits on it, without a closure and context per call. */
+  private readonly mapResult = (result: IteratorResult<unknown>) => this.mapped(result);
+
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
-    private readonly mapper: { map(value: unknown): Promise<T> },
+    private readonly mapper: {
+      map(value: unknown): Promise<T>;
+      shared(value: unknown): Promise<unknown> | undefined;
+      settled(value: unknown): T | undefined;
+    },
   ) {}
 
+  /** A consumer that takes mapped values at once: a shared event whose execution settled is mapped in the producer's turn. */
+  [DIRECT](consumer: DirectConsumer<T>): void {
+    this.direct = consumer;
+    attachDirect(this.iterator, this);
+  }
+
+  prepare(event: unknown): Promise<unknown> | undefined {
+    return this.mapper.shared(event);
+  }
+
+  take(event: unknown): boolean {
+    const result = this.mapper.settled(event);
+    return result !== undefined && this.direct!.take(result);
+  }
+
   next(): Promise<IteratorResult<T, void>> {
-    return this.iterator.next().then((result) => this.mapped(result));
+    return this.iterator.next().then(this.mapResult);
   }
 
   return(): Promise<IteratorResult<T, void>> {
     return this.iterator.return
-      ? this.iterator.return().then((result) => this.mapped(result))
+      ? this.iterator.return().then(this.mapResult)
       : Promise.resolve({ value: undefined, done: true });
   }
 
   throw(error?: unknown): Promise<IteratorResult<T, void>> {
-    return this.iterator.throw
-      ? this.iterator.throw(error).then((result) => this.mapped(result))
-      : Promise.reject(error);
+    return this.iterator.throw ? this.iterator.throw(error).then(this.mapResult) : Promise.reject(error);
   }
 
   [Symbol.asyncIterator](): this {

@@ -16,6 +16,41 @@ export interface EventSink<T> {
   end(error?: unknown): void;
   /** Fires when the consumer stops listening (return/throw) or the stream ended. */
   signal: AbortSignal;
+  /**
+   * Starts what its consumer needs to take `value` at once (its shared execution: execution/sharedEvents.ts), for a
+   * producer that pushes one value to many streams: it waits for these, then pushes, and each stream's consumer takes
+   * the value in the producer's turn. Undefined when there is nothing to wait for.
+   */
+  prepare(value: T): Promise<unknown> | undefined;
+}
+
+/**
+ * A consumer that takes a pushed value at once, in the producer's turn, instead of through `next()`: each layer of a
+ * pull (the event stream, the compiled mapping, pacing, the entry's stream) makes a promise, a reaction and a result
+ * object per value, and when one change reaches ten thousand subscribers in one sweep, all of theirs are alive at once
+ * and survive the sweep's scavenges. Attached from the last layer through each iterator between it and the stream
+ * ({@link attachDirect}); a layer that cannot take a value at once (a result with errors, a slow connection) says
+ * false, and the value goes through `next()` as any other. The stream offers a value only while its consumer waits in
+ * `next()` with nothing buffered, so a value taken at once is never ahead of one still on its way.
+ */
+export interface DirectConsumer<T> {
+  /** Starts what taking `value` at once needs: a promise of it, or undefined. */
+  prepare?(value: T): Promise<unknown> | undefined;
+  /** Takes `value` now and says true; false to have it delivered through `next()`. */
+  take(value: T): boolean;
+}
+
+/** The method by which an iterator takes a {@link DirectConsumer} (and a layer passes it on to its own source). */
+export const DIRECT = Symbol('direct consumer');
+
+/** An iterator that offers its values to a {@link DirectConsumer}. */
+export interface DirectSource<T> {
+  [DIRECT](consumer: DirectConsumer<T>): void;
+}
+
+/** Attaches `consumer` to `source` when the source offers its values so (an iterator that does not: nothing). */
+export function attachDirect<T>(source: unknown, consumer: DirectConsumer<T>): void {
+  if (typeof source === 'object' && source !== null && DIRECT in source) (source as DirectSource<T>)[DIRECT](consumer);
 }
 
 /** Values buffered before `push` makes the producer wait. */
@@ -23,8 +58,16 @@ export const HIGH_WATER_MARK = 16;
 
 const READY = Promise.resolve();
 
+interface Waiter<T> {
+  resolve: (r: IteratorResult<T>) => void;
+  reject: (e: unknown) => void;
+}
+
 /** The one abort reason of every ended stream: abort() without one makes a DOMException, stack trace included, per stream. */
 const ENDED = new DOMException('The event stream ended.', 'AbortError');
+
+/** Told once when a stream ends: a function, or an object the producer keeps anyway (no closure per stream). */
+export type EndListener = (() => void) | { ended(): void };
 
 /**
  * `onEnd` runs once when the stream ends (the consumer returned, the producer ended it, or `parentSignal` fired): for a
@@ -33,7 +76,7 @@ const ENDED = new DOMException('The event stream ended.', 'AbortError');
 export function eventStream<T>(
   start: (sink: EventSink<T>) => void | Promise<void>,
   parentSignal?: AbortSignal,
-  onEnd?: () => void,
+  onEnd?: EndListener,
 ): AsyncIterableIterator<T> {
   return new EventStream(start, parentSignal, onEnd);
 }
@@ -44,12 +87,17 @@ export function eventStream<T>(
  * function, a context and a name string per method), creates its abort controller only when a producer asks for
  * the signal, and listens to the parent signal as an event listener object.
  */
-class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
+class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSource<T> {
   private readonly buffer: T[] = [];
+  private direct: DirectConsumer<T> | undefined;
   /** Producers waiting for room. */
   private room: Array<() => void> | undefined;
-  /** Consumers waiting for a value (one, unless a consumer calls next() again before the last one settled). */
-  private waiting: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void }> | undefined;
+  /**
+   * The consumer waiting for a value, then any that called next() again before it settled: one slot, not an array,
+   * since a subscription waits here for its whole life.
+   */
+  private waiter: Waiter<T> | undefined;
+  private moreWaiters: Array<Waiter<T>> | undefined;
   private finished = false;
   private failure: { error: unknown } | undefined;
   private controller: AbortController | undefined;
@@ -57,7 +105,7 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
   constructor(
     start: (sink: EventSink<T>) => void | Promise<void>,
     private readonly parentSignal?: AbortSignal,
-    private readonly onEnd?: () => void,
+    private readonly onEnd?: EndListener,
   ) {
     if (parentSignal?.aborted) this.finish();
     else parentSignal?.addEventListener('abort', this, { once: true });
@@ -82,9 +130,20 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
     this.finish();
   }
 
+  [DIRECT](consumer: DirectConsumer<T>): void {
+    this.direct = consumer;
+  }
+
+  prepare(value: T): Promise<unknown> | undefined {
+    return this.finished ? undefined : this.direct?.prepare?.(value);
+  }
+
   push(value: T): Promise<void> {
     if (this.finished) return READY;
-    const w = this.waiting?.shift();
+    // Taken at once while the consumer waits for it with nothing before it (DirectConsumer says why).
+    if (this.direct && this.waiter && !this.moreWaiters?.length && this.buffer.length === 0 && this.direct.take(value))
+      return READY;
+    const w = this.nextWaiter();
     if (w) w.resolve({ value, done: false });
     else this.buffer.push(value);
     return this.buffer.length < HIGH_WATER_MARK
@@ -104,7 +163,10 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
       return Promise.reject(error);
     }
     if (this.finished) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => (this.waiting ??= []).push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      if (!this.waiter) this.waiter = { resolve, reject };
+      else (this.moreWaiters ??= []).push({ resolve, reject });
+    });
   }
 
   return(): Promise<IteratorResult<T>> {
@@ -123,6 +185,12 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  private nextWaiter(): Waiter<T> | undefined {
+    const w = this.waiter;
+    this.waiter = this.moreWaiters?.shift();
+    return w;
   }
 
   private take(): T {
@@ -144,10 +212,9 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T> {
     this.controller?.abort(ENDED);
     this.releaseRoom();
     this.parentSignal?.removeEventListener('abort', this);
-    this.onEnd?.();
-    const waiting = this.waiting ?? [];
-    while (waiting.length) {
-      const w = waiting.shift()!;
+    if (typeof this.onEnd === 'function') this.onEnd();
+    else this.onEnd?.ended();
+    for (let w = this.nextWaiter(); w; w = this.nextWaiter()) {
       if (this.failure && this.buffer.length === 0) {
         w.reject(this.failure.error);
         this.failure = undefined;

@@ -26,12 +26,22 @@ import type { ExecutionResult } from 'graphql';
  */
 export class SharedExecutions {
   /** Results by compiled selection (one per document and operation name), then by the variables' JSON text. */
-  readonly results = new Map<object, Map<string, Promise<SharedResult>>>();
+  readonly results = new Map<object, Map<string, SharedExecution>>();
 
   constructor(
     /** The context every subscriber's execution of this event runs with (the source's, never a subscriber's). */
     readonly contextValue: unknown,
   ) {}
+}
+
+/** One selection's execution of a shared event: its result once settled, for subscribers that take it at once. */
+class SharedExecution {
+  settled: SharedResult | undefined;
+  readonly result: Promise<SharedResult>;
+
+  constructor(result: Promise<ExecutionResult>) {
+    this.result = result.then((r) => (this.settled = new SharedResult(r)));
+  }
 }
 
 /** An event handed to many subscribers as one object, carrying its executions. */
@@ -83,17 +93,30 @@ export function sharedExecution(
   variablesKey: string,
   execute: (contextValue: unknown) => Promise<ExecutionResult>,
 ): Promise<ExecutionResult> | undefined {
-  const shared =
-    typeof event === 'object' && event !== null ? (event as Partial<SharedEvent>).sharedExecutions : undefined;
-  if (!(shared instanceof SharedExecutions)) return undefined;
+  const shared = executionsOf(event);
+  if (!shared) return undefined;
   let byVariables = shared.results.get(selection);
   if (!byVariables) shared.results.set(selection, (byVariables = new Map()));
-  let result = byVariables.get(variablesKey);
-  if (!result) {
-    result = execute(shared.contextValue).then((r) => new SharedResult(r));
-    byVariables.set(variablesKey, result);
+  let execution = byVariables.get(variablesKey);
+  if (!execution) {
+    execution = new SharedExecution(execute(shared.contextValue));
+    byVariables.set(variablesKey, execution);
   }
-  return result;
+  return execution.result;
+}
+
+/**
+ * The result of {@link sharedExecution} for `selection` and `variablesKey` once it has settled (a subscriber can then
+ * take it at once, in the producer's turn); undefined before, when it failed, or when the event is not shared.
+ */
+export function settledExecution(event: unknown, selection: object, variablesKey: string): ExecutionResult | undefined {
+  return executionsOf(event)?.results.get(selection)?.get(variablesKey)?.settled;
+}
+
+function executionsOf(event: unknown): SharedExecutions | undefined {
+  const shared =
+    typeof event === 'object' && event !== null ? (event as Partial<SharedEvent>).sharedExecutions : undefined;
+  return shared instanceof SharedExecutions ? shared : undefined;
 }
 
 /**

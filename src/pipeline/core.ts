@@ -21,11 +21,20 @@ import {
   type IncrementalEntry,
   type IncrementalPayload,
 } from '../execution/deferStream.js';
+import { attachDirect, type DirectConsumer } from '../execution/eventStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { CapRefusals, type Cap } from './capRefusals.js';
 import { DocumentCache, requestError } from './documentCache.js';
-import type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule, Refusal } from './operation.js';
+import {
+  ErrorCodes,
+  type AdmittedOperation,
+  type Caller,
+  type Operation,
+  type OperationPayload,
+  type PipelineRule,
+  type Refusal,
+} from './operation.js';
 import { apiKeyRefusal, type ApiKeyCheck } from './rules/apiKey.js';
 import { clientKey, type FairShare } from './rules/fairShare.js';
 import { capClientString } from './rules/operationLog.js';
@@ -87,16 +96,33 @@ export interface ExecuteOptions {
   /** Paces a stream's source by its connection (transports/outboundBuffer.ts): a slow reader pauses the upstream. */
   pace?<T>(source: AsyncIterator<T>): AsyncIterator<T>;
   /**
-   * For a result many subscribers share (execution/sharedEvents.ts): the transport's sender of it, which writes the
-   * text made once for all of them with this operation's extensions (its cost) itself, or undefined to have the result
-   * formatted and yielded as any other.
+   * For a result many subscribers share (execution/sharedEvents.ts): the transport sends the text made once for all of
+   * them, with this operation's extensions (its cost, from `answer.extensions`, asked for only when it sends), and
+   * returns true; false to have the result formatted and yielded as any other. A method, not a sender made per result:
+   * ten thousand subscribers of one change call it in one sweep.
    */
-  shared?(result: ExecutionResult): ((extensions: Record<string, unknown> | undefined) => void) | undefined;
+  shared?(result: ExecutionResult, answer: SharedAnswer): boolean;
+  /**
+   * A failure after the stream began is its last result (`{errors}`, then the end) instead of a rejected `next()`
+   * ({@link OperationFailed}): for a protocol whose core would close the whole connection on a throw (graphql-ws).
+   */
+  failureAsResult?: boolean;
+  /**
+   * The operation's own controller, made by its transport (which aborts it when its client goes away), instead of one
+   * the entry makes and links to `signal`: a long-lived subscription then holds one controller, not two.
+   */
+  controller?: AbortController;
   /**
    * What only the transport refuses (a subscription over plain HTTP, a mutation over GET), judged once the operation
    * is known and before any admission rule.
    */
   refuse?(type: string): GraphQLError | undefined;
+}
+
+/** What a transport's {@link ExecuteOptions.shared} asks of the operation whose shared result it sends. */
+export interface SharedAnswer {
+  /** The `extensions` this operation's answer carries (its cost): once per result sent. */
+  extensions(result: ExecutionResult): Record<string, unknown> | undefined;
 }
 
 /** What the entry answers: a refusal, one result, or a stream of results. Errors are formatted for the client. */
@@ -285,7 +311,7 @@ export class OperationPipeline {
       resolved = found;
     }
     const { payload, document, operation } = resolved;
-    const op = this.begin(caller, options.signal);
+    const op = this.begin(caller, options.signal, options.controller);
     op.document = document;
     op.operation = operation;
     op.variables = op.sentVariables = payload.variables ?? undefined;
@@ -430,13 +456,16 @@ export class OperationPipeline {
   }
 
   /** Starts an operation (its context, cancellation and span) before its document is known. */
-  private begin(caller: Caller, signal?: AbortSignal): Operation {
-    const controller = new AbortController();
+  private begin(caller: Caller, signal?: AbortSignal, own?: AbortController): Operation {
+    const controller = own ?? new AbortController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
     // once, which Node's default of 10 would report as a leak.
     setMaxListeners(this.signalListeners, controller.signal);
-    if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    // A transport's own controller is the operation's: nothing to link.
+    if (!own) {
+      if (signal?.aborted) controller.abort(signal.reason);
+      else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    }
     const context = createContext(this.options.services, {
       requestId: capClientString(caller.requestId),
       signal: controller.signal,
@@ -451,7 +480,7 @@ export class OperationPipeline {
       started: performance.now(),
       name: null,
       type: 'unknown',
-      errorCodes: new Set(),
+      errorCodes: new ErrorCodes(),
     };
     for (const rule of this.beginners) rule.begin!(op, caller);
     return op;
@@ -654,79 +683,192 @@ const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve(DONE) };
  * itself). A stream never iterated still finishes on abort.
  * A failure after it began rejects `next()` with {@link OperationFailed}.
  */
-export class OperationStream implements AsyncIterableIterator<FormattedExecutionResult> {
+export class OperationStream
+  implements
+    AsyncIterableIterator<FormattedExecutionResult>,
+    SharedAnswer,
+    DirectConsumer<ExecutionResult | IncrementalPayload>
+{
   private source: AsyncIterator<ExecutionResult | IncrementalPayload> | undefined;
   private state: 'idle' | 'running' | 'ended' = 'idle';
+  /** Until it began: dropped then, with the request-time state its closure holds. */
+  private start:
+    | (() => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>)
+    | undefined;
+  /**
+   * The `next()` waiting for a result while shared results go out without it (a live feed's subscriber sends every
+   * change itself): one pending promise across them all, not a chain that grows by one per shared result.
+   */
+  private pending: Promise<IteratorResult<FormattedExecutionResult>> | undefined;
+  private resolve: ((r: IteratorResult<FormattedExecutionResult>) => void) | undefined;
+  private reject: ((e: unknown) => void) | undefined;
+  /** The source's next result and failure, bound once: a subscription waits on them for its whole life. */
+  private readonly received = (next: IteratorResult<ExecutionResult | IncrementalPayload>) => this.onResult(next);
+  private readonly failed = (error: unknown) => this.fail(error);
+
+  constructor(
+    private readonly pipeline: Stages,
+    private readonly op: AdmittedOperation,
+    start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
+    private readonly options: Pick<
+      ExecuteOptions,
+      'pace' | 'shared' | 'endedByReturn' | 'subscriptionStarted' | 'failureAsResult'
+    > = {},
+  ) {
+    this.start = start;
+    // This object is the listener (handleEvent): no closure per stream.
+    op.controller.signal.addEventListener('abort', this, { once: true });
+  }
+
   /**
    * Its signal aborted: a stream not yet begun ends here; a running one is ended by its source, which stops on the
    * operation's signal the way its protocol ends normally (a deferred query's last `{hasNext: false}`, a subscription's
    * completion), so a paced transport still sends that last part.
    */
-  private readonly stop = () => {
+  handleEvent(): void {
     if (this.state === 'idle') this.end();
-  };
-
-  constructor(
-    private readonly pipeline: Stages,
-    private readonly op: AdmittedOperation,
-    private readonly start: () => ReturnType<OperationPipeline['run']> | AsyncGenerator<IncrementalPayload, void, void>,
-    private readonly options: Pick<ExecuteOptions, 'pace' | 'shared' | 'endedByReturn' | 'subscriptionStarted'> = {},
-  ) {
-    op.controller.signal.addEventListener('abort', this.stop, { once: true });
   }
 
-  async next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    if (this.ended()) return DONE;
+  /**
+   * Promise chains, not an async function: a subscription waits here between events for its whole life, as one
+   * pending reaction on its source rather than a suspended frame with its registers.
+   */
+  next(): Promise<IteratorResult<FormattedExecutionResult>> {
+    if (this.ended()) return Promise.resolve(DONE);
+    // A caller that asks again before its last answer came waits its turn, as with an async generator.
+    if (this.pending)
+      return this.pending.then(
+        () => this.next(),
+        () => this.next(),
+      );
+    const result = new Promise<IteratorResult<FormattedExecutionResult>>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.pending = result;
+    if (this.state === 'idle') {
+      this.state = 'running';
+      // Running, its source ends on the signal itself (handleEvent).
+      this.op.controller.signal.removeEventListener('abort', this);
+      const start = this.start!;
+      this.start = undefined;
+      let started: ReturnType<typeof start>;
+      try {
+        started = start();
+      } catch (error) {
+        this.fail(error);
+        return result;
+      }
+      Promise.resolve(started).then((s) => this.began(s), this.failed);
+    } else this.pull();
+    return result;
+  }
+
+  /** `extensions` of this operation's answer (its cost), for a transport sending a shared result. */
+  extensions(result: ExecutionResult): Record<string, unknown> | undefined {
+    return this.pipeline.answerExtensions(this.op, result);
+  }
+
+  private began(
+    started: Awaited<ReturnType<OperationPipeline['run']>> | AsyncGenerator<IncrementalPayload, void, void>,
+  ): void {
     try {
-      if (this.state === 'idle') {
-        this.state = 'running';
-        const started = await this.start();
-        if (!(Symbol.asyncIterator in started)) {
-          if (this.ended()) return DONE;
-          const value = this.pipeline.formatted(this.op, started);
-          if (this.options.endedByReturn) this.source = EMPTY;
-          else this.end();
-          return { value, done: false };
-        }
-        this.source = this.options.pace ? this.options.pace(started) : started;
-        if (this.op.type === 'subscription') this.options.subscriptionStarted?.();
-        if (this.ended()) {
-          void started.return?.(undefined);
-          return DONE;
-        }
-      }
-      for (;;) {
-        const next = await this.source!.next();
-        if (this.ended()) return DONE;
-        if (next.done) {
-          if (this.options.endedByReturn) this.source = EMPTY;
-          else this.end();
-          return DONE;
-        }
-        // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
-        const send =
-          this.options.shared && !next.value.extensions
-            ? this.options.shared(next.value as ExecutionResult)
-            : undefined;
-        if (!send) return { value: this.pipeline.formatted(this.op, next.value), done: false };
-        send(this.pipeline.answerExtensions(this.op, next.value));
-      }
+      this.beginWith(started);
     } catch (error) {
-      if (this.ended()) return DONE;
-      // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
-      const errors = this.pipeline.format([asGraphqlError(error)], this.op);
-      this.end();
-      throw new OperationFailed(errors);
+      this.fail(error);
     }
+  }
+
+  private beginWith(
+    started: Awaited<ReturnType<OperationPipeline['run']>> | AsyncGenerator<IncrementalPayload, void, void>,
+  ): void {
+    if (!(Symbol.asyncIterator in started)) {
+      if (this.ended()) return this.settle(DONE);
+      const value = this.pipeline.formatted(this.op, started);
+      if (this.options.endedByReturn) this.source = EMPTY;
+      else this.end();
+      return this.settle({ value, done: false });
+    }
+    this.source = this.options.pace ? this.options.pace(started) : started;
+    // A subscription lives long: what admission coerced its variables to goes (execution has those sent).
+    if (this.op.type === 'subscription') this.op.variables = this.op.sentVariables;
+    // Its shared results may reach the transport without a promise per layer per result.
+    if (this.options.shared) attachDirect(this.source, this);
+    if (this.op.type === 'subscription') this.options.subscriptionStarted?.();
+    if (this.ended()) {
+      void started.return?.(undefined);
+      return this.settle(DONE);
+    }
+    this.pull();
+  }
+
+  private pull(): void {
+    let next: Promise<IteratorResult<ExecutionResult | IncrementalPayload>>;
+    try {
+      next = this.source!.next();
+    } catch (error) {
+      return this.fail(error);
+    }
+    next.then(this.received, this.failed);
+  }
+
+  /**
+   * A shared result taken in its producer's turn while this stream waits for its source (execution/eventStream.ts
+   * `DirectConsumer`): sent by the transport, or false to have it come through next().
+   */
+  take(result: ExecutionResult | IncrementalPayload): boolean {
+    if (this.state !== 'running' || !this.pending || result.extensions) return false;
+    try {
+      return this.options.shared!(result as ExecutionResult, this);
+    } catch {
+      // The same result through next() fails this operation alone, as any failure of its own.
+      return false;
+    }
+  }
+
+  private onResult(next: IteratorResult<ExecutionResult | IncrementalPayload>): void {
+    if (this.ended()) return this.settle(DONE);
+    if (next.done) {
+      if (this.options.endedByReturn) this.source = EMPTY;
+      else this.end();
+      return this.settle(DONE);
+    }
+    try {
+      // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
+      if (this.options.shared && !next.value.extensions && this.options.shared(next.value as ExecutionResult, this))
+        return this.pull();
+      this.settle({ value: this.pipeline.formatted(this.op, next.value), done: false });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.ended()) return this.settle(DONE);
+    // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
+    const errors = this.pipeline.format([asGraphqlError(error)], this.op);
+    this.end();
+    if (this.options.failureAsResult) return this.settle({ value: { errors }, done: false });
+    const reject = this.reject;
+    this.pending = this.resolve = this.reject = undefined;
+    reject?.(new OperationFailed(errors));
+  }
+
+  private settle(result: IteratorResult<FormattedExecutionResult>): void {
+    const resolve = this.resolve;
+    this.pending = this.resolve = this.reject = undefined;
+    resolve?.(result);
   }
 
   return(): Promise<IteratorResult<FormattedExecutionResult>> {
     this.end();
+    this.settle(DONE);
     return Promise.resolve(DONE);
   }
 
   throw(error?: unknown): Promise<IteratorResult<FormattedExecutionResult>> {
     this.end();
+    this.settle(DONE);
     return Promise.reject(error);
   }
 
@@ -742,7 +884,8 @@ export class OperationStream implements AsyncIterableIterator<FormattedExecution
     if (this.state === 'ended') return;
     const source = this.state === 'running' ? this.source : undefined;
     this.state = 'ended';
-    this.op.controller.signal.removeEventListener('abort', this.stop);
+    this.start = undefined;
+    this.op.controller.signal.removeEventListener('abort', this);
     void source?.return?.(undefined);
     this.pipeline.finish(this.op);
   }

@@ -22,7 +22,14 @@ import { useUpstreamBudget } from './rules/upstreamBudget.js';
 
 export { OperationPipeline } from './core.js';
 export type { AdmittedOperation, Caller, Operation, OperationPayload, PipelineRule } from './operation.js';
-export type { Answer, ExecuteOptions, HostedOperation, OperationStream, ResolvedRequest } from './core.js';
+export type {
+  Answer,
+  ExecuteOptions,
+  HostedOperation,
+  OperationStream,
+  ResolvedRequest,
+  SharedAnswer,
+} from './core.js';
 export { OperationFailed } from './core.js';
 // What a transport needs of two rules: the API key check (a router's key), how a connection counts against its client.
 export { createApiKeyCheck } from './rules/apiKey.js';

@@ -52,8 +52,31 @@ export interface Operation {
   cachePolicy?: CachePolicy;
   /** An answer found at admission (the response cache): the operation is then not executed. */
   answer?: ExecutionResult;
-  readonly errorCodes: Set<string>;
+  readonly errorCodes: ErrorCodes;
 }
+
+/**
+ * The codes of an operation's errors: a set made on the first one. Most operations have none, and a subscription keeps
+ * its operation for its whole life (an empty Set is a hash table of its own).
+ */
+export class ErrorCodes implements Iterable<string> {
+  private codes: Set<string> | undefined;
+
+  add(code: string): this {
+    (this.codes ??= new Set()).add(code);
+    return this;
+  }
+
+  get size(): number {
+    return this.codes?.size ?? 0;
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return (this.codes ?? NONE).values();
+  }
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** An operation whose document passed parsing, validation and every admission rule. */
 export type AdmittedOperation = Operation & { document: DocumentNode; operation: OperationDefinitionNode };

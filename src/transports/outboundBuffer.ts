@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { attachDirect, DIRECT, type DirectConsumer, type DirectSource } from '../execution/eventStream.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 
 /** Close codes the gateway itself uses, next to graphql-ws's own (4400, 4401, 4403, 4408, 4409, 4429, 4500). */
@@ -162,6 +163,14 @@ export class OutboundBuffer {
     });
   }
 
+  /**
+   * Whether a message may be written now without waiting (what {@link writable} answers at once), without its side
+   * effects: for a value taken in its producer's turn (execution/eventStream.ts `DirectConsumer`).
+   */
+  hasRoom(signal: AbortSignal): boolean {
+    return !this.closed && !signal.aborted && this.unsent <= this.lowWatermark;
+  }
+
   /** Call before writing a message: past the limit the connection is closed, and true says "do not send". */
   overflowed(): boolean {
     if (this.closed) return true;
@@ -249,12 +258,24 @@ export function pacedBy<T>(
 }
 
 /** A class, not an object of closures: every streamed operation holds one for its whole life. */
-class Paced<T> implements AsyncIterableIterator<T> {
+class Paced<T> implements AsyncIterableIterator<T>, DirectSource<T>, DirectConsumer<T> {
+  private direct: DirectConsumer<T> | undefined;
+
   constructor(
     private readonly source: AsyncIterator<T>,
     private readonly buffer: OutboundBuffer,
     private readonly signal: AbortSignal,
   ) {}
+
+  [DIRECT](consumer: DirectConsumer<T>): void {
+    this.direct = consumer;
+    attachDirect(this.source, this);
+  }
+
+  /** A value taken at once only while the connection has room: else it waits in next() for the drain, as any other. */
+  take(value: T): boolean {
+    return this.buffer.hasRoom(this.signal) && this.direct!.take(value);
+  }
 
   next(): Promise<IteratorResult<T>> {
     const room = this.buffer.writable(this.signal);

@@ -14,11 +14,8 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
  * line, and hands the core each connection's state as its `extra`.
  */
 
-/**
- * Longest client message read here as a possible `complete` (`{"id":…,"type":"complete"}`: an id of at most
- * MAX_OPERATION_ID_LENGTH characters, each escaped at worst as `\uXXXX`): a subscribe message is never parsed twice.
- */
-const MAX_COMPLETE_LENGTH = 1024;
+/** Room for a tick's shared frames: a dashboard connection's 50 subscriptions of one change fit in one or two. */
+const FRAMES_BYTES = 16 * 1024;
 
 /** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
 export class WsConnection<Op extends { readonly controller: AbortController }> {
@@ -32,6 +29,9 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   readonly outbound: OutboundBuffer;
   private corked = false;
+  /** This tick's shared frames (sendShared), and how many of its bytes are written. */
+  private frames: Buffer | undefined;
+  private framed = 0;
 
   constructor(
     /** The upgrade request's id (`x-request-id`), in its operations' request ids and its log lines. */
@@ -60,13 +60,70 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
    * vectored write. ws corks and uncorks around each frame; the outer cork holds.
    */
   send(text: string): void {
-    if (this.socket.readyState !== this.socket.OPEN || this.outbound.overflowed()) return;
-    if (!this.corked) {
-      this.corked = true;
-      this.tcp.cork();
-      process.nextTick(this.uncork);
-    }
+    if (!this.open()) return;
+    // Shared frames written before it go first.
+    this.writeFrames();
+    this.corkForTick();
     this.socket.send(text);
+  }
+
+  /**
+   * Sends a shared result's `next` message, `prefix` + `json` without its closing brace + `tail`, as a text frame
+   * written into this tick's frames: bytes outside the JS heap, one write per connection per tick, and no string, buffer
+   * or write request per subscriber that outlives its turn in the fan-out (ten thousand subscribers take theirs in one
+   * sweep, and what each left for the tick's end would survive the sweep's scavenges). The same bytes as ws's frame of
+   * the joined text: the server's frames are not masked, and without a negotiated extension not compressed.
+   */
+  sendShared(prefix: string, json: string, tail: string): void {
+    if (!this.open()) return;
+    if (this.socket.extensions) return this.send(prefix + json.slice(0, -1) + tail);
+    const length = Buffer.byteLength(prefix) + Buffer.byteLength(json) - 1 + Buffer.byteLength(tail);
+    const header = length < 126 ? 2 : length < 65536 ? 4 : 10;
+    let frames = this.frames;
+    if (!frames || this.framed + header + length > frames.length) {
+      this.writeFrames();
+      frames = this.frames = Buffer.allocUnsafeSlow(Math.max(FRAMES_BYTES, header + length));
+    }
+    let at = this.framed;
+    // FIN and the text opcode, then the payload length (RFC 6455 section 5.2).
+    frames[at] = 0x81;
+    if (header === 2) frames[at + 1] = length;
+    else if (header === 4) {
+      frames[at + 1] = 126;
+      frames.writeUInt16BE(length, at + 2);
+    } else {
+      frames[at + 1] = 127;
+      frames.writeUInt32BE(0, at + 2);
+      frames.writeUInt32BE(length, at + 6);
+    }
+    at += header;
+    at += frames.write(prefix, at);
+    // The shared JSON's closing brace is overwritten by the tail.
+    at += frames.write(json, at) - 1;
+    at += frames.write(tail, at);
+    this.framed = at;
+    this.corkForTick();
+  }
+
+  private open(): boolean {
+    return this.socket.readyState === this.socket.OPEN && !this.outbound.overflowed();
+  }
+
+  private corkForTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.tcp.cork();
+    process.nextTick(this.uncork);
+  }
+
+  /** This tick's shared frames so far, written (nothing once the socket closed: no data after a close frame). */
+  private writeFrames(): void {
+    const frames = this.frames;
+    if (!frames) return;
+    const framed = this.framed;
+    this.frames = undefined;
+    this.framed = 0;
+    if (this.socket.readyState === this.socket.OPEN) this.tcp.write(frames.subarray(0, framed));
   }
 
   /** `op` runs as the client's operation `id`: closing the connection aborts it. */
@@ -85,6 +142,7 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
   }
 
   private readonly uncork = (): void => {
+    this.writeFrames();
     this.corked = false;
     this.tcp.uncork();
   };
@@ -134,18 +192,23 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       },
       conn,
     );
+    // One handler per connection, not a closure per message: graphql-ws's handling of a subscribe message lasts as long
+    // as the subscription, and so does what it awaits on.
+    const messageFailed = (error: unknown) => {
+      failed(conn, error, 'graphql-ws message handling failed');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    };
     socket.on('message', (data) => {
-      const text = String(data);
+      const message = parsedMessage(String(data));
       // A client's complete aborts its operation's upstream work at once: the core then awaits the iterator's
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
-      const completed = completedId(text);
+      const completed = completedId(message);
       if (completed !== undefined)
         (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
-      receive?.(text).catch((error: unknown) => {
-        failed(conn, error, 'graphql-ws message handling failed');
-        socket.close(CloseCode.InternalServerError, 'Internal server error');
-      });
+      // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
+      // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
+      receive?.(message as string).catch(messageFailed);
     });
     // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
     // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
@@ -191,13 +254,22 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
   };
 }
 
-/** The id of a client's `complete` message, or undefined for any other message (graphql-ws validates them all). */
-export function completedId(text: string): string | undefined {
-  if (text.length > MAX_COMPLETE_LENGTH || !text.includes('"complete"')) return undefined;
+/**
+ * A client's message parsed, or its text when it is not a JSON object (graphql-ws then parses it again and closes the
+ * socket with 4400): a JSON string is never handed on as text to be decoded a second time.
+ */
+export function parsedMessage(text: string): unknown {
   try {
-    const message = JSON.parse(text) as { type?: unknown; id?: unknown } | null;
-    return message?.type === 'complete' && typeof message.id === 'string' ? message.id : undefined;
+    const message = JSON.parse(text) as unknown;
+    return typeof message === 'object' && message !== null ? message : text;
   } catch {
-    return undefined;
+    return text;
   }
+}
+
+/** The id of a client's `complete` message, or undefined for any other message (graphql-ws validates them all). */
+export function completedId(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { type, id } = message as { type?: unknown; id?: unknown };
+  return type === 'complete' && typeof id === 'string' ? id : undefined;
 }

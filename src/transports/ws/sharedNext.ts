@@ -4,6 +4,15 @@
  * subscriber. A result with extensions of its own is not shared here (undefined): graphql-ws formats it.
  */
 export function sharedNextText(prefix: string, json: string, extensions: Record<string, unknown> | undefined): string {
-  if (!extensions) return `${prefix}${json}}`;
-  return `${prefix}${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"extensions":${JSON.stringify(extensions)}}}`;
+  return `${prefix}${json.slice(0, -1)}${sharedNextTail(json, extensions)}`;
+}
+
+/**
+ * What follows the shared JSON without its closing brace in a subscriber's `next` message: its own `extensions`, then
+ * the result's and the message's closing braces. The one part made per subscriber; the connection writes the prefix,
+ * the shared JSON and this one after the other (adapter.ts `sendShared`), the same bytes as {@link sharedNextText}.
+ */
+export function sharedNextTail(json: string, extensions: Record<string, unknown> | undefined): string {
+  if (!extensions) return '}}';
+  return `${json.length > 2 ? ',' : ''}"extensions":${JSON.stringify(extensions)}}}`;
 }

@@ -12,7 +12,13 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { TraceCarrier } from '../../observability/tracing.js';
 import { ErrorCode, GatewayError } from '../../errors/codes.js';
-import { OperationFailed, type Answer, type OperationPipeline, type OperationStream } from '../../pipeline/index.js';
+import {
+  type Answer,
+  type ExecuteOptions,
+  type OperationPipeline,
+  type OperationStream,
+  type SharedAnswer,
+} from '../../pipeline/index.js';
 import type { ClientIdentity } from '../../pipeline/operation.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
@@ -20,7 +26,7 @@ import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection } from './adapter.js';
-import { sharedNextText } from './sharedNext.js';
+import { sharedNextTail } from './sharedNext.js';
 import { sharedResultJson } from '../../execution/sharedEvents.js';
 
 /**
@@ -29,11 +35,61 @@ import { sharedResultJson } from '../../execution/sharedEvents.js';
  */
 export const MAX_OPERATION_ID_LENGTH = 128;
 
-/** A graphql-ws connection with who sent it, as its operations' hooks read it (graphql-ws's `ctx.extra`). */
-/** An operation graphql-ws runs: its cancellation (a client's complete, the connection's close) and its results. */
-interface WsOperation {
-  readonly controller: AbortController;
-  readonly results: OperationStream;
+/**
+ * An operation graphql-ws runs, in one object for its whole life (ten thousand of them on a live-health dashboard
+ * fleet): its cancellation (a client's complete, the connection's close), the entry's options (pacing by the
+ * connection, shared results sent by it), and graphql-ws's iterator of its results (a failure after it began as its
+ * last result). Methods, not closures per operation.
+ */
+class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExecutionResult> {
+  readonly controller = new AbortController();
+  readonly stream = true;
+  /** onComplete (or onClose) returns it: graphql-ws writes `complete` right after. */
+  readonly endedByReturn = true;
+  /** graphql-ws would close the whole connection on a throw. */
+  readonly failureAsResult = true;
+  /** Its results, once admitted. */
+  results: OperationStream | undefined;
+
+  constructor(
+    private readonly conn: GatewayConnection,
+    /** `{"id":…,"type":"next","payload":`, the start of each of its `next` messages. */
+    private readonly prefix: string,
+    private readonly startedCount: { inc(): void },
+  ) {}
+
+  subscriptionStarted(): void {
+    this.startedCount.inc();
+  }
+
+  pace<T>(source: AsyncIterator<T>): AsyncIterator<T> {
+    return pacedBy(source, this.conn.outbound, this.controller.signal);
+  }
+
+  /** A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection. */
+  shared(result: ExecutionResult, answer: SharedAnswer): boolean {
+    const json = sharedResultJson(result);
+    if (json === undefined) return false;
+    if (!this.controller.signal.aborted)
+      this.conn.sendShared(this.prefix, json, sharedNextTail(json, answer.extensions(result)));
+    return true;
+  }
+
+  next(): Promise<IteratorResult<FormattedExecutionResult>> {
+    return this.results!.next();
+  }
+
+  return(): Promise<IteratorResult<FormattedExecutionResult>> {
+    return this.results!.return();
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<FormattedExecutionResult>> {
+    return this.results!.throw(error);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }
 
 class GatewayConnection extends WsConnection<WsOperation> {
@@ -84,8 +140,7 @@ export function attachWebSocket(options: {
   // graphql-ws's contextValue is the operation the entry admitted (onSubscribe): its results, formatted, paced and with
   // shared ones sent by the connection, are what graphql-ws sends.
   // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
-  const run = (args: ExecutionArgs) =>
-    endingWithItsErrors((args.contextValue as Pick<WsOperation, 'results'>).results) as AsyncGenerator<ExecutionResult>;
+  const run = (args: ExecutionArgs) => args.contextValue as AsyncGenerator<ExecutionResult>;
   /**
    * A cap's refusal (RATE_LIMITED) as the operation's one result, `next` then `complete`, as graphql-js reports a
    * subscription whose source fails: a router forwards a result's errors to its client, while an `error` message
@@ -94,11 +149,11 @@ export function attachWebSocket(options: {
   const refused = (errors: readonly GraphQLFormattedError[]): ExecutionArgs => ({
     schema: options.schema,
     document: REFUSED_DOCUMENT,
-    contextValue: { results: onlyResult({ errors }) },
+    contextValue: onlyResult({ errors }),
   });
 
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
-  const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results.return();
+  const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results?.return();
 
   /**
    * A refusal the entry formatted already, by the errors onSubscribe hands graphql-ws in its place (graphql-ws takes
@@ -152,11 +207,14 @@ export function attachWebSocket(options: {
           return refused(pipeline.format([cap]));
         }
         const extensions = (payload.extensions ?? {}) as TraceCarrier;
-        const cancel = new AbortController();
-        const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+        const operation = new WsOperation(
+          conn,
+          `{"id":${JSON.stringify(id)},"type":"next","payload":`,
+          services.metrics.subscriptionsStarted,
+        );
         // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
         // per-connection limit, and ended by the client's complete or the socket's close.
-        conn.admitting.set(id, cancel);
+        conn.admitting.set(id, operation.controller);
         let answer: Answer;
         try {
           answer = await pipeline.execute(
@@ -170,21 +228,7 @@ export function attachWebSocket(options: {
               // connection_init checked its key.
               authenticated: true,
             },
-            {
-              signal: cancel.signal,
-              stream: true,
-              // onComplete (or onClose) returns it: graphql-ws writes `complete` right after.
-              endedByReturn: true,
-              subscriptionStarted: () => services.metrics.subscriptionsStarted.inc(),
-              pace: (source) => pacedBy(source, conn.outbound, cancel.signal),
-              // A result many subscribers share goes out as one text serialised once (sharedNext.ts), through the connection.
-              shared(result) {
-                const json = sharedResultJson(result);
-                return json === undefined
-                  ? undefined
-                  : (own) => !cancel.signal.aborted && conn.send(sharedNextText(prefix, json, own));
-              },
-            },
+            operation,
           );
         } catch (error) {
           // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
@@ -204,13 +248,18 @@ export function attachWebSocket(options: {
           void answer.results.return();
           return [new GraphQLError('The operation ended before it started.')];
         }
-        conn.started(id, { controller: cancel, results: answer.results });
+        // graphql-ws keeps the subscribe message for the operation's life: its query the cached document's text, not
+        // a copy per subscription.
+        if (answer.document.loc && payload.query === answer.document.loc.source.body)
+          (payload as { query: string }).query = answer.document.loc.source.body;
+        operation.results = answer.results;
+        conn.started(id, operation);
         return {
           schema: options.schema,
           document: answer.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: conn.operations.get(id),
+          contextValue: operation,
         };
       },
       onNext(_ctx, _id, _payload, _args, result) {
@@ -288,16 +337,4 @@ const REFUSED_DOCUMENT = parse('query Refused { __typename }');
 
 async function* onlyResult(result: FormattedExecutionResult): AsyncGenerator<FormattedExecutionResult> {
   yield result;
-}
-
-/** An operation's results, a failure after it began as its last result (graphql-ws would close the connection on a throw). */
-async function* endingWithItsErrors(
-  results: AsyncIterable<FormattedExecutionResult>,
-): AsyncGenerator<FormattedExecutionResult> {
-  try {
-    yield* results;
-  } catch (error) {
-    if (!(error instanceof OperationFailed)) throw error;
-    yield { errors: error.errors };
-  }
 }

@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import {
   completedId,
+  parsedMessage,
   graphqlWsAdapter,
   WsConnection,
   type GraphqlWsAdapter,
@@ -179,14 +180,20 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
   });
 
   it("reads only a client's complete message, never a subscribe that mentions one", () => {
-    expect(completedId('{"id":"a1","type":"complete"}')).toBe('a1');
-    expect(completedId(' { "type" : "complete", "id" : "x" } ')).toBe('x');
-    expect(completedId('{"id":"a","type":"subscribe","payload":{"query":"{ complete }"}}')).toBeUndefined();
+    const completeOf = (text: string) => completedId(parsedMessage(text));
+    expect(completeOf('{"id":"a1","type":"complete"}')).toBe('a1');
+    expect(completeOf(' { "type" : "complete", "id" : "x" } ')).toBe('x');
+    expect(completeOf('{"id":"a","type":"subscribe","payload":{"query":"{ complete }"}}')).toBeUndefined();
     expect(
-      completedId('{"id":"a","type":"subscribe","payload":{"query":"subscription { s(arg: \\"complete\\") }"}}'),
+      completeOf('{"id":"a","type":"subscribe","payload":{"query":"subscription { s(arg: \\"complete\\") }"}}'),
     ).toBeUndefined();
-    expect(completedId('{"type":"complete"}')).toBeUndefined();
-    expect(completedId('{"id":"a","type":"complete"')).toBeUndefined();
-    expect(completedId(`{"id":"a","type":"complete","pad":"${'x'.repeat(1024)}"}`)).toBeUndefined();
+    expect(completeOf('{"type":"complete"}')).toBeUndefined();
+    expect(completeOf('[{"id":"a","type":"complete"}]')).toBeUndefined();
+    // Not JSON: handed to graphql-ws as text, which closes the socket with 4400.
+    expect(parsedMessage('{"id":"a","type":"complete"')).toBe('{"id":"a","type":"complete"');
+    expect(completeOf('{"id":"a","type":"complete"')).toBeUndefined();
+    // A JSON string holding a message is not decoded twice.
+    const quoted = JSON.stringify('{"id":"a","type":"complete"}');
+    expect(parsedMessage(quoted)).toBe(quoted);
   });
 });

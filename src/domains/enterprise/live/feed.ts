@@ -51,10 +51,20 @@ export interface MessageEvent {
   scope: BatchScope;
 }
 
-interface Subscriber<T> {
-  filter: ServiceFilter | undefined;
+/** One subscription of the feed, told when its stream ends (a method, not a closure per subscriber). */
+class Subscriber<T> {
   /** Set when the stream starts, before the subscriber joins its set. */
   sink: EventSink<T> | undefined;
+
+  constructor(
+    readonly filter: ServiceFilter | undefined,
+    private readonly set: Set<Subscriber<T>>,
+    private readonly feed: { demandChanged(): void },
+  ) {}
+
+  ended(): void {
+    if (this.set.delete(this)) this.feed.demandChanged();
+  }
 }
 
 /** What a test may replace; the defaults are the gateway's shared state on real timers. */
@@ -79,6 +89,8 @@ export class LiveHealth {
   private readonly metrics: LiveMetrics;
   private readonly bus: FanOut<ChangeBatch>;
   private listening: Promise<() => void> | undefined;
+  /** The last batch's delivery: the next one waits for it. */
+  private delivering: Promise<void> = Promise.resolve();
   private readonly closed = new AbortController();
   /** The whole services, from the first subscriber (see {@link join}). */
   private gateway: GatewayServices | undefined;
@@ -157,10 +169,7 @@ export class LiveHealth {
     // The gateway's services, whole (its domains' state, the trusted operations), as every subscriber's context has
     // them: this feed is built before them, from the core services.
     this.gateway ??= services;
-    const subscriber: Subscriber<T> = { filter, sink: undefined };
-    const leave = () => {
-      if (set.delete(subscriber)) this.demandChanged();
-    };
+    const subscriber = new Subscriber<T>(filter, set, this);
     return eventStream<T>(
       (sink) => {
         subscriber.sink = sink;
@@ -169,11 +178,12 @@ export class LiveHealth {
         this.demandChanged();
       },
       signal,
-      leave,
+      subscriber,
     );
   }
 
-  private demandChanged(): void {
+  /** Subscribers joined or left: the gauge and the poller's demand follow. */
+  demandChanged(): void {
     this.metrics.subscriptions.set({ subscription: 'serviceHealthChanged' }, this.health.size);
     this.metrics.subscriptions.set({ subscription: 'serviceMessagePosted' }, this.messages.size);
     this.poller.setDemand({ health: this.health.size + this.standing, messages: this.messages.size });
@@ -183,22 +193,50 @@ export class LiveHealth {
    * Hands each change to the subscribers whose filter it passes; nothing outside a filter is ever sent. Every
    * subscriber gets the same event object, shared (execution/sharedEvents.ts): its payload is resolved in the batch's
    * context with the gateway's own credentials, the same for whoever subscribed, so subscribers that selected the same
-   * fields with the same variables are executed and serialised once per change.
+   * fields with the same variables are executed and serialised once per change. Those executions are started first
+   * and awaited, then every subscriber's turn comes in one loop: a subscriber waiting for its next event takes the
+   * settled result at once (execution/eventStream.ts `DirectConsumer`), with no promise per subscriber. Batches are
+   * handed on in the order they came.
    */
   private deliver(batch: ChangeBatch): void {
-    if (!this.gateway) return;
+    this.delivering = this.delivering
+      .then(() => this.deliverNow(batch))
+      .catch((error: unknown) =>
+        this.services.log.error({ err: String((error as Error)?.stack ?? error) }, 'live-health delivery failed'),
+      );
+  }
+
+  private deliverNow(batch: ChangeBatch): Promise<void> | undefined {
+    if (!this.gateway) return undefined;
     const scope = new BatchScope(this.gateway, batch.poll, this.closed.signal);
     const shared = <T extends object>(event: T) => shareEvent(event, scope.context);
-    // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
-    // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
+    // Who gets what, decided when the batch came: a subscriber joining while its executions run hears the next one.
+    const recipients: Array<EventSink<HealthEvent> | EventSink<MessageEvent> | HealthEvent | MessageEvent> = [];
     for (const change of batch.health) {
       const event = shared<HealthEvent>({ ...change, scope });
-      for (const s of this.health) if (!s.filter || s.filter.health(change)) void s.sink!.push(event);
+      for (const s of this.health) if (!s.filter || s.filter.health(change)) recipients.push(s.sink!, event);
     }
     for (const post of batch.messages) {
       const event = shared<MessageEvent>({ post, scope });
-      for (const s of this.messages) if (!s.filter || s.filter.message(post)) void s.sink!.push(event);
+      for (const s of this.messages) if (!s.filter || s.filter.message(post)) recipients.push(s.sink!, event);
     }
+    let executions: Set<Promise<unknown>> | undefined;
+    for (let i = 0; i < recipients.length; i += 2) {
+      const execution = (recipients[i] as EventSink<object>).prepare(recipients[i + 1] as object);
+      if (execution) (executions ??= new Set()).add(execution);
+    }
+    // Pushes are not awaited: one slow subscriber must not hold the fan-out for the others (push never rejects; a
+    // client that stops reading is closed as a slow client by its transport, transports/outboundBuffer.ts).
+    const push = () => {
+      for (let i = 0; i < recipients.length; i += 2)
+        void (recipients[i] as EventSink<object>).push(recipients[i + 1] as object);
+    };
+    if (!executions) {
+      push();
+      return undefined;
+    }
+    // A failed execution reaches its subscribers through their own next(), as before.
+    return Promise.allSettled(executions).then(push);
   }
 }
 
