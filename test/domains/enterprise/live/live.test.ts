@@ -12,7 +12,6 @@ import { LogCapture, startTestGateway, type TestGateway } from '../../../support
 import { exampleOperation } from '../../../support/examples.js';
 import { ManualClock } from '../../../support/pollClock.js';
 import { wsClient } from '../../../support/ws.js';
-import { ManualClock } from '../../../support/pollClock.js';
 import { graphCalls, resetSandbox } from '../../../support/graphRequests.js';
 
 /** One subscription's payloads, in arrival order. */
