@@ -38,7 +38,8 @@ interface Hint {
   inheritMaxAge?: boolean;
 }
 
-const GATEWAY_TAG = 'gateway';
+/** The tag of a field no domain defines (the gateway's own, `_entities`): any domain's fields may be behind it. */
+export const GATEWAY_TAG = 'gateway';
 
 /**
  * The policy of an operation, computed once per document (documents are cached by text, so a known document costs a

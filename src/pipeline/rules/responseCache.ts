@@ -28,6 +28,8 @@ export interface ResponseCacheOptions {
   services: GatewayServices;
   /** The served domains' signals of stale answers. */
   staleAnswers?: readonly StaleAnswers[];
+  /** The pipeline's cache policies, shared with the rules that read an operation's domains. @default its own */
+  policies?: CachePolicies;
 }
 
 /**
@@ -38,7 +40,7 @@ export function useResponseCache(options: ResponseCacheOptions): ResponseCache {
   const { schema, services } = options;
   const maxBytes = services.config.responseCacheMaxBytes;
   const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
-  const cache = new ResponseCache(schema, store);
+  const cache = new ResponseCache(schema, store, options.policies);
   if (store) {
     for (const stale of options.staleAnswers ?? []) {
       const listening = stale.watch(() => void cache.invalidate([stale.domain]));
@@ -78,8 +80,9 @@ export class ResponseCache implements PipelineRule {
     schema: GraphQLSchema,
     /** Undefined when RESPONSE_CACHE_MAX_BYTES is 0. */
     private readonly store: ResponseStore | undefined,
+    policies?: CachePolicies,
   ) {
-    this.policies = new CachePolicies(schema);
+    this.policies = policies ?? new CachePolicies(schema);
     if (store) this.completed = (op, result) => this.keep(op, result);
   }
 
