@@ -60,6 +60,11 @@ export interface ResolvedRequest {
 export interface ExecuteOptions {
   /** The caller gave up (the connection closed, the client completed): aborts the operation and ends its stream. */
   signal?: AbortSignal;
+  /**
+   * Instead of `signal`: the transport's own controller, which it aborts when its caller gives up and nothing else
+   * aborts (an HTTP request's). The operation adopts it as its controller rather than chain one of its own to it.
+   */
+  controller?: AbortController;
   /** False: a query or mutation with `@defer`/`@stream` runs whole (a transport that cannot send parts). @default true */
   incremental?: boolean;
   /**
@@ -270,7 +275,7 @@ export class OperationPipeline {
       resolved = found;
     }
     const { payload, document, operation } = resolved;
-    const op = this.begin(caller, options.signal);
+    const op = this.begin(caller, options.controller ?? options.signal);
     op.document = document;
     op.operation = operation;
     op.variables = op.sentVariables = payload.variables ?? undefined;
@@ -322,10 +327,10 @@ export class OperationPipeline {
    */
   async hosted<T>(
     caller: Caller,
-    signal: AbortSignal | undefined,
+    gone: AbortSignal | AbortController | undefined,
     run: (op: HostedOperation) => Promise<T>,
   ): Promise<T> {
-    const op = this.begin(caller, signal);
+    const op = this.begin(caller, gone);
     try {
       return await runInTrace(op.trace, () => run(new HostedOperation(this.stages, op)));
     } finally {
@@ -415,13 +420,18 @@ export class OperationPipeline {
   }
 
   /** Starts an operation (its context, cancellation and span) before its document is known. */
-  private begin(caller: Caller, signal?: AbortSignal): Operation {
-    const controller = new AbortController();
+  private begin(caller: Caller, gone?: AbortSignal | AbortController): Operation {
+    // A transport's controller that only it aborts is adopted; a signal gets a controller of the operation's own.
+    const adopted = gone instanceof AbortController;
+    const controller = adopted ? gone : new AbortController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
     // once, which Node's default of 10 would report as a leak.
     setMaxListeners(this.signalListeners, controller.signal);
-    if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    if (!adopted) {
+      const signal = gone;
+      if (signal?.aborted) controller.abort(signal.reason);
+      else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    }
     const context = createContext(this.options.services, {
       requestId: capClientString(caller.requestId),
       signal: controller.signal,

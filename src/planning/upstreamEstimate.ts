@@ -46,14 +46,28 @@ export function stableEstimator(
   return Object.assign(estimate, { stable: true });
 }
 
+/**
+ * The shape of an operation with its variables. Made once per operation and variables object (the budget, the titles
+ * quota and demand control each ask for it at admission, with the same coerced variables): shapes are shared, and
+ * nobody changes them.
+ */
 export function operationShape(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): OperationShape {
-  return { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+  const key = variables ?? operation;
+  let shape = shapes.get(key);
+  if (shape?.operation !== operation || shape.schema !== schema) {
+    shape = { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+    shapes.set(key, shape);
+  }
+  return shape;
 }
+
+/** The last shape made for each variables object (or operation without variables). */
+const shapes = new WeakMap<object, OperationShape>();
 
 /**
  * A document's fragments by name, found once per document: the budget, the titles quota and demand control each make
