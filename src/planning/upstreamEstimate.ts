@@ -115,7 +115,7 @@ export class UpstreamEstimates {
     shape: OperationShape,
     domains: readonly string[] | undefined,
   ): Readonly<Record<string, number>> {
-    // Variables the operation does not declare cannot change its estimate; its domains are its document's.
+    // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
     return this.stable.get(
       shape.operation,
@@ -126,7 +126,7 @@ export class UpstreamEstimates {
           if (estimate.stable && selects(domains, estimate)) add(totals, run(estimate, shape, this.services));
         return totals;
       },
-      domains ? 'by domain\n' : '',
+      domains ? `${domains.join()}\n` : '',
     );
   }
 }
