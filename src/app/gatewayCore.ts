@@ -7,7 +7,7 @@ import { OncePerCause } from '../observability/oncePerCause.js';
 import { createOperationPipeline, type OperationPipeline } from '../pipeline/index.js';
 import { CapRefusals } from '../pipeline/capRefusals.js';
 import { FairShare } from '../pipeline/rules/fairShare.js';
-import { UpstreamEstimates } from '../planning/upstreamEstimate.js';
+import { forDomain, UpstreamEstimates } from '../planning/upstreamEstimate.js';
 import { buildSchema } from '../schema/build.js';
 import { InProcessTransport } from '../transports/inProcess.js';
 import { refreshChatModels } from '../upstreams/chat/client.js';
@@ -67,7 +67,7 @@ export async function createGatewayCore(input: {
   const domains = servedDomains(config.domains);
   const estimates = new UpstreamEstimates(
     services,
-    domains.flatMap((d) => (d.estimate ? [d.estimate] : [])),
+    domains.flatMap((d) => (d.estimate ? [forDomain(d.name, d.estimate)] : [])),
   );
   // With Redis, a client's caps hold for the cluster: each share is also a lease in shared state.
   const cluster = dependencies.state.status().store === 'redis' ? dependencies.state.holdings('fair-share') : undefined;

@@ -70,6 +70,12 @@ export interface ResolvedRequest {
 export interface ExecuteOptions {
   /** The caller gave up (the connection closed, the client completed): aborts the operation and ends its stream. */
   signal?: AbortSignal;
+  /**
+   * Instead of `signal`: the transport's own controller, which it aborts when its caller gives up and nothing else
+   * aborts (an HTTP request's, a graphql-ws operation's). The operation adopts it as its controller rather than chain
+   * one of its own to it: a long-lived subscription then holds one controller, not two.
+   */
+  controller?: AbortController;
   /** False: a query or mutation with `@defer`/`@stream` runs whole (a transport that cannot send parts). @default true */
   incremental?: boolean;
   /**
@@ -107,11 +113,6 @@ export interface ExecuteOptions {
    * ({@link OperationFailed}): for a protocol whose core would close the whole connection on a throw (graphql-ws).
    */
   failureAsResult?: boolean;
-  /**
-   * The operation's own controller, made by its transport (which aborts it when its client goes away), instead of one
-   * the entry makes and links to `signal`: a long-lived subscription then holds one controller, not two.
-   */
-  controller?: AbortController;
   /**
    * What only the transport refuses (a subscription over plain HTTP, a mutation over GET), judged once the operation
    * is known and before any admission rule.
@@ -311,7 +312,7 @@ export class OperationPipeline {
       resolved = found;
     }
     const { payload, document, operation } = resolved;
-    const op = this.begin(caller, options.signal, options.controller);
+    const op = this.begin(caller, options.controller ?? options.signal);
     op.document = document;
     op.operation = operation;
     op.variables = op.sentVariables = payload.variables ?? undefined;
@@ -363,10 +364,10 @@ export class OperationPipeline {
    */
   async hosted<T>(
     caller: Caller,
-    signal: AbortSignal | undefined,
+    gone: AbortSignal | AbortController | undefined,
     run: (op: HostedOperation) => Promise<T>,
   ): Promise<T> {
-    const op = this.begin(caller, signal);
+    const op = this.begin(caller, gone);
     try {
       return await runInTrace(op.trace, () => run(new HostedOperation(this.stages, op)));
     } finally {
@@ -456,13 +457,15 @@ export class OperationPipeline {
   }
 
   /** Starts an operation (its context, cancellation and span) before its document is known. */
-  private begin(caller: Caller, signal?: AbortSignal, own?: AbortController): Operation {
-    const controller = own ?? new AbortController();
+  private begin(caller: Caller, gone?: AbortSignal | AbortController): Operation {
+    // A transport's controller that only it aborts is adopted (nothing to link); a signal gets the operation's own.
+    const adopted = gone instanceof AbortController;
+    const controller = adopted ? gone : new AbortController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
     // once, which Node's default of 10 would report as a leak.
     setMaxListeners(this.signalListeners, controller.signal);
-    // A transport's own controller is the operation's: nothing to link.
-    if (!own) {
+    if (!adopted) {
+      const signal = gone;
       if (signal?.aborted) controller.abort(signal.reason);
       else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
     }

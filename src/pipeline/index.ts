@@ -7,6 +7,7 @@ import { OperationPipeline } from './core.js';
 import type { PipelineRule } from './operation.js';
 import { createApiKeyCheck } from './rules/apiKey.js';
 import { useAnswerWarnings } from './rules/answerWarnings.js';
+import { CachePolicies } from './rules/cachePolicy.js';
 import { useCancellation } from './rules/cancellation.js';
 import { useDemandControl } from './rules/demandControl.js';
 import { useDocumentLimits } from './rules/documentLimits.js';
@@ -76,19 +77,16 @@ export function createOperationPipeline(options: CreatePipelineOptions): Operati
     : undefined;
   for (const document of options.trustedDocuments ?? []) persisted?.allow(document);
   const shutdown = useShutdown();
+  // Once per document for every rule that reads it: the cache policy, and the domains the operation selects.
+  const policies = new CachePolicies(schema, options.routerSharing);
   const rules: PipelineRule[] = [
     ...(persisted ? [usePersistedOperations({ manifest: persisted })] : []),
     limits,
     useOperationSpan({ tracing: options.tracing }),
     // Before any rule that reads the variables (the cache's key, the budget's estimate): it coerces them.
     useOperationInputs({ schema, limits: config.limits, maxVariablesBytes: config.websocket.maxMessageBytes }),
-    useResponseCache({
-      schema,
-      services,
-      staleAnswers: options.staleAnswers,
-      routerSharing: options.routerSharing,
-    }),
-    useUpstreamBudget({ schema, estimates: options.estimates, max: config.limits.maxUpstreamRequests }),
+    useResponseCache({ schema, services, staleAnswers: options.staleAnswers, policies }),
+    useUpstreamBudget({ schema, estimates: options.estimates, max: config.limits.maxUpstreamRequests, policies }),
     ...(options.domainRules ?? []),
     // After the budget rule, whose estimate it prices; before fair share, so a refused operation takes no share.
     useDemandControl({ schema, services, budgets: clientBudgets(services) }),

@@ -26,7 +26,18 @@ export interface OperationShape {
  */
 export type UpstreamEstimator = ((op: OperationShape, services: GatewayServices) => Record<string, number>) & {
   stable?: boolean;
+  /** The domain whose fields it counts ({@link forDomain}): an operation that selects none of them is not walked. */
+  domain?: string;
 };
+
+/** `estimate` as the estimator of `domain`'s fields (its `stable` mark kept), or unchanged without a domain. */
+export function forDomain(domain: string | undefined, estimate: UpstreamEstimator): UpstreamEstimator {
+  if (domain === undefined) return estimate;
+  return Object.assign((op: OperationShape, services: GatewayServices) => estimate(op, services), {
+    stable: estimate.stable,
+    domain,
+  });
+}
 
 /** Marks `estimate` as depending only on the operation, its variables and the configuration (see {@link UpstreamEstimator}). */
 export function stableEstimator(
@@ -35,14 +46,28 @@ export function stableEstimator(
   return Object.assign(estimate, { stable: true });
 }
 
+/**
+ * The shape of an operation with its variables. Made once per operation and variables object (the budget, the titles
+ * quota and demand control each ask for it at admission, with the same coerced variables): shapes are shared, and
+ * nobody changes them.
+ */
 export function operationShape(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
 ): OperationShape {
-  return { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+  const key = variables ?? operation;
+  let shape = shapes.get(key);
+  if (shape?.operation !== operation || shape.schema !== schema) {
+    shape = { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+    shapes.set(key, shape);
+  }
+  return shape;
 }
+
+/** The last shape made for each variables object (or operation without variables). */
+const shapes = new WeakMap<object, OperationShape>();
 
 /**
  * A document's fragments by name, found once per document: the budget, the titles quota and demand control each make
@@ -72,24 +97,43 @@ export class UpstreamEstimates {
     readonly estimators: readonly UpstreamEstimator[],
   ) {}
 
-  /** The estimate by upstream. An estimator that cannot make sense of the operation (bad arguments) contributes
-   * nothing: the resolvers' own validation refuses it. */
-  of(shape: OperationShape): Record<string, number> {
-    const totals = { ...this.stableTotals(shape) };
-    for (const estimate of this.estimators) if (!estimate.stable) add(totals, run(estimate, shape, this.services));
+  /**
+   * The estimate by upstream. An estimator that cannot make sense of the operation (bad arguments) contributes
+   * nothing: the resolvers' own validation refuses it. `domains`, when known, are the domains whose fields the
+   * operation selects (its cache policy's, found once per document): the estimators of the others count nothing for
+   * it and are not run (a title lookup walks no Graph planner, a health lookup no OMDb estimate).
+   */
+  of(shape: OperationShape, domains?: readonly string[]): Record<string, number> {
+    const totals = { ...this.stableTotals(shape, domains) };
+    for (const estimate of this.estimators)
+      if (!estimate.stable && selects(domains, estimate)) add(totals, run(estimate, shape, this.services));
     return totals;
   }
 
   /** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
-  private stableTotals(shape: OperationShape): Readonly<Record<string, number>> {
-    // Variables the operation does not declare cannot change its estimate.
+  private stableTotals(
+    shape: OperationShape,
+    domains: readonly string[] | undefined,
+  ): Readonly<Record<string, number>> {
+    // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-    return this.stable.get(shape.operation, variables, () => {
-      const totals: Record<string, number> = {};
-      for (const estimate of this.estimators) if (estimate.stable) add(totals, run(estimate, shape, this.services));
-      return totals;
-    });
+    return this.stable.get(
+      shape.operation,
+      variables,
+      () => {
+        const totals: Record<string, number> = {};
+        for (const estimate of this.estimators)
+          if (estimate.stable && selects(domains, estimate)) add(totals, run(estimate, shape, this.services));
+        return totals;
+      },
+      domains ? `${domains.join()}\n` : '',
+    );
   }
+}
+
+/** Whether an operation that selects `domains` (undefined: not known) can need `estimate`'s upstream. */
+function selects(domains: readonly string[] | undefined, estimate: UpstreamEstimator): boolean {
+  return !domains || estimate.domain === undefined || domains.includes(estimate.domain);
 }
 
 function run(estimate: UpstreamEstimator, shape: OperationShape, services: GatewayServices): Record<string, number> {

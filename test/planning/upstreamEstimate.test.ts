@@ -2,6 +2,7 @@ import { buildSchema, getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { GatewayServices } from '../../src/context/services.js';
 import {
+  forDomain,
   operationShape,
   stableEstimator,
   UpstreamEstimates,
@@ -64,6 +65,21 @@ describe('UpstreamEstimates', () => {
     expect(calls.stable).toBe(200);
     estimates.of(operationShape(schema, document, operation, { id: '0' }));
     expect(calls.stable).toBe(201);
+  });
+
+  it("runs only the estimators of the domains an operation selects (every one when they are not known), a domain's stable one still once", () => {
+    const { calls, estimators } = counting();
+    const [stable, volatile] = [forDomain('titles', estimators[0]), forDomain('enterprise', estimators[1])];
+    expect(stable.stable).toBe(true);
+    const estimates = new UpstreamEstimates({} as GatewayServices, [stable, volatile, () => ({ c: 1 })]);
+    const document = parse('query One($id: ID!) { item(id: $id) }');
+    const shape = operationShape(schema, document, getOperationAST(document)!, { id: '1' });
+    expect(estimates.of(shape, ['titles'])).toEqual({ a: 1, c: 1 });
+    expect(estimates.of(shape, ['titles'])).toEqual({ a: 1, c: 1 });
+    expect(calls).toEqual({ stable: 1, volatile: 0 });
+    expect(estimates.of(shape, ['enterprise'])).toEqual({ a: 0, b: 1, c: 1 });
+    expect(estimates.of(shape)).toEqual({ a: 1, b: 1, c: 1 });
+    expect(calls).toEqual({ stable: 2, volatile: 2 });
   });
 
   it('counts nothing from an estimator that throws', () => {

@@ -59,6 +59,11 @@ export class FanOutClients {
       ws.on('error', reject);
       ws.on('open', () => ws.send('{"type":"connection_init"}'));
       let acknowledged = false;
+      // A socket the server closes before its ack (a cap, a timeout on a loaded machine) fails the scenario instead of
+      // leaving the run waiting for an ack that never comes.
+      ws.on('close', (code: number, reason: Buffer) => {
+        if (!acknowledged) reject(new Error(`connection closed before its ack: ${code} ${reason.toString()}`));
+      });
       ws.on('message', (data: Buffer) => {
         if (acknowledged) {
           this.arrivals.push({ at: performance.now(), data });

@@ -44,7 +44,8 @@ interface Hint {
   inheritMaxAge?: boolean;
 }
 
-const GATEWAY_TAG = 'gateway';
+/** The tag of a field no domain defines (the gateway's own, `_entities`): any domain's fields may be behind it. */
+export const GATEWAY_TAG = 'gateway';
 
 /** What the selections of one part of an operation add up to; parts combine into a {@link CachePolicy}. */
 class Tally {

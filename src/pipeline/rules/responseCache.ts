@@ -33,6 +33,8 @@ export interface ResponseCacheOptions {
   staleAnswers?: readonly StaleAnswers[];
   /** Each served domain's `routerSharing`: how far a trusted router may share its answers. */
   routerSharing?: Readonly<Record<string, RouterSharing | undefined>>;
+  /** The pipeline's cache policies, shared with the rules that read an operation's domains. @default its own */
+  policies?: CachePolicies;
 }
 
 /**
@@ -43,7 +45,7 @@ export function useResponseCache(options: ResponseCacheOptions): ResponseCache {
   const { schema, services } = options;
   const maxBytes = services.config.responseCacheMaxBytes;
   const store = maxBytes > 0 ? services.state.responseStore('responses', { maxBytes }) : undefined;
-  const cache = new ResponseCache(schema, store, options.routerSharing);
+  const cache = new ResponseCache(schema, store, options.policies ?? new CachePolicies(schema, options.routerSharing));
   if (store) {
     for (const stale of options.staleAnswers ?? []) {
       const listening = stale.watch(() => void cache.invalidate([stale.domain]));
@@ -83,9 +85,9 @@ export class ResponseCache implements PipelineRule {
     schema: GraphQLSchema,
     /** Undefined when RESPONSE_CACHE_MAX_BYTES is 0. */
     private readonly store: ResponseStore | undefined,
-    routerSharing: Readonly<Record<string, RouterSharing | undefined>> = {},
+    policies: CachePolicies,
   ) {
-    this.policies = new CachePolicies(schema, routerSharing);
+    this.policies = policies;
     if (store) this.completed = (op, result) => this.keep(op, result);
   }
 

@@ -7,6 +7,7 @@ import {
   type UpstreamEstimates,
 } from '../../planning/upstreamEstimate.js';
 import type { PipelineRule } from '../operation.js';
+import { GATEWAY_TAG, type CachePolicies } from './cachePolicy.js';
 
 /**
  * The upstream-request budget (GATEWAY_MAX_UPSTREAM_REQUESTS): before execution, every domain estimates the
@@ -22,13 +23,17 @@ export function useUpstreamBudget(options: {
   schema: GraphQLSchema;
   estimates: UpstreamEstimates;
   max: number;
+  /** The pipeline's cache policies (the response cache's), whose domains say which estimators an operation needs. */
+  policies?: CachePolicies;
 }): PipelineRule {
-  const { schema, estimates, max } = options;
+  const { schema, estimates, max, policies } = options;
   return {
     name: 'upstreamBudget',
     admit(op) {
       const shape = operationShape(schema, op.document, op.operation, op.variables);
-      const totals = estimates.of(shape);
+      // The domains it selects, once per document; a field of no domain (`_entities`) may reach any of them.
+      const domains = policies?.of(op.document, op.operation).domains;
+      const totals = estimates.of(shape, domains?.includes(GATEWAY_TAG) ? undefined : domains);
       rememberEstimates(op.context, op.operation, totals);
       const representations = entityRepresentations(shape);
       const budget = op.client.router && representations > 0 ? max * representations : max;

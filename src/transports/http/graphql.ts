@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../context/services.js';
 import type { OperationPipeline } from '../../pipeline/index.js';
 import { createApolloAdapter, HOSTED_OPERATION } from './apollo.js';
 import type { ClientResolver } from '../clientIdentity.js';
-import { httpCaller, whenGone } from './httpCaller.js';
+import { abortWhenGone, httpCaller } from './httpCaller.js';
 import { subscriptionOverHttp, type GraphqlHttpRoute } from './classify.js';
 import { resultStatus, sendApolloResponse, sendResult } from './response.js';
 
@@ -40,7 +40,7 @@ export async function createGraphqlHttp(options: {
 
     async direct(req, res, requestId, route) {
       const answer = await pipeline.execute(route, httpCaller(req, requestId, 'http', clients), {
-        signal: whenGone(res),
+        controller: abortWhenGone(res),
         incremental: false,
         http,
         refuse: noSubscription,
@@ -57,7 +57,7 @@ export async function createGraphqlHttp(options: {
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
       }
-      await pipeline.hosted(httpCaller(req, requestId, 'http', clients), whenGone(res), async (op) => {
+      await pipeline.hosted(httpCaller(req, requestId, 'http', clients), abortWhenGone(res), async (op) => {
         setOperationValue(op.context, HOSTED_OPERATION, op);
         const response = await adapter.executeHTTPGraphQLRequest({
           httpGraphQLRequest: { method: route.method, headers, search: route.search, body: route.body },

@@ -22,11 +22,14 @@ export function httpCaller(
   };
 }
 
-/** A signal that aborts when the response closes before it was finished: the client left. */
-export function whenGone(res: ServerResponse): AbortSignal {
+/**
+ * A controller aborted when the response closes before it was finished (the client left), for the pipeline to adopt
+ * as its operation's own: one controller per request, not a second one chained to this one's signal.
+ */
+export function abortWhenGone(res: ServerResponse): AbortController {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  return controller.signal;
+  return controller;
 }

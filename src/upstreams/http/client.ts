@@ -9,6 +9,7 @@ import type { ResponseBufferBudget } from './bufferBudget.js';
 import { counted } from './counted.js';
 import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
 import { metered } from './metered.js';
+import { receive } from './received.js';
 import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';
@@ -231,7 +232,7 @@ export class UpstreamHttp {
     };
     // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
     const { origin, path } = splitUrl(req.url);
-    const options: Omit<UpstreamDispatchOptions, 'signal'> & Dispatcher.RequestOptions & { retry: RetryRequest } = {
+    const options: UpstreamDispatchOptions & { retry: RetryRequest } = {
       origin,
       path,
       method: req.method,
@@ -247,10 +248,10 @@ export class UpstreamHttp {
       ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
     };
     try {
-      const result = await this.dispatcher.request(options);
+      const result = await receive(this.dispatcher, options);
       return {
         response: { status: result.statusCode, headers: result.headers, attempts: retry.attempts },
-        body: result.body as unknown as Readable,
+        body: result.body,
       };
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason ?? error;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchema } from '../../../src/schema/build.js';
 import { coerceVariables, MAX_VARIABLES_DEPTH, variablesRefusal } from '../../../src/pipeline/rules/operationInputs.js';
-import { parse, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, parse, type OperationDefinitionNode } from 'graphql';
 import { pipelineHarness, type PipelineHarness } from '../../support/pipeline.js';
 
 /** `{"v": [[…]]}` with `depth` levels in all, built without recursion. */
@@ -102,6 +102,41 @@ describe('coerceVariables', () => {
     expect((coerceVariables(schema, op, { id: 'tt1', n: 'five', plot: 'NOPE' }) as Error).message).toMatch(
       /^Variable "\$plot" got invalid value "NOPE"; Value "NOPE" does not exist in "PlotLength" enum/,
     );
+  });
+
+  it('coerces scalars, custom scalars, enums and lists (by generated code, once per document) exactly as graphql-js does, and refuses in its words', async () => {
+    const schema = await buildSchema();
+    const op = operation(
+      'query ($d: Date, $t: DateTime, $s: [ServiceHealthStatus!], $f: Float = 1.5, $b: Boolean!, $i: Int, $ids: [ID]) { __typename }',
+    );
+    const inputs: Array<Record<string, unknown>> = [
+      { b: true },
+      {
+        b: false,
+        d: '2026-11-28',
+        t: '2026-11-28T08:00:00Z',
+        s: ['serviceOperational'],
+        f: 2,
+        i: -3,
+        ids: [1, 'x', null],
+      },
+      { b: true, s: 'serviceDegradation', ids: 7, d: null, f: null },
+      { b: true, d: '2026-02-30' },
+      { b: true, t: 'yesterday' },
+      { b: true, s: ['NOPE'] },
+      { b: true, i: 2 ** 31 },
+      { b: true, i: 1.5 },
+      { b: true, f: 'many' },
+      { b: 'yes' },
+      { b: null },
+      { b: true, ids: [{}] },
+    ];
+    for (const input of inputs) {
+      const expected = getVariableValues(schema, op.variableDefinitions!, input, { maxErrors: 1 });
+      const got = coerceVariables(schema, op, input);
+      if (expected.errors) expect((got as Error).message, JSON.stringify(input)).toBe(expected.errors[0].message);
+      else expect(got, JSON.stringify(input)).toEqual(expected.coerced);
+    }
   });
 
   it('stops at the first error: a list of many bad items costs one', async () => {
