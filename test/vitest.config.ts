@@ -49,13 +49,15 @@ class SlowestFirst extends BaseSequencer {
  * The files that run each in a process of its own (vitest's `isolate`). Every other file shares its worker's process
  * and module graph with the files before it, so the gateway, Apollo and graphql-js are imported once per worker
  * instead of once per file: that import was ~165 s of the suite's worker time. These files cannot share: two set
- * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap; the others
- * measure the whole system and are kept as they run alone.
+ * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap and the
+ * linearity checks its CPU time, which another file's leftover timers would disturb; the others measure the whole
+ * system and are kept as they run alone.
  */
 const OWN_PROCESS = [
   'test/domains/chat/documents/documentRedis.test.ts',
   'test/domains/chat/documents/documentRefusals.test.ts',
   'test/hardening/soak.test.ts',
+  'test/hardening/complexity.test.ts',
   'test/hardening/fuzz.test.ts',
   'test/hardening/faults.test.ts',
   'test/reliability/chaos.test.ts',
