@@ -2,9 +2,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:quick` (TEST_QUICK=1 with vitest's `--changed`): only the test files that import what the uncommitted
- * change touches, without the files that measure the whole system (they stay in `npm test` and CI). Each of these
- * takes tens of seconds alone; docs/development.md lists the slowest files and why they are slow.
+ * `npm run test:quick` (src/build/test-quick.ts, TEST_QUICK=1): the test files of the folders an uncommitted change
+ * touches, without the files that measure the whole system (they stay in `npm test` and CI). Each of these takes tens
+ * of seconds alone; docs/development.md lists the slowest files and why they are slow.
  */
 const WHOLE_SYSTEM = [
   'test/hardening/fuzz.test.ts',
@@ -45,6 +45,28 @@ class SlowestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * The files that run each in a process of its own (vitest's `isolate`). Every other file shares its worker's process
+ * and module graph with the files before it, so the gateway, Apollo and graphql-js are imported once per worker
+ * instead of once per file: that import was ~165 s of the suite's worker time. These files cannot share: two set
+ * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap and the
+ * linearity checks its CPU time, which another file's leftover timers would disturb; the others measure the whole
+ * system and are kept as they run alone.
+ */
+const OWN_PROCESS = [
+  'test/domains/chat/documents/documentRedis.test.ts',
+  'test/domains/chat/documents/documentRefusals.test.ts',
+  'test/hardening/soak.test.ts',
+  'test/hardening/complexity.test.ts',
+  'test/hardening/fuzz.test.ts',
+  'test/hardening/faults.test.ts',
+  'test/reliability/chaos.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/**/*.browser.test.ts',
+];
+
+const exclude = process.env.TEST_QUICK ? [...configDefaults.exclude, ...WHOLE_SYSTEM] : configDefaults.exclude;
+
 export default defineConfig({
   resolve: {
     // graphql 16 has no "exports" map: Node loads index.js for libraries, Vite would pick index.mjs for our code,
@@ -52,8 +74,6 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: process.env.TEST_QUICK ? [...configDefaults.exclude, ...WHOLE_SYSTEM] : configDefaults.exclude,
     passWithNoTests: Boolean(process.env.TEST_QUICK),
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -61,5 +81,12 @@ export default defineConfig({
     maxWorkers: 2,
     sequence: { sequencer: SlowestFirst },
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...exclude, ...OWN_PROCESS], isolate: false },
+      },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, exclude, isolate: true } },
+    ],
   },
 });

@@ -29,7 +29,7 @@ const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 
 const SIZES: Record<RunInfo['mode'], Sizes> = {
   tiny: {
     rounds: 1,
-    loadSeconds: 0.5,
+    loadSeconds: 0.2,
     connections: 10,
     cacheOperations: 100,
     streamRuns: 5,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { Agent } from 'undici';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
 import { counted } from '../../../src/upstreams/http/counted.js';
 import { retried, type RetryRequest } from '../../../src/upstreams/http/retried.js';
@@ -122,7 +122,9 @@ describe('retried interceptor', () => {
     const a = agent();
     const controller = new AbortController();
     const pending = send(a, retry(), { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('caller left')), 200);
+    // Abort once the first attempt was answered (the wait has begun), not after a guessed time.
+    await vi.waitFor(() => expect(up.seen).toHaveLength(1), { timeout: 10_000 });
+    controller.abort(new Error('caller left'));
     const started = Date.now();
     await expect(pending).rejects.toThrow('caller left');
     expect(Date.now() - started).toBeLessThan(20_000);
