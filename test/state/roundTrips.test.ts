@@ -17,6 +17,8 @@ let redis: TestRedis;
 let t: TestGateway | undefined;
 let watcher: Redis;
 let marker: Redis;
+/** MONITOR runs on a connection of its own (ioredis duplicates the client): closed with the others. */
+let monitor: Redis | undefined;
 /** Commands sent to Redis by clients (not by scripts) since the last {@link sent}, in order: [command, ...args]. */
 let seen: string[][] = [];
 let dispatcher: Dispatcher;
@@ -30,13 +32,14 @@ beforeAll(async () => {
   watcher = new Redis(redis.url, { lazyConnect: true });
   marker = new Redis(redis.url, { lazyConnect: true });
   await Promise.all([watcher.connect(), marker.connect()]);
-  const monitor = await watcher.monitor();
+  monitor = await watcher.monitor();
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     if (source !== 'lua') seen.push([args[0].toLowerCase(), ...args.slice(1)]);
   });
 });
 afterAll(async () => {
   setGlobalDispatcher(dispatcher);
+  monitor?.disconnect();
   watcher?.disconnect();
   marker?.disconnect();
   await redis?.close();
