@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/bench/lib/proc.js';
+import { portBelowEphemeral } from '../support/ports.js';
 import { HUMAN_TOKEN_DELAY_MS } from '../../src/sandbox/types.js';
 import { ensureGraphiqlBundle, launchChromium, serveWebExample } from '../support/browser.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -48,7 +48,7 @@ describe('the first hour, as a newcomer walks it', () => {
 
   beforeAll(async () => {
     await ensureGraphiqlBundle();
-    const port = await freePort();
+    const port = await portBelowEphemeral();
     pageOrigin = `http://127.0.0.1:${port}`;
     // `npm start` in a fresh clone: a folder without .env, nothing set but the page's origin (docs/clients-and-transports.md).
     const home = mkdtempSync(join(tmpdir(), 'first-hour-'));
@@ -198,7 +198,7 @@ describe('the web example, when the gateway does not let it in', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    const port = await freePort();
+    const port = await portBelowEphemeral();
     pageOrigin = `http://127.0.0.1:${port}`;
     // The newcomer's first try: `npm start` without CORS_ORIGINS.
     gateway = await startTestGateway({ LOG_LEVEL: 'info' });

@@ -4,7 +4,7 @@
 // WEB_EXAMPLE_SCREENSHOT=docs/web-example.png also saves the page as docs/clients-and-transports.md shows it.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/bench/lib/proc.js';
+import { portBelowEphemeral } from '../support/ports.js';
 import { launchChromium, serveWebExample } from '../support/browser.js';
 import { makePdf } from '../support/documents.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -33,7 +33,7 @@ describe('examples/web in a browser', () => {
   };
 
   beforeAll(async () => {
-    const port = await freePort();
+    const port = await portBelowEphemeral();
     pageOrigin = `http://127.0.0.1:${port}`;
     gateway = await startTestGateway(
       { LOG_LEVEL: 'warn', CORS_ORIGINS: pageOrigin, GRAPH_POLL_INTERVAL_MS: '100' },

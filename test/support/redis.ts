@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { freePort } from '../../src/bench/lib/proc.js';
+import { portBelowEphemeral } from './ports.js';
 import { REDIS_SERVER, redisAnswers, redisArgs } from '../../src/bench/lib/redis.js';
 
 /** A real `redis-server` (Debian's, installed by .ci/run) on a free loopback port, with no persistence. */
@@ -21,7 +21,7 @@ export interface TestRedis {
 
 /** Starts a Redis server; call `close()` in `afterAll`. */
 export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+  const port = await portBelowEphemeral();
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
