@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { PollClock, PollReport } from '../../src/domains/enterprise/live/poller.js';
+import type { PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { freePort, root, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { ManualClock } from '../support/pollClock.js';
 
 const ROUTER_KEY = 'router-key-0123456789';
 /**
@@ -26,25 +27,6 @@ const SUBSCRIBERS = Number(process.env.HTTP_CALLBACK_SUBSCRIBERS ?? 100);
 const CHATS = 20;
 const HEALTH = 'subscription Health { serviceHealthChanged { kind serviceHealth { id status } } }';
 const STREAM = `subscription Chat { chatCompletionStream(input: { provider: "glm", model: "glm-4-flash", messages: [{ role: USER, content: "Say hello." }] }) { delta { content } finishReason } }`;
-
-/** The live-health poller's timers, fired by the test. */
-class ManualClock implements PollClock {
-  private readonly pending = new Map<number, () => void>();
-  private last = 0;
-  setTimeout(callback: () => void): number {
-    this.pending.set(++this.last, callback);
-    return this.last;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  fire(): void {
-    const [entry] = [...this.pending];
-    if (!entry) throw new Error('no poll is scheduled');
-    this.pending.delete(entry[0]);
-    entry[1]();
-  }
-}
 
 /** One client's subscription through Hive over SSE: its `next` payloads, until it completes or `signal` aborts. */
 async function subscribe(

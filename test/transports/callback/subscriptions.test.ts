@@ -1,29 +1,11 @@
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LiveHealth } from '../../../src/domains/enterprise/live/feed.js';
-import type { PollClock, PollReport } from '../../../src/domains/enterprise/live/poller.js';
+import type { PollReport } from '../../../src/domains/enterprise/live/poller.js';
 import { CallbackRouter } from '../../support/callbackRouter.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { wsClient } from '../../support/ws.js';
-
-/** The live-health poller's timers, fired by the test: each `fire()` is one polling interval passing. */
-class ManualClock implements PollClock {
-  private readonly pending = new Map<number, () => void>();
-  private last = 0;
-  setTimeout(callback: () => void): number {
-    this.pending.set(++this.last, callback);
-    return this.last;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  fire(): void {
-    const [entry] = [...this.pending];
-    if (!entry) throw new Error('no poll is scheduled');
-    this.pending.delete(entry[0]);
-    entry[1]();
-  }
-}
+import { ManualClock } from '../../support/pollClock.js';
 
 const HEALTH = `subscription Health($services: [ID!]) {
   serviceHealthChanged(services: $services) { kind previousStatus serviceHealth { id status } }
