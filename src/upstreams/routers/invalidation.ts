@@ -15,6 +15,8 @@
  */
 import type { Logger } from 'pino';
 import { GatewayError } from '../../errors/codes.js';
+import { OncePerCause } from '../../observability/oncePerCause.js';
+import { sleep } from '../../streams/sleep.js';
 import type { RouterInvalidationTarget } from '../../config/env.js';
 import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp } from '../http/client.js';
@@ -30,7 +32,6 @@ export const MAX_PENDING_TAGS = 1_000;
 /** Requests in one POST (a poll that saw many changes sends several). */
 const TAGS_PER_REQUEST = 100;
 /** One failure line per router per this long. */
-const LOG_EVERY_MS = 60_000;
 
 /** Routers told when cached data went stale (ROUTER_INVALIDATION_URLS, ROUTER_INVALIDATION_SECRET). */
 export class RouterInvalidation {
@@ -82,8 +83,7 @@ class Router {
   private readonly closed = new AbortController();
   /** Requests that failed since the router last answered, and since the last line about it. */
   private failures = 0;
-  private unlogged = 0;
-  private lastLogged = 0;
+  private readonly logged = new OncePerCause();
 
   constructor(
     private readonly target: RouterInvalidationTarget,
@@ -154,27 +154,29 @@ class Router {
       const delay = retryable ? retryDelay(DEFAULT_RETRY_POLICY, attempt, waited, retryAfter) : undefined;
       if (delay === undefined) return this.failed(requests.length, attempt, detail);
       waited += delay;
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      if (this.closed.signal.aborted) return;
+      // Closing ends the wait at once (no timer left behind to hold the process).
+      if (
+        !(await sleep(delay, this.closed.signal).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
     }
   }
 
   private succeeded(): void {
     if (this.failures) this.log.info({ router: this.target.url }, 'router invalidation: the router answers again');
     this.failures = 0;
-    this.unlogged = 0;
   }
 
   private failed(requests: number, attempts: number, detail: string): void {
     this.failures++;
-    this.unlogged++;
-    const now = Date.now();
-    if (now - this.lastLogged < LOG_EVERY_MS) return;
-    this.lastLogged = now;
-    const failures = this.unlogged;
-    this.unlogged = 0;
+    // Once a minute per router, with the failures left out since its last line.
+    const suppressed = this.logged.take('failed');
+    if (suppressed === undefined) return;
     this.log.warn(
-      { router: this.target.url, requests, attempts, failures, err: detail },
+      { router: this.target.url, requests, attempts, failures: suppressed + 1, err: detail },
       'router invalidation failed: the router keeps those entries until their max-age',
     );
   }
