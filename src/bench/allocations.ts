@@ -8,11 +8,12 @@ import { profiledRun } from './lib/profiled.js';
 import { gatewayStream, openClient } from './scenarios/streaming.js';
 
 /**
- * `npm run bench:alloc -- [--query health|title|health-turn|title-turn|chat-stream] [--seconds 4] [--connections 10] [--out FILE.md]`:
+ * `npm run bench:alloc -- [--query health|title|health-turn|title-turn|chat-stream] [--promoted] [--seconds 4] [--connections 10] [--out FILE.md]`:
  * runs the gateway (with `npm start`'s V8 flags) against the sandbox under V8's sampling heap profiler, collected
  * objects included, sends closed-loop load of one query and prints the bytes allocated per operation by function:
- * what the garbage collector has to deal with, which a CPU profile shows only as "GC". `--profile FILE` keeps the raw
- * sampling profile.
+ * what the garbage collector has to deal with, which a CPU profile shows only as "GC". `--promoted` leaves out what a
+ * young-generation GC collected: the bytes per operation that reached the old generation (or live on), whose growth
+ * sets how often the full GC runs under `--heap-growing-percent`. `--profile FILE` keeps the raw sampling profile.
  */
 
 /** The parts of V8's sampling heap profile this report reads. */
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
     OMDB_CACHE_MAX: '0',
     OMDB_DAILY_QUOTA: '1000000000',
     ALLOC_PROFILE_OUT: out,
+    ...(process.argv.includes('--promoted') ? { ALLOC_PROMOTED: '1' } : {}),
     // One address stands for every client here: the caps per client would refuse it.
     GLM_RPM: '1000000',
     CLIENT_MAX_CHAT_STREAMS: '1000000',
@@ -167,7 +169,7 @@ async function main(): Promise<void> {
     Number(option('top') ?? 25),
   );
   const text = [
-    `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes.`,
+    `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes${process.argv.includes('--promoted') ? ', promoted or live only (what young-generation GCs collected left out)' : ''}.`,
     '',
     allocationTable(report),
   ].join('\n');

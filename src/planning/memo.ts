@@ -32,17 +32,22 @@ export class VariablesMemo<K extends object, T> {
 }
 
 /**
- * The key of each variables object seen, so that one request's variables are serialized once, not once per field
- * that asks (an `_entities` call asks once per reference, and its variables hold every reference).
+ * The key of the last variables object seen, so that one request's variables are serialized once, not once per field
+ * that asks (an `_entities` call asks once per reference, and its variables hold every reference): its fields ask one
+ * after the other. One entry, not a WeakMap of every request's variables: a long-lived table that gains an entry per
+ * request is rebuilt in the old generation as it fills, and that was promoted garbage of every operation.
  */
-const keyOf = new WeakMap<object, string | null>();
+let lastVariables: object | undefined;
+let lastKey: string | null = null;
 
 /** The variables as a key, or undefined when they are long or have no JSON form (a custom scalar's BigInt, a cycle). */
 function variablesKey(variables: Record<string, unknown> | undefined): string | undefined {
   if (!variables) return '{}';
-  let key = keyOf.get(variables);
-  if (key === undefined) keyOf.set(variables, (key = serialize(variables)));
-  return key ?? undefined;
+  if (variables !== lastVariables) {
+    lastKey = serialize(variables);
+    lastVariables = variables;
+  }
+  return lastKey ?? undefined;
 }
 
 function serialize(variables: Record<string, unknown>): string | null {

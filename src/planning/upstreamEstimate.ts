@@ -58,16 +58,20 @@ export function operationShape(
   variables: Record<string, unknown> | undefined,
 ): OperationShape {
   const key = variables ?? operation;
-  let shape = shapes.get(key);
-  if (shape?.operation !== operation || shape.schema !== schema) {
-    shape = { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
-    shapes.set(key, shape);
+  if (lastShape?.operation !== operation || lastShape.schema !== schema || lastShapeKey !== key) {
+    lastShape = { schema, operation, fragments: fragmentsOf(document), variableValues: variables ?? {} };
+    lastShapeKey = key;
   }
-  return shape;
+  return lastShape;
 }
 
-/** The last shape made for each variables object (or operation without variables). */
-const shapes = new WeakMap<object, OperationShape>();
+/**
+ * The last shape made, for its variables object (or operation without variables): the rules ask one after the other
+ * at admission. One entry rather than a WeakMap by variables: a table that gains an entry per request is rebuilt in
+ * the old generation as it fills (promoted garbage of every operation).
+ */
+let lastShape: OperationShape | undefined;
+let lastShapeKey: object | undefined;
 
 /**
  * A document's fragments by name, found once per document: the budget, the titles quota and demand control each make

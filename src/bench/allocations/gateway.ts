@@ -6,7 +6,7 @@ import { startGateway } from '../../app/gateway.js';
 /**
  * The gateway as `npm start` runs it, plus V8's sampling heap profiler driven by signals, for `npm run bench:alloc`:
  * SIGUSR2 starts sampling every allocation (objects already collected included, so garbage counts as well as what
- * lives on), SIGTERM writes the profile to ALLOC_PROFILE_OUT and exits. Prints a line when each has happened.
+ * lives on; with ALLOC_PROMOTED=1 only what survived the young generation), SIGTERM writes the profile to ALLOC_PROFILE_OUT and exits. Prints a line when each has happened.
  */
 const gateway = await startGateway({ config: loadConfig(process.env) });
 const session = new Session();
@@ -17,7 +17,7 @@ process.on('SIGUSR2', () => {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: Number(process.env.ALLOC_SAMPLING_INTERVAL ?? 512),
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: process.env.ALLOC_PROMOTED !== '1',
     });
     console.log('allocation sampling started');
   })();

@@ -9,13 +9,15 @@ import type { GatewayCredentials } from '../../upstreams/credentials.js';
  * `/metrics` (Prometheus). Answers and returns true for those paths, false for any other.
  */
 export function createHealthEndpoints(services: GatewayServices): {
-  serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  /** Whether it answered: a promise only for `/metrics` (the registry collects asynchronously). */
+  serve(req: IncomingMessage, res: ServerResponse, path: string): boolean | Promise<boolean>;
   ready: boolean;
 } {
   const { metrics, state, upstreams } = services;
   const endpoints = {
     ready: false,
-    async serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
+    // Not async: every request to the port asks, and the GraphQL ones need no promise and no await from it.
+    serve(req: IncomingMessage, res: ServerResponse, path: string): boolean | Promise<boolean> {
       if (path === '/healthz') {
         sendJson(res, 200, { status: 'ok' });
         return true;
@@ -31,10 +33,11 @@ export function createHealthEndpoints(services: GatewayServices): {
         return true;
       }
       if (path === '/metrics' && req.method === 'GET') {
-        const text = await metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        res.end(text);
-        return true;
+        return metrics.registry.metrics().then((text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+          return true;
+        });
       }
       return false;
     },

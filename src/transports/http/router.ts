@@ -121,7 +121,8 @@ export async function createHttpTransport(
     // Across replicas (REDIS_URL) a socket's first request waits for the shared count.
     if (overConnections instanceof Promise) overConnections = await overConnections;
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
-    if (await health.serve(req, res, path)) return;
+    const answered = health.serve(req, res, path);
+    if (answered === true || (answered !== false && (await answered))) return;
     if (options.graphiql(req, res)) return;
     if (MCP_PATHS.has(path)) return options.mcp(req, res, requestId);
     if (path !== '/graphql')
