@@ -122,7 +122,9 @@ async function main(): Promise<void> {
 
   const sb = await startSandboxProc();
   const port = await freePort();
-  const gateway = spawnProc('gateway', process.execPath, [...gatewayNodeFlags(), 'dist/bench/allocations/gateway.js'], {
+  const promoted = process.argv.includes('--promoted');
+  const nodeArgs = [...gatewayNodeFlags(), ...(promoted ? ['--expose-gc'] : []), 'dist/bench/allocations/gateway.js'];
+  const gateway = spawnProc('gateway', process.execPath, nodeArgs, {
     ...upstreamEnv(sb.origin),
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
     OMDB_CACHE_MAX: '0',
     OMDB_DAILY_QUOTA: '1000000000',
     ALLOC_PROFILE_OUT: out,
-    ...(process.argv.includes('--promoted') ? { ALLOC_PROMOTED: '1' } : {}),
+    ...(promoted ? { ALLOC_PROMOTED: '1' } : {}),
     // One address stands for every client here: the caps per client would refuse it.
     GLM_RPM: '1000000',
     CLIENT_MAX_CHAT_STREAMS: '1000000',
@@ -169,7 +171,7 @@ async function main(): Promise<void> {
     Number(option('top') ?? 25),
   );
   const text = [
-    `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes${process.argv.includes('--promoted') ? ', promoted or live only (what young-generation GCs collected left out)' : ''}.`,
+    `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes${promoted ? ', promoted or live only (what young-generation GCs collected left out)' : ''}.`,
     '',
     allocationTable(report),
   ].join('\n');

@@ -34,15 +34,17 @@ function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, stri
   });
 }
 
-/** Cached answers are shared objects, so each record is mapped once. */
-const records = new WeakMap<OmdbTitleJson, TitleRecord>();
+/** Where an answer keeps its record: a symbol, invisible to JSON.stringify (a cache that serialises it) and to readers. */
+const RECORD = Symbol('its TitleRecord');
+
+/**
+ * Cached answers are shared objects, so each record is mapped once, and kept on the answer itself rather than in a
+ * WeakMap by answer: uncached, every lookup's answer is a new object, and a long-lived table gaining an entry per
+ * request is rebuilt in the old generation as it fills (garbage promoted by every operation).
+ */
 export function recordOf(json: OmdbTitleJson): TitleRecord {
-  let record = records.get(json);
-  if (!record) {
-    record = toTitleRecord(json);
-    records.set(json, record);
-  }
-  return record;
+  const holder = json as OmdbTitleJson & { [RECORD]?: TitleRecord };
+  return (holder[RECORD] ??= toTitleRecord(json));
 }
 
 /** A title by ID or name; null when OMDb knows none. */

@@ -15,7 +15,7 @@ interface Flight<T> {
  * it shares raw bodies (each caller would parse its own), and it cannot be told to forget flights after a Graph write.
  */
 export class InFlight<T> {
-  private readonly flights = new Map<string, Flight<T>>();
+  private readonly flights = new Flights<T>();
 
   /**
    * `start` runs once per key in flight, with the flight's signal and its controller (the request may abort it itself,
@@ -74,4 +74,59 @@ function wait<T>(flight: Flight<T>, signal: AbortSignal | undefined): Promise<T>
       },
     );
   });
+}
+
+/** How many flights are looked up by a scan of a list before they move to a Map. */
+const LISTED = 32;
+
+/**
+ * The flights by key: a list scanned while few are in flight (the usual case), a Map beyond {@link LISTED}. A Map
+ * that lives as long as its client and gains and loses a key per request rebuilds its hash table every few requests,
+ * and V8 allocates the rebuilt table where the old one lives, in the old generation: garbage that only a full GC
+ * collects, promoted by every upstream request (bench/PROFILE.md, eighth pass). A list gives back its slot in place.
+ */
+class Flights<T> {
+  private readonly keys: string[] = [];
+  private readonly values: Flight<T>[] = [];
+  private map: Map<string, Flight<T>> | undefined;
+
+  get(key: string): Flight<T> | undefined {
+    if (this.map) return this.map.get(key);
+    const i = this.keys.indexOf(key);
+    return i === -1 ? undefined : this.values[i];
+  }
+
+  set(key: string, flight: Flight<T>): void {
+    if (this.map) return void this.map.set(key, flight);
+    const i = this.keys.indexOf(key);
+    if (i !== -1) return void (this.values[i] = flight);
+    if (this.keys.length >= LISTED) {
+      this.map = new Map(this.keys.map((k, j) => [k, this.values[j]]));
+      this.keys.length = this.values.length = 0;
+      return void this.map.set(key, flight);
+    }
+    this.keys.push(key);
+    this.values.push(flight);
+  }
+
+  delete(key: string): void {
+    if (this.map) {
+      this.map.delete(key);
+      // Back to the list once the burst is over.
+      if (this.map.size === 0) this.map = undefined;
+      return;
+    }
+    const i = this.keys.indexOf(key);
+    if (i === -1) return;
+    const last = this.keys.length - 1;
+    this.keys[i] = this.keys[last];
+    this.values[i] = this.values[last];
+    this.keys.pop();
+    this.values.pop();
+  }
+
+  clear(): void {
+    this.map = undefined;
+    this.keys.length = this.values.length = 0;
+  }
 }
