@@ -10,7 +10,15 @@
  * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
  * to: it sends no more requests than the estimate admitted (allowance.ts).
  */
-import { getArgumentValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import {
+  getArgumentValues,
+  Kind,
+  type FieldNode,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+import { VariablesMemo } from '../../planning/memo.js';
 import { selectedFields } from '../../planning/selection.js';
 import { servedTypeName } from '../../planning/servedNames.js';
 import type { UpstreamEstimator } from '../../planning/upstreamEstimate.js';
@@ -50,6 +58,13 @@ const KNOWN_TAGS = new Map<ReadonlySet<string>, string>([
 ]);
 /** Stands for a field without a selection set in {@link Estimate.walked}. */
 const NO_SELECTION: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [] };
+
+/**
+ * What each selection set selects on a type, by schema, selection set and variables: it depends on nothing else, and
+ * the estimate walks a cached document on every operation (it reads the cache, so its count is not kept), but its
+ * walk of the document is made once per variables. Shared: read only.
+ */
+const fieldsBySchema = new WeakMap<GraphQLSchema, VariablesMemo<SelectionSetNode, readonly FieldNode[]>>();
 
 class Estimate {
   /** Distinct uncached requests: real query keys, or symbolic names for requests about titles not known yet. */
@@ -228,8 +243,14 @@ class Estimate {
    * The fields a selection set selects on `typeName`, by response key (the planners' walker, planning/selection.ts:
    * fragments that apply merged, `@skip`/`@include` applied); a key selected twice has its sub-selections joined.
    */
-  private fields(set: SelectionSetNode | undefined, typeName: string): FieldNode[] {
+  private fields(set: SelectionSetNode | undefined, typeName: string): readonly FieldNode[] {
     if (!set) return [];
+    let memo = fieldsBySchema.get(this.info.schema);
+    if (!memo) fieldsBySchema.set(this.info.schema, (memo = new VariablesMemo(32)));
+    return memo.get(set, this.info.variableValues, () => this.walk(set, typeName), typeName);
+  }
+
+  private walk(set: SelectionSetNode, typeName: string): readonly FieldNode[] {
     const holder = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: typeName }, selectionSet: set } as FieldNode;
     return selectedFields([holder], typeName, this.info).map(({ nodes }) =>
       nodes.length === 1
