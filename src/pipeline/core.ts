@@ -475,14 +475,22 @@ export class OperationPipeline {
       caller,
       client: clientKey(this.keyed, caller),
     });
+    // Every field it will have, in one literal: its properties in the object itself, one shape for all operations.
     const op: Operation = {
       transport: caller.transport,
       client: caller,
       context,
       controller,
       started: performance.now(),
+      document: undefined,
+      operation: undefined,
+      variables: undefined,
+      sentVariables: undefined,
       name: null,
       type: 'unknown',
+      trace: undefined,
+      cachePolicy: undefined,
+      answer: undefined,
       errorCodes: new ErrorCodes(),
     };
     for (const rule of this.beginners) rule.begin!(op, caller);

@@ -18,7 +18,7 @@ import {
   type SharedAnswer,
   type StreamConsumer,
 } from '../../pipeline/index.js';
-import type { ClientIdentity } from '../../pipeline/operation.js';
+import type { Caller, ClientIdentity } from '../../pipeline/operation.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom } from '../../context/request.js';
@@ -185,21 +185,24 @@ export function attachWebSocket(options: {
       // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
       // per-connection limit, and ended by the client's complete or the socket's close.
       conn.admitting.set(id, operation.controller);
+      const client = clients.ofOperation(conn.client, payload.extensions);
+      // Every field in one literal: one shape for all callers (a spread and later fields gave each its own hidden
+      // class on Node 20), kept by the operation's context for a subscription's whole life.
+      const caller: Caller = {
+        requestId: `${conn.id}:${id}`,
+        transport: 'ws',
+        authorization: conn.authorization,
+        apiKey: client.apiKey,
+        remoteAddress: client.remoteAddress,
+        subject: client.subject,
+        router: client.router,
+        trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+        // connection_init checked its key.
+        authenticated: true,
+      };
       let answer: Answer;
       try {
-        answer = await pipeline.execute(
-          payload,
-          {
-            ...clients.ofOperation(conn.client, payload.extensions),
-            requestId: `${conn.id}:${id}`,
-            transport: 'ws',
-            authorization: conn.authorization,
-            trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-            // connection_init checked its key.
-            authenticated: true,
-          },
-          operation,
-        );
+        answer = await pipeline.execute(payload, caller, operation);
       } catch (error) {
         // This operation's error, not the connection's (4500 would end its other operations).
         return conn.error(id, pipeline.format([internalError(error, services)]));
