@@ -776,24 +776,8 @@ export class OperationStream
       this.reject = reject;
     });
     this.pending = result;
-    if (this.state === 'idle') {
-      this.state = 'running';
-      // Running, its source ends on the signal itself (handleEvent).
-      this.op.controller.signal.removeEventListener('abort', this);
-      const start = this.start!;
-      this.start = undefined;
-      let started: ReturnType<typeof start>;
-      try {
-        started = start();
-      } catch (error) {
-        this.fail(error);
-        return result;
-      }
-      Promise.resolve(started).then(
-        (s) => this.began(s),
-        (error: unknown) => this.fail(error),
-      );
-    } else this.pull();
+    if (this.state === 'idle') this.run();
+    else this.pull();
     return result;
   }
 
@@ -805,7 +789,13 @@ export class OperationStream
   consume(consumer: StreamConsumer): void {
     if (this.state !== 'idle') return consumer.complete();
     this.consumer = consumer;
+    this.run();
+  }
+
+  /** Starts its source, once: the first next(), or consume(). */
+  private run(): void {
     this.state = 'running';
+    // Running, its source ends on the signal itself (handleEvent).
     this.op.controller.signal.removeEventListener('abort', this);
     const start = this.start!;
     this.start = undefined;
