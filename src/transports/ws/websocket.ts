@@ -3,7 +3,6 @@ import {
   type GraphQLError,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
-  type GraphQLSchema,
 } from 'graphql';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -131,7 +130,6 @@ class GatewayConnection extends WsConnection<WsOperation> {
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
 export function attachWebSocket(options: {
   server: Server;
-  schema: GraphQLSchema;
   services: GatewayServices;
   path: string;
   /** Limits, persisted operations, budget, logging: the same rules as every other transport; the connection caps (4429). */
