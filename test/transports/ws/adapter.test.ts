@@ -219,6 +219,17 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     expect(t.connections[0].operations.size).toBe(0);
   });
 
+  it('takes an id that names an Object property (__proto__, constructor) as any other id', async () => {
+    t = await start();
+    const { ws, received } = await t.client();
+    for (const id of ['__proto__', 'constructor', 'hasOwnProperty'])
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    await vi.waitFor(() => expect(received.filter((m) => m.type === 'next')).toHaveLength(3));
+    ws.send(JSON.stringify({ id: '__proto__', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    expect((await once(ws, 'close'))[0]).toBe(4409);
+    await vi.waitFor(() => expect([...t!.ended].sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty']));
+  });
+
   it("returns every running operation when the socket closes (graphql-ws's core, from its record)", async () => {
     t = await start();
     const { ws, received } = await t.client();
