@@ -133,7 +133,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<G
   fairShare.guard(server);
   const hostOrigin = new HostOriginCheck(config.trust, log);
   const clients = new ClientResolver(config.trust);
-  const websocket = attachWebSocket({ server, schema, services, path: '/graphql', pipeline, hostOrigin, clients });
+  const websocket = attachWebSocket({ server, services, path: '/graphql', pipeline, hostOrigin, clients });
   const health = createHealthEndpoints(services);
   const http = await createHttpTransport({
     services,

@@ -8,7 +8,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { attachDirect, DIRECT, type DirectConsumer, type DirectSource } from './eventStream.js';
+import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSource } from './eventStream.js';
 import { settledExecution, sharedExecution } from './sharedEvents.js';
 
 /*
@@ -131,8 +131,11 @@ class CompiledEvents {
  */
 class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>, DirectConsumer<unknown> {
   private direct: DirectConsumer<T> | undefined;
-  /** Bound once: a subscription's pending next() waits on it, without a closure and context per call. */
-  private readonly mapResult = (result: IteratorResult<unknown>) => this.mapped(result);
+  /**
+   * Bound once, on the first next(): a stream's pending next() waits on it without a closure and context per call,
+   * and a subscription that rests between shared events ({@link park}) never makes it.
+   */
+  private bound: ((result: IteratorResult<unknown>) => ReturnType<MappedEvents<T>['mapped']>) | undefined;
 
   constructor(
     private readonly iterator: AsyncIterator<unknown>,
@@ -158,6 +161,14 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
     return result !== undefined && this.direct!.take(result);
   }
 
+  [PARK](): boolean {
+    return park(this.iterator);
+  }
+
+  wake(): void {
+    this.direct?.wake?.();
+  }
+
   next(): Promise<IteratorResult<T, void>> {
     return this.iterator.next().then(this.mapResult);
   }
@@ -174,6 +185,10 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  private get mapResult(): (result: IteratorResult<unknown>) => ReturnType<MappedEvents<T>['mapped']> {
+    return (this.bound ??= (result) => this.mapped(result));
   }
 
   /** No async function: ten thousand subscribers of one shared event wait here at once, as one reaction each. */

@@ -38,19 +38,41 @@ export interface DirectConsumer<T> {
   prepare?(value: T): Promise<unknown> | undefined;
   /** Takes `value` now and says true; false to have it delivered through `next()`. */
   take(value: T): boolean;
+  /**
+   * The consumer rests ({@link park}) and a value it could not take at once, or the stream's end, is waiting: it
+   * pulls it with `next()` now.
+   */
+  wake?(): void;
 }
 
 /** The method by which an iterator takes a {@link DirectConsumer} (and a layer passes it on to its own source). */
 export const DIRECT = Symbol('direct consumer');
 
+/** The method by which a consumer rests on an iterator ({@link park}). */
+export const PARK = Symbol('park');
+
 /** An iterator that offers its values to a {@link DirectConsumer}. */
 export interface DirectSource<T> {
   [DIRECT](consumer: DirectConsumer<T>): void;
+  [PARK]?(): boolean;
 }
 
 /** Attaches `consumer` to `source` when the source offers its values so (an iterator that does not: nothing). */
 export function attachDirect<T>(source: unknown, consumer: DirectConsumer<T>): void {
   if (typeof source === 'object' && source !== null && DIRECT in source) (source as DirectSource<T>)[DIRECT](consumer);
+}
+
+/**
+ * The attached {@link DirectConsumer} waits for `source`'s next value without a pending `next()`: each value is
+ * offered to its `take`, and one it does not take (or the end) is kept for the `next()` its `wake` then makes. A
+ * subscription of a live feed rests so between changes, with no promise, reaction or resolver per layer (ten
+ * thousand subscribers hold theirs for hours). False when a value or the end is there already, or the source cannot
+ * rest so: the consumer pulls with `next()` as usual.
+ */
+export function park(source: unknown): boolean {
+  const parkable =
+    typeof source === 'object' && source !== null && PARK in source ? (source as DirectSource<unknown>) : undefined;
+  return parkable?.[PARK]?.() ?? false;
 }
 
 /** Values buffered before `push` makes the producer wait. */
@@ -98,6 +120,8 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
    */
   private waiter: Waiter<T> | undefined;
   private moreWaiters: Array<Waiter<T>> | undefined;
+  /** The direct consumer rests ({@link park}): values go to its `take`, else it is woken. */
+  private parked = false;
   private finished = false;
   private failure: { error: unknown } | undefined;
   private controller: AbortController | undefined;
@@ -134,12 +158,25 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
     this.direct = consumer;
   }
 
+  [PARK](): boolean {
+    if (!this.direct || this.waiter || this.buffer.length || this.finished) return false;
+    return (this.parked = true);
+  }
+
   prepare(value: T): Promise<unknown> | undefined {
     return this.finished ? undefined : this.direct?.prepare?.(value);
   }
 
   push(value: T): Promise<void> {
     if (this.finished) return READY;
+    if (this.parked) {
+      if (this.direct!.take(value)) return READY;
+      // Kept for the next() the consumer makes now.
+      this.parked = false;
+      this.buffer.push(value);
+      this.direct!.wake?.();
+      return READY;
+    }
     // Taken at once while the consumer waits for it with nothing before it (DirectConsumer says why).
     if (this.direct && this.waiter && !this.moreWaiters?.length && this.buffer.length === 0 && this.direct.take(value))
       return READY;
@@ -156,6 +193,7 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
   }
 
   next(): Promise<IteratorResult<T>> {
+    this.parked = false;
     if (this.buffer.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.failure) {
       const { error } = this.failure;
@@ -219,6 +257,11 @@ class EventStream<T> implements AsyncIterableIterator<T>, EventSink<T>, DirectSo
         w.reject(this.failure.error);
         this.failure = undefined;
       } else w.resolve({ value: undefined, done: true });
+    }
+    // A resting consumer pulls the end (or the failure) now.
+    if (this.parked) {
+      this.parked = false;
+      this.direct!.wake?.();
     }
   }
 }

@@ -21,7 +21,7 @@ import {
   type IncrementalEntry,
   type IncrementalPayload,
 } from '../execution/deferStream.js';
-import { attachDirect, type DirectConsumer } from '../execution/eventStream.js';
+import { attachDirect, park, type DirectConsumer } from '../execution/eventStream.js';
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { CapRefusals, type Cap } from './capRefusals.js';
@@ -475,14 +475,22 @@ export class OperationPipeline {
       caller,
       client: clientKey(this.keyed, caller),
     });
+    // Every field it will have, in one literal: its properties in the object itself, one shape for all operations.
     const op: Operation = {
       transport: caller.transport,
       client: caller,
       context,
       controller,
       started: performance.now(),
+      document: undefined,
+      operation: undefined,
+      variables: undefined,
+      sentVariables: undefined,
       name: null,
       type: 'unknown',
+      trace: undefined,
+      cachePolicy: undefined,
+      answer: undefined,
       errorCodes: new ErrorCodes(),
     };
     for (const rule of this.beginners) rule.begin!(op, caller);
@@ -680,6 +688,17 @@ const DONE: IteratorResult<never, undefined> = { value: undefined, done: true };
 const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve(DONE) };
 
 /**
+ * What takes a stream's results as they come ({@link OperationStream.consume}) instead of asking for each with
+ * `next()`: a transport whose core would otherwise keep a pending `next()` for a subscription's whole life.
+ */
+export interface StreamConsumer {
+  /** A result for the client, formatted; a failure after the stream began is one too (`{errors}`), then the end. */
+  next(result: FormattedExecutionResult): void;
+  /** The stream has no more results (not called once the consumer has returned it). */
+  complete(): void;
+}
+
+/**
  * An operation's results as they leave for the client, formatted, each with its `answered` extensions; the
  * operation is finished exactly once: when its source completes or fails, when {@link return} is called (the client
  * completed, the connection closed), or when its signal aborts before it began (a running source ends on that signal
@@ -705,9 +724,17 @@ export class OperationStream
   private pending: Promise<IteratorResult<FormattedExecutionResult>> | undefined;
   private resolve: ((r: IteratorResult<FormattedExecutionResult>) => void) | undefined;
   private reject: ((e: unknown) => void) | undefined;
-  /** The source's next result and failure, bound once: a subscription waits on them for its whole life. */
-  private readonly received = (next: IteratorResult<ExecutionResult | IncrementalPayload>) => this.onResult(next);
-  private readonly failed = (error: unknown) => this.fail(error);
+  /** Who takes the results as they come ({@link consume}), instead of a caller of next(). */
+  private consumer: StreamConsumer | undefined;
+  /** It rests on its source with nothing pending ({@link park}): shared results come through take(). */
+  private parked = false;
+  /**
+   * The source's next result and failure, bound on the first pull: a stream waits on them without a closure per
+   * pull, and a subscription that rests between shared results never makes them.
+   */
+  private bound:
+    | [(next: IteratorResult<ExecutionResult | IncrementalPayload>) => void, (error: unknown) => void]
+    | undefined;
 
   constructor(
     private readonly pipeline: Stages,
@@ -749,22 +776,39 @@ export class OperationStream
       this.reject = reject;
     });
     this.pending = result;
-    if (this.state === 'idle') {
-      this.state = 'running';
-      // Running, its source ends on the signal itself (handleEvent).
-      this.op.controller.signal.removeEventListener('abort', this);
-      const start = this.start!;
-      this.start = undefined;
-      let started: ReturnType<typeof start>;
-      try {
-        started = start();
-      } catch (error) {
-        this.fail(error);
-        return result;
-      }
-      Promise.resolve(started).then((s) => this.began(s), this.failed);
-    } else this.pull();
+    if (this.state === 'idle') this.run();
+    else this.pull();
     return result;
+  }
+
+  /**
+   * Runs it and hands each result to `consumer` as it comes, then the end, with nothing pending between results
+   * where its source can rest ({@link park}: a live feed's shared results are then taken in the feed's turn). Instead
+   * of next(), not beside it; a failure is its last result (`{errors}`); return() ends it without `complete`.
+   */
+  consume(consumer: StreamConsumer): void {
+    if (this.state !== 'idle') return consumer.complete();
+    this.consumer = consumer;
+    this.run();
+  }
+
+  /** Starts its source, once: the first next(), or consume(). */
+  private run(): void {
+    this.state = 'running';
+    // Running, its source ends on the signal itself (handleEvent).
+    this.op.controller.signal.removeEventListener('abort', this);
+    const start = this.start!;
+    this.start = undefined;
+    let started: ReturnType<typeof start>;
+    try {
+      started = start();
+    } catch (error) {
+      return this.fail(error);
+    }
+    Promise.resolve(started).then(
+      (s) => this.began(s),
+      (error: unknown) => this.fail(error),
+    );
   }
 
   /** `extensions` of this operation's answer (its cost), for a transport sending a shared result. */
@@ -802,7 +846,13 @@ export class OperationStream
       void started.return?.(undefined);
       return this.settle(DONE);
     }
-    this.pull();
+    this.advance();
+  }
+
+  /** On to the source's next result: resting on it when a consumer takes results as they come, else a pull. */
+  private advance(): void {
+    if (this.consumer && this.options.shared && park(this.source)) this.parked = true;
+    else this.pull();
   }
 
   private pull(): void {
@@ -812,7 +862,15 @@ export class OperationStream
     } catch (error) {
       return this.fail(error);
     }
-    next.then(this.received, this.failed);
+    const [received, failed] = (this.bound ??= [(n) => this.onResult(n), (e) => this.fail(e)]);
+    next.then(received, failed);
+  }
+
+  /** Resting, it has a result (or the end) to pull from its source ({@link park}). */
+  wake(): void {
+    if (!this.parked) return;
+    this.parked = false;
+    this.pull();
   }
 
   /**
@@ -820,7 +878,7 @@ export class OperationStream
    * `DirectConsumer`): sent by the transport, or false to have it come through next().
    */
   take(result: ExecutionResult | IncrementalPayload): boolean {
-    if (this.state !== 'running' || !this.pending || result.extensions) return false;
+    if (this.state !== 'running' || !(this.pending || this.parked) || result.extensions) return false;
     try {
       return this.options.shared!(result as ExecutionResult, this);
     } catch {
@@ -839,7 +897,7 @@ export class OperationStream
     try {
       // A result many subscribers share goes out as its transport sends it, with this operation's extensions.
       if (this.options.shared && !next.value.extensions && this.options.shared(next.value as ExecutionResult, this))
-        return this.pull();
+        return this.advance();
       this.settle({ value: this.pipeline.formatted(this.op, next.value), done: false });
     } catch (error) {
       this.fail(error);
@@ -851,25 +909,38 @@ export class OperationStream
     // Uncoded, it is an unexpected failure: the formatter logs its stack with the request id and masks it in production.
     const errors = this.pipeline.format([asGraphqlError(error)], this.op);
     this.end();
-    if (this.options.failureAsResult) return this.settle({ value: { errors }, done: false });
+    if (this.options.failureAsResult || this.consumer) return this.settle({ value: { errors }, done: false });
     const reject = this.reject;
     this.pending = this.resolve = this.reject = undefined;
     reject?.(new OperationFailed(errors));
   }
 
   private settle(result: IteratorResult<FormattedExecutionResult>): void {
+    const consumer = this.consumer;
+    if (consumer) {
+      if (result.done) {
+        this.consumer = undefined;
+        return consumer.complete();
+      }
+      consumer.next(result.value);
+      // Ended meanwhile (a failure's last result, or the consumer returned it): the end, or nothing.
+      return this.ended() ? this.settle(DONE) : this.advance();
+    }
     const resolve = this.resolve;
     this.pending = this.resolve = this.reject = undefined;
     resolve?.(result);
   }
 
   return(): Promise<IteratorResult<FormattedExecutionResult>> {
+    // Its consumer asked: it is not told of the end.
+    this.consumer = undefined;
     this.end();
     this.settle(DONE);
     return Promise.resolve(DONE);
   }
 
   throw(error?: unknown): Promise<IteratorResult<FormattedExecutionResult>> {
+    this.consumer = undefined;
     this.end();
     this.settle(DONE);
     return Promise.reject(error);
@@ -888,6 +959,7 @@ export class OperationStream
     const source = this.state === 'running' ? this.source : undefined;
     this.state = 'ended';
     this.start = undefined;
+    this.parked = false;
     this.op.controller.signal.removeEventListener('abort', this);
     void source?.return?.(undefined);
     this.pipeline.finish(this.op);

@@ -30,6 +30,7 @@ export type {
   OperationStream,
   ResolvedRequest,
   SharedAnswer,
+  StreamConsumer,
 } from './core.js';
 export { OperationFailed } from './core.js';
 // What a transport needs of two rules: the API key check (a router's key), how a connection counts against its client.

@@ -8,7 +8,7 @@ import {
 } from 'graphql';
 import { ErrorCode } from '../errors/codes.js';
 import { VariablesMemo } from './memo.js';
-import { OperationKey, operationValue, perOperation, type GatewayContext } from '../context/request.js';
+import { OperationKey, operationValue, setOperationValue, type GatewayContext } from '../context/request.js';
 import type { GatewayServices } from '../context/services.js';
 
 /** What an estimator sees of an operation before it runs (the parts of `GraphQLResolveInfo` planners read). */
@@ -173,9 +173,17 @@ export function budgetRefusal(totals: Record<string, number>, max: number, hint?
   );
 }
 
-const ESTIMATES = new OperationKey<Map<OperationDefinitionNode, Record<string, number>>>(
-  'upstream estimates by operation',
-);
+/**
+ * The estimates made in one operation's context, by operation: one operation's in place (nearly every context runs
+ * one), a map only for more. Not a map for each: a subscription keeps its context for its whole life.
+ */
+interface Estimates {
+  operation: OperationDefinitionNode;
+  totals: Record<string, number>;
+  others?: Map<OperationDefinitionNode, Record<string, number>>;
+}
+
+const ESTIMATES = new OperationKey<Estimates>('upstream estimates by operation');
 
 /** Keeps the operation's estimate in its request context, so a guard at resolve time need not walk it again. */
 export function rememberEstimates(
@@ -183,7 +191,15 @@ export function rememberEstimates(
   operation: OperationDefinitionNode,
   totals: Record<string, number>,
 ): void {
-  perOperation(ctx, ESTIMATES, () => new Map()).set(operation, totals);
+  const held = operationValue(ctx, ESTIMATES);
+  if (!held) setOperationValue(ctx, ESTIMATES, { operation, totals });
+  else if (held.operation === operation) held.totals = totals;
+  else (held.others ??= new Map()).set(operation, totals);
+}
+
+function totalsOf(ctx: GatewayContext, operation: OperationDefinitionNode): Record<string, number> | undefined {
+  const held = operationValue(ctx, ESTIMATES);
+  return held?.operation === operation ? held.totals : held?.others?.get(operation);
 }
 
 /** The estimate made before execution, by upstream (empty when none was made). */
@@ -191,7 +207,7 @@ export function rememberedTotals(
   ctx: GatewayContext,
   operation: OperationDefinitionNode,
 ): Readonly<Record<string, number>> {
-  return operationValue(ctx, ESTIMATES)?.get(operation) ?? {};
+  return totalsOf(ctx, operation) ?? {};
 }
 
 /** The estimate made before execution for `upstream`, if one was made for this operation. */
@@ -200,6 +216,6 @@ export function rememberedEstimate(
   operation: OperationDefinitionNode,
   upstream: string,
 ): number | undefined {
-  const totals = operationValue(ctx, ESTIMATES)?.get(operation);
+  const totals = totalsOf(ctx, operation);
   return totals ? (totals[upstream] ?? 0) : undefined;
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { attachDirect, DIRECT, type DirectConsumer, type DirectSource } from '../execution/eventStream.js';
+import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSource } from '../execution/eventStream.js';
 import type { GatewayMetrics } from '../observability/metrics.js';
 
 /** Close codes the gateway itself uses, next to graphql-ws's own (4400, 4401, 4403, 4408, 4409, 4429, 4500). */
@@ -275,6 +275,15 @@ class Paced<T> implements AsyncIterableIterator<T>, DirectSource<T>, DirectConsu
   /** A value taken at once only while the connection has room: else it waits in next() for the drain, as any other. */
   take(value: T): boolean {
     return this.buffer.hasRoom(this.signal) && this.direct!.take(value);
+  }
+
+  /** Resting needs room: without it, the consumer's next() waits for the drain. */
+  [PARK](): boolean {
+    return this.buffer.hasRoom(this.signal) && park(this.source);
+  }
+
+  wake(): void {
+    this.direct?.wake?.();
   }
 
   next(): Promise<IteratorResult<T>> {

@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { attachDirect, eventStream, type DirectConsumer, type EventSink } from '../../src/execution/eventStream.js';
+import {
+  attachDirect,
+  eventStream,
+  park,
+  type DirectConsumer,
+  type EventSink,
+} from '../../src/execution/eventStream.js';
 
 /** A stream with its sink, and a consumer that takes values at once while `accepting`. */
 function directStream(): {
   stream: AsyncIterableIterator<number>;
   sink: Promise<EventSink<number>>;
   taken: number[];
-  consumer: DirectConsumer<number> & { accepting: boolean };
+  consumer: DirectConsumer<number> & { accepting: boolean; woken: number };
 } {
   let resolveSink!: (sink: EventSink<number>) => void;
   const sink = new Promise<EventSink<number>>((resolve) => (resolveSink = resolve));
@@ -14,6 +20,10 @@ function directStream(): {
   const taken: number[] = [];
   const consumer = {
     accepting: true,
+    woken: 0,
+    wake() {
+      this.woken++;
+    },
     take(value: number) {
       if (!this.accepting) return false;
       taken.push(value);
@@ -68,5 +78,44 @@ describe('eventStream with a direct consumer', () => {
     expect(s.prepare(2)).toBeUndefined();
     await stream.return!();
     expect(s.prepare(1)).toBeUndefined();
+  });
+
+  it('lets a consumer rest with nothing pending: values go to take(), one it declines or the end wakes it to pull with next()', async () => {
+    const { stream, sink, taken, consumer } = directStream();
+    const s = await sink;
+    expect(park(stream)).toBe(true);
+    void s.push(1);
+    void s.push(2);
+    expect(taken).toEqual([1, 2]);
+    expect(consumer.woken).toBe(0);
+
+    // Declined: kept, and the consumer is woken once; it pulls, and what came meanwhile waits its turn.
+    consumer.accepting = false;
+    void s.push(3);
+    consumer.accepting = true;
+    void s.push(4);
+    expect(consumer.woken).toBe(1);
+    expect(taken).toEqual([1, 2]);
+    expect(park(stream)).toBe(false);
+    expect(await stream.next()).toEqual({ value: 3, done: false });
+    expect(park(stream)).toBe(false);
+    expect(await stream.next()).toEqual({ value: 4, done: false });
+    expect(park(stream)).toBe(true);
+
+    // Pulling ends the rest: a value then goes through next() (or to take() while that next() waits).
+    const waiting = stream.next();
+    consumer.accepting = false;
+    void s.push(5);
+    expect(await waiting).toEqual({ value: 5, done: false });
+    expect(consumer.woken).toBe(1);
+
+    // The end wakes a resting consumer, which pulls it; a stream that ended cannot be rested on.
+    consumer.accepting = true;
+    expect(park(stream)).toBe(true);
+    s.end(new Error('upstream failed'));
+    expect(consumer.woken).toBe(2);
+    await expect(stream.next()).rejects.toThrow('upstream failed');
+    expect(park(stream)).toBe(false);
+    expect(park({ next: () => undefined })).toBe(false);
   });
 });

@@ -93,4 +93,51 @@ describe('the entry', () => {
     await answer.results.return();
     expect(finishes('held')).toBe(1);
   });
+
+  it('pushes a stream to a consumer (consume): each result, then complete; one returned early is not told, and each finishes once', async () => {
+    const consumer = () => {
+      const got = { results: [] as unknown[], completed: 0 };
+      return { got, next: (r: unknown) => void got.results.push(r), complete: () => void got.completed++ };
+    };
+    const query = consumer();
+    const one = await pipeline.execute({ query: '{ upstreams { id } }' }, caller('pushed query'), {
+      stream: true,
+      endedByReturn: true,
+    });
+    if (one.kind !== 'stream') throw new Error('expected a stream');
+    one.results.consume(query);
+    await expect.poll(() => query.got.completed, { timeout: 10_000 }).toBe(1);
+    expect(query.got.results).toHaveLength(1);
+    expect(finishes('pushed query')).toBe(0);
+    await one.results.return();
+    expect(finishes('pushed query')).toBe(1);
+
+    // A subscription whose results no transport shares: it rests on its event stream and is woken for each.
+    const ticks = consumer();
+    const sub = await pipeline.execute({ query: TICKS }, caller('pushed ticks'), {
+      stream: true,
+      endedByReturn: true,
+      shared: () => false,
+    });
+    if (sub.kind !== 'stream') throw new Error('expected a stream');
+    sub.results.consume(ticks);
+    await expect.poll(() => ticks.got.completed, { timeout: 10_000 }).toBe(1);
+    expect(ticks.got.results).toHaveLength(3);
+    await sub.results.return();
+    expect(finishes('pushed ticks')).toBe(1);
+
+    const early = consumer();
+    const slow = 'subscription { serverTime(intervalMs: 500, count: 3) }';
+    const left = await pipeline.execute({ query: slow }, caller('pushed and left'), {
+      stream: true,
+      shared: () => false,
+    });
+    if (left.kind !== 'stream') throw new Error('expected a stream');
+    left.results.consume(early);
+    await expect.poll(() => early.got.results.length, { timeout: 10_000 }).toBe(1);
+    await left.results.return();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(early.got).toEqual({ results: [expect.anything()], completed: 0 });
+    expect(finishes('pushed and left')).toBe(1);
+  });
 });

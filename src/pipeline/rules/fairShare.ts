@@ -45,6 +45,10 @@ export interface Lease {
 
 const UNCOUNTED = new CapRefusals();
 
+/** What a subscription's lease holds (one list for all: a lease keeps it for the subscription's life). */
+const SUBSCRIPTION_SHARES: readonly ShareKind[] = ['subscription'];
+const CHAT_STREAM_SHARES: readonly ShareKind[] = ['subscription', 'chatStream'];
+
 /** The subscription fields that hold a chat provider's stream open (CLIENT_MAX_CHAT_STREAMS). */
 const CHAT_STREAM_FIELDS = new Set(['chatCompletionStream']);
 
@@ -196,7 +200,7 @@ export class FairShare {
   ): Lease | GatewayError | Promise<Lease | GatewayError> | undefined {
     if (operation.operation !== 'subscription') return undefined;
     const chat = rootFieldNames(document, operation.selectionSet).some((name) => CHAT_STREAM_FIELDS.has(name));
-    return this.acquire(this.clientOf(identity), chat ? ['subscription', 'chatStream'] : ['subscription']);
+    return this.acquire(this.clientOf(identity), chat ? CHAT_STREAM_SHARES : SUBSCRIPTION_SHARES);
   }
 
   /** How many of each kind `client` holds now. */
@@ -289,18 +293,16 @@ export class FairShare {
       if (scope !== 'total') held[kind]++;
     }
     if (scope !== 'total') this.held.set(client, held);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        for (const kind of kinds) {
-          if (scope !== 'client') this.totals[kind]--;
-          if (scope !== 'total') held[kind]--;
-        }
-        if (scope !== 'total' && held.connection + held.subscription + held.chatStream === 0) this.held.delete(client);
-      },
-    };
+    return new LocalLease(this, client, held, kinds, scope);
+  }
+
+  /** Gives back what `take` counted (LocalLease, once). */
+  giveBack(client: string, held: Record<ShareKind, number>, kinds: readonly ShareKind[], scope: Scope): void {
+    for (const kind of kinds) {
+      if (scope !== 'client') this.totals[kind]--;
+      if (scope !== 'total') held[kind]--;
+    }
+    if (scope !== 'total' && held.connection + held.subscription + held.chatStream === 0) this.held.delete(client);
   }
 
   /** A refusal by `cap`, made, counted and logged as this one's own are. */
@@ -310,6 +312,28 @@ export class FairShare {
 
   private refusal(kind: ShareKind, limit: CapName, max: number, holder: string): GatewayError {
     return (this.options.refusals ?? UNCOUNTED).refuse({ limit, max, what: CAPS[kind].what, holder });
+  }
+}
+
+/**
+ * This process's share, as {@link FairShare.take} counted it: an object, not a closure and its context, since every
+ * subscription holds one for its whole life (ten thousand on a live-health dashboard fleet).
+ */
+class LocalLease implements Lease {
+  private released = false;
+
+  constructor(
+    private readonly share: FairShare,
+    private readonly client: string,
+    private readonly held: Record<ShareKind, number>,
+    private readonly kinds: readonly ShareKind[],
+    private readonly scope: Scope,
+  ) {}
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.share.giveBack(this.client, this.held, this.kinds, this.scope);
   }
 }
 

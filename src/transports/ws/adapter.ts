@@ -1,4 +1,15 @@
-import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import {
+  CloseCode,
+  handleProtocols,
+  makeServer,
+  MessageType,
+  stringifyMessage,
+  validateMessage,
+  type Context,
+  type ServerOptions,
+  type SubscribePayload,
+} from 'graphql-ws';
+import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -12,13 +23,21 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
  * needs: the adapter owns `send` (paced and capped by the connection's OutboundBuffer, coalesced per tick, nothing once
  * the socket is not open), reads a client's `complete` before the core does, logs a socket's error as one structured
  * line, and hands the core each connection's state as its `extra`.
+ *
+ * The core keeps the connection (`connection_init` and its timeout, ping and pong, a client's `complete`, the close,
+ * every invalid message); a valid `subscribe` the adapter runs itself (`operate`), with the core's checks (4401 before
+ * the ack, 4409 for an id in use) and its record of operations (`ctx.subscriptions`, where the core returns one on the
+ * client's `complete` and on close). The core's own handling of `subscribe` awaits the whole operation in an async
+ * function with a `for await` over its results: for a subscription that is a suspended frame, its registers, the
+ * message and three closures (≈ 1 KB) for the subscription's whole life, ten thousand of them on a dashboard fleet.
+ * Here an operation's results are pushed to its connection as they come (`WsConnection.next`).
  */
 
 /** Room for a tick's shared frames: a dashboard connection's 50 subscriptions of one change fit in one or two. */
 const FRAMES_BYTES = 16 * 1024;
 
 /** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
-export class WsConnection<Op extends { readonly controller: AbortController }> {
+export class WsConnection<Op extends WsOperationRecord> {
   /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
   readonly operations = new Map<string, Op>();
   /**
@@ -28,6 +47,8 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
   readonly admitting = new Map<string, AbortController>();
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   readonly outbound: OutboundBuffer;
+  /** graphql-ws's state of the connection (its context), from its `connection_init` on. */
+  protocol: Context<Record<string, unknown> | undefined, unknown> | undefined;
   private corked = false;
   /** This tick's shared frames (sendShared), and how many of its bytes are written. */
   private frames: Buffer | undefined;
@@ -126,10 +147,43 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
     if (this.socket.readyState === this.socket.OPEN) this.tcp.write(frames.subarray(0, framed));
   }
 
-  /** `op` runs as the client's operation `id`: closing the connection aborts it. */
+  /**
+   * `op` runs as the client's operation `id`: closing the connection aborts it, and graphql-ws's core returns it on
+   * the client's `complete` and on close.
+   */
   started(id: string, op: Op): void {
     this.operations.set(id, op);
     this.outbound.track(op.controller);
+    if (this.active(id)) (this.protocol!.subscriptions as Record<string, unknown>)[id] = op;
+  }
+
+  /** Whether operation `id` is still the client's: neither its `complete` came nor its end went out. */
+  active(id: string): boolean {
+    return this.protocol !== undefined && id in this.protocol.subscriptions;
+  }
+
+  /** A `next` message: `prefix` is `{"id":…,"type":"next","payload":`, as JSON.stringify writes the message. */
+  next(prefix: string, result: FormattedExecutionResult): void {
+    this.send(`${prefix}${JSON.stringify(result)}}`);
+  }
+
+  /** Operation `id` has no more results: `complete`, unless the client completed it first. */
+  complete(id: string): void {
+    if (!this.settle(id)) return;
+    this.send(stringifyMessage({ id, type: MessageType.Complete }));
+  }
+
+  /** Operation `id` failed before it began: its `error` message, unless the client completed it first. */
+  error(id: string, errors: readonly GraphQLFormattedError[]): void {
+    if (!this.settle(id)) return;
+    this.send(stringifyMessage({ id, type: MessageType.Error, payload: errors }));
+  }
+
+  /** Operation `id` leaves graphql-ws's record; false when it had left already. */
+  private settle(id: string): boolean {
+    if (!this.active(id)) return false;
+    delete (this.protocol!.subscriptions as Record<string, unknown>)[id];
+    return true;
   }
 
   /** Operation `id` ended: returns it the first time, undefined after (whichever of complete and close comes first). */
@@ -148,9 +202,28 @@ export class WsConnection<Op extends { readonly controller: AbortController }> {
   };
 }
 
-export interface GraphqlWsAdapterOptions<C extends WsConnection<{ readonly controller: AbortController }>> {
-  /** graphql-ws's options and hooks; `ctx.extra` is the connection. */
-  core: ServerOptions<Record<string, unknown> | undefined, C>;
+/**
+ * What the connection keeps of an operation: its cancellation, and the `return()` by which graphql-ws's core ends it
+ * (the client's `complete`, the close), which makes it an async iterable to the core.
+ */
+export interface WsOperationRecord {
+  readonly controller: AbortController;
+  return(): Promise<IteratorResult<unknown>>;
+  [Symbol.asyncIterator](): AsyncIterator<unknown>;
+}
+
+export interface GraphqlWsAdapterOptions<C extends WsConnection<WsOperationRecord>> {
+  /** graphql-ws's options and hooks for the connection; `ctx.extra` is the connection. Operations are `operate`'s. */
+  core: Omit<
+    ServerOptions<Record<string, unknown> | undefined, C>,
+    'schema' | 'execute' | 'subscribe' | 'onSubscribe' | 'onOperation' | 'onNext' | 'onError' | 'onComplete'
+  >;
+  /**
+   * Runs the client's operation `id` (a valid `subscribe` message, its id new, on an acknowledged connection): it
+   * sends its results through the connection (`next`, `complete`, `error`) and registers it once it runs (`started`).
+   * A rejection closes the socket with 4500, as the core does for a failing hook.
+   */
+  operate(conn: C, id: string, payload: SubscribePayload): Promise<void>;
   /** A larger message closes the socket with 1009 (Message Too Big) before any parsing. */
   maxPayload: number;
   /** A ping this often; a socket without a pong by the next one is terminated (0: none). */
@@ -171,10 +244,17 @@ export interface GraphqlWsAdapter<C> {
 }
 
 /** graphql-ws's server core on `ws`: the project's `use/ws.ts`. */
-export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: AbortController }>>(
+export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
   options: GraphqlWsAdapterOptions<C>,
 ): GraphqlWsAdapter<C> {
-  const core = makeServer(options.core);
+  const core = makeServer<Record<string, unknown> | undefined, C>({
+    ...options.core,
+    onConnect(ctx) {
+      // Its record of operations and whether it acknowledged the connection: what `operate` checks and keeps.
+      ctx.extra.protocol = ctx as Context<Record<string, unknown> | undefined, unknown>;
+      return options.core.onConnect?.(ctx);
+    },
+  });
   const { log, keepAliveMs } = options;
   const failed = (conn: C, error: unknown, msg: string) =>
     log.error({ connection: conn.id, err: options.redact(String((error as Error)?.stack ?? error)) }, msg);
@@ -206,10 +286,22 @@ export function graphqlWsAdapter<C extends WsConnection<{ readonly controller: A
       const completed = completedId(message);
       if (completed !== undefined)
         (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
+      const subscribe = subscribeMessage(message);
+      if (subscribe) return operate(subscribe.id, subscribe.payload);
       // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
       // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
       receive?.(message as string).catch(messageFailed);
     });
+    /** What the core does with a valid `subscribe` before it runs the operation, then `options.operate`. */
+    function operate(id: string, payload: SubscribePayload): void {
+      const ctx = conn.protocol;
+      if (!ctx?.acknowledged) return socket.close(CloseCode.Unauthorized, 'Unauthorized');
+      if (id in ctx.subscriptions)
+        return socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+      // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
+      (ctx.subscriptions as Record<string, null>)[id] = null;
+      options.operate(conn, id, payload).catch(messageFailed);
+    }
     // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
     // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
     socket.on('error', (error: Error & { code?: string }) => {
@@ -264,6 +356,18 @@ export function parsedMessage(text: string): unknown {
     return typeof message === 'object' && message !== null ? message : text;
   } catch {
     return text;
+  }
+}
+
+/** A client's `subscribe` message when graphql-ws finds it valid; any other message, or an invalid one, is the core's. */
+export function subscribeMessage(message: unknown): { id: string; payload: SubscribePayload } | undefined {
+  if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== MessageType.Subscribe)
+    return undefined;
+  try {
+    return validateMessage(message) as { id: string; payload: SubscribePayload };
+  } catch {
+    // The core closes the socket with 4400 (Invalid message received).
+    return undefined;
   }
 }
 

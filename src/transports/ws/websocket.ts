@@ -1,11 +1,8 @@
 import {
-  parse,
-  GraphQLError,
-  type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLError,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
-  type GraphQLSchema,
 } from 'graphql';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -18,14 +15,15 @@ import {
   type OperationPipeline,
   type OperationStream,
   type SharedAnswer,
+  type StreamConsumer,
 } from '../../pipeline/index.js';
-import type { ClientIdentity } from '../../pipeline/operation.js';
+import type { Caller, ClientIdentity } from '../../pipeline/operation.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
 import { pacedBy } from '../outboundBuffer.js';
-import { graphqlWsAdapter, WsConnection } from './adapter.js';
+import { graphqlWsAdapter, WsConnection, type WsOperationRecord } from './adapter.js';
 import { sharedNextTail } from './sharedNext.js';
 import { sharedResultJson } from '../../execution/sharedEvents.js';
 
@@ -36,23 +34,24 @@ import { sharedResultJson } from '../../execution/sharedEvents.js';
 export const MAX_OPERATION_ID_LENGTH = 128;
 
 /**
- * An operation graphql-ws runs, in one object for its whole life (ten thousand of them on a live-health dashboard
+ * An operation run over graphql-ws, in one object for its whole life (ten thousand of them on a live-health dashboard
  * fleet): its cancellation (a client's complete, the connection's close), the entry's options (pacing by the
- * connection, shared results sent by it), and graphql-ws's iterator of its results (a failure after it began as its
- * last result). Methods, not closures per operation.
+ * connection, shared results sent by it), the consumer its results are pushed to, and what graphql-ws's core returns
+ * on the client's `complete` or the close. Methods, not closures per operation.
  */
-class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExecutionResult> {
+class WsOperation implements ExecuteOptions, StreamConsumer, WsOperationRecord {
   readonly controller = new AbortController();
   readonly stream = true;
-  /** onComplete (or onClose) returns it: graphql-ws writes `complete` right after. */
+  /** The connection ends it once its `complete` is written. */
   readonly endedByReturn = true;
-  /** graphql-ws would close the whole connection on a throw. */
+  /** Its last result, `{errors}`: graphql-ws has no message for a failure after an operation began. */
   readonly failureAsResult = true;
   /** Its results, once admitted. */
   results: OperationStream | undefined;
 
   constructor(
     private readonly conn: GatewayConnection,
+    readonly id: string,
     /** `{"id":…,"type":"next","payload":`, the start of each of its `next` messages. */
     private readonly prefix: string,
     private readonly startedCount: { inc(): void },
@@ -75,22 +74,30 @@ class WsOperation implements ExecuteOptions, AsyncIterableIterator<FormattedExec
     return true;
   }
 
-  next(): Promise<IteratorResult<FormattedExecutionResult>> {
-    return this.results!.next();
+  next(result: FormattedExecutionResult): void {
+    this.conn.next(this.prefix, result);
   }
 
-  return(): Promise<IteratorResult<FormattedExecutionResult>> {
-    return this.results!.return();
+  /** Its results are over: `complete` goes out (unless the client completed it), then it finishes. */
+  complete(): void {
+    this.conn.complete(this.id);
+    void this.return();
   }
 
-  throw(error?: unknown): Promise<IteratorResult<FormattedExecutionResult>> {
-    return this.results!.throw(error);
+  /** It ends (the client's `complete`, the close, its own end), once: its stream finishes it in the pipeline. */
+  return(): Promise<IteratorResult<unknown>> {
+    if (this.conn.ended(this.id) === this) void this.results?.return();
+    return Promise.resolve(DONE);
   }
 
-  [Symbol.asyncIterator](): this {
-    return this;
+  /** graphql-ws's core returns what is an async iterable; it never iterates it. */
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return NO_RESULTS;
   }
 }
+
+const DONE: IteratorResult<unknown> = { value: undefined, done: true };
+const NO_RESULTS: AsyncIterator<unknown> = { next: () => Promise.resolve(DONE) };
 
 class GatewayConnection extends WsConnection<WsOperation> {
   authorization?: string;
@@ -123,7 +130,6 @@ class GatewayConnection extends WsConnection<WsOperation> {
 /** graphql-ws (protocol `graphql-transport-ws`) on the HTTP server's `path`, sharing the port with Apollo. */
 export function attachWebSocket(options: {
   server: Server;
-  schema: GraphQLSchema;
   services: GatewayServices;
   path: string;
   /** Limits, persisted operations, budget, logging: the same rules as every other transport; the connection caps (4429). */
@@ -137,39 +143,86 @@ export function attachWebSocket(options: {
 } {
   const { services, pipeline, clients } = options;
   const { websocket: wsLimits } = services.config;
-  // graphql-ws's contextValue is the operation the entry admitted (onSubscribe): its results, formatted, paced and with
-  // shared ones sent by the connection, are what graphql-ws sends.
-  // Formatted already: graphql-ws sends them as they are (its types name graphql-js's results).
-  const run = (args: ExecutionArgs) => args.contextValue as AsyncGenerator<ExecutionResult>;
   /**
    * A cap's refusal (RATE_LIMITED) as the operation's one result, `next` then `complete`, as graphql-js reports a
    * subscription whose source fails: a router forwards a result's errors to its client, while an `error` message
    * reaches Hive Gateway's clients as `Unexpected error.`. Other refusals stay `error` messages.
    */
-  const refused = (errors: readonly GraphQLFormattedError[]): ExecutionArgs => ({
-    schema: options.schema,
-    document: REFUSED_DOCUMENT,
-    contextValue: onlyResult({ errors }),
-  });
+  const refused = (conn: GatewayConnection, id: string, errors: readonly GraphQLFormattedError[]) => {
+    if (!conn.active(id)) return;
+    conn.next(nextPrefix(id), { errors });
+    conn.complete(id);
+  };
 
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
   const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results?.return();
-
-  /**
-   * A refusal the entry formatted already, by the errors onSubscribe hands graphql-ws in its place (graphql-ws takes
-   * only graphql-js's errors there); onError sends the formatted ones.
-   */
-  const refusals = new WeakMap<readonly GraphQLError[], readonly GraphQLFormattedError[]>();
 
   const adapter = graphqlWsAdapter<GatewayConnection>({
     maxPayload: wsLimits.maxMessageBytes,
     keepAliveMs: wsLimits.keepAliveMs,
     log: services.log,
     redact: services.redact,
+    async operate(conn, id, payload) {
+      if (id.length > MAX_OPERATION_ID_LENGTH) {
+        // Nothing is sent on a closing socket, so the id is neither echoed nor logged.
+        conn.socket.close(4400, `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`);
+        return;
+      }
+      // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
+      if (!conn.client.router && conn.operations.size + conn.admitting.size >= wsLimits.maxOperations) {
+        const cap = pipeline.capRefusal({
+          limit: 'GATEWAY_WS_MAX_OPERATIONS',
+          max: wsLimits.maxOperations,
+          what: 'concurrent operations',
+          holder: 'one connection',
+        });
+        return refused(conn, id, pipeline.format([cap]));
+      }
+      const extensions = (payload.extensions ?? {}) as TraceCarrier;
+      const operation = new WsOperation(conn, id, nextPrefix(id), services.metrics.subscriptionsStarted);
+      // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
+      // per-connection limit, and ended by the client's complete or the socket's close.
+      conn.admitting.set(id, operation.controller);
+      const client = clients.ofOperation(conn.client, payload.extensions);
+      // Every field in one literal: one shape for all callers (a spread and later fields gave each its own hidden
+      // class on Node 20), kept by the operation's context for a subscription's whole life.
+      const caller: Caller = {
+        requestId: `${conn.id}:${id}`,
+        transport: 'ws',
+        authorization: conn.authorization,
+        apiKey: client.apiKey,
+        remoteAddress: client.remoteAddress,
+        subject: client.subject,
+        router: client.router,
+        trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
+        // connection_init checked its key.
+        authenticated: true,
+      };
+      let answer: Answer;
+      try {
+        answer = await pipeline.execute(payload, caller, operation);
+      } catch (error) {
+        // This operation's error, not the connection's (4500 would end its other operations).
+        return conn.error(id, pipeline.format([internalError(error, services)]));
+      } finally {
+        conn.admitting.delete(id);
+      }
+      if (answer.kind === 'refused') {
+        if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited))
+          return refused(conn, id, answer.errors);
+        return conn.error(id, answer.errors);
+      }
+      if (answer.kind !== 'stream') throw new Error('a stream was asked for');
+      // The socket closed, or the client completed the operation, while it was being admitted: nothing will end it.
+      if (conn.socket.readyState !== conn.socket.OPEN || !conn.active(id)) {
+        void answer.results.return();
+        return;
+      }
+      operation.results = answer.results;
+      conn.started(id, operation);
+      answer.results.consume(operation);
+    },
     core: {
-      schema: options.schema,
-      execute: run,
-      subscribe: run,
       connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
       onConnect(ctx) {
         const conn = ctx.extra;
@@ -187,90 +240,6 @@ export function attachWebSocket(options: {
           conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.
         return pipeline.authenticate(conn.client.apiKey) === undefined;
-      },
-      async onSubscribe(ctx, id, payload) {
-        const conn = ctx.extra;
-        if (id.length > MAX_OPERATION_ID_LENGTH) {
-          // Closing first: nothing is sent on a closing socket (this error included), so the id is neither echoed nor logged.
-          const reason = `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`;
-          conn.socket.close(4400, reason);
-          return [new GraphQLError(reason)];
-        }
-        // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
-        if (!conn.client.router && conn.operations.size + conn.admitting.size >= wsLimits.maxOperations) {
-          const cap = pipeline.capRefusal({
-            limit: 'GATEWAY_WS_MAX_OPERATIONS',
-            max: wsLimits.maxOperations,
-            what: 'concurrent operations',
-            holder: 'one connection',
-          });
-          return refused(pipeline.format([cap]));
-        }
-        const extensions = (payload.extensions ?? {}) as TraceCarrier;
-        const operation = new WsOperation(
-          conn,
-          `{"id":${JSON.stringify(id)},"type":"next","payload":`,
-          services.metrics.subscriptionsStarted,
-        );
-        // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
-        // per-connection limit, and ended by the client's complete or the socket's close.
-        conn.admitting.set(id, operation.controller);
-        let answer: Answer;
-        try {
-          answer = await pipeline.execute(
-            payload,
-            {
-              ...clients.ofOperation(conn.client, payload.extensions),
-              requestId: `${conn.id}:${id}`,
-              transport: 'ws',
-              authorization: conn.authorization,
-              trace: typeof extensions.traceparent === 'string' ? extensions : conn.trace,
-              // connection_init checked its key.
-              authenticated: true,
-            },
-            operation,
-          );
-        } catch (error) {
-          // graphql-ws would close the whole connection (4500) on a thrown error, ending its other operations.
-          return [internalError(error, services)];
-        } finally {
-          conn.admitting.delete(id);
-        }
-        if (answer.kind === 'refused') {
-          if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited)) return refused(answer.errors);
-          const errors = answer.errors.map((e) => new GraphQLError(e.message));
-          refusals.set(errors, answer.errors);
-          return errors;
-        }
-        if (answer.kind !== 'stream') throw new Error('a stream was asked for');
-        // The socket closed, or the client completed the operation, while it was being admitted: nothing will end it.
-        if (conn.socket.readyState !== conn.socket.OPEN || !(id in ctx.subscriptions)) {
-          void answer.results.return();
-          return [new GraphQLError('The operation ended before it started.')];
-        }
-        // graphql-ws keeps the subscribe message for the operation's life: its query the cached document's text, not
-        // a copy per subscription.
-        if (answer.document.loc && payload.query === answer.document.loc.source.body)
-          (payload as { query: string }).query = answer.document.loc.source.body;
-        operation.results = answer.results;
-        conn.started(id, operation);
-        return {
-          schema: options.schema,
-          document: answer.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: operation,
-        };
-      },
-      onNext(_ctx, _id, _payload, _args, result) {
-        // Formatted by the entry: sent as it is (graphql-ws would call each error's toJSON).
-        return result;
-      },
-      onError(_ctx, _id, _payload, errors) {
-        return (refusals.get(errors) as GraphQLError[] | undefined) ?? pipeline.format(errors);
-      },
-      onComplete(ctx, id) {
-        finish(ctx.extra, id);
       },
       onClose(ctx) {
         for (const id of [...ctx.extra.operations.keys()]) finish(ctx.extra, id);
@@ -332,9 +301,7 @@ function internalError(error: unknown, services: GatewayServices): GraphQLError 
   return new GatewayError(ErrorCode.InternalServerError, (error as Error)?.message ?? String(error));
 }
 
-/** What a cap's refusal runs (its result is given, nothing executes): any document with an operation will do. */
-const REFUSED_DOCUMENT = parse('query Refused { __typename }');
-
-async function* onlyResult(result: FormattedExecutionResult): AsyncGenerator<FormattedExecutionResult> {
-  yield result;
+/** The start of operation `id`'s `next` messages, as JSON.stringify writes `{id, type, payload}`. */
+function nextPrefix(id: string): string {
+  return `{"id":${JSON.stringify(id)},"type":"next","payload":`;
 }

@@ -1,5 +1,5 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { parse } from 'graphql';
+import { parse, subscribe, type FormattedExecutionResult } from 'graphql';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,12 +11,29 @@ import {
   completedId,
   parsedMessage,
   graphqlWsAdapter,
+  subscribeMessage,
   WsConnection,
   type GraphqlWsAdapter,
+  type WsOperationRecord,
 } from '../../../src/transports/ws/adapter.js';
 
-interface TestOp {
-  readonly controller: AbortController;
+const DONE = { value: undefined, done: true as const };
+
+/** An operation as the connection keeps it; graphql-ws's core returns it on the client's complete and on close. */
+class TestOp implements WsOperationRecord {
+  readonly controller = new AbortController();
+  constructor(
+    private readonly conn: Conn,
+    private readonly id: string,
+    private readonly ended: string[],
+  ) {}
+  return() {
+    if (this.conn.ended(this.id)) this.ended.push(this.id);
+    return Promise.resolve(DONE);
+  }
+  [Symbol.asyncIterator]() {
+    return { next: () => Promise.resolve(DONE) };
+  }
 }
 type Conn = WsConnection<TestOp>;
 
@@ -31,11 +48,18 @@ async function start(keepAliveMs = 0) {
     { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
   );
   const ended: string[] = [];
+  const operated: string[] = [];
   const connections: Conn[] = [];
   const schema = makeExecutableSchema({
-    typeDefs: 'type Query { ok: Boolean } type Subscription { ticks: Int }',
+    typeDefs: 'type Query { ok: Boolean } type Subscription { ticks: Int once: Int }',
     resolvers: {
       Subscription: {
+        once: {
+          subscribe: async function* () {
+            yield 7;
+          },
+          resolve: (n: number) => n,
+        },
         ticks: {
           subscribe: async function* (_root: unknown, _args: unknown, op: TestOp) {
             yield 1;
@@ -51,16 +75,23 @@ async function start(keepAliveMs = 0) {
     keepAliveMs,
     log,
     redact: (text) => text,
-    core: {
-      schema,
-      onSubscribe(ctx, id, payload) {
-        const op = { controller: new AbortController() };
-        ctx.extra.started(id, op);
-        return { schema, document: parse(payload.query), contextValue: op };
-      },
-      onComplete(ctx, id) {
-        if (ctx.extra.ended(id)) ended.push(id);
-      },
+    core: {},
+    async operate(conn, id, payload) {
+      operated.push(id);
+      if (payload.query === 'refused') return conn.error(id, [{ message: 'refused' }]);
+      // Admitted after a wait (the gateway's admission may wait): a client's complete meanwhile ends it before it runs.
+      await new Promise((resolve) => setTimeout(resolve, payload.query.startsWith('#slow') ? 100 : 0));
+      if (!conn.active(id)) return;
+      const op = new TestOp(conn, id, ended);
+      conn.started(id, op);
+      const results = (await subscribe({
+        schema,
+        document: parse(payload.query),
+        contextValue: op,
+      })) as AsyncGenerator<FormattedExecutionResult>;
+      for await (const result of results) conn.next(`{"id":${JSON.stringify(id)},"type":"next","payload":`, result);
+      conn.complete(id);
+      void op.return();
     },
   });
   const server: Server = createServer();
@@ -81,6 +112,8 @@ async function start(keepAliveMs = 0) {
   return {
     lines,
     ended,
+    operated,
+    url,
     connections,
     adapter,
     /** A client past connection_ack, with every message it received. */
@@ -124,6 +157,87 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     await vi.waitFor(() => expect(received.at(-1)).toEqual({ type: 'pong' }));
     expect(received.filter((m) => m.id !== undefined && m.type !== 'next')).toEqual([]);
     expect(t.ended).toEqual(['a']);
+    expect(t.connections[0].operations.size).toBe(0);
+  });
+
+  it("runs a subscribe itself with graphql-ws's checks: 4401 before the ack, 4400 for an invalid one, 4409 for an id in use", async () => {
+    t = await start();
+    // Before connection_init's ack.
+    const early = new WebSocket(t.url, 'graphql-transport-ws');
+    await once(early, 'open');
+    early.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    expect((await once(early, 'close'))[0]).toBe(4401);
+    // Invalid: graphql-ws's core closes the socket as it would.
+    for (const payload of [{}, { query: 1 }, { query: 'subscription { ticks }', variables: [] }]) {
+      const { ws, closed } = await t.client();
+      ws.send(JSON.stringify({ id: 'a', type: 'subscribe', payload }));
+      expect(await closed).toBe(4400);
+    }
+    const { ws: empty, closed: emptyClosed } = await t.client();
+    empty.send(JSON.stringify({ id: '', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    expect(await emptyClosed).toBe(4400);
+    expect(t.operated).toEqual([]);
+    // An id still running, and one still being admitted.
+    for (const query of ['subscription { ticks }', '#slow\nsubscription { ticks }']) {
+      const { ws, closed } = await t.client();
+      ws.send(JSON.stringify({ id: 'dup', type: 'subscribe', payload: { query } }));
+      if (!query.startsWith('#'))
+        await vi.waitFor(() => expect(t!.connections.at(-1)!.operations.has('dup')).toBe(true));
+      ws.send(JSON.stringify({ id: 'dup', type: 'subscribe', payload: { query } }));
+      expect(await closed).toBe(4409);
+    }
+    expect(t.operated).toEqual(['dup', 'dup']);
+    expect(subscribeMessage({ id: 'a', type: 'subscribe', payload: { query: '{ ok }' } })).toEqual({
+      id: 'a',
+      type: 'subscribe',
+      payload: { query: '{ ok }' },
+    });
+    expect(subscribeMessage({ id: 'a', type: 'complete' })).toBeUndefined();
+  });
+
+  it('sends an operation that ends by itself as next then complete, a refusal as error, nothing for one completed while admitted; each id is free again after', async () => {
+    t = await start();
+    const { ws, received } = await t.client();
+    ws.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: 'subscription { once }' } }));
+    await vi.waitFor(() => expect(received).toContainEqual({ id: 'a', type: 'complete' }));
+    ws.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: 'refused' } }));
+    await vi.waitFor(() =>
+      expect(received).toContainEqual({ id: 'a', type: 'error', payload: [{ message: 'refused' }] }),
+    );
+    ws.send(JSON.stringify({ id: 'b', type: 'subscribe', payload: { query: '#slow\nsubscription { once }' } }));
+    ws.send(JSON.stringify({ id: 'b', type: 'complete' }));
+    ws.send(JSON.stringify({ id: 'a', type: 'subscribe', payload: { query: '#slow\nsubscription { once }' } }));
+    await vi.waitFor(() => expect(received.filter((m) => m.id === 'a' && m.type === 'complete')).toHaveLength(2));
+    expect(received.filter((m) => m.id !== undefined)).toEqual([
+      { id: 'a', type: 'next', payload: { data: { once: 7 } } },
+      { id: 'a', type: 'complete' },
+      { id: 'a', type: 'error', payload: [{ message: 'refused' }] },
+      { id: 'a', type: 'next', payload: { data: { once: 7 } } },
+      { id: 'a', type: 'complete' },
+    ]);
+    expect(t.ended).toEqual(['a', 'a']);
+    expect(t.connections[0].operations.size).toBe(0);
+  });
+
+  it('takes an id that names an Object property (__proto__, constructor) as any other id', async () => {
+    t = await start();
+    const { ws, received } = await t.client();
+    for (const id of ['__proto__', 'constructor', 'hasOwnProperty'])
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    await vi.waitFor(() => expect(received.filter((m) => m.type === 'next')).toHaveLength(3));
+    ws.send(JSON.stringify({ id: '__proto__', type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    expect((await once(ws, 'close'))[0]).toBe(4409);
+    await vi.waitFor(() => expect([...t!.ended].sort()).toEqual(['__proto__', 'constructor', 'hasOwnProperty']));
+  });
+
+  it("returns every running operation when the socket closes (graphql-ws's core, from its record)", async () => {
+    t = await start();
+    const { ws, received } = await t.client();
+    for (const id of ['a', 'b'])
+      ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
+    await vi.waitFor(() => expect(received.filter((m) => m.type === 'next')).toHaveLength(2));
+    ws.close(1000);
+    await vi.waitFor(() => expect([...t!.ended].sort()).toEqual(['a', 'b']));
     expect(t.connections[0].operations.size).toBe(0);
   });
 
