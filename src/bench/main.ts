@@ -1,8 +1,10 @@
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { root, stopAll } from './lib/proc.js';
-import { writeReport, type RunInfo } from './lib/report.js';
+import { QUICK_TRADES, writeReport, type RunInfo } from './lib/report.js';
 import { Results, type Sizes } from './lib/results.js';
 import { benchRuntimes, useRuntime } from './lib/runtimes.js';
+import { benchCpuSeconds, Spans } from './lib/timing.js';
 import { startFloorProc, startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
 import { runCache } from './scenarios/cache.js';
 import { runFanOut } from './scenarios/fanOut.js';
@@ -30,6 +32,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   tiny: {
     rounds: 1,
     loadSeconds: 0.2,
+    convergedWarmUp: false,
     connections: 10,
     cacheOperations: 100,
     streamRuns: 5,
@@ -41,7 +44,8 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   },
   quick: {
     rounds: 3,
-    loadSeconds: 2,
+    loadSeconds: 1,
+    convergedWarmUp: true,
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 20,
@@ -54,6 +58,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   full: {
     rounds: 5,
     loadSeconds: 5,
+    convergedWarmUp: false,
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 100,
@@ -84,35 +89,46 @@ const log = (text: string) =>
 process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
 process.on('SIGTERM', () => void stopAll().then(() => process.exit(143)));
 
+const spans = new Spans();
+let pass = '';
+
 async function scenario(n: number, label: string, sb: SandboxProc, run: () => Promise<void>): Promise<void> {
   if (!wants(n)) return;
   log(`scenario ${n}: ${label}`);
-  try {
-    await sb.control('POST', 'reset');
-    await sb.control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
-    await run();
-  } catch (error) {
-    // One broken scenario must not hide the others' figures; the report says what failed.
-    results.note(`${n}. ${label}`, `FAILED: ${String((error as Error)?.stack ?? error).slice(0, 1500)}`);
-    log(`scenario ${n} failed: ${String(error)}`);
-    process.exitCode = 1;
-  }
+  await spans.time(`[${pass}] ${n}. ${label}`, async () => {
+    try {
+      await sb.control('POST', 'reset');
+      await sb.control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
+      await run();
+    } catch (error) {
+      // One broken scenario must not hide the others' figures; the report says what failed.
+      results.note(`${n}. ${label}`, `FAILED: ${String((error as Error)?.stack ?? error).slice(0, 1500)}`);
+      log(`scenario ${n} failed: ${String(error)}`);
+      process.exitCode = 1;
+    }
+  });
 }
 
 try {
   log(`mode ${mode}, writing to ${outDir}`);
+  if (mode === 'quick') log(QUICK_TRADES);
   for (const runtime of benchRuntimes({ machine: runtimeChoice === 'all' })) {
     useRuntime(runtime);
     results.startPass(runtime);
+    pass = runtime.label;
     log(`measuring on ${runtime.label} (${runtime.version}, ${runtime.node})`);
-    const sb = await startSandboxProc();
+    const sb = await spans.time(`[${pass}] start-up: sandbox`, startSandboxProc);
     if ([1, 2, 3, 5].some(wants)) {
-      const [gateway, cachedGateway, naive, floor] = await Promise.all([
-        startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
-        startGatewayProc(sb.origin),
-        startNaiveProc(sb.origin),
-        startFloorProc(sb.origin),
-      ]);
+      const [gateway, cachedGateway, naive, floor] = await spans.time(
+        `[${pass}] start-up: 2 gateways, naive Apollo, floor (scenarios 1, 2, 3, 5)`,
+        () =>
+          Promise.all([
+            startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+            startGatewayProc(sb.origin),
+            startNaiveProc(sb.origin),
+            startFloorProc(sb.origin),
+          ]),
+      );
       await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
       await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
       await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
@@ -131,8 +147,17 @@ try {
     sizes,
     startedAt,
     seconds: (Date.now() - startedAt.getTime()) / 1000,
+    cpuSeconds: benchCpuSeconds(),
+    spans: spans.spans,
   });
   log(`wrote ${files.json} and ${files.md}`);
+  console.log('Time by part (wall time grows with the machine\'s load; CPU time is what the part needs alone):');
+  for (const line of spans.lines()) console.log(`  ${line}`);
+  console.log(
+    `  total: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s wall, ${benchCpuSeconds().toFixed(0)} s CPU, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   for (const f of results.figures) {
     console.log(
       `  ${f.met === false ? '✗' : f.met ? '✓' : ' '} [${f.runtime}] ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`,

@@ -51,6 +51,7 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
         sizes.loadSeconds,
         sizes.connections,
         forgetRecord(sb),
+        sizes.convergedWarmUp,
       );
       const name = `${SCENARIO_SHARED_STATE}: ${label}`;
       const baselineName = 'same gateway, shared state in process';

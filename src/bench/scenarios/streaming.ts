@@ -244,6 +244,7 @@ export async function runStreaming(
       direct.push(await directStream(sb.origin, tokens));
     }
     await client.dispose();
+    log(`${sizes.streamRuns} warm-up and ${sizes.streamRuns} measured single streams done`);
     const arrivals = ((await sb.control('GET', 'requests')) as RecordedRequest[])
       .filter((r) => r.upstream === 'glm')
       .map((r) => Date.parse(r.at));
@@ -391,6 +392,7 @@ export async function runStreaming(
       `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`,
     );
 
+    log(`${n} concurrent subscriptions done`);
     // Streams started together, last: the batches before the 1,000-stream run would grow the RSS it starts from.
     await sb.control('POST', 'config', { chatTokenDelayMs: tokenDelayMs });
     const relays = {

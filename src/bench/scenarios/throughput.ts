@@ -156,7 +156,14 @@ export async function runThroughput(
       floor: graphql(floor.origin + c.floorPath, [floor.proc.pid, sandboxPid]),
       naive: graphql(naiveUrl, [naive.proc.pid, sandboxPid]),
     };
-    const figures = await interleaved(targets, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
+    const figures = await interleaved(
+      targets,
+      sizes.rounds,
+      sizes.loadSeconds,
+      sizes.connections,
+      forgetRecord(sb),
+      sizes.convergedWarmUp,
+    );
     await sb.control('DELETE', 'requests');
     const g = figures.gateway;
     const name = `${SCENARIO_THROUGHPUT}: ${c.label}`;
