@@ -1,5 +1,6 @@
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { warmUps } from './lib/load.js';
 import { root, stopAll } from './lib/proc.js';
 import { QUICK_TRADES, writeReport, type RunInfo } from './lib/report.js';
 import { Results, type Sizes } from './lib/results.js';
@@ -206,8 +207,12 @@ try {
     spans: spans.spans,
   });
   log(`wrote ${files.json} and ${files.md}`);
-  console.log('Time by part (wall time grows with the machine\'s load; CPU time is what the part needs alone):');
+  console.log("Time by part (wall time grows with the machine's load; CPU time is what the part needs alone):");
   for (const line of spans.lines()) console.log(`  ${line}`);
+  if (warmUps.allowed)
+    console.log(
+      `  warm-ups ended once converged: ${warmUps.spent.toFixed(1)} s of load of at most ${warmUps.allowed.toFixed(0)} s`,
+    );
   console.log(
     `  total: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s wall, ${benchCpuSeconds().toFixed(0)} s CPU, load ${loadavg()
       .map((l) => l.toFixed(1))

@@ -116,8 +116,10 @@ const WARMUP_CONVERGED = 0.1;
  * Without CPU figures (no pids) it runs the whole time.
  */
 export async function warmUp(target: Target, seconds: number, connections: number): Promise<number> {
+  warmUps.allowed += seconds;
   if (!target.pids?.length || seconds <= 2 * WARMUP_SLICE_SECONDS) {
     await load(target, seconds, connections);
+    warmUps.spent += seconds;
     return seconds;
   }
   let spent = 0;
@@ -128,8 +130,12 @@ export async function warmUp(target: Target, seconds: number, connections: numbe
     if (Math.abs(cpuUs - last) < WARMUP_CONVERGED * last) break;
     last = cpuUs;
   }
+  warmUps.spent += spent;
   return spent;
 }
+
+/** Seconds of load the converging warm-ups of this run took, of the seconds they were allowed (for the run's log). */
+export const warmUps = { spent: 0, allowed: 0 };
 
 /**
  * Runs each target `rounds` times, interleaved (A B C, A B C, …) so drift on a shared machine hits all alike,
