@@ -17,7 +17,7 @@ import {
 } from './lib/stack.js';
 import { runCache } from './scenarios/cache.js';
 import { runFanOut } from './scenarios/fanOut.js';
-import { runPeer } from './scenarios/peer.js';
+import { runPeer, startPeers } from './scenarios/peer.js';
 import { runRequests } from './scenarios/requests.js';
 import { runSharedState } from './scenarios/sharedState.js';
 import { runStreaming } from './scenarios/streaming.js';
@@ -139,21 +139,32 @@ interface Kept {
  */
 async function requestScenarios(sb: SandboxProc, options: { peer: boolean; keep: boolean }): Promise<Kept | undefined> {
   if (![1, 2, 5, ...(options.peer ? [3] : [])].some(wants)) return undefined;
-  const [gateway, cached, naive, floor] = await spans.time(
-    `[${pass}] start-up: 2 gateways, naive Apollo, floor (scenarios 1, 2, ${options.peer ? '3, ' : ''}5)`,
-    () =>
-      Promise.all([
-        startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+  // Scenario 3's two Hive Gateways start with the others (each start-up waits mostly on its own CPU, so together
+  // they overlap on two cores) and stay idle until it runs.
+  const withPeers = options.peer && wants(3);
+  const [gateway, cached, naive, floor, peers] = await spans.time(
+    `[${pass}] start-up: 2 gateways, naive Apollo, floor${withPeers ? ', 2 Hive Gateways' : ''} (scenarios 1, 2, ${options.peer ? '3, ' : ''}5)`,
+    () => {
+      const uncached = startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' });
+      return Promise.all([
+        uncached,
         startGatewayProc(sb.origin),
         startNaiveProc(sb.origin),
         startFloorProc(sb.origin),
-      ]),
+        // A failed start-up fails scenario 3 alone, as when it started them itself.
+        withPeers
+          ? uncached
+              .then((g) => startPeers(sb.origin, g.url))
+              .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+          : undefined,
+      ]);
+    },
   );
   await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
   await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
   await scenario(5, 'cache', sb, () => runCache(results, sb, cached, gateway, sizes));
   await Promise.all([naive.proc.stop(), ...(options.keep ? [] : [cached.proc.stop(), floor.proc.stop()])]);
-  if (options.peer) await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
+  if (options.peer) await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log, peers));
   if (options.keep) return { gateway, cached, floor };
   await gateway.proc.stop();
   return undefined;

@@ -140,12 +140,14 @@ async function serveSupergraph(name: string, text: string, from: string, to: str
 
 const HIVE_OVER_GATEWAY = 'Hive Gateway 2.15 with this gateway as its only subgraph';
 
+export type Peers = Array<Awaited<ReturnType<typeof serveSupergraph>>>;
+
 /**
  * The Mesh peer for this pass's sandbox, and this gateway as a subgraph behind Hive Gateway as a federation user runs
  * it: the supergraph of this subgraph alone (`dist/build/supergraph.js`, what `npm run supergraph` runs). Both served
  * by `hive-gateway supergraph` on the pass's runtime.
  */
-async function startPeers(sandboxOrigin: string, gatewayUrl: string) {
+export async function startPeers(sandboxOrigin: string, gatewayUrl: string): Promise<Peers> {
   const { peer, hive } = await composeOnce();
   return Promise.all([
     serveSupergraph('peer', peer, SANDBOX_PLACEHOLDER, sandboxOrigin),
@@ -159,9 +161,13 @@ export async function runPeer(
   gateway: GraphQLProc,
   sizes: Sizes,
   log: (s: string) => void,
+  started?: Peers | Error,
 ): Promise<void> {
+  if (started instanceof Error) throw started;
   const gatewayUrl = gateway.url;
-  const [peer, hive] = await startPeers(sb.origin, gatewayUrl);
+  // `started`: the coordinator started them beside the pass's other processes, where their start-up (≈ 3 s of CPU
+  // each) overlaps the others'; they sat idle since.
+  const [peer, hive] = started ?? (await startPeers(sb.origin, gatewayUrl));
   log('peers composed and listening');
   try {
     for (const op of requestOperations) {
