@@ -1,12 +1,23 @@
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { warmUps } from './lib/load.js';
 import { root, stopAll } from './lib/proc.js';
-import { writeReport, type RunInfo } from './lib/report.js';
+import { QUICK_TRADES, writeReport, type RunInfo } from './lib/report.js';
 import { Results, type Sizes } from './lib/results.js';
 import { benchRuntimes, useRuntime } from './lib/runtimes.js';
-import { startFloorProc, startGatewayProc, startNaiveProc, startSandboxProc, type SandboxProc } from './lib/stack.js';
+import { benchCpuSeconds, Spans } from './lib/timing.js';
+import {
+  startFloorProc,
+  startGatewayProc,
+  startNaiveProc,
+  startSandboxProc,
+  type FloorProc,
+  type GraphQLProc,
+  type SandboxProc,
+} from './lib/stack.js';
 import { runCache } from './scenarios/cache.js';
 import { runFanOut } from './scenarios/fanOut.js';
-import { runPeer } from './scenarios/peer.js';
+import { runPeer, startPeers } from './scenarios/peer.js';
 import { runRequests } from './scenarios/requests.js';
 import { runSharedState } from './scenarios/sharedState.js';
 import { runStreaming } from './scenarios/streaming.js';
@@ -29,7 +40,8 @@ const mode: RunInfo['mode'] = flag('tiny') ? 'tiny' : flag('quick') ? 'quick' : 
 const SIZES: Record<RunInfo['mode'], Sizes> = {
   tiny: {
     rounds: 1,
-    loadSeconds: 0.2,
+    loadSeconds: 0.1,
+    convergedWarmUp: false,
     connections: 10,
     cacheOperations: 100,
     streamRuns: 5,
@@ -41,7 +53,8 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   },
   quick: {
     rounds: 3,
-    loadSeconds: 2,
+    loadSeconds: 1,
+    convergedWarmUp: true,
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 20,
@@ -54,6 +67,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   full: {
     rounds: 5,
     loadSeconds: 5,
+    convergedWarmUp: false,
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 100,
@@ -76,6 +90,13 @@ if (runtimeChoice !== 'shipped' && runtimeChoice !== 'all')
     `--runtimes ${runtimeChoice}: say shipped (Node 24 only) or all (Node 24, then the machine's Node when it differs)`,
   );
 
+// --tiny proves the coordinator runs every scenario end to end, in the least time. Its figures are not judged (only
+// counts, which load does not change), so it runs the pass as two lanes at once, each on a sandbox of its own (a
+// scenario's request counts come from its sandbox's record): scenarios 1, 2, 5, then 6 and 4 on the same gateways and
+// floor instead of fresh ones; beside them scenario 3 (composition and two Hive Gateways, the slowest start-up) and 7.
+// Quick and full runs measure one scenario at a time, each on processes of its own.
+const lanes = mode === 'tiny';
+
 const results = new Results();
 const startedAt = new Date();
 const log = (text: string) =>
@@ -84,42 +105,104 @@ const log = (text: string) =>
 process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
 process.on('SIGTERM', () => void stopAll().then(() => process.exit(143)));
 
+const spans = new Spans();
+let pass = '';
+
 async function scenario(n: number, label: string, sb: SandboxProc, run: () => Promise<void>): Promise<void> {
   if (!wants(n)) return;
   log(`scenario ${n}: ${label}`);
-  try {
-    await sb.control('POST', 'reset');
-    await sb.control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
-    await run();
-  } catch (error) {
-    // One broken scenario must not hide the others' figures; the report says what failed.
-    results.note(`${n}. ${label}`, `FAILED: ${String((error as Error)?.stack ?? error).slice(0, 1500)}`);
-    log(`scenario ${n} failed: ${String(error)}`);
-    process.exitCode = 1;
-  }
+  await spans.time(`[${pass}] ${n}. ${label}`, async () => {
+    try {
+      await sb.control('POST', 'reset');
+      await sb.control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
+      await run();
+    } catch (error) {
+      // One broken scenario must not hide the others' figures; the report says what failed.
+      results.note(`${n}. ${label}`, `FAILED: ${String((error as Error)?.stack ?? error).slice(0, 1500)}`);
+      log(`scenario ${n} failed: ${String(error)}`);
+      process.exitCode = 1;
+    }
+  });
+}
+
+interface Kept {
+  /** Cache off. */
+  gateway: GraphQLProc;
+  /** OMDb cache on. */
+  cached: GraphQLProc;
+  floor: FloorProc;
+}
+
+/**
+ * Scenarios 1, 2, 5 and, with `peer`, 3 on one set of processes: the gateway with its OMDb cache off, one with it on,
+ * the naive baseline and the floor. With `keep`, both gateways and the floor are left running and returned.
+ */
+async function requestScenarios(sb: SandboxProc, options: { peer: boolean; keep: boolean }): Promise<Kept | undefined> {
+  if (![1, 2, 5, ...(options.peer ? [3] : [])].some(wants)) return undefined;
+  // Scenario 3's two Hive Gateways start with the others (each start-up waits mostly on its own CPU, so together
+  // they overlap on two cores) and stay idle until it runs.
+  const withPeers = options.peer && wants(3);
+  const [gateway, cached, naive, floor, peers] = await spans.time(
+    `[${pass}] start-up: 2 gateways, naive Apollo, floor${withPeers ? ', 2 Hive Gateways' : ''} (scenarios 1, 2, ${options.peer ? '3, ' : ''}5)`,
+    () => {
+      const uncached = startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' });
+      return Promise.all([
+        uncached,
+        startGatewayProc(sb.origin),
+        startNaiveProc(sb.origin),
+        startFloorProc(sb.origin),
+        // A failed start-up fails scenario 3 alone, as when it started them itself.
+        withPeers
+          ? uncached
+              .then((g) => startPeers(sb.origin, g.url))
+              .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+          : undefined,
+      ]);
+    },
+  );
+  await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
+  await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
+  await scenario(5, 'cache', sb, () => runCache(results, sb, cached, gateway, sizes));
+  await Promise.all([naive.proc.stop(), ...(options.keep ? [] : [cached.proc.stop(), floor.proc.stop()])]);
+  if (options.peer) await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log, peers));
+  if (options.keep) return { gateway, cached, floor };
+  await gateway.proc.stop();
+  return undefined;
 }
 
 try {
   log(`mode ${mode}, writing to ${outDir}`);
+  if (mode === 'quick') log(QUICK_TRADES);
   for (const runtime of benchRuntimes({ machine: runtimeChoice === 'all' })) {
     useRuntime(runtime);
     results.startPass(runtime);
+    pass = runtime.label;
     log(`measuring on ${runtime.label} (${runtime.version}, ${runtime.node})`);
-    const sb = await startSandboxProc();
-    if ([1, 2, 3, 5].some(wants)) {
-      const [gateway, cachedGateway, naive, floor] = await Promise.all([
-        startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
-        startGatewayProc(sb.origin),
-        startNaiveProc(sb.origin),
-        startFloorProc(sb.origin),
+    if (lanes) {
+      const [sb, sb2] = await spans.time(`[${pass}] start-up: 2 sandboxes`, () =>
+        Promise.all([startSandboxProc(), startSandboxProc()]),
+      );
+      await Promise.all([
+        (async () => {
+          const kept = await requestScenarios(sb, { peer: false, keep: true });
+          await scenario(6, 'shared state', sb, () => runSharedState(results, sb, sizes, kept));
+          await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log, kept));
+          await Promise.all([kept?.gateway.proc.stop(), kept?.cached.proc.stop(), kept?.floor.proc.stop()]);
+        })(),
+        (async () => {
+          if (wants(3)) {
+            const gateway = await startGatewayProc(sb2.origin, { OMDB_CACHE_MAX: '0' });
+            await scenario(3, 'peer', sb2, () => runPeer(results, sb2, gateway, sizes, log));
+            await gateway.proc.stop();
+          }
+          await scenario(7, 'live-health fan-out', sb2, () => runFanOut(results, sb2, sizes, log));
+        })(),
       ]);
-      await scenario(1, 'upstream requests', sb, () => runRequests(results, sb, gateway.url, naive.url, sizes.rounds));
-      await scenario(2, 'throughput', sb, () => runThroughput(results, sb, gateway, naive, floor, sizes));
-      await scenario(5, 'cache', sb, () => runCache(results, sb, cachedGateway, gateway, sizes));
-      await Promise.all([cachedGateway.proc.stop(), naive.proc.stop(), floor.proc.stop()]);
-      await scenario(3, 'peer', sb, () => runPeer(results, sb, gateway, sizes, log));
-      await gateway.proc.stop();
+      await Promise.all([sb.proc.stop(), sb2.proc.stop()]);
+      continue;
     }
+    const sb = await spans.time(`[${pass}] start-up: sandbox`, startSandboxProc);
+    await requestScenarios(sb, { peer: true, keep: false });
     // Streaming and fan-out get gateways of their own so their peak RSS is about subscriptions, not the runs before.
     await scenario(4, 'streaming', sb, () => runStreaming(results, sb, sizes, log));
     await scenario(7, 'live-health fan-out', sb, () => runFanOut(results, sb, sizes, log));
@@ -131,8 +214,21 @@ try {
     sizes,
     startedAt,
     seconds: (Date.now() - startedAt.getTime()) / 1000,
+    cpuSeconds: benchCpuSeconds(),
+    spans: spans.spans,
   });
   log(`wrote ${files.json} and ${files.md}`);
+  console.log("Time by part (wall time grows with the machine's load; CPU time is what the part needs alone):");
+  for (const line of spans.lines()) console.log(`  ${line}`);
+  if (warmUps.allowed)
+    console.log(
+      `  warm-ups ended once converged: ${warmUps.spent.toFixed(1)} s of load of at most ${warmUps.allowed.toFixed(0)} s`,
+    );
+  console.log(
+    `  total: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s wall, ${benchCpuSeconds().toFixed(0)} s CPU, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   for (const f of results.figures) {
     console.log(
       `  ${f.met === false ? '✗' : f.met ? '✓' : ' '} [${f.runtime}] ${f.name} | ${f.metric}: ${f.gateway} vs ${f.baseline} ${f.unit} (${f.baselineName}), ratio ${f.ratio}${f.goal ? `, goal ${f.goal}` : ''}`,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { median, percentile } from './stats.js';
 
@@ -17,8 +17,28 @@ export interface Target {
   variants?: Array<{ path?: string; body?: string }>;
 }
 
-/** utime + stime of a process in seconds, from /proc (clock ticks of 10 ms). */
+/**
+ * CPU time a process has used, in seconds: the sum of its threads' run time in nanoseconds from
+ * /proc/PID/task/TID/schedstat (the scheduler's own account), where utime + stime in /proc/PID/stat count whole 10 ms
+ * clock ticks. A 1 s window of a process using half a core is ~50 ticks, so ±1 tick at each end moved a CPU figure by
+ * up to 4 %; the scheduler's account does not round, which lets quick runs use shorter windows without noisier
+ * figures. A thread that exits inside a window takes its time with it (the node processes measured keep theirs);
+ * without schedstat (a kernel built without it) the ticks are read.
+ */
 export function cpuSeconds(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    if (ns > 0) return ns / 1e9;
+  } catch {
+    // No task list: fall back to the ticks.
+  }
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -84,9 +104,43 @@ export async function load(target: Target, seconds: number, connections: number)
   };
 }
 
+/** A warm-up's slices: short enough that a process already warm stops after two of them. */
+const WARMUP_SLICE_SECONDS = 0.25;
+/** Two slices in a row whose CPU per request differs by less than this have converged. */
+const WARMUP_CONVERGED = 0.1;
+
+/**
+ * Loads `target` until its CPU per request settles, at most `seconds`: slices of 0.25 s until two in a row agree
+ * within 10 % (a fresh process runs the path in V8's interpreter, and its CPU per request falls as it tiers up). A
+ * target whose process and query were already warm stops after 0.5 s; one still tiering up gets the whole time.
+ * Without CPU figures (no pids) it runs the whole time.
+ */
+export async function warmUp(target: Target, seconds: number, connections: number): Promise<number> {
+  warmUps.allowed += seconds;
+  if (!target.pids?.length || seconds <= 2 * WARMUP_SLICE_SECONDS) {
+    await load(target, seconds, connections);
+    warmUps.spent += seconds;
+    return seconds;
+  }
+  let spent = 0;
+  let last = NaN;
+  while (spent + WARMUP_SLICE_SECONDS <= seconds + 1e-9) {
+    const { cpuUs } = await load(target, WARMUP_SLICE_SECONDS, connections);
+    spent += WARMUP_SLICE_SECONDS;
+    if (Math.abs(cpuUs - last) < WARMUP_CONVERGED * last) break;
+    last = cpuUs;
+  }
+  warmUps.spent += spent;
+  return spent;
+}
+
+/** Seconds of load the converging warm-ups of this run took, of the seconds they were allowed (for the run's log). */
+export const warmUps = { spent: 0, allowed: 0 };
+
 /**
  * Runs each target `rounds` times, interleaved (A B C, A B C, …) so drift on a shared machine hits all alike,
- * after one warm-up run each; returns the median of each figure per target.
+ * after a warm-up of each (1 s, or up to 1 s ended once converged with `convergedWarmUp`, see `warmUp`); returns the
+ * median of each figure per target.
  */
 export async function interleaved(
   targets: Record<string, Target>,
@@ -94,12 +148,14 @@ export async function interleaved(
   seconds: number,
   connections: number,
   beforeEach: () => Promise<unknown> = async () => undefined,
-  warmupSeconds = Math.min(1, seconds),
+  convergedWarmUp = false,
 ): Promise<Record<string, LoadFigures>> {
   const names = Object.keys(targets);
+  const warmupSeconds = Math.min(1, seconds);
   for (const n of names) {
     await beforeEach();
-    await load(targets[n], warmupSeconds, connections);
+    if (convergedWarmUp) await warmUp(targets[n], warmupSeconds, connections);
+    else await load(targets[n], warmupSeconds, connections);
   }
   const runs: Record<string, LoadFigures[]> = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {

@@ -67,6 +67,11 @@ export function spawnProc(
   return proc;
 }
 
+/** The processes started and not yet stopped. */
+export function runningPids(): number[] {
+  return [...live].map((p) => p.pid);
+}
+
 /** Stops every process still running (on error or interrupt). */
 export async function stopAll(): Promise<void> {
   await Promise.allSettled([...live].map((p) => p.stop()));

@@ -4,13 +4,22 @@ import { join } from 'node:path';
 import { root } from './proc.js';
 import type { Figure, Results, Sizes } from './results.js';
 import { SHIPPED_MAJOR } from './runtimes.js';
+import type { Span } from './timing.js';
 
 export interface RunInfo {
   mode: 'tiny' | 'quick' | 'full';
   sizes: Sizes;
   startedAt: Date;
   seconds: number;
+  /** CPU seconds of every benchmark process (lib/timing.ts). */
+  cpuSeconds: number;
+  /** Wall and CPU time of each start-up and scenario. */
+  spans: Span[];
 }
+
+/** What `--quick` gives up for its time, printed at its start and written into RESULTS.md. */
+export const QUICK_TRADES =
+  'Quick mode trades precision for time, not meaning: each figure is still the median of 3 rounds interleaved with its same-run baseline, but its load runs last 1 s instead of 5 (and 3 rounds instead of 5), a warm-up ends once CPU per request has settled (at most 1 s), and time to token takes 20 streams of 50 tokens instead of 100 of 100. req/s and p99 ratios move more between quick runs than between full runs; CPU per operation is read from the scheduler in nanoseconds, so a short window does not round it. Judge a goal near its line with the full run (`npm run bench`), the reference.';
 
 function versionOf(pkg: string): string {
   try {
@@ -90,6 +99,7 @@ export function writeReport(dir: string, results: Results, run: RunInfo): { json
     runtimes,
     mode: run.mode,
     sizes: run.sizes,
+    timing: { seconds: Math.round(run.seconds), cpuSeconds: Math.round(run.cpuSeconds), spans: run.spans },
     versions,
     scenarios: results.figures,
     notes: results.notes,
@@ -112,6 +122,7 @@ export function writeReport(dir: string, results: Results, run: RunInfo): { json
     '- Processes on loopback: the sandbox (`node dist/sandbox/main.js`), the gateway (`node dist/main.js`, every upstream pointed at that sandbox with `sandbox` credentials, `LOG_LEVEL=warn`), the naive baseline (`node dist/bench/naive/main.js`), the peer (`hive-gateway supergraph`) and this coordinator, which is also the load generator.',
     `- Sizes: ${run.sizes.rounds} measured rounds per figure (the figure is their median), load runs of ${run.sizes.loadSeconds} s with ${run.sizes.connections} connections, ${run.sizes.cacheOperations} cache lookups, ${run.sizes.streamRuns} streams of ${run.sizes.streamTokens} tokens for time-to-token, ${run.sizes.streamsTogether} started together, ${run.sizes.concurrentSubscriptions} concurrent subscriptions, ${run.sizes.fanOutSubscribers} live-health subscribers on ${run.sizes.fanOutConnections} connections.`,
     "- Naive baseline: Apollo Server 5 on node:http (the gateway's serving path) over the project's own `schema/gateway.graphql`, `enterprise.graphql` and `titles.graphql` merged unchanged (chat left out), with resolvers that fetch per field: no DataLoader, no `$select`/`$expand`/`$batch`, no cache; a search item field the search did not return fetches the whole title again, once per such field.",
+    ...(run.mode === 'quick' ? [`- ${QUICK_TRADES}`] : []),
     '- Where a goal is missed, `bench/PROFILE.md` (written by hand from `node --cpu-prof` runs of the gateway under the same load) says where the time goes.',
     '',
     ...goalsByRuntime(results),
@@ -130,6 +141,18 @@ export function writeReport(dir: string, results: Results, run: RunInfo): { json
     }
     lines.push('');
   }
+  lines.push(
+    '## Run time',
+    '',
+    `${Math.round(run.seconds)} s wall, ${Math.round(run.cpuSeconds)} s CPU of all benchmark processes (coordinator and every child). Wall time grows with the machine's other load (the 1-minute load average is given at the end of each part); CPU time is what a part needs alone.`,
+    '',
+    '| part | wall s | CPU s | load |',
+    '|---|---|---|---|',
+    ...run.spans.map(
+      (s) => `| ${s.label} | ${s.wallSeconds.toFixed(0)} | ${s.cpuSeconds.toFixed(0)} | ${s.load.toFixed(1)} |`,
+    ),
+    '',
+  );
   lines.push('## How each figure is computed', '');
   for (const [scenario, notes] of Object.entries(results.notes)) {
     lines.push(`### ${scenario}`, '', ...notes.map((n) => `- ${n}`), '');

@@ -21,6 +21,8 @@ export interface Sizes {
   /** Measured runs per figure; the figure is their median. */
   rounds: number;
   loadSeconds: number;
+  /** Load-run warm-ups end once CPU per request has settled (at most 1 s, `warmUp` in load.ts) instead of lasting 1 s. */
+  convergedWarmUp: boolean;
   connections: number;
   cacheOperations: number;
   streamRuns: number;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, root, spawnProc, waitReady, type Proc } from './proc.js';
+import { freePort, listeningPort, root, spawnProc, waitReady, type Proc } from './proc.js';
 import { runtimeNode } from './runtimes.js';
 
 /**
@@ -43,15 +43,16 @@ export interface RecordedRequest {
 export const BENCH_TOKEN_DELAY_MS = 2;
 
 export async function startSandboxProc(): Promise<SandboxProc> {
-  const port = await freePort();
   // Started at the benchmark's token pace, not the sandbox's default (a person's reading pace, 40 ms): every scenario
   // resets the sandbox first, and a reset restores the settings it started with. Set by a config call alone, the pace
   // went back to 40 ms at each reset, and the streaming scenario ran its streams 20 times slower than it says.
+  // Port 0, read back from the kernel: --tiny starts two sandboxes at once, and a port found free beforehand could go
+  // to both.
   const proc = spawnProc('sandbox', runtimeNode(), ['dist/sandbox/main.js'], {
-    SANDBOX_PORT: String(port),
+    SANDBOX_PORT: '0',
     SANDBOX_TOKEN_DELAY_MS: String(BENCH_TOKEN_DELAY_MS),
   });
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://127.0.0.1:${await listeningPort(proc)}`;
   await waitReady(proc, `${origin}/_sandbox/config`);
   const control = async (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown) => {
     const res = await fetch(`${origin}/_sandbox/${path}`, {
@@ -144,8 +145,14 @@ export async function startNaiveProc(sandboxOrigin: string): Promise<GraphQLProc
   return { proc, url: `http://127.0.0.1:${port}/graphql`, wsUrl: `ws://127.0.0.1:${port}/graphql` };
 }
 
+export interface FloorProc {
+  proc: Proc;
+  /** `http://127.0.0.1:port` */
+  origin: string;
+}
+
 /** The floor, `node dist/bench/floor/main.js`: a bare node:http + undici proxy doing the same upstream work. */
-export async function startFloorProc(sandboxOrigin: string): Promise<{ proc: Proc; origin: string }> {
+export async function startFloorProc(sandboxOrigin: string): Promise<FloorProc> {
   const port = await freePort();
   const proc = spawnProc('floor', runtimeNode(), ['dist/bench/floor/main.js'], {
     SANDBOX_ORIGIN: sandboxOrigin,

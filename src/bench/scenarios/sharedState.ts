@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { interleaved } from '../lib/load.js';
 import { REDIS_SERVER, startRedisProc } from '../lib/redis.js';
 import type { Results, Sizes } from '../lib/results.js';
-import { startGatewayProc, type SandboxProc } from '../lib/stack.js';
+import { startGatewayProc, type GraphQLProc, type SandboxProc } from '../lib/stack.js';
 import { singleTitleQuery } from '../operations.js';
 import { forgetRecord, graphqlTarget } from './throughput.js';
 
@@ -16,7 +16,12 @@ export const SCENARIO_SHARED_STATE = '6. Shared state in Redis';
  * slice the replica holds ahead (src/state/quota.ts), so only the lookup that claims the next slice makes a round
  * trip. Cached: a hit in the replica's own copy, no round trip. The goal: Redis adds at most 10 % to the uncached p50.
  */
-export async function runSharedState(results: Results, sb: SandboxProc, sizes: Sizes): Promise<void> {
+export async function runSharedState(
+  results: Results,
+  sb: SandboxProc,
+  sizes: Sizes,
+  running?: { gateway: GraphQLProc; cached: GraphQLProc },
+): Promise<void> {
   if (!existsSync(REDIS_SERVER)) {
     results.note(SCENARIO_SHARED_STATE, `skipped: no ${REDIS_SERVER} (apt-get install redis-server)`);
     return;
@@ -25,12 +30,15 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
   const redis = await startRedisProc(dir);
   try {
     const shared = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bench:' };
+    // In-process twins of their own, started with the Redis ones so both sides are equally fresh; `running` (--tiny
+    // only) saves their start-up.
     const [memory, viaRedis, memoryCached, viaRedisCached] = await Promise.all([
-      startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
+      running?.gateway ?? startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' }),
       startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0', ...shared }),
-      startGatewayProc(sb.origin),
+      running?.cached ?? startGatewayProc(sb.origin),
       startGatewayProc(sb.origin, shared),
     ]);
+    const started = running ? [viaRedis, viaRedisCached] : [memory, viaRedis, memoryCached, viaRedisCached];
     const pids = (g: typeof memory) => [g.proc.pid, sb.proc.pid];
     const pairs = [
       {
@@ -51,6 +59,7 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
         sizes.loadSeconds,
         sizes.connections,
         forgetRecord(sb),
+        sizes.convergedWarmUp,
       );
       const name = `${SCENARIO_SHARED_STATE}: ${label}`;
       const baselineName = 'same gateway, shared state in process';
@@ -90,7 +99,7 @@ export async function runSharedState(results: Results, sb: SandboxProc, sizes: S
         baselineName,
       });
     }
-    await Promise.all([memory, viaRedis, memoryCached, viaRedisCached].map((g) => g.proc.stop()));
+    await Promise.all(started.map((g) => g.proc.stop()));
     results.note(
       SCENARIO_SHARED_STATE,
       `Four gateway processes on one sandbox and one local redis-server (${REDIS_SERVER}, no persistence): in process vs REDIS_URL, with the cache off (every lookup reserves a unit of the shared OMDb quota) and on (hits served from the replica's own copy). ${sizes.connections} connections.`,

@@ -5,7 +5,14 @@ import { WebSocket } from 'ws';
 import { cpuSeconds } from '../lib/load.js';
 import { memoryOf } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
-import { startFloorProc, startGatewayProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
+import {
+  startFloorProc,
+  startGatewayProc,
+  type FloorProc,
+  type GraphQLProc,
+  type RecordedRequest,
+  type SandboxProc,
+} from '../lib/stack.js';
 import { median, percentile } from '../lib/stats.js';
 import { chatInput, chatSubscription, chatUpstreamBody } from '../operations.js';
 
@@ -215,11 +222,12 @@ export async function runStreaming(
   sb: SandboxProc,
   sizes: Sizes,
   log: (s: string) => void,
+  running?: { gateway: GraphQLProc; floor: FloorProc },
 ): Promise<void> {
-  const [gateway, floor] = await Promise.all([
-    startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' }),
-    startFloorProc(sb.origin),
-  ]);
+  // A gateway and a floor of its own, so its peak RSS is about streams; `running` (--tiny only) saves their start-up.
+  const [gateway, floor] = running
+    ? [running.gateway, running.floor]
+    : await Promise.all([startGatewayProc(sb.origin, { LOG_LEVEL: 'warn' }), startFloorProc(sb.origin)]);
   const sandboxPort = Number(new URL(sb.origin).port);
   try {
     await sb.control('POST', 'config', { chatRpm: { glm: 1_000_000_000 } });
@@ -244,6 +252,7 @@ export async function runStreaming(
       direct.push(await directStream(sb.origin, tokens));
     }
     await client.dispose();
+    log(`${sizes.streamRuns} warm-up and ${sizes.streamRuns} measured single streams done`);
     const arrivals = ((await sb.control('GET', 'requests')) as RecordedRequest[])
       .filter((r) => r.upstream === 'glm')
       .map((r) => Date.parse(r.at));
@@ -391,6 +400,7 @@ export async function runStreaming(
       `Time to token: ${sizes.streamRuns} runs each, gateway (graphql-ws over ws, connection already open) and direct SSE (undici request, keep-alive) interleaved; medians. Same model, messages and max tokens, so the sandbox generates the same ${expected.pieces.length} tokens; ${intact}/${gw.length} gateway streams matched the direct text exactly.`,
     );
 
+    log(`${n} concurrent subscriptions done`);
     // Streams started together, last: the batches before the 1,000-stream run would grow the RSS it starts from.
     await sb.control('POST', 'config', { chatTokenDelayMs: tokenDelayMs });
     const relays = {
@@ -406,6 +416,6 @@ export async function runStreaming(
       tokenDelayMs,
     );
   } finally {
-    await Promise.all([gateway.proc.stop(), floor.proc.stop()]);
+    if (!running) await Promise.all([gateway.proc.stop(), floor.proc.stop()]);
   }
 }

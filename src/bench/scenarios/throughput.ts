@@ -156,7 +156,14 @@ export async function runThroughput(
       floor: graphql(floor.origin + c.floorPath, [floor.proc.pid, sandboxPid]),
       naive: graphql(naiveUrl, [naive.proc.pid, sandboxPid]),
     };
-    const figures = await interleaved(targets, sizes.rounds, sizes.loadSeconds, sizes.connections, forgetRecord(sb));
+    const figures = await interleaved(
+      targets,
+      sizes.rounds,
+      sizes.loadSeconds,
+      sizes.connections,
+      forgetRecord(sb),
+      sizes.convergedWarmUp,
+    );
     await sb.control('DELETE', 'requests');
     const g = figures.gateway;
     const name = `${SCENARIO_THROUGHPUT}: ${c.label}`;
@@ -207,7 +214,9 @@ export async function runThroughput(
       baselineName: 'direct REST to the sandbox',
     });
     // In-flight sharing: identical concurrent operations share one upstream request; the floor never shares.
-    const shared = await upstreamPerOperation(sb, targets.gateway, Math.min(1, sizes.loadSeconds), sizes.connections);
+    // At least 0.2 s, enough operations in flight together to show sharing even in --tiny's shorter runs.
+    const sharingSeconds = Math.min(1, Math.max(0.2, sizes.loadSeconds));
+    const shared = await upstreamPerOperation(sb, targets.gateway, sharingSeconds, sizes.connections);
     results.add({
       name,
       metric: 'upstream requests per operation (in-flight sharing of identical requests)',
