@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSource } from './eventStream.js';
+import { eventSelections } from './eventSelections.js';
 import { settledExecution, sharedExecution } from './sharedEvents.js';
 
 /*
@@ -67,19 +68,22 @@ export function compiledQueries(
 /**
  * graphql-js `subscribe` with compiled per-event execution: graphql-js opens the source stream (the subscribe
  * resolver with its arguments, its errors as graphql-js words them), then each event runs the compiled selection
- * where graphql-js would execute the whole document again and coerce the variables again with its generic walker
- * (≈ 0.1 ms per token for a chat input of a few messages; graphql-jit's generated coercion is a fraction of that).
+ * where graphql-js would execute the whole document again and coerce the variables again with its generic walker.
+ * The variables are coerced once per subscription (eventSelections.ts), not per event.
  * graphql-jit's own `subscribe` is not used: 0.8.9 hands the subscribe resolver the variables instead of the
  * field's arguments, so literal arguments (`serverTime(intervalMs: 20)`) would be lost.
  */
 export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) => ReturnType<typeof subscribe> {
-  const compiledFor = compiledQueries(schema);
+  const selectionFor = eventSelections(schema);
   return async (args) => {
-    const query = compiledFor(args.document, args.operationName ?? null);
-    if (!query) return subscribe(args);
+    const selection = selectionFor(args.document, args.operationName ?? null);
+    if (!selection) return subscribe(args);
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
-    return new MappedEvents<ExecutionResult>(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
+    return new MappedEvents<ExecutionResult>(
+      source[Symbol.asyncIterator](),
+      new CompiledEvents(selection.query, args, selection.variables(args.variableValues)),
+    );
   };
 }
 
@@ -94,6 +98,8 @@ class CompiledEvents {
   constructor(
     private readonly query: CompiledQuery,
     private readonly args: ExecutionArgs,
+    /** What `query` runs with: coerced when the subscription started. */
+    private readonly variables: Record<string, unknown>,
   ) {}
 
   map(event: unknown): Promise<ExecutionResult> {
@@ -115,7 +121,7 @@ class CompiledEvents {
   }
 
   private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
-    const result = (await this.query.query(event, contextValue, this.args.variableValues ?? {})) as ExecutionResult;
+    const result = (await this.query.query(event, contextValue, this.variables)) as ExecutionResult;
     // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
     return result.data === undefined && result.errors?.length
       ? execute({ ...this.args, contextValue, rootValue: event })
