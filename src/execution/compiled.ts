@@ -73,16 +73,22 @@ export function compiledQueries(
  * graphql-jit's own `subscribe` is not used: 0.8.9 hands the subscribe resolver the variables instead of the
  * field's arguments, so literal arguments (`serverTime(intervalMs: 20)`) would be lost.
  */
-export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) => ReturnType<typeof subscribe> {
+export function compiledSubscribe(
+  schema: GraphQLSchema,
+): (
+  args: ExecutionArgs,
+  /** `args.variableValues` as graphql-js coerces them, when the caller has them already: not coerced again. */
+  coercedVariables?: Record<string, unknown>,
+) => ReturnType<typeof subscribe> {
   const selectionFor = eventSelections(schema);
-  return async (args) => {
+  return async (args, coercedVariables) => {
     const selection = selectionFor(args.document, args.operationName ?? null);
     if (!selection) return subscribe(args);
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
     return new MappedEvents<ExecutionResult>(
       source[Symbol.asyncIterator](),
-      new CompiledEvents(selection.query, args, selection.variables(args.variableValues)),
+      new CompiledEvents(selection.query, args, selection.variables(args.variableValues, coercedVariables)),
     );
   };
 }

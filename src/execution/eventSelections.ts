@@ -32,10 +32,14 @@ const preCoerced = new GraphQLScalarType({
 export interface EventSelection {
   query: CompiledQuery;
   /**
-   * The values to run `query` with for a subscription started with `raw`: coerced once here when the document has
-   * variables (graphql-js's coercion, which `createSourceEventStream` already checked), else `raw` itself.
+   * The values to run `query` with for a subscription started with `raw`: when the document has variables, `coerced`
+   * (the caller's coercion of `raw`, as graphql-js coerces: the pipeline's operationInputs rule made it) or else
+   * graphql-js's coercion made here, which `createSourceEventStream` already checked; `raw` itself otherwise.
    */
-  variables(raw: Record<string, unknown> | null | undefined): Record<string, unknown>;
+  variables(
+    raw: Record<string, unknown> | null | undefined,
+    coerced?: Record<string, unknown>,
+  ): Record<string, unknown>;
 }
 
 const noVariables: Record<string, unknown> = Object.freeze({});
@@ -111,7 +115,8 @@ function coercedOnce(
   if (!isCompiledQuery(query)) return null;
   return {
     query,
-    variables(raw) {
+    variables(raw, coerced) {
+      if (coerced) return coerced;
       const result = getVariableValues(schema, definitions, raw ?? {});
       // createSourceEventStream refused these variables already, with the same words; a value left out is absent.
       return result.coerced ?? noVariables;

@@ -66,12 +66,15 @@ const ECHOES = `subscription Echoes($ask: Ask!, $suffix: String = "!", $withExtr
 }`;
 
 async function firstEvents(
-  run: (args: ExecutionArgs) => ReturnType<typeof subscribe>,
+  run: (args: ExecutionArgs, coerced?: Record<string, unknown>) => ReturnType<typeof subscribe>,
   setupOf: ReturnType<typeof setup>,
   variableValues: Record<string, unknown>,
   events = 3,
+  coerced?: Record<string, unknown>,
 ): Promise<ExecutionResult[] | ExecutionResult> {
-  const stream = await run({ schema: setupOf.schema, document: parse(ECHOES), variableValues });
+  const args = { schema: setupOf.schema, document: parse(ECHOES), variableValues };
+  // graphql-js's subscribe refuses a second argument.
+  const stream = await (coerced ? run(args, coerced) : run(args));
   if (!(Symbol.asyncIterator in stream)) return JSON.parse(JSON.stringify(stream)) as ExecutionResult;
   const iterator = stream as AsyncGenerator<ExecutionResult>;
   const results: ExecutionResult[] = [];
@@ -80,7 +83,7 @@ async function firstEvents(
     setupOf.send(n);
     results.push((await next).value as ExecutionResult);
   }
-  await iterator.return();
+  await iterator.return(undefined);
   // As a transport sends them (graphql-jit's errors and graphql-js's differ only in fields JSON leaves out).
   return JSON.parse(JSON.stringify(results)) as ExecutionResult[];
 }
@@ -118,6 +121,17 @@ describe('subscription variables coerced once', () => {
     // Two words, parsed by createSourceEventStream and once more for the per-event selection: however many events.
     expect(afterOne).toBe(4);
     expect(later.seen.parsed).toBe(afterOne);
+    // Given them coerced already (the pipeline's operationInputs rule did), it parses none itself.
+    const given = setup();
+    const coerced = { ask: { words: [{ word: 'tea' }, { word: 'time' }], tone: 'loud!', repeat: 2 },
+      suffix: '!',
+      withExtra: true,
+    };
+    const results = await firstEvents(compiledSubscribe(given.schema), given, variables, 20, coerced);
+    expect(given.seen.parsed).toBe(2);
+    expect((results as ExecutionResult[])[19]).toEqual({
+      data: { echoes: { n: 20, said: 'teatea timetime', tone: 'loud!', shout: '20!', extra: 'extra' } },
+    });
   });
 
   it('shows resolvers the schema and operation they were served, not the compiled stand-ins', async () => {
