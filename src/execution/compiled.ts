@@ -73,9 +73,7 @@ export function compiledQueries(
  * graphql-jit's own `subscribe` is not used: 0.8.9 hands the subscribe resolver the variables instead of the
  * field's arguments, so literal arguments (`serverTime(intervalMs: 20)`) would be lost.
  */
-export function compiledSubscribe(
-  schema: GraphQLSchema,
-): (
+export function compiledSubscribe(schema: GraphQLSchema): (
   args: ExecutionArgs,
   /** `args.variableValues` as graphql-js coerces them, when the caller has them already: not coerced again. */
   coercedVariables?: Record<string, unknown>,
@@ -126,14 +124,32 @@ class CompiledEvents {
     return (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {}));
   }
 
-  private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
-    const result = (await this.query.query(event, contextValue, this.variables)) as ExecutionResult;
+  /** Not an async function: most selections resolve at once, and awaiting them cost a reaction and a tick per event. */
+  private run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
+    let result: ReturnType<CompiledQuery['query']>;
+    try {
+      result = this.query.query(event, contextValue, this.variables);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!(result instanceof Promise))
+      return Promise.resolve(this.checked(result as ExecutionResult, event, contextValue));
+    return result.then((r) => this.checked(r as ExecutionResult, event, contextValue));
+  }
+
+  private checked(
+    result: ExecutionResult,
+    event: unknown,
+    contextValue: unknown,
+  ): ExecutionResult | Promise<ExecutionResult> {
     // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
     return result.data === undefined && result.errors?.length
       ? execute({ ...this.args, contextValue, rootValue: event })
       : result;
   }
 }
+
+const yielded = <T>(value: T): IteratorResult<T, void> => ({ value, done: false });
 
 /**
  * `iterator` with `mapper.map` applied to each value; return() and throw() reach the source at once (as graphql-js's).
@@ -206,15 +222,15 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
   /** No async function: ten thousand subscribers of one shared event wait here at once, as one reaction each. */
   private mapped(result: IteratorResult<unknown>): IteratorResult<T, void> | Promise<IteratorResult<T, void>> {
     if (result.done) return { value: undefined, done: true };
-    return this.mapper.map(result.value).then(
-      (value) => ({ value, done: false }),
-      (error: unknown) => {
-        const stopped = this.iterator.return?.();
-        return (stopped ?? Promise.resolve()).then(
-          () => Promise.reject(error),
-          () => Promise.reject(error),
-        );
-      },
-    );
+    return this.mapper.map(result.value).then(yielded<T>, this.stopOnError);
   }
+
+  /** A value that failed to map ends the source, then rejects. Bound once, as `mapResult`: no closures per event. */
+  private readonly stopOnError = (error: unknown): Promise<never> => {
+    const stopped = this.iterator.return?.();
+    return (stopped ?? Promise.resolve()).then(
+      () => Promise.reject(error),
+      () => Promise.reject(error),
+    );
+  };
 }

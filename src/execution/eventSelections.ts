@@ -94,15 +94,14 @@ function coercedOnce(
   const definitions = operation.variableDefinitions!;
   const rewritten: OperationDefinitionNode = {
     ...operation,
-    variableDefinitions: definitions.map(
-      (definition): VariableDefinitionNode =>
-        keepsItsType(definition.type)
-          ? definition
-          : {
-              kind: Kind.VARIABLE_DEFINITION,
-              variable: definition.variable,
-              type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: preCoerced.name } },
-            },
+    variableDefinitions: definitions.map((definition): VariableDefinitionNode =>
+      keepsItsType(definition.type)
+        ? definition
+        : {
+            kind: Kind.VARIABLE_DEFINITION,
+            variable: definition.variable,
+            type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: preCoerced.name } },
+          },
     ),
   };
   const query = compileQuery(

@@ -123,7 +123,8 @@ describe('subscription variables coerced once', () => {
     expect(later.seen.parsed).toBe(afterOne);
     // Given them coerced already (the pipeline's operationInputs rule did), it parses none itself.
     const given = setup();
-    const coerced = { ask: { words: [{ word: 'tea' }, { word: 'time' }], tone: 'loud!', repeat: 2 },
+    const coerced = {
+      ask: { words: [{ word: 'tea' }, { word: 'time' }], tone: 'loud!', repeat: 2 },
       suffix: '!',
       withExtra: true,
     };
@@ -140,7 +141,11 @@ describe('subscription variables coerced once', () => {
     const info = compiled.seen.infos[0];
     expect(info.schema).toBe(compiled.schema);
     expect(info.schema.getType('GatewayPreCoercedVariable')).toBeUndefined();
-    expect(info.operation.variableDefinitions?.map((d) => d.type.kind)).toEqual(['NonNullType', 'NamedType', 'NonNullType']);
+    expect(info.operation.variableDefinitions?.map((d) => d.type.kind)).toEqual([
+      'NonNullType',
+      'NamedType',
+      'NonNullType',
+    ]);
     expect(info.variableValues.ask).toEqual({ words: [{ word: 'tea' }, { word: 'time' }], tone: 'loud!', repeat: 2 });
   });
 
