@@ -225,12 +225,16 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
     return this.mapper.map(result.value).then(yielded<T>, this.stopOnError);
   }
 
-  /** A value that failed to map ends the source, then rejects. Bound once, as `mapResult`: no closures per event. */
-  private readonly stopOnError = (error: unknown): Promise<never> => {
-    const stopped = this.iterator.return?.();
-    return (stopped ?? Promise.resolve()).then(
-      () => Promise.reject(error),
-      () => Promise.reject(error),
-    );
-  };
+  private stopping: ((error: unknown) => Promise<never>) | undefined;
+
+  /** A value that failed to map ends the source, then rejects: made once, as `mapResult`, not a closure per event. */
+  private get stopOnError(): (error: unknown) => Promise<never> {
+    return (this.stopping ??= (error) => {
+      const stopped = this.iterator.return?.();
+      return (stopped ?? Promise.resolve()).then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    });
+  }
 }
