@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSource } from './eventStream.js';
+import { eventSelections } from './eventSelections.js';
 import { settledExecution, sharedExecution } from './sharedEvents.js';
 
 /*
@@ -67,19 +68,26 @@ export function compiledQueries(
 /**
  * graphql-js `subscribe` with compiled per-event execution: graphql-js opens the source stream (the subscribe
  * resolver with its arguments, its errors as graphql-js words them), then each event runs the compiled selection
- * where graphql-js would execute the whole document again and coerce the variables again with its generic walker
- * (≈ 0.1 ms per token for a chat input of a few messages; graphql-jit's generated coercion is a fraction of that).
+ * where graphql-js would execute the whole document again and coerce the variables again with its generic walker.
+ * The variables are coerced once per subscription (eventSelections.ts), not per event.
  * graphql-jit's own `subscribe` is not used: 0.8.9 hands the subscribe resolver the variables instead of the
  * field's arguments, so literal arguments (`serverTime(intervalMs: 20)`) would be lost.
  */
-export function compiledSubscribe(schema: GraphQLSchema): (args: ExecutionArgs) => ReturnType<typeof subscribe> {
-  const compiledFor = compiledQueries(schema);
-  return async (args) => {
-    const query = compiledFor(args.document, args.operationName ?? null);
-    if (!query) return subscribe(args);
+export function compiledSubscribe(schema: GraphQLSchema): (
+  args: ExecutionArgs,
+  /** `args.variableValues` as graphql-js coerces them, when the caller has them already: not coerced again. */
+  coercedVariables?: Record<string, unknown>,
+) => ReturnType<typeof subscribe> {
+  const selectionFor = eventSelections(schema);
+  return async (args, coercedVariables) => {
+    const selection = selectionFor(args.document, args.operationName ?? null);
+    if (!selection) return subscribe(args);
     const source = await createSourceEventStream(args);
     if (!(Symbol.asyncIterator in source)) return source;
-    return new MappedEvents<ExecutionResult>(source[Symbol.asyncIterator](), new CompiledEvents(query, args));
+    return new MappedEvents<ExecutionResult>(
+      source[Symbol.asyncIterator](),
+      new CompiledEvents(selection.query, args, selection.variables(args.variableValues, coercedVariables)),
+    );
   };
 }
 
@@ -94,6 +102,8 @@ class CompiledEvents {
   constructor(
     private readonly query: CompiledQuery,
     private readonly args: ExecutionArgs,
+    /** What `query` runs with: coerced when the subscription started. */
+    private readonly variables: Record<string, unknown>,
   ) {}
 
   map(event: unknown): Promise<ExecutionResult> {
@@ -114,14 +124,32 @@ class CompiledEvents {
     return (this.variablesKey ??= JSON.stringify(this.args.variableValues ?? {}));
   }
 
-  private async run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
-    const result = (await this.query.query(event, contextValue, this.args.variableValues ?? {})) as ExecutionResult;
+  /** Not an async function: most selections resolve at once, and awaiting them cost a reaction and a tick per event. */
+  private run(event: unknown, contextValue: unknown): Promise<ExecutionResult> {
+    let result: ReturnType<CompiledQuery['query']>;
+    try {
+      result = this.query.query(event, contextValue, this.variables);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!(result instanceof Promise))
+      return Promise.resolve(this.checked(result as ExecutionResult, event, contextValue));
+    return result.then((r) => this.checked(r as ExecutionResult, event, contextValue));
+  }
+
+  private checked(
+    result: ExecutionResult,
+    event: unknown,
+    contextValue: unknown,
+  ): ExecutionResult | Promise<ExecutionResult> {
     // As in compiledExecute: no data at all is a coercion failure; graphql-js words it.
     return result.data === undefined && result.errors?.length
       ? execute({ ...this.args, contextValue, rootValue: event })
       : result;
   }
 }
+
+const yielded = <T>(value: T): IteratorResult<T, void> => ({ value, done: false });
 
 /**
  * `iterator` with `mapper.map` applied to each value; return() and throw() reach the source at once (as graphql-js's).
@@ -194,15 +222,19 @@ class MappedEvents<T> implements AsyncGenerator<T, void, void>, DirectSource<T>,
   /** No async function: ten thousand subscribers of one shared event wait here at once, as one reaction each. */
   private mapped(result: IteratorResult<unknown>): IteratorResult<T, void> | Promise<IteratorResult<T, void>> {
     if (result.done) return { value: undefined, done: true };
-    return this.mapper.map(result.value).then(
-      (value) => ({ value, done: false }),
-      (error: unknown) => {
-        const stopped = this.iterator.return?.();
-        return (stopped ?? Promise.resolve()).then(
-          () => Promise.reject(error),
-          () => Promise.reject(error),
-        );
-      },
-    );
+    return this.mapper.map(result.value).then(yielded<T>, this.stopOnError);
+  }
+
+  private stopping: ((error: unknown) => Promise<never>) | undefined;
+
+  /** A value that failed to map ends the source, then rejects: made once, as `mapResult`, not a closure per event. */
+  private get stopOnError(): (error: unknown) => Promise<never> {
+    return (this.stopping ??= (error) => {
+      const stopped = this.iterator.return?.();
+      return (stopped ?? Promise.resolve()).then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    });
   }
 }

@@ -588,7 +588,9 @@ export class OperationPipeline {
       operationName: op.name,
     };
     return runInTrace(op.trace, () => {
-      if (op.type === 'subscription') return this.subscribeCompiled(args);
+      // What operationInputs coerced the variables to (when it ran: they are then another object), not coerced again.
+      if (op.type === 'subscription')
+        return this.subscribeCompiled(args, op.variables !== op.sentVariables ? op.variables : undefined);
       if (incremental !== false && deliversIncrementally(op.operation, op.document))
         return executeIncremental(args, op.controller.signal);
       const result = this.executeCompiled(args);

@@ -58,7 +58,8 @@ export class WsConnection<Op extends WsOperationRecord> {
     /** The upgrade request's id (`x-request-id`), in its operations' request ids and its log lines. */
     readonly id: string,
     readonly socket: WebSocket,
-    readonly request: IncomingMessage,
+    /** The upgrade request, until `connection_init` has read what it needs: then dropped, as a connection lives long. */
+    public request: IncomingMessage | undefined,
     /** The TCP socket under it. */
     private readonly tcp: Duplex,
     wire: { limits: OutboundLimits; metrics: GatewayMetrics; log: Logger },

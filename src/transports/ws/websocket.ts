@@ -232,10 +232,13 @@ export function attachWebSocket(options: {
         if (typeof auth === 'string' && auth) conn.authorization = auth;
         const key = params['x-api-key'] ?? params.apiKey ?? headers['x-api-key'];
         const wasRouter = conn.client.router;
-        conn.client = clients.ofConnection(conn.request, params, typeof key === 'string' ? key : conn.client.apiKey);
+        // graphql-ws takes one connection_init per connection: the upgrade request's last use (≈ 1.5 KB of headers).
+        const request = conn.request!;
+        conn.request = undefined;
+        conn.client = clients.ofConnection(request, params, typeof key === 'string' ? key : conn.client.apiKey);
         // A router's key in connectionParams: the upgrade counted its socket against its address, a router's is no one's.
         if (conn.client.router && !wasRouter && pipeline.authenticate(conn.client.apiKey) === undefined)
-          pipeline.routerConnection(conn.request.socket);
+          pipeline.routerConnection(request.socket);
         if (typeof params.traceparent === 'string')
           conn.trace = { traceparent: params.traceparent, tracestate: params.tracestate };
         // false closes the socket with 4403 Forbidden.

@@ -24,6 +24,26 @@ describe('GraphQL over WebSocket (graphql-transport-ws)', () => {
     expect(line).toMatchObject({ type: 'subscription', outcome: 'ok', transport: 'ws' });
   });
 
+  it('writes each result as the next message graphql-ws would, for any operation id a client may choose', async () => {
+    const sub = await rawSubscriber(t.gateway.wsUrl);
+    const frames: string[] = [];
+    sub.ws.on('message', (data) => frames.push(data.toString()));
+    // The id is echoed inside the message made by the operation itself: quotes, backslashes and non-ASCII escaped.
+    const id = 'a"b\\c\u2028é';
+    sub.subscribe(id, 'subscription Clock { serverTime(intervalMs: 10, count: 3) }');
+    await sub.results(id, 3);
+    const nexts = frames.filter((f) => (JSON.parse(f) as { type: string }).type === 'next');
+    expect(nexts).toHaveLength(3);
+    for (const text of nexts) {
+      const message = JSON.parse(text) as { id: string; type: string; payload: { data: { serverTime: string } } };
+      expect(message.id).toBe(id);
+      // Byte for byte what graphql-ws's stringifyMessage({ id, type, payload }) writes.
+      expect(text).toBe(JSON.stringify({ id, type: 'next', payload: message.payload }));
+      expect(Object.keys(message.payload)[0]).toBe('data');
+    }
+    sub.ws.close();
+  });
+
   it('runs queries over the socket too', async () => {
     const client = wsClient(t.gateway.wsUrl);
     const { results } = await collect<{ upstreams: unknown[] }>(client, '{ upstreams { id } }');
