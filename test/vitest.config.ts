@@ -77,6 +77,8 @@ export default defineConfig({
   },
   test: {
     passWithNoTests: Boolean(process.env.TEST_QUICK),
+    // Builds dist/ when it is stale, for the child processes that run it (test/globalSetup.ts says why).
+    globalSetup: ['test/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores, three workers: most files spend part of their time waiting on sockets, child processes and timers, so
