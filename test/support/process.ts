@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * `node`'s arguments to run `src/<path>.ts`: its compiled copy in dist/ when the global setup found dist/ current
- * (test/globalSetup.ts; `npm test` builds it first), else the source through tsx's loader (the quick loop while a
+ * (test/support/globalSetup.ts; `npm test` builds it first), else the source through tsx's loader (the quick loop while a
  * build is due). Both are the same code; the compiled one starts on about half the CPU.
  */
 export function nodeArgs(path: string): string[] {

@@ -9,7 +9,7 @@ declare module 'vitest' {
   }
 }
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The suite's child processes (replicas, `npm start`-like gateways, `npm run supergraph`) run the compiled dist/ copy:
