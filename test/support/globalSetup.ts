@@ -18,8 +18,15 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * the quick loop (TEST_QUICK) only asks, and its children run the sources through tsx while a build is due.
  */
 export default function setup(project: TestProject): void {
+  // Asked once per run: each vitest project loads this module anew.
+  const memo = globalThis as { testCompiled?: boolean };
+  memo.testCompiled ??= buildIfNeeded();
+  project.provide('compiled', memo.testCompiled);
+}
+
+function buildIfNeeded(): boolean {
   const args = ['src/build/if-needed.mjs', ...(process.env.TEST_QUICK ? ['--check'] : [])];
   const run = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (run.status !== 0 && !process.env.TEST_QUICK) throw new Error(`npm run build failed (exit ${run.status})`);
-  project.provide('compiled', run.status === 0);
+  return run.status === 0;
 }
