@@ -107,15 +107,11 @@ export interface GatewayProcess {
  */
 export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000, cwd = root): GatewayProcess {
   const child = track(
-    spawn(
-      process.execPath,
-      nodeArgs('main.ts'),
-      {
-        cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    ),
+    spawn(process.execPath, nodeArgs('main.ts'), {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -152,15 +148,11 @@ export function spawnSandbox(env: Record<string, string>): {
   origin: Promise<string>;
 } {
   const child = track(
-    spawn(
-      process.execPath,
-      nodeArgs('sandbox/main.ts'),
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_PORT: '0', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    ),
+    spawn(process.execPath, nodeArgs('sandbox/main.ts'), {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SANDBOX_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
