@@ -22,17 +22,22 @@ const WHOLE_SYSTEM = [
  */
 const SLOWEST_FIRST = [
   'test/bench/smoke.test.ts',
-  'test/reliability/chaos.test.ts',
   'test/hardening/soak.test.ts',
-  'test/graphiql/graphiql.browser.test.ts',
+  'test/reliability/chaos.test.ts',
   'test/hardening/faults.test.ts',
   'test/hardening/fuzz.test.ts',
+  'test/graphiql/graphiql.browser.test.ts',
+  'test/federation/supergraph.test.ts',
   'test/domains/chat/documents/extraction/documentBounds.test.ts',
   'test/examples/web.browser.test.ts',
-  'test/domains/enterprise/live/liveReplicas.test.ts',
-  'test/state/sharedState.test.ts',
   'test/domains/chat/documents/documentRedis.test.ts',
+  'test/domains/enterprise/live/liveReplicas.test.ts',
+  'test/transports/ws/backpressure.test.ts',
+  'test/app/operations.test.ts',
   'test/docs/newcomer.browser.test.ts',
+  'test/state/sharedState.test.ts',
+  'test/conformance/conformance.test.ts',
+  'test/federation/routers.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {
@@ -50,8 +55,11 @@ class SlowestFirst extends BaseSequencer {
  * and module graph with the files before it, so the gateway, Apollo and graphql-js are imported once per worker
  * instead of once per file: that import was ~165 s of the suite's worker time. These files cannot share: two set
  * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap and the
- * linearity checks its CPU time, which another file's leftover timers would disturb; the others measure the whole
- * system and are kept as they run alone.
+ * linearity checks its CPU time, which another file's leftover timers would disturb; the benchmark smoke test and the
+ * browser tests drive whole programs (the benchmark's processes, Chromium, Vite) and are kept as they run alone. The
+ * fuzz, the fault storms and chaos share: each starts and closes its own sandbox, gateways and replicas, counts
+ * upstream requests from its own sandbox's record, and measures nothing of the process, so a fresh one only cost them
+ * the gateway's import again (~3 s of CPU each when quiet, ~9 s at load 10).
  */
 const OWN_PROCESS = [
   // Measures the heap a subscription keeps: another file's garbage in the same process would count.
@@ -60,9 +68,6 @@ const OWN_PROCESS = [
   'test/domains/chat/documents/documentRefusals.test.ts',
   'test/hardening/soak.test.ts',
   'test/hardening/complexity.test.ts',
-  'test/hardening/fuzz.test.ts',
-  'test/hardening/faults.test.ts',
-  'test/reliability/chaos.test.ts',
   'test/bench/**/*.test.ts',
   'test/**/*.browser.test.ts',
 ];
@@ -77,6 +82,10 @@ export default defineConfig({
   },
   test: {
     passWithNoTests: Boolean(process.env.TEST_QUICK),
+    // Builds dist/ when it is stale, for the child processes that run it (test/support/globalSetup.ts says why).
+    globalSetup: ['test/support/globalSetup.ts'],
+    // TEST_CPU=1: each file's CPU time, its own and its child processes', in test-results/cpu.jsonl.
+    setupFiles: process.env.TEST_CPU ? ['test/support/fileCpu.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores, three workers: most files spend part of their time waiting on sockets, child processes and timers, so

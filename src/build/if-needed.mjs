@@ -1,6 +1,7 @@
 // Runs `npm run build` only when dist/ is missing or older than its sources, so `npm start`, `npm run sandbox` and
 // `npm run bench` work from a fresh clone without paying for a rebuild every time. Plain Node, no dependencies:
-// it runs before anything is compiled.
+// it runs before anything is compiled. `--check` builds nothing and exits 1 when a build is due (the test suite's
+// global setup asks, to know whether its child processes can run the compiled copy).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -53,6 +54,10 @@ function reasonToBuild() {
 }
 
 const reason = reasonToBuild();
+if (reason && process.argv.includes('--check')) {
+  console.log(`build: ${reason}`);
+  process.exit(1);
+}
 if (reason) {
   console.log(`build: ${reason}; running npm run build`);
   const result = spawnSync('npm', ['run', 'build'], {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { freePort, root, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { nodeArgs } from '../support/process.js';
 import { ManualClock } from '../support/pollClock.js';
 
 const ROUTER_KEY = 'router-key-0123456789';
@@ -85,8 +86,8 @@ describe('subscriptions through Hive Gateway over http-callback, at the defaults
     );
     const file = join(dir, 'supergraph.graphql');
     await promisify(execFile)(
-      join(root, 'node_modules/.bin/tsx'),
-      ['src/build/supergraph.ts', '--out', file, '--url', gw.gateway.url],
+      process.execPath,
+      [...nodeArgs('build/supergraph.ts'), '--out', file, '--url', gw.gateway.url],
       { cwd: root, timeout: 60_000 },
     );
     const key = JSON.stringify(ROUTER_KEY);

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { nodeArgs } from '../support/process.js';
 import { startHiveGateway } from '../support/hiveGateway.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,8 +35,8 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
     });
     const file = join(dir, 'supergraph.graphql');
     await promisify(execFile)(
-      join(root, 'node_modules/.bin/tsx'),
-      ['src/build/supergraph.ts', '--out', file, '--url', gw.gateway.url],
+      process.execPath,
+      [...nodeArgs('build/supergraph.ts'), '--out', file, '--url', gw.gateway.url],
       { cwd: root, timeout: 60_000 },
     );
     writeFileSync(

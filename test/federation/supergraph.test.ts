@@ -9,6 +9,7 @@ import type { Proc } from '../../src/bench/lib/proc.js';
 import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../support/chat.js';
 import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { nodeArgs } from '../support/process.js';
 import { startHiveGateway } from '../support/hiveGateway.js';
 import { collect, wsClient } from '../support/ws.js';
 import { omdbQueries } from '../support/omdbRequests.js';
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 
 /** `npm run supergraph -- …` as a child process (what a user runs). */
 function supergraph(args: string[], env: Record<string, string> = {}) {
-  return run(join(root, 'node_modules/.bin/tsx'), ['src/build/supergraph.ts', ...args], {
+  return run(process.execPath, [...nodeArgs('build/supergraph.ts'), ...args], {
     cwd: root,
     timeout: 60_000,
     env: { ...process.env, ...env },

@@ -15,14 +15,18 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 /**
  * graphql-js may answer before every sibling resolver of an executed operation settled (a non-null error cuts the
  * response short), so its upstream requests can land after the response: wait until the sandbox has been quiet for a
- * moment before attributing requests to the next operation. Bounded at 2 s.
+ * moment before attributing requests to the next operation. Bounded at 2 s. An answer without errors had every
+ * resolver settle before it was sent, so unless one of its requests is still open there is nothing to wait for (that
+ * was 825 waits of at least one 15 ms poll, ~15 s of the file).
  */
-async function upstreamsQuiet(t: TestGateway): Promise<void> {
+async function upstreamsQuiet(t: TestGateway, cutShort: boolean): Promise<void> {
+  const running = () => t.sandbox.record.list().some((r) => r.status === null && !r.aborted);
+  if (!cutShort && !running()) return;
   const deadline = Date.now() + 2000;
   let last = -1;
   while (Date.now() < deadline) {
     const list = t.sandbox.record.list();
-    const busy = list.length !== last || list.some((r) => r.status === null && !r.aborted);
+    const busy = list.length !== last || running();
     if (!busy) return;
     last = list.length;
     await new Promise((r) => setTimeout(r, 15));
@@ -80,7 +84,7 @@ describe('fuzzing the gateway with generated operations', () => {
           problems.push(`#${i} ${kind}: refused but sent ${after - before} upstream requests: ${query.slice(0, 200)}`);
       } else {
         tally.executed++;
-        await upstreamsQuiet(t);
+        await upstreamsQuiet(t, (body.errors?.length ?? 0) > 0);
       }
     }
     console.log(`fuzz (seed ${SEED}): ${JSON.stringify(tally)}`);
