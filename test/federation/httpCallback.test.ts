@@ -4,18 +4,16 @@
  * the operator: the router's key (TRUSTED_ROUTER_KEYS) on every request, its callback host in
  * SUBSCRIPTION_CALLBACK_HOSTS; every other setting at its default. Clients subscribe to Hive over GraphQL over SSE.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PollReport } from '../../src/domains/enterprise/live/poller.js';
 import { freePort, root, spawnProc, waitReady, type Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { nodeArgs } from '../support/process.js';
 import { ManualClock } from '../support/pollClock.js';
+import { guildSupergraph, servedSubgraph } from './composition.js';
 
 const ROUTER_KEY = 'router-key-0123456789';
 /**
@@ -85,11 +83,7 @@ describe('subscriptions through Hive Gateway over http-callback, at the defaults
       { domains: { liveHealth: { clock } } },
     );
     const file = join(dir, 'supergraph.graphql');
-    await promisify(execFile)(
-      process.execPath,
-      [...nodeArgs('build/supergraph.ts'), '--out', file, '--url', gw.gateway.url],
-      { cwd: root, timeout: 60_000 },
-    );
+    writeFileSync(file, guildSupergraph([await servedSubgraph('gateway', gw.gateway.url)]));
     const key = JSON.stringify(ROUTER_KEY);
     writeFileSync(
       join(dir, 'gateway.config.mjs'),

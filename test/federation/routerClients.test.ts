@@ -1,16 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/bench/lib/proc.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { nodeArgs } from '../support/process.js';
 import { startHiveGateway } from '../support/hiveGateway.js';
+import { guildSupergraph, servedSubgraph } from './composition.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROUTER_KEY = 'router-key-0123456789';
 
 /**
@@ -34,10 +30,9 @@ describe('subscribers behind Hive Gateway, each its own client', () => {
       ROUTER_CLIENT_HEADER: 'x-client-id',
     });
     const file = join(dir, 'supergraph.graphql');
-    await promisify(execFile)(
-      process.execPath,
-      [...nodeArgs('build/supergraph.ts'), '--out', file, '--url', gw.gateway.url],
-      { cwd: root, timeout: 60_000 },
+    writeFileSync(
+      file,
+      guildSupergraph([await servedSubgraph('gateway', gw.gateway.url, { 'x-api-key': ROUTER_KEY })]),
     );
     writeFileSync(
       join(dir, 'gateway.config.mjs'),

@@ -11,13 +11,13 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { createGatewayRuntime } from '@graphql-hive/gateway';
 import { unifiedGraphHandler } from '@graphql-hive/router-runtime';
 import { composeServices as composeWithGuild, composeSchemaContract } from '@theguild/federation-composition';
-import { parse, type DocumentNode } from 'graphql';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type Gateway } from '../../src/app/gateway.js';
 import { loadConfig } from '../../src/config/env.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { LogCapture } from '../support/gateway.js';
+import { guildSupergraph, servedSubgraph, type Subgraph } from './composition.js';
 
 /** This subgraph's entities as served beside the company subgraphs (SUBGRAPH_TYPE_PREFIX=Ops). */
 export const OURS = { Title: 'OpsTitle', ServiceHealth: 'OpsServiceHealth' };
@@ -26,11 +26,7 @@ export const COUNTED_ENV = { SUBGRAPH_TYPE_PREFIX: 'Ops', OMDB_CACHE_MAX: '0', R
 /** Data upstreams: the identity platform's token request is made once per instance and is left out. */
 export const DATA_UPSTREAMS: ReadonlySet<string> = new Set(['graph', 'omdb', 'glm', 'ark', 'deepseek', 'moonshot']);
 
-export interface Subgraph {
-  name: string;
-  url: string;
-  typeDefs: DocumentNode;
-}
+export type { Subgraph } from './composition.js';
 
 /** One instance of this gateway with its own environment, on the shared sandbox. */
 export interface Instance {
@@ -49,13 +45,8 @@ export async function startInstance(name: string, env: Record<string, string>, s
 }
 
 /** The subgraph a router composes from an instance: its SDL as the instance serves it from `_service { sdl }`. */
-export async function subgraphOf(instance: Instance): Promise<Subgraph> {
-  const { data } = await post(instance.gateway.url, '{ _service { sdl } }');
-  return {
-    name: instance.name,
-    url: instance.gateway.url,
-    typeDefs: parse((data as { _service: { sdl: string } })._service.sdl),
-  };
+export function subgraphOf(instance: Instance): Promise<Subgraph> {
+  return servedSubgraph(instance.name, instance.gateway.url);
 }
 
 export type Composer = 'apollo' | 'guild';
@@ -67,9 +58,10 @@ export function compositionErrors(composer: Composer, subgraphs: readonly Subgra
 }
 
 export function supergraph(composer: Composer, subgraphs: readonly Subgraph[]): string {
-  const result = composer === 'apollo' ? composeWithApollo([...subgraphs]) : composeWithGuild([...subgraphs]);
+  if (composer === 'guild') return guildSupergraph(subgraphs);
+  const result = composeWithApollo([...subgraphs]);
   if (result.errors?.length)
-    throw new Error(`${composer} composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
+    throw new Error(`apollo composition failed: ${result.errors.map((e) => e.message).join('\n')}`);
   return result.supergraphSdl!;
 }
 

@@ -34,25 +34,6 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run supergraph', () => {
-  it('composes this subgraph with the given SDL files into supergraph.graphql, naming each subgraph after its file', async () => {
-    const out = join(dir, 'composed.graphql');
-    const { stdout } = await supergraph([
-      '--out',
-      out,
-      '--url',
-      'http://127.0.0.1:4999/graphql',
-      `${reviewsSdlFile}=http://127.0.0.1:4002/graphql`,
-    ]);
-    expect(stdout).toContain('gateway (http://127.0.0.1:4999/graphql), reviews (http://127.0.0.1:4002/graphql)');
-    const sdl = readFileSync(out, 'utf8');
-    expect(sdl).toContain('GATEWAY @join__graph(name: "gateway", url: "http://127.0.0.1:4999/graphql")');
-    expect(sdl).toContain('REVIEWS @join__graph(name: "reviews", url: "http://127.0.0.1:4002/graphql")');
-    expect(sdl).toMatch(
-      /type Title[^{]*@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/,
-    );
-    expect(sdl).toMatch(/reviews: \[Review!\]! @join__field\(graph: REVIEWS\)/);
-  }, 60_000);
-
   it('composes one subgraph per --instance, under the configured prefix, and a contract variant with --exclude-tag', async () => {
     const out = join(dir, 'contract.graphql');
     const { stdout } = await supergraph(
@@ -167,12 +148,21 @@ describe('behind Hive Gateway', () => {
   let reviews: Awaited<ReturnType<typeof startReviewsSubgraph>>;
   let hive: Proc;
   let hiveUrl: string;
+  let file: string;
+  let composed: string;
 
+  // One `npm run supergraph` serves both: its output is checked, then served (each run is ~1.2 s of CPU).
   beforeAll(async () => {
     gw = await startTestGateway();
     reviews = await startReviewsSubgraph();
-    const file = join(dir, 'supergraph.graphql');
-    await supergraph(['--out', file, '--url', gw.gateway.url, `${reviewsSdlFile}=${reviews.url}`]);
+    file = join(dir, 'supergraph.graphql');
+    ({ stdout: composed } = await supergraph([
+      '--out',
+      file,
+      '--url',
+      gw.gateway.url,
+      `${reviewsSdlFile}=${reviews.url}`,
+    ]));
     // Subscriptions to this subgraph over graphql-ws, on the same /graphql path as queries.
     writeFileSync(
       join(dir, 'gateway.config.mjs'),
@@ -191,6 +181,17 @@ describe('behind Hive Gateway', () => {
   beforeEach(() => {
     gw.clearUpstreamRequests();
     reviews.received.length = 0;
+  });
+
+  it('composes this subgraph with the given SDL files into supergraph.graphql, naming each subgraph after its file', () => {
+    expect(composed).toContain(`gateway (${gw.gateway.url}), reviews (${reviews.url})`);
+    const sdl = readFileSync(file, 'utf8');
+    expect(sdl).toContain(`GATEWAY @join__graph(name: "gateway", url: "${gw.gateway.url}")`);
+    expect(sdl).toContain(`REVIEWS @join__graph(name: "reviews", url: "${reviews.url}")`);
+    expect(sdl).toMatch(
+      /type Title[^{]*@join__type\(graph: GATEWAY, key: "imdbId"\)\s+@join__type\(graph: REVIEWS, key: "imdbId"\)/,
+    );
+    expect(sdl).toMatch(/reviews: \[Review!\]! @join__field\(graph: REVIEWS\)/);
   });
 
   async function viaHive(query: string): Promise<{ data?: any; errors?: unknown[] }> {
