@@ -12,7 +12,14 @@ import { subgraphSdl } from '../../src/schema/build.js';
 import { people } from './company/people.js';
 import type { OurNames } from './company/names.js';
 import { support } from './company/support.js';
-import { compositionErrors, contractSupergraph, supergraph, type Composer, type Subgraph } from './routing.js';
+import {
+  composition,
+  compositionErrors,
+  contractSupergraph,
+  supergraph,
+  type Composer,
+  type Subgraph,
+} from './routing.js';
 
 const COMPOSERS: Composer[] = ['apollo', 'guild'];
 
@@ -21,8 +28,13 @@ const subgraph = (name: string, sdl: string): Subgraph => ({
   url: `http://127.0.0.1:4000/${name}`,
   typeDefs: parse(sdl),
 });
-const ours = async (options: SubgraphOptions = {}, domains?: GatewayDomain[], name = 'ops') =>
-  subgraph(name, await subgraphSdl(domains, options));
+/** This subgraph's SDL, built once per set of options for both composers' tests (each build is ~0.15 s of CPU). */
+const built = new Map<string, Promise<string>>();
+const ours = async (options: SubgraphOptions = {}, domains?: GatewayDomain[], name = 'ops') => {
+  const key = JSON.stringify([options, domains]);
+  if (!built.has(key)) built.set(key, subgraphSdl(domains, options));
+  return subgraph(name, await built.get(key)!);
+};
 /** Error codes and how often each occurs, e.g. `{ SATISFIABILITY_ERROR: 34 }`. */
 const tally = (codes: string[]) => codes.reduce<Record<string, number>>((t, c) => ({ ...t, [c]: (t[c] ?? 0) + 1 }), {});
 
@@ -66,8 +78,8 @@ describe.each(COMPOSERS)("composed with %s's composer", (composer) => {
       await ours({ typePrefix: 'Ops' }),
       ...companyOf({ Title: 'OpsTitle', ServiceHealth: 'OpsServiceHealth' }),
     ];
-    expect(compositionErrors(composer, list)).toEqual([]);
-    const sdl = supergraph(composer, list);
+    const { errors, supergraphSdl: sdl } = composition(composer, list);
+    expect(errors).toEqual([]);
     expect(sdl).toMatch(/type PageInfo[^{]*@join__type\(graph: OPS\)\s+@join__type\(graph: PEOPLE\)/);
     expect(sdl).toMatch(/type Title[^{]*@join__type\(graph: PEOPLE, key: "id"\)/);
     expect(sdl).toMatch(
@@ -82,8 +94,9 @@ describe.each(COMPOSERS)("composed with %s's composer", (composer) => {
       await ours({ renames: { Title: 'Movie', ChatMessage: 'ChatReply', OrderDirection: 'SortDirection' } }),
       ...companyOf({ Title: 'Movie', ServiceHealth: 'ServiceHealth' }),
     ];
-    expect(compositionErrors(composer, list)).toEqual([]);
-    expect(supergraph(composer, list)).toMatch(
+    const { errors, supergraphSdl } = composition(composer, list);
+    expect(errors).toEqual([]);
+    expect(supergraphSdl).toMatch(
       /type ServiceHealth[^{]*@join__type\(graph: OPS, key: "id"\)\s+@join__type\(graph: SUPPORT, key: "id"\)/,
     );
   });
