@@ -34,7 +34,8 @@ export function httpCaller(
  */
 export function abortWhenGone(res: ServerResponse): AbortController {
   const controller = new AbortController();
-  res.once('close', () => {
+  // `on`, not `once`: a response closes once, and `once` wraps each listener in two more objects.
+  res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
   return controller;
