@@ -150,6 +150,14 @@ export class EnterpriseSession {
    */
   private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): DataLoader<K, T | null, string> {
     const load = async (keys: readonly K[]): Promise<Array<T | null | Error>> => {
+      // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
+      if (keys.length === 1) {
+        const key = keys[0];
+        const select = [...new Set(lookup.select(key))];
+        const call = this.call();
+        const [r] = await this.client.getMany([lookup.path(key, select)], call instanceof Promise ? await call : call);
+        return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
+      }
       const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
       keys.forEach((k, i) => {
         const gk = `${k.id}\u0000${lookup.group(k)}`;
