@@ -92,18 +92,39 @@ class RequestContext implements GatewayContext {
   readonly upstreamRequests = new UpstreamTally();
   /** Set by the first read of {@link log}. */
   private logger: Logger | undefined = undefined;
+  /** The operation ended with nobody listening and its controller not aborted yet ({@link finishedUnaborted}). */
+  unaborted: { controller: AbortController; reason: unknown } | undefined = undefined;
 
   constructor(
     readonly services: GatewayServices,
     readonly requestId: string,
-    readonly signal: AbortSignal,
+    private readonly source: AbortSignal,
     readonly caller: Caller,
     readonly client: string,
   ) {}
+
+  /** Aborted for whoever reads it after an end that did not abort it ({@link finishedUnaborted}). */
+  get signal(): AbortSignal {
+    const unaborted = this.unaborted;
+    if (unaborted) {
+      this.unaborted = undefined;
+      unaborted.controller.abort(unaborted.reason);
+    }
+    return this.source;
+  }
 
   // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in
   // the gateway's CPU per operation.
   get log(): Logger {
     return (this.logger ??= this.services.log.child({ requestId: this.requestId }));
   }
+}
+
+/**
+ * An operation ended whose signal nobody listens to: its controller is aborted only if something reads the
+ * context's signal afterwards (pipeline/rules/cancellation.ts), not by an event dispatched to no one.
+ */
+export function finishedUnaborted(ctx: GatewayContext, controller: AbortController, reason: unknown): void {
+  if (ctx instanceof RequestContext && ctx.signal === controller.signal) ctx.unaborted = { controller, reason };
+  else controller.abort(reason);
 }

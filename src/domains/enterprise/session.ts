@@ -53,7 +53,7 @@ interface ItemLookup<K extends { id: string }, T> {
  */
 export class EnterpriseSession {
   readonly client: GraphClient;
-  private authorization: Promise<string> | undefined;
+  private authorization: string | Promise<string> | undefined;
   private readonly gets = new Map<string, Promise<GraphResult>>();
 
   private loaders: {
@@ -109,25 +109,36 @@ export class EnterpriseSession {
 
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
   get pages(): DataLoader<string, GraphResult> {
-    return (this.loaders.pages ??= new DataLoader(async (paths) => this.client.getMany(paths, await this.call())));
+    return (this.loaders.pages ??= new DataLoader(async (paths) => {
+      const call = this.call();
+      return this.client.getMany(paths, call instanceof Promise ? await call : call);
+    }));
   }
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
-  async call(): Promise<GraphCall> {
-    this.authorization ??= this.client.authorization(this.ctx.caller.authorization, this.ctx.requestId);
-    return {
-      authorization: await this.authorization,
-      signal: this.ctx.signal,
-      requestId: this.ctx.requestId,
-      tally: this.ctx.upstreamRequests,
-    };
+  call(): GraphCall | Promise<GraphCall> {
+    const authorization = (this.authorization ??= this.client.authorization(
+      this.ctx.caller.authorization,
+      this.ctx.requestId,
+    ));
+    // The caller's own header (or a token resolved before) is at hand: no promise per upstream request for it.
+    if (typeof authorization === 'string') return this.callWith(authorization);
+    return authorization.then((resolved) => {
+      this.authorization = resolved;
+      return this.callWith(resolved);
+    });
+  }
+
+  private callWith(authorization: string): GraphCall {
+    return { authorization, signal: this.ctx.signal, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
   }
 
   /** A GET, sent once per request however many fields ask for the same path. */
   get(path: string): Promise<GraphResult> {
     let pending = this.gets.get(path);
     if (!pending) {
-      pending = this.call().then((call) => this.client.get(path, call));
+      const call = this.call();
+      pending = call instanceof Promise ? call.then((c) => this.client.get(path, c)) : this.client.get(path, call);
       this.gets.set(path, pending);
     }
     return pending;
@@ -139,6 +150,14 @@ export class EnterpriseSession {
    */
   private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): DataLoader<K, T | null, string> {
     const load = async (keys: readonly K[]): Promise<Array<T | null | Error>> => {
+      // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
+      if (keys.length === 1) {
+        const key = keys[0];
+        const select = [...new Set(lookup.select(key))];
+        const call = this.call();
+        const [r] = await this.client.getMany([lookup.path(key, select)], call instanceof Promise ? await call : call);
+        return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
+      }
       const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
       keys.forEach((k, i) => {
         const gk = `${k.id}\u0000${lookup.group(k)}`;
@@ -148,9 +167,10 @@ export class EnterpriseSession {
         groups.set(gk, g);
       });
       const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
+      const call = this.call();
       const results = await this.client.getMany(
         list.map((g) => lookup.path(g.key, g.select)),
-        await this.call(),
+        call instanceof Promise ? await call : call,
       );
       const out: Array<T | null | Error> = new Array(keys.length);
       list.forEach((g, i) => {

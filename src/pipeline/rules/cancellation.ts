@@ -1,3 +1,5 @@
+import { getEventListeners } from 'node:events';
+import { finishedUnaborted } from '../../context/request.js';
 import type { PipelineRule } from '../operation.js';
 
 /**
@@ -9,8 +11,15 @@ export function useCancellation(): PipelineRule {
   return {
     name: 'cancellation',
     finish(op) {
+      const controller = op.controller;
+      if (controller.signal.aborted) return;
+      // A query or mutation whose upstream requests all settled has nobody listening: abort() would still make and
+      // dispatch an Event (and enter it in Node's set of trusted events) per operation, ≈ 13 µs for no one. Its context
+      // aborts it when anything reads its signal after the end (a sibling field still running after an error).
+      if (op.type !== 'subscription' && getEventListeners(controller.signal, 'abort').length === 0)
+        return finishedUnaborted(op.context, controller, FINISHED);
       // One reason for all: abort() without one makes a DOMException, stack trace included, per operation.
-      op.controller.abort(FINISHED);
+      controller.abort(FINISHED);
     },
   };
 }

@@ -12,8 +12,14 @@ export function httpCaller(
   transport: Caller['transport'],
   clients: ClientResolver,
 ): Caller {
+  const client = clients.of(req);
+  // Field by field, not `...client`: V8's spread of the identity then five more fields took a slow path, ≈ 1.5 KB and
+  // several µs per request (bench/PROFILE.md, ninth pass).
   return {
-    ...clients.of(req),
+    apiKey: client.apiKey,
+    remoteAddress: client.remoteAddress,
+    subject: client.subject,
+    router: client.router,
     requestId,
     transport,
     authorization: req.headers.authorization,
@@ -28,7 +34,8 @@ export function httpCaller(
  */
 export function abortWhenGone(res: ServerResponse): AbortController {
   const controller = new AbortController();
-  res.once('close', () => {
+  // `on`, not `once`: a response closes once, and `once` wraps each listener in two more objects.
+  res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
   return controller;

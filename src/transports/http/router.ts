@@ -134,7 +134,9 @@ export async function createHttpTransport(
     const started = performance.now();
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('x-request-id', requestId);
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     const route = KNOWN_ROUTES.has(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
     res.on('finish', () => {
       metrics.httpRequests.inc({ method: req.method ?? 'GET', route, status: String(res.statusCode) });

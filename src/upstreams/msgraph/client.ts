@@ -96,9 +96,14 @@ export class GraphClient {
    * The `Authorization` header for one caller. Application mode (a client secret) always uses the gateway's token;
    * delegated mode forwards the caller's header; in sandbox mode a caller without one gets the sandbox app token.
    */
-  async authorization(callerAuthorization: string | undefined, requestId?: string): Promise<string> {
+  authorization(callerAuthorization: string | undefined, requestId?: string): string | Promise<string> {
     const application = this.config.mode === 'live' && this.appToken;
+    // The caller's own header is at hand: no promise for it (one fewer per upstream request).
     if (!application && callerAuthorization) return callerAuthorization;
+    return this.ownAuthorization(requestId);
+  }
+
+  private async ownAuthorization(requestId: string | undefined): Promise<string> {
     if (this.appToken) {
       const own = await this.appToken.authorization(requestId);
       if (own !== this.ownAuthorizations[0]) this.ownAuthorizations = [own, this.ownAuthorizations[0]];
@@ -154,9 +159,14 @@ export class GraphClient {
    * {@link MAX_BATCH_SIZE}, sent concurrently. Items answered 429/503/504 are sent again, only they, in a follow-up
    * batch after the longest `Retry-After` they carried.
    */
-  async getMany(paths: readonly string[], call: GraphCall): Promise<GraphResult[]> {
-    // The common case, one lookup, without the batching rounds' bookkeeping (a plain GET has no item retries here).
-    if (paths.length === 1) return [await this.get(paths[0], call)];
+  getMany(paths: readonly string[], call: GraphCall): Promise<GraphResult[]> {
+    // The common case, one lookup, without the batching rounds' bookkeeping (a plain GET has no item retries here),
+    // nor an async frame of its own.
+    if (paths.length === 1) return this.get(paths[0], call).then(inList);
+    return this.getEach(paths, call);
+  }
+
+  private async getEach(paths: readonly string[], call: GraphCall): Promise<GraphResult[]> {
     const results: GraphResult[] = new Array(paths.length);
     let pending = paths.map((_, i) => i);
     let waited = 0;
@@ -274,3 +284,5 @@ export function createGraphClient(s: UpstreamDependencies, bufferBudget: Respons
   s.onClose.push(() => http.close());
   return new GraphClient(http, s.config.graph, s.state, s.credentials);
 }
+
+const inList = (result: GraphResult): GraphResult[] => [result];
