@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, inject } from 'vitest';
+import { gatewayNodeFlags } from '../../src/bench/lib/stack.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -103,11 +104,12 @@ export interface GatewayProcess {
 
 /**
  * Runs `src/main.ts` (what `npm start` runs; {@link nodeArgs}) as a real child process with `env` on a clean environment, in
- * the project's folder or in `cwd` (where `npm start` looks for `.env`).
+ * the project's folder or in `cwd` (where `npm start` looks for `.env`), with `npm start`'s V8 flags: a test that
+ * bounds the gateway's memory measures it as deployed (without them Node 24's young generation alone grows to 32 MB).
  */
 export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_000, cwd = root): GatewayProcess {
   const child = track(
-    spawn(process.execPath, nodeArgs('main.ts'), {
+    spawn(process.execPath, [...gatewayNodeFlags(), ...nodeArgs('main.ts')], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
