@@ -10,6 +10,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSource } from './eventStream.js';
 import { eventSelections } from './eventSelections.js';
+import { perOperation } from './perOperation.js';
 import { settledExecution, sharedExecution } from './sharedEvents.js';
 
 /*
@@ -41,28 +42,14 @@ export function compiledExecute(
   };
 }
 
-/**
- * Each document's compiled form by operation name, compiled on first use and kept while the document is (a
- * WeakMap: the caches that hand out the same `DocumentNode` for the same text decide how long); null when
- * graphql-jit cannot compile it.
- */
+/** Each document's compiled form by operation name, compiled on first use; null when graphql-jit cannot compile it. */
 export function compiledQueries(
   schema: GraphQLSchema,
 ): (document: DocumentNode, operationName: string | null) => CompiledQuery | null {
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
-
-  return (document, operationName) => {
-    let byName = compiled.get(document);
-    if (!byName) compiled.set(document, (byName = new Map()));
-    const key = operationName ?? '';
-    let query = byName.get(key);
-    if (query === undefined) {
-      const result = compileQuery(schema, document, operationName ?? undefined);
-      query = isCompiledQuery(result) ? result : null;
-      byName.set(key, query);
-    }
-    return query;
-  };
+  return perOperation((document, operationName) => {
+    const result = compileQuery(schema, document, operationName ?? undefined);
+    return isCompiledQuery(result) ? result : null;
+  });
 }
 
 /**

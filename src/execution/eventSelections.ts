@@ -10,6 +10,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { perOperation } from './perOperation.js';
 
 /*
  * A subscription's compiled per-event selection, with its variables coerced once per subscription instead of once
@@ -45,33 +46,22 @@ export interface EventSelection {
 const noVariables: Record<string, unknown> = Object.freeze({});
 
 /**
- * Each document's per-event selection by operation name, compiled on first use and kept while the document is (as
- * `compiledQueries`); null when graphql-jit cannot compile it, then the caller runs graphql-js `subscribe`.
+ * Each document's per-event selection by operation name, compiled on first use (perOperation.ts); null when
+ * graphql-jit cannot compile it, then the caller runs graphql-js `subscribe`.
  */
 export function eventSelections(
   schema: GraphQLSchema,
 ): (document: DocumentNode, operationName: string | null) => EventSelection | null {
-  const compiled = new WeakMap<DocumentNode, Map<string, EventSelection | null>>();
   let withPreCoerced: GraphQLSchema | null | undefined;
-
-  return (document, operationName) => {
-    let byName = compiled.get(document);
-    if (!byName) compiled.set(document, (byName = new Map()));
-    const key = operationName ?? '';
-    let selection = byName.get(key);
-    if (selection === undefined) {
-      const operation = getOperationAST(document, operationName);
-      if (operation && operation.variableDefinitions?.length) {
-        withPreCoerced ??= schemaWithPreCoerced(schema);
-        selection = withPreCoerced && coercedOnce(schema, withPreCoerced, document, operation);
-      } else {
-        const query = compileQuery(schema, document, operationName ?? undefined);
-        selection = isCompiledQuery(query) ? { query, variables: (raw) => raw ?? noVariables } : null;
-      }
-      byName.set(key, selection);
+  return perOperation((document, operationName) => {
+    const operation = getOperationAST(document, operationName);
+    if (operation && operation.variableDefinitions?.length) {
+      withPreCoerced ??= schemaWithPreCoerced(schema);
+      return withPreCoerced && coercedOnce(schema, withPreCoerced, document, operation);
     }
-    return selection;
-  };
+    const query = compileQuery(schema, document, operationName ?? undefined);
+    return isCompiledQuery(query) ? { query, variables: (raw) => raw ?? noVariables } : null;
+  });
 }
 
 /** The same schema (the same type objects, so the same resolvers) with the `PreCoerced` scalar; null on a name clash. */
