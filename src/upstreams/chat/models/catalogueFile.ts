@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import type { CatalogueModel, ProviderCatalogue, RetiredModel } from './types.js';
 
 /**
@@ -84,12 +84,15 @@ function entries(list: unknown, at: string, fields: typeof MODEL_FIELDS, require
   });
 }
 
+/** yaml, loaded with the first catalogue read: a gateway without `CHAT_MODEL_CATALOGUE_FILE` does not carry it. */
+const loadYaml = () => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parseDocument;
+
 /** The overlay in `text` (JSON, or YAML: JSON is YAML too); throws an Error naming the first bad value. */
 export function parseCatalogue(text: string, providers: readonly string[]): CatalogueOverlay {
   let doc: unknown;
   try {
     // A tag the core schema does not know (`!!js/function`) is a mistake here, not a warning on stderr.
-    const parsed = parseDocument(text, { logLevel: 'silent' });
+    const parsed = loadYaml()(text, { logLevel: 'silent' });
     const problem = parsed.errors[0] ?? parsed.warnings[0];
     if (problem) throw problem;
     doc = parsed.toJS({ maxAliasCount: 100 });

@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { spawnGateway } from '../support/process.js';
+
+// A package a gateway may never use is loaded with its first use, not at start-up: ioredis with the first Redis
+// connection (REDIS_URL), yaml with the first model catalogue file (CHAT_MODEL_CATALOGUE_FILE). Loading them idle cost
+// ≈ 7 MB of resident memory on Node 24, which every replica carried (bench/PROFILE.md, "Eleventh pass").
+describe('packages loaded by an idle gateway', () => {
+  it('has neither ioredis nor yaml when neither is configured, and the graph answers', async () => {
+    const fixture = join(import.meta.dirname, '../fixtures/loadedPackages.cjs');
+    const p = spawnGateway({ NODE_OPTIONS: `--require ${fixture}` });
+    const origin = await p.origin;
+    const res = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title } }' }),
+    });
+    expect(((await res.json()) as { data: unknown }).data).toEqual({ title: { title: 'The Matrix' } });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    const line = p.stderr.find((l) => l.startsWith('loaded packages: '));
+    const loaded = JSON.parse(line!.slice('loaded packages: '.length)) as string[];
+    // The fixture sees the packages the gateway does load (so an empty list cannot pass this test).
+    expect(loaded).toEqual(expect.arrayContaining(['graphql', 'undici']));
+    expect(loaded).not.toContain('ioredis');
+    expect(loaded).not.toContain('yaml');
+  });
+});
