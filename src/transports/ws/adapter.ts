@@ -24,8 +24,9 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
  * the socket is not open), reads a client's `complete` before the core does, logs a socket's error as one structured
  * line, and hands the core each connection's state as its `extra`.
  *
- * The core keeps the connection (`connection_init` and its timeout, ping and pong, a client's `complete`, the close,
- * every invalid message); a valid `subscribe` the adapter runs itself (`operate`), with the core's checks (4401 before
+ * The core keeps the connection (`connection_init`, ping and pong, a client's `complete`, the close, every invalid
+ * message); the adapter its timers, which the core would keep for a connection's whole life: the wait for
+ * `connection_init` (4408, dropped once it came) and the keep-alive (one sweep over all sockets); a valid `subscribe` the adapter runs itself (`operate`), with the core's checks (4401 before
  * the ack, 4409 for an id in use) and its record of operations (`ctx.subscriptions`, where the core returns one on the
  * client's `complete` and on close). The core's own handling of `subscribe` awaits the whole operation in an async
  * function with a `for await` over its results: for a subscription that is a suspended frame, its registers, the
@@ -49,6 +50,8 @@ export class WsConnection<Op extends WsOperationRecord> {
   readonly outbound: OutboundBuffer;
   /** graphql-ws's state of the connection (its context), from its `connection_init` on. */
   protocol: Context<Record<string, unknown> | undefined, unknown> | undefined;
+  /** Closes the socket unless `connection_init` comes first; dropped when it does (see `serve`). */
+  initWait: NodeJS.Timeout | undefined;
   private corked = false;
   /** This tick's shared frames (sendShared), and how many of its bytes are written. */
   private frames: Buffer | undefined;
@@ -248,9 +251,14 @@ export interface GraphqlWsAdapter<C> {
 export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
   options: GraphqlWsAdapterOptions<C>,
 ): GraphqlWsAdapter<C> {
+  const { connectionInitWaitTimeout: initWaitMs = 3_000, ...coreOptions } = options.core;
   const core = makeServer<Record<string, unknown> | undefined, C>({
-    ...options.core,
+    ...coreOptions,
+    // The adapter's own (`serve`): the core's timer and its closure stay with the connection for its whole life.
+    connectionInitWaitTimeout: 0,
     onConnect(ctx) {
+      clearTimeout(ctx.extra.initWait);
+      ctx.extra.initWait = undefined;
       // Its record of operations and whether it acknowledged the connection: what `operate` checks and keeps.
       ctx.extra.protocol = ctx as Context<Record<string, unknown> | undefined, unknown>;
       return options.core.onConnect?.(ctx);
@@ -260,6 +268,29 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
   const failed = (conn: C, error: unknown, msg: string) =>
     log.error({ connection: conn.id, err: options.redact(String((error as Error)?.stack ?? error)) }, msg);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, handleProtocols });
+
+  /*
+   * The keep-alive, one sweep over every socket (`wss.clients`) rather than an interval, a pong timer and their
+   * closures per connection (≈ 0.3 KB each, for a connection's whole life): a sweep pings each open socket, and the
+   * next one terminates a socket that has not answered since, keepAliveMs after its ping, as before.
+   */
+  const unanswered = new Set<WebSocket>();
+  const keepAlive =
+    keepAliveMs > 0 && Number.isFinite(keepAliveMs)
+      ? setInterval(() => {
+          for (const socket of wss.clients) {
+            if (socket.readyState !== socket.OPEN) continue;
+            if (unanswered.has(socket)) socket.terminate();
+            else {
+              unanswered.add(socket);
+              socket.ping();
+            }
+          }
+        }, keepAliveMs).unref()
+      : undefined;
+  function answered(this: WebSocket): void {
+    unanswered.delete(this);
+  }
 
   function serve(conn: C): void {
     const { socket } = conn;
@@ -273,6 +304,9 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       },
       conn,
     );
+    // graphql-ws's connection_init wait, as the core words it: a timer only until connection_init (onConnect drops it).
+    if (initWaitMs > 0 && Number.isFinite(initWaitMs) && socket.readyState === socket.OPEN)
+      conn.initWait = setTimeout(closeUninitialised, initWaitMs, conn);
     // One handler per connection, not a closure per message: graphql-ws's handling of a subscribe message lasts as long
     // as the subscription, and so does what it awaits on.
     const messageFailed = (error: unknown) => {
@@ -312,22 +346,10 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       );
       if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
     });
-    let pongWait: NodeJS.Timeout | undefined;
-    const pings =
-      keepAliveMs > 0 && Number.isFinite(keepAliveMs)
-        ? setInterval(() => {
-            if (socket.readyState !== socket.OPEN || pongWait) return;
-            pongWait = setTimeout(() => socket.terminate(), keepAliveMs);
-            socket.ping();
-          }, keepAliveMs)
-        : undefined;
-    socket.on('pong', () => {
-      clearTimeout(pongWait);
-      pongWait = undefined;
-    });
+    socket.on('pong', answered);
     socket.once('close', (code, reason) => {
-      clearTimeout(pongWait);
-      clearInterval(pings);
+      unanswered.delete(socket);
+      clearTimeout(conn.initWait);
       for (const admitting of conn.admitting.values()) admitting.abort();
       closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
     });
@@ -341,10 +363,17 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       });
     },
     async dispose() {
+      clearInterval(keepAlive);
       for (const socket of wss.clients) socket.close(1001, 'Going away');
       await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
     },
   };
+}
+
+/** A connection whose client sent no `connection_init` in time: closed with 4408, graphql-ws's words. */
+function closeUninitialised(conn: WsConnection<WsOperationRecord>): void {
+  if (!conn.protocol)
+    conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
 }
 
 /**
