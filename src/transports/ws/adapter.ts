@@ -13,7 +13,7 @@ import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
 
@@ -292,29 +292,39 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     unanswered.delete(this);
   }
 
-  function serve(conn: C): void {
-    const { socket } = conn;
-    let receive: ((text: string) => Promise<void>) | undefined;
-    const closed = core.opened(
-      {
-        protocol: socket.protocol,
-        send: (text) => conn.send(text),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) => (receive = cb),
-      },
-      conn,
-    );
-    // graphql-ws's connection_init wait, as the core words it: a timer only until connection_init (onConnect drops it).
-    if (initWaitMs > 0 && Number.isFinite(initWaitMs) && socket.readyState === socket.OPEN)
-      conn.initWait = setTimeout(closeUninitialised, initWaitMs, conn);
-    // One handler per connection, not a closure per message: graphql-ws's handling of a subscribe message lasts as long
-    // as the subscription, and so does what it awaits on.
-    const messageFailed = (error: unknown) => {
-      failed(conn, error, 'graphql-ws message handling failed');
-      socket.close(CloseCode.InternalServerError, 'Internal server error');
-    };
-    socket.on('message', (data) => {
-      const message = parsedMessage(String(data));
+  /**
+   * One connection served: the socket graphql-ws's core is given (its `send`, `close` and `onMessage`), and what the
+   * `ws` socket's listeners reach through it. Methods and one listener function per event for every connection (`this`
+   * is the socket, `served` finds its connection), not a dozen closures and their context per connection for its whole
+   * life (≈ 0.6 KB).
+   */
+  class Served {
+    readonly protocol: string;
+    /** The core's handler of a message other than a valid `subscribe`. */
+    private receive: ((data: string) => Promise<void>) | undefined;
+    /** The core's handling of the close. */
+    readonly closed: (code?: number, reason?: string) => Promise<void>;
+
+    constructor(readonly conn: C) {
+      this.protocol = conn.socket.protocol;
+      this.closed = core.opened(this, conn);
+    }
+
+    send(text: string): void {
+      this.conn.send(text);
+    }
+
+    close(code?: number, reason?: string): void {
+      this.conn.socket.close(code, reason);
+    }
+
+    onMessage(receive: (data: string) => Promise<void>): void {
+      this.receive = receive;
+    }
+
+    message(text: string): void {
+      const { conn } = this;
+      const message = parsedMessage(text);
       // A client's complete aborts its operation's upstream work at once: the core then awaits the iterator's
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
@@ -322,37 +332,70 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       if (completed !== undefined)
         (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
       const subscribe = subscribeMessage(message);
-      if (subscribe) return operate(subscribe.id, subscribe.payload);
+      if (subscribe) return this.operate(subscribe.id, subscribe.payload);
       // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
       // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
-      receive?.(message as string).catch(messageFailed);
-    });
+      this.receive?.(message as string).catch((error: unknown) => this.failed(error));
+    }
+
     /** What the core does with a valid `subscribe` before it runs the operation, then `options.operate`. */
-    function operate(id: string, payload: SubscribePayload): void {
+    private operate(id: string, payload: SubscribePayload): void {
+      const { conn } = this;
       const ctx = conn.protocol;
-      if (!ctx?.acknowledged) return socket.close(CloseCode.Unauthorized, 'Unauthorized');
+      if (!ctx?.acknowledged) return conn.socket.close(CloseCode.Unauthorized, 'Unauthorized');
       if (id in ctx.subscriptions)
-        return socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+        return conn.socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
       (ctx.subscriptions as Record<string, null>)[id] = null;
-      options.operate(conn, id, payload).catch(messageFailed);
+      options.operate(conn, id, payload).catch((error: unknown) => this.failed(error));
     }
-    // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
-    // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
-    socket.on('error', (error: Error & { code?: string }) => {
-      log.warn(
-        { connection: conn.id, code: error.code, error: error.message },
-        'WebSocket connection closed on a protocol error',
-      );
-      if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
-    });
+
+    private failed(error: unknown): void {
+      failed(this.conn, error, 'graphql-ws message handling failed');
+      this.conn.socket.close(CloseCode.InternalServerError, 'Internal server error');
+    }
+  }
+
+  const served = new WeakMap<WebSocket, Served>();
+
+  function onMessage(this: WebSocket, data: RawData): void {
+    served.get(this)?.message(String(data));
+  }
+
+  // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
+  // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
+  function onError(this: WebSocket, error: Error & { code?: string }): void {
+    log.warn(
+      { connection: served.get(this)?.conn.id, code: error.code, error: error.message },
+      'WebSocket connection closed on a protocol error',
+    );
+    if (this.readyState === this.OPEN) this.close(1011, 'Internal server error');
+  }
+
+  function onClose(this: WebSocket, code: number, reason: Buffer): void {
+    unanswered.delete(this);
+    const connection = served.get(this);
+    if (!connection) return;
+    served.delete(this);
+    const { conn } = connection;
+    clearTimeout(conn.initWait);
+    for (const admitting of conn.admitting.values()) admitting.abort();
+    connection
+      .closed(code, String(reason))
+      .catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
+  }
+
+  function serve(conn: C): void {
+    const { socket } = conn;
+    served.set(socket, new Served(conn));
+    // graphql-ws's connection_init wait, as the core words it: a timer only until connection_init (onConnect drops it).
+    if (initWaitMs > 0 && Number.isFinite(initWaitMs) && socket.readyState === socket.OPEN)
+      conn.initWait = setTimeout(closeUninitialised, initWaitMs, conn);
+    socket.on('message', onMessage);
+    socket.on('error', onError);
     socket.on('pong', answered);
-    socket.once('close', (code, reason) => {
-      unanswered.delete(socket);
-      clearTimeout(conn.initWait);
-      for (const admitting of conn.admitting.values()) admitting.abort();
-      closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
-    });
+    // ws emits it once.
+    socket.on('close', onClose);
   }
 
   return {
