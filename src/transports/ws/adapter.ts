@@ -43,9 +43,10 @@ export class WsConnection<Op extends WsOperationRecord> {
   readonly operations = new Map<string, Op>();
   /**
    * Operations still being admitted (a chat stream waits there for its provider's connection), by the client's id:
-   * a client's `complete` or the socket's close ends that wait at once.
+   * a client's `complete` or the socket's close ends that wait at once. Made for the first and dropped with the last:
+   * a connection spends most of its life with none, and an empty Map keeps its table (≈ 0.2 KB).
    */
-  readonly admitting = new Map<string, AbortController>();
+  private admittingIds: Map<string, AbortController> | undefined;
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   readonly outbound: OutboundBuffer;
   /** graphql-ws's state of the connection (its context), from its `connection_init` on. */
@@ -128,6 +129,32 @@ export class WsConnection<Op extends WsOperationRecord> {
     at += frames.write(tail, at);
     this.framed = at;
     this.corkForTick();
+  }
+
+  /** Its operations, running or being admitted: what GATEWAY_WS_MAX_OPERATIONS counts. */
+  get operationCount(): number {
+    return this.operations.size + (this.admittingIds?.size ?? 0);
+  }
+
+  /** Operation `id` is being admitted: `controller` ends its wait (the client's `complete`, the close). */
+  admitting(id: string, controller: AbortController): void {
+    (this.admittingIds ??= new Map()).set(id, controller);
+  }
+
+  /** Operation `id`'s admission ended (admitted, refused or failed). */
+  admitted(id: string): void {
+    this.admittingIds?.delete(id);
+    if (this.admittingIds?.size === 0) this.admittingIds = undefined;
+  }
+
+  /** A client's `complete` for `id`: aborts it, running or being admitted. */
+  abort(id: string): void {
+    (this.operations.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
+  }
+
+  /** The socket closed: every wait in admission ends (running operations end through graphql-ws's close). */
+  closed(): void {
+    for (const controller of this.admittingIds?.values() ?? []) controller.abort();
   }
 
   private open(): boolean {
@@ -329,8 +356,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
       const completed = completedId(message);
-      if (completed !== undefined)
-        (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
+      if (completed !== undefined) conn.abort(completed);
       const subscribe = subscribeMessage(message);
       if (subscribe) return this.operate(subscribe.id, subscribe.payload);
       // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
@@ -379,7 +405,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     served.delete(this);
     const { conn } = connection;
     clearTimeout(conn.initWait);
-    for (const admitting of conn.admitting.values()) admitting.abort();
+    conn.closed();
     connection
       .closed(code, String(reason))
       .catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));

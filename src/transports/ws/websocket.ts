@@ -177,7 +177,7 @@ export function attachWebSocket(options: {
         return;
       }
       // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
-      if (!conn.client.router && conn.operations.size + conn.admitting.size >= wsLimits.maxOperations) {
+      if (!conn.client.router && conn.operationCount >= wsLimits.maxOperations) {
         const cap = pipeline.capRefusal({
           limit: 'GATEWAY_WS_MAX_OPERATIONS',
           max: wsLimits.maxOperations,
@@ -190,7 +190,7 @@ export function attachWebSocket(options: {
       const operation = new WsOperation(conn, id, nextPrefix(id), services.metrics.subscriptionsStarted);
       // Admission may wait (a quota read, a chat stream's turn for its provider's connection): counted against the
       // per-connection limit, and ended by the client's complete or the socket's close.
-      conn.admitting.set(id, operation.controller);
+      conn.admitting(id, operation.controller);
       const client = clients.ofOperation(conn.client, payload.extensions);
       // Every field in one literal: one shape for all callers (a spread and later fields gave each its own hidden
       // class on Node 20), kept by the operation's context for a subscription's whole life.
@@ -213,7 +213,7 @@ export function attachWebSocket(options: {
         // This operation's error, not the connection's (4500 would end its other operations).
         return conn.error(id, pipeline.format([internalError(error, services)]));
       } finally {
-        conn.admitting.delete(id);
+        conn.admitted(id);
       }
       if (answer.kind === 'refused') {
         if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited))
