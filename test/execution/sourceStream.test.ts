@@ -47,10 +47,11 @@ async function both(query: string, variableValues: Record<string, unknown>, answ
     contextValue: { who: 'ctx' },
     rootValue: { root: true },
   };
-  const settle = (p: Promise<unknown>) => p.then(
-    (value) => ({ value: Symbol.asyncIterator in (value as object) ? 'stream' : JSON.parse(JSON.stringify(value)) }),
-    (error: Error) => ({ thrown: error.message }),
-  );
+  const settle = (p: Promise<unknown>) =>
+    p.then(
+      (value) => ({ value: Symbol.asyncIterator in (value as object) ? 'stream' : JSON.parse(JSON.stringify(value)) }),
+      (error: Error) => ({ thrown: error.message }),
+    );
   return {
     ours: await settle(sourceStream(args, coerced!)),
     theirs: await settle(createSourceEventStream(args)),

@@ -441,8 +441,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
 
 /** A connection whose client sent no `connection_init` in time: closed with 4408, graphql-ws's words. */
 function closeUninitialised(conn: WsConnection<WsOperationRecord>): void {
-  if (!conn.protocol)
-    conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
+  if (!conn.protocol) conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
 }
 
 /**
