@@ -12,6 +12,7 @@ import { attachDirect, DIRECT, park, PARK, type DirectConsumer, type DirectSourc
 import { eventSelections } from './eventSelections.js';
 import { perOperation } from './perOperation.js';
 import { settledExecution, sharedExecution } from './sharedEvents.js';
+import { sourceStream } from './sourceStream.js';
 
 /*
  * Compiled execution of cached documents (graphql-jit). The document caches hand back the same `DocumentNode` for the
@@ -56,7 +57,8 @@ export function compiledQueries(
  * graphql-js `subscribe` with compiled per-event execution: graphql-js opens the source stream (the subscribe
  * resolver with its arguments, its errors as graphql-js words them), then each event runs the compiled selection
  * where graphql-js would execute the whole document again and coerce the variables again with its generic walker.
- * The variables are coerced once per subscription (eventSelections.ts), not per event.
+ * The variables are coerced once per subscription (eventSelections.ts), not per event, and not again to open the source
+ * stream when the caller coerced them (sourceStream.ts).
  * graphql-jit's own `subscribe` is not used: 0.8.9 hands the subscribe resolver the variables instead of the
  * field's arguments, so literal arguments (`serverTime(intervalMs: 20)`) would be lost.
  */
@@ -69,7 +71,8 @@ export function compiledSubscribe(schema: GraphQLSchema): (
   return async (args, coercedVariables) => {
     const selection = selectionFor(args.document, args.operationName ?? null);
     if (!selection) return subscribe(args);
-    const source = await createSourceEventStream(args);
+    // The caller's coerced variables open the source stream as they are (sourceStream.ts), not coerced a second time.
+    const source = await (coercedVariables ? sourceStream(args, coercedVariables) : createSourceEventStream(args));
     if (!(Symbol.asyncIterator in source)) return source;
     return new MappedEvents<ExecutionResult>(
       source[Symbol.asyncIterator](),

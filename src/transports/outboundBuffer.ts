@@ -65,7 +65,8 @@ export interface OutboundObserver {
  */
 export class OutboundBuffer {
   readonly lowWatermark: number;
-  private readonly waiting = new Set<() => void>();
+  /** Who waits for it to drain: made on the first wait, as most connections never make one wait. */
+  private waiting: Set<() => void> | undefined;
   private readonly operations = new Set<AbortController>();
   private closed = false;
   /** Most bytes this connection held unsent at once. */
@@ -154,11 +155,11 @@ export class OutboundBuffer {
     this.watchStall();
     return new Promise((resolve) => {
       const done = () => {
-        this.waiting.delete(done);
+        this.waiting?.delete(done);
         signal.removeEventListener('abort', done);
         resolve();
       };
-      this.waiting.add(done);
+      (this.waiting ??= new Set()).add(done);
       signal.addEventListener('abort', done, { once: true });
     });
   }
@@ -244,7 +245,7 @@ export class OutboundBuffer {
   }
 
   private readonly release = (): void => {
-    for (const done of [...this.waiting]) done();
+    if (this.waiting?.size) for (const done of [...this.waiting]) done();
   };
 }
 

@@ -121,7 +121,8 @@ describe('subscription variables coerced once', () => {
     // Two words, parsed by createSourceEventStream and once more for the per-event selection: however many events.
     expect(afterOne).toBe(4);
     expect(later.seen.parsed).toBe(afterOne);
-    // Given them coerced already (the pipeline's operationInputs rule did), it parses none itself.
+    // Given them coerced already (the pipeline's operationInputs rule did), it parses none itself: neither to open
+    // the source stream (sourceStream.ts) nor for an event.
     const given = setup();
     const coerced = {
       ask: { words: [{ word: 'tea' }, { word: 'time' }], tone: 'loud!', repeat: 2 },
@@ -129,7 +130,7 @@ describe('subscription variables coerced once', () => {
       withExtra: true,
     };
     const results = await firstEvents(compiledSubscribe(given.schema), given, variables, 20, coerced);
-    expect(given.seen.parsed).toBe(2);
+    expect(given.seen.parsed).toBe(0);
     expect((results as ExecutionResult[])[19]).toEqual({
       data: { echoes: { n: 20, said: 'teatea timetime', tone: 'loud!', shout: '20!', extra: 'extra' } },
     });

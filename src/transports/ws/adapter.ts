@@ -13,7 +13,7 @@ import type { FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
 
@@ -24,8 +24,9 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
  * the socket is not open), reads a client's `complete` before the core does, logs a socket's error as one structured
  * line, and hands the core each connection's state as its `extra`.
  *
- * The core keeps the connection (`connection_init` and its timeout, ping and pong, a client's `complete`, the close,
- * every invalid message); a valid `subscribe` the adapter runs itself (`operate`), with the core's checks (4401 before
+ * The core keeps the connection (`connection_init`, ping and pong, a client's `complete`, the close, every invalid
+ * message); the adapter its timers, which the core would keep for a connection's whole life: the wait for
+ * `connection_init` (4408, dropped once it came) and the keep-alive (one sweep over all sockets); a valid `subscribe` the adapter runs itself (`operate`), with the core's checks (4401 before
  * the ack, 4409 for an id in use) and its record of operations (`ctx.subscriptions`, where the core returns one on the
  * client's `complete` and on close). The core's own handling of `subscribe` awaits the whole operation in an async
  * function with a `for await` over its results: for a subscription that is a suspended frame, its registers, the
@@ -42,13 +43,16 @@ export class WsConnection<Op extends WsOperationRecord> {
   readonly operations = new Map<string, Op>();
   /**
    * Operations still being admitted (a chat stream waits there for its provider's connection), by the client's id:
-   * a client's `complete` or the socket's close ends that wait at once.
+   * a client's `complete` or the socket's close ends that wait at once. Made for the first and dropped with the last:
+   * a connection spends most of its life with none, and an empty Map keeps its table (≈ 0.2 KB).
    */
-  readonly admitting = new Map<string, AbortController>();
+  private admittingIds: Map<string, AbortController> | undefined;
   /** Its unsent bytes: pauses its subscriptions' sources, closes it when too slow; closing aborts its operations. */
   readonly outbound: OutboundBuffer;
   /** graphql-ws's state of the connection (its context), from its `connection_init` on. */
   protocol: Context<Record<string, unknown> | undefined, unknown> | undefined;
+  /** Closes the socket unless `connection_init` comes first; dropped when it does (see `serve`). */
+  initWait: NodeJS.Timeout | undefined;
   private corked = false;
   /** This tick's shared frames (sendShared), and how many of its bytes are written. */
   private frames: Buffer | undefined;
@@ -125,6 +129,32 @@ export class WsConnection<Op extends WsOperationRecord> {
     at += frames.write(tail, at);
     this.framed = at;
     this.corkForTick();
+  }
+
+  /** Its operations, running or being admitted: what GATEWAY_WS_MAX_OPERATIONS counts. */
+  get operationCount(): number {
+    return this.operations.size + (this.admittingIds?.size ?? 0);
+  }
+
+  /** Operation `id` is being admitted: `controller` ends its wait (the client's `complete`, the close). */
+  admitting(id: string, controller: AbortController): void {
+    (this.admittingIds ??= new Map()).set(id, controller);
+  }
+
+  /** Operation `id`'s admission ended (admitted, refused or failed). */
+  admitted(id: string): void {
+    this.admittingIds?.delete(id);
+    if (this.admittingIds?.size === 0) this.admittingIds = undefined;
+  }
+
+  /** A client's `complete` for `id`: aborts it, running or being admitted. */
+  abort(id: string): void {
+    (this.operations.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
+  }
+
+  /** The socket closed: every wait in admission ends (running operations end through graphql-ws's close). */
+  closed(): void {
+    for (const controller of this.admittingIds?.values() ?? []) controller.abort();
   }
 
   private open(): boolean {
@@ -248,9 +278,14 @@ export interface GraphqlWsAdapter<C> {
 export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
   options: GraphqlWsAdapterOptions<C>,
 ): GraphqlWsAdapter<C> {
+  const { connectionInitWaitTimeout: initWaitMs = 3_000, ...coreOptions } = options.core;
   const core = makeServer<Record<string, unknown> | undefined, C>({
-    ...options.core,
+    ...coreOptions,
+    // The adapter's own (`serve`): the core's timer and its closure stay with the connection for its whole life.
+    connectionInitWaitTimeout: 0,
     onConnect(ctx) {
+      clearTimeout(ctx.extra.initWait);
+      ctx.extra.initWait = undefined;
       // Its record of operations and whether it acknowledged the connection: what `operate` checks and keeps.
       ctx.extra.protocol = ctx as Context<Record<string, unknown> | undefined, unknown>;
       return options.core.onConnect?.(ctx);
@@ -261,76 +296,132 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     log.error({ connection: conn.id, err: options.redact(String((error as Error)?.stack ?? error)) }, msg);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload, handleProtocols });
 
-  function serve(conn: C): void {
-    const { socket } = conn;
-    let receive: ((text: string) => Promise<void>) | undefined;
-    const closed = core.opened(
-      {
-        protocol: socket.protocol,
-        send: (text) => conn.send(text),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (cb) => (receive = cb),
-      },
-      conn,
-    );
-    // One handler per connection, not a closure per message: graphql-ws's handling of a subscribe message lasts as long
-    // as the subscription, and so does what it awaits on.
-    const messageFailed = (error: unknown) => {
-      failed(conn, error, 'graphql-ws message handling failed');
-      socket.close(CloseCode.InternalServerError, 'Internal server error');
-    };
-    socket.on('message', (data) => {
-      const message = parsedMessage(String(data));
+  /*
+   * The keep-alive, one sweep over every socket (`wss.clients`) rather than an interval, a pong timer and their
+   * closures per connection (≈ 0.3 KB each, for a connection's whole life): a sweep pings each open socket, and the
+   * next one terminates a socket that has not answered since, keepAliveMs after its ping, as before.
+   */
+  const unanswered = new Set<WebSocket>();
+  const keepAlive =
+    keepAliveMs > 0 && Number.isFinite(keepAliveMs)
+      ? setInterval(() => {
+          for (const socket of wss.clients) {
+            if (socket.readyState !== socket.OPEN) continue;
+            if (unanswered.has(socket)) socket.terminate();
+            else {
+              unanswered.add(socket);
+              socket.ping();
+            }
+          }
+        }, keepAliveMs).unref()
+      : undefined;
+  function answered(this: WebSocket): void {
+    unanswered.delete(this);
+  }
+
+  /**
+   * One connection served: the socket graphql-ws's core is given (its `send`, `close` and `onMessage`), and what the
+   * `ws` socket's listeners reach through it. Methods and one listener function per event for every connection (`this`
+   * is the socket, `served` finds its connection), not a dozen closures and their context per connection for its whole
+   * life (≈ 0.6 KB).
+   */
+  class Served {
+    readonly protocol: string;
+    /** The core's handler of a message other than a valid `subscribe`. */
+    private receive: ((data: string) => Promise<void>) | undefined;
+    /** The core's handling of the close. */
+    readonly closed: (code?: number, reason?: string) => Promise<void>;
+
+    constructor(readonly conn: C) {
+      this.protocol = conn.socket.protocol;
+      this.closed = core.opened(this, conn);
+    }
+
+    send(text: string): void {
+      this.conn.send(text);
+    }
+
+    close(code?: number, reason?: string): void {
+      this.conn.socket.close(code, reason);
+    }
+
+    onMessage(receive: (data: string) => Promise<void>): void {
+      this.receive = receive;
+    }
+
+    message(text: string): void {
+      const { conn } = this;
+      const message = parsedMessage(text);
       // A client's complete aborts its operation's upstream work at once: the core then awaits the iterator's
       // return(), which for a generator blocked on an upstream read would wait (graphql-ws issue 653 on GitHub), and a
       // query has no iterator to return.
       const completed = completedId(message);
-      if (completed !== undefined)
-        (conn.operations.get(completed)?.controller ?? conn.admitting.get(completed))?.abort();
+      if (completed !== undefined) conn.abort(completed);
       const subscribe = subscribeMessage(message);
-      if (subscribe) return operate(subscribe.id, subscribe.payload);
+      if (subscribe) return this.operate(subscribe.id, subscribe.payload);
       // graphql-ws validates a parsed message as it would the text (its parseMessage takes either): parsed once here,
       // and the text is not kept by the handling of a subscribe message for the subscription's whole life.
-      receive?.(message as string).catch(messageFailed);
-    });
+      this.receive?.(message as string).catch((error: unknown) => this.failed(error));
+    }
+
     /** What the core does with a valid `subscribe` before it runs the operation, then `options.operate`. */
-    function operate(id: string, payload: SubscribePayload): void {
+    private operate(id: string, payload: SubscribePayload): void {
+      const { conn } = this;
       const ctx = conn.protocol;
-      if (!ctx?.acknowledged) return socket.close(CloseCode.Unauthorized, 'Unauthorized');
+      if (!ctx?.acknowledged) return conn.socket.close(CloseCode.Unauthorized, 'Unauthorized');
       if (id in ctx.subscriptions)
-        return socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+        return conn.socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
       (ctx.subscriptions as Record<string, null>)[id] = null;
-      options.operate(conn, id, payload).catch(messageFailed);
+      options.operate(conn, id, payload).catch((error: unknown) => this.failed(error));
     }
-    // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
-    // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
-    socket.on('error', (error: Error & { code?: string }) => {
-      log.warn(
-        { connection: conn.id, code: error.code, error: error.message },
-        'WebSocket connection closed on a protocol error',
-      );
-      if (socket.readyState === socket.OPEN) socket.close(1011, 'Internal server error');
-    });
-    let pongWait: NodeJS.Timeout | undefined;
-    const pings =
-      keepAliveMs > 0 && Number.isFinite(keepAliveMs)
-        ? setInterval(() => {
-            if (socket.readyState !== socket.OPEN || pongWait) return;
-            pongWait = setTimeout(() => socket.terminate(), keepAliveMs);
-            socket.ping();
-          }, keepAliveMs)
-        : undefined;
-    socket.on('pong', () => {
-      clearTimeout(pongWait);
-      pongWait = undefined;
-    });
-    socket.once('close', (code, reason) => {
-      clearTimeout(pongWait);
-      clearInterval(pings);
-      for (const admitting of conn.admitting.values()) admitting.abort();
-      closed(code, String(reason)).catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
-    });
+
+    private failed(error: unknown): void {
+      failed(this.conn, error, 'graphql-ws message handling failed');
+      this.conn.socket.close(CloseCode.InternalServerError, 'Internal server error');
+    }
+  }
+
+  const served = new WeakMap<WebSocket, Served>();
+
+  function onMessage(this: WebSocket, data: RawData): void {
+    served.get(this)?.message(String(data));
+  }
+
+  // A socket's error is a client breaking the protocol (a message over GATEWAY_WS_MAX_MESSAGE_BYTES, an invalid
+  // frame), which ws has already answered by closing: one structured line, not graphql-ws's console.error and stack.
+  function onError(this: WebSocket, error: Error & { code?: string }): void {
+    log.warn(
+      { connection: served.get(this)?.conn.id, code: error.code, error: error.message },
+      'WebSocket connection closed on a protocol error',
+    );
+    if (this.readyState === this.OPEN) this.close(1011, 'Internal server error');
+  }
+
+  function onClose(this: WebSocket, code: number, reason: Buffer): void {
+    unanswered.delete(this);
+    const connection = served.get(this);
+    if (!connection) return;
+    served.delete(this);
+    const { conn } = connection;
+    clearTimeout(conn.initWait);
+    conn.closed();
+    connection
+      .closed(code, String(reason))
+      .catch((error: unknown) => failed(conn, error, 'graphql-ws close handling failed'));
+  }
+
+  function serve(conn: C): void {
+    const { socket } = conn;
+    served.set(socket, new Served(conn));
+    // graphql-ws's connection_init wait, as the core words it: a timer only until connection_init (onConnect drops it).
+    if (initWaitMs > 0 && Number.isFinite(initWaitMs) && socket.readyState === socket.OPEN)
+      conn.initWait = setTimeout(closeUninitialised, initWaitMs, conn);
+    socket.on('message', onMessage);
+    socket.on('error', onError);
+    socket.on('pong', answered);
+    // ws emits it once.
+    socket.on('close', onClose);
   }
 
   return {
@@ -341,10 +432,16 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
       });
     },
     async dispose() {
+      clearInterval(keepAlive);
       for (const socket of wss.clients) socket.close(1001, 'Going away');
       await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
     },
   };
+}
+
+/** A connection whose client sent no `connection_init` in time: closed with 4408, graphql-ws's words. */
+function closeUninitialised(conn: WsConnection<WsOperationRecord>): void {
+  if (!conn.protocol) conn.socket.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
 }
 
 /**

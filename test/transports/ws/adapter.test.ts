@@ -41,7 +41,7 @@ type Conn = WsConnection<TestOp>;
  * The adapter on a loopback HTTP server with a one-field schema whose subscription yields once and then waits on a
  * read only an abort ends (as a chat stream blocked on its upstream): what the adapter owns, without the gateway.
  */
-async function start(keepAliveMs = 0) {
+async function start(keepAliveMs = 0, connectionInitWaitTimeout?: number) {
   const lines: Array<Record<string, unknown>> = [];
   const log = pino(
     { level: 'info' },
@@ -75,7 +75,7 @@ async function start(keepAliveMs = 0) {
     keepAliveMs,
     log,
     redact: (text) => text,
-    core: {},
+    core: connectionInitWaitTimeout === undefined ? {} : { connectionInitWaitTimeout },
     async operate(conn, id, payload) {
       operated.push(id);
       if (payload.query === 'refused') return conn.error(id, [{ message: 'refused' }]);
@@ -283,6 +283,19 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     // Closed without a close frame (1006): the peer is taken to be gone.
     expect(await silent.closed).toBe(1006);
     expect(answering.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('closes a socket without connection_init in time with 4408, and keeps no timer for one that sent it', async () => {
+    t = await start(0, 300);
+    const ready = await t.client();
+    // The acknowledged connection's wait is dropped at once (the core kept its own for the connection's life)...
+    expect(t.connections[0].initWait).toBeUndefined();
+    const silent = new WebSocket(t.url, 'graphql-transport-ws');
+    const [code, reason] = (await once(silent, 'close')) as [number, Buffer];
+    expect([code, String(reason)]).toEqual([4408, 'Connection initialisation timeout']);
+    // ...and it is still open after the wait that closed the silent one, which never reached the core's onConnect.
+    expect(ready.ws.readyState).toBe(WebSocket.OPEN);
+    expect(t.connections[1].protocol).toBeUndefined();
   });
 
   it('closes every socket with 1001 (Going Away) on dispose', async () => {
