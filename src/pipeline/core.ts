@@ -283,7 +283,7 @@ export class OperationPipeline {
     if (closing) return closing;
     let current = payload;
     for (const rule of this.preparers) {
-      const next = rule.prepare!(current);
+      const next = rule.prepare!(current, this.documents);
       if (next instanceof GraphQLError) return next;
       current = next;
     }
