@@ -127,7 +127,14 @@ export function createRequestClassifier(
       const contentType = contentTypes.for(req.headers.accept);
       const resolved = contentType && resolvedOperation(pipeline, prepared);
       if (resolved && !deliversIncrementally(resolved.operation, resolved.document)) {
-        return { kind: 'direct', payload: prepared, ...resolved, contentType };
+        // Field by field: a spread of `resolved` took V8's generic copy, a visible share of this function's own time.
+        return {
+          kind: 'direct',
+          payload: prepared,
+          document: resolved.document,
+          operation: resolved.operation,
+          contentType,
+        };
       }
     }
     return { kind: 'apollo', method, search, body };
