@@ -131,6 +131,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     OMDB_CACHE_MAX: '0',
     OMDB_DAILY_QUOTA: '1000000000',
+    // As in every other benchmark (lib/stack.ts): the response cache would answer the repeated ids instead of
+    // executing them, and the report would be a cached answer's allocations (bench/PROFILE.md, tenth pass).
+    RESPONSE_CACHE_MAX_BYTES: '0',
     ALLOC_PROFILE_OUT: out,
     ...(promoted ? { ALLOC_PROMOTED: '1' } : {}),
     // One address stands for every client here: the caps per client would refuse it.

@@ -12,7 +12,16 @@ export type { Caller, ClientIdentity } from '../observability/caller.js';
  */
 export class OperationKey<T> {
   declare private readonly valueType?: T;
+  /** Keys made so far: each is a module's constant, made once when the module loads. */
+  private static made = 0;
+  /** Its place in every operation's {@link GatewayContext.perOperation}. */
+  readonly slot = OperationKey.made++;
   constructor(readonly description: string) {}
+
+  /** As many slots as there are keys (a key made later still finds its slot: the array grows). */
+  static slots(): unknown[] {
+    return new Array(OperationKey.made);
+  }
 }
 
 /**
@@ -38,27 +47,31 @@ export interface GatewayContext {
    * caller's `upstreamRequests`), demand control reports and charges them.
    */
   readonly upstreamRequests: UpstreamTally;
-  /** This operation's state by key: read and written through {@link perOperation}, {@link operationValue}, {@link setOperationValue}. */
-  readonly perOperation: Map<OperationKey<unknown>, unknown>;
+  /**
+   * This operation's state, one slot per {@link OperationKey}: read and written through {@link perOperation},
+   * {@link operationValue}, {@link setOperationValue}. Slots, not a Map: a Map per operation grew its table as the
+   * rules and loaders added their values (bench/PROFILE.md, tenth pass). Apollo's copy of a context shares them.
+   */
+  readonly perOperation: unknown[];
 }
 
 /** The operation's value for `key`, made by `create` the first time it is asked for (a DataLoader, a session). */
 export function perOperation<T>(ctx: GatewayContext, key: OperationKey<T>, create: (ctx: GatewayContext) => T): T {
-  let value = ctx.perOperation.get(key) as T | undefined;
+  let value = ctx.perOperation[key.slot] as T | undefined;
   if (value === undefined) {
     value = create(ctx);
-    ctx.perOperation.set(key, value);
+    ctx.perOperation[key.slot] = value;
   }
   return value;
 }
 
 /** The operation's value for `key`, if one was set. */
 export function operationValue<T>(ctx: GatewayContext, key: OperationKey<T>): T | undefined {
-  return ctx.perOperation.get(key) as T | undefined;
+  return ctx.perOperation[key.slot] as T | undefined;
 }
 
 export function setOperationValue<T>(ctx: GatewayContext, key: OperationKey<T>, value: T): void {
-  ctx.perOperation.set(key, value);
+  ctx.perOperation[key.slot] = value;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -88,7 +101,7 @@ export function createContext(
  * prototype's alone. An object literal with `get log()` made a pino child for every request that way.
  */
 class RequestContext implements GatewayContext {
-  readonly perOperation = new Map<OperationKey<unknown>, unknown>();
+  readonly perOperation = OperationKey.slots();
   readonly upstreamRequests = new UpstreamTally();
   /** Set by the first read of {@link log}. */
   private logger: Logger | undefined = undefined;

@@ -1,30 +1,35 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedCounter, TalliedHistogram } from './tallied.js';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Prometheus metrics of one gateway instance (its own registry, so several gateways can live in one test process). */
+/**
+ * Prometheus metrics of one gateway instance (its own registry, so several gateways can live in one test process).
+ * Those observed on every operation or upstream request are tallied (tallied.ts): plain counts, handed to prom-client
+ * when scraped.
+ */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  readonly httpRequests = new Counter({
+  readonly httpRequests = new TalliedCounter({
     name: 'gateway_http_requests_total',
     help: 'HTTP requests served, by route and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
   });
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new TalliedHistogram({
     name: 'gateway_http_request_duration_seconds',
     help: 'HTTP request latency by route',
     labelNames: ['route'] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly operations = new Counter({
+  readonly operations = new TalliedCounter({
     name: 'gateway_graphql_operations_total',
     help: 'GraphQL operations by type, name and outcome',
     labelNames: ['type', 'name', 'outcome'] as const,
     registers: [this.registry],
   });
-  readonly operationDuration = new Histogram({
+  readonly operationDuration = new TalliedHistogram({
     name: 'gateway_graphql_operation_duration_seconds',
     help: 'GraphQL operation latency by type and name',
     labelNames: ['type', 'name'] as const,
@@ -54,14 +59,14 @@ export class GatewayMetrics {
     labelNames: ['transport'] as const,
     registers: [this.registry],
   });
-  readonly operationCost = new Histogram({
+  readonly operationCost = new TalliedHistogram({
     name: 'gateway_operation_cost',
     help: 'Cost of each operation (demand control: objects, and 10 per upstream request), estimated before it runs and actual when it ends.',
     labelNames: ['measure'] as const,
     buckets: [0, 1, 10, 30, 100, 300, 1000, 3000, 10000, 30000],
     registers: [this.registry],
   });
-  readonly operationUpstreamRequests = new Histogram({
+  readonly operationUpstreamRequests = new TalliedHistogram({
     name: 'gateway_operation_upstream_requests',
     help: 'Upstream requests of each operation, estimated by the planners before it runs and actually sent.',
     labelNames: ['measure'] as const,
@@ -81,13 +86,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
   private readonly bufferedPeaks = new Map<string, number>();
-  readonly upstreamRequests = new Counter({
+  readonly upstreamRequests = new TalliedCounter({
     name: 'gateway_upstream_requests_total',
     help: 'Requests sent to upstreams, by upstream and status (0 = no response)',
     labelNames: ['upstream', 'status'] as const,
     registers: [this.registry],
   });
-  readonly upstreamDuration = new Histogram({
+  readonly upstreamDuration = new TalliedHistogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Upstream request latency until the response headers',
     labelNames: ['upstream'] as const,

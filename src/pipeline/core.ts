@@ -41,6 +41,8 @@ import { capClientString } from './rules/operationLog.js';
 import { cacheControlHeader } from './rules/responseCache.js';
 import type { Shutdown } from './rules/shutdown.js';
 
+type ConnectionArgs = Parameters<FairShare['connectionRefusal']>;
+
 /** Options of {@link OperationPipeline}. */
 export interface OperationPipelineOptions {
   schema: GraphQLSchema;
@@ -260,8 +262,14 @@ export class OperationPipeline {
   }
 
   /** A connection's refusal by the caps per client (CLIENT_MAX_CONNECTIONS, MAX_CONNECTIONS; fairShare.ts), if any. */
-  connectionRefusal(...args: Parameters<FairShare['connectionRefusal']>): ReturnType<FairShare['connectionRefusal']> {
-    return this.options.fairShare?.connectionRefusal(...args);
+  connectionRefusal(
+    req: ConnectionArgs[0],
+    client: ConnectionArgs[1],
+    share: ConnectionArgs[2],
+    done: ConnectionArgs[3],
+  ): ReturnType<FairShare['connectionRefusal']> {
+    // Named, not `...args`: every HTTP request asks, and a rest array with its spread is made per call.
+    return this.options.fairShare?.connectionRefusal(req, client, share, done);
   }
 
   /**
@@ -283,7 +291,7 @@ export class OperationPipeline {
     if (closing) return closing;
     let current = payload;
     for (const rule of this.preparers) {
-      const next = rule.prepare!(current);
+      const next = rule.prepare!(current, this.documents);
       if (next instanceof GraphQLError) return next;
       current = next;
     }

@@ -11,6 +11,7 @@ import {
 } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { ErrorReason } from '../errors/codes.js';
+import type { KnownDocuments } from './operation.js';
 
 /** What decides whether a document may run, given once for every path that parses one (the pipeline's and Apollo's). */
 export interface DocumentSettings {
@@ -35,7 +36,7 @@ interface KeyValueStore<V> {
  * would otherwise sit before every first token). Apollo Server, where it still parses (GET, APQ, batches), keeps its
  * documents in the same cache under its own keys, so one bound holds for both.
  */
-export class DocumentCache {
+export class DocumentCache implements KnownDocuments {
   readonly limitRules: readonly ValidationRule[];
   readonly parseOptions: ParseOptions;
   /** Whether "Did you mean …?" suggestions may be shown (wherever introspection is). */
@@ -79,6 +80,12 @@ export class DocumentCache {
     }
     this.cache.set(query, result);
     return result;
+  }
+
+  /** Whether `query` is cached as a valid document; neither parses nor counts as a use. */
+  valid(query: string): boolean {
+    const cached = this.cache.peek(query);
+    return cached !== undefined && !Array.isArray(cached);
   }
 
   /** The same cache as Apollo's document store: Apollo's keys (a prefix and the query's SHA-256) cannot be query texts. */

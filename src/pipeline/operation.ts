@@ -84,14 +84,24 @@ export type AdmittedOperation = Operation & { document: DocumentNode; operation:
 /** An error refusing the operation, or nothing. */
 export type Refusal = GraphQLError | undefined;
 
+/** What a `prepare` rule may ask of the pipeline's document cache (documentCache.ts). */
+export interface KnownDocuments {
+  /** Whether this exact text is cached as a document that parsed and validated. */
+  valid(query: string): boolean;
+}
+
 /**
  * One concern of the pipeline. Each stage is optional; the pipeline calls the rules in their list order, so one more
  * rule (a cap per client, a cache) is one more module in that list.
  */
 export interface PipelineRule {
   readonly name: string;
-  /** Before parsing, on the payload as sent: may replace it (a persisted operation's id becomes its document). */
-  prepare?(payload: OperationPayload): OperationPayload | GraphQLError;
+  /**
+   * Before parsing, on the payload as sent: may replace it (a persisted operation's id becomes its document).
+   * `documents` tells a text already parsed and validated (the pipeline's document cache): what was checked of it
+   * when it was first prepared need not be checked again.
+   */
+  prepare?(payload: OperationPayload, documents?: KnownDocuments): OperationPayload | GraphQLError;
   /** When the operation starts, before its document is known (HTTP starts it before Apollo parses). */
   begin?(op: Operation, caller: Caller): void;
   /** After parsing and validation, before execution: the last chance to refuse without an upstream request. */

@@ -82,6 +82,13 @@ export function useDemandControl(options: {
   const config: DemandControlConfig = services.config.demandControl;
   const model = new CostModel(schema);
   const { metrics } = services;
+  // Every operation observes these four series: kept, not looked up by labels each time.
+  const observed = {
+    estimatedCost: metrics.operationCost.series('estimated'),
+    actualCost: metrics.operationCost.series('actual'),
+    estimatedRequests: metrics.operationUpstreamRequests.series('estimated'),
+    actualRequests: metrics.operationUpstreamRequests.series('actual'),
+  };
   return {
     name: 'demandControl',
     admit(op) {
@@ -149,10 +156,10 @@ export function useDemandControl(options: {
       const account = operationValue(op.context, ACCOUNT);
       if (!account) return;
       const actual = account.actual;
-      metrics.operationCost.observe({ measure: 'estimated' }, account.estimated);
-      metrics.operationCost.observe({ measure: 'actual' }, actual);
-      metrics.operationUpstreamRequests.observe({ measure: 'estimated' }, account.requestsEstimated);
-      metrics.operationUpstreamRequests.observe({ measure: 'actual' }, account.tally.total);
+      observed.estimatedCost.observe(account.estimated);
+      observed.actualCost.observe(actual);
+      observed.estimatedRequests.observe(account.requestsEstimated);
+      observed.actualRequests.observe(account.tally.total);
       account.tally.onSent = undefined;
       if (budgets && account.charged) budgets.adjust(op.context.client, actual - account.charged);
     },

@@ -17,8 +17,13 @@ export function useDocumentLimits({
   return {
     name: 'documentLimits',
     validationRules: limitRules(limits),
-    prepare(payload) {
-      return checkDocumentSize(payload.query, limits) ?? payload;
+    prepare(payload, documents) {
+      const query = payload.query;
+      // A text cached as valid passed this check when it was first prepared (every path prepares before it parses),
+      // and the limits do not change: its length is compared again, its nesting is not scanned on every request.
+      if (typeof query === 'string' && query.length <= limits.maxDocumentBytes && documents?.valid(query))
+        return payload;
+      return checkDocumentSize(query, limits) ?? payload;
     },
   };
 }

@@ -22,8 +22,8 @@ export function useOperationLog({ services }: { services: GatewayServices }): Pi
       const durationMs = performance.now() - op.started;
       const label = metrics.operationLabel(op.name);
       const outcome = op.errorCodes.size ? 'error' : 'ok';
-      metrics.operations.inc({ type: op.type, name: label, outcome });
-      metrics.operationDuration.observe({ type: op.type, name: label }, durationMs / 1000);
+      metrics.operations.series(op.type, label, outcome).inc();
+      metrics.operationDuration.series(op.type, label).observe(durationMs / 1000);
       if (!log.isLevelEnabled('info')) return;
       log.info(
         {

@@ -139,8 +139,8 @@ export async function createHttpTransport(
     const path = query === -1 ? url : url.slice(0, query);
     const route = KNOWN_ROUTES.has(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
     res.on('finish', () => {
-      metrics.httpRequests.inc({ method: req.method ?? 'GET', route, status: String(res.statusCode) });
-      metrics.httpDuration.observe({ route }, (performance.now() - started) / 1000);
+      metrics.httpRequests.series(req.method ?? 'GET', route, String(res.statusCode)).inc();
+      metrics.httpDuration.series(route).observe((performance.now() - started) / 1000);
     });
     serve(req, res, path, requestId).catch((error: unknown) => {
       // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
