@@ -64,7 +64,10 @@ export class DocumentCache implements KnownDocuments {
 
   /** The parsed and validated document of a query text, or its request errors (both kept by text). */
   checked(query: string): DocumentNode | GraphQLError[] {
-    const cached = this.cache.get(query);
+    // A text in Apollo's key space is no GraphQL (U+0000 is not a source character): it neither reads nor overwrites
+    // the document Apollo keeps under it, and fails to parse as itself.
+    const apolloKey = query.charCodeAt(0) === 0;
+    const cached = apolloKey ? undefined : this.cache.get(query);
     if (cached) return cached;
     let result: DocumentNode | GraphQLError[];
     try {
@@ -78,17 +81,17 @@ export class DocumentCache implements KnownDocuments {
     } catch (error) {
       result = [requestError(error as GraphQLError, ErrorReason.GraphqlParseFailed)];
     }
-    this.cache.set(query, result);
+    if (!apolloKey) this.cache.set(query, result);
     return result;
   }
 
   /** Whether `query` is cached as a valid document; neither parses nor counts as a use. */
   valid(query: string): boolean {
-    const cached = this.cache.peek(query);
+    const cached = query.charCodeAt(0) === 0 ? undefined : this.cache.peek(query);
     return cached !== undefined && !Array.isArray(cached);
   }
 
-  /** The same cache as Apollo's document store: Apollo's keys (a prefix and the query's SHA-256) cannot be query texts. */
+  /** The same cache as Apollo's document store, under keys no query text reaches (U+0000, a prefix, the query's SHA-256). */
   keyValueStore(): KeyValueStore<DocumentNode> {
     const key = (k: string) => `\u0000apollo:${k}`;
     return {
