@@ -53,20 +53,18 @@ class SlowestFirst extends BaseSequencer {
 /**
  * The files that run each in a process of its own (vitest's `isolate`). Every other file shares its worker's process
  * and module graph with the files before it, so the gateway, Apollo and graphql-js are imported once per worker
- * instead of once per file: that import was ~165 s of the suite's worker time. These files cannot share: two set
- * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap and the
- * linearity checks its CPU time, which another file's leftover timers would disturb; the benchmark's tests run its
- * coordinator as a child process and import nothing of the gateway, so a fresh worker costs them little. The browser
- * tests share: Chromium and Vite run beside the worker, and each file closes its own (a fresh process cost each one
- * the gateway's import again, ~2.4 s of CPU on Node 20). The fuzz, the fault storms and chaos share: each starts and closes its own sandbox, gateways and replicas, counts
- * upstream requests from its own sandbox's record, and measures nothing of the process, so a fresh one only cost them
- * the gateway's import again (~3 s of CPU each when quiet, ~9 s at load 10).
+ * instead of once per file: that import was ~165 s of the suite's worker time, and a fresh process still costs a file
+ * ~2.4 s of CPU on Node 20 (measured: five small gateway files, each in its own process against all in one). These
+ * files cannot share: the soak measures this process's heap and the linearity checks its CPU time, which another
+ * file's leftover timers would disturb; the benchmark's tests run its coordinator as a child process and import
+ * nothing of the gateway, so a fresh worker costs them little. The rest share, each starting and closing what it
+ * uses: the fuzz, the fault storms and chaos (their own sandbox, gateways and replicas, counted from their own
+ * sandbox's record); the browser tests (Chromium and Vite beside the worker); the two document files that spool
+ * uploads to a folder of their own (`TMPDIR` set for their run and restored after: fs-capacitor reads it per upload).
  */
 const OWN_PROCESS = [
   // Measures the heap a subscription keeps: another file's garbage in the same process would count.
   'test/domains/enterprise/live/feed.test.ts',
-  'test/domains/chat/documents/documentRedis.test.ts',
-  'test/domains/chat/documents/documentRefusals.test.ts',
   'test/hardening/soak.test.ts',
   'test/hardening/complexity.test.ts',
   'test/bench/**/*.test.ts',
