@@ -86,9 +86,12 @@ export default defineConfig({
     setupFiles: process.env.TEST_CPU ? ['test/support/fileCpu.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores, three workers: most files spend part of their time waiting on sockets, child processes and timers, so
-    // a third worker fills those waits (quiet Node 20: 424 s with two, 327 s with three). No test asserts a time.
-    maxWorkers: 3,
+    // Two cores, four workers: most files spend part of their time waiting on sockets, child processes and timers, so
+    // more workers than cores fill those waits (quiet Node 20: 424 s with two, 327 s with three). With three, the
+    // files' quiet wall times summed (~690 s) kept each worker busy ~230 s, above what the CPU needs of two cores
+    // (~222 s), so the waits set the time; a fourth costs one more import of the gateway (+3–5 s of CPU, measured on
+    // 16 small files) and leaves the CPU as the bound. No test asserts a time.
+    maxWorkers: 4,
     sequence: { sequencer: SlowestFirst },
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     projects: [
