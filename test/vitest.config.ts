@@ -25,19 +25,28 @@ const SLOWEST_FIRST = [
   'test/hardening/soak.test.ts',
   'test/reliability/chaos.test.ts',
   'test/hardening/faults.test.ts',
-  'test/hardening/fuzz.test.ts',
   'test/graphiql/graphiql.browser.test.ts',
-  'test/federation/supergraph.test.ts',
   'test/domains/chat/documents/extraction/documentBounds.test.ts',
+  'test/federation/supergraph.test.ts',
   'test/examples/web.browser.test.ts',
-  'test/domains/chat/documents/documentRedis.test.ts',
-  'test/domains/enterprise/live/liveReplicas.test.ts',
   'test/transports/ws/backpressure.test.ts',
-  'test/app/operations.test.ts',
-  'test/docs/newcomer.browser.test.ts',
+  'test/domains/enterprise/live/liveReplicas.test.ts',
+  'test/hardening/fuzz.test.ts',
   'test/state/sharedState.test.ts',
-  'test/conformance/conformance.test.ts',
+  'test/domains/chat/documents/documentRedis.test.ts',
+  'test/docs/newcomer.browser.test.ts',
+  'test/app/operations.test.ts',
+  'test/domains/chat/documents/extraction/extractors.test.ts',
+  'test/domains/chat/documents/documents.test.ts',
+  'test/transports/callback/subscriptions.test.ts',
+  'test/hardening/complexity.test.ts',
+  'test/federation/routerRefusals.test.ts',
+  'test/federation/routerClients.test.ts',
+  'test/transports/streamBounds.test.ts',
+  'test/hardening/failureDomains.test.ts',
   'test/federation/routers.test.ts',
+  'test/federation/httpCallback.test.ts',
+  'test/conformance/conformance.test.ts',
 ];
 
 class SlowestFirst extends BaseSequencer {
@@ -53,23 +62,21 @@ class SlowestFirst extends BaseSequencer {
 /**
  * The files that run each in a process of its own (vitest's `isolate`). Every other file shares its worker's process
  * and module graph with the files before it, so the gateway, Apollo and graphql-js are imported once per worker
- * instead of once per file: that import was ~165 s of the suite's worker time. These files cannot share: two set
- * `process.env.TMPDIR`, which modules read when first imported; the soak measures this process's heap and the
- * linearity checks its CPU time, which another file's leftover timers would disturb; the benchmark smoke test and the
- * browser tests drive whole programs (the benchmark's processes, Chromium, Vite) and are kept as they run alone. The
- * fuzz, the fault storms and chaos share: each starts and closes its own sandbox, gateways and replicas, counts
- * upstream requests from its own sandbox's record, and measures nothing of the process, so a fresh one only cost them
- * the gateway's import again (~3 s of CPU each when quiet, ~9 s at load 10).
+ * instead of once per file: that import was ~165 s of the suite's worker time, and a fresh process still costs a file
+ * ~2.4 s of CPU on Node 20 (measured: five small gateway files, each in its own process against all in one). These
+ * files cannot share: the soak measures this process's heap and the linearity checks its CPU time, which another
+ * file's leftover timers would disturb; the benchmark's tests run its coordinator as a child process and import
+ * nothing of the gateway, so a fresh worker costs them little. The rest share, each starting and closing what it
+ * uses: the fuzz, the fault storms and chaos (their own sandbox, gateways and replicas, counted from their own
+ * sandbox's record); the browser tests (Chromium and Vite beside the worker); the two document files that spool
+ * uploads to a folder of their own (`TMPDIR` set for their run and restored after: fs-capacitor reads it per upload).
  */
 const OWN_PROCESS = [
   // Measures the heap a subscription keeps: another file's garbage in the same process would count.
   'test/domains/enterprise/live/feed.test.ts',
-  'test/domains/chat/documents/documentRedis.test.ts',
-  'test/domains/chat/documents/documentRefusals.test.ts',
   'test/hardening/soak.test.ts',
   'test/hardening/complexity.test.ts',
   'test/bench/**/*.test.ts',
-  'test/**/*.browser.test.ts',
 ];
 
 const exclude = process.env.TEST_QUICK ? [...configDefaults.exclude, ...WHOLE_SYSTEM] : configDefaults.exclude;
@@ -88,9 +95,12 @@ export default defineConfig({
     setupFiles: process.env.TEST_CPU ? ['test/support/fileCpu.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores, three workers: most files spend part of their time waiting on sockets, child processes and timers, so
-    // a third worker fills those waits (quiet Node 20: 424 s with two, 327 s with three). No test asserts a time.
-    maxWorkers: 3,
+    // Two cores, four workers: most files spend part of their time waiting on sockets, child processes and timers, so
+    // more workers than cores fill those waits (quiet Node 20: 424 s with two, 327 s with three). With three, the
+    // files' quiet wall times summed (~690 s) kept each worker busy ~230 s, above what the CPU needs of two cores
+    // (~222 s), so the waits set the time; a fourth costs one more import of the gateway (+3–5 s of CPU, measured on
+    // 16 small files) and leaves the CPU as the bound. No test asserts a time.
+    maxWorkers: 4,
     sequence: { sequencer: SlowestFirst },
     reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
     projects: [

@@ -17,7 +17,15 @@ import { startRedis, type TestRedis } from '../../../support/redis.js';
 // file at Kimi for long.
 
 const spool = mkdtempSync(join(tmpdir(), 'uploads-'));
-process.env.TMPDIR = spool;
+// For this file's run only: it shares its worker's process with the files before and after it (test/vitest.config.ts).
+const tmpdirBefore = process.env.TMPDIR;
+beforeAll(() => {
+  process.env.TMPDIR = spool;
+});
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = tmpdirBefore;
+});
 const spooled = () => readdirSync(spool).filter((f) => f.startsWith('capacitor-'));
 
 let redis: TestRedis;

@@ -13,7 +13,15 @@ import { makePdf, multipartBody, reportPages, upload, type UploadFile } from '..
 
 // This file's spooled uploads go to a folder of its own, so "nothing left behind" can be checked there.
 const spool = mkdtempSync(join(tmpdir(), 'uploads-'));
-process.env.TMPDIR = spool;
+// For this file's run only: it shares its worker's process with the files before and after it (test/vitest.config.ts).
+const tmpdirBefore = process.env.TMPDIR;
+beforeAll(() => {
+  process.env.TMPDIR = spool;
+});
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = tmpdirBefore;
+});
 const spooled = () => readdirSync(spool).filter((f) => f.startsWith('capacitor-'));
 
 const LIST = '{ chatDocuments { id fileName } }';
