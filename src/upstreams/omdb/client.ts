@@ -3,6 +3,7 @@ import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
 import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
+import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
@@ -115,7 +116,7 @@ export class OmdbClient {
     }
     return this.inFlight.run(
       key,
-      (_signal, flight) => this.lookup(q, key, flight, caller),
+      (flight) => this.lookup(q, key, flight, caller),
       caller?.signal,
       () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
@@ -125,7 +126,7 @@ export class OmdbClient {
   private async lookup(
     q: OmdbQuery,
     key: string,
-    flight: AbortController,
+    flight: Cancellation,
     caller: UpstreamCaller | undefined,
   ): Promise<OmdbAnswer> {
     const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
@@ -136,7 +137,7 @@ export class OmdbClient {
   private async fetch(
     q: OmdbQuery,
     key: string,
-    flight: AbortController,
+    flight: Cancellation,
     caller: UpstreamCaller | undefined,
   ): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
@@ -150,8 +151,7 @@ export class OmdbClient {
     const res = await this.http.send({
       method: 'GET',
       url,
-      signal: flight.signal,
-      controller: flight,
+      cancel: flight,
       requestId: caller?.requestId,
       tally: caller?.upstreamRequests,
       retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
