@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     OMDB_CACHE_MAX: '0',
     OMDB_DAILY_QUOTA: '1000000000',
+    // The lookups repeat: the response cache would answer them instead of the upstream path (as in bench:profile).
+    RESPONSE_CACHE_MAX_BYTES: '0',
     ALLOC_PROFILE_OUT: out,
     ...(promoted ? { ALLOC_PROMOTED: '1' } : {}),
     // One address stands for every client here: the caps per client would refuse it.
