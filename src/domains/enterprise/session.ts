@@ -42,8 +42,8 @@ interface ItemLookup<K extends { id: string }, T> {
   /** What besides the id must match for two occurrences to share a request (e.g. the inline issue page). */
   group(key: K): string;
   /** The item's path and query for the union `select` of its group. */
-  path(key: K, select: string[]): string;
-  map(body: unknown, key: K, select: string[]): T;
+  path(key: K, select: readonly string[]): string;
+  map(body: unknown, key: K, select: readonly string[]): T;
 }
 
 /**
@@ -153,9 +153,9 @@ export class EnterpriseSession {
       // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
       if (keys.length === 1) {
         const key = keys[0];
-        const select = [...new Set(lookup.select(key))];
+        const select = distinct(lookup.select(key));
         const call = this.call();
-        const [r] = await this.client.getMany([lookup.path(key, select)], call instanceof Promise ? await call : call);
+        const r = await this.client.get(lookup.path(key, select), call instanceof Promise ? await call : call);
         return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
       }
       const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
@@ -184,6 +184,11 @@ export class EnterpriseSession {
       cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
     });
   }
+}
+
+/** The list itself when no name repeats (a plan's `select` usually), else its names once each, in order. */
+function distinct(names: readonly string[]): readonly string[] {
+  return names.every((name, i) => names.indexOf(name) === i) ? names : [...new Set(names)];
 }
 
 /** The operation's enterprise session (a live batch puts its own in place: live/feed.ts). */

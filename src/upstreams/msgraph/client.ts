@@ -233,10 +233,11 @@ export class GraphClient {
     path: string,
     body: unknown,
     call: GraphCall,
-    extra: Record<string, string> = {},
+    extra?: Record<string, string>,
     traceAttributes?: Record<string, number>,
   ): Promise<GraphResult> {
-    const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json', ...extra };
+    const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json' };
+    if (extra) Object.assign(headers, extra);
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;

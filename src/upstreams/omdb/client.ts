@@ -122,16 +122,25 @@ export class OmdbClient {
     );
   }
 
-  /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
-  private async lookup(
+  /**
+   * One flight: the shared cache (another replica may have fetched it), else OMDb. Not an async function: without a
+   * shared cache it is OMDb's request itself, not a promise resolved with it (a promise and two ticks more).
+   */
+  private lookup(
     q: OmdbQuery,
     key: string,
     flight: Cancellation,
     caller: UpstreamCaller | undefined,
   ): Promise<OmdbAnswer> {
-    const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
-    this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
-    return shared ?? this.fetch(q, key, flight, caller);
+    const { metrics } = this.options;
+    if (!this.cache?.shared) {
+      metrics.upstreamCache.inc({ upstream: 'omdb', result: 'miss' });
+      return this.fetch(q, key, flight, caller);
+    }
+    return this.cache.get(key).then((shared) => {
+      metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
+      return shared ?? this.fetch(q, key, flight, caller);
+    });
   }
 
   private async fetch(
