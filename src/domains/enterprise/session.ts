@@ -75,10 +75,12 @@ export class EnterpriseSession {
     return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
       select: (k) => k.plan.select,
       group: (k) => k.plan.expand?.key ?? '',
-      path: (k, select) => healthOverviewPath(k.id) + toQueryString(serviceHealthOptions({ ...k.plan, select })),
+      path: (k, select) =>
+        healthOverviewPath(k.id) +
+        (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
       map: (body, k, select) => {
         const raw = body as RawServiceHealth;
-        const plan = { ...k.plan, select };
+        const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
         const link = expandedIssuesLink(raw.id, plan);
         return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
           this.client.relative(l),
@@ -184,6 +186,23 @@ export class EnterpriseSession {
       cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
     });
   }
+}
+
+/** Where a plan keeps the query string of its lookup by id: a symbol, as titles' records do (loaders.ts `recordOf`). */
+const QUERY = Symbol('the query string of its lookup by id');
+
+/**
+ * The `$select`/`$expand` query string of a plan's own lookup, made once per plan: a plan is kept per document and
+ * variables (planning/memo.ts) and looked up by every operation that runs them; kept on the plan itself, not in a
+ * table by plan, so it goes with the plan and no long-lived table grows per plan.
+ */
+function queryOf(plan: ServiceHealthPlan): string {
+  const kept = (plan as ServiceHealthPlan & { [QUERY]?: string })[QUERY];
+  if (kept !== undefined) return kept;
+  const query = toQueryString(serviceHealthOptions(plan));
+  // Not enumerable: a copy of the plan with another `select` (`{ ...plan, select }`) must not carry it.
+  Object.defineProperty(plan, QUERY, { value: query });
+  return query;
 }
 
 /** The list itself when no name repeats (a plan's `select` usually), else its names once each, in order. */
