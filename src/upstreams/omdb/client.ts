@@ -107,8 +107,9 @@ export class OmdbClient {
    * and its log lines carry the requestId of the caller that started it.
    */
   get(query: OmdbQuery, caller?: UpstreamCaller): Promise<OmdbAnswer> {
+    // The key of the query as asked (its loader made it already): normalizing first gives the same key.
+    const key = omdbQueryKey(query);
     const q = normalizeOmdbQuery(query);
-    const key = omdbQueryKey(q);
     const cached = this.cache?.local(key);
     if (cached) {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
