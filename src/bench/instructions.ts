@@ -1,17 +1,22 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { freePort, spawnProc, stopAll, waitReady } from './lib/proc.js';
 import { gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
-import { singleHealthQuery, singleTitleQuery } from './operations.js';
+import { PROFILED_QUERIES, singleHealthQuery, singleTitleQuery } from './operations.js';
+import { shippedNode } from './lib/runtimes.js';
 
 /**
- * `npm run bench:instructions -- [--requests 400] [--floor] [--keep DIR]`: instructions per operation of the gateway (or with
- * `--floor`, of the floor proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a
- * warm-up. Unlike CPU time, an instruction count barely moves with other load on the machine, so one run compares
- * two builds. Needs valgrind (`apt-get install -y valgrind`); slow (minutes), so not part of `npm run bench`.
+ * `npm run bench:instructions -- [--requests 400] [--floor] [--query health-turn|title-turn|…] [--gateway DIR]
+ * [--runtime shipped] [--keep DIR]`: instructions per operation of the gateway (or with `--floor`, of the floor
+ * proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a warm-up, response cache off
+ * (it would answer the repeated lookups instead). Unlike CPU time, an instruction count barely moves with other load
+ * on the machine, so one run compares two builds: `--gateway DIR` counts the gateway built in another checkout.
+ * `--query` counts one of `bench:profile`'s lookups only (ids in turn for `-turn`); without it, the single health and
+ * title lookups. `--runtime shipped` runs the gateway on Node 24. Needs valgrind (`apt-get install -y valgrind`);
+ * slow (minutes), so not part of `npm run bench`.
  */
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -21,15 +26,17 @@ const option = (name: string) => {
 const requests = Number(option('requests') ?? 400);
 const floorMode = args.includes('--floor');
 
-async function send(pool: Pool, path: string, query: string, n: number): Promise<void> {
+/** `n` requests, 4 at a time, their bodies taken in turn from `bodies`. */
+async function send(pool: Pool, path: string, bodies: readonly string[], n: number): Promise<void> {
   let left = n;
+  let sent = 0;
   const worker = async () => {
     while (left-- > 0) {
       const res = await pool.request({
         path,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query }),
+        body: bodies[sent++ % bodies.length],
       });
       const text = await res.body.text();
       if (res.statusCode !== 200 || text.includes('"errors"'))
@@ -60,7 +67,7 @@ async function main(): Promise<void> {
     '--instr-atstart=no',
     `--callgrind-out-file=${dir}/cg.%p`,
     '--smc-check=all-non-file',
-    process.execPath,
+    option('runtime') === 'shipped' ? shippedNode() : process.execPath,
   ];
   const target = floorMode ? ['dist/bench/floor/main.js'] : [...gatewayNodeFlags(), 'dist/main.js'];
   const env: Record<string, string> = floorMode
@@ -72,18 +79,39 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'warn',
         OMDB_CACHE_MAX: '0',
         OMDB_DAILY_QUOTA: '1000000000',
+        RESPONSE_CACHE_MAX_BYTES: '0',
       };
-  const proc = spawnProc('callgrind', 'valgrind', [...vg, ...target], { ...env, ...USER });
+  const gatewayDir = option('gateway');
+  const proc = spawnProc(
+    'callgrind',
+    'valgrind',
+    [...vg, ...target],
+    { ...env, ...USER },
+    gatewayDir ? resolve(gatewayDir) : undefined,
+  );
   const control = (...a: string[]) =>
     execFileSync('callgrind_control', a, { env: { ...process.env, ...USER, HOST: env.HOST } });
   const origin = `http://127.0.0.1:${port}`;
   await waitReady(proc, `${origin}/${floorMode ? 'healthz' : 'readyz'}`, 600_000);
   const pool = new Pool(origin, { connections: 4 });
   const lines: string[] = [];
-  for (const [name, query, path] of [
-    ['healthOverview', singleHealthQuery, floorMode ? '/health' : '/graphql'],
-    ['title', singleTitleQuery, floorMode ? '/title' : '/graphql'],
-  ] as const) {
+  const which = option('query');
+  const chosen = which === undefined ? undefined : PROFILED_QUERIES[which];
+  if (which !== undefined && (!chosen || floorMode))
+    throw new Error(`--query must be one of ${Object.keys(PROFILED_QUERIES).join(', ')}, without --floor`);
+  const lookups: Array<readonly [string, string[], string]> = chosen
+    ? [
+        [
+          which!,
+          (chosen.turns ?? [undefined]).map((variables) => JSON.stringify({ query: chosen.query, variables })),
+          '/graphql',
+        ],
+      ]
+    : [
+        ['healthOverview', [JSON.stringify({ query: singleHealthQuery })], floorMode ? '/health' : '/graphql'],
+        ['title', [JSON.stringify({ query: singleTitleQuery })], floorMode ? '/title' : '/graphql'],
+      ];
+  for (const [name, query, path] of lookups) {
     await send(pool, path, query, 200); // warm-up: JIT tiers and caches settle
     control('-i', 'on', String(proc.pid));
     control('-z', String(proc.pid));

@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import {
   getOperationAST,
   GraphQLError,
@@ -42,6 +42,9 @@ import { cacheControlHeader } from './rules/responseCache.js';
 import type { Shutdown } from './rules/shutdown.js';
 
 type ConnectionArgs = Parameters<FairShare['connectionRefusal']>;
+
+/** Whether an AbortSignal warns past its listener limit: Node 20's do (10), Node 24's have none (0), so nothing to raise. */
+const SIGNALS_WARN = getMaxListeners(new AbortController().signal) > 0;
 
 /** Options of {@link OperationPipeline}. */
 export interface OperationPipelineOptions {
@@ -470,8 +473,8 @@ export class OperationPipeline {
     const adopted = gone instanceof AbortController;
     const controller = adopted ? gone : new AbortController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
-    // once, which Node's default of 10 would report as a leak.
-    setMaxListeners(this.signalListeners, controller.signal);
+    // once, which Node's default of 10 would report as a leak (Node 20; Node 24's signals never warn).
+    if (SIGNALS_WARN) setMaxListeners(this.signalListeners, controller.signal);
     if (!adopted) {
       const signal = gone;
       if (signal?.aborted) controller.abort(signal.reason);

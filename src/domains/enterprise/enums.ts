@@ -2,15 +2,22 @@
  * Graph enum members arrive camelCase or PascalCase (docs/upstreams.md 1.3); the graph spells them SCREAMING_SNAKE.
  * Matching ignores case and underscores, and a member this gateway does not know becomes UNKNOWN_FUTURE_VALUE.
  */
-const squash = (value: string) => value.replace(/_/g, '').toLowerCase();
+const squash = (value: string) => (value.includes('_') ? value.replaceAll('_', '') : value).toLowerCase();
 
 export const UNKNOWN = 'UNKNOWN_FUTURE_VALUE';
+
+/**
+ * Each enum's members by their squashed spelling, made on the first value of that enum: a value is looked up, not
+ * compared with every member squashed again. Keyed by the member lists below (constants, so it holds one entry each).
+ */
+const bySquashed = new WeakMap<readonly string[], Map<string, string>>();
 
 /** The graph member for an upstream value; null stays null. */
 export function fromUpstreamEnum<T extends string>(members: readonly T[], value: string | null | undefined): T | null {
   if (value === null || value === undefined) return null;
-  const wanted = squash(value);
-  return members.find((m) => squash(m) === wanted) ?? (UNKNOWN as T);
+  let table = bySquashed.get(members);
+  if (!table) bySquashed.set(members, (table = new Map(members.map((m) => [squash(m), m]))));
+  return (table.get(squash(value)) as T | undefined) ?? (UNKNOWN as T);
 }
 
 /** `START_DATE_TIME` → `startDateTime`: the upstream's spelling of a graph member or field name. */

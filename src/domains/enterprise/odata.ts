@@ -26,9 +26,15 @@ function pairs(options: ODataOptions): Array<[string, string]> {
   return out;
 }
 
-/** Percent-encodes a value but leaves OData punctuation readable (the upstream decodes either way). */
-const encodeValue = (value: string) =>
-  encodeURIComponent(value).replace(/%24/g, '$').replace(/%2C/g, ',').replace(/%3B/g, ';').replace(/%3D/g, '=');
+/** The OData punctuation `encodeValue` leaves readable, by its percent-encoding. */
+const PUNCTUATION: Record<string, string> = { '%24': '$', '%2C': ',', '%3B': ';', '%3D': '=' };
+const punctuation = (escaped: string) => PUNCTUATION[escaped];
+
+/** Percent-encodes a value but leaves OData punctuation readable (the upstream decodes either way); one pass. */
+const encodeValue = (value: string) => {
+  const encoded = encodeURIComponent(value);
+  return encoded.includes('%') ? encoded.replace(/%(?:24|2C|3B|3D)/g, punctuation) : encoded;
+};
 
 /** The query string (with `?`, or '' when there are no options). */
 export function toQueryString(options: ODataOptions): string {

@@ -145,7 +145,7 @@ const itemNodes = (shape: EntityShape, connection: readonly FieldNode[], sc: Sel
 
 /** What to ask for each serviceHealth: its properties and at most one inline issue page. */
 export interface ServiceHealthPlan {
-  select: string[];
+  readonly select: readonly string[];
   /** The `issues` argument set answered inline, and its nested options. */
   expand?: { key: string; options: ODataOptions };
 }

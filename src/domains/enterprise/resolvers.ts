@@ -110,7 +110,8 @@ export const resolvers: Resolvers = {
         );
       });
     },
-    async healthOverview(_, { id }, ctx, info) {
+    // Not async: the loader's promise itself, not one more resolved with it (a bad id still throws this field's error).
+    healthOverview(_, { id }, ctx, info) {
       checkId(id);
       return enterpriseSession(ctx).serviceHealth.load({ id, plan: serviceHealthPlan(info.fieldNodes, info) });
     },

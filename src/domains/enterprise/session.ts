@@ -42,8 +42,8 @@ interface ItemLookup<K extends { id: string }, T> {
   /** What besides the id must match for two occurrences to share a request (e.g. the inline issue page). */
   group(key: K): string;
   /** The item's path and query for the union `select` of its group. */
-  path(key: K, select: string[]): string;
-  map(body: unknown, key: K, select: string[]): T;
+  path(key: K, select: readonly string[]): string;
+  map(body: unknown, key: K, select: readonly string[]): T;
 }
 
 /**
@@ -75,10 +75,12 @@ export class EnterpriseSession {
     return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
       select: (k) => k.plan.select,
       group: (k) => k.plan.expand?.key ?? '',
-      path: (k, select) => healthOverviewPath(k.id) + toQueryString(serviceHealthOptions({ ...k.plan, select })),
+      path: (k, select) =>
+        healthOverviewPath(k.id) +
+        (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
       map: (body, k, select) => {
         const raw = body as RawServiceHealth;
-        const plan = { ...k.plan, select };
+        const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
         const link = expandedIssuesLink(raw.id, plan);
         return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
           this.client.relative(l),
@@ -153,9 +155,9 @@ export class EnterpriseSession {
       // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
       if (keys.length === 1) {
         const key = keys[0];
-        const select = [...new Set(lookup.select(key))];
+        const select = distinct(lookup.select(key));
         const call = this.call();
-        const [r] = await this.client.getMany([lookup.path(key, select)], call instanceof Promise ? await call : call);
+        const r = await this.client.get(lookup.path(key, select), call instanceof Promise ? await call : call);
         return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
       }
       const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
@@ -184,6 +186,28 @@ export class EnterpriseSession {
       cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
     });
   }
+}
+
+/** Where a plan keeps the query string of its lookup by id: a symbol, as titles' records do (loaders.ts `recordOf`). */
+const QUERY = Symbol('the query string of its lookup by id');
+
+/**
+ * The `$select`/`$expand` query string of a plan's own lookup, made once per plan: a plan is kept per document and
+ * variables (planning/memo.ts) and looked up by every operation that runs them; kept on the plan itself, not in a
+ * table by plan, so it goes with the plan and no long-lived table grows per plan.
+ */
+function queryOf(plan: ServiceHealthPlan): string {
+  const kept = (plan as ServiceHealthPlan & { [QUERY]?: string })[QUERY];
+  if (kept !== undefined) return kept;
+  const query = toQueryString(serviceHealthOptions(plan));
+  // Not enumerable: a copy of the plan with another `select` (`{ ...plan, select }`) must not carry it.
+  Object.defineProperty(plan, QUERY, { value: query });
+  return query;
+}
+
+/** The list itself when no name repeats (a plan's `select` usually), else its names once each, in order. */
+function distinct(names: readonly string[]): readonly string[] {
+  return names.every((name, i) => names.indexOf(name) === i) ? names : [...new Set(names)];
 }
 
 /** The operation's enterprise session (a live batch puts its own in place: live/feed.ts). */

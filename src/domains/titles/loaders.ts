@@ -48,13 +48,15 @@ export function recordOf(json: OmdbTitleJson): TitleRecord {
 }
 
 /** A title by ID or name; null when OMDb knows none. */
-export async function lookupTitle(
+export function lookupTitle(
   ctx: GatewayContext,
   query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>,
 ): Promise<TitleRecord | null> {
-  const answer = await omdbLoader(ctx).load(query);
-  return answer.kind === 'title' ? recordOf(answer.title) : null;
+  return omdbLoader(ctx).load(query).then(titleRecord);
 }
+
+const titleRecord = (answer: OmdbAnswer): TitleRecord | null =>
+  answer.kind === 'title' ? recordOf(answer.title) : null;
 
 /** The whole record behind a partial title (search hit, season episode, series of an episode); short plot. */
 export async function titleDetails(ctx: GatewayContext, ref: TitleRef): Promise<TitleRecord> {

@@ -6,10 +6,17 @@ import type { TitleRecord, TitleRef } from './model.js';
 import { SEARCH_PAGE_SIZE } from './estimate.js';
 import { refuseIfOverQuota } from './quota.js';
 
-/** A field of a title: from what the parent already knows, else from its looked-up record. */
-async function known<K extends keyof TitleRecord>(ref: TitleRef, key: K, ctx: GatewayContext): Promise<TitleRecord[K]> {
+/**
+ * A field of a title: from what the parent already knows (then at once, not as a promise: after a lookup every field
+ * is known, and a promise per field costs its ticks), else from its looked-up record.
+ */
+function known<K extends keyof TitleRecord>(
+  ref: TitleRef,
+  key: K,
+  ctx: GatewayContext,
+): TitleRecord[K] | Promise<TitleRecord[K]> {
   const value = ref.known[key];
-  return value !== undefined ? (value as TitleRecord[K]) : (await titleDetails(ctx, ref))[key];
+  return value !== undefined ? (value as TitleRecord[K]) : titleDetails(ctx, ref).then((record) => record[key]);
 }
 
 const field =
@@ -18,6 +25,7 @@ const field =
     known(ref, key, ctx);
 
 const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
+const refOf = (record: TitleRecord | null): TitleRef | null => record && asRef(record);
 
 /** Arguments are checked first (bad input costs no request), then the quota decision made before execution. */
 function admit<T>(ctx: GatewayContext, parse: () => T): T {
@@ -28,12 +36,11 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 
 export const titleResolvers: Resolvers = {
   Query: {
-    async title(_root, args, ctx) {
-      const record = await lookupTitle(
+    title(_root, args, ctx) {
+      return lookupTitle(
         ctx,
         admit(ctx, () => titleQuery(args)),
-      );
-      return record && asRef(record);
+      ).then(refOf);
     },
     async searchTitles(_root, args, ctx) {
       return searchPage(

@@ -104,10 +104,10 @@ export async function readBoundedText(
   options: { upstream: string; status: number; limit: number; budget?: ResponseBufferBudget },
 ): Promise<string> {
   const { upstream, status, limit, budget } = options;
-  const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
+  const declared = declaredTooLarge(headers, upstream, limit, status);
+  if (declared) {
     body.destroy();
-    throw tooLarge(upstream, limit, { detail: ` (Content-Length: ${declared})`, status });
+    throw declared;
   }
   const decoded = decodedBody(body, headers['content-encoding'], upstream, status);
   const detail = decoded === body ? '' : ` after decompression (Content-Encoding: ${headers['content-encoding']})`;
@@ -129,19 +129,45 @@ export async function readBoundedText(
       body.destroy();
       throw error;
     }
-    const bytes = Buffer.concat(parts, size);
-    parts.length = 0;
-    if (status < 200 || status >= 300) return bytes.toString('utf8');
-    try {
-      return STRICT_UTF8.decode(bytes);
-    } catch {
-      throw upstreamError(
-        ErrorCode.UpstreamError,
-        `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`,
-        { upstream, status, upstreamCode: UpstreamCode.InvalidUtf8 },
-      );
-    }
+    return textOf(parts, size, status, upstream);
   } finally {
     budget?.give(taken);
+  }
+}
+
+/** The error for a `Content-Length` above the limit, refused before reading anything; undefined when within it. */
+export function declaredTooLarge(
+  headers: Record<string, string | string[] | undefined>,
+  upstream: string,
+  limit: number,
+  status: number,
+): GatewayError | undefined {
+  const declared = Number(headers['content-length']);
+  return Number.isFinite(declared) && declared > limit
+    ? tooLarge(upstream, limit, { detail: ` (Content-Length: ${declared})`, status })
+    : undefined;
+}
+
+/** Whether a body with this `Content-Encoding` must pass a decoder before its bytes are the text. */
+export function isEncoded(contentEncoding: string | string[] | undefined): boolean {
+  return contentEncoding !== undefined && contentEncoding !== '' && contentEncoding !== 'identity';
+}
+
+/**
+ * The text of a whole body's chunks (`parts` is emptied): strict UTF-8 for a 2xx answer (JSON is), else lenient,
+ * since an error body is only quoted in messages.
+ */
+export function textOf(parts: Buffer[], size: number, status: number, upstream: string): string {
+  const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
+  parts.length = 0;
+  if (status < 200 || status >= 300) return bytes.toString('utf8');
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw upstreamError(
+      ErrorCode.UpstreamError,
+      `The ${upstream} service answered ${status} with a body that is not valid UTF-8.`,
+      { upstream, status, upstreamCode: UpstreamCode.InvalidUtf8 },
+    );
   }
 }

@@ -1,7 +1,13 @@
 import type { Dispatcher } from 'undici';
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import { UpstreamCode } from '../codes.js';
-import { ForwardingHandler, TOTAL_TIMEOUT, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
+import {
+  cancelledBy,
+  ForwardingHandler,
+  TOTAL_TIMEOUT,
+  type UpstreamDispatchOptions,
+  type ResponseHeaders,
+} from './dispatch.js';
 
 /**
  * A circuit breaker per upstream: after `threshold` consecutive failed requests (no answer, timeouts, 5xx once
@@ -120,8 +126,8 @@ class Guarded extends ForwardingHandler {
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    const signal = this.opts.signal;
-    this.tell(signal?.aborted && signal.reason !== TOTAL_TIMEOUT ? 'release' : 'failure');
+    const cancelled = cancelledBy(this.opts);
+    this.tell(cancelled && cancelled.reason !== TOTAL_TIMEOUT ? 'release' : 'failure');
     super.onResponseError(controller, error);
   }
 

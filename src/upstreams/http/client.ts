@@ -9,7 +9,8 @@ import type { ResponseBufferBudget } from './bufferBudget.js';
 import { counted } from './counted.js';
 import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
 import { metered } from './metered.js';
-import { receive } from './received.js';
+import { Cancellation } from './cancellation.js';
+import { BodyBrokenOff, receive, receiveText, type Received, type ReadLimits } from './received.js';
 import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';
@@ -63,10 +64,10 @@ export interface UpstreamRequest {
   /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
   signal?: AbortSignal;
   /**
-   * The controller of `signal` when only this request listens to it (an in-flight flight's, see inFlight.ts): `send`
-   * then aborts it on its total timeout instead of chaining a controller and a listener of its own to it.
+   * The request's own cancellation when only this request follows it (an in-flight flight's, see inFlight.ts):
+   * `send` then aborts it on its total timeout instead of making one that follows `signal`.
    */
-  controller?: AbortController;
+  cancel?: Cancellation;
   /** The client request this call serves: every log line of the call carries it. */
   requestId?: string;
   /**
@@ -123,11 +124,14 @@ export class UpstreamHttp {
   readonly maxResponseBytes: number;
   /** Longest silence between two body chunks while the body is read (a paused body does not time out). */
   readonly bodyTimeoutMs: number;
+  /** The bounds of every buffered read, made once. */
+  private readonly limits: ReadLimits;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.upstream = options.upstream;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
+    this.limits = { upstream: this.upstream, limit: this.maxResponseBytes, budget: options.bufferBudget };
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const { upstream, metrics, log, redact } = options;
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -154,47 +158,59 @@ export class UpstreamHttp {
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
   async send(req: UpstreamRequest): Promise<BufferedResponse> {
-    // One controller and one timer per call (AbortSignal.timeout/any cost several times more on Node 20's hot path);
-    // none of its own when the caller's controller serves this request alone.
+    // One cancellation and one timer per call (AbortSignal.timeout/any cost several times more on Node 20's hot path);
+    // the caller's own when it serves this request alone.
     const totalMs = this.options.totalTimeoutMs ?? 30_000;
-    const owned = req.controller;
-    const controller = owned ?? new AbortController();
-    const timer = setTimeout(() => controller.abort(TOTAL_TIMEOUT), totalMs);
-    const onCallerAbort = () => controller.abort(req.signal!.reason);
-    if (!owned) {
-      if (req.signal?.aborted) onCallerAbort();
-      else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    }
+    const cancel = req.cancel ?? Cancellation.following(req.signal);
+    const timer = setTimeout(() => cancel.abort(TOTAL_TIMEOUT), totalMs);
+    const options = this.dispatchOptions(req, cancel);
     try {
-      const { response, body } = await this.request({ ...req, signal: controller.signal });
-      return { ...response, text: await this.read(body, response) };
+      const answer = await receiveText(this.dispatcher, options, this.limits);
+      return {
+        status: answer.statusCode,
+        headers: answer.headers,
+        attempts: options.retry.attempts,
+        text: answer.text,
+      };
     } catch (error) {
-      if (controller.signal.reason === TOTAL_TIMEOUT) {
+      if (cancel.reason === TOTAL_TIMEOUT) {
         throw upstreamError(
           ErrorCode.UpstreamTimeout,
           `The ${this.upstream} service did not answer within ${totalMs} ms.`,
           { upstream: this.upstream },
         );
       }
-      if (req.signal?.aborted || error instanceof GatewayError) throw error;
+      if (!(error instanceof BodyBrokenOff) || cancel.aborted)
+        throw this.failure(error, cancel, options.retry.attempts);
       // The body broke off after the headers: a reset, a Content-Length the body never reached.
+      const cause = error.cause;
       throw upstreamError(
         ErrorCode.UpstreamError,
-        `The ${this.upstream} service broke off its answer (${(error as Error)?.message || describeError(error)}).`,
+        `The ${this.upstream} service broke off its answer (${(cause as Error)?.message || describeError(cause)}).`,
         { upstream: this.upstream },
       );
     } finally {
       clearTimeout(timer);
-      if (!owned) req.signal?.removeEventListener('abort', onCallerAbort);
+      cancel.release();
     }
   }
 
   /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
-    const { response, body } = await this.request(req);
+    // Released by the answer's end (received.ts), whenever the caller has read the stream.
+    const cancel = req.cancel ?? Cancellation.following(req.signal);
+    const options = this.dispatchOptions(req, cancel);
+    let result: Received;
+    try {
+      result = await receive(this.dispatcher, options);
+    } catch (error) {
+      throw this.failure(error, cancel, options.retry.attempts);
+    }
     return {
-      ...response,
-      body: decodedBody(body, response.headers['content-encoding'], this.upstream, response.status),
+      status: result.statusCode,
+      headers: result.headers,
+      attempts: options.retry.attempts,
+      body: decodedBody(result.body, result.headers['content-encoding'], this.upstream, result.statusCode),
     };
   }
 
@@ -213,8 +229,11 @@ export class UpstreamHttp {
     });
   }
 
-  /** One request through the interceptors, until its answer's headers (or the error of its last attempt). */
-  private async request(req: UpstreamRequest): Promise<{ response: UpstreamResponse; body: Readable }> {
+  /** The options of one request through the interceptors, with its retry state (`retry.attempts`: those it took). */
+  private dispatchOptions(
+    req: UpstreamRequest,
+    cancel: Cancellation,
+  ): UpstreamDispatchOptions & { retry: RetryRequest } {
     const { isFinal } = req;
     const retry: RetryRequest = {
       policy: req.retry ? { ...this.policy, ...req.retry } : this.policy,
@@ -230,34 +249,31 @@ export class UpstreamHttp {
       holdLimit: this.maxResponseBytes,
       attempts: 0,
     };
-    // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call.
+    // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call. Every field
+    // in one literal, so that every request's options have one shape.
     const { origin, path } = splitUrl(req.url);
-    const options: UpstreamDispatchOptions & { retry: RetryRequest } = {
+    return {
       origin,
       path,
       method: req.method,
       headers: req.headers,
       body: typeof req.body === 'string' ? req.body : undefined,
-      signal: req.signal,
+      cancel,
       url: req.url,
       attempt: 1,
       requestId: req.requestId,
       tally: req.tally,
       retry,
-      ...(req.traceAttributes ? { traceAttributes: req.traceAttributes } : {}),
-      ...(req.headersTimeoutMs ? { headersTimeout: req.headersTimeoutMs } : {}),
+      traceAttributes: req.traceAttributes,
+      headersTimeout: req.headersTimeoutMs,
     };
-    try {
-      const result = await receive(this.dispatcher, options);
-      return {
-        response: { status: result.statusCode, headers: result.headers, attempts: retry.attempts },
-        body: result.body,
-      };
-    } catch (error) {
-      if (req.signal?.aborted) throw req.signal.reason ?? error;
-      if (error instanceof GatewayError) throw error;
-      throw this.networkError(error, retry.attempts);
-    }
+  }
+
+  /** The error a caller gets for a request that ended without an answer (or whose body could not be read). */
+  private failure(error: unknown, cancel: Cancellation, attempts: number): unknown {
+    if (cancel.aborted) return cancel.reason ?? error;
+    if (error instanceof GatewayError) return error;
+    return this.networkError(error, attempts);
   }
 
   private networkError(error: unknown, attempts: number) {

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { Cancellation } from './cancellation.js';
 import type { UpstreamTally } from './tally.js';
 
 /**
@@ -12,8 +13,21 @@ export interface UpstreamDispatchOptions extends Dispatcher.DispatchOptions {
   attempt: number;
   requestId?: string;
   tally?: UpstreamTally;
-  /** The request's signal (undici's request options carry it down). */
+  /** The request's cancellation (client.ts): aborting it ends the request, waits included. */
+  cancel?: Cancellation;
+  /** Describes the request on its trace span (traced.ts). */
+  traceAttributes?: Record<string, string | number>;
+  /** The caller's signal when the request came through undici's own `request()` (tests, other callers). */
   signal?: AbortSignal;
+}
+
+/**
+ * Whether the request's caller cancelled it, and why: its cancellation, or the signal undici's `request()` carries
+ * down. An attempt cancelled says nothing of the upstream (metered.ts, breaker.ts).
+ */
+export function cancelledBy(opts: UpstreamDispatchOptions): { reason: unknown } | undefined {
+  const source = opts.cancel ?? opts.signal;
+  return source?.aborted ? source : undefined;
 }
 
 /** The abort reason of a request past its total timeout: one object, made once (an Error per request costs its stack). */

@@ -1,9 +1,4 @@
-/** One shared upstream request and how many callers still wait on it. */
-interface Flight<T> {
-  promise: Promise<T>;
-  controller: AbortController;
-  waiters: number;
-}
+import { Cancellation } from './cancellation.js';
 
 /**
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
@@ -18,33 +13,24 @@ export class InFlight<T> {
   private readonly flights = new Flights<T>();
 
   /**
-   * `start` runs once per key in flight, with the flight's signal and its controller (the request may abort it itself,
-   * e.g. on its total timeout, instead of chaining a controller of its own); `onCoalesced` is told when a caller joins
-   * an existing flight.
+   * `start` runs once per key in flight, with the flight's cancellation (the request aborts it itself on its total
+   * timeout, and follows it instead of making one of its own); `onCoalesced` is told when a caller joins an existing
+   * flight.
    */
   run(
     key: string,
-    start: (signal: AbortSignal, controller: AbortController) => Promise<T>,
+    start: (cancel: Cancellation) => Promise<T>,
     signal?: AbortSignal,
     onCoalesced?: () => void,
   ): Promise<T> {
     let flight = this.flights.get(key);
     if (flight) onCoalesced?.();
     else {
-      const controller = new AbortController();
-      const created: Flight<T> = {
-        controller,
-        waiters: 0,
-        promise: start(controller.signal, controller).finally(() => {
-          if (this.flights.get(key) === created) this.flights.delete(key);
-        }),
-      };
-      // A flight every waiter left rejects with nobody listening; that is expected, not an unhandled error.
-      created.promise.catch(() => undefined);
-      this.flights.set(key, created);
-      flight = created;
+      flight = new Flight(key, this.flights);
+      this.flights.set(key, flight);
+      flight.start(start);
     }
-    return wait(flight, signal);
+    return flight.wait(signal);
   }
 
   /** Later callers start fresh requests (e.g. after a write, so no read begun before it answers one begun after). */
@@ -53,27 +39,72 @@ export class InFlight<T> {
   }
 }
 
-function wait<T>(flight: Flight<T>, signal: AbortSignal | undefined): Promise<T> {
-  flight.waiters++;
-  if (!signal) return flight.promise;
-  return new Promise((resolve, reject) => {
-    const leave = () => {
-      if (--flight.waiters === 0) flight.controller.abort(signal.reason);
-      reject(signal.reason);
-    };
-    if (signal.aborted) return leave();
-    signal.addEventListener('abort', leave, { once: true });
-    flight.promise.then(
-      (answer) => {
-        signal.removeEventListener('abort', leave);
-        resolve(answer);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', leave);
-        reject(error);
-      },
+/** One caller waiting on a flight: its promise's functions, and its signal's listener while it waits. */
+interface Waiter<T> {
+  resolve: (answer: T) => void;
+  reject: (error: unknown) => void;
+  signal: AbortSignal | undefined;
+  leave: (() => void) | undefined;
+}
+
+/**
+ * One shared upstream request and the callers waiting on it. Its answer is handed to each waiter from one `then`
+ * of the request: no promise of the flight's own beside each waiter's (the usual flight has one).
+ */
+class Flight<T> {
+  readonly cancel = new Cancellation();
+  private readonly waiters: Array<Waiter<T>> = [];
+
+  constructor(
+    private readonly key: string,
+    private readonly table: Flights<T>,
+  ) {}
+
+  start(start: (cancel: Cancellation) => Promise<T>): void {
+    let request: Promise<T>;
+    try {
+      request = start(this.cancel);
+    } catch (error) {
+      request = Promise.reject(error);
+    }
+    request.then(
+      (answer) => this.settle(true, answer),
+      (error: unknown) => this.settle(false, error),
     );
-  });
+  }
+
+  wait(signal: AbortSignal | undefined): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const waiter: Waiter<T> = { resolve, reject, signal, leave: undefined };
+      this.waiters.push(waiter);
+      if (!signal) return;
+      if (signal.aborted) return this.leave(waiter);
+      waiter.leave = () => this.leave(waiter);
+      signal.addEventListener('abort', waiter.leave);
+    });
+  }
+
+  /** A caller's signal aborted: its wait ends; the request too when it was the last one waiting. */
+  private leave(waiter: Waiter<T>): void {
+    const i = this.waiters.indexOf(waiter);
+    if (i === -1) return;
+    this.waiters.splice(i, 1);
+    const signal = waiter.signal!;
+    if (waiter.leave) signal.removeEventListener('abort', waiter.leave);
+    if (this.waiters.length === 0) this.cancel.abort(signal.reason);
+    waiter.reject(signal.reason);
+  }
+
+  private settle(ok: boolean, outcome: unknown): void {
+    this.table.delete(this.key, this);
+    // A flight every waiter left settles with nobody to tell; that is expected, not an unhandled error.
+    for (const waiter of this.waiters) {
+      if (waiter.leave) waiter.signal!.removeEventListener('abort', waiter.leave);
+      if (ok) waiter.resolve(outcome as T);
+      else waiter.reject(outcome);
+    }
+    this.waiters.length = 0;
+  }
 }
 
 /** How many flights are looked up by a scan of a list before they move to a Map. */
@@ -87,7 +118,7 @@ const LISTED = 32;
  */
 class Flights<T> {
   private readonly keys: string[] = [];
-  private readonly values: Flight<T>[] = [];
+  private readonly values: Array<Flight<T>> = [];
   private map: Map<string, Flight<T>> | undefined;
 
   get(key: string): Flight<T> | undefined {
@@ -109,15 +140,17 @@ class Flights<T> {
     this.values.push(flight);
   }
 
-  delete(key: string): void {
+  /** Forgets `key`'s flight when it is still `flight` (not one started after a {@link clear}). */
+  delete(key: string, flight: Flight<T>): void {
     if (this.map) {
+      if (this.map.get(key) !== flight) return;
       this.map.delete(key);
       // Back to the list once the burst is over.
       if (this.map.size === 0) this.map = undefined;
       return;
     }
     const i = this.keys.indexOf(key);
-    if (i === -1) return;
+    if (i === -1 || this.values[i] !== flight) return;
     const last = this.keys.length - 1;
     this.keys[i] = this.keys[last];
     this.values[i] = this.values[last];

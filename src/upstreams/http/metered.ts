@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { ForwardingHandler, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
+import { cancelledBy, ForwardingHandler, type UpstreamDispatchOptions, type ResponseHeaders } from './dispatch.js';
 
 export interface MeteredOptions {
   upstream: string;
@@ -42,7 +42,7 @@ class Metered extends ForwardingHandler {
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    if (!this.done && !this.opts.signal?.aborted) this.record('network');
+    if (!this.done && !cancelledBy(this.opts)) this.record('network');
     super.onResponseError(controller, error);
   }
 

@@ -10,10 +10,7 @@ import type { RetryRequest } from './retried.js';
  */
 export function traced(upstream: string): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const o = opts as UpstreamDispatchOptions & {
-      retry?: RetryRequest;
-      traceAttributes?: Record<string, string | number>;
-    };
+    const o = opts as UpstreamDispatchOptions & { retry?: RetryRequest };
     const span = startUpstreamSpan(upstream, o.method, o.url, o.traceAttributes);
     if (!span) return dispatch(opts, handler);
     return dispatch(

@@ -2,6 +2,7 @@ import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
+import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import type { UpstreamTally } from '../http/tally.js';
 import { sleep } from '../../streams/sleep.js';
@@ -20,8 +21,8 @@ export interface GraphCall {
   /** The `Authorization` header to send, from {@link GraphClient.authorization}. */
   authorization: string;
   signal?: AbortSignal;
-  /** The controller of `signal` when nothing else listens to it (a shared flight's): the HTTP layer aborts it itself. */
-  controller?: AbortController;
+  /** The request's own cancellation (a shared flight's), followed instead of `signal`: the HTTP layer aborts it itself. */
+  cancel?: Cancellation;
   /** Echoed by Graph as `client-request-id`, so one id traces a request through both logs. */
   requestId?: string;
   /** Overrides the shared retry policy, e.g. `{ maxAttempts: 1 }` for a caller that schedules its own retries. */
@@ -131,7 +132,16 @@ export class GraphClient {
     if (call.retry) return this.send('GET', path, undefined, call);
     return this.inFlight.run(
       `${call.authorization}\n${path}`,
-      (signal, controller) => this.send('GET', path, undefined, { ...call, signal, controller }),
+      // The flight's call: its cancellation, not the first caller's signal (each caller's wait follows its own).
+      (cancel) =>
+        this.send('GET', path, undefined, {
+          authorization: call.authorization,
+          signal: undefined,
+          cancel,
+          requestId: call.requestId,
+          retry: undefined,
+          tally: call.tally,
+        }),
       call.signal,
     );
   }
@@ -223,10 +233,11 @@ export class GraphClient {
     path: string,
     body: unknown,
     call: GraphCall,
-    extra: Record<string, string> = {},
+    extra?: Record<string, string>,
     traceAttributes?: Record<string, number>,
   ): Promise<GraphResult> {
-    const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json', ...extra };
+    const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json' };
+    if (extra) Object.assign(headers, extra);
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: BufferedResponse;
@@ -237,7 +248,7 @@ export class GraphClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: call.signal,
-        controller: call.controller,
+        cancel: call.cancel,
         requestId: call.requestId,
         tally: call.tally,
         retry: call.retry,

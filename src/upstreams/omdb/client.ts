@@ -3,6 +3,7 @@ import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
 import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
+import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
@@ -106,8 +107,9 @@ export class OmdbClient {
    * and its log lines carry the requestId of the caller that started it.
    */
   get(query: OmdbQuery, caller?: UpstreamCaller): Promise<OmdbAnswer> {
+    // The key of the query as asked (its loader made it already): normalizing first gives the same key.
+    const key = omdbQueryKey(query);
     const q = normalizeOmdbQuery(query);
-    const key = omdbQueryKey(q);
     const cached = this.cache?.local(key);
     if (cached) {
       this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
@@ -115,28 +117,37 @@ export class OmdbClient {
     }
     return this.inFlight.run(
       key,
-      (_signal, flight) => this.lookup(q, key, flight, caller),
+      (flight) => this.lookup(q, key, flight, caller),
       caller?.signal,
       () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
 
-  /** One flight: the shared cache (another replica may have fetched it), else OMDb. */
-  private async lookup(
+  /**
+   * One flight: the shared cache (another replica may have fetched it), else OMDb. Not an async function: without a
+   * shared cache it is OMDb's request itself, not a promise resolved with it (a promise and two ticks more).
+   */
+  private lookup(
     q: OmdbQuery,
     key: string,
-    flight: AbortController,
+    flight: Cancellation,
     caller: UpstreamCaller | undefined,
   ): Promise<OmdbAnswer> {
-    const shared = this.cache?.shared ? await this.cache.get(key) : undefined;
-    this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
-    return shared ?? this.fetch(q, key, flight, caller);
+    const { metrics } = this.options;
+    if (!this.cache?.shared) {
+      metrics.upstreamCache.inc({ upstream: 'omdb', result: 'miss' });
+      return this.fetch(q, key, flight, caller);
+    }
+    return this.cache.get(key).then((shared) => {
+      metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
+      return shared ?? this.fetch(q, key, flight, caller);
+    });
   }
 
   private async fetch(
     q: OmdbQuery,
     key: string,
-    flight: AbortController,
+    flight: Cancellation,
     caller: UpstreamCaller | undefined,
   ): Promise<OmdbAnswer> {
     const { apiKey, baseUrl, redact } = this.options;
@@ -150,8 +161,7 @@ export class OmdbClient {
     const res = await this.http.send({
       method: 'GET',
       url,
-      signal: flight.signal,
-      controller: flight,
+      cancel: flight,
       requestId: caller?.requestId,
       tally: caller?.upstreamRequests,
       retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },

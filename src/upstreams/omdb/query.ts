@@ -55,9 +55,20 @@ export function omdbParams(q: OmdbQuery): Array<[string, string]> {
   return out;
 }
 
+/** Where a query keeps its key once made: a symbol, not enumerable, so no copy, comparison or JSON sees it. */
+const KEY = Symbol('its OMDb query key');
+
+/**
+ * The query's key, made once per query object: one lookup asks for it four times or more (its loader, the cache, the
+ * in-flight flights, the quota estimate), each a normalized copy, a list of pairs and their encoding.
+ */
 export function omdbQueryKey(q: OmdbQuery): string {
+  const kept = (q as OmdbQuery & { [KEY]?: string })[KEY];
+  if (kept !== undefined) return kept;
   const n = normalizeOmdbQuery(q);
-  return formEncoded(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v]));
+  const key = formEncoded(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v]));
+  if (Object.isExtensible(q)) Object.defineProperty(q, KEY, { value: key });
+  return key;
 }
 
 /** Characters `application/x-www-form-urlencoded` leaves as they are. */

@@ -1,4 +1,6 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import type { Cancellation } from '../../../src/upstreams/http/cancellation.js';
 import { InFlight } from '../../../src/upstreams/http/inFlight.js';
 
 /** A request that answers when told to: its key's starts are counted. */
@@ -61,9 +63,9 @@ describe('InFlight', () => {
 
   it("stops only a leaving caller's wait, and aborts the shared request once every caller left", async () => {
     const flights = new InFlight<string>();
-    let signal: AbortSignal | undefined;
-    const start = (s: AbortSignal) => {
-      signal = s;
+    let cancel: Cancellation | undefined;
+    const start = (c: Cancellation) => {
+      cancel = c;
       return new Promise<string>(() => undefined);
     };
     const one = new AbortController();
@@ -72,9 +74,23 @@ describe('InFlight', () => {
     const second = flights.run('k', start, two.signal);
     one.abort(new Error('first left'));
     await expect(first).rejects.toThrow('first left');
-    expect(signal!.aborted).toBe(false);
+    expect(cancel!.aborted).toBe(false);
     two.abort(new Error('second left'));
     await expect(second).rejects.toThrow('second left');
-    expect(signal!.aborted).toBe(true);
+    expect(cancel!.aborted).toBe(true);
+  });
+
+  it("leaves no listener on a caller's signal once its flight answered or failed", async () => {
+    const flights = new InFlight<string>();
+    const { answer, start } = requests();
+    const signals = [new AbortController().signal, new AbortController().signal];
+    const waits = signals.map((signal) => flights.run('k', start('k'), signal));
+    expect(signals.map((s) => getEventListeners(s, 'abort').length)).toEqual([1, 1]);
+    answer('k', 'K');
+    expect(await Promise.all(waits)).toEqual(['K', 'K']);
+    expect(signals.map((s) => getEventListeners(s, 'abort').length)).toEqual([0, 0]);
+    const failing = flights.run('f', () => Promise.reject(new Error('upstream down')), signals[0]);
+    await expect(failing).rejects.toThrow('upstream down');
+    expect(getEventListeners(signals[0], 'abort')).toHaveLength(0);
   });
 });
