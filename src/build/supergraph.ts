@@ -9,21 +9,39 @@
  * set of domains instead, each named after its domains (`enterprise_gateway`). Each file's subgraph is named after the
  * file (`people.graphql` → `people`); `=url` gives its routing URL. `--exclude-tag chat` writes a contract variant:
  * the elements so tagged (each domain's `@tag(name: "<domain>")`) are left out, and what nothing reaches any more. A composition error is printed as one numbered list, and the exit code
- * is 1 (2 for bad arguments or configuration).
+ * is 1 (2 for bad arguments or configuration). `supergraph()` is the same run as a function (the tests' failure paths call it
+ * in-process: a spawned run is ≈ 1.2 s of CPU, mostly Node's start and the schema's imports).
  */
 import { composeSchemaContract, composeServices, type ServiceDefinition } from '@theguild/federation-composition';
 import { isTypeDefinitionNode, isTypeExtensionNode, parse, type GraphQLError } from 'graphql';
 import { readFile, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, GATEWAY_DOMAINS, loadConfig, type GatewayDomain } from '../config/env.js';
 import { subgraphSdl } from '../schema/build.js';
 
+/** Ends a run with an exit code, where the command would call `process.exit`. */
+class Exit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/** Where a run writes: the console for the command. */
+export interface SupergraphOutput {
+  log(line: string): void;
+  error(line: string): void;
+}
+
+let out: SupergraphOutput = console;
+
+const USAGE = `usage: npm run supergraph -- [--out supergraph.graphql] [--url http://HOST:PORT/graphql] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [subgraph.graphql[=http://host/graphql] …]`;
+
 function usage(message: string): never {
-  console.error(
-    `${message}\nusage: npm run supergraph -- [--out supergraph.graphql] [--url http://HOST:PORT/graphql] [--name gateway] [--instance enterprise,gateway=http://host/graphql …] [--exclude-tag chat …] [subgraph.graphql[=http://host/graphql] …]`,
-  );
-  process.exit(2);
+  out.error(`${message}\n${USAGE}`);
+  throw new Exit(2);
 }
 
 /** Where `npm start` serves with this configuration (HOST and PORT); a wildcard address is reached on loopback. */
@@ -52,7 +70,10 @@ async function subgraphFromArgument(argument: string): Promise<ServiceDefinition
 }
 
 /** `enterprise,gateway=http://…` → the domains and the URL of one instance of this gateway. */
-function instanceFromArgument(argument: string): { domains: GatewayDomain[]; url: string } {
+function instanceFromArgument(argument: string): {
+  domains: GatewayDomain[];
+  url: string;
+} {
   const at = argument.search(/=https?:\/\//);
   if (at === -1)
     usage(
@@ -84,7 +105,12 @@ function describeErrors(errors: readonly GraphQLError[]): string {
  * subgraph's: the two merge into one type neither subgraph can fully resolve, and composition reports dozens of errors
  * that never name the cause. Undefined when no error names such a type, or a prefix or renames are set already.
  */
-function collisionHint(errors: readonly GraphQLError[], ours: number): string | undefined {
+function collisionHint(
+  errors: readonly GraphQLError[],
+  subgraphs: readonly ServiceDefinition[],
+  ours: number,
+  config: ReturnType<typeof loadConfig>,
+): string | undefined {
   if (config.subgraph.typePrefix || Object.keys(config.subgraph.renames ?? {}).length) return undefined;
   const defined = (s: ServiceDefinition) =>
     new Set(
@@ -105,85 +131,122 @@ function collisionHint(errors: readonly GraphQLError[], ours: number): string | 
   return `hint: ${named.length} of these errors name types both this subgraph and yours define: ${list}. Give this subgraph's types names of their own with SUBGRAPH_TYPE_PREFIX=Ops (every type) or SUBGRAPH_RENAMES=${[...clashes.keys()][0]}=Movie (one type), then compose again (docs/federation.md, "Rename what collides").`;
 }
 
-const { values, positionals } = (() => {
+/**
+ * One run of the command over `args` (without node and the script) and `env`: 0 when the supergraph is written, 1 for
+ * composition errors, 2 for bad arguments or configuration; what it says goes to `output`.
+ */
+export async function supergraph(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  output: SupergraphOutput = console,
+): Promise<number> {
+  out = output;
   try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        out: { type: 'string', default: 'supergraph.graphql' },
-        url: { type: 'string' },
-        name: { type: 'string', default: 'gateway' },
-        instance: { type: 'string', multiple: true, default: [] },
-        'exclude-tag': { type: 'string', multiple: true, default: [] },
-      },
-    });
+    await run(args, env);
+    return 0;
   } catch (error) {
-    usage((error as Error).message);
-  }
-})();
-
-// The subgraph `npm start` serves: it reads `.env` too, when there is one (the environment wins).
-try {
-  process.loadEnvFile('.env');
-} catch (error) {
-  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') usage(`.env: ${(error as Error).message}`);
-}
-
-const config = (() => {
-  try {
-    return loadConfig(process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
-    process.exit(2);
-  }
-})();
-
-async function ourSdl(domains: readonly GatewayDomain[]): Promise<string> {
-  try {
-    return await subgraphSdl(domains, config.subgraph);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const p of error.problems) console.error(`configuration error: ${p.variable}: ${p.message}`);
-    process.exit(2);
+    if (error instanceof Exit) return error.code;
+    throw error;
+  } finally {
+    out = console;
   }
 }
 
-const instances = values.instance.map(instanceFromArgument);
-const subgraphs: ServiceDefinition[] = instances.length
-  ? await Promise.all(
-      instances.map(async (i) => ({ name: i.domains.join('_'), url: i.url, typeDefs: parse(await ourSdl(i.domains)) })),
-    )
-  : [
-      {
-        name: values.name,
-        url: values.url ?? servedUrl(config.host, config.port),
-        typeDefs: parse(await ourSdl(config.domains)),
-      },
-    ];
-for (const argument of positionals) subgraphs.push(await subgraphFromArgument(argument));
-const names = subgraphs.map((s) => s.name);
-const twice = names.find((n, i) => names.indexOf(n) !== i);
-if (twice)
-  usage(
-    `two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`,
-  );
+async function run(args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          out: { type: 'string', default: 'supergraph.graphql' },
+          url: { type: 'string' },
+          name: { type: 'string', default: 'gateway' },
+          instance: { type: 'string', multiple: true, default: [] },
+          'exclude-tag': { type: 'string', multiple: true, default: [] },
+        },
+      });
+    } catch (error) {
+      usage((error as Error).message);
+    }
+  })();
 
-// Exclusion only: including by tag would also drop every untagged argument of the included fields.
-const filter = { include: new Set<string>(), exclude: new Set(values['exclude-tag']) };
-const contract = filter.exclude.size > 0;
-const result = contract ? composeSchemaContract(subgraphs, filter, true) : composeServices(subgraphs);
-if (result.errors) {
-  console.error(describeErrors(result.errors));
-  const hint = collisionHint(result.errors, subgraphs.length - positionals.length);
-  if (hint) console.error(hint);
-  process.exit(1);
+  const config = (() => {
+    try {
+      return loadConfig(env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const p of error.problems) out.error(`configuration error: ${p.variable}: ${p.message}`);
+      throw new Exit(2);
+    }
+  })();
+
+  async function ourSdl(domains: readonly GatewayDomain[]): Promise<string> {
+    try {
+      return await subgraphSdl(domains, config.subgraph);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const p of error.problems) out.error(`configuration error: ${p.variable}: ${p.message}`);
+      throw new Exit(2);
+    }
+  }
+
+  const instances = values.instance.map(instanceFromArgument);
+  const subgraphs: ServiceDefinition[] = instances.length
+    ? await Promise.all(
+        instances.map(async (i) => ({
+          name: i.domains.join('_'),
+          url: i.url,
+          typeDefs: parse(await ourSdl(i.domains)),
+        })),
+      )
+    : [
+        {
+          name: values.name,
+          url: values.url ?? servedUrl(config.host, config.port),
+          typeDefs: parse(await ourSdl(config.domains)),
+        },
+      ];
+  for (const argument of positionals) subgraphs.push(await subgraphFromArgument(argument));
+  const names = subgraphs.map((s) => s.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice)
+    usage(
+      `two subgraphs are named ${twice}: rename one of the files (the subgraph name is the file name), or give each instance other domains.`,
+    );
+
+  // Exclusion only: including by tag would also drop every untagged argument of the included fields.
+  const filter = {
+    include: new Set<string>(),
+    exclude: new Set(values['exclude-tag']),
+  };
+  const contract = filter.exclude.size > 0;
+  const result = contract ? composeSchemaContract(subgraphs, filter, true) : composeServices(subgraphs);
+  if (result.errors) {
+    out.error(describeErrors(result.errors));
+    const hint = collisionHint(result.errors, subgraphs, subgraphs.length - positionals.length, config);
+    if (hint) out.error(hint);
+    throw new Exit(1);
+  }
+  await writeFile(values.out, result.supergraphSdl);
+  const missing = subgraphs.filter((s) => !s.url).map((s) => s.name);
+  const variant = contract ? ` (contract: without ${[...filter.exclude].join(', ')})` : '';
+  out.log(`wrote ${values.out}${variant}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
+  if (missing.length)
+    out.log(
+      `note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`,
+    );
 }
-await writeFile(values.out, result.supergraphSdl);
-const missing = subgraphs.filter((s) => !s.url).map((s) => s.name);
-const variant = contract ? ` (contract: without ${[...filter.exclude].join(', ')})` : '';
-console.log(`wrote ${values.out}${variant}: ${subgraphs.map((s) => `${s.name} (${s.url ?? 'no URL'})`).join(', ')}`);
-if (missing.length)
-  console.log(
-    `note: no routing URL for ${missing.join(', ')}; give one as file.graphql=http://… or set it in the router.`,
-  );
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // The subgraph `npm start` serves: it reads `.env` too, when there is one (the environment wins).
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      console.error(`.env: ${(error as Error).message}\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+  process.exitCode = await supergraph(process.argv.slice(2), process.env);
+}

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/bench/lib/proc.js';
+import { supergraph as composeHere } from '../../src/build/supergraph.js';
 import { PROVIDERS, STREAM, eventually, user, type Chunk } from '../support/chat.js';
 import { batchItems, graphCalls } from '../support/graphRequests.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -25,6 +26,26 @@ function supergraph(args: string[], env: Record<string, string> = {}) {
     timeout: 60_000,
     env: { ...process.env, ...env },
   });
+}
+
+/**
+ * The same run in this process (`supergraph()`, which the command calls), settling as `supergraph()` above does: for
+ * the failure paths and the routing URL, which need no process of their own (a spawned run is ≈ 1.2 s of CPU).
+ */
+async function supergraphHere(args: string[], env: Record<string, string> = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await composeHere(
+    args,
+    { ...process.env, ...env },
+    {
+      log: (line) => stdout.push(`${line}\n`),
+      error: (line) => stderr.push(`${line}\n`),
+    },
+  );
+  const result = { code, stdout: stdout.join(''), stderr: stderr.join('') };
+  if (code !== 0) throw result;
+  return result;
 }
 
 let dir: string;
@@ -61,7 +82,9 @@ describe('npm run supergraph', () => {
   }, 60_000);
 
   it('stops with the configuration error when SUBGRAPH_RENAMES names no type', async () => {
-    const failed = await supergraph(['--out', join(dir, 'never.graphql')], { SUBGRAPH_RENAMES: 'Titel=Movie' }).then(
+    const failed = await supergraphHere(['--out', join(dir, 'never.graphql')], {
+      SUBGRAPH_RENAMES: 'Titel=Movie',
+    }).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
@@ -77,7 +100,7 @@ describe('npm run supergraph', () => {
        type Title @key(fields: "imdbId") { imdbId: ID! title: Int }
        type Query { admin: String }`,
     );
-    const failed = await supergraph(['--out', join(dir, 'never.graphql'), bad]).then(
+    const failed = await supergraphHere(['--out', join(dir, 'never.graphql'), bad]).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
@@ -98,7 +121,10 @@ describe('npm run supergraph', () => {
 describe('npm run supergraph: what a newcomer meets first', () => {
   it('writes the routing URL with the port PORT says (and HOST), when no --url is given', async () => {
     const out = join(dir, 'port.graphql');
-    const { stdout } = await supergraph(['--out', out], { PORT: '4321', HOST: '127.0.0.1' });
+    const { stdout } = await supergraphHere(['--out', out], {
+      PORT: '4321',
+      HOST: '127.0.0.1',
+    });
     expect(stdout).toContain('gateway (http://127.0.0.1:4321/graphql)');
     expect(readFileSync(out, 'utf8')).toContain(
       'GATEWAY @join__graph(name: "gateway", url: "http://127.0.0.1:4321/graphql")',
@@ -114,7 +140,7 @@ describe('npm run supergraph: what a newcomer meets first', () => {
        "A job title."
        type Title @key(fields: "id") { id: ID! name: String! level: Int! }`,
     );
-    const failed = await supergraph(['--out', join(dir, 'never.graphql'), people]).then(
+    const failed = await supergraphHere(['--out', join(dir, 'never.graphql'), people]).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
@@ -124,7 +150,7 @@ describe('npm run supergraph: what a newcomer meets first', () => {
     expect(failed!.stderr.trim().split('\n').at(-1)).toBe(
       `hint: ${count} of these errors name types both this subgraph and yours define: Title (also in people). Give this subgraph's types names of their own with SUBGRAPH_TYPE_PREFIX=Ops (every type) or SUBGRAPH_RENAMES=Title=Movie (one type), then compose again (docs/federation.md, "Rename what collides").`,
     );
-    const { stdout } = await supergraph(['--out', join(dir, 'prefixed.graphql'), people], {
+    const { stdout } = await supergraphHere(['--out', join(dir, 'prefixed.graphql'), people], {
       SUBGRAPH_TYPE_PREFIX: 'Ops',
     });
     expect(stdout).toContain('wrote ');
@@ -135,7 +161,7 @@ describe('npm run supergraph: what a newcomer meets first', () => {
       `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
        type Query { admin: String }`,
     );
-    const other = await supergraph(['--out', join(dir, 'never.graphql'), unrelated]).then(
+    const other = await supergraphHere(['--out', join(dir, 'never.graphql'), unrelated]).then(
       () => undefined,
       (error: { stderr: string }) => error,
     );
@@ -229,7 +255,10 @@ describe('behind Hive Gateway', () => {
     expect(reviews.received).toHaveLength(1);
     expect(Object.values(reviews.received[0].variables ?? {}).flat()).toEqual([
       { __typename: 'Title', imdbId: 'tt0078346' },
-      ...services.map((s: { id: string }) => ({ __typename: 'ServiceHealth', id: s.id })),
+      ...services.map((s: { id: string }) => ({
+        __typename: 'ServiceHealth',
+        id: s.id,
+      })),
     ]);
   });
 
@@ -250,7 +279,10 @@ describe('behind Hive Gateway', () => {
     expect(r.data.recentReviews.map((review: { rating: number }) => review.rating)).toEqual(
       REVIEWS.map((review) => review.rating),
     );
-    const watched = r.data.watchedServices as Array<{ id: string; service: string } | null>;
+    const watched = r.data.watchedServices as Array<{
+      id: string;
+      service: string;
+    } | null>;
     expect(watched.map((s) => s?.id ?? null)).toEqual(WATCHED.map((id) => (id === 'NoSuchService' ? null : id)));
     expect(watched[0]!.service).toBe('Exchange Online');
 
@@ -265,7 +297,11 @@ describe('behind Hive Gateway', () => {
   it('streams chatCompletionStream to a graphql-ws client through Hive Gateway, every token in order', async () => {
     const { id, model } = PROVIDERS[0];
     const client = wsClient(hiveUrl.replace('http', 'ws'));
-    const input = { provider: id, model, messages: [user('What does a GraphQL gateway do?')] };
+    const input = {
+      provider: id,
+      model,
+      messages: [user('What does a GraphQL gateway do?')],
+    };
     const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input });
     await client.dispose();
     expect(error).toBeUndefined();
@@ -277,7 +313,10 @@ describe('behind Hive Gateway', () => {
     // Hive Gateway reached this subgraph over graphql-ws, not over HTTP.
     const subscriptions = () => gw.logs.json().filter((l) => l.msg === 'operation' && l.type === 'subscription');
     expect(await eventually(() => subscriptions().length === 1, 5_000)).toBe(true);
-    expect(subscriptions()[0]).toMatchObject({ transport: 'ws', outcome: 'ok' });
+    expect(subscriptions()[0]).toMatchObject({
+      transport: 'ws',
+      outcome: 'ok',
+    });
 
     // The same request straight to this gateway gives the same tokens in the same order (the sandbox is deterministic).
     const direct = wsClient(gw.gateway.wsUrl);
@@ -304,7 +343,13 @@ describe('behind Hive Gateway', () => {
         const stop = client.subscribe<{ chatCompletionStream: Chunk }>(
           {
             query: STREAM,
-            variables: { input: { provider: id, model, messages: [user('Talk at length about federation.')] } },
+            variables: {
+              input: {
+                provider: id,
+                model,
+                messages: [user('Talk at length about federation.')],
+              },
+            },
           },
           {
             next: (r) => {
