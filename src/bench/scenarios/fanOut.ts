@@ -3,7 +3,7 @@ import { cpuSeconds } from '../lib/load.js';
 import { freePort, memoryOf, spawnProc, waitReady, type Proc } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { runtimeNode } from '../lib/runtimes.js';
-import { startGatewayProc, type SandboxProc } from '../lib/stack.js';
+import { startGatewayProc, type GraphQLProc, type SandboxProc } from '../lib/stack.js';
 import { median } from '../lib/stats.js';
 import { SERVICE_IDS } from '../operations.js';
 
@@ -190,19 +190,24 @@ async function startBroadcastFloor(): Promise<{ proc: Proc; origin: string; wsUr
  * subscriber's first message to the last subscriber's last, is compared with the floor's: the same payloads sent by
  * a bare `ws` server to the same number of subscriptions on as many connections, rounds interleaved.
  */
+/** The settings the scenario's gateway runs with. */
+export const fanOutGatewayEnv = (sizes: Sizes): Record<string, string> => ({
+  GRAPH_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+  GATEWAY_WS_MAX_OPERATIONS: String(Math.ceil(sizes.fanOutSubscribers / sizes.fanOutConnections)),
+});
+
 export async function runFanOut(
   results: Results,
   sb: SandboxProc,
   sizes: Sizes,
   log: (s: string) => void,
+  running?: GraphQLProc,
 ): Promise<void> {
   const n = sizes.fanOutSubscribers;
   const connections = sizes.fanOutConnections;
+  // `running` (--tiny only): a gateway started with fanOutGatewayEnv that served another scenario; its caller stops it.
   const [gateway, floor] = await Promise.all([
-    startGatewayProc(sb.origin, {
-      GRAPH_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-      GATEWAY_WS_MAX_OPERATIONS: String(Math.ceil(n / connections)),
-    }),
+    running ?? startGatewayProc(sb.origin, fanOutGatewayEnv(sizes)),
     startBroadcastFloor(),
   ]);
   const metricsUrl = gateway.url.replace(/\/graphql$/, '/metrics');
@@ -334,6 +339,6 @@ export async function runFanOut(
   } finally {
     gatewayClients?.close();
     floorClients?.close();
-    await Promise.all([gateway.proc.stop(), floor.proc.stop()]);
+    await Promise.all([running ? undefined : gateway.proc.stop(), floor.proc.stop()]);
   }
 }
