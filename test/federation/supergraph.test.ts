@@ -30,7 +30,7 @@ function supergraph(args: string[], env: Record<string, string> = {}) {
 
 /**
  * The same run in this process (`supergraph()`, which the command calls), settling as `supergraph()` above does: for
- * the failure paths and the routing URL, which need no process of their own (a spawned run is ≈ 1.2 s of CPU).
+ * the cases that need no process of their own (a spawned run is ≈ 1.2 s of CPU; "behind Hive Gateway" spawns one).
  */
 async function supergraphHere(args: string[], env: Record<string, string> = {}) {
   const stdout: string[] = [];
@@ -57,7 +57,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('npm run supergraph', () => {
   it('composes one subgraph per --instance, under the configured prefix, and a contract variant with --exclude-tag', async () => {
     const out = join(dir, 'contract.graphql');
-    const { stdout } = await supergraph(
+    const { stdout } = await supergraphHere(
       [
         '--out',
         out,
@@ -177,7 +177,8 @@ describe('behind Hive Gateway', () => {
   let file: string;
   let composed: string;
 
-  // One `npm run supergraph` serves both: its output is checked, then served (each run is ~1.2 s of CPU).
+  // The file's one `npm run supergraph` as a user runs it (a child process, ~1.2 s of CPU; the other cases call
+  // supergraph() in-process): its output is checked, then served.
   beforeAll(async () => {
     gw = await startTestGateway();
     reviews = await startReviewsSubgraph();
