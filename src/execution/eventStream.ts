@@ -78,7 +78,8 @@ export function park(source: unknown): boolean {
 /** Values buffered before `push` makes the producer wait. */
 export const HIGH_WATER_MARK = 16;
 
-const READY = Promise.resolve();
+/** What `push` returns while there is room: a producer that sees it need not await (an await is a turn and a reaction per value). */
+export const READY = Promise.resolve();
 
 interface Waiter<T> {
   resolve: (r: IteratorResult<T>) => void;

@@ -323,6 +323,10 @@ export class OperationPipeline {
       resolved = found;
     }
     const { payload, document, operation } = resolved;
+    // A subscription may wait in admission (a chat stream's turn for its provider's connection) holding its payload:
+    // the text the cached document was parsed from stands in for the copy each subscribe message brought.
+    const text = operation.operation === 'subscription' ? document.loc?.source.body : undefined;
+    if (text !== undefined && payload.query === text) payload.query = text;
     const op = this.begin(caller, options.controller ?? options.signal);
     op.document = document;
     op.operation = operation;

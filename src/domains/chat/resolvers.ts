@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { ChatCompletionChunk } from '../../generated/types.js';
-import { eventStream } from '../../execution/eventStream.js';
+import { eventStream, READY } from '../../execution/eventStream.js';
 import { takeAdmitted } from './admission.js';
 import { firstServing } from './fallbacks.js';
 import { completeWithGraphTools, graphToolPlan, streamWithGraphTools } from './graphTools.js';
@@ -81,7 +81,8 @@ export const resolvers: Resolvers = {
                   if (c.finishReason) finishChunk(last, target, answer, c);
                   count += 1;
                   // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
-                  await sink.push({ chunk: last });
+                  const room = sink.push({ chunk: last });
+                  if (room !== READY) await room;
                 }
               } catch (error) {
                 // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never

@@ -37,6 +37,9 @@ import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
 /** Room for a tick's shared frames: a dashboard connection's 50 subscriptions of one change fit in one or two. */
 const FRAMES_BYTES = 16 * 1024;
 
+/** A result's JSON shorter than this is framed by the adapter: within Buffer.allocUnsafe's pooled sizes. */
+const SMALL_FRAME = Buffer.poolSize >>> 2;
+
 /** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
 export class WsConnection<Op extends WsOperationRecord> {
   /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
@@ -98,9 +101,11 @@ export class WsConnection<Op extends WsOperationRecord> {
    * written into this tick's frames: bytes outside the JS heap, one write per connection per tick, and no string, buffer
    * or write request per subscriber that outlives its turn in the fan-out (ten thousand subscribers take theirs in one
    * sweep, and what each left for the tick's end would survive the sweep's scavenges). The same bytes as ws's frame of
-   * the joined text: the server's frames are not masked, and without a negotiated extension not compressed.
+   * the joined text: the server's frames are not masked, and without a negotiated extension not compressed. `room` 0
+   * (one operation's own `next`, a chat token) sizes a new buffer to this frame, from Node's pool: a chat stream's
+   * tick holds one frame, and 16 KB of memory outside the heap per token would be its own garbage.
    */
-  sendShared(prefix: string, json: string, tail: string): void {
+  sendShared(prefix: string, json: string, tail: string, room = FRAMES_BYTES): void {
     if (!this.open()) return;
     if (this.socket.extensions) return this.send(prefix + json.slice(0, -1) + tail);
     const length = Buffer.byteLength(prefix) + Buffer.byteLength(json) - 1 + Buffer.byteLength(tail);
@@ -108,7 +113,8 @@ export class WsConnection<Op extends WsOperationRecord> {
     let frames = this.frames;
     if (!frames || this.framed + header + length > frames.length) {
       this.writeFrames();
-      frames = this.frames = Buffer.allocUnsafeSlow(Math.max(FRAMES_BYTES, header + length));
+      frames = this.frames =
+        room === 0 ? Buffer.allocUnsafe(header + length) : Buffer.allocUnsafeSlow(Math.max(room, header + length));
     }
     let at = this.framed;
     // FIN and the text opcode, then the payload length (RFC 6455 section 5.2).
@@ -193,9 +199,27 @@ export class WsConnection<Op extends WsOperationRecord> {
     return this.protocol !== undefined && id in this.protocol.subscriptions;
   }
 
-  /** A `next` message: `prefix` is `{"id":…,"type":"next","payload":`, as JSON.stringify writes the message. */
+  /**
+   * A `next` message: `prefix` is `{"id":…,"type":"next","payload":`, as JSON.stringify writes the message. Written
+   * into this tick's frames as a shared one is (the result's JSON, its closing brace, the message's): a chat token's
+   * result text went through a joined string, its flat copy, ws's Buffer of it, its frame list and a write request
+   * (≈ 1 KB per token); this way it is the result's JSON and its bytes in a slice of Node's buffer pool. A larger
+   * result is its own buffer either way and goes through ws as before (its bytes are counted against
+   * STREAM_MAX_BUFFERED_BYTES as it is sent, which the backpressure tests' 16 KiB tokens rely on).
+   */
   next(prefix: string, result: FormattedExecutionResult): void {
-    this.send(`${prefix}${JSON.stringify(result)}}`);
+    const json = JSON.stringify(result);
+    if (json.length < SMALL_FRAME) this.sendShared(prefix, json, '}}', 0);
+    else this.send(`${prefix}${json}}`);
+  }
+
+  /**
+   * Closes the socket after this tick's frames: a `next` written just before a close goes out ahead of the close
+   * frame, as it did through ws's own send (frames written after the close are dropped: see writeFrames).
+   */
+  close(code?: number, reason?: string): void {
+    this.writeFrames();
+    this.socket.close(code, reason);
   }
 
   /** Operation `id` has no more results: `complete`, unless the client completed it first. */
@@ -342,7 +366,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     }
 
     close(code?: number, reason?: string): void {
-      this.conn.socket.close(code, reason);
+      this.conn.close(code, reason);
     }
 
     onMessage(receive: (data: string) => Promise<void>): void {
@@ -368,9 +392,9 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     private operate(id: string, payload: SubscribePayload): void {
       const { conn } = this;
       const ctx = conn.protocol;
-      if (!ctx?.acknowledged) return conn.socket.close(CloseCode.Unauthorized, 'Unauthorized');
+      if (!ctx?.acknowledged) return conn.close(CloseCode.Unauthorized, 'Unauthorized');
       if (id in ctx.subscriptions)
-        return conn.socket.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
+        return conn.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
       (ctx.subscriptions as Record<string, null>)[id] = null;
       options.operate(conn, id, payload).catch((error: unknown) => this.failed(error));
@@ -378,7 +402,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
 
     private failed(error: unknown): void {
       failed(this.conn, error, 'graphql-ws message handling failed');
-      this.conn.socket.close(CloseCode.InternalServerError, 'Internal server error');
+      this.conn.close(CloseCode.InternalServerError, 'Internal server error');
     }
   }
 
@@ -433,7 +457,11 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
     },
     async dispose() {
       clearInterval(keepAlive);
-      for (const socket of wss.clients) socket.close(1001, 'Going away');
+      for (const socket of wss.clients) {
+        const conn = served.get(socket)?.conn;
+        if (conn) conn.close(1001, 'Going away');
+        else socket.close(1001, 'Going away');
+      }
       await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
     },
   };

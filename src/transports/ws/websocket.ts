@@ -173,7 +173,7 @@ export function attachWebSocket(options: {
     async operate(conn, id, payload) {
       if (id.length > MAX_OPERATION_ID_LENGTH) {
         // Nothing is sent on a closing socket, so the id is neither echoed nor logged.
-        conn.socket.close(4400, `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`);
+        conn.close(4400, `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`);
         return;
       }
       // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.

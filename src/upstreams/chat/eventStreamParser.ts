@@ -22,6 +22,9 @@ export class SseStreamError extends Error {
   }
 }
 
+/** What a chunk that completes no event returns (most chunks of a long event; never changed). */
+const NONE = Object.freeze([]) as unknown as SseEvent[];
+
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   /**
@@ -35,7 +38,12 @@ export class SseParser {
 
   /** @param maxEventLength characters one event (its lines up to the blank line) may have. @default Infinity */
   constructor(private readonly maxEventLength = Number.POSITIVE_INFINITY) {}
-  private data: string[] = [];
+  /**
+   * The event's data lines: the first alone (a chat provider's event has one), the others, when any, in `more`; joined
+   * only for an event of several lines.
+   */
+  private data: string | undefined;
+  private more: string[] | undefined;
   private event = '';
   /** A chunk ended on `\r`: a `\n` starting the next one belongs to the same line end. */
   private pendingCr = false;
@@ -50,7 +58,7 @@ export class SseParser {
     }
     let start = this.pendingCr && text.startsWith('\n') ? 1 : 0;
     this.pendingCr = false;
-    const events: SseEvent[] = [];
+    let events: SseEvent[] = NONE;
     // The next CR and LF at or after `start`, each searched again only once passed: one pass over the chunk.
     let cr = text.indexOf('\r', start);
     let lf = text.indexOf('\n', start);
@@ -70,7 +78,7 @@ export class SseParser {
       if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
       if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
       const event = this.line(line);
-      if (event) events.push(event);
+      if (event) (events === NONE ? (events = []) : events).push(event);
     }
     if (start < text.length) {
       this.partial.push(start === 0 ? text : text.slice(start));
@@ -84,35 +92,38 @@ export class SseParser {
 
   /** The end of the body: an event without its closing blank line is dropped, as the spec says. */
   end(): { incomplete: boolean } {
-    const incomplete = this.partial.some((piece) => piece.trim() !== '') || this.data.length > 0;
+    const incomplete = this.partial.some((piece) => piece.trim() !== '') || this.data !== undefined;
     this.partial = [];
     this.partialLength = 0;
-    this.data = [];
+    this.data = this.more = undefined;
     this.pending = 0;
     return { incomplete };
   }
 
   private line(line: string): SseEvent | undefined {
     if (line === '') {
-      if (this.data.length === 0) {
+      if (this.data === undefined) {
         this.event = '';
         return undefined;
       }
-      const event = { event: this.event || 'message', data: this.data.join('\n') };
-      this.data = [];
+      const data = this.more ? [this.data, ...this.more].join('\n') : this.data;
+      const event = { event: this.event || 'message', data };
+      this.data = this.more = undefined;
       this.pending = 0;
       this.event = '';
       return event;
     }
     if (line.startsWith(':')) return undefined;
+    // The field's name compared in place and its value sliced once (one string per line, not three).
     const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') {
-      this.data.push(value);
-      this.pending += value.length + 1;
-    } else if (field === 'event') this.event = value;
+    const nameEnd = colon === -1 ? line.length : colon;
+    const valueStart = colon === -1 ? line.length : line.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1;
+    if (nameEnd === 4 && line.startsWith('data')) {
+      const data = line.slice(valueStart);
+      if (this.data === undefined) this.data = data;
+      else (this.more ??= []).push(data);
+      this.pending += data.length + 1;
+    } else if (nameEnd === 5 && line.startsWith('event')) this.event = line.slice(valueStart);
     return undefined;
   }
 }

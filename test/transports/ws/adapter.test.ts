@@ -298,6 +298,21 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
     expect(t.connections[1].protocol).toBeUndefined();
   });
 
+  it('sends next messages framed by the adapter whole and in order, multi-byte text and a large one among them, all before a close in the same tick', async () => {
+    t = await start();
+    const { ws, received, closed } = await t.client();
+    const conn = t.connections[0];
+    const prefix = (id: string) => `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    const texts = ['a', '。🙂 «quote" \\ end', 'x'.repeat(70_000), 'after the large one'];
+    // One tick: the small ones share the adapter's frames, the large one goes through ws between them.
+    texts.forEach((text, i) => conn.next(prefix(String(i)), { data: { text } }));
+    conn.close(4000, 'done');
+    expect(await closed).toBe(4000);
+    expect(received.slice(1)).toEqual(
+      texts.map((text, i) => ({ id: String(i), type: 'next', payload: { data: { text } } })),
+    );
+  });
+
   it('closes every socket with 1001 (Going Away) on dispose', async () => {
     t = await start();
     const { closed } = await t.client();

@@ -28,6 +28,17 @@ describe('SseParser', () => {
     expect(p.push('event: error\ndata: {"a":\ndata: 1}\n\n')).toEqual([{ event: 'error', data: '{"a":\n1}' }]);
   });
 
+  it('reads a field by its whole name: one space after the colon dropped, a field without a colon empty, others ignored', () => {
+    const p = new SseParser();
+    expect(p.push('data:  two\ndataX: no\nid: 7\ndata\nevent\n\n')).toEqual([{ event: 'message', data: ' two\n' }]);
+    expect(p.push('event:custom\ndata:x\n\ndata: y\n\n')).toEqual([
+      { event: 'custom', data: 'x' },
+      { event: 'message', data: 'y' },
+    ]);
+    // A blank line with no data line before it is no event, and the name it had is dropped.
+    expect(p.push('event: lost\n\ndata: z\n\n')).toEqual([{ event: 'message', data: 'z' }]);
+  });
+
   it('drops an event without its closing blank line at the end, and says so', () => {
     const p = new SseParser();
     expect(p.push('data: complete\n\ndata: half')).toHaveLength(1);
