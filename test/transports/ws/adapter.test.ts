@@ -300,7 +300,7 @@ describe('graphql-ws adapter (transports/ws/adapter.ts)', () => {
 
   it('sends next messages framed by the adapter whole and in order, multi-byte text and a large one among them, all before a close in the same tick', async () => {
     t = await start();
-    const { ws, received, closed } = await t.client();
+    const { received, closed } = await t.client();
     const conn = t.connections[0];
     const prefix = (id: string) => `{"id":${JSON.stringify(id)},"type":"next","payload":`;
     const texts = ['a', '。🙂 «quote" \\ end', 'x'.repeat(70_000), 'after the large one'];
