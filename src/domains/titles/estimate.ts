@@ -79,9 +79,10 @@ class Estimate {
   readonly missed: string[] = [];
   /**
    * The titles already walked under each selection set: walking one again adds no request (same title, same fields,
-   * same cache), so each (title, selection) is walked once and nested series of episodes of series stay linear.
+   * same cache), so each (title, selection) is walked once and nested series of episodes of series stay linear. A Map,
+   * not a WeakMap: it lives as long as the estimate (one operation), and a WeakMap costs more to make and to fill.
    */
-  private readonly walked = new WeakMap<SelectionSetNode, Set<string>>();
+  private readonly walked = new Map<SelectionSetNode, Set<string>>();
 
   constructor(
     private readonly info: GraphQLResolveInfo,
