@@ -122,7 +122,10 @@ function varies(
 ): boolean {
   for (const s of set.selections) {
     for (const d of s.directives ?? [])
-      if ((d.name.value === 'skip' || d.name.value === 'include') && d.arguments?.some((a) => a.value.kind !== Kind.BOOLEAN))
+      if (
+        (d.name.value === 'skip' || d.name.value === 'include') &&
+        d.arguments?.some((a) => a.value.kind !== Kind.BOOLEAN)
+      )
         return true;
     if (s.kind === Kind.INLINE_FRAGMENT && varies(s.selectionSet, fragments, seen)) return true;
     if (s.kind === Kind.FRAGMENT_SPREAD && !seen.has(s.name.value)) {

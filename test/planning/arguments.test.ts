@@ -33,12 +33,24 @@ function both(node: FieldNode, variables: Record<string, unknown>) {
 
 describe('argumentsOf: a field node’s arguments with the document’s part read once', () => {
   const cases: Array<[string, string, Record<string, unknown>[]]> = [
-    ['variables', 'query($id: ID!, $y: Int) { title(imdbId: $id, year: $y) }', [{ id: 'tt1' }, { id: 'tt2', y: 1999 }, { id: 'tt3', y: null }]],
+    [
+      'variables',
+      'query($id: ID!, $y: Int) { title(imdbId: $id, year: $y) }',
+      [{ id: 'tt1' }, { id: 'tt2', y: 1999 }, { id: 'tt3', y: null }],
+    ],
     ['literals and defaults', 'query { title(imdbId: "tt9", plot: FULL, range: { from: 1 }, tags: ["a"]) }', [{}]],
-    ['a variable missing, the argument’s default', 'query($p: Plot) { title(imdbId: "tt1", plot: $p) }', [{}, { p: 'FULL' }]],
+    [
+      'a variable missing, the argument’s default',
+      'query($p: Plot) { title(imdbId: "tt1", plot: $p) }',
+      [{}, { p: 'FULL' }],
+    ],
     ['a null for a non-null argument', 'query($id: ID) { title(imdbId: $id) }', [{ id: null }, {}]],
     ['a required argument left out', 'query { title(year: 3) }', [{}]],
-    ['a literal holding a variable', 'query($f: Int!) { title(imdbId: "x", range: { from: $f }, tags: ["a", "b"]) }', [{ f: 1 }, { f: 2 }]],
+    [
+      'a literal holding a variable',
+      'query($f: Int!) { title(imdbId: "x", range: { from: $f }, tags: ["a", "b"]) }',
+      [{ f: 1 }, { f: 2 }],
+    ],
     ['a null literal', 'query { title(imdbId: "x", year: null) }', [{}]],
   ];
   for (const [name, query, variableSets] of cases)
@@ -59,7 +71,9 @@ describe('argumentsOf: a field node’s arguments with the document’s part rea
   });
 
   it('plans again for another definition of the same node (another schema)', () => {
-    const other = buildSchema('type Query { title(imdbId: ID!, extra: Int = 7): String }').getQueryType()!.getFields().title;
+    const other = buildSchema('type Query { title(imdbId: ID!, extra: Int = 7): String }')
+      .getQueryType()!
+      .getFields().title;
     const node = field('query { title(imdbId: "a") }');
     expect(argumentsOf(def, node, {})).toEqual({ imdbId: 'a', plot: 'SHORT' });
     expect(argumentsOf(other, node, {})).toEqual({ imdbId: 'a', extra: 7 });

@@ -12,7 +12,9 @@ function root(query: string) {
 
 describe('selectionVaries: whether variables can change what a selection set selects', () => {
   it('not without @skip/@include on a variable', () => {
-    const { set, fragments } = root('query($id: ID!) { title(imdbId: $id) { a b @include(if: true) ...F } } fragment F on Title { c @skip(if: false) }');
+    const { set, fragments } = root(
+      'query($id: ID!) { title(imdbId: $id) { a b @include(if: true) ...F } } fragment F on Title { c @skip(if: false) }',
+    );
     expect(selectionVaries(set, fragments)).toBe(false);
     const title = set.selections[0];
     expect(title.kind === Kind.FIELD && selectionVaries(title.selectionSet!, fragments)).toBe(false);

@@ -10,13 +10,7 @@
  * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
  * to: it sends no more requests than the estimate admitted (allowance.ts).
  */
-import {
-  Kind,
-  type FieldNode,
-  type GraphQLResolveInfo,
-  type GraphQLSchema,
-  type SelectionSetNode,
-} from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { argumentsOf } from '../../planning/arguments.js';
 import { VariablesMemo } from '../../planning/memo.js';
 import { selectedFields, selectionVaries } from '../../planning/selection.js';
