@@ -1,14 +1,16 @@
 import {
-  getArgumentValues,
   getDirectiveValues,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   isAbstractType,
   isObjectType,
+  Kind,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
+import { argumentsOf } from './arguments.js';
 import { servedTypeName } from './servedNames.js';
 
 /** What walking a selection needs from the resolver's `info`. */
@@ -74,7 +76,7 @@ export function selectedFields(nodes: readonly FieldNode[], type: string, sc: Se
   for (const fieldNodes of byKey.values()) {
     const name = fieldNodes[0].name.value;
     const def = defs[name];
-    out.push({ name, args: def ? getArgumentValues(def, fieldNodes[0], sc.variableValues) : {}, nodes: fieldNodes });
+    out.push({ name, args: def ? argumentsOf(def, fieldNodes[0], sc.variableValues) : {}, nodes: fieldNodes });
   }
   return out;
 }
@@ -93,4 +95,44 @@ export function connectionNodes(
       for (const e of selectedFields(f.nodes, edgeType, sc)) if (e.name === 'node') out.push(...e.nodes);
   }
   return out;
+}
+
+/**
+ * Whether the fields `set` selects (on any type) can change with the operation's variables: only an `@skip` or
+ * `@include` whose condition is a variable, on a selection of the set or of the fragments it spreads, makes them vary.
+ * Decided once per selection set of a cached document, so that a walk of a document without such directives is kept
+ * by the document alone, not once per variables.
+ */
+export function selectionVaries(
+  set: SelectionSetNode,
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+): boolean {
+  let found = varyingSets.get(set);
+  if (found === undefined) varyingSets.set(set, (found = varies(set, fragments, new Set())));
+  return found;
+}
+
+/** By selection set of a cached document: goes with the document, never grows with requests. */
+const varyingSets = new WeakMap<SelectionSetNode, boolean>();
+
+function varies(
+  set: SelectionSetNode,
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+  seen: Set<string>,
+): boolean {
+  for (const s of set.selections) {
+    for (const d of s.directives ?? [])
+      if (
+        (d.name.value === 'skip' || d.name.value === 'include') &&
+        d.arguments?.some((a) => a.value.kind !== Kind.BOOLEAN)
+      )
+        return true;
+    if (s.kind === Kind.INLINE_FRAGMENT && varies(s.selectionSet, fragments, seen)) return true;
+    if (s.kind === Kind.FRAGMENT_SPREAD && !seen.has(s.name.value)) {
+      seen.add(s.name.value);
+      const fragment = fragments[s.name.value];
+      if (fragment && varies(fragment.selectionSet, fragments, seen)) return true;
+    }
+  }
+  return false;
 }

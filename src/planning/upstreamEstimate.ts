@@ -95,11 +95,16 @@ function fragmentsOf(document: DocumentNode): Readonly<Record<string, FragmentDe
  */
 export class UpstreamEstimates {
   private readonly stable = new VariablesMemo<OperationDefinitionNode, Record<string, number>>(64);
+  /** The estimators for each domains list (one per cached document's policy), sorted once, not per operation. */
+  private readonly byDomains = new WeakMap<readonly string[], Selected>();
+  private readonly all: Selected;
 
   constructor(
     private readonly services: GatewayServices,
     readonly estimators: readonly UpstreamEstimator[],
-  ) {}
+  ) {
+    this.all = select(estimators, undefined);
+  }
 
   /**
    * The estimate by upstream. An estimator that cannot make sense of the operation (bad arguments) contributes
@@ -108,17 +113,15 @@ export class UpstreamEstimates {
    * it and are not run (a title lookup walks no Graph planner, a health lookup no OMDb estimate).
    */
   of(shape: OperationShape, domains?: readonly string[]): Record<string, number> {
-    const totals = { ...this.stableTotals(shape, domains) };
-    for (const estimate of this.estimators)
-      if (!estimate.stable && selects(domains, estimate)) add(totals, run(estimate, shape, this.services));
+    let selected = domains ? this.byDomains.get(domains) : this.all;
+    if (!selected) this.byDomains.set(domains!, (selected = select(this.estimators, domains)));
+    const totals = selected.stable.length ? { ...this.stableTotals(shape, selected) } : {};
+    for (const estimate of selected.other) add(totals, run(estimate, shape, this.services));
     return totals;
   }
 
   /** The stable estimators' sum for the operation and its variables, computed once per (operation, variables). */
-  private stableTotals(
-    shape: OperationShape,
-    domains: readonly string[] | undefined,
-  ): Readonly<Record<string, number>> {
+  private stableTotals(shape: OperationShape, selected: Selected): Readonly<Record<string, number>> {
     // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
     return this.stable.get(
@@ -126,13 +129,28 @@ export class UpstreamEstimates {
       variables,
       () => {
         const totals: Record<string, number> = {};
-        for (const estimate of this.estimators)
-          if (estimate.stable && selects(domains, estimate)) add(totals, run(estimate, shape, this.services));
+        for (const estimate of selected.stable) add(totals, run(estimate, shape, this.services));
         return totals;
       },
-      domains ? `${domains.join()}\n` : '',
+      selected.key,
     );
   }
+}
+
+/** The estimators an operation selecting some domains needs, stable and not, and the memo's key for that choice. */
+interface Selected {
+  stable: readonly UpstreamEstimator[];
+  other: readonly UpstreamEstimator[];
+  key: string;
+}
+
+function select(estimators: readonly UpstreamEstimator[], domains: readonly string[] | undefined): Selected {
+  const chosen = estimators.filter((e) => selects(domains, e));
+  return {
+    stable: chosen.filter((e) => e.stable),
+    other: chosen.filter((e) => !e.stable),
+    key: domains ? `${domains.join()}\n` : '',
+  };
 }
 
 /** Whether an operation that selects `domains` (undefined: not known) can need `estimate`'s upstream. */

@@ -10,16 +10,10 @@
  * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
  * to: it sends no more requests than the estimate admitted (allowance.ts).
  */
-import {
-  getArgumentValues,
-  Kind,
-  type FieldNode,
-  type GraphQLResolveInfo,
-  type GraphQLSchema,
-  type SelectionSetNode,
-} from 'graphql';
+import { Kind, type FieldNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { argumentsOf } from '../../planning/arguments.js';
 import { VariablesMemo } from '../../planning/memo.js';
-import { selectedFields } from '../../planning/selection.js';
+import { selectedFields, selectionVaries } from '../../planning/selection.js';
 import { servedTypeName } from '../../planning/servedNames.js';
 import type { UpstreamEstimator } from '../../planning/upstreamEstimate.js';
 import type { OmdbAnswer, OmdbClient } from '../../upstreams/omdb/client.js';
@@ -66,6 +60,12 @@ const NO_SELECTION: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [
  */
 const fieldsBySchema = new WeakMap<GraphQLSchema, VariablesMemo<SelectionSetNode, readonly FieldNode[]>>();
 
+/**
+ * The same for a selection set whose fields no variable changes (no `@skip`/`@include` on a variable: nearly every
+ * document), by schema, set and type: once per document, with no variables key made and looked up per operation.
+ */
+const fixedFieldsBySchema = new WeakMap<GraphQLSchema, WeakMap<SelectionSetNode, Map<string, readonly FieldNode[]>>>();
+
 class Estimate {
   /** Distinct uncached requests: real query keys, or symbolic names for requests about titles not known yet. */
   readonly requests = new Set<string>();
@@ -73,9 +73,10 @@ class Estimate {
   readonly missed: string[] = [];
   /**
    * The titles already walked under each selection set: walking one again adds no request (same title, same fields,
-   * same cache), so each (title, selection) is walked once and nested series of episodes of series stay linear.
+   * same cache), so each (title, selection) is walked once and nested series of episodes of series stay linear. A Map,
+   * not a WeakMap: it lives as long as the estimate (one operation), and a WeakMap costs more to make and to fill.
    */
-  private readonly walked = new WeakMap<SelectionSetNode, Set<string>>();
+  private readonly walked = new Map<SelectionSetNode, Set<string>>();
 
   constructor(
     private readonly info: GraphQLResolveInfo,
@@ -88,10 +89,10 @@ class Estimate {
     for (const field of this.fields(op.selectionSet, query.name)) {
       const def = query.getFields()[field.name.value];
       if (field.name.value === 'title' && def) {
-        this.lookup(getArgumentValues(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
+        this.lookup(argumentsOf(def, field, this.info.variableValues) as TitleArgs, field.selectionSet);
       } else if (field.name.value === '_entities' && def) {
         // Subgraph entity references: each Title representation is a lookup by id, like `title(imdbId:)`.
-        const { representations } = getArgumentValues(def, field, this.info.variableValues) as {
+        const { representations } = argumentsOf(def, field, this.info.variableValues) as {
           representations?: unknown[];
         };
         for (const r of representations ?? []) {
@@ -103,7 +104,7 @@ class Estimate {
       } else if (field.name.value === 'searchTitles' && def) {
         let q: OmdbQuery;
         try {
-          q = searchQuery(getArgumentValues(def, field, this.info.variableValues) as unknown as SearchArgs);
+          q = searchQuery(argumentsOf(def, field, this.info.variableValues) as unknown as SearchArgs);
         } catch {
           continue;
         }
@@ -189,7 +190,7 @@ class Estimate {
           const def = this.info.schema.getType(servedTypeName(this.info.schema, 'Title'));
           const args =
             def && 'getFields' in def
-              ? getArgumentValues((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues)
+              ? argumentsOf((def.getFields() as Record<string, never>).episodes, field, this.info.variableValues)
               : {};
           const n = Number(args.season);
           if (n >= 1) this.season(subject, n, field.selectionSet);
@@ -245,6 +246,15 @@ class Estimate {
    */
   private fields(set: SelectionSetNode | undefined, typeName: string): readonly FieldNode[] {
     if (!set) return [];
+    if (!selectionVaries(set, this.info.fragments)) {
+      let bySet = fixedFieldsBySchema.get(this.info.schema);
+      if (!bySet) fixedFieldsBySchema.set(this.info.schema, (bySet = new WeakMap()));
+      let byType = bySet.get(set);
+      if (!byType) bySet.set(set, (byType = new Map()));
+      let fields = byType.get(typeName);
+      if (!fields) byType.set(typeName, (fields = this.walk(set, typeName)));
+      return fields;
+    }
     let memo = fieldsBySchema.get(this.info.schema);
     if (!memo) fieldsBySchema.set(this.info.schema, (memo = new VariablesMemo(32)));
     return memo.get(set, this.info.variableValues, () => this.walk(set, typeName), typeName);

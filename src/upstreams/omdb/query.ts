@@ -65,10 +65,23 @@ const KEY = Symbol('its OMDb query key');
 export function omdbQueryKey(q: OmdbQuery): string {
   const kept = (q as OmdbQuery & { [KEY]?: string })[KEY];
   if (kept !== undefined) return kept;
-  const n = normalizeOmdbQuery(q);
-  const key = formEncoded(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v]));
+  const key = q.kind === 'byId' ? byIdKey(q) : generalKey(q);
   if (Object.isExtensible(q)) Object.defineProperty(q, KEY, { value: key });
   return key;
+}
+
+function generalKey(q: OmdbQuery): string {
+  const n = normalizeOmdbQuery(q);
+  return formEncoded(omdbParams(n).map(([k, v]) => [k, k === 't' || k === 's' ? v.toLowerCase() : v]));
+}
+
+/**
+ * A lookup by id's key, written out: what {@link generalKey} makes of it (`i=<id>`, `&plot=full` when full), without
+ * the normalized copy, the pairs and their mapping. A title lookup makes one per operation at least (its estimate).
+ */
+function byIdKey(q: Extract<OmdbQuery, { kind: 'byId' }>): string {
+  const id = formComponent(q.imdbId.trim().toLowerCase());
+  return q.plot === 'full' ? `i=${id}&plot=full` : `i=${id}`;
 }
 
 /** Characters `application/x-www-form-urlencoded` leaves as they are. */

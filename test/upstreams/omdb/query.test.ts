@@ -40,4 +40,13 @@ describe('formEncoded writes what URLSearchParams writes', () => {
     );
     expect(omdbQueryKey({ kind: 'byId', imdbId: ' TT0133093 ', plot: 'short' })).toBe('i=tt0133093');
   });
+
+  it('keys a lookup by id, written out, as the pairs of its normalized query encode', () => {
+    for (const imdbId of [' TT0133093 ', 'tt1', 'a b&c=d', 'ÄÖ~!', '\ud800', '', 'x+y%20'])
+      for (const plot of ['short', 'full'] as const) {
+        const q = { kind: 'byId', imdbId, plot } as const;
+        const pairs = [['i', imdbId.trim().toLowerCase()], ...(plot === 'full' ? [['plot', 'full']] : [])] as const;
+        expect(omdbQueryKey({ ...q }), JSON.stringify(q)).toBe(formEncoded(pairs as never));
+      }
+  });
 });
