@@ -1,6 +1,10 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate } from 'node:zlib';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * Helpers for chat document tests: a GraphQL multipart request (the upload links' wire format), a PDF writer and the
@@ -218,4 +222,22 @@ export async function deflatedRun(bytes: number, fill = 0): Promise<Buffer> {
     for await (const piece of deflated) out.push(piece);
   });
   return Buffer.concat(out);
+}
+
+/**
+ * Spools this file's uploads to a folder of its own, so "nothing left behind" can be checked there: `TMPDIR` (which
+ * fs-capacitor reads per upload) is set for the file's run only and restored after, since the file shares its worker's
+ * process with the files before and after it (test/vitest.config.ts). Returns the spooled files still present.
+ */
+export function ownSpool(): () => string[] {
+  const spool = mkdtempSync(join(tmpdir(), 'uploads-'));
+  const before = process.env.TMPDIR;
+  beforeAll(() => {
+    process.env.TMPDIR = spool;
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  });
+  return () => readdirSync(spool).filter((f) => f.startsWith('capacitor-'));
 }

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../../../src/app/gateway.js';
 import { loadConfig } from '../../../../src/config/env.js';
 import { startSandbox, type Sandbox } from '../../../../src/sandbox/server.js';
 import { LogCapture } from '../../../support/gateway.js';
-import { upload } from '../../../support/documents.js';
+import { ownSpool, upload } from '../../../support/documents.js';
 import { startRedis, type TestRedis } from '../../../support/redis.js';
 
 // Chat documents and a Redis that fails (issue 43), on two gateways (replicas a and b) sharing a real redis-server
@@ -16,17 +13,7 @@ import { startRedis, type TestRedis } from '../../../support/redis.js';
 // spool); a deleted document is never served by a replica that cannot ask Redis; a Redis restarted empty leaves no
 // file at Kimi for long.
 
-const spool = mkdtempSync(join(tmpdir(), 'uploads-'));
-// For this file's run only: it shares its worker's process with the files before and after it (test/vitest.config.ts).
-const tmpdirBefore = process.env.TMPDIR;
-beforeAll(() => {
-  process.env.TMPDIR = spool;
-});
-afterAll(() => {
-  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = tmpdirBefore;
-});
-const spooled = () => readdirSync(spool).filter((f) => f.startsWith('capacitor-'));
+const spooled = ownSpool();
 
 let redis: TestRedis;
 let sandbox: Sandbox;

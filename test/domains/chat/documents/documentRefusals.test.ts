@@ -1,28 +1,14 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.js';
-import { makePdf, multipartBody, reportPages, upload, type UploadFile } from '../../../support/documents.js';
+import { makePdf, multipartBody, ownSpool, reportPages, upload, type UploadFile } from '../../../support/documents.js';
 
 // Every bad upload of issue 33 gets a clear error, costs no upstream request where none is needed, and leaves
 // nothing behind: no file at the provider, no document, no spooled temporary file.
 
-// This file's spooled uploads go to a folder of its own, so "nothing left behind" can be checked there.
-const spool = mkdtempSync(join(tmpdir(), 'uploads-'));
-// For this file's run only: it shares its worker's process with the files before and after it (test/vitest.config.ts).
-const tmpdirBefore = process.env.TMPDIR;
-beforeAll(() => {
-  process.env.TMPDIR = spool;
-});
-afterAll(() => {
-  if (tmpdirBefore === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = tmpdirBefore;
-});
-const spooled = () => readdirSync(spool).filter((f) => f.startsWith('capacitor-'));
+const spooled = ownSpool();
 
 const LIST = '{ chatDocuments { id fileName } }';
 const auth = { authorization: 'Bearer sandbox' };
