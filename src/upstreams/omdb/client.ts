@@ -118,7 +118,8 @@ export class OmdbClient {
     return this.inFlight.run(
       key,
       (flight) => this.lookup(q, key, flight, caller),
-      caller?.signal,
+      // The operation's controller when it has one: reading `signal` would make the AbortSignal nobody else needs.
+      caller && (caller.aborts ?? caller.signal),
       () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
     );
   }
