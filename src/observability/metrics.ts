@@ -112,7 +112,7 @@ export class GatewayMetrics {
     labelNames: ['upstream'] as const,
     registers: [this.registry],
   });
-  readonly upstreamCache = new Counter({
+  readonly upstreamCache = new TalliedCounter({
     name: 'gateway_upstream_cache_lookups_total',
     help: 'Shared upstream cache lookups: hit, coalesced (joined an identical request in flight) or miss',
     labelNames: ['upstream', 'result'] as const,

@@ -112,7 +112,7 @@ export class OmdbClient {
     const q = normalizeOmdbQuery(query);
     const cached = this.cache?.local(key);
     if (cached) {
-      this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
+      this.options.metrics.upstreamCache.series(UPSTREAM, 'hit').inc();
       return Promise.resolve(cached);
     }
     return this.inFlight.run(
@@ -120,7 +120,7 @@ export class OmdbClient {
       (flight) => this.lookup(q, key, flight, caller),
       // The operation's controller when it has one: reading `signal` would make the AbortSignal nobody else needs.
       caller && (caller.aborts ?? caller.signal),
-      () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
+      () => this.options.metrics.upstreamCache.series(UPSTREAM, 'coalesced').inc(),
     );
   }
 
@@ -136,11 +136,11 @@ export class OmdbClient {
   ): Promise<OmdbAnswer> {
     const { metrics } = this.options;
     if (!this.cache?.shared) {
-      metrics.upstreamCache.inc({ upstream: 'omdb', result: 'miss' });
+      metrics.upstreamCache.series(UPSTREAM, 'miss').inc();
       return this.fetch(q, key, flight, caller);
     }
     return this.cache.get(key).then((shared) => {
-      metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
+      metrics.upstreamCache.series(UPSTREAM, shared ? 'hit' : 'miss').inc();
       return shared ?? this.fetch(q, key, flight, caller);
     });
   }
