@@ -222,7 +222,8 @@ export class OmdbClient {
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
 
-    await this.remember(q, key, answer);
+    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to await for nothing.
+    if (this.cache) await this.remember(q, key, answer);
     return answer;
   }
 
