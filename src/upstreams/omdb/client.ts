@@ -89,7 +89,7 @@ export class OmdbClient {
     const state = options.state ?? new MemoryState();
     this.quota = state.dailyQuota('omdb', {
       limit: options.dailyQuota,
-      onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining),
+      onChange: (remaining) => options.metrics.quotaRemaining(UPSTREAM, remaining),
     });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
       this.cache = state.cache<OmdbAnswer>('omdb', { max: options.cacheMax, ttlMs: options.cacheTtlMs });
