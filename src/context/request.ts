@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../observability/caller.js';
+import type { CancelSource } from '../upstreams/http/cancellation.js';
 import { UpstreamTally } from '../upstreams/http/tally.js';
+import { OperationController } from './operationController.js';
 import type { GatewayServices } from './services.js';
 
 export type { Caller, ClientIdentity } from '../observability/caller.js';
@@ -33,6 +35,11 @@ export interface GatewayContext {
   requestId: string;
   /** Fires when the client goes away (HTTP connection closed, subscription completed, socket closed). */
   signal: AbortSignal;
+  /**
+   * The same cancellation for an upstream wait to follow: the operation's controller when it has one, which makes
+   * the AbortSignal above only when something reads it (context/operationController.ts), else that signal.
+   */
+  readonly aborts: CancelSource;
   /** Who runs it (never shared between requests): operations it starts itself (graph tools) run as the same caller. */
   caller: Caller;
   /**
@@ -84,7 +91,7 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 
 export function createContext(
   services: GatewayServices,
-  init: { requestId: string; signal: AbortSignal; caller?: Caller; client?: string },
+  init: { requestId: string; signal: AbortSignal | OperationController; caller?: Caller; client?: string },
 ): GatewayContext {
   return new RequestContext(
     services,
@@ -111,7 +118,7 @@ class RequestContext implements GatewayContext {
   constructor(
     readonly services: GatewayServices,
     readonly requestId: string,
-    private readonly source: AbortSignal,
+    private readonly source: AbortSignal | OperationController,
     readonly caller: Caller,
     readonly client: string,
   ) {}
@@ -123,7 +130,13 @@ class RequestContext implements GatewayContext {
       this.unaborted = undefined;
       unaborted.controller.abort(unaborted.reason);
     }
-    return this.source;
+    const source = this.source;
+    // The operation's controller makes its signal now (aborted already if the operation ended).
+    return source instanceof OperationController ? source.signal : source;
+  }
+
+  get aborts(): CancelSource {
+    return this.source instanceof OperationController ? this.source : this.signal;
   }
 
   // Made on first use: most operations log nothing at the default level, and a pino child per request shows up in

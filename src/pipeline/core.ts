@@ -10,6 +10,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
+import { OperationController } from '../context/operationController.js';
 import { createContext } from '../context/request.js';
 import type { GatewayServices } from '../context/services.js';
 import { ErrorCode, ErrorReason, GatewayError } from '../errors/codes.js';
@@ -475,7 +476,7 @@ export class OperationPipeline {
   private begin(caller: Caller, gone?: AbortSignal | AbortController): Operation {
     // A transport's controller that only it aborts is adopted (nothing to link); a signal gets the operation's own.
     const adopted = gone instanceof AbortController;
-    const controller = adopted ? gone : new AbortController();
+    const controller = adopted ? gone : new OperationController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
     // once, which Node's default of 10 would report as a leak (Node 20; Node 24's signals never warn).
     if (SIGNALS_WARN) setMaxListeners(this.signalListeners, controller.signal);
@@ -486,7 +487,8 @@ export class OperationPipeline {
     }
     const context = createContext(this.options.services, {
       requestId: capClientString(caller.requestId),
-      signal: controller.signal,
+      // The operation's controller itself: its signal is made only if something reads the context's.
+      signal: controller instanceof OperationController ? controller : controller.signal,
       caller,
       client: clientKey(this.keyed, caller),
     });

@@ -132,7 +132,8 @@ export class EnterpriseSession {
   }
 
   private callWith(authorization: string): GraphCall {
-    return { authorization, signal: this.ctx.signal, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
+    // `aborts`, not `signal`: the operation's controller makes no AbortSignal for waits that follow it directly.
+    return { authorization, signal: this.ctx.aborts, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
   }
 
   /** A GET, sent once per request however many fields ask for the same path. */

@@ -88,38 +88,119 @@ export function ratings(json: Pick<OmdbTitleJson, 'Ratings' | 'imdbRating'>): Ti
   return out;
 }
 
-/** A movie, series or episode record. */
+/**
+ * A movie, series or episode record, each field mapped from OMDb's when it is read: a lookup selects a few of the 28
+ * fields, and mapping all of them (lists split, dates and numbers parsed) was ≈ 6 % of a title lookup's CPU
+ * (bench/PROFILE.md, thirteenth pass). A field read again is mapped again (cheap, and a cached answer's record is
+ * shared: no state to keep per reader). Its fields are getters: {@link plainTitleRecord} copies them into an object.
+ */
 export function toTitleRecord(json: OmdbTitleJson): TitleRecord {
-  return {
-    imdbId: json.imdbID,
-    title: json.Title,
-    year: text(json.Year),
-    type: toTitleType(json.Type),
-    rated: text(json.Rated),
-    released: isoDate(json.Released),
-    runtimeMinutes: runtimeMinutes(json.Runtime),
-    genres: list(json.Genre),
-    directors: list(json.Director),
-    writers: list(json.Writer),
-    cast: list(json.Actors),
-    plot: text(json.Plot),
-    languages: list(json.Language),
-    countries: list(json.Country),
-    awards: text(json.Awards),
-    posterUrl: text(json.Poster),
-    ratings: ratings(json),
-    imdbRating: decimal(json.imdbRating),
-    imdbVotes: integer(json.imdbVotes),
-    metascore: integer(json.Metascore),
-    boxOffice: text(json.BoxOffice),
-    dvd: isoDate(json.DVD),
-    production: text(json.Production),
-    website: text(json.Website),
-    totalSeasons: seasonCount(json.totalSeasons),
-    season: integer(json.Season),
-    episode: integer(json.Episode),
-    seriesId: text(json.seriesID),
-  };
+  return new OmdbTitleRecord(json);
+}
+
+class OmdbTitleRecord implements TitleRecord {
+  readonly #json: OmdbTitleJson;
+  constructor(json: OmdbTitleJson) {
+    this.#json = json;
+  }
+  get imdbId() {
+    return this.#json.imdbID;
+  }
+  get title() {
+    return this.#json.Title;
+  }
+  get year() {
+    return text(this.#json.Year);
+  }
+  get type() {
+    return toTitleType(this.#json.Type);
+  }
+  get rated() {
+    return text(this.#json.Rated);
+  }
+  get released() {
+    return isoDate(this.#json.Released);
+  }
+  get runtimeMinutes() {
+    return runtimeMinutes(this.#json.Runtime);
+  }
+  get genres() {
+    return list(this.#json.Genre);
+  }
+  get directors() {
+    return list(this.#json.Director);
+  }
+  get writers() {
+    return list(this.#json.Writer);
+  }
+  get cast() {
+    return list(this.#json.Actors);
+  }
+  get plot() {
+    return text(this.#json.Plot);
+  }
+  get languages() {
+    return list(this.#json.Language);
+  }
+  get countries() {
+    return list(this.#json.Country);
+  }
+  get awards() {
+    return text(this.#json.Awards);
+  }
+  get posterUrl() {
+    return text(this.#json.Poster);
+  }
+  get ratings() {
+    return ratings(this.#json);
+  }
+  get imdbRating() {
+    return decimal(this.#json.imdbRating);
+  }
+  get imdbVotes() {
+    return integer(this.#json.imdbVotes);
+  }
+  get metascore() {
+    return integer(this.#json.Metascore);
+  }
+  get boxOffice() {
+    return text(this.#json.BoxOffice);
+  }
+  get dvd() {
+    return isoDate(this.#json.DVD);
+  }
+  get production() {
+    return text(this.#json.Production);
+  }
+  get website() {
+    return text(this.#json.Website);
+  }
+  get totalSeasons() {
+    return seasonCount(this.#json.totalSeasons);
+  }
+  get season() {
+    return integer(this.#json.Season);
+  }
+  get episode() {
+    return integer(this.#json.Episode);
+  }
+  get seriesId() {
+    return text(this.#json.seriesID);
+  }
+  /** Its fields, for whatever serialises a record. */
+  toJSON(): TitleRecord {
+    return plainTitleRecord(this);
+  }
+}
+
+/** Every field of a title record, in the model's order. */
+export const TITLE_RECORD_FIELDS = Object.getOwnPropertyNames(OmdbTitleRecord.prototype).filter(
+  (name) => name !== 'constructor' && name !== 'toJSON',
+) as ReadonlyArray<keyof TitleRecord>;
+
+/** A record's fields as a plain object (a record's own are getters). */
+export function plainTitleRecord(record: TitleRecord): TitleRecord {
+  return Object.fromEntries(TITLE_RECORD_FIELDS.map((name) => [name, record[name]])) as unknown as TitleRecord;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { OperationController } from '../../context/operationController.js';
 import { finishedUnaborted } from '../../context/request.js';
 import type { PipelineRule } from '../operation.js';
 
@@ -12,6 +13,9 @@ export function useCancellation(): PipelineRule {
     name: 'cancellation',
     finish(op) {
       const controller = op.controller;
+      // The operation's own controller with no signal made: its abort tells the waits still following it (none, once
+      // its upstream requests settled) and dispatches nothing; a signal read afterwards is made aborted.
+      if (controller instanceof OperationController && !controller.signalMade) return controller.abort(FINISHED);
       if (controller.signal.aborted) return;
       // A query or mutation whose upstream requests all settled has nobody listening: abort() would still make and
       // dispatch an Event (and enter it in Node's set of trusted events) per operation, ≈ 13 µs for no one. Its context

@@ -6,6 +6,7 @@ import type { FairShareLimits } from '../../config/env.js';
 import { GatewayError } from '../../errors/codes.js';
 import { CapRefusals, type Cap, type CapName } from '../capRefusals.js';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
+import { controllerAborted } from '../../context/operationController.js';
 import type { SharedHoldings } from '../../state/index.js';
 import type { ClientIdentity, PipelineRule } from '../operation.js';
 
@@ -372,7 +373,7 @@ export function useFairShare({ fairShare }: { fairShare: FairShare }): PipelineR
           return taken;
         }
         // The client left while the replicas were asked: the share goes back at once.
-        if (taken && op.controller.signal.aborted) taken.release();
+        if (taken && controllerAborted(op.controller)) taken.release();
         else if (taken) setOperationValue(op.context, LEASE, taken);
         return undefined;
       };

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OperationController } from '../../context/operationController.js';
 import type { Caller } from '../../pipeline/index.js';
 import type { ClientResolver } from '../clientIdentity.js';
 
@@ -32,8 +33,9 @@ export function httpCaller(
  * A controller aborted when the response closes before it was finished (the client left), for the pipeline to adopt
  * as its operation's own: one controller per request, not a second one chained to this one's signal.
  */
-export function abortWhenGone(res: ServerResponse): AbortController {
-  const controller = new AbortController();
+export function abortWhenGone(res: ServerResponse): OperationController {
+  // The operation's own kind: its upstream waits follow it without an AbortSignal unless one is read.
+  const controller = new OperationController();
   // `on`, not `once`: a response closes once, and `once` wraps each listener in two more objects.
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();

@@ -1,3 +1,37 @@
+/**
+ * A cancellation that tells its followers directly, without an EventTarget: the operation's own controller
+ * (context/operationController.ts), which makes an AbortSignal only when one is read.
+ */
+export interface Followable {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  /** The real signal, made when read (a sleep, a stream, undici's own `request()`). */
+  readonly signal: AbortSignal;
+  follow(follower: () => void): void;
+  unfollow(follower: () => void): void;
+}
+
+/** What a caller's wait or request follows: a plain signal, or a {@link Followable} that makes one only if asked. */
+export type CancelSource = AbortSignal | Followable;
+
+/** `follower` is called once when `source` aborts (until {@link unfollowAbort}). */
+export function followAbort(source: CancelSource, follower: () => void): void {
+  if (source instanceof AbortSignal) source.addEventListener('abort', follower);
+  else source.follow(follower);
+}
+
+export function unfollowAbort(source: CancelSource, follower: () => void): void {
+  if (source instanceof AbortSignal) source.removeEventListener('abort', follower);
+  else source.unfollow(follower);
+}
+
+/** The AbortSignal of `source`, for what needs a real one (made on this read for a {@link Followable}). */
+export function signalOf(source: CancelSource): AbortSignal;
+export function signalOf(source: CancelSource | undefined): AbortSignal | undefined;
+export function signalOf(source: CancelSource | undefined): AbortSignal | undefined {
+  return source === undefined || source instanceof AbortSignal ? source : source.signal;
+}
+
 /** Told when the request it follows is cancelled: the request's dispatch handler (received.ts). */
 export interface CancelListener {
   cancelled(reason: unknown): void;
@@ -14,11 +48,11 @@ export class Cancellation {
   aborted = false;
   reason: unknown = undefined;
   private listener: CancelListener | undefined = undefined;
-  private source: AbortSignal | undefined = undefined;
+  private source: CancelSource | undefined = undefined;
   private follower: (() => void) | undefined = undefined;
 
   /** A cancellation that aborts when `signal` does (a caller's), until {@link release}. */
-  static following(signal: AbortSignal | undefined): Cancellation {
+  static following(signal: CancelSource | undefined): Cancellation {
     const cancel = new Cancellation();
     if (signal?.aborted) cancel.abort(signal.reason);
     else if (signal) {
@@ -26,7 +60,7 @@ export class Cancellation {
       const follower = () => cancel.abort(signal.reason);
       cancel.source = signal;
       cancel.follower = follower;
-      signal.addEventListener('abort', follower);
+      followAbort(signal, follower);
     }
     return cancel;
   }
@@ -50,7 +84,7 @@ export class Cancellation {
     this.listener = undefined;
     const source = this.source;
     if (source) {
-      source.removeEventListener('abort', this.follower!);
+      unfollowAbort(source, this.follower!);
       this.source = this.follower = undefined;
     }
   }

@@ -9,7 +9,7 @@ import type { ResponseBufferBudget } from './bufferBudget.js';
 import { counted } from './counted.js';
 import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
 import { metered } from './metered.js';
-import { Cancellation } from './cancellation.js';
+import { Cancellation, type CancelSource } from './cancellation.js';
 import { BodyBrokenOff, receive, receiveText, type Received, type ReadLimits } from './received.js';
 import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -50,6 +50,11 @@ export interface UpstreamHttpOptions {
  */
 export interface UpstreamCaller {
   readonly signal: AbortSignal;
+  /**
+   * What the caller's waits and requests follow instead of `signal`, when it has one that makes no AbortSignal
+   * unless read (the operation's controller, context/operationController.ts).
+   */
+  readonly aborts?: CancelSource;
   readonly requestId?: string;
   /** Counts the requests sent for the caller's operation (its cost). */
   readonly upstreamRequests?: UpstreamTally;
@@ -62,7 +67,7 @@ export interface UpstreamRequest {
   /** The body: a text, or a function opening it as a stream (a file read from disk), called once per attempt. */
   body?: string | (() => Readable);
   /** The caller's signal: aborting it aborts the upstream request at once, waits included. */
-  signal?: AbortSignal;
+  signal?: CancelSource;
   /**
    * The request's own cancellation when only this request follows it (an in-flight flight's, see inFlight.ts):
    * `send` then aborts it on its total timeout instead of making one that follows `signal`.

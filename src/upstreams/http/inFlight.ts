@@ -1,4 +1,4 @@
-import { Cancellation } from './cancellation.js';
+import { Cancellation, followAbort, unfollowAbort, type CancelSource } from './cancellation.js';
 
 /**
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
@@ -20,7 +20,7 @@ export class InFlight<T> {
   run(
     key: string,
     start: (cancel: Cancellation) => Promise<T>,
-    signal?: AbortSignal,
+    signal?: CancelSource,
     onCoalesced?: () => void,
   ): Promise<T> {
     let flight = this.flights.get(key);
@@ -43,7 +43,7 @@ export class InFlight<T> {
 interface Waiter<T> {
   resolve: (answer: T) => void;
   reject: (error: unknown) => void;
-  signal: AbortSignal | undefined;
+  signal: CancelSource | undefined;
   leave: (() => void) | undefined;
 }
 
@@ -73,14 +73,14 @@ class Flight<T> {
     );
   }
 
-  wait(signal: AbortSignal | undefined): Promise<T> {
+  wait(signal: CancelSource | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const waiter: Waiter<T> = { resolve, reject, signal, leave: undefined };
       this.waiters.push(waiter);
       if (!signal) return;
       if (signal.aborted) return this.leave(waiter);
       waiter.leave = () => this.leave(waiter);
-      signal.addEventListener('abort', waiter.leave);
+      followAbort(signal, waiter.leave);
     });
   }
 
@@ -90,7 +90,7 @@ class Flight<T> {
     if (i === -1) return;
     this.waiters.splice(i, 1);
     const signal = waiter.signal!;
-    if (waiter.leave) signal.removeEventListener('abort', waiter.leave);
+    if (waiter.leave) unfollowAbort(signal, waiter.leave);
     if (this.waiters.length === 0) this.cancel.abort(signal.reason);
     waiter.reject(signal.reason);
   }
@@ -99,7 +99,7 @@ class Flight<T> {
     this.table.delete(this.key, this);
     // A flight every waiter left settles with nobody to tell; that is expected, not an unhandled error.
     for (const waiter of this.waiters) {
-      if (waiter.leave) waiter.signal!.removeEventListener('abort', waiter.leave);
+      if (waiter.leave) unfollowAbort(waiter.signal!, waiter.leave);
       if (ok) waiter.resolve(outcome as T);
       else waiter.reject(outcome);
     }

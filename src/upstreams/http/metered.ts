@@ -15,8 +15,18 @@ export interface MeteredOptions {
  * redacted URL. An attempt the caller (or the total timeout) cancelled says nothing of the upstream and is not counted.
  */
 export function metered(options: MeteredOptions): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) =>
-    dispatch(opts, new Metered(handler, opts as UpstreamDispatchOptions, options));
+  // The upstream's series, found once (not by a labels object per request).
+  const series: Series = {
+    ...options,
+    duration: options.metrics.upstreamDuration.series(options.upstream),
+    requests: (status) => options.metrics.upstreamRequests.series(options.upstream, status),
+  };
+  return (dispatch) => (opts, handler) => dispatch(opts, new Metered(handler, opts as UpstreamDispatchOptions, series));
+}
+
+interface Series extends MeteredOptions {
+  duration: ReturnType<GatewayMetrics['upstreamDuration']['series']>;
+  requests(status: string): ReturnType<GatewayMetrics['upstreamRequests']['series']>;
 }
 
 class Metered extends ForwardingHandler {
@@ -26,7 +36,7 @@ class Metered extends ForwardingHandler {
   constructor(
     next: Dispatcher.DispatchHandler,
     private readonly opts: UpstreamDispatchOptions,
-    private readonly options: MeteredOptions,
+    private readonly options: Series,
   ) {
     super(next);
   }
@@ -49,9 +59,9 @@ class Metered extends ForwardingHandler {
   private record(status: number | 'network'): void {
     if (this.done) return;
     this.done = true;
-    const { upstream, metrics, log, redact } = this.options;
-    metrics.upstreamRequests.inc({ upstream, status: status === 'network' ? '0' : String(status) });
-    metrics.upstreamDuration.observe({ upstream }, (performance.now() - this.started) / 1000);
+    const { upstream, log, redact } = this.options;
+    this.options.requests(status === 'network' ? '0' : String(status)).inc();
+    this.options.duration.observe((performance.now() - this.started) / 1000);
     // Checked first: the arguments (a redacted URL) would otherwise be built for every request and dropped.
     if (log.isLevelEnabled('debug'))
       log.debug(

@@ -2,7 +2,7 @@ import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
-import type { Cancellation } from '../http/cancellation.js';
+import { signalOf, type Cancellation, type CancelSource } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import type { UpstreamTally } from '../http/tally.js';
 import { sleep } from '../../streams/sleep.js';
@@ -20,7 +20,8 @@ export const MAX_BATCH_SIZE = 20;
 export interface GraphCall {
   /** The `Authorization` header to send, from {@link GraphClient.authorization}. */
   authorization: string;
-  signal?: AbortSignal;
+  /** The caller's cancellation: its AbortSignal, or its operation's controller (made into a signal only if needed). */
+  signal?: CancelSource;
   /** The request's own cancellation (a shared flight's), followed instead of `signal`: the HTTP layer aborts it itself. */
   cancel?: Cancellation;
   /** Echoed by Graph as `client-request-id`, so one id traces a request through both logs. */
@@ -209,7 +210,7 @@ export class GraphClient {
       );
       const delay = retry.length === 0 ? undefined : retryDelay(DEFAULT_RETRY_POLICY, attempt, waited, retryAfter);
       if (delay === undefined) return results;
-      await sleep(delay, call.signal);
+      await sleep(delay, signalOf(call.signal));
       waited += delay;
       pending = retry;
     }

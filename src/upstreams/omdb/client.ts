@@ -89,7 +89,7 @@ export class OmdbClient {
     const state = options.state ?? new MemoryState();
     this.quota = state.dailyQuota('omdb', {
       limit: options.dailyQuota,
-      onChange: (remaining) => options.metrics.upstreamQuotaRemaining.set({ upstream: 'omdb' }, remaining),
+      onChange: (remaining) => options.metrics.quotaRemaining(UPSTREAM, remaining),
     });
     if (options.cacheMax > 0 && options.cacheTtlMs > 0) {
       this.cache = state.cache<OmdbAnswer>('omdb', { max: options.cacheMax, ttlMs: options.cacheTtlMs });
@@ -112,14 +112,15 @@ export class OmdbClient {
     const q = normalizeOmdbQuery(query);
     const cached = this.cache?.local(key);
     if (cached) {
-      this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'hit' });
+      this.options.metrics.upstreamCache.series(UPSTREAM, 'hit').inc();
       return Promise.resolve(cached);
     }
     return this.inFlight.run(
       key,
       (flight) => this.lookup(q, key, flight, caller),
-      caller?.signal,
-      () => this.options.metrics.upstreamCache.inc({ upstream: 'omdb', result: 'coalesced' }),
+      // The operation's controller when it has one: reading `signal` would make the AbortSignal nobody else needs.
+      caller && (caller.aborts ?? caller.signal),
+      () => this.options.metrics.upstreamCache.series(UPSTREAM, 'coalesced').inc(),
     );
   }
 
@@ -135,11 +136,11 @@ export class OmdbClient {
   ): Promise<OmdbAnswer> {
     const { metrics } = this.options;
     if (!this.cache?.shared) {
-      metrics.upstreamCache.inc({ upstream: 'omdb', result: 'miss' });
+      metrics.upstreamCache.series(UPSTREAM, 'miss').inc();
       return this.fetch(q, key, flight, caller);
     }
     return this.cache.get(key).then((shared) => {
-      metrics.upstreamCache.inc({ upstream: 'omdb', result: shared ? 'hit' : 'miss' });
+      metrics.upstreamCache.series(UPSTREAM, shared ? 'hit' : 'miss').inc();
       return shared ?? this.fetch(q, key, flight, caller);
     });
   }
@@ -221,7 +222,8 @@ export class OmdbClient {
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
 
-    await this.remember(q, key, answer);
+    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to await for nothing.
+    if (this.cache) await this.remember(q, key, answer);
     return answer;
   }
 

@@ -10,6 +10,7 @@ import {
   text,
   toSearchItem,
   toSeasonEpisodes,
+  plainTitleRecord,
   toTitleRecord,
   toTitleType,
 } from '../../../src/domains/titles/mapping.js';
@@ -75,7 +76,7 @@ const allNa: OmdbTitleJson = {
 
 describe('toTitleRecord', () => {
   it('parses numbers, splits lists, turns dates to ISO and keeps the rest as text', () => {
-    expect(toTitleRecord(superman)).toEqual({
+    expect(plainTitleRecord(toTitleRecord(superman))).toEqual({
       imdbId: 'tt0078346',
       title: 'Superman',
       year: '1978',
@@ -113,7 +114,7 @@ describe('toTitleRecord', () => {
 
   it('turns every "N/A" into null or an empty list, never the string', () => {
     const record = toTitleRecord(allNa);
-    for (const [key, value] of Object.entries(record)) {
+    for (const [key, value] of Object.entries(plainTitleRecord(record))) {
       if (['imdbId', 'title', 'type'].includes(key)) continue;
       expect(value === null || (Array.isArray(value) && value.length === 0), `${key} = ${JSON.stringify(value)}`).toBe(
         true,

@@ -139,6 +139,36 @@ describe('GraphQL over HTTP', () => {
     expect(after.status).toBe(200);
     expect(t.logs.json().filter((l) => l.msg === 'request failed')).toEqual([]);
   });
+
+  it("cancels a lookup's upstream request when its client leaves (Graph and OMDb), and serves the next one", async () => {
+    const { request } = await import('node:http');
+    const until = async (check: () => boolean) => {
+      for (const end = Date.now() + 5000; !check(); await new Promise((r) => setTimeout(r, 10)))
+        if (Date.now() > end) throw new Error('not within 5 s');
+    };
+    const lookups = [
+      ['omdb', '{ title(imdbId: "tt0111161") { title } }'],
+      ['graph', '{ admin { serviceAnnouncement { healthOverview(id: "SharePoint") { status } } } }'],
+    ] as const;
+    for (const [upstream, query] of lookups) {
+      t.sandbox.record.clear();
+      t.sandbox.faults.push({ upstream, times: 1, delayMs: 10_000 });
+      const req = request(t.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      let answered = false;
+      req.on('response', () => (answered = true));
+      req.on('error', () => {});
+      req.end(JSON.stringify({ query }));
+      // Graph's first request may be the sandbox token's (`login`): only the lookup's own counts.
+      const sent = () => t.sandbox.record.list().filter((r) => r.upstream === upstream);
+      await until(() => sent().length === 1);
+      req.destroy();
+      // The operation's controller, with no AbortSignal made, still reaches the upstream request.
+      await until(() => sent()[0].aborted);
+      expect([answered, sent().map((r) => r.aborted)]).toEqual([false, [true]]);
+      const again = await t.query(query);
+      expect([again.status, again.body.errors]).toEqual([200, undefined]);
+    }
+  });
 });
 
 describe('GraphQL over HTTP in production', () => {

@@ -1,0 +1,78 @@
+import type { Followable } from '../upstreams/http/cancellation.js';
+
+/** AbortController's own `signal` getter (Node makes the signal on its first read). */
+const baseSignal = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal')!.get!;
+
+/**
+ * An operation's controller: an AbortController whose `abort` tells its followers directly (the upstream waits of
+ * inFlight.ts and cancellation.ts, one slot each) and makes an AbortSignal only when something reads `signal` (a chat
+ * stream, a sleep, a live feed); a signal read after the abort is aborted at once with its reason. A lookup whose
+ * waits follow the controller then makes no signal at all: no EventTarget, no listener bookkeeping on either end, no
+ * Event dispatched at its end (≈ 2 % of an unshared lookup's CPU, bench/PROFILE.md, twelfth and thirteenth passes).
+ */
+export class OperationController extends AbortController implements Followable {
+  declare readonly signal: AbortSignal;
+  #aborted = false;
+  #reason: unknown = undefined;
+  #made = false;
+  #followers: Array<() => void> | undefined = undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** Whether `signal` was read: only then can anything listen to it. */
+  get signalMade(): boolean {
+    return this.#made;
+  }
+
+  override abort(reason?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    // As AbortController's own default.
+    this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    const followers = this.#followers;
+    this.#followers = undefined;
+    if (followers) for (const follower of followers) follower();
+    if (this.#made) super.abort(this.#reason);
+  }
+
+  /** `follower` is called once by the abort; one that came already is the caller's to check (`aborted`). */
+  follow(follower: () => void): void {
+    if (!this.#aborted) (this.#followers ??= []).push(follower);
+  }
+
+  unfollow(follower: () => void): void {
+    const followers = this.#followers;
+    if (!followers) return;
+    const i = followers.lastIndexOf(follower);
+    if (i === -1) return;
+    followers[i] = followers[followers.length - 1];
+    followers.pop();
+  }
+
+  // The `signal` accessor, defined here (inside the class, for its private fields) because TypeScript does not let
+  // a subclass override a property declared by its base as an accessor.
+  static {
+    Object.defineProperty(OperationController.prototype, 'signal', {
+      configurable: true,
+      get(this: OperationController): AbortSignal {
+        const signal = baseSignal.call(this) as AbortSignal;
+        if (!this.#made) {
+          this.#made = true;
+          if (this.#aborted) AbortController.prototype.abort.call(this, this.#reason);
+        }
+        return signal;
+      },
+    });
+  }
+}
+
+/** Whether `controller` aborted, without making the signal of an {@link OperationController}. */
+export function controllerAborted(controller: AbortController): boolean {
+  return controller instanceof OperationController ? controller.aborted : controller.signal.aborted;
+}
