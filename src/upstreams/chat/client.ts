@@ -7,7 +7,7 @@ import { confirmsRefusal, gatewayAdditions, refusedAddition, type GatewayAdditio
 import type { LearnedFacts } from './models/types.js';
 
 import type { UpstreamDependencies } from '../dependencies.js';
-import { errors as undiciErrors } from 'undici';
+import { undiciErrors } from '../http/undici.js';
 import { tooLarge } from '../http/body.js';
 import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
 import type { RetryPolicy } from '../http/retry.js';
