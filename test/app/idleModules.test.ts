@@ -6,14 +6,14 @@ import { useSandbox } from '../support/sandbox.js';
 
 // A module a gateway may never use is loaded with its first use, not at start-up: ioredis with the first Redis
 // connection (REDIS_URL), yaml with the first model catalogue file (CHAT_MODEL_CATALOGUE_FILE). Loading them idle cost
-// ≈ 7 MB of resident memory on Node 24, which every replica carried (bench/PROFILE.md, "Eleventh pass"). Of undici
-// only its connection pool is loaded, and not Node's own bundled undici at all (≈ 6 MB of heap together, "Thirteenth
-// pass"). The gateway's upstreams are live (a sandbox in this process), as deployed: a gateway serving its own
+// ≈ 7 MB of resident memory on Node 24, which every replica carried (bench/PROFILE.md, "Eleventh pass"); busboy with
+// the first multipart request. Of undici only its connection pool is loaded, and not Node's own bundled undici at all
+// (≈ 6 MB of heap together, "Thirteenth pass"). The gateway's upstreams are live (a sandbox in this process), as deployed: a gateway serving its own
 // sandbox loads the emulators' code too.
 describe('modules loaded by an idle gateway', () => {
   const sb = useSandbox();
 
-  it('has neither ioredis, yaml, undici beyond its pool, nor Node bundled undici, and the graph answers', async () => {
+  it('has neither ioredis, yaml, busboy, undici beyond its pool, nor Node bundled undici, and the graph answers', async () => {
     const fixture = join(import.meta.dirname, '../fixtures/loadedPackages.cjs');
     const p = spawnGateway({ ...upstreamEnv(sb.sandbox.origin), NODE_OPTIONS: `--require ${fixture}` });
     const origin = await p.origin;
@@ -34,6 +34,7 @@ describe('modules loaded by an idle gateway', () => {
     expect(loaded).toEqual(expect.arrayContaining(['graphql', 'undici']));
     expect(loaded).not.toContain('ioredis');
     expect(loaded).not.toContain('yaml');
+    expect(loaded).not.toContain('busboy');
     // The pool answered the lookup above; its index (fetch, WebSocket, caches, mocks) was never loaded.
     const undici = line('loaded undici files: ');
     expect(undici).toEqual(expect.arrayContaining(['lib/dispatcher/agent.js', 'lib/dispatcher/client-h1.js']));
