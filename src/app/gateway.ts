@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type GatewayConfig } from '../config/env.js';
 import { describeUnknown, type UnknownName } from '../config/unknownNames.js';
@@ -25,6 +25,11 @@ import { attachWebSocket } from '../transports/ws/websocket.js';
 import { createMcpEndpoint } from '../transports/mcp/server.js';
 import { ClientResolver } from '../transports/clientIdentity.js';
 import { HostOriginCheck } from '../transports/hostOrigin.js';
+
+// `node:http` through require: an ES import of it makes its namespace, reading every export, and Node 22+'s `http`
+// exports WebSocket, CloseEvent and MessageEvent as getters that load Node's bundled undici (≈ 2.8 MB of heap) which
+// the gateway never uses (bench/PROFILE.md, "Thirteenth pass"; test/app/idleModules.test.ts).
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** Options of {@link startGateway}; everything defaults to the environment (docs/configuration.md). */
 export interface StartGatewayOptions {

@@ -1,8 +1,3 @@
-import {
-  execute as executeIncrementally,
-  flattenIncrementalResults,
-  isIncrementalResults,
-} from '@graphql-tools/executor';
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import {
   BREAK,
@@ -85,6 +80,9 @@ export interface IncrementalPayload extends ExecutionResult {
   incremental?: readonly IncrementalEntry[];
 }
 
+/** `@graphql-tools/executor`, loaded with the first document that defers or streams (most gateways never see one). */
+let incrementalExecutor: Promise<typeof import('@graphql-tools/executor')> | undefined;
+
 /**
  * Executes a query with `@defer`/`@stream`: one result when nothing was deferred after all (`if: false`), else the
  * initial result followed by the subsequent payloads, the last with `hasNext: false`. When `signal` fires (the client
@@ -95,6 +93,8 @@ export async function executeIncremental(
   args: ExecutionArgs,
   signal: AbortSignal,
 ): Promise<ExecutionResult | AsyncGenerator<IncrementalPayload, void, void>> {
+  const { execute: executeIncrementally, flattenIncrementalResults, isIncrementalResults } =
+    await (incrementalExecutor ??= import('@graphql-tools/executor'));
   const result = await executeIncrementally({ ...args, variableValues: args.variableValues ?? undefined });
   if (!isIncrementalResults(result)) return result as ExecutionResult;
   return endedBy(flattenIncrementalResults(result) as AsyncGenerator<IncrementalPayload, void, void>, signal);

@@ -1,6 +1,8 @@
 // GraphiQL as a user meets it: a real headless Chromium against the real gateway on loopback. The page must come
 // entirely from the gateway (no CDN, so it works with no internet) and reach subscriptions over graphql-ws.
 import { request } from 'node:http';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -369,6 +371,35 @@ describe('GraphiQL handler over HTTP', () => {
     const again = await rawGet(harness.url, script, { 'if-none-match': String(plain.headers.etag) });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
+  });
+
+  it('keeps no file in memory: each response reads the representation it sends from disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'graphiql-'));
+    const own = await startGraphiqlHarness({ distDir: dir });
+    try {
+      writeFileSync(join(dir, 'index.html'), '<!doctype html>');
+      writeFileSync(join(dir, 'app-AAAAAAAA.js'), 'plain');
+      writeFileSync(join(dir, 'app-AAAAAAAA.js.gz'), 'gzip one');
+      const plain = await rawGet(own.url, '/graphiql/app-AAAAAAAA.js');
+      expect(plain.body.toString()).toBe('plain');
+      const first = await rawGet(own.url, '/graphiql/app-AAAAAAAA.js', { 'accept-encoding': 'gzip' });
+      expect(first.body.toString()).toBe('gzip one');
+      // The plain file (whose mtime marks a new build) is untouched: only a response read after the rewrite sees it.
+      writeFileSync(join(dir, 'app-AAAAAAAA.js.gz'), 'gzip two, longer');
+      const again = await rawGet(own.url, '/graphiql/app-AAAAAAAA.js', { 'accept-encoding': 'gzip' });
+      expect(again.body.toString()).toBe('gzip two, longer');
+      expect(again.headers['content-length']).toBe(String('gzip two, longer'.length));
+      expect(again.headers.etag).toBe(first.headers.etag);
+      // A new build (a new mtime) is hashed anew.
+      writeFileSync(join(dir, 'app-AAAAAAAA.js'), 'plain, rebuilt');
+      utimesSync(join(dir, 'app-AAAAAAAA.js'), new Date(), new Date(Date.now() + 5_000));
+      const rebuilt = await rawGet(own.url, '/graphiql/app-AAAAAAAA.js');
+      expect(rebuilt.body.toString()).toBe('plain, rebuilt');
+      expect(rebuilt.headers.etag).not.toBe(plain.headers.etag);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('publishes the example operations at /graphiql/examples.json', async () => {

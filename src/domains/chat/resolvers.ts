@@ -1,5 +1,6 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { ChatCompletionChunk } from '../../generated/types.js';
+import type { ChatChunk } from '../../upstreams/chat/types.js';
 import { eventStream, READY } from '../../execution/eventStream.js';
 import { takeAdmitted } from './admission.js';
 import { firstServing } from './fallbacks.js';
@@ -72,17 +73,25 @@ export const resolvers: Resolvers = {
               let count = 0;
               let last: ChatCompletionChunk | undefined;
               const answer = { text: '', reasoned: false };
+              const mapped = (c: ChatChunk): ChatCompletionChunk => {
+                if (c.delta.reasoningContent) answer.reasoned = true;
+                if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
+                const out = chunkOf(provider, model, c);
+                if (c.finishReason) finishChunk(out, target, answer, c);
+                return out;
+              };
               try {
-                for (let next = first; !next.done; next = await chunks.next()) {
-                  const c = next.value;
-                  if (c.delta.reasoningContent) answer.reasoned = true;
-                  if (target.answerFormat && c.delta.content) answer.text += c.delta.content;
-                  last = chunkOf(provider, model, c);
-                  if (c.finishReason) finishChunk(last, target, answer, c);
+                // `next` is let go before each wait: an async function keeps its locals across an await, and the
+                // provider's chunk would stay alive until the next one came (StreamReading in upstreams/chat/client.ts).
+                let next: IteratorResult<ChatChunk> | undefined = first;
+                while (next && !next.done) {
+                  last = mapped(next.value);
+                  next = undefined;
                   count += 1;
                   // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
                   const room = sink.push({ chunk: last });
                   if (room !== READY) await room;
+                  next = await chunks.next();
                 }
               } catch (error) {
                 // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never

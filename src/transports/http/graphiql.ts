@@ -64,13 +64,19 @@ const contentSecurityPolicy = [
 
 type Encoding = 'br' | 'gzip' | 'identity';
 
-/** A built file and the variants `src/build/graphiql.ts` precompressed next to it, read once per mtime. */
+/**
+ * A built file and the variants `src/build/graphiql.ts` precompressed next to it, looked at once per mtime: what they
+ * are, not their bytes. Each response reads the one representation it sends; kept, a single page view held every file
+ * it loaded in all three encodings (≈ 11 MB for the whole bundle) for the life of the process (bench/PROFILE.md,
+ * "Thirteenth pass"). Browsers keep the hashed files for a year, so a read per response is rare.
+ */
 interface Asset {
   mtimeMs: number;
   contentType: string;
   /** Identifies the content; each encoding's ETag adds a suffix to it. */
   contentHash: string;
-  bodies: Partial<Record<Encoding, Buffer>> & { identity: Buffer };
+  /** Each representation's file and its size in bytes. */
+  files: Partial<Record<Encoding, { path: string; size: number }>> & { identity: { path: string; size: number } };
 }
 
 export function createGraphiqlHandler(options: GraphiqlHandlerOptions): GraphiqlHandler {
@@ -83,16 +89,19 @@ export function createGraphiqlHandler(options: GraphiqlHandlerOptions): Graphiql
     if (!info?.isFile()) return undefined;
     const cached = assets.get(file);
     if (cached && cached.mtimeMs === info.mtimeMs) return cached;
-    const identity = await readFile(file);
-    const [br, gzip] = await Promise.all([
-      readFile(`${file}.br`).catch(() => undefined),
-      readFile(`${file}.gz`).catch(() => undefined),
-    ]);
+    const variant = async (path: string) => {
+      const found = await stat(path).catch(() => undefined);
+      return found?.isFile() ? { path, size: found.size } : undefined;
+    };
+    const [br, gzip] = await Promise.all([variant(`${file}.br`), variant(`${file}.gz`)]);
     const asset: Asset = {
       mtimeMs: info.mtimeMs,
       contentType: contentTypes[extname(file)] ?? 'application/octet-stream',
-      contentHash: createHash('sha256').update(identity).digest('base64url').slice(0, 27),
-      bodies: { identity, br, gzip },
+      contentHash: createHash('sha256')
+        .update(await readFile(file))
+        .digest('base64url')
+        .slice(0, 27),
+      files: { identity: { path: file, size: info.size }, br, gzip },
     };
     assets.set(file, asset);
     return asset;
@@ -119,11 +128,18 @@ export function createGraphiqlHandler(options: GraphiqlHandlerOptions): Graphiql
       res.end();
       return;
     }
-    const body = asset.bodies[encoding] ?? asset.bodies.identity;
+    const chosen = asset.files[encoding] ?? asset.files.identity;
     if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
+    if (req.method === 'HEAD') {
+      res.setHeader('Content-Length', chosen.size);
+      res.statusCode = 200;
+      res.end();
+      return;
+    }
+    const body = await readFile(chosen.path);
     res.setHeader('Content-Length', body.length);
     res.statusCode = 200;
-    res.end(req.method === 'HEAD' ? undefined : body);
+    res.end(body);
   }
 
   function serveExamples(req: IncomingMessage, res: ServerResponse): void {
@@ -199,8 +215,8 @@ function chooseEncoding(acceptEncoding: string | undefined, asset: Asset): Encod
     accepted.set(coding, q ? Number(q.slice(2)) : 1);
   }
   const quality = (coding: string) => accepted.get(coding) ?? accepted.get('*') ?? 0;
-  if (asset.bodies.br && quality('br') > 0) return 'br';
-  if (asset.bodies.gzip && quality('gzip') > 0) return 'gzip';
+  if (asset.files.br && quality('br') > 0) return 'br';
+  if (asset.files.gzip && quality('gzip') > 0) return 'gzip';
   return 'identity';
 }
 

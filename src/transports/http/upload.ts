@@ -1,4 +1,3 @@
-import processRequest from 'graphql-upload/processRequest.mjs';
 import Upload from 'graphql-upload/Upload.mjs';
 import { Kind, type GraphQLError, type OperationDefinitionNode, type TypeNode } from 'graphql';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,6 +7,12 @@ import { MAX_BODY_BYTES } from './requestBody.js';
 
 /** Files one request may carry: `uploadChatDocument` takes one, and one at a time keeps the spooled bytes bounded. */
 export const MAX_UPLOAD_FILES = 1;
+
+/**
+ * graphql-upload's reader, with busboy and fs-capacitor, loaded with the first multipart request: most gateways never
+ * take an upload (bench/PROFILE.md, "Thirteenth pass").
+ */
+let uploadReader: Promise<typeof import('graphql-upload/processRequest.mjs')> | undefined;
 
 /** Room for the multipart framing around the fields and the file (boundaries, part headers). */
 const FRAMING_BYTES = 16 * 1024;
@@ -34,6 +39,7 @@ export async function readUploadRequest(
   }
   let operations: Record<string, unknown> | Array<Record<string, unknown>>;
   try {
+    const { default: processRequest } = await (uploadReader ??= import('graphql-upload/processRequest.mjs'));
     operations = await processRequest(req, res, {
       maxFieldSize: MAX_BODY_BYTES,
       maxFileSize: maxFileBytes,

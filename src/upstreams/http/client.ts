@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { Readable } from 'node:stream';
 import { ErrorCode, GatewayError, upstreamError } from '../../errors/codes.js';
@@ -15,6 +15,7 @@ import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';
 import { traced } from './traced.js';
+import { Agent, undiciErrors } from './undici.js';
 
 /** Options of one {@link UpstreamHttp} instance, one per upstream. */
 export interface UpstreamHttpOptions {

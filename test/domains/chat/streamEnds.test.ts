@@ -162,4 +162,19 @@ describe('chat streams that end badly', () => {
     expect(errors![0].message).toMatch(/^The glm stream sent bytes that are not UTF-8 after [01] chunks\.$/);
     await closed;
   });
+
+  it('delivers the tokens before an event that is not JSON when all come in one read, then ends with UPSTREAM_ERROR', async () => {
+    plan((res) => {
+      sse(res);
+      // One write, so one read: the events of a read are made into chunks together (StreamReading).
+      res.write(
+        `data: ${JSON.stringify(token('a'))}\n\ndata: ${JSON.stringify(token('b'))}\n\ndata: {"choices":\n\ndata: ${JSON.stringify(token('c'))}\n\n`,
+      );
+    });
+    const { chunks, errors } = await streamAll(client, INPUT);
+    expect(text(chunks)).toBe('ab');
+    expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'glm' });
+    expect(errors![0].message).toMatch(/^The glm stream sent an event that is not JSON after 2 chunks/);
+    await closed;
+  });
 });
