@@ -2,7 +2,7 @@
 // what `npm start` and `npm run sandbox` run. A start from dist/'s ~300 modules and node_modules' ~1,200 spent
 // about half its CPU finding, opening and linking files (bench/PROFILE.md, "The suite's CPU, sixth pass").
 import * as esbuild from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -74,6 +74,36 @@ const banner = [
   'const __bundlePath = (rel) => __bundleFileURLToPath(new URL(rel, import.meta.url));',
 ].join('\n');
 
+/**
+ * The text with each non-ASCII character of a comment replaced by `?`, one for one (a source map's columns stay
+ * right); code is never changed. V8 keeps a module's source for lazy
+ * compilation, one byte a character only while it is all Latin-1: a few curly quotes in undici's comments made the
+ * gateway's 4 MiB chunk take 8 MiB. esbuild escapes them in strings (`charset: 'ascii'`, its default) but keeps comments.
+ * What counts as a comment is read line by line (after `//`, or in a block), then checked: the text minified before
+ * and after must be the same program, else the text is returned as it was.
+ */
+export async function asciiComments(text: string): Promise<string> {
+  if (!/[^\x00-\x7f]/.test(text)) return text;
+  let inBlock = false;
+  const lines = text.split('\n').map((line) => {
+    let out = '';
+    for (let i = 0; i < line.length; i++) {
+      if (!inBlock && line.startsWith('//', i)) {
+        out += line.slice(i).replace(/[^\x00-\x7f]/g, '?');
+        return out;
+      }
+      if (!inBlock && line.startsWith('/*', i)) inBlock = true;
+      else if (inBlock && line.startsWith('*/', i)) inBlock = false;
+      out += inBlock && line.charCodeAt(i) > 0x7f ? '?' : line[i];
+    }
+    return out;
+  });
+  const candidate = lines.join('\n');
+  const program = async (code: string) =>
+    (await esbuild.transform(code, { minify: true, format: 'esm', charset: 'ascii', logLevel: 'silent' })).code;
+  return (await program(candidate)) === (await program(text)) ? candidate : text;
+}
+
 /** Writes dist/bundle/{gateway,sandbox}.js and their shared chunks (emptied first); the compiled modules must exist. */
 export async function bundle(): Promise<esbuild.Metafile> {
   await rm(bundleDir, { recursive: true, force: true });
@@ -99,6 +129,12 @@ export async function bundle(): Promise<esbuild.Metafile> {
     logLevel: 'warning',
     legalComments: 'none',
   });
+  for (const name of Object.keys(result.metafile.outputs).filter((out) => out.endsWith('.js'))) {
+    const path = join(root, name);
+    const text = await readFile(path, 'utf8');
+    const ascii = await asciiComments(text);
+    if (ascii !== text) await writeFile(path, ascii);
+  }
   return result.metafile;
 }
 

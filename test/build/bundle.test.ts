@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bundleDir, external } from '../../src/build/bundle.js';
+import { asciiComments, bundleDir, external } from '../../src/build/bundle.js';
 
 // What `npm run build` wrote (the suite builds first when dist/ is stale: test/support/globalSetup.ts). The spawned
 // gateways of test/app, test/state and the replica files run this bundle end to end; these cases check what a bundle
@@ -47,5 +47,26 @@ describe('the bundle npm start runs (dist/bundle)', () => {
     const gateway = sources('gateway.js').map((s) => resolve(bundleDir, s));
     expect(gateway).toEqual(expect.arrayContaining([join(root, 'src/main.ts'), join(root, 'src/pipeline/core.ts')]));
     expect(gateway.filter((s) => s.startsWith(join(root, 'dist')))).toEqual([]);
+  });
+
+  it('is all ASCII in the gateway chunk: V8 then keeps its source at one byte a character', () => {
+    expect(text('gateway.js')).not.toMatch(/[^\x00-\x7f]/);
+  });
+});
+
+describe('asciiComments', () => {
+  it('replaces the non-ASCII characters of comments one for one, so the source map stays right', async () => {
+    const code = 'const a = 1; // the request’s URL\n/* “quoted” */\nexport { a };\n';
+    const out = await asciiComments(code);
+    expect(out).toBe('const a = 1; // the request?s URL\n/* ?quoted? */\nexport { a };\n');
+    expect(out).toHaveLength(code.length);
+  });
+
+  it('never changes code: a regular expression keeps its character, a string with // before one keeps the whole text', async () => {
+    expect(await asciiComments('export const WORD = /[’\\-.]/u; // a word’s end\n')).toBe(
+      'export const WORD = /[’\\-.]/u; // a word?s end\n',
+    );
+    const url = 'export const u = "http://example.test/’";\n';
+    expect(await asciiComments(url)).toBe(url);
   });
 });
