@@ -46,7 +46,10 @@ function keepLocations(outDir: string): esbuild.Plugin {
         let text = await readFile(args.path, 'utf8');
         const usesMeta = text.includes('import.meta');
         const usesDir = /\b__(?:dirname|filename)\b/.test(text);
-        if (!usesMeta && !usesDir) return undefined;
+        const ours = !args.path.includes(`${sep}node_modules${sep}`);
+        const named = ours ? text.replace(packageImport, (call) => `${call}.then(__bundleNamed)`) : text;
+        if (!usesMeta && !usesDir && named === text) return undefined;
+        text = named;
         if (/\bimport\.meta\.(?:resolve|dirname|filename)\b/.test(text))
           throw new Error(
             `${args.path}: import.meta.resolve/dirname/filename would point into the bundle; list its package in external`,
@@ -65,6 +68,13 @@ function keepLocations(outDir: string): esbuild.Plugin {
   };
 }
 
+/**
+ * `import('package')` in our code, with a literal name. A chunk esbuild splits off for a CommonJS package exports its
+ * `module.exports` as `default` only, where Node's import gives the named exports too (what `const { X } = await
+ * import(…)` reads: tracing's OpenTelemetry packages); `__bundleNamed` adds them.
+ */
+const packageImport = /\bimport\((['"])(?![./])[^'"]+\1\)/g;
+
 // Every output file starts with these: `require` for CommonJS code and the external packages, resolved from where the
 // file lies (node_modules above it), and the path of a file given relative to this folder.
 const banner = [
@@ -72,6 +82,7 @@ const banner = [
   "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';",
   'const require = __bundleRequire(import.meta.url);',
   'const __bundlePath = (rel) => __bundleFileURLToPath(new URL(rel, import.meta.url));',
+  "const __bundleNamed = (m) => { const keys = Object.keys(m); return keys.length === 1 && keys[0] === 'default' && m.default !== null && typeof m.default === 'object' ? { ...m.default, default: m.default } : m; };",
 ].join('\n');
 
 /**

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnGateway } from '../support/process.js';
+import { spawnGateway, titleThenStop } from '../support/process.js';
 
 // A package a gateway may never use is loaded with its first use, not at start-up: ioredis with the first Redis
 // connection (REDIS_URL), yaml with the first model catalogue file (CHAT_MODEL_CATALOGUE_FILE). Loading them idle cost
@@ -12,15 +12,7 @@ describe('packages loaded by an idle gateway', () => {
     // empty list cannot pass. graphql and undici are no evidence: the bundle `npm start` runs carries them inside;
     // ioredis and yaml stay outside it (src/build/bundle.ts `external`), so an import of either at the top shows here.
     const p = spawnGateway({ NODE_OPTIONS: `--require ${fixture}`, LOG_FORMAT: 'pretty' });
-    const origin = await p.origin;
-    const res = await fetch(`${origin}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title } }' }),
-    });
-    expect(((await res.json()) as { data: unknown }).data).toEqual({ title: { title: 'The Matrix' } });
-    p.child.kill('SIGTERM');
-    expect(await p.exited).toBe(0);
+    expect(await titleThenStop(p)).toEqual({ data: { title: { title: 'The Matrix' } }, exitCode: 0 });
     const line = p.stderr.find((l) => l.startsWith('loaded packages: '));
     const loaded = JSON.parse(line!.slice('loaded packages: '.length)) as string[];
     expect(loaded).toContain('pino-pretty');

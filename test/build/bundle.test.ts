@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { asciiComments, bundleDir, external } from '../../src/build/bundle.js';
+import { startOtlpReceiver } from '../support/otlp.js';
+import { spawnGateway, titleThenStop } from '../support/process.js';
 
 // What `npm run build` wrote (the suite builds first when dist/ is stale: test/support/globalSetup.ts). The spawned
 // gateways of test/app, test/state and the replica files run this bundle end to end; these cases check what a bundle
@@ -51,6 +53,22 @@ describe('the bundle npm start runs (dist/bundle)', () => {
 
   it('is all ASCII in the gateway chunk: V8 then keeps its source at one byte a character', () => {
     expect(text('gateway.js')).not.toMatch(/[^\x00-\x7f]/);
+  });
+});
+
+describe('a spawned gateway on the bundle', () => {
+  it('loads what it imports on first use from its chunks, CommonJS packages with their named exports: tracing sends spans', async () => {
+    // `const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks')` (CommonJS)
+    // read undefined from esbuild's split chunk until the build gave it the named exports.
+    const receiver = await startOtlpReceiver();
+    try {
+      const p = spawnGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+      // Stopping flushes the exporter.
+      expect(await titleThenStop(p)).toEqual({ data: { title: { title: 'The Matrix' } }, exitCode: 0 });
+      expect(receiver.spans.length, p.stderr.join('\n')).toBeGreaterThan(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -149,6 +149,21 @@ export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_00
   return { child, stdout, stderr, exited, origin };
 }
 
+/**
+ * Asks a spawned gateway for one title (its in-process sandbox answers), then stops it as a process manager does
+ * (SIGTERM): what it answered and how it exited, for tests of what a start loads.
+ */
+export async function titleThenStop(p: GatewayProcess): Promise<{ data: unknown; exitCode: number | null }> {
+  const res = await fetch(`${await p.origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title } }' }),
+  });
+  const { data } = (await res.json()) as { data: unknown };
+  p.child.kill('SIGTERM');
+  return { data, exitCode: await p.exited };
+}
+
 /** Runs `src/sandbox/main.ts` (what `npm run sandbox` runs; {@link nodeArgs}) as a child process with `env` on a clean environment, on a free port. */
 export function spawnSandbox(env: Record<string, string>): {
   child: ChildProcess;
