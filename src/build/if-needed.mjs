@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-// What the build writes last in each of its two steps (tsc, then the GraphiQL bundle).
-const outputs = ['dist/main.js', 'dist/graphiql/index.html'];
+// What the build writes last in each of its steps (tsc, the gateway's bundle, the GraphiQL bundle).
+const outputs = ['dist/main.js', 'dist/bundle/gateway.js', 'dist/graphiql/index.html'];
 // What the build reads: the code, the schema, and the settings and dependencies that change its output.
 const inputs = ['src', 'schema', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 

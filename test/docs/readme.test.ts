@@ -324,7 +324,7 @@ describe('Operations: Running in containers', () => {
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\/healthz/m);
     // The same V8 memory flags as `npm start` (Operations, "Performance"), so the image runs what the benchmark measured.
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
-    expect(cmd).toEqual(['node', ...gatewayNodeFlags(), 'dist/main.js']);
+    expect(cmd).toEqual(['node', ...gatewayNodeFlags(), 'dist/bundle/gateway.js']);
   });
 
   it('composes three gateway replicas sharing Redis through REDIS_URL, with GATEWAY_REPLICAS=3, behind port 4000', () => {

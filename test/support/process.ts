@@ -7,13 +7,20 @@ import { gatewayNodeFlags } from '../../src/bench/lib/stack.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** The bundles `npm run build` writes (src/build/bundle.ts) of the entries `npm start` and `npm run sandbox` run. */
+const bundled: Record<string, string> = { 'main.ts': 'gateway.js', 'sandbox/main.ts': 'sandbox.js' };
+
 /**
  * `node`'s arguments to run `src/<path>.ts`: its compiled copy in dist/ when the global setup found dist/ current
- * (test/support/globalSetup.ts; `npm test` builds it first), else the source through tsx's loader (the quick loop while a
- * build is due). Both are the same code; the compiled one starts on about half the CPU.
+ * (test/support/globalSetup.ts; `npm test` builds it first), the bundle in dist/bundle for the gateway and the sandbox
+ * (what `npm start` and `npm run sandbox` run), else the source through tsx's loader (the quick loop while a build is
+ * due). All are the same code; the compiled one starts on about half tsx's CPU, the bundle on half the compiled one's.
  */
 export function nodeArgs(path: string): string[] {
-  if (inject('compiled')) return [join(root, 'dist', path.replace(/\.ts$/, '.js'))];
+  if (inject('compiled'))
+    return [
+      bundled[path] ? join(root, 'dist', 'bundle', bundled[path]) : join(root, 'dist', path.replace(/\.ts$/, '.js')),
+    ];
   return ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src', path)];
 }
 
@@ -140,6 +147,21 @@ export function spawnGateway(env: Record<string, string>, startTimeoutMs = 30_00
   );
   origin.finally(() => clearTimeout(timer)).catch(() => undefined);
   return { child, stdout, stderr, exited, origin };
+}
+
+/**
+ * Asks a spawned gateway for one title (its sandbox answers), then stops it as a process manager does
+ * (SIGTERM): what it answered and how it exited, for tests of what a start loads.
+ */
+export async function titleThenStop(p: GatewayProcess): Promise<{ data: unknown; exitCode: number | null }> {
+  const res = await fetch(`${await p.origin}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ title(imdbId: "tt0133093") { title } }' }),
+  });
+  const { data } = (await res.json()) as { data: unknown };
+  p.child.kill('SIGTERM');
+  return { data, exitCode: await p.exited };
 }
 
 /** Runs `src/sandbox/main.ts` (what `npm run sandbox` runs; {@link nodeArgs}) as a child process with `env` on a clean environment, on a free port. */

@@ -15,8 +15,8 @@ export function gatewayNodeFlags(): string[] {
   if (override !== undefined) return override.split(' ').filter(Boolean);
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
     .start;
-  const command = /node ((?:--\S+ )*)dist\/main\.js/.exec(start);
-  if (!command) throw new Error(`package.json "start" does not run node … dist/main.js: ${start}`);
+  const command = /node ((?:--\S+ )*)dist\/(?:bundle\/gateway|main)\.js/.exec(start);
+  if (!command) throw new Error(`package.json "start" does not run node … dist/bundle/gateway.js: ${start}`);
   return command[1].split(' ').filter(Boolean);
 }
 
