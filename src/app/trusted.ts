@@ -12,6 +12,22 @@ import { placeholderVariables, type TrustedToolset } from '../trusted/toolset.js
 /** The trusted operations (MCP_OPERATIONS, or the shipped folder), loaded and validated at start-up so a bad file stops it. */
 export function loadTrustedOperations(schema: GraphQLSchema, config: GatewayConfig): TrustedOperations {
   const { mcp } = config;
+  // The shipped folder, validated once per schema and process (schema/build.ts says why a process starts many
+  // gateways); a folder of the operator's is read at each start.
+  if (!mcp.operationsDir) {
+    const key = `${mcp.allowMutations}:${config.domains.join()}`;
+    let bySchema = shipped.get(schema);
+    if (!bySchema) shipped.set(schema, (bySchema = new Map()));
+    let operations = bySchema.get(key);
+    if (!operations) bySchema.set(key, (operations = load(schema, config)));
+    return operations;
+  }
+  return load(schema, config);
+}
+const shipped = new WeakMap<GraphQLSchema, Map<string, TrustedOperations>>();
+
+function load(schema: GraphQLSchema, config: GatewayConfig): TrustedOperations {
+  const { mcp } = config;
   return TrustedOperations.load(schema, {
     dir: mcp.operationsDir,
     allowMutations: mcp.allowMutations,

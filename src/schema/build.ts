@@ -90,10 +90,30 @@ async function routerTypeDefs(
  * SDL and resolvers of the served domains (GATEWAY_DOMAINS), its types named as `options` says. Served standalone it
  * answers exactly as a plain schema would.
  */
-export async function buildSchema(
+export function buildSchema(
   domains: readonly GatewayDomain[] = GATEWAY_DOMAINS,
   options: SubgraphOptions = {},
 ): Promise<GraphQLSchema> {
+  const key = JSON.stringify([domains, options]);
+  let schema = built.get(key);
+  if (!schema) {
+    schema = buildOnce(domains, options);
+    built.set(key, schema);
+    // A refused configuration (a bad rename, say) is refused again on the next start, not remembered.
+    schema.catch(() => built.delete(key));
+  }
+  return schema;
+}
+
+/**
+ * The schemas built in this process, by served domains and options. A gateway process builds one, but the test suite
+ * and the in-process benchmarks start hundreds of gateways in one process, and each build (Apollo's subgraph
+ * validation and printing) costs ~30 ms of CPU. Nothing changes a schema once built (its resolvers read their
+ * gateway's state from the context), so gateways of the same configuration can share one.
+ */
+const built = new Map<string, Promise<GraphQLSchema>>();
+
+async function buildOnce(domains: readonly GatewayDomain[], options: SubgraphOptions): Promise<GraphQLSchema> {
   const { typeDefs, renames } = await routerTypeDefs(domains, options);
   const merged = renameResolvers(mergeResolvers(servedDomains(domains).map((d) => d.resolvers)), renames);
   // The generated resolver types and @apollo/subgraph's own map type describe the same shape differently.

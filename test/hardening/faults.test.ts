@@ -386,12 +386,18 @@ describe('beyond the retry budget: the failing upstream is null with its code, t
   });
 });
 
-describe('UPSTREAM_TIMEOUT_MS=1000 against 5 s of upstream latency', () => {
+/**
+ * 2.5 s, not 1 s: the other upstream's field must resolve within the same limit, and at load 15 the in-process
+ * sandbox sometimes took over a second to answer it. The faulty upstream's 5 s still outlasts it.
+ */
+const TIMEOUT_MS = 2_500;
+
+describe(`UPSTREAM_TIMEOUT_MS=${TIMEOUT_MS} against 5 s of upstream latency`, () => {
   describe.each(['graph', 'omdb'] as const)('%s', (upstream) => {
     const match = upstream === 'graph' ? graphMatch : omdbMatch;
 
     it(`${N} concurrent operations get UPSTREAM_TIMEOUT for ${upstream}'s fields, the rest resolves, and the upstream requests are abandoned`, async () => {
-      await start({ UPSTREAM_TIMEOUT_MS: '1000' });
+      await start({ UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) });
       pushPerOperation(upstream, { delayMs: 5_000 }, 1);
       const results = await times(N, mixed);
 
@@ -414,7 +420,7 @@ describe('UPSTREAM_TIMEOUT_MS=1000 against 5 s of upstream latency', () => {
         }
         own += 1;
         expect(error.extensions).toMatchObject({ code: 'UPSTREAM_TIMEOUT', upstream });
-        expect(error.message).toContain('1000 ms');
+        expect(error.message).toContain(`${TIMEOUT_MS} ms`);
         // The total timeout ends the request: no retry, and the connection is closed rather than left waiting.
         expect(requestsMatching(upstream, match(i))).toHaveLength(1);
       });
@@ -428,7 +434,9 @@ describe('UPSTREAM_TIMEOUT_MS=1000 against 5 s of upstream latency', () => {
   });
 
   it(`${CHAT.id} completions get UPSTREAM_TIMEOUT (CHAT_TIMEOUT_MS=1000) while ${N} concurrent queries resolve`, async () => {
-    await start({ UPSTREAM_TIMEOUT_MS: '1000', CHAT_TIMEOUT_MS: '1000' });
+    // Only the chat limit is lowered: the queries beside it are not what times out (at load 15 a 1 s limit on Graph
+    // and OMDb cut one of them).
+    await start({ CHAT_TIMEOUT_MS: '1000' });
     t!.sandbox.faults.push({ upstream: CHAT.id, times: N, delayMs: 5_000 });
     const [completions, queries] = await Promise.all([times(N, complete), times(N, mixed)]);
 

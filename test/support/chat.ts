@@ -60,8 +60,9 @@ export interface GraphError {
 export async function streamAll(
   client: Client,
   input: Record<string, unknown>,
+  timeoutMs?: number,
 ): Promise<{ chunks: Chunk[]; errors?: GraphError[] }> {
-  const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input });
+  const { results, error } = await collect<{ chatCompletionStream: Chunk }>(client, STREAM, { input }, timeoutMs);
   const chunks = results.filter((r) => r.data?.chatCompletionStream).map((r) => r.data!.chatCompletionStream);
   const errors = (results.find((r) => r.errors?.length)?.errors ?? (error as GraphError[] | undefined)) as
     | GraphError[]

@@ -69,6 +69,13 @@ export function completionBody(
 }
 
 /**
+ * Stands for a padded token's padding (`[[long:N:B]]`) while its chunk is serialized: JSON.stringify would scan the
+ * 16 KiB of `~` again for every event (a load test's 30,000 events: ~1.4 s of CPU), which need no escaping.
+ */
+const PAD = '\u0000';
+const PAD_JSON = JSON.stringify(PAD).slice(1, -1);
+
+/**
  * The whole stream as events, in order; the writer paces them. One token per event. Made as the writer asks for
  * them, so a `[[long:N]]` answer never sits in memory as N serialized events.
  */
@@ -94,12 +101,18 @@ export function* streamEvents(
     return out;
   };
 
-  const push = (body: unknown) => {
-    events.push({ data: JSON.stringify(body) });
+  /** `padding`: that many `~` in place of {@link PAD}, which the body holds once, at the end of its content. */
+  const push = (body: unknown, padding = 0) => {
+    let data = JSON.stringify(body);
+    if (padding) {
+      const at = data.lastIndexOf(PAD_JSON);
+      data = data.slice(0, at) + '~'.repeat(padding) + data.slice(at + PAD_JSON.length);
+    }
+    events.push({ data });
     dataEvents += 1;
     if (shape.keepAliveEvery && dataEvents % shape.keepAliveEvery === 0) events.push({ comment: 'keep-alive' });
   };
-  const chunk = (choice: Record<string, unknown> | undefined, usage?: 'top' | 'choice') => {
+  const chunk = (choice: Record<string, unknown> | undefined, usage?: 'top' | 'choice', padding = 0) => {
     const body: Record<string, unknown> = {
       ...head(p, meta, 'chat.completion.chunk'),
       choices: choice ? [choice] : [],
@@ -108,7 +121,7 @@ export function* streamEvents(
     if (usage === 'top') body.usage = p.usage(total);
     else if (placement.everyChunk) body.usage = p.usage(sofar);
     else if (placement.nullElsewhere) body.usage = null;
-    push(body);
+    push(body, padding);
   };
   const delta = (index: number, d: Record<string, unknown>, finish?: string): Record<string, unknown> => {
     const out: Record<string, unknown> = { index, delta: shape.roleInEveryDelta ? { role: 'assistant', ...d } : d };
@@ -131,7 +144,8 @@ export function* streamEvents(
     }
     for (const t of c.content) {
       token('completion');
-      chunk(delta(index, { content: c.tokenLength ? t.padEnd(c.tokenLength, '~') : t }));
+      const padding = c.tokenLength ? Math.max(0, c.tokenLength - t.length) : 0;
+      chunk(delta(index, { content: padding ? t + PAD : t }), undefined, padding);
       yield* made();
     }
     if (c.cause === 'error' && shape.inBandError) {

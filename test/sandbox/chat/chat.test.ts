@@ -282,6 +282,21 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect(finishOf(s)).toEqual(['length']);
   });
 
+  it('pads each streamed token of a [[long:N:B]] answer to B characters of ~, the bytes JSON.stringify would write', async () => {
+    // Only streamed tokens are padded: the same request unstreamed is the answer's plain text.
+    const plain = (await (await ask(provider, {}, 'Pad me [[long:40:300]]')).json()).choices[0].message
+      .content as string;
+    const s = await stream(provider, {}, 'Pad me [[long:40:300]]');
+    const tokens = s.chunks.map((c) => c.choices?.[0]?.delta?.content).filter((t) => t);
+    expect(tokens).toHaveLength(40);
+    for (const t of tokens) {
+      expect(t).toMatch(/^[^~]+~+$/);
+      expect(t).toHaveLength(300);
+    }
+    expect(tokens.map((t: string) => t.replace(/~+$/, '')).join('')).toBe(plain);
+    for (const d of s.data.filter((x) => x !== '[DONE]')) expect(d).toBe(JSON.stringify(JSON.parse(d)));
+  });
+
   it('ends before a stop sequence with finish stop', async () => {
     const full = (await (await ask(provider)).json()).choices[0].message.content as string;
     const stopAt = full.indexOf(' ', 10);
