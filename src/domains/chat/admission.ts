@@ -91,7 +91,8 @@ export function useChatStreamAdmission(options: { schema: GraphQLSchema }): Doma
       // Most streams find a free connection: no promise, no wait.
       admitted.connection = connections.tryAcquire(op.context.client);
       if (admitted.connection) return undefined;
-      return connections.acquire(op.context.client, op.controller.signal).then(
+      // The operation's own cancellation, followed as it is: waiting makes no AbortSignal (fairQueue.ts).
+      return connections.acquire(op.context.client, op.context.aborts).then(
         (release) => {
           admitted.connection = release;
           return undefined;

@@ -13,18 +13,11 @@ import type { ClientIdentity, PipelineRule } from '../operation.js';
 /** What one client holds: sockets, open subscriptions (every transport), concurrent chat streams. */
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
 
-/** Digests of keys and subjects already seen: a gateway has a handful of keys, and a digest per operation shows. */
-const digests = new Map<string, string>();
-const MAX_DIGESTS = 1024;
+/** Keys and subjects are kept as digests: a gateway has a handful of keys (made once each, {@link known}). */
+const MAX_KEYS = 1024;
 
 function digest(value: string): string {
-  let known = digests.get(value);
-  if (known === undefined) {
-    known = createHash('sha256').update(value).digest('base64url').slice(0, 22);
-    if (digests.size >= MAX_DIGESTS) digests.delete(digests.keys().next().value as string);
-    digests.set(value, known);
-  }
-  return known;
+  return createHash('sha256').update(value).digest('base64url').slice(0, 22);
 }
 
 /**
@@ -34,9 +27,31 @@ function digest(value: string): string {
  * Keys and subjects are kept as digests, in memory only, never logged.
  */
 export function clientKey(keyed: boolean, identity: ClientIdentity | undefined): string {
-  if (identity?.subject) return `subject:${digest(identity.subject)}`;
-  if (keyed && identity?.apiKey) return `key:${digest(identity.apiKey)}`;
-  return `address:${identity?.remoteAddress ?? 'unknown'}`;
+  if (identity?.subject) return known(subjectKeys, identity.subject, 'subject:', true);
+  if (keyed && identity?.apiKey) return known(apiKeyKeys, identity.apiKey, 'key:', true);
+  return known(addressKeys, identity?.remoteAddress ?? 'unknown', 'address:', false);
+}
+
+// One string per client, not one per operation: every operation's context keeps its key (a chat stream waiting in
+// line keeps it, and the key its fair share counted, for as long as it waits), and a template literal makes a
+// concatenated string (and its flat copy once hashed) per call.
+const subjectKeys = new Map<string, string>();
+const apiKeyKeys = new Map<string, string>();
+const addressKeys = new Map<string, string>();
+
+function known(keys: Map<string, string>, value: string, prefix: string, digested: boolean): string {
+  let key = keys.get(value);
+  if (key === undefined) {
+    key = flatString(prefix + (digested ? digest(value) : value));
+    if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value as string);
+    keys.set(value, key);
+  }
+  return key;
+}
+
+/** A flat copy of an ASCII-or-not string (a concatenated one is a tree of parts until V8 flattens it). */
+function flatString(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
 }
 
 /** A share held; `release()` gives it back (once, however often it is called). */

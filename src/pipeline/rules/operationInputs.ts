@@ -130,10 +130,12 @@ export function variablesRefusal(
   maxBytes: number,
 ): GraphQLError | undefined {
   if (!variables) return undefined;
-  const stack: Array<[unknown, number]> = [[variables, 1]];
+  // Each value then its depth, in one array: a [value, depth] pair per value was most of what this walk allocated.
+  const stack: unknown[] = [variables, 1];
   let bytes = 2;
   while (stack.length) {
-    const [value, depth] = stack.pop()!;
+    const depth = stack.pop() as number;
+    const value = stack.pop();
     if (typeof value === 'string') bytes += value.length + 3;
     else if (typeof value !== 'object' || value === null) bytes += 6;
     else {
@@ -143,11 +145,11 @@ export function variablesRefusal(
         );
       }
       bytes += 2;
-      if (Array.isArray(value)) for (const item of value) stack.push([item, depth + 1]);
+      if (Array.isArray(value)) for (const item of value) stack.push(item, depth + 1);
       else {
         for (const key in value) {
           bytes += key.length + 4;
-          stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+          stack.push((value as Record<string, unknown>)[key], depth + 1);
         }
       }
     }

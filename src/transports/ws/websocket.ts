@@ -21,6 +21,7 @@ import type { Caller, ClientIdentity } from '../../pipeline/operation.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import type { HostOriginCheck } from '../hostOrigin.js';
 import { requestIdFrom } from '../../context/request.js';
+import { OperationController } from '../../context/operationController.js';
 import type { GatewayServices } from '../../context/services.js';
 import { pacedBy } from '../outboundBuffer.js';
 import { graphqlWsAdapter, WsConnection, type WsOperationRecord } from './adapter.js';
@@ -40,7 +41,8 @@ export const MAX_OPERATION_ID_LENGTH = 128;
  * on the client's `complete` or the close. Methods, not closures per operation.
  */
 class WsOperation implements ExecuteOptions, StreamConsumer, WsOperationRecord {
-  readonly controller = new AbortController();
+  /** Its signal is made when something reads it (at its start, the pacing): none while it waits in admission. */
+  readonly controller = new OperationController();
   readonly stream = true;
   /** The connection ends it once its `complete` is written. */
   readonly endedByReturn = true;
@@ -69,7 +71,7 @@ class WsOperation implements ExecuteOptions, StreamConsumer, WsOperationRecord {
   shared(result: ExecutionResult, answer: SharedAnswer): boolean {
     const json = sharedResultJson(result);
     if (json === undefined) return false;
-    if (!this.controller.signal.aborted)
+    if (!this.controller.aborted)
       this.conn.sendShared(this.prefix, json, sharedNextTail(json, answer.extensions(result)));
     return true;
   }

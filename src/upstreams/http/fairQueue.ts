@@ -1,4 +1,5 @@
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
+import { followAbort, unfollowAbort, type CancelSource } from './cancellation.js';
 
 /** What a waiting request is given: the slot's release, called once when its connection is done. */
 type Release = () => void;
@@ -46,8 +47,11 @@ export class FairQueue {
     return !this.lines.has(client) && this.fits(client) ? this.take(client) : undefined;
   }
 
-  /** Resolves with the release of a slot for `client`; aborting `signal` while it waits leaves the line. */
-  acquire(client: string, signal?: AbortSignal): Promise<Release> {
+  /**
+   * Resolves with the release of a slot for `client`; aborting `signal` while it waits leaves the line. An operation's
+   * controller is followed as it is: a stream waiting in line makes no AbortSignal, listener or Map for its wait.
+   */
+  acquire(client: string, signal?: CancelSource): Promise<Release> {
     if (signal?.aborted) return Promise.reject(aborted(this.upstream));
     const now = this.tryAcquire(client);
     if (now) return Promise.resolve(now);
@@ -61,11 +65,12 @@ export class FairQueue {
       };
       const waiter: Waiter = {
         grant: (release) => {
-          signal?.removeEventListener('abort', onAbort);
+          if (signal) unfollowAbort(signal, onAbort);
           resolve(release);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // Called once: an abort ends the wait, and a grant unfollows first.
+      if (signal) followAbort(signal, onAbort);
       const line = this.lines.get(client);
       if (line) line.push(waiter);
       else this.lines.set(client, [waiter]);

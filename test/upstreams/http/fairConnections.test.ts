@@ -1,5 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OperationController } from '../../../src/context/operationController.js';
 import { FairQueue } from '../../../src/upstreams/http/fairQueue.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { wsClient } from '../../support/ws.js';
@@ -151,5 +152,29 @@ describe('FairQueue', () => {
     await expect(fourth).rejects.toThrow(/cancelled while it waited for a connection/);
     expect(queue.waiting).toBe(0);
     await queue.acquire('b');
+  });
+
+  it('follows an operation’s controller without making its signal: an abort leaves the line, a grant unfollows', async () => {
+    const queue = new FairQueue(2, 'test', 1);
+    const first = await queue.acquire('a');
+    const leaving = new OperationController();
+    const waiting = queue.acquire('a', leaving);
+    leaving.abort();
+    await expect(waiting).rejects.toThrow(/cancelled while it waited for a connection/);
+    expect(queue.waiting).toBe(0);
+    const served = new OperationController();
+    const granted = queue.acquire('a', served);
+    expect(queue.waiting).toBe(1);
+    first();
+    const release = await granted;
+    // Aborted after its grant: it holds its slot (the caller releases it), and nothing is called twice.
+    served.abort();
+    expect(queue.waiting).toBe(0);
+    expect(leaving.signalMade || served.signalMade).toBe(false);
+    release();
+    expect(queue.tryAcquire('a')).toBeTypeOf('function');
+    // Aborted already: refused at once, never in line.
+    await expect(queue.acquire('a', leaving)).rejects.toThrow(/cancelled/);
+    expect(queue.waiting).toBe(0);
   });
 });
