@@ -360,6 +360,15 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(created).toBe(2);
     });
 
+    it('peeks at the value only while it is good (no promise per reader)', async () => {
+      const [value] = (await replicas(1)).map((s) => s.sharedValue<string>('graph-token'));
+      expect(value.peek()).toBeUndefined();
+      expect(await value.get(async () => ({ value: 'held', ttlMs: 300 }))).toBe('held');
+      expect(value.peek()).toBe('held');
+      await sleep(400);
+      expect(value.peek()).toBeUndefined();
+    });
+
     it('hands a failed creation to its callers and tries again on the next call', async () => {
       const [value] = (await replicas(1)).map((s) => s.sharedValue<string>('graph-token'));
       await expect(value.get(() => Promise.reject(new Error('AADSTS7000215')))).rejects.toThrow('AADSTS7000215');
