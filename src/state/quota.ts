@@ -27,6 +27,11 @@ export interface DailyQuota {
    * claims them in the same step that counts what remains.
    */
   remaining(enough?: number): Promise<number>;
+  /**
+   * `remaining(enough)` when this replica can answer it without a round trip (in process always; with Redis when the
+   * slice it holds covers `enough`), else undefined: a caller that then calls `remaining` makes no promise per check.
+   */
+  remainingHere(enough: number): number | undefined;
   /** Seconds until the quota starts afresh (00:00 UTC). */
   secondsUntilReset(): number;
 }
@@ -105,6 +110,10 @@ export class MemoryDailyQuota implements DailyQuota {
 
   remaining(_enough?: number): Promise<number> {
     return Promise.resolve(this.left());
+  }
+
+  remainingHere(_enough: number): number {
+    return this.left();
   }
 
   secondsUntilReset(): number {
@@ -289,6 +298,11 @@ export class RedisDailyQuota implements DailyQuota {
     } catch {
       this.fallback.used('quota');
     }
+  }
+
+  remainingHere(enough: number): number | undefined {
+    const book = this.today();
+    return book.claimed - book.spent < enough ? undefined : this.changed();
   }
 
   async remaining(enough?: number): Promise<number> {

@@ -38,7 +38,7 @@ const backends: Array<{ name: string; replicas: (n: number) => Promise<SharedSta
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.each(backends)('shared state ($name)', ({ replicas }) => {
+describe.each(backends)('shared state ($name)', ({ name, replicas }) => {
   describe('daily quota', () => {
     it('grants exactly the limit when 3 replicas race 30 reservations against a limit of 10', async () => {
       const quotas = (await replicas(3)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
@@ -61,6 +61,17 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await b.remaining(3)).toBe(2);
       expect(await a.reserve(2)).toEqual({ granted: true, remaining: 0 });
       expect(await b.remaining(1)).toBe(0);
+    });
+
+    it('answers what remains without a round trip only when this replica can, and then as `remaining` does', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 5 }));
+      expect(await a.reserve(3)).toEqual({ granted: true, remaining: 2 });
+      // In process the counter answers; with Redis this replica holds no slice yet: it must ask.
+      expect(b.remainingHere(2)).toBe(name === 'redis' ? undefined : 2);
+      expect(await b.remaining(2)).toBe(2);
+      expect(b.remainingHere(2)).toBe(2);
+      // More than its slice covers: Redis asks again, never answering from the slice alone.
+      expect(b.remainingHere(3)).toBe(name === 'redis' ? undefined : 2);
     });
 
     it('counts retries beyond the reservation, and an upstream "limit reached" exhausts the day for every replica', async () => {
