@@ -74,6 +74,19 @@ describe.each(backends)('shared state ($name)', ({ name, replicas }) => {
       expect(b.remainingHere(3)).toBe(name === 'redis' ? undefined : 2);
     });
 
+    it('reserves without a round trip only from what this replica holds, and takes nothing when it cannot', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 4 }));
+      // With Redis nothing is held before a claim: undefined, nothing taken.
+      if (name === 'redis') expect(a.reserveHere(1)).toBeUndefined();
+      expect(await a.reserve(2)).toEqual({ granted: true, remaining: 2 });
+      expect(await b.reserve(1)).toEqual({ granted: true, remaining: 1 });
+      // Taken from the slice (or the counter) at once; the last unit is b's in Redis, so a cannot take it alone.
+      expect(b.reserveHere(1)).toEqual(name === 'redis' ? undefined : { granted: true, remaining: 0 });
+      if (name === 'redis') expect(await b.reserve(1)).toEqual({ granted: true, remaining: 0 });
+      expect(a.reserveHere(1)).toEqual(name === 'redis' ? undefined : { granted: false, remaining: 0 });
+      expect(await a.reserve(1)).toEqual({ granted: false, remaining: 0 });
+    });
+
     it('counts retries beyond the reservation, and an upstream "limit reached" exhausts the day for every replica', async () => {
       const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
       await a.reserve();
