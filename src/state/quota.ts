@@ -17,6 +17,11 @@ export interface DailyQuota {
   readonly limit: number;
   /** Takes `n` units atomically when that many remain; nothing is taken otherwise. */
   reserve(n?: number): Promise<QuotaReservation>;
+  /**
+   * `reserve(n)` decided without a round trip when this replica can (in process always; with Redis when the slice it
+   * holds covers `n`), else undefined and nothing taken: then `reserve`. No promise per request sent.
+   */
+  reserveHere(n?: number): QuotaReservation | undefined;
   /** Counts requests sent beyond the units reserved (retries), so the count stays true. */
   add(n: number): Promise<void>;
   /** The upstream said its limit is reached: nothing more until the next UTC day. */
@@ -27,6 +32,11 @@ export interface DailyQuota {
    * claims them in the same step that counts what remains.
    */
   remaining(enough?: number): Promise<number>;
+  /**
+   * `remaining(enough)` when this replica can answer it without a round trip (in process always; with Redis when the
+   * slice it holds covers `enough`), else undefined: a caller that then calls `remaining` makes no promise per check.
+   */
+  remainingHere(enough: number): number | undefined;
   /** Seconds until the quota starts afresh (00:00 UTC). */
   secondsUntilReset(): number;
 }
@@ -83,10 +93,14 @@ export class MemoryDailyQuota implements DailyQuota {
   }
 
   reserve(n = 1): Promise<QuotaReservation> {
-    if (this.left() < n) return Promise.resolve({ granted: false, remaining: this.left() });
+    return Promise.resolve(this.reserveHere(n));
+  }
+
+  reserveHere(n = 1): QuotaReservation {
+    if (this.left() < n) return { granted: false, remaining: this.left() };
     this.used += n;
     this.onChange(this.left());
-    return Promise.resolve({ granted: true, remaining: this.left() });
+    return { granted: true, remaining: this.left() };
   }
 
   add(n: number): Promise<void> {
@@ -105,6 +119,10 @@ export class MemoryDailyQuota implements DailyQuota {
 
   remaining(_enough?: number): Promise<number> {
     return Promise.resolve(this.left());
+  }
+
+  remainingHere(_enough: number): number {
+    return this.left();
   }
 
   secondsUntilReset(): number {
@@ -252,6 +270,13 @@ export class RedisDailyQuota implements DailyQuota {
     });
   }
 
+  reserveHere(n = 1): QuotaReservation | undefined {
+    const book = this.today();
+    if (book.claimed - book.spent < n) return undefined;
+    book.spent += n;
+    return { granted: true, remaining: this.changed() };
+  }
+
   async reserve(n = 1): Promise<QuotaReservation> {
     this.wanted += n;
     try {
@@ -289,6 +314,11 @@ export class RedisDailyQuota implements DailyQuota {
     } catch {
       this.fallback.used('quota');
     }
+  }
+
+  remainingHere(enough: number): number | undefined {
+    const book = this.today();
+    return book.claimed - book.spent < enough ? undefined : this.changed();
   }
 
   async remaining(enough?: number): Promise<number> {

@@ -16,6 +16,8 @@ export interface Expiring<T> {
 export interface SharedValue<T> {
   /** The current value; `create` makes one when there is none (its errors reach every caller waiting on it). */
   get(create: () => Promise<Expiring<T>>): Promise<T>;
+  /** The value this process holds while it is good, else undefined: `get` without a promise when nothing is made. */
+  peek(): T | undefined;
 }
 
 interface Held<T> {
@@ -36,6 +38,10 @@ export class MemorySharedValue<T> implements SharedValue<T> {
       this.pending = undefined;
     });
     return this.pending;
+  }
+
+  peek(): T | undefined {
+    return this.held && this.now() < this.held.until ? this.held.value : undefined;
   }
 
   protected async obtain(create: () => Promise<Expiring<T>>): Promise<T> {

@@ -53,8 +53,14 @@ export class GatewayCredentials {
 
   /** Throws the refusal of `upstream` while its window runs; the caller then sends nothing. */
   assertUsable(upstream: string): void {
+    const refusal = this.refusal(upstream);
+    if (refusal) throw refusal;
+  }
+
+  /** The refusal of `upstream` while its window runs, else undefined. */
+  refusal(upstream: string): GatewayError | undefined {
     const r = this.rejections.get(upstream);
-    if (r && this.now() < r.until) throw r.error;
+    return r && this.now() < r.until ? r.error : undefined;
   }
 
   /**

@@ -38,7 +38,7 @@ const backends: Array<{ name: string; replicas: (n: number) => Promise<SharedSta
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.each(backends)('shared state ($name)', ({ replicas }) => {
+describe.each(backends)('shared state ($name)', ({ name, replicas }) => {
   describe('daily quota', () => {
     it('grants exactly the limit when 3 replicas race 30 reservations against a limit of 10', async () => {
       const quotas = (await replicas(3)).map((s) => s.dailyQuota('omdb', { limit: 10 }));
@@ -61,6 +61,30 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await b.remaining(3)).toBe(2);
       expect(await a.reserve(2)).toEqual({ granted: true, remaining: 0 });
       expect(await b.remaining(1)).toBe(0);
+    });
+
+    it('answers what remains without a round trip only when this replica can, and then as `remaining` does', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 5 }));
+      expect(await a.reserve(3)).toEqual({ granted: true, remaining: 2 });
+      // In process the counter answers; with Redis this replica holds no slice yet: it must ask.
+      expect(b.remainingHere(2)).toBe(name === 'redis' ? undefined : 2);
+      expect(await b.remaining(2)).toBe(2);
+      expect(b.remainingHere(2)).toBe(2);
+      // More than its slice covers: Redis asks again, never answering from the slice alone.
+      expect(b.remainingHere(3)).toBe(name === 'redis' ? undefined : 2);
+    });
+
+    it('reserves without a round trip only from what this replica holds, and takes nothing when it cannot', async () => {
+      const [a, b] = (await replicas(2)).map((s) => s.dailyQuota('omdb', { limit: 4 }));
+      // With Redis nothing is held before a claim: undefined, nothing taken.
+      if (name === 'redis') expect(a.reserveHere(1)).toBeUndefined();
+      expect(await a.reserve(2)).toEqual({ granted: true, remaining: 2 });
+      expect(await b.reserve(1)).toEqual({ granted: true, remaining: 1 });
+      // Taken from the slice (or the counter) at once; the last unit is b's in Redis, so a cannot take it alone.
+      expect(b.reserveHere(1)).toEqual(name === 'redis' ? undefined : { granted: true, remaining: 0 });
+      if (name === 'redis') expect(await b.reserve(1)).toEqual({ granted: true, remaining: 0 });
+      expect(a.reserveHere(1)).toEqual(name === 'redis' ? undefined : { granted: false, remaining: 0 });
+      expect(await a.reserve(1)).toEqual({ granted: false, remaining: 0 });
     });
 
     it('counts retries beyond the reservation, and an upstream "limit reached" exhausts the day for every replica', async () => {
@@ -358,6 +382,15 @@ describe.each(backends)('shared state ($name)', ({ replicas }) => {
       expect(await values[2].get(create)).toBe('token-2');
       expect(await values[0].get(create)).toBe('token-2');
       expect(created).toBe(2);
+    });
+
+    it('peeks at the value only while it is good (no promise per reader)', async () => {
+      const [value] = (await replicas(1)).map((s) => s.sharedValue<string>('graph-token'));
+      expect(value.peek()).toBeUndefined();
+      expect(await value.get(async () => ({ value: 'held', ttlMs: 300 }))).toBe('held');
+      expect(value.peek()).toBe('held');
+      await sleep(400);
+      expect(value.peek()).toBeUndefined();
     });
 
     it('hands a failed creation to its callers and tries again on the next call', async () => {

@@ -67,6 +67,12 @@ export function decideOmdbQuota(
   const estimate = needed ?? estimateOmdbRequests(info, client);
   // Answered from the cache alone: nothing to check (and, with Redis, no round trip).
   if (estimate === 0) return undefined;
+  // Enough remains by what this replica holds (in process, the counter itself): decided without a promise.
+  const remaining = client.quota.remainingHere(estimate);
+  if (remaining !== undefined && estimate <= remaining) {
+    setOperationValue(ctx, DECISION, { refused: 0, remaining });
+    return undefined;
+  }
   return decide(ctx, info, client, estimate).then((decision) => setOperationValue(ctx, DECISION, decision));
 }
 

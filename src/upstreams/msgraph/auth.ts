@@ -37,6 +37,11 @@ export class ApplicationToken {
     return this.token.get(() => this.request(requestId));
   }
 
+  /** The token held while it is good and the credentials are not refused, else undefined (then `authorization`). */
+  current(): string | undefined {
+    return this.credentials.refusal(UPSTREAM) ? undefined : this.token.peek();
+  }
+
   private async request(requestId: string | undefined): Promise<Expiring<string>> {
     const { authorityUrl, tenantId, clientId, clientSecret } = this.config;
     const form = new URLSearchParams({

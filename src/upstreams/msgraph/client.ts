@@ -102,6 +102,10 @@ export class GraphClient {
     const application = this.config.mode === 'live' && this.appToken;
     // The caller's own header is at hand: no promise for it (one fewer per upstream request).
     if (!application && callerAuthorization) return callerAuthorization;
+    // The token already held and already known as the gateway's own: no async call, token read or promise per
+    // operation (four promises of a Graph lookup's forty).
+    const held = this.appToken?.current();
+    if (held !== undefined && held === this.ownAuthorizations[0]) return held;
     return this.ownAuthorization(requestId);
   }
 

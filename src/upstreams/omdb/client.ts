@@ -154,7 +154,8 @@ export class OmdbClient {
     const { apiKey, baseUrl, redact } = this.options;
     if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
-    const reservation = await this.quota.reserve();
+    // Taken here when this replica can (no promise per request), else asked for.
+    const reservation = this.quota.reserveHere() ?? (await this.quota.reserve());
     if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
     const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is

@@ -120,6 +120,10 @@ describe('Graph refusing a token', () => {
     expectRejected(own.body.errors, 'graph');
     expect(own.body.errors![0].extensions).toMatchObject({ status: 401, upstreamCode: 'InvalidAuthenticationToken' });
     expect(own.body.errors![0].message).toContain("Microsoft Graph refused the gateway's own token");
+    // The token is still held (read without a promise): the next operation sends it again and gets its data.
+    const sent = requests('graph').length;
+    expect((await t.query(HEALTH)).body.errors).toBeUndefined();
+    expect(requests('graph')).toHaveLength(sent + 1);
     // A caller's delegated token refused: theirs to fix.
     const delegated = await startTestGateway({ GRAPH_BASE_URL: live.baseUrls.graph });
     try {
