@@ -93,8 +93,11 @@ export async function executeIncremental(
   args: ExecutionArgs,
   signal: AbortSignal,
 ): Promise<ExecutionResult | AsyncGenerator<IncrementalPayload, void, void>> {
-  const { execute: executeIncrementally, flattenIncrementalResults, isIncrementalResults } =
-    await (incrementalExecutor ??= import('@graphql-tools/executor'));
+  const {
+    execute: executeIncrementally,
+    flattenIncrementalResults,
+    isIncrementalResults,
+  } = await (incrementalExecutor ??= import('@graphql-tools/executor'));
   const result = await executeIncrementally({ ...args, variableValues: args.variableValues ?? undefined });
   if (!isIncrementalResults(result)) return result as ExecutionResult;
   return endedBy(flattenIncrementalResults(result) as AsyncGenerator<IncrementalPayload, void, void>, signal);
