@@ -11,7 +11,11 @@ const seedOnce = (): Seed => (shared ??= deepFreeze(buildSeed()));
 
 function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  if (value instanceof Map) for (const [k, v] of value) (deepFreeze(k), deepFreeze(v));
+  if (value instanceof Map)
+    for (const [k, v] of value) {
+      deepFreeze(k);
+      deepFreeze(v);
+    }
   for (const v of Object.values(value)) deepFreeze(v);
   return Object.freeze(value);
 }
