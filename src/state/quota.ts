@@ -281,11 +281,8 @@ export class RedisDailyQuota implements DailyQuota {
     this.wanted += n;
     try {
       for (let attempts = 0; ; attempts++) {
-        const book = this.today();
-        if (book.claimed - book.spent >= n) {
-          book.spent += n;
-          return { granted: true, remaining: this.changed() };
-        }
+        const here = this.reserveHere(n);
+        if (here) return here;
         // A claim refused, or Redis failing, leaves this replica with what it holds: not enough.
         if (attempts >= 5 || !(await this.claim())) return { granted: false, remaining: this.changed() };
       }
@@ -323,10 +320,11 @@ export class RedisDailyQuota implements DailyQuota {
 
   async remaining(enough?: number): Promise<number> {
     if (enough !== undefined) {
-      const book = this.today();
       // This replica's own slice covers it: whatever the others hold, at least that much remains, so no round trip.
       // Else the units are claimed now, in the step that reads the books, so the reservations after it find them held.
-      if (book.claimed - book.spent < enough) await this.claim(enough);
+      const here = this.remainingHere(enough);
+      if (here !== undefined) return here;
+      await this.claim(enough);
       return this.changed();
     }
     try {
