@@ -163,3 +163,18 @@ export const chatUpstreamBody = (maxTokens: number) => ({
   max_tokens: maxTokens,
   messages: [{ role: 'user', content: 'Tell me a story about a gateway.' }],
 });
+
+/**
+ * The sandbox identity platform's client-credentials request for a Graph application token (POST it), as the
+ * gateway's own login sends it: the floor, naive Apollo and the direct baseline all present such a token.
+ */
+export const sandboxTokenRequest = (origin: string) => ({
+  url: `${origin}/login/sandbox/oauth2/v2.0/token`,
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: 'sandbox',
+    client_secret: 'sandbox',
+    scope: 'https://graph.microsoft.com/.default',
+  }).toString(),
+});

@@ -1,12 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
-import { healthRestFor, singleHealthRest, singleTitleRest, titleRestFor } from '../operations.js';
+import { healthRestFor, sandboxTokenRequest, singleHealthRest, singleTitleRest, titleRestFor } from '../operations.js';
 import { attachStreamRelay } from './streamRelay.js';
 
 /**
  * The floor: the least any Node proxy pays for the throughput scenario's operations. A bare node:http server and an
  * undici Agent, no GraphQL: it reads and parses the JSON request body, sends the very upstream GET the gateway sends
- * (`singleHealthRest` / `singleTitleRest`, with the same headers), parses the answer and writes the same response
+ * (`singleHealthRest` / `singleTitleRest`, with the same headers: for Graph an application token it got by client
+ * credentials at start, as the gateway and naive Apollo do, not the sandbox's shortcut token that no real Graph
+ * accepts and the sandbox checks for less), parses the answer and writes the same response
  * body the gateway writes for `singleHealthQuery` / `singleTitleQuery`. POST /health and POST /title; POST
  * /health-by-id and /title-by-id take the id from the request's variables (`id` / `imdbId`), as `healthByIdQuery` and
  * `titleByIdQuery` do. The WebSocket on /graphql is the streaming floor (streamRelay.ts).
@@ -22,7 +24,24 @@ const minutes = (s: unknown) => (typeof s === 'string' && /^\d+/.test(s) ? Numbe
 const na = (s: unknown) => (s === 'N/A' || s === undefined ? null : s);
 
 type Variables = Record<string, unknown> | undefined;
-const healthHeaders = { authorization: 'Bearer sandbox', accept: 'application/json' };
+const healthHeaders = { authorization: '', accept: 'application/json' };
+
+/**
+ * The Graph application token, by client credentials from the sandbox's identity platform (as the gateway gets its
+ * own), renewed before it expires: the floor runs through a whole benchmark.
+ */
+async function renewToken(): Promise<void> {
+  const login = sandboxTokenRequest(sandboxOrigin);
+  const res = await request(login.url, { method: 'POST', headers: login.headers, body: login.body, dispatcher });
+  const token = (await res.body.json()) as { access_token?: string; expires_in?: number };
+  if (res.statusCode !== 200 || !token.access_token) throw new Error(`floor: no Graph token (${res.statusCode})`);
+  healthHeaders.authorization = `Bearer ${token.access_token}`;
+  // A renewal that fails keeps the token it has and tries again shortly.
+  const renew = (): void => {
+    renewToken().catch(() => setTimeout(renew, 5_000).unref());
+  };
+  setTimeout(renew, Math.max(1, (token.expires_in ?? 3600) * 800)).unref();
+}
 const mapHealth = (b: Record<string, unknown>) => ({
   admin: {
     serviceAnnouncement: { healthOverview: { id: b.id, service: b.service, status: enumValue(String(b.status)) } },
@@ -88,6 +107,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 attachStreamRelay(server, sandboxOrigin);
+await renewToken();
 server.listen(port, '127.0.0.1', () => console.log(`floor proxy on http://127.0.0.1:${port}`));
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, listeningPort, root, spawnProc, waitReady, type Proc } from './proc.js';
 import { runtimeNode } from './runtimes.js';
+import { sandboxTokenRequest } from '../operations.js';
 
 /**
  * The V8 flags `npm start` (and the Dockerfile's CMD) run the gateway with, read from package.json so that the
@@ -68,6 +69,19 @@ export async function startSandboxProc(): Promise<SandboxProc> {
   // Benchmarks send far more than a day's real OMDb quota; chat limits are opened per scenario.
   await control('POST', 'config', { omdbDailyQuota: 1_000_000_000 });
   return { proc, origin, control };
+}
+
+/**
+ * A Graph application token from the sandbox's identity platform by client credentials, as the gateway, the floor and
+ * naive Apollo get theirs: the direct baseline presents it too, so the sandbox checks the same token for all of them
+ * (its `Bearer sandbox` shortcut is a cheaper check no real Graph offers).
+ */
+export async function sandboxGraphToken(origin: string): Promise<string> {
+  const login = sandboxTokenRequest(origin);
+  const res = await fetch(login.url, { method: 'POST', headers: login.headers, body: login.body });
+  const token = (await res.json()) as { access_token?: string };
+  if (!res.ok || !token.access_token) throw new Error(`sandbox login: ${res.status}`);
+  return token.access_token;
 }
 
 /** Environment that points the gateway (or any client of it) at an external sandbox, every upstream "live". */

@@ -1,3 +1,4 @@
+import { sandboxTokenRequest } from '../operations.js';
 /**
  * The naive baseline: resolvers as a first version usually looks. Every resolver fetches what it needs on its own:
  * no DataLoader, no `$select`/`$expand`, no `$batch`, no cache. A field the parent does not carry (a search item's
@@ -51,16 +52,10 @@ export function naiveResolvers(env: Env) {
   let token: Promise<string> | undefined;
 
   async function getToken(): Promise<string> {
-    token ??= fetch(`${env.sandboxOrigin}/login/sandbox/oauth2/v2.0/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: 'sandbox',
-        client_secret: 'sandbox',
-        scope: 'https://graph.microsoft.com/.default',
-      }),
-    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+    const login = sandboxTokenRequest(env.sandboxOrigin);
+    token ??= fetch(login.url, { method: 'POST', headers: login.headers, body: login.body }).then(
+      async (r) => ((await r.json()) as { access_token: string }).access_token,
+    );
     return token;
   }
 
