@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
 import type {
@@ -23,6 +22,7 @@ import {
   type ServiceHealthPlan,
 } from './planner.js';
 import { toQueryString } from './odata.js';
+import { BatchLoader } from '../batchLoader.js';
 
 /** One `healthOverview(id:)` occurrence: the id and what that occurrence selects. */
 export interface ServiceHealthKey {
@@ -57,10 +57,10 @@ export class EnterpriseSession {
   private readonly gets = new Map<string, Promise<GraphResult>>();
 
   private loaders: {
-    serviceHealth?: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
-    messages?: DataLoader<ItemKey, ServiceUpdateMessageModel | null, string>;
-    issues?: DataLoader<ItemKey, ServiceHealthIssueModel | null, string>;
-    pages?: DataLoader<string, GraphResult>;
+    serviceHealth?: BatchLoader<ServiceHealthKey, ServiceHealthModel | null, GraphResult>;
+    messages?: BatchLoader<ItemKey, ServiceUpdateMessageModel | null, GraphResult>;
+    issues?: BatchLoader<ItemKey, ServiceHealthIssueModel | null, GraphResult>;
+    pages?: BatchLoader<string, GraphResult>;
   } = {};
 
   constructor(private readonly ctx: GatewayContext) {
@@ -71,7 +71,7 @@ export class EnterpriseSession {
   // on every request that builds it.
 
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
-  get serviceHealth(): DataLoader<ServiceHealthKey, ServiceHealthModel | null, string> {
+  get serviceHealth(): BatchLoader<ServiceHealthKey, ServiceHealthModel | null, GraphResult> {
     return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
       select: (k) => k.plan.select,
       group: (k) => k.plan.expand?.key ?? '',
@@ -90,7 +90,7 @@ export class EnterpriseSession {
   }
 
   /** `message(id:)` lookups of the whole operation, batched the same way. */
-  get messages(): DataLoader<ItemKey, ServiceUpdateMessageModel | null, string> {
+  get messages(): BatchLoader<ItemKey, ServiceUpdateMessageModel | null, GraphResult> {
     return (this.loaders.messages ??= this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
       select: (k) => k.select,
       group: () => '',
@@ -100,7 +100,7 @@ export class EnterpriseSession {
   }
 
   /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
-  get issues(): DataLoader<ItemKey, ServiceHealthIssueModel | null, string> {
+  get issues(): BatchLoader<ItemKey, ServiceHealthIssueModel | null, GraphResult> {
     return (this.loaders.issues ??= this.itemLoader<ItemKey, ServiceHealthIssueModel>({
       select: (k) => k.select,
       group: () => '',
@@ -110,11 +110,15 @@ export class EnterpriseSession {
   }
 
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
-  get pages(): DataLoader<string, GraphResult> {
-    return (this.loaders.pages ??= new DataLoader(async (paths) => {
-      const call = this.call();
-      return this.client.getMany(paths, call instanceof Promise ? await call : call);
-    }));
+  get pages(): BatchLoader<string, GraphResult> {
+    return (this.loaders.pages ??= new BatchLoader<string, GraphResult>(
+      {
+        many: (paths) => this.withCall((call) => this.client.getMany(paths, call)),
+        one: (path) => this.withCall((call) => this.client.get(path, call)),
+        value: (result) => result,
+      },
+      (path) => path,
+    ));
   }
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
@@ -136,12 +140,17 @@ export class EnterpriseSession {
     return { authorization, signal: this.ctx.aborts, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
   }
 
+  /** `send` with the call's credentials: at once when they are at hand, else once they are resolved. */
+  private withCall<T>(send: (call: GraphCall) => Promise<T>): Promise<T> {
+    const call = this.call();
+    return call instanceof Promise ? call.then(send) : send(call);
+  }
+
   /** A GET, sent once per request however many fields ask for the same path. */
   get(path: string): Promise<GraphResult> {
     let pending = this.gets.get(path);
     if (!pending) {
-      const call = this.call();
-      pending = call instanceof Promise ? call.then((c) => this.client.get(path, c)) : this.client.get(path, call);
+      pending = this.withCall((call) => this.client.get(path, call));
       this.gets.set(path, pending);
     }
     return pending;
@@ -151,41 +160,43 @@ export class EnterpriseSession {
    * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
    * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
    */
-  private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): DataLoader<K, T | null, string> {
-    const load = async (keys: readonly K[]): Promise<Array<T | null | Error>> => {
-      // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
-      if (keys.length === 1) {
-        const key = keys[0];
-        const select = distinct(lookup.select(key));
-        const call = this.call();
-        const r = await this.client.get(lookup.path(key, select), call instanceof Promise ? await call : call);
-        return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
-      }
-      const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
-      keys.forEach((k, i) => {
-        const gk = `${k.id}\u0000${lookup.group(k)}`;
-        const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
-        lookup.select(k).forEach((s) => g.select.add(s));
-        g.indexes.push(i);
-        groups.set(gk, g);
-      });
-      const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
-      const call = this.call();
-      const results = await this.client.getMany(
-        list.map((g) => lookup.path(g.key, g.select)),
-        call instanceof Promise ? await call : call,
-      );
-      const out: Array<T | null | Error> = new Array(keys.length);
-      list.forEach((g, i) => {
-        const r = results[i];
-        const value = r.ok ? lookup.map(r.body, g.key, g.select) : r.status === 404 ? null : r.error;
-        for (const index of g.indexes) out[index] = value;
-      });
-      return out;
-    };
-    return new DataLoader(load, {
-      cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
-    });
+  private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): BatchLoader<K, T | null, GraphResult> {
+    const valueOf = (r: GraphResult, key: K, select: readonly string[]): T | null | Error =>
+      r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error;
+    return new BatchLoader<K, T | null, GraphResult>(
+      {
+        // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
+        one: (key) => {
+          const path = lookup.path(key, distinct(lookup.select(key)));
+          return this.withCall((call) => this.client.get(path, call));
+        },
+        value: (r, key) => valueOf(r, key, distinct(lookup.select(key))),
+        many: async (keys) => {
+          const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
+          keys.forEach((k, i) => {
+            const gk = `${k.id}\u0000${lookup.group(k)}`;
+            const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
+            lookup.select(k).forEach((s) => g.select.add(s));
+            g.indexes.push(i);
+            groups.set(gk, g);
+          });
+          const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
+          const results = await this.withCall((call) =>
+            this.client.getMany(
+              list.map((g) => lookup.path(g.key, g.select)),
+              call,
+            ),
+          );
+          const out: Array<T | null | Error> = new Array(keys.length);
+          list.forEach((g, i) => {
+            const value = valueOf(results[i], g.key, g.select);
+            for (const index of g.indexes) out[index] = value;
+          });
+          return out;
+        },
+      },
+      (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
+    );
   }
 }
 

@@ -1,35 +1,45 @@
 /**
- * Every OMDb answer a resolver needs goes through one per-request DataLoader (identical requests of one operation,
- * whatever their aliases, fragments or nesting, become one), then the shared client (in-flight coalescing across
- * operations, TTL cache and daily quota, both shared by the replicas with Redis).
+ * Every OMDb answer a resolver needs goes through one per-request batch loader (../batchLoader.ts: identical requests
+ * of one operation, whatever their aliases, fragments or nesting, become one), then the shared client (in-flight
+ * coalescing across operations, TTL cache and daily quota, both shared by the replicas with Redis).
  */
-import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
 import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
+import { BatchLoader } from '../batchLoader.js';
 import { takeOmdbRequest } from './allowance.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 
-const LOADER = new OperationKey<DataLoader<OmdbQuery, OmdbAnswer, string>>('OMDb loader');
+const LOADER = new OperationKey<BatchLoader<OmdbQuery, OmdbAnswer>>('OMDb loader');
 
-function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+const answered = (answer: OmdbAnswer): OmdbAnswer => answer;
+
+function omdbLoader(ctx: GatewayContext): BatchLoader<OmdbQuery, OmdbAnswer> {
   return perOperation(ctx, LOADER, (c) => {
     const client = c.services.clients.omdb;
-    // OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache within the
-    // operation's allowance (allowance.ts).
-    return new DataLoader<OmdbQuery, OmdbAnswer, string>(
-      (queries) =>
-        Promise.all(
-          queries.map(
-            (q) =>
-              (client.peek(q) ? undefined : takeOmdbRequest(c)) ??
-              client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+    // A request past the cache is taken from the operation's allowance first (allowance.ts): refused at its field
+    // when none is left.
+    const send = (q: OmdbQuery): Promise<OmdbAnswer> | Error =>
+      (client.peek(q) ? undefined : takeOmdbRequest(c)) ?? client.get(q, c);
+    // OMDb has no batch endpoint: a batch is distinct requests sent side by side; one that fails is its key's error.
+    return new BatchLoader<OmdbQuery, OmdbAnswer>(
+      {
+        many: (queries) =>
+          Promise.all(
+            queries.map((q) => {
+              const sent = send(q);
+              return sent instanceof Error ? sent : sent.catch(asError);
+            }),
           ),
-        ),
-      { cacheKeyFn: omdbQueryKey },
+        one: send,
+        value: answered,
+        failed: asError,
+      },
+      omdbQueryKey,
     );
   });
 }
@@ -47,16 +57,28 @@ export function recordOf(json: OmdbTitleJson): TitleRecord {
   return (holder[RECORD] ??= toTitleRecord(json));
 }
 
+type TitleQuery = Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>;
+
 /** A title by ID or name; null when OMDb knows none. */
-export function lookupTitle(
-  ctx: GatewayContext,
-  query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>,
-): Promise<TitleRecord | null> {
+export function lookupTitle(ctx: GatewayContext, query: TitleQuery): Promise<TitleRecord | null> {
   return omdbLoader(ctx).load(query).then(titleRecord);
 }
 
 const titleRecord = (answer: OmdbAnswer): TitleRecord | null =>
   answer.kind === 'title' ? recordOf(answer.title) : null;
+
+/** A title as a field answers it: what it knows is its whole record. */
+export const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
+
+/** {@link lookupTitle} as the field's value: one reaction on the loader's promise, not a second on the record's. */
+export function lookupTitleRef(ctx: GatewayContext, query: TitleQuery): Promise<TitleRef | null> {
+  return omdbLoader(ctx).load(query).then(titleRef);
+}
+
+const titleRef = (answer: OmdbAnswer): TitleRef | null => {
+  const record = titleRecord(answer);
+  return record && asRef(record);
+};
 
 /** The whole record behind a partial title (search hit, season episode, series of an episode); short plot. */
 export async function titleDetails(ctx: GatewayContext, ref: TitleRef): Promise<TitleRecord> {

@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../context/request.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
-import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
+import { asRef, lookupTitle, lookupTitleRef, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';
 import { SEARCH_PAGE_SIZE } from './estimate.js';
 import { refuseIfOverQuota } from './quota.js';
@@ -24,9 +24,6 @@ const field =
   (ref: TitleRef, _args: unknown, ctx: GatewayContext) =>
     known(ref, key, ctx);
 
-const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
-const refOf = (record: TitleRecord | null): TitleRef | null => record && asRef(record);
-
 /** Arguments are checked first (bad input costs no request), then the quota decision made before execution. */
 function admit<T>(ctx: GatewayContext, parse: () => T): T {
   const parsed = parse();
@@ -37,10 +34,10 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 export const titleResolvers: Resolvers = {
   Query: {
     title(_root, args, ctx) {
-      return lookupTitle(
+      return lookupTitleRef(
         ctx,
         admit(ctx, () => titleQuery(args)),
-      ).then(refOf);
+      );
     },
     async searchTitles(_root, args, ctx) {
       return searchPage(
