@@ -11,61 +11,79 @@
  * the same key asked later is asked again, while a key whose own answer is an error keeps it.
  */
 
-/** How a {@link BatchLoader}'s keys reach their upstream. */
-export interface BatchLookup<K, V, A> {
-  /**
-   * A batch of several keys: a value, or an Error (that key's failure, kept), for each key in order. A rejection
-   * fails every key of the batch, none kept.
-   */
-  many(keys: readonly K[]): Promise<ReadonlyArray<V | Error>>;
-  /**
-   * A batch of one key: its upstream call, whose answer {@link value} reads; or an Error, that key's failure without
-   * a call. A rejection fails the key, not kept (as `many`'s), unless {@link failed} makes it the key's own.
-   */
-  one(key: K): Promise<A> | Error;
-  /** The key's value from `one`'s answer; an Error, returned or thrown, is the key's failure, kept. */
-  value(answer: A, key: K): V | Error;
-  /** A rejection of `one` as that key's own failure, kept (as `many` reports an item that failed). */
-  failed?(error: unknown): Error;
-}
-
 type Settle = (value: unknown) => void;
 
 /** The loads of one batch window: its new keys and their promises' settlers, and the keys it found cached. */
 class Batch<K> {
-  readonly keys: K[] = [];
+  /** Made with its first key, at its size: most batches hold one. */
+  keys: K[] | undefined = undefined;
   /** Each new key's resolve and reject, in turn. */
-  readonly settlers: Settle[] = [];
+  settlers: Settle[] | undefined = undefined;
   /** A key found cached: the resolve of the promise handed out, then the cached promise. */
-  hits: unknown[] | undefined;
+  hits: unknown[] | undefined = undefined;
+
+  constructor(readonly loader: BatchLoader<K, unknown, unknown>) {}
+
+  add(key: K, resolve: Settle, reject: Settle): void {
+    if (this.keys) {
+      this.keys.push(key);
+      this.settlers!.push(resolve, reject);
+    } else {
+      this.keys = [key];
+      this.settlers = [resolve, reject];
+    }
+  }
 }
 
-export class BatchLoader<K, V, A = V> {
-  private cache: Map<string, Promise<V>> | undefined;
-  private batch: Batch<K> | undefined;
+/**
+ * One kind of lookup of one operation, batched: a subclass says how keys reach their upstream (`many`, `one` and
+ * `value`) and which keys are one (`key`). Methods rather than closures: an operation makes its loaders afresh.
+ */
+export abstract class BatchLoader<K, V, A = V> {
+  /** The first key asked and its promise: a Map only once a second key is asked. */
+  private firstKey: string | undefined = undefined;
+  private first: Promise<V> | undefined = undefined;
+  private cache: Map<string, Promise<V>> | undefined = undefined;
+  private batch: Batch<K> | undefined = undefined;
 
-  constructor(
-    private readonly lookup: BatchLookup<K, V, A>,
-    /** Keys of one string are one load (DataLoader's `cacheKeyFn`). */
-    private readonly cacheKey: (key: K) => string,
-  ) {}
+  /** Keys of one string are one load (DataLoader's `cacheKeyFn`). */
+  protected abstract key(key: K): string;
+
+  /**
+   * A batch of several keys: a value, or an Error (that key's failure, kept), for each key in order. A rejection
+   * fails every key of the batch, none kept.
+   */
+  protected abstract many(keys: readonly K[]): Promise<ReadonlyArray<V | Error>>;
+
+  /**
+   * A batch of one key: its upstream call, whose answer {@link value} reads; or an Error, that key's failure without
+   * a call. A rejection fails the key, not kept (as `many`'s), unless {@link failed} makes it the key's own.
+   */
+  protected abstract one(key: K): Promise<A> | Error;
+
+  /** The key's value from `one`'s answer; an Error, returned or thrown, is the key's failure, kept. */
+  protected abstract value(answer: A, key: K): V | Error;
+
+  /** A rejection of `one` as that key's own failure, kept (as `many` reports an item that failed); undefined: not. */
+  protected failed(_error: unknown): Error | undefined {
+    return undefined;
+  }
 
   /** The key's value, loaded with every other key asked for in the same batch window. */
   load(key: K): Promise<V> {
     const batch = this.current();
-    const cacheKey = this.cacheKey(key);
-    const cache = (this.cache ??= new Map());
-    const cached = cache.get(cacheKey);
+    const cacheKey = this.key(key);
+    const cached = cacheKey === this.firstKey ? this.first : this.cache?.get(cacheKey);
     if (cached) {
       return new Promise<V>((resolve) => {
         (batch.hits ??= []).push(resolve, cached);
       });
     }
-    batch.keys.push(key);
-    const promise = new Promise<V>((resolve, reject) => {
-      batch.settlers.push(resolve as Settle, reject);
-    });
-    cache.set(cacheKey, promise);
+    const promise = new Promise<V>((resolve, reject) => batch.add(key, resolve as Settle, reject));
+    if (this.first === undefined) {
+      this.firstKey = cacheKey;
+      this.first = promise;
+    } else (this.cache ??= new Map()).set(cacheKey, promise);
     return promise;
   }
 
@@ -73,27 +91,27 @@ export class BatchLoader<K, V, A = V> {
   private current(): Batch<K> {
     let batch = this.batch;
     if (!batch) {
-      const opened = (batch = this.batch = new Batch<K>());
-      afterPromiseJobs(() => this.dispatch(opened));
+      batch = this.batch = new Batch<K>(this);
+      afterPromiseJobs(batch);
     }
     return batch;
   }
 
-  private dispatch(batch: Batch<K>): void {
+  /** @internal Sends a batch whose window closed (afterPromiseJobs). */
+  dispatch(batch: Batch<K>): void {
     // Loads made while this batch is sent (by `one` or `many` themselves) open the next one.
-    this.batch = undefined;
+    if (this.batch === batch) this.batch = undefined;
     const { keys } = batch;
-    if (keys.length === 0) resolveHits(batch);
+    if (!keys) resolveHits(batch);
     else if (keys.length === 1) this.dispatchOne(batch, keys[0]);
-    else this.dispatchMany(batch);
+    else this.dispatchMany(batch, keys);
   }
 
   private dispatchOne(batch: Batch<K>, key: K): void {
-    const [resolve, reject] = batch.settlers;
-    const { lookup } = this;
+    const [resolve, reject] = batch.settlers!;
     let answer: Promise<A> | Error;
     try {
-      answer = lookup.one(key);
+      answer = this.one(key);
     } catch (error) {
       return this.fail(batch, error);
     }
@@ -106,7 +124,7 @@ export class BatchLoader<K, V, A = V> {
         resolveHits(batch);
         let value: V | Error;
         try {
-          value = lookup.value(a, key);
+          value = this.value(a, key);
         } catch (error) {
           value = error instanceof Error ? error : new Error(String(error));
         }
@@ -114,32 +132,33 @@ export class BatchLoader<K, V, A = V> {
         else resolve(value);
       },
       (error: unknown) => {
-        if (!lookup.failed) return this.fail(batch, error);
+        const own = this.failed(error);
+        if (!own) return this.fail(batch, error);
         resolveHits(batch);
-        reject(lookup.failed(error));
+        reject(own);
       },
     );
   }
 
-  private dispatchMany(batch: Batch<K>): void {
+  private dispatchMany(batch: Batch<K>, keys: K[]): void {
     let values: Promise<ReadonlyArray<V | Error>>;
     try {
-      values = this.lookup.many(batch.keys);
+      values = this.many(keys);
     } catch (error) {
       return this.fail(batch, error);
     }
     void values.then(
       (list) => {
-        if (list.length !== batch.keys.length) {
+        if (list.length !== keys.length) {
           return this.fail(
             batch,
             new TypeError(
-              `A batch of ${batch.keys.length} keys was answered with ${list.length} values: many() must answer each key, in order.`,
+              `A batch of ${keys.length} keys was answered with ${list.length} values: many() must answer each key, in order.`,
             ),
           );
         }
         resolveHits(batch);
-        const { settlers } = batch;
+        const settlers = batch.settlers!;
         for (let i = 0; i < list.length; i++) {
           const value = list[i];
           if (value instanceof Error) settlers[2 * i + 1](value);
@@ -153,9 +172,12 @@ export class BatchLoader<K, V, A = V> {
   /** The batch's call failed: every new key fails with it and is forgotten, so that a later load asks again. */
   private fail(batch: Batch<K>, error: unknown): void {
     resolveHits(batch);
-    const { keys, settlers } = batch;
+    const keys = batch.keys ?? [];
+    const settlers = batch.settlers!;
     for (let i = 0; i < keys.length; i++) {
-      this.cache?.delete(this.cacheKey(keys[i]));
+      const cacheKey = this.key(keys[i]);
+      if (cacheKey === this.firstKey) this.firstKey = this.first = undefined;
+      else this.cache?.delete(cacheKey);
       settlers[2 * i + 1](error);
     }
   }
@@ -170,10 +192,14 @@ function resolveHits(batch: Batch<unknown>): void {
 
 const resolved = Promise.resolve();
 
+function dispatch(batch: Batch<unknown>): void {
+  batch.loader.dispatch(batch);
+}
+
 /**
  * DataLoader's batch window: a `process.nextTick` queued from a promise job runs after every promise job queued before
  * it, however long their chains, so loads made anywhere in the current run of resolvers join the batch.
  */
-function afterPromiseJobs(dispatch: () => void): void {
-  void resolved.then(() => process.nextTick(dispatch));
+function afterPromiseJobs(batch: Batch<unknown>): void {
+  void resolved.then(() => process.nextTick(dispatch, batch));
 }

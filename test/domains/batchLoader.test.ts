@@ -3,26 +3,57 @@ import { setImmediate as afterIo } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { BatchLoader } from '../../src/domains/batchLoader.js';
 
-/** A lookup that records each batch it is sent (a batch of one as `one`), answering `key!` (or an Error for `bad`). */
+/** A loader whose keys are strings, one whatever their case, and whose upstream is a few functions. */
+class TestLoader<A> extends BatchLoader<string, string, A> {
+  constructor(
+    private readonly upstream: {
+      many(keys: readonly string[]): Promise<ReadonlyArray<string | Error>>;
+      one(key: string): Promise<A> | Error;
+      value(answer: A): string | Error;
+      failed?(error: unknown): Error;
+    },
+  ) {
+    super();
+  }
+
+  protected key(key: string): string {
+    return key.toLowerCase();
+  }
+
+  protected many(keys: readonly string[]) {
+    return this.upstream.many(keys);
+  }
+
+  protected one(key: string) {
+    return this.upstream.one(key);
+  }
+
+  protected value(answer: A) {
+    return this.upstream.value(answer);
+  }
+
+  protected override failed(error: unknown) {
+    return this.upstream.failed?.(error);
+  }
+}
+
+/** A loader that records each batch it is sent (a batch of one as `one`), answering `key!` (or an Error for `bad`). */
 function recording(options: { failOne?: boolean; failMany?: boolean; keepFailures?: boolean } = {}) {
   const batches: string[][] = [];
   const answer = (key: string): string | Error => (key === 'bad' ? new Error(`no ${key}`) : `${key}!`);
-  const loader = new BatchLoader<string, string, string | Error>(
-    {
-      many: async (keys) => {
-        batches.push([...keys]);
-        if (options.failMany) throw new Error('the batch failed');
-        return keys.map(answer);
-      },
-      one: (key) => {
-        batches.push([key]);
-        return options.failOne ? Promise.reject(new Error('the call failed')) : Promise.resolve(answer(key));
-      },
-      value: (a) => a,
-      failed: options.keepFailures ? (error) => error as Error : undefined,
+  const loader = new TestLoader<string | Error>({
+    many: async (keys) => {
+      batches.push([...keys]);
+      if (options.failMany) throw new Error('the batch failed');
+      return keys.map(answer);
     },
-    (key) => key.toLowerCase(),
-  );
+    one: (key) => {
+      batches.push([key]);
+      return options.failOne ? Promise.reject(new Error('the call failed')) : Promise.resolve(answer(key));
+    },
+    value: (a) => a,
+    failed: options.keepFailures ? (error) => error as Error : undefined,
+  });
   return { loader, batches };
 }
 
@@ -124,25 +155,19 @@ describe('BatchLoader', () => {
   });
 
   it('fails a key at once when one() refuses it without a call, and a value that is an Error', async () => {
-    const loader = new BatchLoader<string, string, string>(
-      {
-        many: async (keys) => keys.map(() => 'never'),
-        one: (key) => (key === 'refused' ? new Error('not allowed') : Promise.resolve('thrown')),
-        value: () => {
-          throw new Error('unreadable');
-        },
+    const loader = new TestLoader<string>({
+      many: async (keys) => keys.map(() => 'never'),
+      one: (key) => (key === 'refused' ? new Error('not allowed') : Promise.resolve('thrown')),
+      value: () => {
+        throw new Error('unreadable');
       },
-      (key) => key,
-    );
+    });
     await expect(loader.load('refused')).rejects.toThrow('not allowed');
     await expect(loader.load('other')).rejects.toThrow('unreadable');
   });
 
   it('refuses an answer of the wrong length, naming both counts', async () => {
-    const loader = new BatchLoader<string, string, string>(
-      { many: async () => ['only one'], one: async (key) => key, value: (a) => a },
-      (key) => key,
-    );
+    const loader = new TestLoader<string>({ many: async () => ['only one'], one: async (key) => key, value: (a) => a });
     await expect(Promise.all([loader.load('a'), loader.load('b')])).rejects.toThrow(
       'A batch of 2 keys was answered with 1 values',
     );

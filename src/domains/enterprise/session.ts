@@ -43,8 +43,40 @@ interface ItemLookup<K extends { id: string }, T> {
   group(key: K): string;
   /** The item's path and query for the union `select` of its group. */
   path(key: K, select: readonly string[]): string;
-  map(body: unknown, key: K, select: readonly string[]): T;
+  map(body: unknown, key: K, select: readonly string[], client: GraphClient): T;
 }
+
+// The kinds of item, made once: an operation makes only the loader of each kind it uses.
+
+const SERVICE_HEALTH: ItemLookup<ServiceHealthKey, ServiceHealthModel> = {
+  select: (k) => k.plan.select,
+  group: (k) => k.plan.expand?.key ?? '',
+  path: (k, select) =>
+    healthOverviewPath(k.id) +
+    (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
+  map: (body, k, select, client) => {
+    const raw = body as RawServiceHealth;
+    const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
+    const link = expandedIssuesLink(raw.id, plan);
+    return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
+      client.relative(l),
+    );
+  },
+};
+
+const MESSAGE: ItemLookup<ItemKey, ServiceUpdateMessageModel> = {
+  select: (k) => k.select,
+  group: () => '',
+  path: (k, select) => messagePath(k.id) + toQueryString({ select }),
+  map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
+};
+
+const ISSUE: ItemLookup<ItemKey, ServiceHealthIssueModel> = {
+  select: (k) => k.select,
+  group: () => '',
+  path: (k, select) => issuePath(k.id) + toQueryString({ select }),
+  map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
+};
 
 /**
  * Everything enterprise keeps for one GraphQL request: the caller's authorization (resolved once), identical GETs
@@ -53,72 +85,38 @@ interface ItemLookup<K extends { id: string }, T> {
  */
 export class EnterpriseSession {
   readonly client: GraphClient;
-  private authorization: string | Promise<string> | undefined;
-  private readonly gets = new Map<string, Promise<GraphResult>>();
+  private authorization: string | Promise<string> | undefined = undefined;
+  private gets: Map<string, Promise<GraphResult>> | undefined = undefined;
 
-  private loaders: {
-    serviceHealth?: BatchLoader<ServiceHealthKey, ServiceHealthModel | null, GraphResult>;
-    messages?: BatchLoader<ItemKey, ServiceUpdateMessageModel | null, GraphResult>;
-    issues?: BatchLoader<ItemKey, ServiceHealthIssueModel | null, GraphResult>;
-    pages?: BatchLoader<string, GraphResult>;
-  } = {};
+  // The loaders (and the table of GETs) are made on first use: an operation needs one or two of the four, and each
+  // costs its allocations on every request that builds it.
+  private serviceHealthLoader: ItemLoader<ServiceHealthKey, ServiceHealthModel> | undefined = undefined;
+  private messagesLoader: ItemLoader<ItemKey, ServiceUpdateMessageModel> | undefined = undefined;
+  private issuesLoader: ItemLoader<ItemKey, ServiceHealthIssueModel> | undefined = undefined;
+  private pagesLoader: PageLoader | undefined = undefined;
 
   constructor(private readonly ctx: GatewayContext) {
     this.client = ctx.services.clients.graph;
   }
 
-  // The loaders are made on first use: an operation needs one or two of the four, and each costs its allocations
-  // on every request that builds it.
-
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
   get serviceHealth(): BatchLoader<ServiceHealthKey, ServiceHealthModel | null, GraphResult> {
-    return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
-      select: (k) => k.plan.select,
-      group: (k) => k.plan.expand?.key ?? '',
-      path: (k, select) =>
-        healthOverviewPath(k.id) +
-        (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
-      map: (body, k, select) => {
-        const raw = body as RawServiceHealth;
-        const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
-        const link = expandedIssuesLink(raw.id, plan);
-        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
-          this.client.relative(l),
-        );
-      },
-    }));
+    return (this.serviceHealthLoader ??= new ItemLoader(this, SERVICE_HEALTH));
   }
 
   /** `message(id:)` lookups of the whole operation, batched the same way. */
   get messages(): BatchLoader<ItemKey, ServiceUpdateMessageModel | null, GraphResult> {
-    return (this.loaders.messages ??= this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
-      select: (k) => k.select,
-      group: () => '',
-      path: (k, select) => messagePath(k.id) + toQueryString({ select }),
-      map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
-    }));
+    return (this.messagesLoader ??= new ItemLoader(this, MESSAGE));
   }
 
   /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
   get issues(): BatchLoader<ItemKey, ServiceHealthIssueModel | null, GraphResult> {
-    return (this.loaders.issues ??= this.itemLoader<ItemKey, ServiceHealthIssueModel>({
-      select: (k) => k.select,
-      group: () => '',
-      path: (k, select) => issuePath(k.id) + toQueryString({ select }),
-      map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
-    }));
+    return (this.issuesLoader ??= new ItemLoader(this, ISSUE));
   }
 
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
   get pages(): BatchLoader<string, GraphResult> {
-    return (this.loaders.pages ??= new BatchLoader<string, GraphResult>(
-      {
-        many: (paths) => this.withCall((call) => this.client.getMany(paths, call)),
-        one: (path) => this.withCall((call) => this.client.get(path, call)),
-        value: (result) => result,
-      },
-      (path) => path,
-    ));
+    return (this.pagesLoader ??= new PageLoader(this));
   }
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
@@ -140,63 +138,100 @@ export class EnterpriseSession {
     return { authorization, signal: this.ctx.aborts, requestId: this.ctx.requestId, tally: this.ctx.upstreamRequests };
   }
 
-  /** `send` with the call's credentials: at once when they are at hand, else once they are resolved. */
-  private withCall<T>(send: (call: GraphCall) => Promise<T>): Promise<T> {
-    const call = this.call();
-    return call instanceof Promise ? call.then(send) : send(call);
-  }
-
   /** A GET, sent once per request however many fields ask for the same path. */
   get(path: string): Promise<GraphResult> {
-    let pending = this.gets.get(path);
+    const gets = (this.gets ??= new Map());
+    let pending = gets.get(path);
     if (!pending) {
-      pending = this.withCall((call) => this.client.get(path, call));
-      this.gets.set(path, pending);
+      pending = this.getOnce(path);
+      gets.set(path, pending);
     }
     return pending;
   }
 
-  /**
-   * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
-   * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
-   */
-  private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): BatchLoader<K, T | null, GraphResult> {
-    const valueOf = (r: GraphResult, key: K, select: readonly string[]): T | null | Error =>
-      r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error;
-    return new BatchLoader<K, T | null, GraphResult>(
-      {
-        // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
-        one: (key) => {
-          const path = lookup.path(key, distinct(lookup.select(key)));
-          return this.withCall((call) => this.client.get(path, call));
-        },
-        value: (r, key) => valueOf(r, key, distinct(lookup.select(key))),
-        many: async (keys) => {
-          const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
-          keys.forEach((k, i) => {
-            const gk = `${k.id}\u0000${lookup.group(k)}`;
-            const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
-            lookup.select(k).forEach((s) => g.select.add(s));
-            g.indexes.push(i);
-            groups.set(gk, g);
-          });
-          const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
-          const results = await this.withCall((call) =>
-            this.client.getMany(
-              list.map((g) => lookup.path(g.key, g.select)),
-              call,
-            ),
-          );
-          const out: Array<T | null | Error> = new Array(keys.length);
-          list.forEach((g, i) => {
-            const value = valueOf(results[i], g.key, g.select);
-            for (const index of g.indexes) out[index] = value;
-          });
-          return out;
-        },
-      },
-      (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
-    );
+  /** A GET with the call's credentials: sent at once when they are at hand. */
+  getOnce(path: string): Promise<GraphResult> {
+    const call = this.call();
+    return call instanceof Promise ? call.then((c) => this.client.get(path, c)) : this.client.get(path, call);
+  }
+
+  /** GETs of several paths with the call's credentials (client.getMany). */
+  getMany(paths: readonly string[]): Promise<GraphResult[]> {
+    const call = this.call();
+    return call instanceof Promise ? call.then((c) => this.client.getMany(paths, c)) : this.client.getMany(paths, call);
+  }
+}
+
+/**
+ * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
+ * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
+ */
+class ItemLoader<K extends { id: string }, T> extends BatchLoader<K, T | null, GraphResult> {
+  constructor(
+    private readonly session: EnterpriseSession,
+    private readonly lookup: ItemLookup<K, T>,
+  ) {
+    super();
+  }
+
+  protected key(k: K): string {
+    return `${k.id}\u0000${this.lookup.group(k)}\u0000${this.lookup.select(k).join(',')}`;
+  }
+
+  // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
+  protected one(key: K): Promise<GraphResult> {
+    return this.session.getOnce(this.lookup.path(key, distinct(this.lookup.select(key))));
+  }
+
+  protected value(r: GraphResult, key: K): T | null | Error {
+    return this.itemValue(r, key, distinct(this.lookup.select(key)));
+  }
+
+  protected async many(keys: readonly K[]): Promise<Array<T | null | Error>> {
+    const { lookup } = this;
+    const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
+    keys.forEach((k, i) => {
+      const gk = `${k.id}\u0000${lookup.group(k)}`;
+      const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
+      lookup.select(k).forEach((s) => g.select.add(s));
+      g.indexes.push(i);
+      groups.set(gk, g);
+    });
+    const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
+    const results = await this.session.getMany(list.map((g) => lookup.path(g.key, g.select)));
+    const out: Array<T | null | Error> = new Array(keys.length);
+    list.forEach((g, i) => {
+      const value = this.itemValue(results[i], g.key, g.select);
+      for (const index of g.indexes) out[index] = value;
+    });
+    return out;
+  }
+
+  private itemValue(r: GraphResult, key: K, select: readonly string[]): T | null | Error {
+    return r.ok ? this.lookup.map(r.body, key, select, this.session.client) : r.status === 404 ? null : r.error;
+  }
+}
+
+/** Issue pages by path, batched across parents. */
+class PageLoader extends BatchLoader<string, GraphResult> {
+  constructor(private readonly session: EnterpriseSession) {
+    super();
+  }
+
+  protected key(path: string): string {
+    return path;
+  }
+
+  protected many(paths: readonly string[]): Promise<GraphResult[]> {
+    return this.session.getMany(paths);
+  }
+
+  protected one(path: string): Promise<GraphResult> {
+    return this.session.getOnce(path);
+  }
+
+  protected value(result: GraphResult): GraphResult {
+    return result;
   }
 }
 

@@ -13,36 +13,48 @@ import { takeOmdbRequest } from './allowance.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 
-const LOADER = new OperationKey<BatchLoader<OmdbQuery, OmdbAnswer>>('OMDb loader');
+const LOADER = new OperationKey<OmdbLoader>('OMDb loader');
+
+const omdbLoader = (ctx: GatewayContext): OmdbLoader => perOperation(ctx, LOADER, (c) => new OmdbLoader(c));
+
+/**
+ * OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache taken from the
+ * operation's allowance first (allowance.ts: refused at its field when none is left); one that fails is its key's
+ * error.
+ */
+class OmdbLoader extends BatchLoader<OmdbQuery, OmdbAnswer> {
+  constructor(private readonly ctx: GatewayContext) {
+    super();
+  }
+
+  protected key(query: OmdbQuery): string {
+    return omdbQueryKey(query);
+  }
+
+  protected one(query: OmdbQuery): Promise<OmdbAnswer> | Error {
+    const client = this.ctx.services.clients.omdb;
+    return (client.peek(query) ? undefined : takeOmdbRequest(this.ctx)) ?? client.get(query, this.ctx);
+  }
+
+  protected value(answer: OmdbAnswer): OmdbAnswer {
+    return answer;
+  }
+
+  protected override failed(error: unknown): Error {
+    return asError(error);
+  }
+
+  protected many(queries: readonly OmdbQuery[]): Promise<Array<OmdbAnswer | Error>> {
+    return Promise.all(
+      queries.map((q) => {
+        const sent = this.one(q);
+        return sent instanceof Error ? sent : sent.catch(asError);
+      }),
+    );
+  }
+}
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
-const answered = (answer: OmdbAnswer): OmdbAnswer => answer;
-
-function omdbLoader(ctx: GatewayContext): BatchLoader<OmdbQuery, OmdbAnswer> {
-  return perOperation(ctx, LOADER, (c) => {
-    const client = c.services.clients.omdb;
-    // A request past the cache is taken from the operation's allowance first (allowance.ts): refused at its field
-    // when none is left.
-    const send = (q: OmdbQuery): Promise<OmdbAnswer> | Error =>
-      (client.peek(q) ? undefined : takeOmdbRequest(c)) ?? client.get(q, c);
-    // OMDb has no batch endpoint: a batch is distinct requests sent side by side; one that fails is its key's error.
-    return new BatchLoader<OmdbQuery, OmdbAnswer>(
-      {
-        many: (queries) =>
-          Promise.all(
-            queries.map((q) => {
-              const sent = send(q);
-              return sent instanceof Error ? sent : sent.catch(asError);
-            }),
-          ),
-        one: send,
-        value: answered,
-        failed: asError,
-      },
-      omdbQueryKey,
-    );
-  });
-}
 
 /** Where an answer keeps its record: a symbol, invisible to JSON.stringify (a cache that serialises it) and to readers. */
 const RECORD = Symbol('its TitleRecord');
