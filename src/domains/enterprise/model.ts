@@ -60,6 +60,8 @@ export type ServiceUpdateMessageModel = Omit<ServiceUpdateMessage, '__typename'>
 export interface SingletonModel {
   path: '/admin' | '/admin/serviceAnnouncement';
   data?: { etag: string | null; properties: OpenProperty[] };
+  /** Admin's child, read as a plain property: compiled execution calls no resolver (nor makes its info) for it. */
+  serviceAnnouncement?: SingletonModel;
 }
 
 /** An expanded issue page: the raw issues plus where they came from. */
