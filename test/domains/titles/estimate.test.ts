@@ -28,7 +28,7 @@ function estimate(query: string, variables: Record<string, unknown>, services: G
 
 const movie = (imdbID: string, Type = 'movie'): OmdbAnswer => ({
   kind: 'title',
-  title: { Response: 'True', imdbID, Title: `Title ${imdbID}`, Type } as OmdbTitleJson,
+  title: { Response: 'True', imdbID, Title: `Title ${imdbID}`, Type } as unknown as OmdbTitleJson,
 });
 
 /** Title lookups alone: estimated from the document's lookups, without the walk. */
