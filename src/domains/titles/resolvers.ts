@@ -24,9 +24,11 @@ const field =
   (ref: TitleRef, _args: unknown, ctx: GatewayContext) =>
     known(ref, key, ctx);
 
-/** Arguments are checked first (bad input costs no request), then the quota decision made before execution. */
-function admit<T>(ctx: GatewayContext, parse: () => T): T {
-  const parsed = parse();
+/**
+ * Arguments are checked first (bad input costs no request: `parsed` is made before this is called), then the quota
+ * decision made before execution.
+ */
+function admit<T>(ctx: GatewayContext, parsed: T): T {
   refuseIfOverQuota(ctx);
   return parsed;
 }
@@ -34,16 +36,10 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 export const titleResolvers: Resolvers = {
   Query: {
     title(_root, args, ctx) {
-      return lookupTitleRef(
-        ctx,
-        admit(ctx, () => titleQuery(args)),
-      );
+      return lookupTitleRef(ctx, admit(ctx, titleQuery(args)));
     },
     async searchTitles(_root, args, ctx) {
-      return searchPage(
-        ctx,
-        admit(ctx, () => searchQuery(args)),
-      );
+      return searchPage(ctx, admit(ctx, searchQuery(args)));
     },
   },
   TitleSearchPage: {
@@ -56,7 +52,7 @@ export const titleResolvers: Resolvers = {
     async __resolveReference(ref, ctx) {
       const record = await lookupTitle(
         ctx,
-        admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })),
+        admit(ctx, titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })),
       );
       return record && asRef(record);
     },
