@@ -261,4 +261,7 @@ function distinct(names: readonly string[]): readonly string[] {
 export const ENTERPRISE_SESSION = new OperationKey<EnterpriseSession>('enterprise session');
 
 export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession =>
-  perOperation(ctx, ENTERPRISE_SESSION, (c) => new EnterpriseSession(c));
+  perOperation(ctx, ENTERPRISE_SESSION, newSession);
+
+/** Made once, not a closure per resolver call. */
+const newSession = (ctx: GatewayContext) => new EnterpriseSession(ctx);

@@ -15,7 +15,10 @@ import type { TitleRecord, TitleRef } from './model.js';
 
 const LOADER = new OperationKey<OmdbLoader>('OMDb loader');
 
-const omdbLoader = (ctx: GatewayContext): OmdbLoader => perOperation(ctx, LOADER, (c) => new OmdbLoader(c));
+const omdbLoader = (ctx: GatewayContext): OmdbLoader => perOperation(ctx, LOADER, newLoader);
+
+/** Made once, not a closure per lookup. */
+const newLoader = (ctx: GatewayContext) => new OmdbLoader(ctx);
 
 /**
  * OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache taken from the
