@@ -56,7 +56,8 @@ export const titleResolvers: Resolvers = {
       );
       return record && asRef(record);
     },
-    imdbId: (ref) => ref.imdbId,
+    // `imdbId` has no resolver: every TitleRef carries it, and compiled execution reads a plain property without a
+    // resolver call and its resolve info.
     title: field('title'),
     year: field('year'),
     type: field('type'),
