@@ -61,7 +61,7 @@ export abstract class BatchLoader<K, V, A = V> {
    */
   protected abstract one(key: K): Promise<A> | Error;
 
-  /** The key's value from `one`'s answer; an Error, returned or thrown, is the key's failure, kept. */
+  /** The key's value from `one`'s answer; an Error returned is the key's failure, kept; one thrown fails the batch. */
   protected abstract value(answer: A, key: K): V | Error;
 
   /** A rejection of `one` as that key's own failure, kept (as `many` reports an item that failed); undefined: not. */
@@ -121,13 +121,14 @@ export abstract class BatchLoader<K, V, A = V> {
     }
     void answer.then(
       (a) => {
-        resolveHits(batch);
         let value: V | Error;
         try {
           value = this.value(a, key);
         } catch (error) {
-          value = error instanceof Error ? error : new Error(String(error));
+          // As a batch function that throws: the batch failed.
+          return this.fail(batch, error);
         }
+        resolveHits(batch);
         if (value instanceof Error) reject(value);
         else resolve(value);
       },

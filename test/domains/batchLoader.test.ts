@@ -154,16 +154,24 @@ describe('BatchLoader', () => {
     expect(batches).toEqual([['a']]);
   });
 
-  it('fails a key at once when one() refuses it without a call, and a value that is an Error', async () => {
+  it('fails a key at once when one() refuses it without a call (kept), and forgets one whose answer cannot be read', async () => {
+    let calls = 0;
     const loader = new TestLoader<string>({
       many: async (keys) => keys.map(() => 'never'),
-      one: (key) => (key === 'refused' ? new Error('not allowed') : Promise.resolve('thrown')),
+      one: (key) => {
+        calls++;
+        return key === 'refused' ? new Error('not allowed') : Promise.resolve('unreadable answer');
+      },
       value: () => {
         throw new Error('unreadable');
       },
     });
     await expect(loader.load('refused')).rejects.toThrow('not allowed');
+    await expect(loader.load('refused')).rejects.toThrow('not allowed');
     await expect(loader.load('other')).rejects.toThrow('unreadable');
+    await expect(loader.load('other')).rejects.toThrow('unreadable');
+    // 'refused' once (kept), 'other' twice (a throwing read fails the batch, as a throwing batch function does).
+    expect(calls).toBe(3);
   });
 
   it('refuses an answer of the wrong length, naming both counts', async () => {
