@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { GraphCall, GraphClient, GraphResult } from '../../upstreams/msgraph/client.js';
 import type {
@@ -22,7 +23,6 @@ import {
   type ServiceHealthPlan,
 } from './planner.js';
 import { toQueryString } from './odata.js';
-import { BatchLoader } from '../batchLoader.js';
 
 /** One `healthOverview(id:)` occurrence: the id and what that occurrence selects. */
 export interface ServiceHealthKey {
@@ -44,11 +44,21 @@ interface ItemLookup<K extends { id: string }, T> {
   /** The item's path and query for the union `select` of its group. */
   path(key: K, select: readonly string[]): string;
   map(body: unknown, key: K, select: readonly string[], client: GraphClient): T;
+  /** The loader's options (its `cacheKeyFn`), made once with the kind and shared by every operation's loader. */
+  options?: DataLoader.Options<K, T | null, string>;
+}
+
+/** A kind of item with its DataLoader options: occurrences of one id, group and select are one load. */
+function itemLookup<K extends { id: string }, T>(lookup: ItemLookup<K, T>): ItemLookup<K, T> {
+  return {
+    ...lookup,
+    options: { cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}` },
+  };
 }
 
 // The kinds of item, made once: an operation makes only the loader of each kind it uses.
 
-const SERVICE_HEALTH: ItemLookup<ServiceHealthKey, ServiceHealthModel> = {
+const SERVICE_HEALTH = itemLookup<ServiceHealthKey, ServiceHealthModel>({
   select: (k) => k.plan.select,
   group: (k) => k.plan.expand?.key ?? '',
   path: (k, select) =>
@@ -62,21 +72,21 @@ const SERVICE_HEALTH: ItemLookup<ServiceHealthKey, ServiceHealthModel> = {
       client.relative(l),
     );
   },
-};
+});
 
-const MESSAGE: ItemLookup<ItemKey, ServiceUpdateMessageModel> = {
+const MESSAGE = itemLookup<ItemKey, ServiceUpdateMessageModel>({
   select: (k) => k.select,
   group: () => '',
   path: (k, select) => messagePath(k.id) + toQueryString({ select }),
   map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
-};
+});
 
-const ISSUE: ItemLookup<ItemKey, ServiceHealthIssueModel> = {
+const ISSUE = itemLookup<ItemKey, ServiceHealthIssueModel>({
   select: (k) => k.select,
   group: () => '',
   path: (k, select) => issuePath(k.id) + toQueryString({ select }),
   map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
-};
+});
 
 /**
  * Everything enterprise keeps for one GraphQL request: the caller's authorization (resolved once), identical GETs
@@ -100,22 +110,22 @@ export class EnterpriseSession {
   }
 
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
-  get serviceHealth(): BatchLoader<ServiceHealthKey, ServiceHealthModel | null, GraphResult> {
+  get serviceHealth(): DataLoader<ServiceHealthKey, ServiceHealthModel | null, string> {
     return (this.serviceHealthLoader ??= new ItemLoader(this, SERVICE_HEALTH));
   }
 
   /** `message(id:)` lookups of the whole operation, batched the same way. */
-  get messages(): BatchLoader<ItemKey, ServiceUpdateMessageModel | null, GraphResult> {
+  get messages(): DataLoader<ItemKey, ServiceUpdateMessageModel | null, string> {
     return (this.messagesLoader ??= new ItemLoader(this, MESSAGE));
   }
 
   /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
-  get issues(): BatchLoader<ItemKey, ServiceHealthIssueModel | null, GraphResult> {
+  get issues(): DataLoader<ItemKey, ServiceHealthIssueModel | null, string> {
     return (this.issuesLoader ??= new ItemLoader(this, ISSUE));
   }
 
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
-  get pages(): BatchLoader<string, GraphResult> {
+  get pages(): DataLoader<string, GraphResult> {
     return (this.pagesLoader ??= new PageLoader(this));
   }
 
@@ -166,28 +176,29 @@ export class EnterpriseSession {
  * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
  * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
  */
-class ItemLoader<K extends { id: string }, T> extends BatchLoader<K, T | null, GraphResult> {
+class ItemLoader<K extends { id: string }, T> extends DataLoader<K, T | null, string> {
   constructor(
     private readonly session: EnterpriseSession,
     private readonly lookup: ItemLookup<K, T>,
   ) {
-    super();
+    // DataLoader takes its batch function as a function: one per loader, the work in a method.
+    super((keys) => this.batch(keys), lookup.options);
   }
 
-  protected key(k: K): string {
-    return `${k.id}\u0000${this.lookup.group(k)}\u0000${this.lookup.select(k).join(',')}`;
+  private batch(keys: readonly K[]): Promise<Array<T | null | Error>> {
+    if (keys.length !== 1) return this.many(keys);
+    // One lookup (the usual operation): its own select, without the grouping's map, sets and copies, nor an async
+    // frame; a throw is the batch's rejection, as the async function's was (not DataLoader's "errored synchronously").
+    const key = keys[0];
+    try {
+      const select = distinct(this.lookup.select(key));
+      return this.session.getOnce(this.lookup.path(key, select)).then((r) => [this.itemValue(r, key, select)]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
-  protected one(key: K): Promise<GraphResult> {
-    return this.session.getOnce(this.lookup.path(key, distinct(this.lookup.select(key))));
-  }
-
-  protected value(r: GraphResult, key: K): T | null | Error {
-    return this.itemValue(r, key, distinct(this.lookup.select(key)));
-  }
-
-  protected async many(keys: readonly K[]): Promise<Array<T | null | Error>> {
+  private async many(keys: readonly K[]): Promise<Array<T | null | Error>> {
     const { lookup } = this;
     const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
     keys.forEach((k, i) => {
@@ -212,26 +223,18 @@ class ItemLoader<K extends { id: string }, T> extends BatchLoader<K, T | null, G
   }
 }
 
-/** Issue pages by path, batched across parents. */
-class PageLoader extends BatchLoader<string, GraphResult> {
+/** Issue pages by path, batched across parents: one path is a plain GET (client.getMany). */
+class PageLoader extends DataLoader<string, GraphResult> {
   constructor(private readonly session: EnterpriseSession) {
-    super();
+    super((paths) => this.batch(paths));
   }
 
-  protected key(path: string): string {
-    return path;
-  }
-
-  protected many(paths: readonly string[]): Promise<GraphResult[]> {
-    return this.session.getMany(paths);
-  }
-
-  protected one(path: string): Promise<GraphResult> {
-    return this.session.getOnce(path);
-  }
-
-  protected value(result: GraphResult): GraphResult {
-    return result;
+  private batch(paths: readonly string[]): Promise<GraphResult[]> {
+    try {
+      return this.session.getMany(paths);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 

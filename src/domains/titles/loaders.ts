@@ -1,14 +1,14 @@
 /**
- * Every OMDb answer a resolver needs goes through one per-request batch loader (../batchLoader.ts: identical requests
- * of one operation, whatever their aliases, fragments or nesting, become one), then the shared client (in-flight
- * coalescing across operations, TTL cache and daily quota, both shared by the replicas with Redis).
+ * Every OMDb answer a resolver needs goes through one per-request DataLoader (identical requests of one operation,
+ * whatever their aliases, fragments or nesting, become one), then the shared client (in-flight coalescing across
+ * operations, TTL cache and daily quota, both shared by the replicas with Redis).
  */
+import DataLoader from 'dataloader';
 import { badInput, ErrorCode, GatewayError } from '../../errors/codes.js';
 import { OperationKey, perOperation, type GatewayContext } from '../../context/request.js';
 import type { OmdbAnswer } from '../../upstreams/omdb/client.js';
 import { omdbQueryKey, type OmdbQuery } from '../../upstreams/omdb/query.js';
 import type { OmdbTitleJson } from '../../upstreams/omdb/types.js';
-import { BatchLoader } from '../batchLoader.js';
 import { takeOmdbRequest } from './allowance.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
@@ -25,37 +25,37 @@ const newLoader = (ctx: GatewayContext) => new OmdbLoader(ctx);
  * operation's allowance first (allowance.ts: refused at its field when none is left); one that fails is its key's
  * error.
  */
-class OmdbLoader extends BatchLoader<OmdbQuery, OmdbAnswer> {
+class OmdbLoader extends DataLoader<OmdbQuery, OmdbAnswer, string> {
   constructor(private readonly ctx: GatewayContext) {
-    super();
+    // DataLoader takes its batch function as a function: one per operation's loader, the work in a method.
+    super((queries) => this.batch(queries), OPTIONS);
   }
 
-  protected key(query: OmdbQuery): string {
-    return omdbQueryKey(query);
-  }
-
-  protected one(query: OmdbQuery): Promise<OmdbAnswer> | Error {
-    const client = this.ctx.services.clients.omdb;
-    return (client.peek(query) ? undefined : takeOmdbRequest(this.ctx)) ?? client.get(query, this.ctx);
-  }
-
-  protected value(answer: OmdbAnswer): OmdbAnswer {
-    return answer;
-  }
-
-  protected override failed(error: unknown): Error {
-    return asError(error);
-  }
-
-  protected many(queries: readonly OmdbQuery[]): Promise<Array<OmdbAnswer | Error>> {
+  private batch(queries: readonly OmdbQuery[]): Promise<Array<OmdbAnswer | Error>> {
+    // One lookup (the usual operation): its request read into the batch's one value, without `Promise.all`.
+    if (queries.length === 1) {
+      const sent = this.send(queries[0]);
+      return sent instanceof Error ? Promise.resolve([sent]) : sent.then(inList, failedInList);
+    }
     return Promise.all(
       queries.map((q) => {
-        const sent = this.one(q);
+        const sent = this.send(q);
         return sent instanceof Error ? sent : sent.catch(asError);
       }),
     );
   }
+
+  private send(query: OmdbQuery): Promise<OmdbAnswer> | Error {
+    const client = this.ctx.services.clients.omdb;
+    return (client.peek(query) ? undefined : takeOmdbRequest(this.ctx)) ?? client.get(query, this.ctx);
+  }
 }
+
+/** Shared by every operation's loader: keys of one normalized request are one load. */
+const OPTIONS: DataLoader.Options<OmdbQuery, OmdbAnswer, string> = { cacheKeyFn: omdbQueryKey };
+
+const inList = (answer: OmdbAnswer): [OmdbAnswer] => [answer];
+const failedInList = (error: unknown): [Error] => [asError(error)];
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
