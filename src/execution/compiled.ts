@@ -33,13 +33,24 @@ export function compiledExecute(
   schema: GraphQLSchema,
 ): (args: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult {
   const compiledFor = compiledQueries(schema);
-  return async (args) => {
-    const query = compiledFor(args.document, args.operationName ?? null);
-    if (!query) return execute(args);
-    const result = (await query.query(args.rootValue, args.contextValue, args.variableValues ?? {})) as ExecutionResult;
-    // No data at all means the variables failed to coerce, before any resolver ran; graphql-js names the custom
-    // scalar's reason ("Date must be a calendar day …") where graphql-jit says only "Expected type".
-    return result.data === undefined && result.errors?.length ? execute(args) : result;
+  // Not an async function: the generated function's own promise (or its result) is handed on as it is, not awaited
+  // and resolved again (two promises per operation).
+  return (args) => {
+    try {
+      const query = compiledFor(args.document, args.operationName ?? null);
+      if (!query) return execute(args);
+      const result = query.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as
+        | ExecutionResult
+        | Promise<ExecutionResult>;
+      // A promise means resolvers ran: the variables coerced. No data at all (always answered at once) means they
+      // failed to, before any resolver ran; graphql-js names the custom scalar's reason ("Date must be a calendar day
+      // …") where graphql-jit says only "Expected type".
+      if (result instanceof Promise) return result;
+      return result.data === undefined && result.errors?.length ? execute(args) : result;
+    } catch (error) {
+      // A failure to compile or to start fails the promise, as it did when this was an async function.
+      return Promise.reject(error);
+    }
   };
 }
 

@@ -50,7 +50,7 @@ export interface ServiceHealthModel {
   status: ServiceHealthStatus;
   etag: string | null;
   /** Issue pages fetched inline by `$expand`, by the argument key of the `issues` field they answer. */
-  issuePages: Map<string, ServiceHealthIssuePage>;
+  issuePages: ReadonlyMap<string, ServiceHealthIssuePage>;
 }
 
 export type ServiceHealthIssueModel = Omit<ServiceHealthIssue, '__typename'>;
@@ -60,6 +60,8 @@ export type ServiceUpdateMessageModel = Omit<ServiceUpdateMessage, '__typename'>
 export interface SingletonModel {
   path: '/admin' | '/admin/serviceAnnouncement';
   data?: { etag: string | null; properties: OpenProperty[] };
+  /** Admin's child, read as a plain property: compiled execution calls no resolver (nor makes its info) for it. */
+  serviceAnnouncement?: SingletonModel;
 }
 
 /** An expanded issue page: the raw issues plus where they came from. */
@@ -143,23 +145,27 @@ export function toServiceHealth(
   expanded: ExpandedIssues | undefined,
   relative: (link: string) => string | undefined,
 ): ServiceHealthModel {
-  const model: ServiceHealthModel = {
+  let issuePages = NO_ISSUE_PAGES;
+  if (expanded && Array.isArray(raw.issues)) {
+    const next = raw['issues@odata.nextLink'];
+    issuePages = new Map([
+      [
+        expanded.key,
+        { nodes: raw.issues.map(toServiceHealthIssue), link: expanded.link, next: next ? relative(next) : undefined },
+      ],
+    ]);
+  }
+  return {
     id: raw.id,
     service: raw.service ?? '',
     status: fromUpstreamEnum<ServiceHealthStatus>(SERVICE_HEALTH_STATUS, raw.status) ?? 'UNKNOWN_FUTURE_VALUE',
     etag: raw['@odata.etag'] ?? null,
-    issuePages: new Map(),
+    issuePages,
   };
-  if (expanded && Array.isArray(raw.issues)) {
-    const next = raw['issues@odata.nextLink'];
-    model.issuePages.set(expanded.key, {
-      nodes: raw.issues.map(toServiceHealthIssue),
-      link: expanded.link,
-      next: next ? relative(next) : undefined,
-    });
-  }
-  return model;
 }
+
+/** A service without inline issue pages (most lookups): one empty table for all of them, never written. */
+const NO_ISSUE_PAGES: ReadonlyMap<string, ServiceHealthIssuePage> = new Map();
 
 /** An open singleton's stored primitives as name/value pairs; OData annotations are not properties. */
 export function toSingletonData(raw: RawSingleton): NonNullable<SingletonModel['data']> {

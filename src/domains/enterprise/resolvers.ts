@@ -86,14 +86,14 @@ function connection<T>() {
 }
 
 const ANNOUNCEMENT: SingletonModel = { path: '/admin/serviceAnnouncement' };
+const ADMIN: SingletonModel = { path: '/admin', serviceAnnouncement: ANNOUNCEMENT };
 
 export const resolvers: Resolvers = {
   Query: {
     // Reading only children of admin costs nothing here: the planner collapses admin → serviceAnnouncement.
-    admin: () => ({ path: '/admin' }),
+    admin: () => ADMIN,
   },
   Admin: {
-    serviceAnnouncement: () => ANNOUNCEMENT,
     etag: async (parent, _, ctx) => (await singleton(parent, ctx)).etag,
     properties: async (parent, _, ctx) => (await singleton(parent, ctx)).properties,
   },
@@ -167,7 +167,7 @@ export const resolvers: Resolvers = {
       const body = toUpstreamProperties(input.properties);
       const session = enterpriseSession(ctx);
       const r = await session.client.write('PATCH', '/admin', body, await session.call());
-      return { path: '/admin', data: toSingletonData(bodyOf<RawSingleton>(r)) };
+      return { ...ADMIN, data: toSingletonData(bodyOf<RawSingleton>(r)) };
     },
     async updateServiceAnnouncement(_, { input }, ctx) {
       const body = toUpstreamProperties(input.properties);

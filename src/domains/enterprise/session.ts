@@ -43,8 +43,50 @@ interface ItemLookup<K extends { id: string }, T> {
   group(key: K): string;
   /** The item's path and query for the union `select` of its group. */
   path(key: K, select: readonly string[]): string;
-  map(body: unknown, key: K, select: readonly string[]): T;
+  map(body: unknown, key: K, select: readonly string[], client: GraphClient): T;
+  /** The loader's options (its `cacheKeyFn`), made once with the kind and shared by every operation's loader. */
+  options?: DataLoader.Options<K, T | null, string>;
 }
+
+/** A kind of item with its DataLoader options: occurrences of one id, group and select are one load. */
+function itemLookup<K extends { id: string }, T>(lookup: ItemLookup<K, T>): ItemLookup<K, T> {
+  return {
+    ...lookup,
+    options: { cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}` },
+  };
+}
+
+// The kinds of item, made once: an operation makes only the loader of each kind it uses.
+
+const SERVICE_HEALTH = itemLookup<ServiceHealthKey, ServiceHealthModel>({
+  select: (k) => k.plan.select,
+  group: (k) => k.plan.expand?.key ?? '',
+  path: (k, select) =>
+    healthOverviewPath(k.id) +
+    (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
+  map: (body, k, select, client) => {
+    const raw = body as RawServiceHealth;
+    const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
+    const link = expandedIssuesLink(raw.id, plan);
+    return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
+      client.relative(l),
+    );
+  },
+});
+
+const MESSAGE = itemLookup<ItemKey, ServiceUpdateMessageModel>({
+  select: (k) => k.select,
+  group: () => '',
+  path: (k, select) => messagePath(k.id) + toQueryString({ select }),
+  map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
+});
+
+const ISSUE = itemLookup<ItemKey, ServiceHealthIssueModel>({
+  select: (k) => k.select,
+  group: () => '',
+  path: (k, select) => issuePath(k.id) + toQueryString({ select }),
+  map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
+});
 
 /**
  * Everything enterprise keeps for one GraphQL request: the caller's authorization (resolved once), identical GETs
@@ -53,68 +95,38 @@ interface ItemLookup<K extends { id: string }, T> {
  */
 export class EnterpriseSession {
   readonly client: GraphClient;
-  private authorization: string | Promise<string> | undefined;
-  private readonly gets = new Map<string, Promise<GraphResult>>();
+  private authorization: string | Promise<string> | undefined = undefined;
+  private gets: Map<string, Promise<GraphResult>> | undefined = undefined;
 
-  private loaders: {
-    serviceHealth?: DataLoader<ServiceHealthKey, ServiceHealthModel | null, string>;
-    messages?: DataLoader<ItemKey, ServiceUpdateMessageModel | null, string>;
-    issues?: DataLoader<ItemKey, ServiceHealthIssueModel | null, string>;
-    pages?: DataLoader<string, GraphResult>;
-  } = {};
+  // The loaders (and the table of GETs) are made on first use: an operation needs one or two of the four, and each
+  // costs its allocations on every request that builds it.
+  private serviceHealthLoader: ItemLoader<ServiceHealthKey, ServiceHealthModel> | undefined = undefined;
+  private messagesLoader: ItemLoader<ItemKey, ServiceUpdateMessageModel> | undefined = undefined;
+  private issuesLoader: ItemLoader<ItemKey, ServiceHealthIssueModel> | undefined = undefined;
+  private pagesLoader: PageLoader | undefined = undefined;
 
   constructor(private readonly ctx: GatewayContext) {
     this.client = ctx.services.clients.graph;
   }
 
-  // The loaders are made on first use: an operation needs one or two of the four, and each costs its allocations
-  // on every request that builds it.
-
   /** `healthOverview(id:)` lookups of the whole operation: one GET for one id, `$batch` for several. */
   get serviceHealth(): DataLoader<ServiceHealthKey, ServiceHealthModel | null, string> {
-    return (this.loaders.serviceHealth ??= this.itemLoader<ServiceHealthKey, ServiceHealthModel>({
-      select: (k) => k.plan.select,
-      group: (k) => k.plan.expand?.key ?? '',
-      path: (k, select) =>
-        healthOverviewPath(k.id) +
-        (select === k.plan.select ? queryOf(k.plan) : toQueryString(serviceHealthOptions({ ...k.plan, select }))),
-      map: (body, k, select) => {
-        const raw = body as RawServiceHealth;
-        const plan = select === k.plan.select ? k.plan : { ...k.plan, select };
-        const link = expandedIssuesLink(raw.id, plan);
-        return toServiceHealth(raw, link && plan.expand ? { key: plan.expand.key, link } : undefined, (l) =>
-          this.client.relative(l),
-        );
-      },
-    }));
+    return (this.serviceHealthLoader ??= new ItemLoader(this, SERVICE_HEALTH));
   }
 
   /** `message(id:)` lookups of the whole operation, batched the same way. */
   get messages(): DataLoader<ItemKey, ServiceUpdateMessageModel | null, string> {
-    return (this.loaders.messages ??= this.itemLoader<ItemKey, ServiceUpdateMessageModel>({
-      select: (k) => k.select,
-      group: () => '',
-      path: (k, select) => messagePath(k.id) + toQueryString({ select }),
-      map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
-    }));
+    return (this.messagesLoader ??= new ItemLoader(this, MESSAGE));
   }
 
   /** Issues by id (`ServiceHealthIssue` entity references), batched the same way. */
   get issues(): DataLoader<ItemKey, ServiceHealthIssueModel | null, string> {
-    return (this.loaders.issues ??= this.itemLoader<ItemKey, ServiceHealthIssueModel>({
-      select: (k) => k.select,
-      group: () => '',
-      path: (k, select) => issuePath(k.id) + toQueryString({ select }),
-      map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),
-    }));
+    return (this.issuesLoader ??= new ItemLoader(this, ISSUE));
   }
 
   /** Issue pages of services whose `issues` were not expanded inline, batched across parents. */
   get pages(): DataLoader<string, GraphResult> {
-    return (this.loaders.pages ??= new DataLoader(async (paths) => {
-      const call = this.call();
-      return this.client.getMany(paths, call instanceof Promise ? await call : call);
-    }));
+    return (this.pagesLoader ??= new PageLoader(this));
   }
 
   /** Credentials and cancellation for one upstream call; UNAUTHENTICATED before any request when there are none. */
@@ -138,54 +150,91 @@ export class EnterpriseSession {
 
   /** A GET, sent once per request however many fields ask for the same path. */
   get(path: string): Promise<GraphResult> {
-    let pending = this.gets.get(path);
+    const gets = (this.gets ??= new Map());
+    let pending = gets.get(path);
     if (!pending) {
-      const call = this.call();
-      pending = call instanceof Promise ? call.then((c) => this.client.get(path, c)) : this.client.get(path, call);
-      this.gets.set(path, pending);
+      pending = this.getOnce(path);
+      gets.set(path, pending);
     }
     return pending;
   }
 
-  /**
-   * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
-   * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
-   */
-  private itemLoader<K extends { id: string }, T>(lookup: ItemLookup<K, T>): DataLoader<K, T | null, string> {
-    const load = async (keys: readonly K[]): Promise<Array<T | null | Error>> => {
-      // One lookup (the usual operation): its own select, without the grouping's map, sets and copies.
-      if (keys.length === 1) {
-        const key = keys[0];
-        const select = distinct(lookup.select(key));
-        const call = this.call();
-        const r = await this.client.get(lookup.path(key, select), call instanceof Promise ? await call : call);
-        return [r.ok ? lookup.map(r.body, key, select) : r.status === 404 ? null : r.error];
-      }
-      const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
-      keys.forEach((k, i) => {
-        const gk = `${k.id}\u0000${lookup.group(k)}`;
-        const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
-        lookup.select(k).forEach((s) => g.select.add(s));
-        g.indexes.push(i);
-        groups.set(gk, g);
-      });
-      const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
-      const call = this.call();
-      const results = await this.client.getMany(
-        list.map((g) => lookup.path(g.key, g.select)),
-        call instanceof Promise ? await call : call,
-      );
-      const out: Array<T | null | Error> = new Array(keys.length);
-      list.forEach((g, i) => {
-        const r = results[i];
-        const value = r.ok ? lookup.map(r.body, g.key, g.select) : r.status === 404 ? null : r.error;
-        for (const index of g.indexes) out[index] = value;
-      });
-      return out;
-    };
-    return new DataLoader(load, {
-      cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`,
+  /** A GET with the call's credentials: sent at once when they are at hand. */
+  getOnce(path: string): Promise<GraphResult> {
+    const call = this.call();
+    return call instanceof Promise ? call.then((c) => this.client.get(path, c)) : this.client.get(path, call);
+  }
+
+  /** GETs of several paths with the call's credentials (client.getMany). */
+  getMany(paths: readonly string[]): Promise<GraphResult[]> {
+    const call = this.call();
+    return call instanceof Promise ? call.then((c) => this.client.getMany(paths, c)) : this.client.getMany(paths, call);
+  }
+}
+
+/**
+ * Lookups by id: occurrences of the same id and group become one item whose `$select` is the union of theirs;
+ * one item is a plain GET, more a `$batch`. 404 answers null, other failures become that field's error.
+ */
+class ItemLoader<K extends { id: string }, T> extends DataLoader<K, T | null, string> {
+  constructor(
+    private readonly session: EnterpriseSession,
+    private readonly lookup: ItemLookup<K, T>,
+  ) {
+    // DataLoader takes its batch function as a function: one per loader, the work in a method.
+    super((keys) => this.batch(keys), lookup.options);
+  }
+
+  private batch(keys: readonly K[]): Promise<Array<T | null | Error>> {
+    if (keys.length !== 1) return this.many(keys);
+    // One lookup (the usual operation): its own select, without the grouping's map, sets and copies, nor an async
+    // frame; a throw is the batch's rejection, as the async function's was (not DataLoader's "errored synchronously").
+    const key = keys[0];
+    try {
+      const select = distinct(this.lookup.select(key));
+      return this.session.getOnce(this.lookup.path(key, select)).then((r) => [this.itemValue(r, key, select)]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async many(keys: readonly K[]): Promise<Array<T | null | Error>> {
+    const { lookup } = this;
+    const groups = new Map<string, { key: K; select: Set<string>; indexes: number[] }>();
+    keys.forEach((k, i) => {
+      const gk = `${k.id}\u0000${lookup.group(k)}`;
+      const g = groups.get(gk) ?? { key: k, select: new Set<string>(), indexes: [] };
+      lookup.select(k).forEach((s) => g.select.add(s));
+      g.indexes.push(i);
+      groups.set(gk, g);
     });
+    const list = [...groups.values()].map((g) => ({ ...g, select: [...g.select] }));
+    const results = await this.session.getMany(list.map((g) => lookup.path(g.key, g.select)));
+    const out: Array<T | null | Error> = new Array(keys.length);
+    list.forEach((g, i) => {
+      const value = this.itemValue(results[i], g.key, g.select);
+      for (const index of g.indexes) out[index] = value;
+    });
+    return out;
+  }
+
+  private itemValue(r: GraphResult, key: K, select: readonly string[]): T | null | Error {
+    return r.ok ? this.lookup.map(r.body, key, select, this.session.client) : r.status === 404 ? null : r.error;
+  }
+}
+
+/** Issue pages by path, batched across parents: one path is a plain GET (client.getMany). */
+class PageLoader extends DataLoader<string, GraphResult> {
+  constructor(private readonly session: EnterpriseSession) {
+    super((paths) => this.batch(paths));
+  }
+
+  private batch(paths: readonly string[]): Promise<GraphResult[]> {
+    try {
+      return this.session.getMany(paths);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 
@@ -215,4 +264,7 @@ function distinct(names: readonly string[]): readonly string[] {
 export const ENTERPRISE_SESSION = new OperationKey<EnterpriseSession>('enterprise session');
 
 export const enterpriseSession = (ctx: GatewayContext): EnterpriseSession =>
-  perOperation(ctx, ENTERPRISE_SESSION, (c) => new EnterpriseSession(c));
+  perOperation(ctx, ENTERPRISE_SESSION, newSession);
+
+/** Made once, not a closure per resolver call. */
+const newSession = (ctx: GatewayContext) => new EnterpriseSession(ctx);

@@ -27,8 +27,11 @@ const ALLOWANCE = new OperationKey<Allowance>('the OMDb requests the operation w
 
 /** Sets the operation's allowance: `estimated` requests to OMDb. */
 export function allowOmdbRequests(ctx: GatewayContext, estimated: number): void {
-  setOperationValue(ctx, ALLOWANCE, { estimated, left: estimated });
+  setOperationValue(ctx, ALLOWANCE, estimated === 0 ? NONE : { estimated, left: estimated });
 }
+
+/** No request allowed (every operation without OMDb fields, and one the cache answers): one object, never taken from. */
+const NONE: Allowance = { estimated: 0, left: 0 };
 
 /**
  * Takes one request from the allowance; the refusal when none is left. An operation admitted without an estimate

@@ -10,7 +10,15 @@
  * season) a bound stands in ({@link UNSEEN_SERIES_SEASONS}, {@link UNSEEN_SEASON_EPISODES}), which the loader keeps
  * to: it sends no more requests than the estimate admitted (allowance.ts).
  */
-import { Kind, type FieldNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  Kind,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { argumentsOf } from '../../planning/arguments.js';
 import { VariablesMemo } from '../../planning/memo.js';
 import { selectedFields, selectionVaries } from '../../planning/selection.js';
@@ -82,6 +90,30 @@ class Estimate {
     private readonly info: GraphQLResolveInfo,
     private readonly client: OmdbClient,
   ) {}
+
+  /**
+   * The operation's `title` lookups when they are all it asks OMDb for and none selects what needs more requests below
+   * it (`series`, `seasons`, `episodes`), and no variable can change that; null when the whole walk is needed. Depends
+   * on the document alone (the walks it reads are kept by document when no variable changes them).
+   */
+  lookupsOnly(op: OperationDefinitionNode): TitleLookups | null {
+    const query = this.info.schema.getQueryType();
+    if (op.operation !== 'query' || !query) return NO_LOOKUPS;
+    const { fragments } = this.info;
+    if (selectionVaries(op.selectionSet, fragments)) return null;
+    const defs = query.getFields();
+    const fields: FieldNode[] = [];
+    for (const field of this.fields(op.selectionSet, query.name)) {
+      const name = field.name.value;
+      if (name === 'title' && defs.title) {
+        const set = field.selectionSet;
+        if (set && selectionVaries(set, fragments)) return null;
+        if (this.fields(set, 'Title').some((f) => LOOKS_FURTHER.has(f.name.value))) return null;
+        fields.push(field);
+      } else if ((name === '_entities' || name === 'searchTitles') && defs[name]) return null;
+    }
+    return fields.length ? { def: defs.title, fields } : NO_LOOKUPS;
+  }
 
   operation(op: GraphQLResolveInfo['operation']): number {
     const query = this.info.schema.getQueryType();
@@ -298,15 +330,60 @@ function needsLookup(field: string, known: ReadonlySet<string>): boolean {
   }
 }
 
-/** The same estimate before execution, for the per-operation upstream-request budget. */
-export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
-  omdb: new Estimate(op as unknown as GraphQLResolveInfo, services.clients.omdb).operation(op.operation),
-});
+/** The fields of a title's selection that can need requests of their own (Estimate.title). */
+const LOOKS_FURTHER = new Set(['series', 'seasons', 'episodes']);
+
+/** A document's OMDb requests when they are `title` lookups alone ({@link Estimate.lookupsOnly}). */
+interface TitleLookups {
+  def: GraphQLField<unknown, unknown> | undefined;
+  fields: readonly FieldNode[];
+}
+
+const NO_LOOKUPS: TitleLookups = { def: undefined, fields: [] };
+
+/** Each operation's {@link TitleLookups} (or null: walked whole), by schema: kept while its document is. */
+const lookupsBySchema = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, TitleLookups | null>>();
+
+/**
+ * The distinct uncached queries of `title` lookups: what the walk counts for them (each lookup's query, a request
+ * unless this replica's cache answers it, nothing below it), without the walk's per-operation state.
+ */
+function uncachedLookups(lookups: TitleLookups, variables: Record<string, unknown>, client: OmdbClient): number {
+  let first: string | undefined;
+  let more: Set<string> | undefined;
+  for (const field of lookups.fields) {
+    let q: OmdbQuery;
+    const args = argumentsOf(lookups.def!, field, variables) as TitleArgs;
+    try {
+      q = titleQuery(args);
+    } catch {
+      continue; // refused as bad input before any request
+    }
+    if (client.peek(q)) continue;
+    const key = omdbQueryKey(q);
+    if (first === undefined) first = key;
+    else if (key !== first) (more ??= new Set([first])).add(key);
+  }
+  return more ? more.size : first === undefined ? 0 : 1;
+}
 
 /** How many OMDb requests the operation of `info` can need, leaving out what this replica's cache answers. */
 export function estimateOmdbRequests(info: GraphQLResolveInfo, client: OmdbClient): number {
-  return new Estimate(info, client).operation(info.operation);
+  let byOperation = lookupsBySchema.get(info.schema);
+  if (!byOperation) lookupsBySchema.set(info.schema, (byOperation = new WeakMap()));
+  let lookups = byOperation.get(info.operation);
+  if (lookups === undefined)
+    byOperation.set(info.operation, (lookups = new Estimate(info, client).lookupsOnly(info.operation)));
+  // Admission decided once per document: only the lookups' queries and the cache are read per operation.
+  return lookups
+    ? uncachedLookups(lookups, info.variableValues, client)
+    : new Estimate(info, client).operation(info.operation);
 }
+
+/** The same estimate before execution, for the per-operation upstream-request budget. */
+export const estimateOmdbBeforeRun: UpstreamEstimator = (op, services) => ({
+  omdb: estimateOmdbRequests(op as unknown as GraphQLResolveInfo, services.clients.omdb),
+});
 
 /** Rounds of copying shared cache entries before estimating again: each round can reveal the next level's keys. */
 const PREFETCH_ROUNDS = 4;

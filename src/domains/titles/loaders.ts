@@ -13,26 +13,51 @@ import { takeOmdbRequest } from './allowance.js';
 import { toSearchItem, toSeasonEpisodes, toTitleRecord } from './mapping.js';
 import type { TitleRecord, TitleRef } from './model.js';
 
-const LOADER = new OperationKey<DataLoader<OmdbQuery, OmdbAnswer, string>>('OMDb loader');
+const LOADER = new OperationKey<OmdbLoader>('OMDb loader');
 
-function omdbLoader(ctx: GatewayContext): DataLoader<OmdbQuery, OmdbAnswer, string> {
-  return perOperation(ctx, LOADER, (c) => {
-    const client = c.services.clients.omdb;
-    // OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache within the
-    // operation's allowance (allowance.ts).
-    return new DataLoader<OmdbQuery, OmdbAnswer, string>(
-      (queries) =>
-        Promise.all(
-          queries.map(
-            (q) =>
-              (client.peek(q) ? undefined : takeOmdbRequest(c)) ??
-              client.get(q, c).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
-          ),
-        ),
-      { cacheKeyFn: omdbQueryKey },
+const omdbLoader = (ctx: GatewayContext): OmdbLoader => perOperation(ctx, LOADER, newLoader);
+
+/** Made once, not a closure per lookup. */
+const newLoader = (ctx: GatewayContext) => new OmdbLoader(ctx);
+
+/**
+ * OMDb has no batch endpoint: a batch is distinct requests sent side by side, each past the cache taken from the
+ * operation's allowance first (allowance.ts: refused at its field when none is left); one that fails is its key's
+ * error.
+ */
+class OmdbLoader extends DataLoader<OmdbQuery, OmdbAnswer, string> {
+  constructor(private readonly ctx: GatewayContext) {
+    // DataLoader takes its batch function as a function: one per operation's loader, the work in a method.
+    super((queries) => this.batch(queries), OPTIONS);
+  }
+
+  private batch(queries: readonly OmdbQuery[]): Promise<Array<OmdbAnswer | Error>> {
+    // One lookup (the usual operation): its request read into the batch's one value, without `Promise.all`.
+    if (queries.length === 1) {
+      const sent = this.send(queries[0]);
+      return sent instanceof Error ? Promise.resolve([sent]) : sent.then(inList, failedInList);
+    }
+    return Promise.all(
+      queries.map((q) => {
+        const sent = this.send(q);
+        return sent instanceof Error ? sent : sent.catch(asError);
+      }),
     );
-  });
+  }
+
+  private send(query: OmdbQuery): Promise<OmdbAnswer> | Error {
+    const client = this.ctx.services.clients.omdb;
+    return (client.peek(query) ? undefined : takeOmdbRequest(this.ctx)) ?? client.get(query, this.ctx);
+  }
 }
+
+/** Shared by every operation's loader: keys of one normalized request are one load. */
+const OPTIONS: DataLoader.Options<OmdbQuery, OmdbAnswer, string> = { cacheKeyFn: omdbQueryKey };
+
+const inList = (answer: OmdbAnswer): [OmdbAnswer] => [answer];
+const failedInList = (error: unknown): [Error] => [asError(error)];
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Where an answer keeps its record: a symbol, invisible to JSON.stringify (a cache that serialises it) and to readers. */
 const RECORD = Symbol('its TitleRecord');
@@ -47,16 +72,28 @@ export function recordOf(json: OmdbTitleJson): TitleRecord {
   return (holder[RECORD] ??= toTitleRecord(json));
 }
 
+type TitleQuery = Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>;
+
 /** A title by ID or name; null when OMDb knows none. */
-export function lookupTitle(
-  ctx: GatewayContext,
-  query: Extract<OmdbQuery, { kind: 'byId' | 'byTitle' }>,
-): Promise<TitleRecord | null> {
+export function lookupTitle(ctx: GatewayContext, query: TitleQuery): Promise<TitleRecord | null> {
   return omdbLoader(ctx).load(query).then(titleRecord);
 }
 
 const titleRecord = (answer: OmdbAnswer): TitleRecord | null =>
   answer.kind === 'title' ? recordOf(answer.title) : null;
+
+/** A title as a field answers it: what it knows is its whole record. */
+export const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
+
+/** {@link lookupTitle} as the field's value: one reaction on the loader's promise, not a second on the record's. */
+export function lookupTitleRef(ctx: GatewayContext, query: TitleQuery): Promise<TitleRef | null> {
+  return omdbLoader(ctx).load(query).then(titleRef);
+}
+
+const titleRef = (answer: OmdbAnswer): TitleRef | null => {
+  const record = titleRecord(answer);
+  return record && asRef(record);
+};
 
 /** The whole record behind a partial title (search hit, season episode, series of an episode); short plot. */
 export async function titleDetails(ctx: GatewayContext, ref: TitleRef): Promise<TitleRecord> {

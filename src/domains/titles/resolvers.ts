@@ -1,7 +1,7 @@
 import type { Resolvers } from '../../generated/resolvers.js';
 import type { GatewayContext } from '../../context/request.js';
 import { PAGES, searchQuery, seasonNumber, titleQuery } from './input.js';
-import { lookupTitle, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
+import { asRef, lookupTitle, lookupTitleRef, searchPage, seasonEpisodes, titleDetails } from './loaders.js';
 import type { TitleRecord, TitleRef } from './model.js';
 import { SEARCH_PAGE_SIZE } from './estimate.js';
 import { refuseIfOverQuota } from './quota.js';
@@ -24,12 +24,11 @@ const field =
   (ref: TitleRef, _args: unknown, ctx: GatewayContext) =>
     known(ref, key, ctx);
 
-const asRef = (record: TitleRecord): TitleRef => ({ imdbId: record.imdbId, known: record });
-const refOf = (record: TitleRecord | null): TitleRef | null => record && asRef(record);
-
-/** Arguments are checked first (bad input costs no request), then the quota decision made before execution. */
-function admit<T>(ctx: GatewayContext, parse: () => T): T {
-  const parsed = parse();
+/**
+ * Arguments are checked first (bad input costs no request: `parsed` is made before this is called), then the quota
+ * decision made before execution.
+ */
+function admit<T>(ctx: GatewayContext, parsed: T): T {
   refuseIfOverQuota(ctx);
   return parsed;
 }
@@ -37,16 +36,10 @@ function admit<T>(ctx: GatewayContext, parse: () => T): T {
 export const titleResolvers: Resolvers = {
   Query: {
     title(_root, args, ctx) {
-      return lookupTitle(
-        ctx,
-        admit(ctx, () => titleQuery(args)),
-      ).then(refOf);
+      return lookupTitleRef(ctx, admit(ctx, titleQuery(args)));
     },
     async searchTitles(_root, args, ctx) {
-      return searchPage(
-        ctx,
-        admit(ctx, () => searchQuery(args)),
-      );
+      return searchPage(ctx, admit(ctx, searchQuery(args)));
     },
   },
   TitleSearchPage: {
@@ -59,11 +52,12 @@ export const titleResolvers: Resolvers = {
     async __resolveReference(ref, ctx) {
       const record = await lookupTitle(
         ctx,
-        admit(ctx, () => titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })),
+        admit(ctx, titleQuery({ imdbId: ref.imdbId === undefined ? undefined : String(ref.imdbId) })),
       );
       return record && asRef(record);
     },
-    imdbId: (ref) => ref.imdbId,
+    // `imdbId` has no resolver: every TitleRef carries it, and compiled execution reads a plain property without a
+    // resolver call and its resolve info.
     title: field('title'),
     year: field('year'),
     type: field('type'),

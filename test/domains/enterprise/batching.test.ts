@@ -81,6 +81,35 @@ describe('healthOverview(id:) lookups across an operation', () => {
     expect(r.body.data.admin.serviceAnnouncement).toEqual({ a: { id: 'Exchange' }, b: null });
   });
 
+  it('answers a lone lookup of an unknown id null, and a failed one as its own field error', async () => {
+    const unknown = await gw.query('{ admin { serviceAnnouncement { healthOverview(id: "NoSuchService") { id } } } }');
+    expect(unknown.body.errors).toBeUndefined();
+    expect(unknown.body.data).toEqual({ admin: { serviceAnnouncement: { healthOverview: null } } });
+    gw.sandbox.faults.push({ upstream: 'graph', times: 1, status: 500, match: 'healthOverviews/Exchange' });
+    const failed = await gw.query('{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { id } } } }');
+    expect(failed.body.data.admin.serviceAnnouncement.healthOverview).toBeNull();
+    expect(failed.body.errors).toHaveLength(1);
+    expect(failed.body.errors![0].path).toEqual(['admin', 'serviceAnnouncement', 'healthOverview']);
+    expect(failed.body.errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'graph', status: 500 });
+    expect(graphCalls(gw)).toEqual([`GET ${ITEM}/NoSuchService?$select=id`, `GET ${ITEM}/Exchange?$select=id`]);
+  });
+
+  it('sends the nested issue pages of two looked-up services, which the lookups could not expand, as one $batch', async () => {
+    // Each service expands its first `issues` inline; the second (other arguments) is loaded once the lookups answer,
+    // by both services in the same turn: one batch window, one request.
+    const r = await gw.query(`{ admin { serviceAnnouncement {
+      x: healthOverview(id: "Exchange") { a: issues(first: 1) { nodes { id } } b: issues(first: 2) { nodes { id } } }
+      y: healthOverview(id: "SharePoint") { a: issues(first: 1) { nodes { id } } b: issues(first: 2) { nodes { id } } } } } }`);
+    expect(r.body.errors).toBeUndefined();
+    const calls = gw.upstreamRequests('graph');
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['POST /graph/v1.0/$batch', 'POST /graph/v1.0/$batch']);
+    expect(batchItems(calls[0])).toHaveLength(2);
+    expect(batchItems(calls[1]).map((item) => item.split('?')[0])).toEqual([
+      `GET ${ITEM}/Exchange/issues`,
+      `GET ${ITEM}/SharePoint/issues`,
+    ]);
+  });
+
   it('keeps the other items when one batch item fails', async () => {
     gw.sandbox.faults.push({ upstream: 'graph', times: 1, status: 500, match: 'healthOverviews/OrgLiveID' });
     const r = await gw.query(`{ admin { serviceAnnouncement {

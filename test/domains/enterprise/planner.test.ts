@@ -84,6 +84,27 @@ describe('selection → OData', () => {
     ]);
   });
 
+  it('plans a lookup once per document, and again for each value of a variable read below it', async () => {
+    // The id is the field's own (its resolver's); the selection below names no variable: one plan for every id.
+    const byId = `query ($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { service
+      issues(first: 2) { nodes { title } } } } } }`;
+    for (const id of ['Exchange', 'SharePoint', 'Intune']) await gw.query(byId, { id });
+    const expand = '$expand=issues($select=id,title;$top=2)';
+    expect(graphCalls(gw)).toEqual(
+      ['Exchange', 'SharePoint', 'Intune'].map((id) => `GET ${LIST}/${id}?$select=id,service&${expand}`),
+    );
+    gw.clearUpstreamRequests();
+    // A variable below the field (a nested argument, a condition) makes the plan its values'.
+    const nested = `query ($id: ID!, $n: Int, $status: Boolean!) { admin { serviceAnnouncement { healthOverview(id: $id) {
+      status @include(if: $status) issues(first: $n) { nodes { title } } } } } }`;
+    await gw.query(nested, { id: 'Exchange', n: 1, status: true });
+    await gw.query(nested, { id: 'Exchange', n: 3, status: false });
+    expect(graphCalls(gw)).toEqual([
+      `GET ${LIST}/Exchange?$select=id,status&$expand=issues($select=id,title;$top=1)`,
+      `GET ${LIST}/Exchange?$select=id&$expand=issues($select=id,title;$top=3)`,
+    ]);
+  });
+
   it('maps upstream enums case-insensitively onto the graph enums', async () => {
     const r = await gw.query(`{ admin { serviceAnnouncement { healthOverview(id: "Exchange") { status issues(first: 3) {
       nodes { classification origin status posts { postType description { contentType } } } } } } } }`);
