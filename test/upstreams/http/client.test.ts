@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -187,6 +187,39 @@ describe('shared upstream HTTP layer', () => {
       extensions: { code: 'UPSTREAM_TIMEOUT' },
     });
     expect(seen).toHaveLength(1);
+    await http.close();
+  });
+
+  it('times out each of many calls in flight at its own deadline, aborts its request, and forgets calls that answered', async () => {
+    const http = make({ totalTimeoutMs: 250 });
+    plan = [{ status: 200, body: 'fast' }, ...Array.from({ length: 5 }, () => ({ status: 0, hang: true }))];
+    const closed: string[] = [];
+    const onRequest = (req: IncomingMessage) => req.socket.once('close', () => closed.push(req.url!));
+    server.on('request', onRequest);
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/fast` })).text).toBe('fast');
+    expect(http.deadlines.size).toBe(0);
+    const order: string[] = [];
+    const early = Array.from({ length: 4 }, (_, i) =>
+      http.send({ tally: undefined, method: 'GET', url: `${base}/early${i}` }).catch((error: unknown) => {
+        order.push('early');
+        return error;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 120));
+    const late = http.send({ tally: undefined, method: 'GET', url: `${base}/late` }).catch((error: unknown) => {
+      order.push('late');
+      return error;
+    });
+    for (const error of [...(await Promise.all(early)), await late])
+      expect(error).toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    // The later call waited for its own deadline, not the first ones'.
+    expect(order).toEqual(['early', 'early', 'early', 'early', 'late']);
+    expect(http.deadlines.size).toBe(0);
+    // Each request was aborted: its connection closed, so the upstream holds none of them open.
+    const hung = ['/early0', '/early1', '/early2', '/early3', '/late'];
+    for (let i = 0; i < 100 && !hung.every((u) => closed.includes(u)); i++) await new Promise((r) => setTimeout(r, 10));
+    server.off('request', onRequest);
+    expect(closed).toEqual(expect.arrayContaining(hung));
     await http.close();
   });
 
