@@ -1,4 +1,5 @@
 import { Cancellation, followAbort, unfollowAbort, type CancelSource } from './cancellation.js';
+import type { Settle } from './received.js';
 
 /**
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
@@ -14,23 +15,27 @@ export class InFlight<T> {
 
   /**
    * `start` runs once per key in flight, with the flight's cancellation (the request aborts it itself on its total
-   * timeout, and follows it instead of making one of its own); `onCoalesced` is told when a caller joins an existing
-   * flight.
+   * timeout, and follows it instead of making one of its own); it returns the answer's promise, or nothing and hands
+   * the answer to `flight` itself (no promise of the request's own between it and the waiters). `onCoalesced` is told
+   * when a caller joins an existing flight.
    */
   run(
     key: string,
-    start: (cancel: Cancellation) => Promise<T>,
+    start: (cancel: Cancellation, flight: Settle<T>) => Promise<T> | void,
     signal?: CancelSource,
     onCoalesced?: () => void,
   ): Promise<T> {
     let flight = this.flights.get(key);
-    if (flight) onCoalesced?.();
-    else {
-      flight = new Flight(key, this.flights);
-      this.flights.set(key, flight);
-      flight.start(start);
+    if (flight) {
+      onCoalesced?.();
+      return flight.wait(signal);
     }
-    return flight.wait(signal);
+    flight = new Flight(key, this.flights);
+    this.flights.set(key, flight);
+    // The first caller waits before the request starts: one that settles at once (an open circuit) finds it waiting.
+    const waiting = flight.wait(signal);
+    flight.start(start);
+    return waiting;
   }
 
   /** Later callers start fresh requests (e.g. after a write, so no read begun before it answers one begun after). */
@@ -48,10 +53,10 @@ interface Waiter<T> {
 }
 
 /**
- * One shared upstream request and the callers waiting on it. Its answer is handed to each waiter from one `then`
- * of the request: no promise of the flight's own beside each waiter's (the usual flight has one).
+ * One shared upstream request and the callers waiting on it. Its answer is handed to each waiter as it comes (from
+ * the request itself, or from one `then` of its promise): no promise of the flight's own beside each waiter's.
  */
-class Flight<T> {
+class Flight<T> implements Settle<T> {
   readonly cancel = new Cancellation();
   private readonly waiters: Array<Waiter<T>> = [];
 
@@ -60,17 +65,25 @@ class Flight<T> {
     private readonly table: Flights<T>,
   ) {}
 
-  start(start: (cancel: Cancellation) => Promise<T>): void {
-    let request: Promise<T>;
+  start(start: (cancel: Cancellation, flight: Settle<T>) => Promise<T> | void): void {
+    let request: Promise<T> | void;
     try {
-      request = start(this.cancel);
+      request = start(this.cancel, this);
     } catch (error) {
-      request = Promise.reject(error);
+      return this.reject(error);
     }
-    request.then(
+    request?.then(
       (answer) => this.settle(true, answer),
       (error: unknown) => this.settle(false, error),
     );
+  }
+
+  resolve(answer: T): void {
+    this.settle(true, answer);
+  }
+
+  reject(error: unknown): void {
+    this.settle(false, error);
   }
 
   wait(signal: CancelSource | undefined): Promise<T> {
