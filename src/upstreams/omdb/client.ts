@@ -2,11 +2,18 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
-import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
+import { UpstreamHttp, type BufferedResponse, type UpstreamCaller } from '../http/client.js';
 import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
+import type { Settle } from '../http/received.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
-import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
+import {
+  MemoryState,
+  type DailyQuota,
+  type QuotaReservation,
+  type SharedCache,
+  type SharedState,
+} from '../../state/index.js';
 import { formEncoded, normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
@@ -117,7 +124,7 @@ export class OmdbClient {
     }
     return this.inFlight.run(
       key,
-      (flight) => this.lookup(q, key, flight, caller),
+      (cancel, flight) => this.lookup(q, key, cancel, flight, caller),
       // The operation's controller when it has one: reading `signal` would make the AbortSignal nobody else needs.
       caller && (caller.aborts ?? caller.signal),
       () => this.options.metrics.upstreamCache.series(UPSTREAM, 'coalesced').inc(),
@@ -125,66 +132,104 @@ export class OmdbClient {
   }
 
   /**
-   * One flight: the shared cache (another replica may have fetched it), else OMDb. Not an async function: without a
-   * shared cache it is OMDb's request itself, not a promise resolved with it (a promise and two ticks more).
+   * One flight: the shared cache (another replica may have fetched it), else OMDb. Without a shared cache it is
+   * OMDb's request itself, its answer handed to the flight as it comes: no promise of its own.
    */
   private lookup(
     q: OmdbQuery,
     key: string,
-    flight: Cancellation,
+    cancel: Cancellation,
+    flight: Settle<OmdbAnswer>,
     caller: UpstreamCaller | undefined,
-  ): Promise<OmdbAnswer> {
+  ): Promise<OmdbAnswer> | void {
     const { metrics } = this.options;
     if (!this.cache?.shared) {
       metrics.upstreamCache.series(UPSTREAM, 'miss').inc();
-      return this.fetch(q, key, flight, caller);
+      return this.fetch(q, key, cancel, flight, caller);
     }
     return this.cache.get(key).then((shared) => {
       metrics.upstreamCache.series(UPSTREAM, shared ? 'hit' : 'miss').inc();
-      return shared ?? this.fetch(q, key, flight, caller);
+      return shared ?? new Promise((resolve, reject) => this.fetch(q, key, cancel, { resolve, reject }, caller));
     });
   }
 
-  private async fetch(
+  /** Sends the request within the quota; OMDb's answer, or the error, goes to `to`. */
+  private fetch(
     q: OmdbQuery,
     key: string,
-    flight: Cancellation,
+    cancel: Cancellation,
+    to: Settle<OmdbAnswer>,
     caller: UpstreamCaller | undefined,
-  ): Promise<OmdbAnswer> {
-    const { apiKey, baseUrl, redact } = this.options;
-    if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
+  ): void {
+    if (!this.options.apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
     // Taken here when this replica can (no promise per request), else asked for.
-    const reservation = this.quota.reserveHere() ?? (await this.quota.reserve());
+    const reservation = this.quota.reserveHere();
+    if (reservation) return this.send(q, key, cancel, to, caller, reservation);
+    this.quota.reserve().then(
+      (asked) => {
+        try {
+          this.send(q, key, cancel, to, caller, asked);
+        } catch (error) {
+          to.reject(error);
+        }
+      },
+      (error: unknown) => to.reject(error),
+    );
+  }
+
+  private send(
+    q: OmdbQuery,
+    key: string,
+    cancel: Cancellation,
+    to: Settle<OmdbAnswer>,
+    caller: UpstreamCaller | undefined,
+    reservation: QuotaReservation,
+  ): void {
     if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
-    const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
+    const { apiKey, baseUrl } = this.options;
+    const url = `${baseUrl}/?${formEncoded([['apikey', apiKey!], ...omdbParams(q)])}`;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
     // counted afterwards, so another replica may see the count briefly short by the retries in flight).
-    const res = await this.http.send({
-      method: 'GET',
-      url,
-      cancel: flight,
-      requestId: caller?.requestId,
-      tally: caller?.upstreamRequests,
-      retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
-    });
-    if (res.attempts > 1) await this.quota.add(res.attempts - 1);
+    this.http.sendTo(
+      {
+        method: 'GET',
+        url,
+        cancel,
+        requestId: caller?.requestId,
+        tally: caller?.upstreamRequests,
+        retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
+      },
+      new OmdbReply(this, q, key, to),
+    );
+  }
 
+  /**
+   * OMDb's answer to `q` made of its HTTP answer: at once when nothing is left to wait for, else once the retries
+   * are counted, the limit recorded or the answer cached.
+   */
+  answerOf(res: BufferedResponse, q: OmdbQuery, key: string): OmdbAnswer | Promise<OmdbAnswer> {
+    if (res.attempts > 1) return this.quota.add(res.attempts - 1).then(() => this.answered(res, q, key));
+    return this.answered(res, q, key);
+  }
+
+  private answered(res: BufferedResponse, q: OmdbQuery, key: string): OmdbAnswer | Promise<OmdbAnswer> {
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
     try {
       body = JSON.parse(res.text) as typeof body;
     } catch {
       body = {};
     }
-    const error = typeof body.Error === 'string' ? redact(body.Error) : undefined;
+    const error = typeof body.Error === 'string' ? this.options.redact(body.Error) : undefined;
     const details = { upstream: UPSTREAM, status: res.status };
     if (error && LIMIT.test(error)) {
-      await this.quota.exhaust();
-      throw upstreamError(
-        ErrorCode.UpstreamQuotaExhausted,
-        `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
-        { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
-      );
+      return this.quota.exhaust().then(() => {
+        throw upstreamError(
+          ErrorCode.UpstreamQuotaExhausted,
+          `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
+          { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
+        );
+      });
     }
     if (res.status === 401)
       throw this.credentials.rejected(
@@ -223,8 +268,8 @@ export class OmdbClient {
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
 
-    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to await for nothing.
-    if (this.cache) await this.remember(q, key, answer);
+    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to wait for nothing.
+    if (this.cache) return this.remember(q, key, answer).then(() => answer);
     return answer;
   }
 
@@ -253,6 +298,35 @@ export class OmdbClient {
 
   close(): Promise<void> {
     return this.http.close();
+  }
+}
+
+/** Where the HTTP layer hands one OMDb request's answer: OMDb's answer made of it goes on to `to` (the flight). */
+class OmdbReply implements Settle<BufferedResponse> {
+  constructor(
+    private readonly client: OmdbClient,
+    private readonly q: OmdbQuery,
+    private readonly key: string,
+    private readonly to: Settle<OmdbAnswer>,
+  ) {}
+
+  resolve(res: BufferedResponse): void {
+    let answer: OmdbAnswer | Promise<OmdbAnswer>;
+    try {
+      answer = this.client.answerOf(res, this.q, this.key);
+    } catch (error) {
+      return this.to.reject(error);
+    }
+    if (answer instanceof Promise)
+      answer.then(
+        (a) => this.to.resolve(a),
+        (error: unknown) => this.to.reject(error),
+      );
+    else this.to.resolve(answer);
+  }
+
+  reject(error: unknown): void {
+    this.to.reject(error);
   }
 }
 
