@@ -18,8 +18,8 @@ import {
   type Received,
   type ReceivedText,
   type ReadLimits,
-  type Settle,
 } from './received.js';
+import type { Settle } from './settle.js';
 import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';

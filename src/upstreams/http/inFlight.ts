@@ -1,5 +1,5 @@
 import { Cancellation, followAbort, unfollowAbort, type CancelSource } from './cancellation.js';
-import type { Settle } from './received.js';
+import type { Settle } from './settle.js';
 
 /**
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,

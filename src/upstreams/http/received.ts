@@ -4,6 +4,7 @@ import { bufferBudgetSpent, declaredTooLarge, isEncoded, readBoundedText, textOf
 import type { ResponseBufferBudget } from './bufferBudget.js';
 import type { Cancellation, CancelListener } from './cancellation.js';
 import type { ResponseHeaders } from './dispatch.js';
+import type { Settle } from './settle.js';
 import { GatewayError } from '../../errors/codes.js';
 
 /** An answer whose headers arrived: its body streams on as the caller reads it. */
@@ -34,12 +35,6 @@ export class BodyBrokenOff extends Error {
   constructor(override readonly cause: unknown) {
     super(`The answer's body broke off: ${(cause as Error)?.message ?? String(cause)}`);
   }
-}
-
-/** Where an answer goes: a promise's two functions, or a caller that takes it on without a promise (client.ts). */
-export interface Settle<A> {
-  resolve(answer: A): void;
-  reject(error: unknown): void;
 }
 
 /**

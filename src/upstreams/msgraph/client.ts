@@ -4,7 +4,7 @@ import type { UpstreamDependencies } from '../dependencies.js';
 import { UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
 import { signalOf, type Cancellation, type CancelSource } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
-import type { Settle } from '../http/received.js';
+import { SettleWith, type Settle } from '../http/settle.js';
 import type { UpstreamTally } from '../http/tally.js';
 import { sleep } from '../../streams/sleep.js';
 import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, type RetryPolicy } from '../http/retry.js';
@@ -300,25 +300,21 @@ export class GraphClient {
  * Where the HTTP layer hands one call's answer: Graph's result made of it (an error with a contract code is a result
  * too, `{ ok: false }`) goes on to `to`, a shared flight or a caller's promise.
  */
-class GraphAnswer implements Settle<BufferedResponse> {
+class GraphAnswer extends SettleWith<BufferedResponse, GraphResult> {
   constructor(
     private readonly client: GraphClient,
     private readonly method: string,
     private readonly authorization: string,
-    private readonly to: Settle<GraphResult>,
-  ) {}
-
-  resolve(res: BufferedResponse): void {
-    let result: GraphResult;
-    try {
-      result = this.client.answer(res, this.method, this.authorization);
-    } catch (error) {
-      return this.to.reject(error);
-    }
-    this.to.resolve(result);
+    to: Settle<GraphResult>,
+  ) {
+    super(to);
   }
 
-  reject(error: unknown): void {
+  protected answerOf(res: BufferedResponse): GraphResult {
+    return this.client.answer(res, this.method, this.authorization);
+  }
+
+  override reject(error: unknown): void {
     if ((error as { extensions?: unknown }).extensions)
       this.to.resolve({ ok: false, status: 0, error: error as GatewayError });
     else this.to.reject(error);

@@ -5,7 +5,7 @@ import { GatewayCredentials } from '../credentials.js';
 import { UpstreamHttp, type BufferedResponse, type UpstreamCaller } from '../http/client.js';
 import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
-import type { Settle } from '../http/received.js';
+import { SettleWith, type Settle } from '../http/settle.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
 import {
   MemoryState,
@@ -302,31 +302,18 @@ export class OmdbClient {
 }
 
 /** Where the HTTP layer hands one OMDb request's answer: OMDb's answer made of it goes on to `to` (the flight). */
-class OmdbReply implements Settle<BufferedResponse> {
+class OmdbReply extends SettleWith<BufferedResponse, OmdbAnswer> {
   constructor(
     private readonly client: OmdbClient,
     private readonly q: OmdbQuery,
     private readonly key: string,
-    private readonly to: Settle<OmdbAnswer>,
-  ) {}
-
-  resolve(res: BufferedResponse): void {
-    let answer: OmdbAnswer | Promise<OmdbAnswer>;
-    try {
-      answer = this.client.answerOf(res, this.q, this.key);
-    } catch (error) {
-      return this.to.reject(error);
-    }
-    if (answer instanceof Promise)
-      answer.then(
-        (a) => this.to.resolve(a),
-        (error: unknown) => this.to.reject(error),
-      );
-    else this.to.resolve(answer);
+    to: Settle<OmdbAnswer>,
+  ) {
+    super(to);
   }
 
-  reject(error: unknown): void {
-    this.to.reject(error);
+  protected answerOf(res: BufferedResponse): OmdbAnswer | Promise<OmdbAnswer> {
+    return this.client.answerOf(res, this.q, this.key);
   }
 }
 
