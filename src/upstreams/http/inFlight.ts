@@ -58,7 +58,8 @@ interface Waiter<T> {
  */
 class Flight<T> implements Settle<T> {
   readonly cancel = new Cancellation();
-  private readonly waiters: Array<Waiter<T>> = [];
+  /** Made with the first waiter, one slot long: most flights have one (a `push` onto `[]` reserves 17). */
+  private waiters: Array<Waiter<T>> | undefined = undefined;
 
   constructor(
     private readonly key: string,
@@ -89,7 +90,8 @@ class Flight<T> implements Settle<T> {
   wait(signal: CancelSource | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const waiter: Waiter<T> = { resolve, reject, signal, leave: undefined };
-      this.waiters.push(waiter);
+      if (this.waiters) this.waiters.push(waiter);
+      else this.waiters = [waiter];
       if (!signal) return;
       if (signal.aborted) return this.leave(waiter);
       waiter.leave = () => this.leave(waiter);
@@ -99,24 +101,27 @@ class Flight<T> implements Settle<T> {
 
   /** A caller's signal aborted: its wait ends; the request too when it was the last one waiting. */
   private leave(waiter: Waiter<T>): void {
-    const i = this.waiters.indexOf(waiter);
+    const waiters = this.waiters;
+    const i = waiters ? waiters.indexOf(waiter) : -1;
     if (i === -1) return;
-    this.waiters.splice(i, 1);
+    waiters!.splice(i, 1);
     const signal = waiter.signal!;
     if (waiter.leave) unfollowAbort(signal, waiter.leave);
-    if (this.waiters.length === 0) this.cancel.abort(signal.reason);
+    if (waiters!.length === 0) this.cancel.abort(signal.reason);
     waiter.reject(signal.reason);
   }
 
   private settle(ok: boolean, outcome: unknown): void {
     this.table.delete(this.key, this);
     // A flight every waiter left settles with nobody to tell; that is expected, not an unhandled error.
-    for (const waiter of this.waiters) {
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    if (!waiters) return;
+    for (const waiter of waiters) {
       if (waiter.leave) unfollowAbort(waiter.signal!, waiter.leave);
       if (ok) waiter.resolve(outcome as T);
       else waiter.reject(outcome);
     }
-    this.waiters.length = 0;
   }
 }
 
