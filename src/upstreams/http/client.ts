@@ -73,6 +73,12 @@ export interface UpstreamCaller {
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
+  /**
+   * `url` already split as {@link splitUrl} would (both or neither), by a client that joins a base it split once and
+   * a path: no split per request, and `url` is only what the debug log and a span show.
+   */
+  origin?: string;
+  path?: string;
   headers?: Record<string, string>;
   /** The body: a text, or a function opening it as a stream (a file read from disk), called once per attempt. */
   body?: string | (() => Readable);
@@ -267,10 +273,10 @@ export class UpstreamHttp {
     };
     // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call. Every field
     // in one literal, so that every request's options have one shape.
-    const { origin, path } = splitUrl(req.url);
+    const { origin, path } = req.origin !== undefined && req.path !== undefined ? req : splitUrl(req.url);
     return {
-      origin,
-      path,
+      origin: origin!,
+      path: path!,
       method: req.method,
       headers: req.headers,
       body: typeof req.body === 'string' ? req.body : undefined,

@@ -215,7 +215,9 @@ class TextHandler extends Answering<ReceivedText> {
       if (!budget.take(chunk.length)) return this.fail(controller, bufferBudgetSpent(upstream, budget, this.status));
       this.taken += chunk.length;
     }
-    chunks.push(chunk);
+    // Most answers come in one chunk: a list of one, not a push onto `[]` (which reserves 17 slots).
+    if (chunks.length === 0) this.chunks = [chunk];
+    else chunks.push(chunk);
   }
 
   override onResponseEnd(): void {

@@ -1,7 +1,7 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
-import { UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
+import { splitUrl, UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
 import { signalOf, type Cancellation, type CancelSource } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import { SettleWith, type Settle } from '../http/settle.js';
@@ -72,6 +72,11 @@ function resultOf(status: number, text: unknown, headers: Headers, method: strin
 export class GraphClient {
   /** `https://graph.microsoft.com/v1.0` (or the sandbox's). */
   readonly root: string;
+  /**
+   * {@link root} split once (`https://graph.microsoft.com` and `/v1.0`): requests join a path to it and split no URL.
+   * Undefined for a root that does not split back into itself (one WHATWG parsing rewrites): those split per request.
+   */
+  private readonly rootAt: { origin: string; path: string } | undefined;
   private readonly appToken: ApplicationToken | undefined;
   private readonly inFlight = new InFlight<GraphResult>();
   /** The gateway's own current and previous `Authorization` values: a 401 to one of them is not the caller's fault. */
@@ -84,6 +89,8 @@ export class GraphClient {
     credentials: GatewayCredentials,
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
+    const at = splitUrl(this.root);
+    this.rootAt = at.origin + at.path === this.root ? at : undefined;
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
     this.appToken = config.clientSecret
       ? new ApplicationToken(
@@ -261,9 +268,14 @@ export class GraphClient {
     if (extra) Object.assign(headers, extra);
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    // What `splitUrl(url)` would make of it: the root's origin, its path joined to this one (up to a fragment).
+    const at = this.rootAt;
+    const hash = path.indexOf('#');
     return {
       method,
       url: this.root + path,
+      origin: at?.origin,
+      path: at && at.path + (hash === -1 ? path : path.slice(0, hash)),
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: call.signal,

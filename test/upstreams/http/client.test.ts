@@ -190,6 +190,21 @@ describe('shared upstream HTTP layer', () => {
     await http.close();
   });
 
+  it('sends to the origin and path a client split already, and splits the URL itself otherwise', async () => {
+    const http = make();
+    const split = splitUrl(`${base}/graph/v1.0`);
+    await http.send({
+      tally: undefined,
+      method: 'GET',
+      url: 'http://shown.only/in/logs',
+      ...split,
+      path: `${split.path}/me?$select=id`,
+    });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/own/split?a=1#fragment` });
+    expect(seen.map((r) => r.url)).toEqual(['/graph/v1.0/me?$select=id', '/own/split?a=1']);
+    await http.close();
+  });
+
   it('times out each of many calls in flight at its own deadline, aborts its request, and forgets calls that answered', async () => {
     const http = make({ totalTimeoutMs: 250 });
     plan = [{ status: 200, body: 'fast' }, ...Array.from({ length: 5 }, () => ({ status: 0, hang: true }))];
