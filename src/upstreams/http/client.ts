@@ -312,7 +312,6 @@ export class UpstreamHttp {
   }
 
   close(): Promise<void> {
-    this.deadlines.close();
     return this.dispatcher.close();
   }
 }

@@ -17,7 +17,8 @@ export abstract class Deadline {
  * referenced until its deadline); the timer, left set for a head that finished, wakes early, finds the next head and
  * waits again (under steady load once per `ms`, not per request). Each entry still expires at its own deadline, as
  * its own timer would have fired it. The timer is unref'd: a call in progress holds its own socket, connect or retry
- * timer, and an idle client must not keep its process alive for the length of a timeout.
+ * timer, and an idle client must not keep its process alive for the length of a timeout; so it needs no stopping
+ * when its client closes, and calls still in flight then (which the pool's close waits for) keep their deadlines.
  */
 export class Deadlines {
   private head: Deadline | undefined = undefined;
@@ -55,12 +56,6 @@ export class Deadlines {
     let n = 0;
     for (let e = this.head; e; e = e.next) n++;
     return n;
-  }
-
-  /** No more sweeps (the client closed); entries still listed never expire. */
-  close(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
   }
 
   private arm(ms: number): void {

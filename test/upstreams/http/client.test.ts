@@ -238,6 +238,16 @@ describe('shared upstream HTTP layer', () => {
     await http.close();
   });
 
+  it('still times out a call in flight while its client closes, so the close does not wait on a hung upstream', async () => {
+    const http = make({ totalTimeoutMs: 200 });
+    plan = [{ status: 0, hang: true }];
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/hung` });
+    await new Promise((r) => setTimeout(r, 30));
+    const closed = http.close();
+    await expect(pending).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await closed;
+  });
+
   it('answers at once when the caller says a retryable error body is final', async () => {
     plan = [{ status: 429, headers: { 'retry-after': '0' }, body: '{"error":{"code":"1113"}}' }, { status: 200 }];
     const http = make();
