@@ -370,6 +370,16 @@ export function splitUrl(url: string): { origin: string; path: string } {
   return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) };
 }
 
+/**
+ * The split of a fixed start of URLs that a client joins paths or query parameters to (`UpstreamRequest.origin` and
+ * `path`): made once, or undefined when it does not split back into itself (WHATWG parsing rewrote it), and its
+ * requests then split their whole URL each.
+ */
+export function splitBase(base: string): { origin: string; path: string } | undefined {
+  const at = splitUrl(base);
+  return at.origin + at.path === base ? at : undefined;
+}
+
 function describeError(error: unknown): string {
   return (error as { code?: string })?.code ?? (error as Error)?.message ?? 'network error';
 }

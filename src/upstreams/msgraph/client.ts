@@ -1,7 +1,7 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
-import { splitUrl, UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
+import { splitBase, UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
 import { signalOf, type Cancellation, type CancelSource } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import { SettleWith, type Settle } from '../http/settle.js';
@@ -72,10 +72,7 @@ function resultOf(status: number, text: unknown, headers: Headers, method: strin
 export class GraphClient {
   /** `https://graph.microsoft.com/v1.0` (or the sandbox's). */
   readonly root: string;
-  /**
-   * {@link root} split once (`https://graph.microsoft.com` and `/v1.0`): requests join a path to it and split no URL.
-   * Undefined for a root that does not split back into itself (one WHATWG parsing rewrites): those split per request.
-   */
+  /** {@link root} split once (`https://graph.microsoft.com` and `/v1.0`, `splitBase`): requests join a path to it. */
   private readonly rootAt: { origin: string; path: string } | undefined;
   private readonly appToken: ApplicationToken | undefined;
   private readonly inFlight = new InFlight<GraphResult>();
@@ -89,8 +86,7 @@ export class GraphClient {
     credentials: GatewayCredentials,
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
-    const at = splitUrl(this.root);
-    this.rootAt = at.origin + at.path === this.root ? at : undefined;
+    this.rootAt = splitBase(this.root);
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
     this.appToken = config.clientSecret
       ? new ApplicationToken(

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
-import { UpstreamHttp, type BufferedResponse, type UpstreamCaller } from '../http/client.js';
+import { splitBase, UpstreamHttp, type BufferedResponse, type UpstreamCaller } from '../http/client.js';
 import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
 import { SettleWith, type Settle } from '../http/settle.js';
@@ -81,9 +81,15 @@ export class OmdbClient {
   readonly cache?: SharedCache<OmdbAnswer>;
   private readonly inFlight = new InFlight<OmdbAnswer>();
   private readonly credentials: GatewayCredentials;
+  /** `<base>/?apikey=<key>`, every request URL's start: made and split once, not per request. */
+  private readonly keyed: string;
+  /** {@link keyed} split once (`splitBase`). */
+  private readonly keyedAt: { origin: string; path: string } | undefined;
 
   constructor(private readonly options: OmdbClientOptions) {
     this.credentials = options.credentials ?? new GatewayCredentials(options.log);
+    this.keyed = `${options.baseUrl}/?${formEncoded([['apikey', options.apiKey ?? '']])}`;
+    this.keyedAt = splitBase(this.keyed);
     this.http = new UpstreamHttp({
       upstream: 'omdb',
       metrics: options.metrics,
@@ -187,18 +193,23 @@ export class OmdbClient {
     reservation: QuotaReservation,
   ): void {
     if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
-    const { apiKey, baseUrl } = this.options;
-    const url = `${baseUrl}/?${formEncoded([['apikey', apiKey!], ...omdbParams(q)])}`;
+    // A lookup by id's key is its query string already (query.ts `byIdKey`).
+    const query = q.kind === 'byId' ? key : formEncoded(omdbParams(q));
+    const at = this.keyedAt;
     // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
-    // counted afterwards, so another replica may see the count briefly short by the retries in flight).
+    // counted afterwards, so another replica may see the count briefly short by the retries in flight). With quota
+    // for all of them, the client's own policy (no policy object merged per request).
+    const attempts = 1 + reservation.remaining;
     this.http.sendTo(
       {
         method: 'GET',
-        url,
+        url: `${this.keyed}&${query}`,
+        origin: at?.origin,
+        path: at && `${at.path}&${query}`,
         cancel,
         requestId: caller?.requestId,
         tally: caller?.upstreamRequests,
-        retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
+        retry: attempts < DEFAULT_RETRY_POLICY.maxAttempts ? { maxAttempts: attempts } : undefined,
       },
       new OmdbReply(this, q, key, to),
     );

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
-import { splitUrl, UpstreamHttp } from '../../../src/upstreams/http/client.js';
+import { splitBase, splitUrl, UpstreamHttp } from '../../../src/upstreams/http/client.js';
 import { UpstreamTally } from '../../../src/upstreams/http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../src/upstreams/http/retry.js';
 
@@ -202,6 +202,10 @@ describe('shared upstream HTTP layer', () => {
     });
     await http.send({ tally: undefined, method: 'GET', url: `${base}/own/split?a=1#fragment` });
     expect(seen.map((r) => r.url)).toEqual(['/graph/v1.0/me?$select=id', '/own/split?a=1']);
+    // A base that WHATWG parsing would rewrite is not split once: its requests split their whole URL.
+    expect(splitBase(`${base}/graph/v1.0`)).toEqual(split);
+    expect(splitBase('https://user:pw@example.com/v1.0')).toBeUndefined();
+    expect(splitBase('https://Example.com/v1.0#x')).toBeUndefined();
     await http.close();
   });
 
