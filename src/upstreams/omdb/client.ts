@@ -122,12 +122,13 @@ export class OmdbClient {
   get(query: OmdbQuery, caller?: UpstreamCaller): Promise<OmdbAnswer> {
     // The key of the query as asked (its loader made it already): normalizing first gives the same key.
     const key = omdbQueryKey(query);
-    const q = normalizeOmdbQuery(query);
     const cached = this.cache?.local(key);
     if (cached) {
       this.options.metrics.upstreamCache.series(UPSTREAM, 'hit').inc();
       return Promise.resolve(cached);
     }
+    // A lookup by id needs no normalized copy: its request is its key, and only its kind is read after.
+    const q = query.kind === 'byId' ? query : normalizeOmdbQuery(query);
     return this.inFlight.run(
       key,
       (cancel, flight) => this.lookup(q, key, cancel, flight, caller),
