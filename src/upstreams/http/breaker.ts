@@ -25,6 +25,9 @@ export const DEFAULT_BREAKER: BreakerOptions = { threshold: 5, cooldownMs: 5_000
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
+/** The answer of {@link CircuitBreaker.admit} that lets a request through: one object, not one per request. */
+const ADMITTED = Object.freeze({ ok: true } as const);
+
 export class CircuitBreaker {
   private failures = 0;
   private openedAt = 0;
@@ -44,12 +47,12 @@ export class CircuitBreaker {
 
   /** Whether a request may go out now; when not, the milliseconds until the next probe. */
   admit(): { ok: true } | { ok: false; retryInMs: number } {
-    if (this.options.threshold === 0 || this.current === 'closed') return { ok: true };
+    if (this.options.threshold === 0 || this.current === 'closed') return ADMITTED;
     const elapsed = this.now() - this.openedAt;
     if (this.current === 'open' && elapsed >= this.options.cooldownMs) this.set('half-open');
     if (this.current === 'half-open' && !this.probing) {
       this.probing = true;
-      return { ok: true };
+      return ADMITTED;
     }
     return { ok: false, retryInMs: Math.max(0, this.options.cooldownMs - elapsed) };
   }

@@ -10,7 +10,16 @@ import { counted } from './counted.js';
 import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
 import { metered } from './metered.js';
 import { Cancellation, type CancelSource } from './cancellation.js';
-import { BodyBrokenOff, receive, receiveText, type Received, type ReadLimits } from './received.js';
+import { Deadline, Deadlines } from './deadlines.js';
+import {
+  BodyBrokenOff,
+  receive,
+  receiveTextTo,
+  type Received,
+  type ReceivedText,
+  type ReadLimits,
+} from './received.js';
+import type { Settle } from './settle.js';
 import { retried, type RetryRequest } from './retried.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import type { UpstreamTally } from './tally.js';
@@ -64,6 +73,12 @@ export interface UpstreamCaller {
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: string;
+  /**
+   * `url` already split as {@link splitUrl} would (both or neither), by a client that joins a base it split once and
+   * a path: no split per request, and `url` is only what the debug log and a span show.
+   */
+  origin?: string;
+  path?: string;
   headers?: Record<string, string>;
   /** The body: a text, or a function opening it as a stream (a file read from disk), called once per attempt. */
   body?: string | (() => Readable);
@@ -132,12 +147,15 @@ export class UpstreamHttp {
   readonly bodyTimeoutMs: number;
   /** The bounds of every buffered read, made once. */
   private readonly limits: ReadLimits;
+  /** The total timeouts of the buffered calls in progress. */
+  readonly deadlines: Deadlines;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.upstream = options.upstream;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.limits = { upstream: this.upstream, limit: this.maxResponseBytes, budget: options.bufferBudget };
+    this.deadlines = new Deadlines(options.totalTimeoutMs ?? 30_000);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const { upstream, metrics, log, redact } = options;
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -163,42 +181,40 @@ export class UpstreamHttp {
   }
 
   /** Sends the request (retrying as the policy allows) and reads the whole body, all within the total timeout. */
-  async send(req: UpstreamRequest): Promise<BufferedResponse> {
-    // One cancellation and one timer per call (AbortSignal.timeout/any cost several times more on Node 20's hot path);
-    // the caller's own when it serves this request alone.
-    const totalMs = this.options.totalTimeoutMs ?? 30_000;
+  send(req: UpstreamRequest): Promise<BufferedResponse> {
+    return new Promise((resolve, reject) => this.sendTo(req, { resolve, reject }));
+  }
+
+  /**
+   * {@link send} without a promise of its own: the answer, or the error `send` would reject with, goes to `to`
+   * (a caller that maps it on, as Graph's client does into a shared flight). One cancellation per call, the caller's
+   * own when it serves this request alone, and a place in the upstream's list of deadlines (deadlines.ts), not a
+   * timer per call.
+   */
+  sendTo(req: UpstreamRequest, to: Settle<BufferedResponse>): void {
     const cancel = req.cancel ?? Cancellation.following(req.signal);
-    const timer = setTimeout(() => cancel.abort(TOTAL_TIMEOUT), totalMs);
-    const options = this.dispatchOptions(req, cancel);
-    try {
-      const answer = await receiveText(this.dispatcher, options, this.limits);
-      return {
-        status: answer.statusCode,
-        headers: answer.headers,
-        attempts: options.retry.attempts,
-        text: answer.text,
-      };
-    } catch (error) {
-      if (cancel.reason === TOTAL_TIMEOUT) {
-        throw upstreamError(
-          ErrorCode.UpstreamTimeout,
-          `The ${this.upstream} service did not answer within ${totalMs} ms.`,
-          { upstream: this.upstream },
-        );
-      }
-      if (!(error instanceof BodyBrokenOff) || cancel.aborted)
-        throw this.failure(error, cancel, options.retry.attempts);
-      // The body broke off after the headers: a reset, a Content-Length the body never reached.
-      const cause = error.cause;
-      throw upstreamError(
-        ErrorCode.UpstreamError,
-        `The ${this.upstream} service broke off its answer (${(cause as Error)?.message || describeError(cause)}).`,
+    const call = new BufferedCall(this, cancel, this.dispatchOptions(req, cancel), to);
+    this.deadlines.add(call);
+    receiveTextTo(this.dispatcher, call.options, this.limits, call);
+  }
+
+  /** The error a buffered call rejects with, `error` being what ended it. */
+  bufferedFailure(error: unknown, cancel: Cancellation, attempts: number): unknown {
+    if (cancel.reason === TOTAL_TIMEOUT) {
+      return upstreamError(
+        ErrorCode.UpstreamTimeout,
+        `The ${this.upstream} service did not answer within ${this.deadlines.ms} ms.`,
         { upstream: this.upstream },
       );
-    } finally {
-      clearTimeout(timer);
-      cancel.release();
     }
+    if (!(error instanceof BodyBrokenOff) || cancel.aborted) return this.failure(error, cancel, attempts);
+    // The body broke off after the headers: a reset, a Content-Length the body never reached.
+    const cause = error.cause;
+    return upstreamError(
+      ErrorCode.UpstreamError,
+      `The ${this.upstream} service broke off its answer (${(cause as Error)?.message || describeError(cause)}).`,
+      { upstream: this.upstream },
+    );
   }
 
   /** Sends the request and hands back the body stream (decoded) as soon as the headers arrived. */
@@ -257,10 +273,10 @@ export class UpstreamHttp {
     };
     // The agent directly, with the URL split once: undici's `request(url)` parses a WHATWG URL per call. Every field
     // in one literal, so that every request's options have one shape.
-    const { origin, path } = splitUrl(req.url);
+    const { origin, path } = req.origin !== undefined && req.path !== undefined ? req : splitUrl(req.url);
     return {
-      origin,
-      path,
+      origin: origin!,
+      path: path!,
       method: req.method,
       headers: req.headers,
       body: typeof req.body === 'string' ? req.body : undefined,
@@ -301,6 +317,44 @@ export class UpstreamHttp {
 }
 
 /**
+ * One buffered call between its dispatch and its answer: its entry in the deadlines (the total timeout aborts its
+ * cancellation) and where the read answer arrives, to be handed on as a {@link BufferedResponse} or an error. One
+ * object for what was an async frame, a timer and its closure per call.
+ */
+class BufferedCall extends Deadline implements Settle<ReceivedText> {
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly cancel: Cancellation,
+    readonly options: UpstreamDispatchOptions & { retry: RetryRequest },
+    private readonly to: Settle<BufferedResponse>,
+  ) {
+    super();
+  }
+
+  expired(): void {
+    this.cancel.abort(TOTAL_TIMEOUT);
+  }
+
+  resolve(answer: ReceivedText): void {
+    this.http.deadlines.remove(this);
+    this.cancel.release();
+    this.to.resolve({
+      status: answer.statusCode,
+      headers: answer.headers,
+      attempts: this.options.retry.attempts,
+      text: answer.text,
+    });
+  }
+
+  reject(error: unknown): void {
+    this.http.deadlines.remove(this);
+    const failure = this.http.bufferedFailure(error, this.cancel, this.options.retry.attempts);
+    this.cancel.release();
+    this.to.reject(failure);
+  }
+}
+
+/**
  * `https://host:port` and `/path?query` of an absolute URL the clients built from their configured base URL. What
  * is not a plain `scheme://authority/…` goes through WHATWG URL parsing.
  */
@@ -314,6 +368,16 @@ export function splitUrl(url: string): { origin: string; path: string } {
   }
   const hash = url.indexOf('#', slash);
   return { origin: url.slice(0, slash), path: hash === -1 ? url.slice(slash) : url.slice(slash, hash) };
+}
+
+/**
+ * The split of a fixed start of URLs that a client joins paths or query parameters to (`UpstreamRequest.origin` and
+ * `path`): made once, or undefined when it does not split back into itself (WHATWG parsing rewrote it), and its
+ * requests then split their whole URL each.
+ */
+export function splitBase(base: string): { origin: string; path: string } | undefined {
+  const at = splitUrl(base);
+  return at.origin + at.path === base ? at : undefined;
 }
 
 function describeError(error: unknown): string {

@@ -1,4 +1,5 @@
 import { Cancellation, followAbort, unfollowAbort, type CancelSource } from './cancellation.js';
+import type { Settle } from './settle.js';
 
 /**
  * Coalesces identical upstream requests in flight across operations: the first caller of a key starts the request,
@@ -14,23 +15,27 @@ export class InFlight<T> {
 
   /**
    * `start` runs once per key in flight, with the flight's cancellation (the request aborts it itself on its total
-   * timeout, and follows it instead of making one of its own); `onCoalesced` is told when a caller joins an existing
-   * flight.
+   * timeout, and follows it instead of making one of its own); it returns the answer's promise, or nothing and hands
+   * the answer to `flight` itself (no promise of the request's own between it and the waiters). `onCoalesced` is told
+   * when a caller joins an existing flight.
    */
   run(
     key: string,
-    start: (cancel: Cancellation) => Promise<T>,
+    start: (cancel: Cancellation, flight: Settle<T>) => Promise<T> | void,
     signal?: CancelSource,
     onCoalesced?: () => void,
   ): Promise<T> {
     let flight = this.flights.get(key);
-    if (flight) onCoalesced?.();
-    else {
-      flight = new Flight(key, this.flights);
-      this.flights.set(key, flight);
-      flight.start(start);
+    if (flight) {
+      onCoalesced?.();
+      return flight.wait(signal);
     }
-    return flight.wait(signal);
+    flight = new Flight(key, this.flights);
+    this.flights.set(key, flight);
+    // The first caller waits before the request starts: one that settles at once (an open circuit) finds it waiting.
+    const waiting = flight.wait(signal);
+    flight.start(start);
+    return waiting;
   }
 
   /** Later callers start fresh requests (e.g. after a write, so no read begun before it answers one begun after). */
@@ -48,35 +53,45 @@ interface Waiter<T> {
 }
 
 /**
- * One shared upstream request and the callers waiting on it. Its answer is handed to each waiter from one `then`
- * of the request: no promise of the flight's own beside each waiter's (the usual flight has one).
+ * One shared upstream request and the callers waiting on it. Its answer is handed to each waiter as it comes (from
+ * the request itself, or from one `then` of its promise): no promise of the flight's own beside each waiter's.
  */
-class Flight<T> {
+class Flight<T> implements Settle<T> {
   readonly cancel = new Cancellation();
-  private readonly waiters: Array<Waiter<T>> = [];
+  /** Made with the first waiter, one slot long: most flights have one (a `push` onto `[]` reserves 17). */
+  private waiters: Array<Waiter<T>> | undefined = undefined;
 
   constructor(
     private readonly key: string,
     private readonly table: Flights<T>,
   ) {}
 
-  start(start: (cancel: Cancellation) => Promise<T>): void {
-    let request: Promise<T>;
+  start(start: (cancel: Cancellation, flight: Settle<T>) => Promise<T> | void): void {
+    let request: Promise<T> | void;
     try {
-      request = start(this.cancel);
+      request = start(this.cancel, this);
     } catch (error) {
-      request = Promise.reject(error);
+      return this.reject(error);
     }
-    request.then(
+    request?.then(
       (answer) => this.settle(true, answer),
       (error: unknown) => this.settle(false, error),
     );
   }
 
+  resolve(answer: T): void {
+    this.settle(true, answer);
+  }
+
+  reject(error: unknown): void {
+    this.settle(false, error);
+  }
+
   wait(signal: CancelSource | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const waiter: Waiter<T> = { resolve, reject, signal, leave: undefined };
-      this.waiters.push(waiter);
+      if (this.waiters) this.waiters.push(waiter);
+      else this.waiters = [waiter];
       if (!signal) return;
       if (signal.aborted) return this.leave(waiter);
       waiter.leave = () => this.leave(waiter);
@@ -86,24 +101,27 @@ class Flight<T> {
 
   /** A caller's signal aborted: its wait ends; the request too when it was the last one waiting. */
   private leave(waiter: Waiter<T>): void {
-    const i = this.waiters.indexOf(waiter);
+    const waiters = this.waiters;
+    const i = waiters ? waiters.indexOf(waiter) : -1;
     if (i === -1) return;
-    this.waiters.splice(i, 1);
+    waiters!.splice(i, 1);
     const signal = waiter.signal!;
     if (waiter.leave) unfollowAbort(signal, waiter.leave);
-    if (this.waiters.length === 0) this.cancel.abort(signal.reason);
+    if (waiters!.length === 0) this.cancel.abort(signal.reason);
     waiter.reject(signal.reason);
   }
 
   private settle(ok: boolean, outcome: unknown): void {
     this.table.delete(this.key, this);
     // A flight every waiter left settles with nobody to tell; that is expected, not an unhandled error.
-    for (const waiter of this.waiters) {
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    if (!waiters) return;
+    for (const waiter of waiters) {
       if (waiter.leave) unfollowAbort(waiter.signal!, waiter.leave);
       if (ok) waiter.resolve(outcome as T);
       else waiter.reject(outcome);
     }
-    this.waiters.length = 0;
   }
 }
 

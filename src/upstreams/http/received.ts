@@ -4,6 +4,7 @@ import { bufferBudgetSpent, declaredTooLarge, isEncoded, readBoundedText, textOf
 import type { ResponseBufferBudget } from './bufferBudget.js';
 import type { Cancellation, CancelListener } from './cancellation.js';
 import type { ResponseHeaders } from './dispatch.js';
+import type { Settle } from './settle.js';
 import { GatewayError } from '../../errors/codes.js';
 
 /** An answer whose headers arrived: its body streams on as the caller reads it. */
@@ -47,7 +48,7 @@ export class BodyBrokenOff extends Error {
  */
 export function receive(dispatcher: Dispatcher, opts: Options): Promise<Received> {
   return new Promise((resolve, reject) =>
-    dispatchTo(dispatcher, opts, new ReceiveHandler(opts.cancel, resolve, reject)),
+    dispatchTo(dispatcher, opts, new ReceiveHandler(opts.cancel, { resolve, reject })),
   );
 }
 
@@ -58,9 +59,17 @@ export function receive(dispatcher: Dispatcher, opts: Options): Promise<Received
  * and their ticks; an encoded one goes through a stream and its decoders as {@link receive}'s.
  */
 export function receiveText(dispatcher: Dispatcher, opts: Options, limits: ReadLimits): Promise<ReceivedText> {
-  return new Promise((resolve, reject) =>
-    dispatchTo(dispatcher, opts, new TextHandler(opts.cancel, limits, resolve, reject)),
-  );
+  return new Promise((resolve, reject) => receiveTextTo(dispatcher, opts, limits, { resolve, reject }));
+}
+
+/** {@link receiveText} without a promise of its own: the answer, or the error, goes to `to`, once. */
+export function receiveTextTo(
+  dispatcher: Dispatcher,
+  opts: Options,
+  limits: ReadLimits,
+  to: Settle<ReceivedText>,
+): void {
+  dispatchTo(dispatcher, opts, new TextHandler(opts.cancel, limits, to));
 }
 
 function dispatchTo<A>(dispatcher: Dispatcher, opts: Options, handler: Answering<A>): void {
@@ -83,8 +92,7 @@ abstract class Answering<A> implements Dispatcher.DispatchHandler, CancelListene
 
   constructor(
     protected readonly cancel: Cancellation | undefined,
-    protected readonly resolve: (answer: A | PromiseLike<A>) => void,
-    protected readonly reject: (error: unknown) => void,
+    protected readonly to: Settle<A>,
   ) {
     cancel?.listen(this);
   }
@@ -115,7 +123,7 @@ abstract class Answering<A> implements Dispatcher.DispatchHandler, CancelListene
     this.detach();
     if (!this.settled) {
       this.settled = true;
-      this.reject(error);
+      this.to.reject(error);
     } else if (this.body && !this.body.destroyed) this.body.destroy(error);
   }
 
@@ -153,7 +161,7 @@ class ReceiveHandler extends Answering<Received> {
     // An interim answer (100 Continue, 103 Early Hints) is not the answer.
     if (statusCode < 200 || this.settled) return;
     this.settled = true;
-    this.resolve({ statusCode, headers, body: this.openBody(controller) });
+    this.to.resolve({ statusCode, headers, body: this.openBody(controller) });
   }
 }
 
@@ -170,10 +178,9 @@ class TextHandler extends Answering<ReceivedText> {
   constructor(
     cancel: Cancellation | undefined,
     private readonly limits: ReadLimits,
-    resolve: (answer: ReceivedText | PromiseLike<ReceivedText>) => void,
-    reject: (error: unknown) => void,
+    to: Settle<ReceivedText>,
   ) {
-    super(cancel, resolve, reject);
+    super(cancel, to);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: ResponseHeaders): void {
@@ -191,13 +198,10 @@ class TextHandler extends Answering<ReceivedText> {
     // Decoders are streams: the bounded read of body.ts, on a stream of this answer's body.
     this.settled = true;
     const body = this.openBody(controller);
-    this.resolve(
-      readBoundedText(body, headers, { upstream, status: statusCode, limit, budget }).then(
-        (text) => ({ statusCode, headers, text }),
-        (error: unknown) => {
-          throw error instanceof GatewayError ? error : new BodyBrokenOff(error);
-        },
-      ),
+    const to = this.to;
+    readBoundedText(body, headers, { upstream, status: statusCode, limit, budget }).then(
+      (text) => to.resolve({ statusCode, headers, text }),
+      (error: unknown) => to.reject(error instanceof GatewayError ? error : new BodyBrokenOff(error)),
     );
   }
 
@@ -211,7 +215,9 @@ class TextHandler extends Answering<ReceivedText> {
       if (!budget.take(chunk.length)) return this.fail(controller, bufferBudgetSpent(upstream, budget, this.status));
       this.taken += chunk.length;
     }
-    chunks.push(chunk);
+    // Most answers come in one chunk: a list of one, not a push onto `[]` (which reserves 17 slots).
+    if (chunks.length === 0) this.chunks = [chunk];
+    else chunks.push(chunk);
   }
 
   override onResponseEnd(): void {
@@ -221,17 +227,15 @@ class TextHandler extends Answering<ReceivedText> {
     this.detach();
     this.chunks = undefined;
     this.settled = true;
+    let text: string;
     try {
-      this.resolve({
-        statusCode: this.status,
-        headers: this.headers!,
-        text: textOf(chunks, this.size, this.status, this.limits.upstream),
-      });
+      text = textOf(chunks, this.size, this.status, this.limits.upstream);
     } catch (error) {
-      this.reject(error);
+      return this.to.reject(error);
     } finally {
       this.giveBack();
     }
+    this.to.resolve({ statusCode: this.status, headers: this.headers!, text });
   }
 
   override onResponseError(controller: Dispatcher.DispatchController | undefined, error: Error): void {
@@ -256,7 +260,7 @@ class TextHandler extends Answering<ReceivedText> {
     this.detach();
     if (!this.settled) {
       this.settled = true;
-      this.reject(error);
+      this.to.reject(error);
     }
     controller.abort(error);
   }

@@ -43,14 +43,19 @@ export function retried(options: RetriedOptions): Dispatcher.DispatcherComposeIn
   };
 }
 
-/** One request through its attempts: each attempt's answer is handed on only once no retry follows it. */
-class Retrying implements Handler {
+/**
+ * One request through its attempts: each attempt's answer is handed on only once no retry follows it. It is also the
+ * one controller the caller's handler sees across attempts (one object per request, not two): pausing reaches the
+ * attempt in flight, aborting also ends a wait.
+ */
+class Retrying implements Handler, Controller {
   private attempt = 0;
   private waited = 0;
-  current: Controller | undefined;
-  timer: NodeJS.Timeout | undefined;
+  private current: Controller | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private started = false;
-  reason: Error | undefined;
+  /** Why the caller aborted the request, once it did. */
+  private abortedBy: Error | undefined;
   /** This attempt's answer goes to the caller. */
   private forwarding = false;
   /** This attempt's answer is held back: dropped before a retry, or kept for `isFinal` (its chunks). */
@@ -58,17 +63,13 @@ class Retrying implements Handler {
     | { status: number; headers: Headers; message?: string; delay: number; chunks?: Buffer[]; size: number }
     | undefined;
   private body: Readable | undefined;
-  /** What the caller's handler sees: one controller across attempts, waits included. */
-  readonly controller: Controller;
 
   constructor(
     private readonly dispatch: Dispatcher.Dispatch,
     private readonly opts: UpstreamDispatchOptions & { retry: RetryRequest },
-    readonly next: Handler,
+    private readonly next: Handler,
     private readonly options: RetriedOptions,
-  ) {
-    this.controller = new RetryController(this);
-  }
+  ) {}
 
   send(): void {
     this.attempt++;
@@ -88,14 +89,14 @@ class Retrying implements Handler {
 
   onRequestStart(controller: Controller, context: unknown): void {
     this.current = controller;
-    if (this.reason) controller.abort(this.reason);
+    if (this.abortedBy) controller.abort(this.abortedBy);
     if (this.started) return;
     this.started = true;
-    this.next.onRequestStart?.(this.controller, context);
+    this.next.onRequestStart?.(this, context);
   }
 
   onRequestUpgrade(_controller: Controller, status: number, headers: Headers, socket: never): void {
-    this.next.onRequestUpgrade?.(this.controller, status, headers, socket);
+    this.next.onRequestUpgrade?.(this, status, headers, socket);
   }
 
   onResponseStart(_controller: Controller, status: number, headers: Headers, message?: string): void {
@@ -106,12 +107,12 @@ class Retrying implements Handler {
         : undefined;
     if (delay === undefined) {
       this.forwarding = true;
-      this.next.onResponseStart?.(this.controller, status, headers, message);
+      this.next.onResponseStart?.(this, status, headers, message);
     } else this.held = { status, headers, message, delay, chunks: retry.isFinal ? [] : undefined, size: 0 };
   }
 
   onResponseData(_controller: Controller, chunk: Buffer): void {
-    if (this.forwarding) return this.next.onResponseData?.(this.controller, chunk);
+    if (this.forwarding) return this.next.onResponseData?.(this, chunk);
     const held = this.held;
     if (!held?.chunks) return;
     held.size += chunk.length;
@@ -123,18 +124,18 @@ class Retrying implements Handler {
 
   onResponseEnd(_controller: Controller, trailers: Headers): void {
     this.closeBody();
-    if (this.forwarding) return this.next.onResponseEnd?.(this.controller, trailers);
+    if (this.forwarding) return this.next.onResponseEnd?.(this, trailers);
     const held = this.held!;
     if (!held.chunks) return this.later(held.status, held.delay, held.headers);
     // The error body is small (a 429's envelope): the caller reads it to tell "slow down" from "quota spent".
     this.opts.retry.isFinal!(held.status, held.headers, held.chunks).then(
       (final) => {
-        if (this.reason) return this.next.onResponseError?.(this.controller, this.reason);
+        if (this.abortedBy) return this.next.onResponseError?.(this, this.abortedBy);
         if (!final) return this.later(held.status, held.delay, held.headers);
         this.forwarding = true;
-        this.next.onResponseStart?.(this.controller, held.status, held.headers, held.message);
-        for (const chunk of held.chunks!) this.next.onResponseData?.(this.controller, chunk);
-        this.next.onResponseEnd?.(this.controller, trailers);
+        this.next.onResponseStart?.(this, held.status, held.headers, held.message);
+        for (const chunk of held.chunks!) this.next.onResponseData?.(this, chunk);
+        this.next.onResponseEnd?.(this, trailers);
       },
       () => this.later(held.status, held.delay, held.headers),
     );
@@ -142,14 +143,14 @@ class Retrying implements Handler {
 
   onResponseError(_controller: Controller, error: Error): void {
     this.closeBody();
-    if (this.reason || this.forwarding) return this.next.onResponseError?.(this.controller, this.reason ?? error);
+    if (this.abortedBy || this.forwarding) return this.next.onResponseError?.(this, this.abortedBy ?? error);
     // A refused answer whose body broke off while it was dropped: the retry goes ahead.
     if (this.held) return this.later(this.held.status, this.held.delay, this.held.headers);
     const { retry, method } = this.opts;
     const delay = isRetryable(retry.policy, method, 'network')
       ? retryDelay(retry.policy, this.attempt, this.waited, undefined)
       : undefined;
-    if (delay === undefined) return this.next.onResponseError?.(this.controller, error);
+    if (delay === undefined) return this.next.onResponseError?.(this, error);
     this.later('network', delay);
   }
 
@@ -174,40 +175,36 @@ class Retrying implements Handler {
   private closeBody(): void {
     if (this.body && !this.body.readableEnded) this.body.destroy();
   }
-}
 
-/** The one controller the caller's handler sees across attempts: pausing reaches the attempt in flight, aborting also ends a wait. */
-class RetryController implements Controller {
-  constructor(private readonly request: Retrying) {}
+  // The controller the caller's handler sees.
 
   get aborted(): boolean {
-    return this.request.reason !== undefined;
+    return this.abortedBy !== undefined;
   }
 
   get paused(): boolean {
-    return this.request.current?.paused ?? false;
+    return this.current?.paused ?? false;
   }
 
   get reason(): Error | null {
-    return this.request.reason ?? null;
+    return this.abortedBy ?? null;
   }
 
   abort(reason: Error): void {
-    const r = this.request;
-    if (r.reason) return;
-    r.reason = reason;
-    if (r.timer) {
-      clearTimeout(r.timer);
-      r.timer = undefined;
-      r.next.onResponseError?.(this, reason);
-    } else r.current?.abort(reason);
+    if (this.abortedBy) return;
+    this.abortedBy = reason;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.next.onResponseError?.(this, reason);
+    } else this.current?.abort(reason);
   }
 
   pause(): void {
-    this.request.current?.pause();
+    this.current?.pause();
   }
 
   resume(): void {
-    this.request.current?.resume();
+    this.current?.resume();
   }
 }

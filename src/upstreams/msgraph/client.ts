@@ -1,9 +1,10 @@
 import type { GraphConfig } from '../../config/env.js';
 import { ErrorCode, upstreamError, type GatewayError } from '../../errors/codes.js';
 import type { UpstreamDependencies } from '../dependencies.js';
-import { UpstreamHttp, type BufferedResponse } from '../http/client.js';
+import { splitBase, UpstreamHttp, type BufferedResponse, type UpstreamRequest } from '../http/client.js';
 import { signalOf, type Cancellation, type CancelSource } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
+import { SettleWith, type Settle } from '../http/settle.js';
 import type { UpstreamTally } from '../http/tally.js';
 import { sleep } from '../../streams/sleep.js';
 import { DEFAULT_RETRY_POLICY, isRetryable, retryDelay, type RetryPolicy } from '../http/retry.js';
@@ -71,6 +72,8 @@ function resultOf(status: number, text: unknown, headers: Headers, method: strin
 export class GraphClient {
   /** `https://graph.microsoft.com/v1.0` (or the sandbox's). */
   readonly root: string;
+  /** {@link root} split once (`https://graph.microsoft.com` and `/v1.0`, `splitBase`): requests join a path to it. */
+  private readonly rootAt: { origin: string; path: string } | undefined;
   private readonly appToken: ApplicationToken | undefined;
   private readonly inFlight = new InFlight<GraphResult>();
   /** The gateway's own current and previous `Authorization` values: a 401 to one of them is not the caller's fault. */
@@ -83,6 +86,7 @@ export class GraphClient {
     credentials: GatewayCredentials,
   ) {
     this.root = `${config.baseUrl}/${config.apiVersion}`;
+    this.rootAt = splitBase(this.root);
     // One token per tenant and client, shared by the replicas; never keyed by the secret itself.
     this.appToken = config.clientSecret
       ? new ApplicationToken(
@@ -137,16 +141,13 @@ export class GraphClient {
     if (call.retry) return this.send('GET', path, undefined, call);
     return this.inFlight.run(
       `${call.authorization}\n${path}`,
-      // The flight's call: its cancellation, not the first caller's signal (each caller's wait follows its own).
-      (cancel) =>
-        this.send('GET', path, undefined, {
-          authorization: call.authorization,
-          signal: undefined,
-          cancel,
-          requestId: call.requestId,
-          retry: undefined,
-          tally: call.tally,
-        }),
+      // The flight's request: its cancellation, not the first caller's signal (each caller's wait follows its own);
+      // its answer goes to the flight as it comes, without a promise of its own.
+      (cancel, flight) =>
+        this.http.sendTo(
+          this.request('GET', path, undefined, call, cancel),
+          new GraphAnswer(this, 'GET', call.authorization, flight),
+        ),
       call.signal,
     );
   }
@@ -229,11 +230,11 @@ export class GraphClient {
     return requests.map(({ id }) => {
       const item = byId.get(id);
       if (!item) return { ok: false, status: 502, error: malformedResponse(res.status, {}) };
-      return this.blame(resultOf(item.status, item.body, lowerCase(item.headers ?? {}), 'GET'), call);
+      return this.blame(resultOf(item.status, item.body, lowerCase(item.headers ?? {}), 'GET'), call.authorization);
     });
   }
 
-  private async send(
+  private send(
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body: unknown,
@@ -241,34 +242,55 @@ export class GraphClient {
     extra?: Record<string, string>,
     traceAttributes?: Record<string, number>,
   ): Promise<GraphResult> {
+    return new Promise((resolve, reject) =>
+      this.http.sendTo(
+        this.request(method, path, body, call, call.cancel, extra, traceAttributes),
+        new GraphAnswer(this, method, call.authorization, { resolve, reject }),
+      ),
+    );
+  }
+
+  /** The upstream request of one call; `cancel`, when given, is followed instead of the caller's signal. */
+  private request(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body: unknown,
+    call: GraphCall,
+    cancel: Cancellation | undefined,
+    extra?: Record<string, string>,
+    traceAttributes?: Record<string, number>,
+  ): UpstreamRequest {
     const headers: Record<string, string> = { authorization: call.authorization, accept: 'application/json' };
     if (extra) Object.assign(headers, extra);
     if (call.requestId) headers['client-request-id'] = call.requestId;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: BufferedResponse;
-    try {
-      res = await this.http.send({
-        method,
-        url: this.root + path,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: call.signal,
-        cancel: call.cancel,
-        requestId: call.requestId,
-        tally: call.tally,
-        retry: call.retry,
-        traceAttributes,
-      });
-    } catch (error) {
-      if ((error as { extensions?: unknown }).extensions) return { ok: false, status: 0, error: error as GatewayError };
-      throw error;
-    }
-    return this.blame(resultOf(res.status, res.text, res.headers, method), call);
+    // What `splitUrl(url)` would make of it: the root's origin, its path joined to this one (up to a fragment).
+    const at = this.rootAt;
+    const hash = path.indexOf('#');
+    return {
+      method,
+      url: this.root + path,
+      origin: at?.origin,
+      path: at && at.path + (hash === -1 ? path : path.slice(0, hash)),
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: call.signal,
+      cancel,
+      requestId: call.requestId,
+      tally: call.tally,
+      retry: call.retry,
+      traceAttributes,
+    };
+  }
+
+  /** The result of an answer Graph gave to a call made with `authorization`. */
+  answer(res: BufferedResponse, method: string, authorization: string): GraphResult {
+    return this.blame(resultOf(res.status, res.text, res.headers, method), authorization);
   }
 
   /** Graph refusing the gateway's own token is the gateway's configuration (its app registration), not the caller's. */
-  private blame(result: GraphResult, call: GraphCall): GraphResult {
-    if (result.ok || result.status !== 401 || !this.ownAuthorizations.includes(call.authorization)) return result;
+  private blame(result: GraphResult, authorization: string): GraphResult {
+    if (result.ok || result.status !== 401 || !this.ownAuthorizations.includes(authorization)) return result;
     const { upstreamCode, upstreamRequestId } = result.error.extensions as {
       upstreamCode?: string;
       upstreamRequestId?: string;
@@ -279,6 +301,31 @@ export class GraphClient {
       { upstream: UPSTREAM, status: 401, upstreamCode, requestId: upstreamRequestId },
     );
     return { ...result, error };
+  }
+}
+
+/**
+ * Where the HTTP layer hands one call's answer: Graph's result made of it (an error with a contract code is a result
+ * too, `{ ok: false }`) goes on to `to`, a shared flight or a caller's promise.
+ */
+class GraphAnswer extends SettleWith<BufferedResponse, GraphResult> {
+  constructor(
+    private readonly client: GraphClient,
+    private readonly method: string,
+    private readonly authorization: string,
+    to: Settle<GraphResult>,
+  ) {
+    super(to);
+  }
+
+  protected answerOf(res: BufferedResponse): GraphResult {
+    return this.client.answer(res, this.method, this.authorization);
+  }
+
+  override reject(error: unknown): void {
+    if ((error as { extensions?: unknown }).extensions)
+      this.to.resolve({ ok: false, status: 0, error: error as GatewayError });
+    else this.to.reject(error);
   }
 }
 

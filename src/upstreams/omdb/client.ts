@@ -2,11 +2,18 @@ import type { Logger } from 'pino';
 import { ErrorCode, upstreamError } from '../../errors/codes.js';
 import type { GatewayMetrics } from '../../observability/metrics.js';
 import { GatewayCredentials } from '../credentials.js';
-import { UpstreamHttp, type UpstreamCaller } from '../http/client.js';
+import { splitBase, UpstreamHttp, type BufferedResponse, type UpstreamCaller } from '../http/client.js';
 import type { Cancellation } from '../http/cancellation.js';
 import { InFlight } from '../http/inFlight.js';
+import { SettleWith, type Settle } from '../http/settle.js';
 import { DEFAULT_RETRY_POLICY } from '../http/retry.js';
-import { MemoryState, type DailyQuota, type SharedCache, type SharedState } from '../../state/index.js';
+import {
+  MemoryState,
+  type DailyQuota,
+  type QuotaReservation,
+  type SharedCache,
+  type SharedState,
+} from '../../state/index.js';
 import { formEncoded, normalizeOmdbQuery, omdbParams, omdbQueryKey, type OmdbQuery } from './query.js';
 import type { OmdbSearchJson, OmdbSeasonJson, OmdbTitleJson } from './types.js';
 import type { ResponseBufferBudget } from '../http/bufferBudget.js';
@@ -74,9 +81,15 @@ export class OmdbClient {
   readonly cache?: SharedCache<OmdbAnswer>;
   private readonly inFlight = new InFlight<OmdbAnswer>();
   private readonly credentials: GatewayCredentials;
+  /** `<base>/?apikey=<key>`, every request URL's start: made and split once, not per request. */
+  private readonly keyed: string;
+  /** {@link keyed} split once (`splitBase`). */
+  private readonly keyedAt: { origin: string; path: string } | undefined;
 
   constructor(private readonly options: OmdbClientOptions) {
     this.credentials = options.credentials ?? new GatewayCredentials(options.log);
+    this.keyed = `${options.baseUrl}/?${formEncoded([['apikey', options.apiKey ?? '']])}`;
+    this.keyedAt = splitBase(this.keyed);
     this.http = new UpstreamHttp({
       upstream: 'omdb',
       metrics: options.metrics,
@@ -109,15 +122,16 @@ export class OmdbClient {
   get(query: OmdbQuery, caller?: UpstreamCaller): Promise<OmdbAnswer> {
     // The key of the query as asked (its loader made it already): normalizing first gives the same key.
     const key = omdbQueryKey(query);
-    const q = normalizeOmdbQuery(query);
     const cached = this.cache?.local(key);
     if (cached) {
       this.options.metrics.upstreamCache.series(UPSTREAM, 'hit').inc();
       return Promise.resolve(cached);
     }
+    // A lookup by id needs no normalized copy: its request is its key, and only its kind is read after.
+    const q = query.kind === 'byId' ? query : normalizeOmdbQuery(query);
     return this.inFlight.run(
       key,
-      (flight) => this.lookup(q, key, flight, caller),
+      (cancel, flight) => this.lookup(q, key, cancel, flight, caller),
       // The operation's controller when it has one: reading `signal` would make the AbortSignal nobody else needs.
       caller && (caller.aborts ?? caller.signal),
       () => this.options.metrics.upstreamCache.series(UPSTREAM, 'coalesced').inc(),
@@ -125,66 +139,109 @@ export class OmdbClient {
   }
 
   /**
-   * One flight: the shared cache (another replica may have fetched it), else OMDb. Not an async function: without a
-   * shared cache it is OMDb's request itself, not a promise resolved with it (a promise and two ticks more).
+   * One flight: the shared cache (another replica may have fetched it), else OMDb. Without a shared cache it is
+   * OMDb's request itself, its answer handed to the flight as it comes: no promise of its own.
    */
   private lookup(
     q: OmdbQuery,
     key: string,
-    flight: Cancellation,
+    cancel: Cancellation,
+    flight: Settle<OmdbAnswer>,
     caller: UpstreamCaller | undefined,
-  ): Promise<OmdbAnswer> {
+  ): Promise<OmdbAnswer> | void {
     const { metrics } = this.options;
     if (!this.cache?.shared) {
       metrics.upstreamCache.series(UPSTREAM, 'miss').inc();
-      return this.fetch(q, key, flight, caller);
+      return this.fetch(q, key, cancel, flight, caller);
     }
     return this.cache.get(key).then((shared) => {
       metrics.upstreamCache.series(UPSTREAM, shared ? 'hit' : 'miss').inc();
-      return shared ?? this.fetch(q, key, flight, caller);
+      return shared ?? new Promise((resolve, reject) => this.fetch(q, key, cancel, { resolve, reject }, caller));
     });
   }
 
-  private async fetch(
+  /** Sends the request within the quota; OMDb's answer, or the error, goes to `to`. */
+  private fetch(
     q: OmdbQuery,
     key: string,
-    flight: Cancellation,
+    cancel: Cancellation,
+    to: Settle<OmdbAnswer>,
     caller: UpstreamCaller | undefined,
-  ): Promise<OmdbAnswer> {
-    const { apiKey, baseUrl, redact } = this.options;
-    if (!apiKey) throw misconfigured('OMDB_API_KEY is not set');
+  ): void {
+    if (!this.options.apiKey) throw misconfigured('OMDB_API_KEY is not set');
     this.credentials.assertUsable(UPSTREAM);
     // Taken here when this replica can (no promise per request), else asked for.
-    const reservation = this.quota.reserveHere() ?? (await this.quota.reserve());
-    if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
-    const url = `${baseUrl}/?${formEncoded([['apikey', apiKey], ...omdbParams(q)])}`;
-    // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
-    // counted afterwards, so another replica may see the count briefly short by the retries in flight).
-    const res = await this.http.send({
-      method: 'GET',
-      url,
-      cancel: flight,
-      requestId: caller?.requestId,
-      tally: caller?.upstreamRequests,
-      retry: { maxAttempts: Math.min(DEFAULT_RETRY_POLICY.maxAttempts, 1 + reservation.remaining) },
-    });
-    if (res.attempts > 1) await this.quota.add(res.attempts - 1);
+    const reservation = this.quota.reserveHere();
+    if (reservation) return this.send(q, key, cancel, to, caller, reservation);
+    this.quota.reserve().then(
+      (asked) => {
+        try {
+          this.send(q, key, cancel, to, caller, asked);
+        } catch (error) {
+          to.reject(error);
+        }
+      },
+      (error: unknown) => to.reject(error),
+    );
+  }
 
+  private send(
+    q: OmdbQuery,
+    key: string,
+    cancel: Cancellation,
+    to: Settle<OmdbAnswer>,
+    caller: UpstreamCaller | undefined,
+    reservation: QuotaReservation,
+  ): void {
+    if (!reservation.granted) throw this.quotaExhausted(reservation.remaining);
+    // A lookup by id's key is its query string already (query.ts `byIdKey`).
+    const query = q.kind === 'byId' ? key : formEncoded(omdbParams(q));
+    const at = this.keyedAt;
+    // Retries are requests too: never more attempts than the quota still allows (a retry beyond them is
+    // counted afterwards, so another replica may see the count briefly short by the retries in flight). With quota
+    // for all of them, the client's own policy (no policy object merged per request).
+    const attempts = 1 + reservation.remaining;
+    this.http.sendTo(
+      {
+        method: 'GET',
+        url: `${this.keyed}&${query}`,
+        origin: at?.origin,
+        path: at && `${at.path}&${query}`,
+        cancel,
+        requestId: caller?.requestId,
+        tally: caller?.upstreamRequests,
+        retry: attempts < DEFAULT_RETRY_POLICY.maxAttempts ? { maxAttempts: attempts } : undefined,
+      },
+      new OmdbReply(this, q, key, to),
+    );
+  }
+
+  /**
+   * OMDb's answer to `q` made of its HTTP answer: at once when nothing is left to wait for, else once the retries
+   * are counted, the limit recorded or the answer cached.
+   */
+  answerOf(res: BufferedResponse, q: OmdbQuery, key: string): OmdbAnswer | Promise<OmdbAnswer> {
+    if (res.attempts > 1) return this.quota.add(res.attempts - 1).then(() => this.answered(res, q, key));
+    return this.answered(res, q, key);
+  }
+
+  private answered(res: BufferedResponse, q: OmdbQuery, key: string): OmdbAnswer | Promise<OmdbAnswer> {
     let body: { Response?: string; Error?: string } & Record<string, unknown>;
     try {
       body = JSON.parse(res.text) as typeof body;
     } catch {
       body = {};
     }
-    const error = typeof body.Error === 'string' ? redact(body.Error) : undefined;
+    const error = typeof body.Error === 'string' ? this.options.redact(body.Error) : undefined;
     const details = { upstream: UPSTREAM, status: res.status };
     if (error && LIMIT.test(error)) {
-      await this.quota.exhaust();
-      throw upstreamError(
-        ErrorCode.UpstreamQuotaExhausted,
-        `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
-        { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
-      );
+      return this.quota.exhaust().then(() => {
+        throw upstreamError(
+          ErrorCode.UpstreamQuotaExhausted,
+          `OMDb's daily request limit for the gateway's API key is reached ("${error}"). Cached titles still answer; new lookups work again after the limit resets.`,
+          { ...details, upstreamCode: error, retryAfter: this.quota.secondsUntilReset() },
+        );
+      });
     }
     if (res.status === 401)
       throw this.credentials.rejected(
@@ -223,8 +280,8 @@ export class OmdbClient {
     else if (q.kind === 'season') answer = { kind: 'season', season: body as unknown as OmdbSeasonJson };
     else answer = { kind: 'title', title: body as unknown as OmdbTitleJson };
 
-    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to await for nothing.
-    if (this.cache) await this.remember(q, key, answer);
+    // No cache (OMDB_CACHE_MAX or OMDB_CACHE_TTL_MS 0): no async call to wait for nothing.
+    if (this.cache) return this.remember(q, key, answer).then(() => answer);
     return answer;
   }
 
@@ -253,6 +310,22 @@ export class OmdbClient {
 
   close(): Promise<void> {
     return this.http.close();
+  }
+}
+
+/** Where the HTTP layer hands one OMDb request's answer: OMDb's answer made of it goes on to `to` (the flight). */
+class OmdbReply extends SettleWith<BufferedResponse, OmdbAnswer> {
+  constructor(
+    private readonly client: OmdbClient,
+    private readonly q: OmdbQuery,
+    private readonly key: string,
+    to: Settle<OmdbAnswer>,
+  ) {
+    super(to);
+  }
+
+  protected answerOf(res: BufferedResponse): OmdbAnswer | Promise<OmdbAnswer> {
+    return this.client.answerOf(res, this.q, this.key);
   }
 }
 

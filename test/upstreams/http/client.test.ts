@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../../../src/observability/metrics.js';
-import { splitUrl, UpstreamHttp } from '../../../src/upstreams/http/client.js';
+import { splitBase, splitUrl, UpstreamHttp } from '../../../src/upstreams/http/client.js';
 import { UpstreamTally } from '../../../src/upstreams/http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../src/upstreams/http/retry.js';
 
@@ -188,6 +188,68 @@ describe('shared upstream HTTP layer', () => {
     });
     expect(seen).toHaveLength(1);
     await http.close();
+  });
+
+  it('sends to the origin and path a client split already, and splits the URL itself otherwise', async () => {
+    const http = make();
+    const split = splitUrl(`${base}/graph/v1.0`);
+    await http.send({
+      tally: undefined,
+      method: 'GET',
+      url: 'http://shown.only/in/logs',
+      ...split,
+      path: `${split.path}/me?$select=id`,
+    });
+    await http.send({ tally: undefined, method: 'GET', url: `${base}/own/split?a=1#fragment` });
+    expect(seen.map((r) => r.url)).toEqual(['/graph/v1.0/me?$select=id', '/own/split?a=1']);
+    // A base that WHATWG parsing would rewrite is not split once: its requests split their whole URL.
+    expect(splitBase(`${base}/graph/v1.0`)).toEqual(split);
+    expect(splitBase('https://user:pw@example.com/v1.0')).toBeUndefined();
+    expect(splitBase('https://Example.com/v1.0#x')).toBeUndefined();
+    await http.close();
+  });
+
+  it('times out each of many calls in flight at its own deadline, aborts its request, and forgets calls that answered', async () => {
+    const http = make({ totalTimeoutMs: 250 });
+    plan = [{ status: 200, body: 'fast' }, ...Array.from({ length: 5 }, () => ({ status: 0, hang: true }))];
+    const closed: string[] = [];
+    const onRequest = (req: IncomingMessage) => req.socket.once('close', () => closed.push(req.url!));
+    server.on('request', onRequest);
+    expect((await http.send({ tally: undefined, method: 'GET', url: `${base}/fast` })).text).toBe('fast');
+    expect(http.deadlines.size).toBe(0);
+    const order: string[] = [];
+    const early = Array.from({ length: 4 }, (_, i) =>
+      http.send({ tally: undefined, method: 'GET', url: `${base}/early${i}` }).catch((error: unknown) => {
+        order.push('early');
+        return error;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 120));
+    const late = http.send({ tally: undefined, method: 'GET', url: `${base}/late` }).catch((error: unknown) => {
+      order.push('late');
+      return error;
+    });
+    for (const error of [...(await Promise.all(early)), await late])
+      expect(error).toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    // The later call waited for its own deadline, not the first ones'.
+    expect(order).toEqual(['early', 'early', 'early', 'early', 'late']);
+    expect(http.deadlines.size).toBe(0);
+    // Each request was aborted: its connection closed, so the upstream holds none of them open.
+    const hung = ['/early0', '/early1', '/early2', '/early3', '/late'];
+    for (let i = 0; i < 100 && !hung.every((u) => closed.includes(u)); i++) await new Promise((r) => setTimeout(r, 10));
+    server.off('request', onRequest);
+    expect(closed).toEqual(expect.arrayContaining(hung));
+    await http.close();
+  });
+
+  it('still times out a call in flight while its client closes, so the close does not wait on a hung upstream', async () => {
+    const http = make({ totalTimeoutMs: 200 });
+    plan = [{ status: 0, hang: true }];
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/hung` });
+    await new Promise((r) => setTimeout(r, 30));
+    const closed = http.close();
+    await expect(pending).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_TIMEOUT' } });
+    await closed;
   });
 
   it('answers at once when the caller says a retryable error body is final', async () => {

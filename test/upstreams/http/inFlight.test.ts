@@ -20,6 +20,27 @@ function requests() {
 }
 
 describe('InFlight', () => {
+  it('takes the answer from a request that hands it to the flight itself, even one that settles before it returns', async () => {
+    const flights = new InFlight<string>();
+    let settle: ((value: string) => void) | undefined;
+    const later = flights.run('/later', (_cancel, flight) => void (settle = (v) => flight.resolve(v)));
+    const joined = flights.run('/later', () => Promise.resolve('never started'));
+    settle!('answer');
+    expect(await later).toBe('answer');
+    expect(await joined).toBe('answer');
+    // An open circuit refuses inside `start`: its first caller still gets the refusal, and the key is free again.
+    const refusal = new Error('circuit open');
+    await expect(flights.run('/now', (_cancel, flight) => flight.reject(refusal))).rejects.toBe(refusal);
+    await expect(flights.run('/now', (_cancel, flight) => flight.resolve('at once'))).resolves.toBe('at once');
+    // A flight every caller left is cancelled whichever way its request answers.
+    const controller = new AbortController();
+    let cancelled: Cancellation | undefined;
+    const left = flights.run('/left', (cancel) => void (cancelled = cancel), controller.signal);
+    controller.abort(new Error('gone'));
+    await expect(left).rejects.toThrow('gone');
+    expect(cancelled!.aborted).toBe(true);
+  });
+
   it('shares one request per key in flight, past the point where its list becomes a Map and back', async () => {
     const flights = new InFlight<string>();
     const { started, answer, start } = requests();

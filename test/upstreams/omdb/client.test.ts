@@ -39,6 +39,39 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+describe('OmdbClient requests', () => {
+  it('sends the key first and each kind of query as the form serializer writes it', async () => {
+    const queries: Array<Parameters<OmdbClient['get']>[0]> = [
+      { kind: 'byId', imdbId: ' TT0076759 ', plot: 'full' },
+      { kind: 'byTitle', title: "  Amélie   l'été ", year: 2001, type: 'movie', plot: 'short' },
+      { kind: 'search', query: 'star wars', page: 2 },
+      { kind: 'season', imdbId: 'tt0944947', season: 1 },
+    ];
+    for (const q of queries) await client.get(q).catch(() => undefined);
+    const sent = sandbox.record.list().map((r) => r.url.split('?')[1]);
+    const expected = [
+      [
+        ['i', 'tt0076759'],
+        ['plot', 'full'],
+      ],
+      [
+        ['t', "Amélie l'été"],
+        ['y', '2001'],
+        ['type', 'movie'],
+      ],
+      [
+        ['s', 'star wars'],
+        ['page', '2'],
+      ],
+      [
+        ['i', 'tt0944947'],
+        ['Season', '1'],
+      ],
+    ].map((pairs) => new URLSearchParams([['apikey', 'sandbox'], ...pairs]).toString());
+    expect(sent).toEqual(expected);
+  });
+});
+
 describe('OmdbClient sharing one request between callers', () => {
   it('keeps a shared request going while one caller still waits, and answers that caller', async () => {
     sandbox.faults.push({ upstream: 'omdb', times: 1, delayMs: 500 });
