@@ -308,11 +308,23 @@ export class OperationPipeline {
    * included. The operation is finished here once its refusal or result is answered; a stream finishes it when it
    * completes, is returned, or `options.signal` aborts.
    */
-  async execute(
+  execute(request: OperationPayload | ResolvedRequest, caller: Caller, options: ExecuteOptions = {}): Promise<Answer> {
+    // Not an async function: an answer ready at once is one settled promise, and one that waits on its run is that
+    // run's promise and one reaction, with no frame suspended between them.
+    try {
+      const answer = this.enter(request, caller, options);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** {@link execute}'s steps: the answer itself when nothing had to wait, else its promise. */
+  private enter(
     request: OperationPayload | ResolvedRequest,
     caller: Caller,
-    options: ExecuteOptions = {},
-  ): Promise<Answer> {
+    options: ExecuteOptions,
+  ): Answer | Promise<Answer> {
     const check = this.options.apiKeyCheck;
     if (check && !caller.authenticated && !check(caller.apiKey))
       return this.refused([apiKeyRefusal()], undefined, options);
@@ -334,43 +346,88 @@ export class OperationPipeline {
     op.variables = op.sentVariables = payload.variables ?? undefined;
     op.type = operation.operation;
     op.name = payload.operationName ?? operation.name?.value ?? null;
-    let streaming = false;
+    const admitted = op as AdmittedOperation;
+    let refusal: Refusal | Promise<Refusal>;
     try {
-      let refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitAll(op as AdmittedOperation));
-      // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is awaited.
-      if (refusal instanceof Promise) refusal = await refusal;
+      refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitAll(admitted));
+    } catch (error) {
+      this.finish(op);
+      throw error;
+    }
+    // Most admissions decide at once; only a rule that reads shared state (a quota, a cached answer) is waited for.
+    if (refusal instanceof Promise)
+      return refusal.then(
+        (r) => this.admitted(admitted, r, options),
+        (error: unknown) => {
+          this.finish(op);
+          throw error;
+        },
+      );
+    return this.admitted(admitted, refusal, options);
+  }
+
+  /**
+   * After admission: the refusal, the stream, or the run and its answer. The operation is finished here once its
+   * refusal or result is answered (when its run settles, for one that waits); a stream finishes it itself.
+   */
+  private admitted(op: AdmittedOperation, refusal: Refusal, options: ExecuteOptions): Answer | Promise<Answer> {
+    let finished = true;
+    try {
       if (refusal) return this.refused([refusal], op, options);
-      const admitted = op as AdmittedOperation;
       if (options.stream) {
-        streaming = true;
+        finished = false;
         return {
           kind: 'stream',
-          results: new OperationStream(this.stages, admitted, () => this.run(admitted, options.incremental), options),
-          incremental: this.isIncremental(admitted, options.incremental),
-          type: admitted.type,
-          document: admitted.document,
+          results: new OperationStream(this.stages, op, () => this.run(op, options.incremental), options),
+          incremental: this.isIncremental(op, options.incremental),
+          type: op.type,
+          document: op.document,
         };
       }
-      let result: Awaited<ReturnType<OperationPipeline['run']>>;
+      let result: ReturnType<OperationPipeline['run']>;
       try {
-        result = await this.run(admitted, options.incremental);
+        result = this.run(op, options.incremental);
       } catch (thrown) {
         return this.refused([asGraphqlError(thrown)], op, options);
       }
-      if (Symbol.asyncIterator in result) {
-        streaming = true;
-        const source = result;
-        return {
-          kind: 'stream',
-          results: new OperationStream(this.stages, admitted, () => source, options),
-          incremental: admitted.type !== 'subscription',
-          type: admitted.type,
-          document: admitted.document,
-        };
-      }
-      return this.answer(admitted, result, options);
+      finished = false;
+      if (result instanceof Promise)
+        return result.then(
+          (r) => this.ran(op, r, options),
+          (thrown: unknown) => {
+            try {
+              return this.refused([asGraphqlError(thrown)], op, options);
+            } finally {
+              this.finish(op);
+            }
+          },
+        );
+      return this.ran(op, result, options);
     } finally {
-      if (!streaming) this.finish(op);
+      if (finished) this.finish(op);
+    }
+  }
+
+  /** The answer of a run: a stream of its results, or the one result; the operation finished unless it streams. */
+  private ran(
+    op: AdmittedOperation,
+    result: Awaited<ReturnType<OperationPipeline['run']>>,
+    options: ExecuteOptions,
+  ): Answer {
+    if (Symbol.asyncIterator in result) {
+      const source = result;
+      return {
+        kind: 'stream',
+        results: new OperationStream(this.stages, op, () => source, options),
+        incremental: op.type !== 'subscription',
+        type: op.type,
+        document: op.document,
+      };
+    }
+    try {
+      return this.answer(op, result, options);
+    } finally {
+      this.finish(op);
     }
   }
 
