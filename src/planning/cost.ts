@@ -102,7 +102,10 @@ export class CostModel {
   /** The operation's plan: its estimated structure and what counting its answers needs. */
   plan(shape: OperationShape): CostPlan {
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-    return this.plans.get(shape.operation, variables, () => this.compile(shape));
+    // Watched: a plan that read no variable (no `first: $n`, no `@include(if: $v)`) is kept for the document alone.
+    return this.plans.watched(shape.operation, variables, (watched) =>
+      this.compile(watched === shape.variableValues || !watched ? shape : { ...shape, variableValues: watched }),
+    );
   }
 
   /** The objects one result's `data` holds, counted along the operation's selection (a `JSON` scalar's objects are not objects of the graph). */

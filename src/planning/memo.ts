@@ -13,6 +13,11 @@ const MAX_VARIABLES_KEY = 2048;
  */
 export class VariablesMemo<K extends object, T> {
   private readonly byNode = new WeakMap<K, Map<string, T>>();
+  /**
+   * Values whose computation read none of the variables, by node and `extra` ({@link watched}): the same for any
+   * variables, so found with no key made from them. Most documents' cost plan is one (a lookup by `$id`).
+   */
+  private readonly fixed = new WeakMap<K, Map<string, T>>();
 
   constructor(private readonly maxPerNode: number) {}
 
@@ -28,6 +33,46 @@ export class VariablesMemo<K extends object, T> {
     if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
     known.set(full, value);
     return value;
+  }
+
+  /**
+   * {@link get} for a computation that reads the variables only through its argument: one that read none of them
+   * (not a value, a key, nor whether one is there) is kept for the node alone, and found again for any variables
+   * without serialising them.
+   */
+  watched(
+    node: K,
+    variables: Record<string, unknown> | undefined,
+    compute: (variables: Record<string, unknown> | undefined) => T,
+    extra = '',
+  ): T {
+    const fixed = this.fixed.get(node);
+    if (fixed?.has(extra)) return fixed.get(extra) as T;
+    if (!variables) return this.get(node, variables, () => compute(variables), extra);
+    // Watched only when it runs: a value found by its key says nothing of what its computation read.
+    let reads: ReadWatch | undefined;
+    const value = this.get(node, variables, () => compute((reads = new ReadWatch(variables)).proxy), extra);
+    if (reads && !reads.read) {
+      if (!fixed) this.fixed.set(node, new Map([[extra, value]]));
+      else fixed.set(extra, value);
+    }
+    return value;
+  }
+}
+
+/** A view of a variables object that notes whether anything looked at it (a value, a key, whether one is there). */
+class ReadWatch {
+  read = false;
+  readonly proxy: Record<string, unknown>;
+
+  constructor(variables: Record<string, unknown>) {
+    const seen = () => void (this.read = true);
+    this.proxy = new Proxy(variables, {
+      get: (target, key, receiver) => (seen(), Reflect.get(target, key, receiver)),
+      has: (target, key) => (seen(), Reflect.has(target, key)),
+      getOwnPropertyDescriptor: (target, key) => (seen(), Reflect.getOwnPropertyDescriptor(target, key)),
+      ownKeys: (target) => (seen(), Reflect.ownKeys(target)),
+    });
   }
 }
 

@@ -124,12 +124,14 @@ export class UpstreamEstimates {
   private stableTotals(shape: OperationShape, selected: Selected): Readonly<Record<string, number>> {
     // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-    return this.stable.get(
+    // Watched: an estimate that read no variable is kept for the document alone (found without a variables key).
+    return this.stable.watched(
       shape.operation,
       variables,
-      () => {
+      (watched) => {
+        const seen = watched && watched !== shape.variableValues ? { ...shape, variableValues: watched } : shape;
         const totals: Record<string, number> = {};
-        for (const estimate of selected.stable) add(totals, run(estimate, shape, this.services));
+        for (const estimate of selected.stable) add(totals, run(estimate, seen, this.services));
         return totals;
       },
       selected.key,

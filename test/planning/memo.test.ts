@@ -1,6 +1,6 @@
 import { buildSchema, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { perDocument } from '../../src/planning/memo.js';
+import { perDocument, VariablesMemo } from '../../src/planning/memo.js';
 import { selectedFields, type SelectionContext } from '../../src/planning/selection.js';
 
 const schema = buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }');
@@ -74,5 +74,62 @@ describe('perDocument', () => {
     expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
     expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
     expect(walks).toBe(105);
+  });
+});
+
+describe('VariablesMemo.watched', () => {
+  const node = () => ({});
+
+  it('keeps a value whose computation read no variable for the node alone, whatever the variables', () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    let runs = 0;
+    for (let i = 0; i < 20; i++) expect(memo.watched(at, { id: String(i) }, () => `plan ${++runs}`)).toBe('plan 1');
+    expect(runs).toBe(1);
+    // `extra` still tells values of one node apart.
+    expect(memo.watched(at, { id: '1' }, () => 'other', 'x')).toBe('other');
+  });
+
+  it('keeps it per variables when the computation looked at them in any way', () => {
+    const looks: Array<(v: Record<string, unknown> | undefined) => unknown> = [
+      (v) => v!.id,
+      (v) => 'id' in v!,
+      (v) => Object.hasOwn(v!, 'id'),
+      (v) => Object.keys(v!).length,
+      (v) => JSON.stringify(v),
+      (v) => ({ ...v }),
+    ];
+    for (const look of looks) {
+      const memo = new VariablesMemo<object, number>(8);
+      const at = node();
+      let runs = 0;
+      const get = (id: string) =>
+        memo.watched(at, { id }, (v) => {
+          look(v);
+          return ++runs;
+        });
+      expect([get('1'), get('2'), get('1')]).toEqual([1, 2, 1]);
+    }
+  });
+
+  it("does not take a value found by its variables' key for one that read none", () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    // Kept by its key through `get` (a computation that reads what it likes).
+    memo.get(at, { id: '1' }, () => 'by key');
+    expect(memo.watched(at, { id: '1' }, () => 'never')).toBe('by key');
+    // Found by the key, not computed: nothing says it reads no variable, so other variables compute afresh.
+    expect(memo.watched(at, { id: '2' }, (v) => `for ${String(v!.id)}`)).toBe('for 2');
+  });
+
+  it('keeps nothing that threw', () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    expect(() =>
+      memo.watched(at, { id: '1' }, () => {
+        throw new Error('bad');
+      }),
+    ).toThrow('bad');
+    expect(memo.watched(at, { id: '1' }, () => 'fine')).toBe('fine');
   });
 });

@@ -42,7 +42,14 @@ export async function createGraphqlHttp(options: {
   services: GatewayServices;
   clients: ClientResolver;
 }): Promise<{
-  direct(req: IncomingMessage, res: ServerResponse, requestId: string, route: DirectRoute): Promise<void>;
+  /** Answers the request; a failure (the entry's, or writing its answer) goes to `failed`. */
+  direct(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    route: DirectRoute,
+    failed: (error: unknown) => void,
+  ): void;
   apollo(req: IncomingMessage, res: ServerResponse, requestId: string, route: ApolloRoute): Promise<void>;
   stop(): Promise<void>;
 }> {
@@ -53,16 +60,22 @@ export async function createGraphqlHttp(options: {
   return {
     stop: () => adapter.stop(),
 
-    direct(req, res, requestId, route) {
-      // Not an async function: the entry's promise and one reaction that writes its answer, no frame to wait in.
-      return pipeline
+    direct(req, res, requestId, route, failed) {
+      // Not an async function: the entry's promise and one reaction that writes its answer or hands on its failure.
+      pipeline
         .execute(route, httpCaller(req, requestId, 'http', clients), {
           controller: abortWhenGone(res),
           incremental: false,
           http,
           refuse: noSubscription,
         })
-        .then((answer) => sendAnswer(req, res, route.contentType, answer));
+        .then((answer) => {
+          try {
+            sendAnswer(req, res, route.contentType, answer);
+          } catch (error) {
+            failed(error);
+          }
+        }, failed);
     },
 
     async apollo(req, res, requestId, route) {

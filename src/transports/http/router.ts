@@ -112,7 +112,7 @@ export async function createHttpTransport(
       case 'callback':
         return callbacks.serve(req, res, requestId, route.payload);
       case 'direct':
-        return graphql.direct(req, res, requestId, route);
+        return graphql.direct(req, res, requestId, route, exchange.failure);
       case 'apollo':
         return graphql.apollo(req, res, requestId, route);
     }
@@ -246,5 +246,10 @@ class GraphqlExchange implements RouteSink {
 
   failed(error: unknown): void {
     this.fail(this.req, this.res, this.requestId, error);
+  }
+
+  /** {@link failed} as a function, for a handler that settles its own promise (the direct route). */
+  get failure(): (error: unknown) => void {
+    return (error) => this.failed(error);
   }
 }
