@@ -1,6 +1,5 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import {
-  getOperationAST,
   GraphQLError,
   type DocumentNode,
   type ExecutionResult,
@@ -26,7 +25,7 @@ import { attachDirect, park, type DirectConsumer } from '../execution/eventStrea
 import { OncePerCause } from '../observability/oncePerCause.js';
 import { runInTrace } from '../observability/tracing.js';
 import { CapRefusals, type Cap } from './capRefusals.js';
-import { DocumentCache, requestError } from './documentCache.js';
+import { DocumentCache, operationOf, requestError } from './documentCache.js';
 import {
   ErrorCodes,
   type AdmittedOperation,
@@ -294,8 +293,11 @@ export class OperationPipeline {
     const closing = this.options.shutdown.refusal();
     if (closing) return closing;
     let current = payload;
-    for (const rule of this.preparers) {
-      const next = rule.prepare!(current, this.documents);
+    // Indexed loops over the rules, here and in each stage below: an array iterator's result objects were ≈ 0.5 KB
+    // of every operation's garbage where V8 left the loop unoptimized (bench:alloc, `next`).
+    const preparers = this.preparers;
+    for (let i = 0; i < preparers.length; i++) {
+      const next = preparers[i].prepare!(current, this.documents);
       if (next instanceof GraphQLError) return next;
       current = next;
     }
@@ -463,7 +465,7 @@ export class OperationPipeline {
       return [requestError(new GraphQLError('Send the operation as a string in "query".'), ErrorReason.BadRequest)];
     const checked = this.documents.checked(query);
     if (Array.isArray(checked)) return checked;
-    const operation = getOperationAST(checked, prepared.operationName);
+    const operation = operationOf(checked, prepared.operationName);
     if (!operation) {
       const which = prepared.operationName
         ? `no operation named ${JSON.stringify(capClientString(prepared.operationName))}`
@@ -567,7 +569,8 @@ export class OperationPipeline {
       answer: undefined,
       errorCodes: new ErrorCodes(),
     };
-    for (const rule of this.beginners) rule.begin!(op, caller);
+    const beginners = this.beginners;
+    for (let i = 0; i < beginners.length; i++) beginners[i].begin!(op, caller);
     return op;
   }
 
@@ -694,7 +697,8 @@ export class OperationPipeline {
 
   /** Ends the operation: each rule's `finish` (abort what is left upstream, the span, the log line, metrics). */
   private finish(op: Operation): void {
-    for (const rule of this.finishers) rule.finish!(op);
+    const finishers = this.finishers;
+    for (let i = 0; i < finishers.length; i++) finishers[i].finish!(op);
   }
 
   /**
@@ -706,8 +710,9 @@ export class OperationPipeline {
     result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
   ): Record<string, unknown> | undefined {
     let extensions = result.extensions as Record<string, unknown> | undefined;
-    for (const rule of this.answerers) {
-      const more = rule.answered!(op, result);
+    const answerers = this.answerers;
+    for (let i = 0; i < answerers.length; i++) {
+      const more = answerers[i].answered!(op, result);
       if (more) extensions = extensions ? { ...extensions, ...more } : more;
     }
     return extensions;

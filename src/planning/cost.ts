@@ -78,6 +78,8 @@ interface CostField {
   size: number;
   /** The selection below, by the concrete type it applies to (one entry for an object type). */
   children: Map<string, CostField[]>;
+  /** The one entry of `children` when there is one (an object type's field): read per answered object, no iterator. */
+  only?: CostField[];
   /** `_entities`: how many representations of each type. */
   entities?: Map<string, number>;
 }
@@ -124,7 +126,7 @@ export class CostModel {
       if (typeof step === 'number') continue;
       field = fields.find((f) => f.key === step);
       if (!field) return 0;
-      fields = field.children.size === 1 ? field.children.values().next().value! : mergedChildren(field);
+      fields = field.only ?? mergedChildren(field);
     }
     if (Array.isArray(value)) return field ? value.reduce((n: number, item) => n + countObject(field, item), 0) : 0;
     return value && typeof value === 'object' ? countFields(fields, value as Record<string, unknown>) : 0;
@@ -190,6 +192,7 @@ export class CostModel {
       };
       for (const object of this.objectTypes(named))
         field.children.set(object.name, this.fields(selected.nodes, object, sc, below, depth + 1));
+      if (field.children.size === 1) field.only = field.children.values().next().value;
       if (selected.name === '_entities') field.entities = entityCounts(selected.args.representations);
       out.push(field);
     }
@@ -249,11 +252,13 @@ function estimateFields(fields: readonly CostField[]): number {
 
 function countFields(fields: readonly CostField[], value: Record<string, unknown>): number {
   let total = 0;
-  for (const field of fields) {
+  // Indexed loops: every answer is counted (demand control's `answered`), and iterators' results were its garbage.
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
     const v = value[field.key];
     if (v === null || v === undefined) continue;
     if (Array.isArray(v)) {
-      for (const item of v) total += countObject(field, item);
+      for (let j = 0; j < v.length; j++) total += countObject(field, v[j]);
     } else total += countObject(field, v);
   }
   return total;
@@ -266,9 +271,7 @@ function countObject(field: CostField, item: unknown): number {
   const object = item as Record<string, unknown>;
   const typename = object.__typename;
   const children =
-    field.children.size === 1
-      ? field.children.values().next().value!
-      : ((typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field));
+    field.only ?? (typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field);
   return 1 + countFields(children, object);
 }
 

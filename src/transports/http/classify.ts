@@ -1,9 +1,9 @@
-import { getOperationAST, GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/deferStream.js';
-import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
+import { operationOf, type OperationPayload, type OperationPipeline } from '../../pipeline/index.js';
 import { MAX_BODY_BYTES, readBodyThen } from './requestBody.js';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
 import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
@@ -215,7 +215,7 @@ function resolvedOperation(
   payload: OperationPayload,
 ): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
   const document = typeof payload.query === 'string' ? pipeline.documents.checked(payload.query) : undefined;
-  const operation = document && !Array.isArray(document) ? getOperationAST(document, payload.operationName) : undefined;
+  const operation = document && !Array.isArray(document) ? operationOf(document, payload.operationName) : undefined;
   return operation ? { document: document as DocumentNode, operation } : undefined;
 }
 
