@@ -18,7 +18,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
 export function readBodyThen(
   req: IncomingMessage,
   limit: number,
-  done: (error: unknown, body?: Buffer | undefined) => void,
+  done: (error: unknown, body?: Buffer) => void,
 ): void {
   collectThen(req, limit, overLimitRead, (error, collected) =>
     error ? done(error) : done(undefined, bodyOf(collected!)),
