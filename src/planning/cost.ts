@@ -101,13 +101,15 @@ export class CostModel {
 
   constructor(private readonly schema: GraphQLSchema) {}
 
+  /** {@link compile} on the variables the memo watches (made once: no closure per operation). */
+  private readonly compileWatched = (shape: OperationShape, variables: Record<string, unknown> | undefined) =>
+    this.compile(!variables || variables === shape.variableValues ? shape : { ...shape, variableValues: variables });
+
   /** The operation's plan: its estimated structure and what counting its answers needs. */
   plan(shape: OperationShape): CostPlan {
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
     // Watched: a plan that read no variable (no `first: $n`, no `@include(if: $v)`) is kept for the document alone.
-    return this.plans.watched(shape.operation, variables, (watched) =>
-      this.compile(watched === shape.variableValues || !watched ? shape : { ...shape, variableValues: watched }),
-    );
+    return this.plans.watched(shape.operation, variables, this.compileWatched, shape);
   }
 
   /** The objects one result's `data` holds, counted along the operation's selection (a `JSON` scalar's objects are not objects of the graph). */

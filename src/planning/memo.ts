@@ -38,24 +38,34 @@ export class VariablesMemo<K extends object, T> {
   /**
    * {@link get} for a computation that reads the variables only through its argument: one that read none of them
    * (not a value, a key, nor whether one is there) is kept for the node alone, and found again for any variables
-   * without serialising them.
+   * without serialising them. `compute` gets `context` and the variables to read: a function made once, not a
+   * closure per call.
    */
-  watched(
+  watched<C>(
     node: K,
     variables: Record<string, unknown> | undefined,
-    compute: (variables: Record<string, unknown> | undefined) => T,
+    compute: (context: C, variables: Record<string, unknown> | undefined) => T,
+    context: C,
     extra = '',
   ): T {
     const fixed = this.fixed.get(node);
     if (fixed?.has(extra)) return fixed.get(extra) as T;
-    if (!variables) return this.get(node, variables, () => compute(variables), extra);
+    const key = variablesKey(variables);
+    const full = key === undefined ? undefined : extra + key;
+    let known = this.byNode.get(node);
+    if (full !== undefined && known?.has(full)) return known.get(full) as T;
     // Watched only when it runs: a value found by its key says nothing of what its computation read.
-    let reads: ReadWatch | undefined;
-    const value = this.get(node, variables, () => compute((reads = new ReadWatch(variables)).proxy), extra);
+    const reads = variables && new ReadWatch(variables);
+    const value = compute(context, reads ? reads.proxy : variables);
     if (reads && !reads.read) {
       if (!fixed) this.fixed.set(node, new Map([[extra, value]]));
       else fixed.set(extra, value);
+      return value;
     }
+    if (full === undefined) return value;
+    if (!known) this.byNode.set(node, (known = new Map()));
+    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
+    known.set(full, value);
     return value;
   }
 }

@@ -103,7 +103,7 @@ export class UpstreamEstimates {
     private readonly services: GatewayServices,
     readonly estimators: readonly UpstreamEstimator[],
   ) {
-    this.all = select(estimators, undefined);
+    this.all = select(estimators, undefined, services);
   }
 
   /**
@@ -114,7 +114,7 @@ export class UpstreamEstimates {
    */
   of(shape: OperationShape, domains?: readonly string[]): Readonly<Record<string, number>> {
     let selected = domains ? this.byDomains.get(domains) : this.all;
-    if (!selected) this.byDomains.set(domains!, (selected = select(this.estimators, domains)));
+    if (!selected) this.byDomains.set(domains!, (selected = select(this.estimators, domains, this.services)));
     // Only stable estimators: their kept sum itself (frozen, shared by every operation of the document), no copy.
     if (!selected.other.length) return selected.stable.length ? this.stableTotals(shape, selected) : NO_REQUESTS;
     const totals = selected.stable.length ? { ...this.stableTotals(shape, selected) } : {};
@@ -127,17 +127,7 @@ export class UpstreamEstimates {
     // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
     // Watched: an estimate that read no variable is kept for the document alone (found without a variables key).
-    return this.stable.watched(
-      shape.operation,
-      variables,
-      (watched) => {
-        const seen = watched && watched !== shape.variableValues ? { ...shape, variableValues: watched } : shape;
-        const totals: Record<string, number> = {};
-        for (const estimate of selected.stable) add(totals, run(estimate, seen, this.services));
-        return Object.freeze(totals);
-      },
-      selected.key,
-    );
+    return this.stable.watched(shape.operation, variables, selected.sum, shape, selected.key);
   }
 }
 
@@ -149,14 +139,27 @@ interface Selected {
   stable: readonly UpstreamEstimator[];
   other: readonly UpstreamEstimator[];
   key: string;
+  /** The stable estimators' sum on an operation, with the variables the memo hands it (made once per selection). */
+  sum(shape: OperationShape, variables: Record<string, unknown> | undefined): Readonly<Record<string, number>>;
 }
 
-function select(estimators: readonly UpstreamEstimator[], domains: readonly string[] | undefined): Selected {
+function select(
+  estimators: readonly UpstreamEstimator[],
+  domains: readonly string[] | undefined,
+  services: GatewayServices,
+): Selected {
   const chosen = estimators.filter((e) => selects(domains, e));
+  const stable = chosen.filter((e) => e.stable);
   return {
-    stable: chosen.filter((e) => e.stable),
+    stable,
     other: chosen.filter((e) => !e.stable),
     key: domains ? `${domains.join()}\n` : '',
+    sum(shape, variables) {
+      const seen = variables && variables !== shape.variableValues ? { ...shape, variableValues: variables } : shape;
+      const totals: Record<string, number> = {};
+      for (const estimate of stable) add(totals, run(estimate, seen, services));
+      return Object.freeze(totals);
+    },
   };
 }
 

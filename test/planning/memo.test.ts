@@ -84,10 +84,11 @@ describe('VariablesMemo.watched', () => {
     const memo = new VariablesMemo<object, string>(8);
     const at = node();
     let runs = 0;
-    for (let i = 0; i < 20; i++) expect(memo.watched(at, { id: String(i) }, () => `plan ${++runs}`)).toBe('plan 1');
+    for (let i = 0; i < 20; i++)
+      expect(memo.watched(at, { id: String(i) }, () => `plan ${++runs}`, undefined)).toBe('plan 1');
     expect(runs).toBe(1);
     // `extra` still tells values of one node apart.
-    expect(memo.watched(at, { id: '1' }, () => 'other', 'x')).toBe('other');
+    expect(memo.watched(at, { id: '1' }, () => 'other', undefined, 'x')).toBe('other');
   });
 
   it('keeps it per variables when the computation looked at them in any way', () => {
@@ -104,10 +105,15 @@ describe('VariablesMemo.watched', () => {
       const at = node();
       let runs = 0;
       const get = (id: string) =>
-        memo.watched(at, { id }, (v) => {
-          look(v);
-          return ++runs;
-        });
+        memo.watched(
+          at,
+          { id },
+          (_context, v) => {
+            look(v);
+            return ++runs;
+          },
+          undefined,
+        );
       expect([get('1'), get('2'), get('1')]).toEqual([1, 2, 1]);
     }
   });
@@ -117,19 +123,24 @@ describe('VariablesMemo.watched', () => {
     const at = node();
     // Kept by its key through `get` (a computation that reads what it likes).
     memo.get(at, { id: '1' }, () => 'by key');
-    expect(memo.watched(at, { id: '1' }, () => 'never')).toBe('by key');
+    expect(memo.watched(at, { id: '1' }, () => 'never', undefined)).toBe('by key');
     // Found by the key, not computed: nothing says it reads no variable, so other variables compute afresh.
-    expect(memo.watched(at, { id: '2' }, (v) => `for ${String(v!.id)}`)).toBe('for 2');
+    expect(memo.watched(at, { id: '2' }, (_context, v) => `for ${String(v!.id)}`, undefined)).toBe('for 2');
   });
 
   it('keeps nothing that threw', () => {
     const memo = new VariablesMemo<object, string>(8);
     const at = node();
     expect(() =>
-      memo.watched(at, { id: '1' }, () => {
-        throw new Error('bad');
-      }),
+      memo.watched(
+        at,
+        { id: '1' },
+        () => {
+          throw new Error('bad');
+        },
+        undefined,
+      ),
     ).toThrow('bad');
-    expect(memo.watched(at, { id: '1' }, () => 'fine')).toBe('fine');
+    expect(memo.watched(at, { id: '1' }, () => 'fine', undefined)).toBe('fine');
   });
 });
