@@ -124,10 +124,24 @@ export function perDocument<T>(
 ): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
   const bySchema = new WeakMap<GraphQLSchema, VariablesMemo<FieldNode, T>>();
   return (nodes, sc) => {
-    const others = nodes.slice(1).map((n) => n.loc?.start);
-    if (nodes.length === 0 || others.includes(undefined)) return plan(nodes, sc);
+    if (nodes.length === 0) return plan(nodes, sc);
+    // The usual field is one node: no list of the others' places made for it.
+    let extra = '';
+    if (nodes.length > 1) {
+      const others = nodes.slice(1).map((n) => n.loc?.start);
+      if (others.includes(undefined)) return plan(nodes, sc);
+      extra = `${others.join(',')}\n`;
+    }
     let memo = bySchema.get(sc.schema);
     if (!memo) bySchema.set(sc.schema, (memo = new VariablesMemo(32)));
-    return memo.get(nodes[0], sc.variableValues, () => plan(nodes, sc), others.length ? `${others.join(',')}\n` : '');
+    // Watched: a plan that reads no variable (no argument of one, no `@include(if: $v)`) is kept for the field alone.
+    return memo.watched(
+      nodes[0],
+      sc.variableValues,
+      (_none, variables) =>
+        plan(nodes, { schema: sc.schema, fragments: sc.fragments, variableValues: variables ?? sc.variableValues }),
+      undefined,
+      extra,
+    );
   };
 }

@@ -52,6 +52,31 @@ describe('perDocument', () => {
     expect(walks).toBe(7);
   });
 
+  it('plans a field whose walk reads no variable once, whatever the variables; one argument read makes it per variables', () => {
+    let walks = 0;
+    const names = perDocument((nodes, sc) => {
+      walks++;
+      return selectedFields(nodes, 'Item', sc).map((f) => f.name);
+    });
+    const sizes = perDocument((nodes, sc) => {
+      walks++;
+      return selectedFields(nodes, 'Query', sc).map((f) => String(f.args.id));
+    });
+    const sc = (variableValues: Record<string, unknown>): SelectionContext => ({
+      schema,
+      fragments: {},
+      variableValues,
+    });
+    const field = fieldOf('query($id: ID!) { item(id: $id) { id name } }');
+    for (const id of ['1', '2', '3']) expect(names([field], sc({ id }))).toEqual(['id', 'name']);
+    expect(walks).toBe(1);
+    // Reading `item`'s arguments reads `$id`: a plan per id.
+    const root = { kind: field.kind, name: field.name, selectionSet: { kind: 'SelectionSet', selections: [field] } };
+    expect([sizes([root as never], sc({ id: '1' })), sizes([root as never], sc({ id: '2' }))]).toEqual([['1'], ['2']]);
+    expect(sizes([root as never], sc({ id: '1' }))).toEqual(['1']);
+    expect(walks).toBe(3);
+  });
+
   it('keeps no plan that failed, and a bounded number of variable sets per field', () => {
     let walks = 0;
     const plan = perDocument((_nodes, sc) => {
