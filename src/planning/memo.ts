@@ -7,12 +7,16 @@ const MAX_VARIABLES_KEY = 2048;
 /**
  * Values kept per AST node of a cached document and per variable values: what depends only on the document and its
  * variables is computed once, not once per request. The node is held weakly (the entries go with the document when
- * the document cache drops it); at most `maxPerNode` variable sets are kept per node, the oldest forgotten first. A
- * computation that throws is not kept, nor are variables without a short JSON form. Values are shared between
- * requests: callers must not change them.
+ * the document cache drops it); at most `maxPerNode` variable sets are kept per node and `extra`, the oldest forgotten
+ * first. A computation that throws is not kept, nor are variables without a short JSON form. Values are shared
+ * between requests: callers must not change them.
  */
 export class VariablesMemo<K extends object, T> {
-  private readonly byNode = new WeakMap<K, Map<string, T>>();
+  /**
+   * By node, then `extra`, then the variables' key: no key string made per lookup by joining the two, and the one key
+   * string of a request's variables ({@link variablesKey}) is hashed once for every memo that looks it up.
+   */
+  private readonly byNode = new WeakMap<K, Map<string, Map<string, T>>>();
   /**
    * Values whose computation read none of the variables, by node and `extra` ({@link watched}): the same for any
    * variables, so found with no key made from them. Most documents' cost plan is one (a lookup by `$id`).
@@ -25,13 +29,10 @@ export class VariablesMemo<K extends object, T> {
   get(node: K, variables: Record<string, unknown> | undefined, compute: () => T, extra = ''): T {
     const key = variablesKey(variables);
     if (key === undefined) return compute();
-    const full = extra + key;
-    let known = this.byNode.get(node);
-    if (known?.has(full)) return known.get(full) as T;
+    const known = this.byNode.get(node)?.get(extra);
+    if (known?.has(key)) return known.get(key) as T;
     const value = compute();
-    if (!known) this.byNode.set(node, (known = new Map()));
-    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
-    known.set(full, value);
+    this.keep(node, extra, key, value, known);
     return value;
   }
 
@@ -51,22 +52,26 @@ export class VariablesMemo<K extends object, T> {
     const fixed = this.fixed.get(node);
     if (fixed?.has(extra)) return fixed.get(extra) as T;
     const key = variablesKey(variables);
-    const full = key === undefined ? undefined : extra + key;
-    let known = this.byNode.get(node);
-    if (full !== undefined && known?.has(full)) return known.get(full) as T;
+    const known = key === undefined ? undefined : this.byNode.get(node)?.get(extra);
+    if (key !== undefined && known?.has(key)) return known.get(key) as T;
     // Watched only when it runs: a value found by its key says nothing of what its computation read.
     const reads = variables && new ReadWatch(variables);
     const value = compute(context, reads ? reads.proxy : variables);
     if (reads && !reads.read) {
       if (!fixed) this.fixed.set(node, new Map([[extra, value]]));
       else fixed.set(extra, value);
-      return value;
-    }
-    if (full === undefined) return value;
-    if (!known) this.byNode.set(node, (known = new Map()));
-    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
-    known.set(full, value);
+    } else if (key !== undefined) this.keep(node, extra, key, value, known);
     return value;
+  }
+
+  private keep(node: K, extra: string, key: string, value: T, known: Map<string, T> | undefined): void {
+    if (!known) {
+      let byExtra = this.byNode.get(node);
+      if (!byExtra) this.byNode.set(node, (byExtra = new Map()));
+      byExtra.set(extra, (known = new Map()));
+    }
+    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
+    known.set(key, value);
   }
 }
 
