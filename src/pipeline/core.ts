@@ -351,7 +351,9 @@ export class OperationPipeline {
     const admitted = op as AdmittedOperation;
     let refusal: Refusal | Promise<Refusal>;
     try {
-      refusal = options.refuse?.(op.type) ?? runInTrace(op.trace, () => this.admitAll(admitted));
+      refusal =
+        options.refuse?.(op.type) ??
+        (op.trace ? runInTrace(op.trace, () => this.admitAll(admitted)) : this.admitAll(admitted));
     } catch (error) {
       this.finish(op);
       throw error;
@@ -657,6 +659,14 @@ export class OperationPipeline {
     incremental?: boolean,
   ): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     if (op.answer) return op.answer;
+    // With its span active when there is one; without (no OTLP endpoint), no closure to run it in.
+    return op.trace ? runInTrace(op.trace, () => this.runNow(op, incremental)) : this.runNow(op, incremental);
+  }
+
+  private runNow(
+    op: AdmittedOperation,
+    incremental: boolean | undefined,
+  ): Promise<AsyncGenerator<IncrementalPayload, void, void> | ExecutionResult> | ExecutionResult {
     const args = {
       schema: this.schema,
       document: op.document,
@@ -664,18 +674,16 @@ export class OperationPipeline {
       variableValues: op.sentVariables,
       operationName: op.name,
     };
-    return runInTrace(op.trace, () => {
-      // What operationInputs coerced the variables to (when it ran: they are then another object), not coerced again.
-      if (op.type === 'subscription')
-        return this.subscribeCompiled(args, op.variables !== op.sentVariables ? op.variables : undefined);
-      if (incremental !== false && deliversIncrementally(op.operation, op.document))
-        return executeIncremental(args, op.controller.signal);
-      const result = this.executeCompiled(args);
-      if (!this.completers.length) return result;
-      return Promise.resolve(result).then(async (r) => {
-        await this.completed(op, r);
-        return r;
-      });
+    // What operationInputs coerced the variables to (when it ran: they are then another object), not coerced again.
+    if (op.type === 'subscription')
+      return this.subscribeCompiled(args, op.variables !== op.sentVariables ? op.variables : undefined);
+    if (incremental !== false && deliversIncrementally(op.operation, op.document))
+      return executeIncremental(args, op.controller.signal);
+    const result = this.executeCompiled(args);
+    if (!this.completers.length) return result;
+    return Promise.resolve(result).then(async (r) => {
+      await this.completed(op, r);
+      return r;
     });
   }
 
