@@ -15,11 +15,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
  * {@link readBody} for a caller that goes on in the request's own `end` event (the classifier of `/graphql`): `done`
  * gets the failure (the client went away before the body ended) or the body, `undefined` past `limit`. No promise.
  */
-export function readBodyThen(
-  req: IncomingMessage,
-  limit: number,
-  done: (error: unknown, body?: Buffer) => void,
-): void {
+export function readBodyThen(req: IncomingMessage, limit: number, done: (error: unknown, body?: Buffer) => void): void {
   collectThen(req, limit, overLimitRead, (error, collected) =>
     error ? done(error) : done(undefined, bodyOf(collected!)),
   );
