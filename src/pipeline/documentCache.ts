@@ -1,4 +1,5 @@
 import {
+  getOperationAST,
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   parse,
@@ -6,6 +7,7 @@ import {
   validate,
   type DocumentNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ParseOptions,
   type ValidationRule,
 } from 'graphql';
@@ -123,3 +125,33 @@ export function requestError(error: GraphQLError, reason: ErrorReason): GraphQLE
     extensions: { code: reason },
   });
 }
+
+/**
+ * The operation of a cached document a request names (`getOperationAST`), found once per document and name: a
+ * document of one operation, the usual case, is looked up without walking its definitions per request. Undefined when
+ * none or several match, as `getOperationAST` answers.
+ */
+export function operationOf(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): OperationDefinitionNode | undefined {
+  let known = operations.get(document);
+  if (!known) operations.set(document, (known = { unnamed: getOperationAST(document) ?? undefined, named: undefined }));
+  // The one operation answers for no name and for its own name.
+  if (operationName == null || known.unnamed?.name?.value === operationName) return known.unnamed;
+  const named = (known.named ??= new Map());
+  let found = named.get(operationName);
+  if (found === undefined) {
+    // Bounded by the document's operations: a name it lacks is not kept.
+    const operation = getOperationAST(document, operationName) ?? undefined;
+    if (!operation) return undefined;
+    named.set(operationName, (found = operation));
+  }
+  return found;
+}
+
+/** By cached document (goes with it): its one operation, and those looked up by name in a document of several. */
+const operations = new WeakMap<
+  DocumentNode,
+  { unnamed: OperationDefinitionNode | undefined; named: Map<string, OperationDefinitionNode> | undefined }
+>();

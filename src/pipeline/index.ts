@@ -33,6 +33,7 @@ export type {
   StreamConsumer,
 } from './core.js';
 export { OperationFailed } from './core.js';
+export { operationOf } from './documentCache.js';
 // What a transport needs of two rules: the API key check (a router's key), how a connection counts against its client.
 export { createApiKeyCheck } from './rules/apiKey.js';
 export type { ConnectionShare } from './rules/fairShare.js';

@@ -78,6 +78,8 @@ interface CostField {
   size: number;
   /** The selection below, by the concrete type it applies to (one entry for an object type). */
   children: Map<string, CostField[]>;
+  /** The one entry of `children` when there is one (an object type's field): read per answered object, no iterator. */
+  only?: CostField[];
   /** `_entities`: how many representations of each type. */
   entities?: Map<string, number>;
 }
@@ -99,10 +101,15 @@ export class CostModel {
 
   constructor(private readonly schema: GraphQLSchema) {}
 
+  /** {@link compile} on the variables the memo watches (made once: no closure per operation). */
+  private readonly compileWatched = (shape: OperationShape, variables: Record<string, unknown> | undefined) =>
+    this.compile(!variables || variables === shape.variableValues ? shape : { ...shape, variableValues: variables });
+
   /** The operation's plan: its estimated structure and what counting its answers needs. */
   plan(shape: OperationShape): CostPlan {
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-    return this.plans.get(shape.operation, variables, () => this.compile(shape));
+    // Watched: a plan that read no variable (no `first: $n`, no `@include(if: $v)`) is kept for the document alone.
+    return this.plans.watched(shape.operation, variables, this.compileWatched, shape);
   }
 
   /** The objects one result's `data` holds, counted along the operation's selection (a `JSON` scalar's objects are not objects of the graph). */
@@ -121,7 +128,7 @@ export class CostModel {
       if (typeof step === 'number') continue;
       field = fields.find((f) => f.key === step);
       if (!field) return 0;
-      fields = field.children.size === 1 ? field.children.values().next().value! : mergedChildren(field);
+      fields = field.only ?? mergedChildren(field);
     }
     if (Array.isArray(value)) return field ? value.reduce((n: number, item) => n + countObject(field, item), 0) : 0;
     return value && typeof value === 'object' ? countFields(fields, value as Record<string, unknown>) : 0;
@@ -187,6 +194,7 @@ export class CostModel {
       };
       for (const object of this.objectTypes(named))
         field.children.set(object.name, this.fields(selected.nodes, object, sc, below, depth + 1));
+      if (field.children.size === 1) field.only = field.children.values().next().value;
       if (selected.name === '_entities') field.entities = entityCounts(selected.args.representations);
       out.push(field);
     }
@@ -246,11 +254,13 @@ function estimateFields(fields: readonly CostField[]): number {
 
 function countFields(fields: readonly CostField[], value: Record<string, unknown>): number {
   let total = 0;
-  for (const field of fields) {
+  // Indexed loops: every answer is counted (demand control's `answered`), and iterators' results were its garbage.
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i];
     const v = value[field.key];
     if (v === null || v === undefined) continue;
     if (Array.isArray(v)) {
-      for (const item of v) total += countObject(field, item);
+      for (let j = 0; j < v.length; j++) total += countObject(field, v[j]);
     } else total += countObject(field, v);
   }
   return total;
@@ -263,9 +273,7 @@ function countObject(field: CostField, item: unknown): number {
   const object = item as Record<string, unknown>;
   const typename = object.__typename;
   const children =
-    field.children.size === 1
-      ? field.children.values().next().value!
-      : ((typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field));
+    field.only ?? (typeof typename === 'string' ? field.children.get(typename) : undefined) ?? mergedChildren(field);
   return 1 + countFields(children, object);
 }
 

@@ -7,12 +7,21 @@ const MAX_VARIABLES_KEY = 2048;
 /**
  * Values kept per AST node of a cached document and per variable values: what depends only on the document and its
  * variables is computed once, not once per request. The node is held weakly (the entries go with the document when
- * the document cache drops it); at most `maxPerNode` variable sets are kept per node, the oldest forgotten first. A
- * computation that throws is not kept, nor are variables without a short JSON form. Values are shared between
- * requests: callers must not change them.
+ * the document cache drops it); at most `maxPerNode` variable sets are kept per node and `extra`, the oldest forgotten
+ * first. A computation that throws is not kept, nor are variables without a short JSON form. Values are shared
+ * between requests: callers must not change them.
  */
 export class VariablesMemo<K extends object, T> {
-  private readonly byNode = new WeakMap<K, Map<string, T>>();
+  /**
+   * By node, then `extra`, then the variables' key: no key string made per lookup by joining the two, and the one key
+   * string of a request's variables ({@link variablesKey}) is hashed once for every memo that looks it up.
+   */
+  private readonly byNode = new WeakMap<K, Map<string, Map<string, T>>>();
+  /**
+   * Values whose computation read none of the variables, by node and `extra` ({@link watched}): the same for any
+   * variables, so found with no key made from them. Most documents' cost plan is one (a lookup by `$id`).
+   */
+  private readonly fixed = new WeakMap<K, Map<string, T>>();
 
   constructor(private readonly maxPerNode: number) {}
 
@@ -20,14 +29,65 @@ export class VariablesMemo<K extends object, T> {
   get(node: K, variables: Record<string, unknown> | undefined, compute: () => T, extra = ''): T {
     const key = variablesKey(variables);
     if (key === undefined) return compute();
-    const full = extra + key;
-    let known = this.byNode.get(node);
-    if (known?.has(full)) return known.get(full) as T;
+    const known = this.byNode.get(node)?.get(extra);
+    if (known?.has(key)) return known.get(key) as T;
     const value = compute();
-    if (!known) this.byNode.set(node, (known = new Map()));
-    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
-    known.set(full, value);
+    this.keep(node, extra, key, value, known);
     return value;
+  }
+
+  /**
+   * {@link get} for a computation that reads the variables only through its argument: one that read none of them
+   * (not a value, a key, nor whether one is there) is kept for the node alone, and found again for any variables
+   * without serialising them. `compute` gets `context` and the variables to read: a function made once, not a
+   * closure per call.
+   */
+  watched<C>(
+    node: K,
+    variables: Record<string, unknown> | undefined,
+    compute: (context: C, variables: Record<string, unknown> | undefined) => T,
+    context: C,
+    extra = '',
+  ): T {
+    const fixed = this.fixed.get(node);
+    if (fixed?.has(extra)) return fixed.get(extra) as T;
+    const key = variablesKey(variables);
+    const known = key === undefined ? undefined : this.byNode.get(node)?.get(extra);
+    if (key !== undefined && known?.has(key)) return known.get(key) as T;
+    // Watched only when it runs: a value found by its key says nothing of what its computation read.
+    const reads = variables && new ReadWatch(variables);
+    const value = compute(context, reads ? reads.proxy : variables);
+    if (reads && !reads.read) {
+      if (!fixed) this.fixed.set(node, new Map([[extra, value]]));
+      else fixed.set(extra, value);
+    } else if (key !== undefined) this.keep(node, extra, key, value, known);
+    return value;
+  }
+
+  private keep(node: K, extra: string, key: string, value: T, known: Map<string, T> | undefined): void {
+    if (!known) {
+      let byExtra = this.byNode.get(node);
+      if (!byExtra) this.byNode.set(node, (byExtra = new Map()));
+      byExtra.set(extra, (known = new Map()));
+    }
+    if (known.size >= this.maxPerNode) known.delete(known.keys().next().value as string);
+    known.set(key, value);
+  }
+}
+
+/** A view of a variables object that notes whether anything looked at it (a value, a key, whether one is there). */
+class ReadWatch {
+  read = false;
+  readonly proxy: Record<string, unknown>;
+
+  constructor(variables: Record<string, unknown>) {
+    const seen = () => void (this.read = true);
+    this.proxy = new Proxy(variables, {
+      get: (target, key, receiver) => (seen(), Reflect.get(target, key, receiver)),
+      has: (target, key) => (seen(), Reflect.has(target, key)),
+      getOwnPropertyDescriptor: (target, key) => (seen(), Reflect.getOwnPropertyDescriptor(target, key)),
+      ownKeys: (target) => (seen(), Reflect.ownKeys(target)),
+    });
   }
 }
 
@@ -69,10 +129,24 @@ export function perDocument<T>(
 ): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
   const bySchema = new WeakMap<GraphQLSchema, VariablesMemo<FieldNode, T>>();
   return (nodes, sc) => {
-    const others = nodes.slice(1).map((n) => n.loc?.start);
-    if (nodes.length === 0 || others.includes(undefined)) return plan(nodes, sc);
+    if (nodes.length === 0) return plan(nodes, sc);
+    // The usual field is one node: no list of the others' places made for it.
+    let extra = '';
+    if (nodes.length > 1) {
+      const others = nodes.slice(1).map((n) => n.loc?.start);
+      if (others.includes(undefined)) return plan(nodes, sc);
+      extra = `${others.join(',')}\n`;
+    }
     let memo = bySchema.get(sc.schema);
     if (!memo) bySchema.set(sc.schema, (memo = new VariablesMemo(32)));
-    return memo.get(nodes[0], sc.variableValues, () => plan(nodes, sc), others.length ? `${others.join(',')}\n` : '');
+    // Watched: a plan that reads no variable (no argument of one, no `@include(if: $v)`) is kept for the field alone.
+    return memo.watched(
+      nodes[0],
+      sc.variableValues,
+      (_none, variables) =>
+        plan(nodes, { schema: sc.schema, fragments: sc.fragments, variableValues: variables ?? sc.variableValues }),
+      undefined,
+      extra,
+    );
   };
 }

@@ -7,6 +7,7 @@ import {
   Kind,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
@@ -18,9 +19,9 @@ export type SelectionContext = Pick<GraphQLResolveInfo, 'schema' | 'fragments' |
 
 /** One response key selected on a type: the field, its coerced arguments, and every node that selects it. */
 export interface SelectedField {
-  name: string;
-  args: Record<string, unknown>;
-  nodes: FieldNode[];
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+  readonly nodes: FieldNode[];
 }
 
 function included(node: { directives?: readonly unknown[] }, sc: SelectionContext): boolean {
@@ -76,9 +77,29 @@ export function selectedFields(nodes: readonly FieldNode[], type: string, sc: Se
   for (const fieldNodes of byKey.values()) {
     const name = fieldNodes[0].name.value;
     const def = defs[name];
-    out.push({ name, args: def ? argumentsOf(def, fieldNodes[0], sc.variableValues) : {}, nodes: fieldNodes });
+    out.push(new Selected(name, fieldNodes, def, sc.variableValues));
   }
   return out;
+}
+
+/**
+ * A {@link SelectedField} whose arguments are coerced when first read: a walk that reads only some fields' arguments
+ * (the cost plan reads a list's `first`) neither pays for the others nor reads the variables they name, so its result
+ * can be kept for the document alone (memo.ts, `watched`).
+ */
+class Selected implements SelectedField {
+  private coerced: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly nodes: FieldNode[],
+    private readonly def: GraphQLField<unknown, unknown> | undefined,
+    private readonly variables: Record<string, unknown>,
+  ) {}
+
+  get args(): Record<string, unknown> {
+    return (this.coerced ??= this.def ? argumentsOf(this.def, this.nodes[0], this.variables) : {});
+  }
 }
 
 /** The node-level field nodes under a connection selection: `nodes { … }` and `edges { node { … } }`. */

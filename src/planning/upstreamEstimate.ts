@@ -103,7 +103,7 @@ export class UpstreamEstimates {
     private readonly services: GatewayServices,
     readonly estimators: readonly UpstreamEstimator[],
   ) {
-    this.all = select(estimators, undefined);
+    this.all = select(estimators, undefined, services);
   }
 
   /**
@@ -112,9 +112,11 @@ export class UpstreamEstimates {
    * operation selects (its cache policy's, found once per document): the estimators of the others count nothing for
    * it and are not run (a title lookup walks no Graph planner, a health lookup no OMDb estimate).
    */
-  of(shape: OperationShape, domains?: readonly string[]): Record<string, number> {
+  of(shape: OperationShape, domains?: readonly string[]): Readonly<Record<string, number>> {
     let selected = domains ? this.byDomains.get(domains) : this.all;
-    if (!selected) this.byDomains.set(domains!, (selected = select(this.estimators, domains)));
+    if (!selected) this.byDomains.set(domains!, (selected = select(this.estimators, domains, this.services)));
+    // Only stable estimators: their kept sum itself (frozen, shared by every operation of the document), no copy.
+    if (!selected.other.length) return selected.stable.length ? this.stableTotals(shape, selected) : NO_REQUESTS;
     const totals = selected.stable.length ? { ...this.stableTotals(shape, selected) } : {};
     for (const estimate of selected.other) add(totals, run(estimate, shape, this.services));
     return totals;
@@ -124,32 +126,40 @@ export class UpstreamEstimates {
   private stableTotals(shape: OperationShape, selected: Selected): Readonly<Record<string, number>> {
     // Variables the operation does not declare cannot change its estimate; the domains say which estimators ran.
     const variables = shape.operation.variableDefinitions?.length ? shape.variableValues : undefined;
-    return this.stable.get(
-      shape.operation,
-      variables,
-      () => {
-        const totals: Record<string, number> = {};
-        for (const estimate of selected.stable) add(totals, run(estimate, shape, this.services));
-        return totals;
-      },
-      selected.key,
-    );
+    // Watched: an estimate that read no variable is kept for the document alone (found without a variables key).
+    return this.stable.watched(shape.operation, variables, selected.sum, shape, selected.key);
   }
 }
+
+/** The estimate of an operation none of whose estimators count anything. */
+const NO_REQUESTS: Readonly<Record<string, number>> = Object.freeze({});
 
 /** The estimators an operation selecting some domains needs, stable and not, and the memo's key for that choice. */
 interface Selected {
   stable: readonly UpstreamEstimator[];
   other: readonly UpstreamEstimator[];
   key: string;
+  /** The stable estimators' sum on an operation, with the variables the memo hands it (made once per selection). */
+  sum(shape: OperationShape, variables: Record<string, unknown> | undefined): Readonly<Record<string, number>>;
 }
 
-function select(estimators: readonly UpstreamEstimator[], domains: readonly string[] | undefined): Selected {
+function select(
+  estimators: readonly UpstreamEstimator[],
+  domains: readonly string[] | undefined,
+  services: GatewayServices,
+): Selected {
   const chosen = estimators.filter((e) => selects(domains, e));
+  const stable = chosen.filter((e) => e.stable);
   return {
-    stable: chosen.filter((e) => e.stable),
+    stable,
     other: chosen.filter((e) => !e.stable),
     key: domains ? `${domains.join()}\n` : '',
+    sum(shape, variables) {
+      const seen = variables && variables !== shape.variableValues ? { ...shape, variableValues: variables } : shape;
+      const totals: Record<string, number> = {};
+      for (const estimate of stable) add(totals, run(estimate, seen, services));
+      return Object.freeze(totals);
+    },
   };
 }
 
@@ -175,7 +185,11 @@ function add(totals: Record<string, number>, part: Record<string, number>): void
  * upstream requests to any one upstream exceed `max`, naming the upstream, the estimate and the limit; `hint` says
  * what else lifts it.
  */
-export function budgetRefusal(totals: Record<string, number>, max: number, hint?: string): GraphQLError | undefined {
+export function budgetRefusal(
+  totals: Readonly<Record<string, number>>,
+  max: number,
+  hint?: string,
+): GraphQLError | undefined {
   let upstream: string | undefined;
   let found = 0;
   for (const id in totals) {
@@ -197,8 +211,9 @@ export function budgetRefusal(totals: Record<string, number>, max: number, hint?
  */
 interface Estimates {
   operation: OperationDefinitionNode;
-  totals: Record<string, number>;
-  others?: Map<OperationDefinitionNode, Record<string, number>>;
+  /** Shared by every operation of a document when only stable estimators counted it: read only. */
+  totals: Readonly<Record<string, number>>;
+  others?: Map<OperationDefinitionNode, Readonly<Record<string, number>>>;
 }
 
 const ESTIMATES = new OperationKey<Estimates>('upstream estimates by operation');
@@ -207,7 +222,7 @@ const ESTIMATES = new OperationKey<Estimates>('upstream estimates by operation')
 export function rememberEstimates(
   ctx: GatewayContext,
   operation: OperationDefinitionNode,
-  totals: Record<string, number>,
+  totals: Readonly<Record<string, number>>,
 ): void {
   const held = operationValue(ctx, ESTIMATES);
   if (!held) setOperationValue(ctx, ESTIMATES, { operation, totals });
@@ -215,7 +230,10 @@ export function rememberEstimates(
   else (held.others ??= new Map()).set(operation, totals);
 }
 
-function totalsOf(ctx: GatewayContext, operation: OperationDefinitionNode): Record<string, number> | undefined {
+function totalsOf(
+  ctx: GatewayContext,
+  operation: OperationDefinitionNode,
+): Readonly<Record<string, number>> | undefined {
   const held = operationValue(ctx, ESTIMATES);
   return held?.operation === operation ? held.totals : held?.others?.get(operation);
 }

@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createContext, type GatewayContext } from '../../src/context/request.js';
+import { createContext, freshRequestId, requestIdFrom, type GatewayContext } from '../../src/context/request.js';
 import type { GatewayServices } from '../../src/context/services.js';
 
 /** A services object with a logger that counts the per-request children made of it. */
@@ -47,3 +47,23 @@ describe('the per-request context', () => {
     await apollo.stop();
   });
 });
+
+describe('request ids', () => {
+  it('keeps a well-formed id the caller sent and makes a fresh random UUID otherwise', () => {
+    expect(requestIdFrom('abc-123.x:y_z')).toBe('abc-123.x:y_z');
+    expect(requestIdFrom(['first-id', 'second-id'])).toBe('first-id');
+    for (const bad of [undefined, '', 'has space', 'a'.repeat(129), 'line\nbreak', '<script>'])
+      expect(requestIdFrom(bad)).toMatch(UUID_V4);
+  });
+
+  it('makes version 4 UUIDs, each different, across the batches they are cut from', () => {
+    const ids = Array.from({ length: 1000 }, () => freshRequestId());
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Random, not a counter: the hex digits are spread over all sixteen values in every position but the fixed ones.
+    const digits = new Set(ids.map((id) => id[0]));
+    expect(digits.size).toBe(16);
+  });
+});
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -71,6 +71,10 @@ const CHAT_QUERY =
   'subscription ($input: ChatCompletionInput!) { chatCompletionStream(input: $input) { delta { content } finishReason } }';
 const CHAT_INPUT = { provider: 'glm', model: 'glm-4-flash', messages: [{ role: 'USER', content: 'Hello router' }] };
 
+/** Polls the live health feed of this gateway has made. */
+const livePolls = () =>
+  (instance.gateway.services.domains as { liveHealth: { poller: { pollCount: number } } }).liveHealth.poller.pollCount;
+
 /** `serviceHealthChanged` subscriptions open in this gateway now. */
 const liveSubscribers = () =>
   (instance.gateway.services.domains as { liveHealth: { subscriberCount: number } }).liveHealth.subscriberCount;
@@ -92,6 +96,10 @@ async function burst(router: Router): Promise<{ health: number; chat: number; re
       interval: 100,
     })
     .toBe(HEALTH);
+  // The live poller's first poll of a run is a baseline that reports nothing: the incident comes once a poll ran after
+  // every subscription was in place, so a loaded machine cannot push that baseline past the incident.
+  const polled = livePolls();
+  await expect.poll(livePolls, { timeout: 10_000, interval: 50 }).toBeGreaterThan(polled);
   await fetch(`${sandbox.origin}/_sandbox/graph/incident`, {
     method: 'POST',
     body: JSON.stringify({ service: 'Exchange' }),

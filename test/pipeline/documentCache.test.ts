@@ -1,6 +1,6 @@
-import { buildSchema, type DocumentNode, type GraphQLError, parse } from 'graphql';
+import { buildSchema, getOperationAST, type DocumentNode, type GraphQLError, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DocumentCache } from '../../src/pipeline/documentCache.js';
+import { DocumentCache, operationOf } from '../../src/pipeline/documentCache.js';
 
 const schema = buildSchema('type Query { a: Int, b: Int }');
 const cache = () => new DocumentCache(schema, { limitRules: [], maxTokens: 1000, introspection: true });
@@ -29,5 +29,30 @@ describe('DocumentCache', () => {
     expect(c.valid(sent)).toBe(false);
     // Apollo still finds its own document under its key.
     expect((await store.get('abc123')) as DocumentNode).toBe(apollos);
+  });
+});
+
+describe('operationOf', () => {
+  it('finds the operation a request names as getOperationAST does, kept per document', () => {
+    const one = parse('query A { a }');
+    const anonymous = parse('{ a }');
+    const several = parse('query A { a } query B { b }');
+    const cases: Array<[DocumentNode, string | null | undefined]> = [
+      [one, undefined],
+      [one, null],
+      [one, ''],
+      [one, 'A'],
+      [one, 'B'],
+      [anonymous, undefined],
+      [anonymous, 'A'],
+      [several, undefined],
+      [several, 'A'],
+      [several, 'B'],
+      [several, 'C'],
+    ];
+    // Twice: the second round answers from what the first kept.
+    for (let round = 0; round < 2; round++)
+      for (const [document, name] of cases)
+        expect(operationOf(document, name)).toBe(getOperationAST(document, name) ?? undefined);
   });
 });

@@ -51,6 +51,46 @@ describe('the entry', () => {
     expect(begun.some((op) => op.context.requestId === 'unparsed')).toBe(false);
   });
 
+  it('finishes once whether admission waits or not, and rejects (never throws) when a stage fails, still finishing once', async () => {
+    const shutdown = new Shutdown();
+    const stages: PipelineRule = {
+      name: 'stages',
+      // Waits for requests named `wait-…`, decides at once for the others.
+      admit: (op) => (op.context.requestId.startsWith('wait') ? Promise.resolve(undefined) : undefined),
+      answered: (op) => {
+        if (op.context.requestId.endsWith('bad-answer')) throw new Error('answered broke');
+        return undefined;
+      },
+    };
+    const staged = new OperationPipeline({
+      schema: h.pipeline.schema,
+      services: h.services,
+      rules: [counting, stages, shutdown],
+      validationRules: [],
+      format: h.services.formatErrors,
+      shutdown,
+    });
+    for (const id of ['now', 'wait']) {
+      expect((await staged.execute({ query: '{ upstreams { id } }' }, caller(id))).kind).toBe('result');
+      expect(finishes(id)).toBe(1);
+    }
+    for (const id of ['now-bad-answer', 'wait-bad-answer']) {
+      await expect(staged.execute({ query: '{ upstreams { id } }' }, caller(id))).rejects.toThrow('answered broke');
+      expect(finishes(id)).toBe(1);
+    }
+    // A transport's own refusal that throws: a rejected answer, not a throw in the caller's frame.
+    let answer: Promise<unknown> | undefined;
+    expect(() => {
+      answer = staged.execute({ query: '{ upstreams { id } }' }, caller('refuse-threw'), {
+        refuse: () => {
+          throw new Error('refuse broke');
+        },
+      });
+    }).not.toThrow();
+    await expect(answer).rejects.toThrow('refuse broke');
+    expect(finishes('refuse-threw')).toBe(1);
+  });
+
   it('finishes a stream read to its end once, however often it is returned afterwards', async () => {
     const answer = await pipeline.execute({ query: TICKS }, caller('read'));
     if (answer.kind !== 'stream') throw new Error(`expected a stream, got ${answer.kind}`);

@@ -1,6 +1,6 @@
 import { buildSchema, parse, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { perDocument } from '../../src/planning/memo.js';
+import { perDocument, VariablesMemo } from '../../src/planning/memo.js';
 import { selectedFields, type SelectionContext } from '../../src/planning/selection.js';
 
 const schema = buildSchema('type Query { item(id: ID!): Item } type Item { id: ID! name: String size: Int }');
@@ -52,6 +52,31 @@ describe('perDocument', () => {
     expect(walks).toBe(7);
   });
 
+  it('plans a field whose walk reads no variable once, whatever the variables; one argument read makes it per variables', () => {
+    let walks = 0;
+    const names = perDocument((nodes, sc) => {
+      walks++;
+      return selectedFields(nodes, 'Item', sc).map((f) => f.name);
+    });
+    const sizes = perDocument((nodes, sc) => {
+      walks++;
+      return selectedFields(nodes, 'Query', sc).map((f) => String(f.args.id));
+    });
+    const sc = (variableValues: Record<string, unknown>): SelectionContext => ({
+      schema,
+      fragments: {},
+      variableValues,
+    });
+    const field = fieldOf('query($id: ID!) { item(id: $id) { id name } }');
+    for (const id of ['1', '2', '3']) expect(names([field], sc({ id }))).toEqual(['id', 'name']);
+    expect(walks).toBe(1);
+    // Reading `item`'s arguments reads `$id`: a plan per id.
+    const root = { kind: field.kind, name: field.name, selectionSet: { kind: 'SelectionSet', selections: [field] } };
+    expect([sizes([root as never], sc({ id: '1' })), sizes([root as never], sc({ id: '2' }))]).toEqual([['1'], ['2']]);
+    expect(sizes([root as never], sc({ id: '1' }))).toEqual(['1']);
+    expect(walks).toBe(3);
+  });
+
   it('keeps no plan that failed, and a bounded number of variable sets per field', () => {
     let walks = 0;
     const plan = perDocument((_nodes, sc) => {
@@ -74,5 +99,73 @@ describe('perDocument', () => {
     expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
     expect(plan([field], { schema, fragments: {}, variableValues: { id: 10n } })).toBe('10');
     expect(walks).toBe(105);
+  });
+});
+
+describe('VariablesMemo.watched', () => {
+  const node = () => ({});
+
+  it('keeps a value whose computation read no variable for the node alone, whatever the variables', () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    let runs = 0;
+    for (let i = 0; i < 20; i++)
+      expect(memo.watched(at, { id: String(i) }, () => `plan ${++runs}`, undefined)).toBe('plan 1');
+    expect(runs).toBe(1);
+    // `extra` still tells values of one node apart.
+    expect(memo.watched(at, { id: '1' }, () => 'other', undefined, 'x')).toBe('other');
+  });
+
+  it('keeps it per variables when the computation looked at them in any way', () => {
+    const looks: Array<(v: Record<string, unknown> | undefined) => unknown> = [
+      (v) => v!.id,
+      (v) => 'id' in v!,
+      (v) => Object.hasOwn(v!, 'id'),
+      (v) => Object.keys(v!).length,
+      (v) => JSON.stringify(v),
+      (v) => ({ ...v }),
+    ];
+    for (const look of looks) {
+      const memo = new VariablesMemo<object, number>(8);
+      const at = node();
+      let runs = 0;
+      const get = (id: string) =>
+        memo.watched(
+          at,
+          { id },
+          (_context, v) => {
+            look(v);
+            return ++runs;
+          },
+          undefined,
+        );
+      expect([get('1'), get('2'), get('1')]).toEqual([1, 2, 1]);
+    }
+  });
+
+  it("does not take a value found by its variables' key for one that read none", () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    // Kept by its key through `get` (a computation that reads what it likes).
+    memo.get(at, { id: '1' }, () => 'by key');
+    expect(memo.watched(at, { id: '1' }, () => 'never', undefined)).toBe('by key');
+    // Found by the key, not computed: nothing says it reads no variable, so other variables compute afresh.
+    expect(memo.watched(at, { id: '2' }, (_context, v) => `for ${String(v!.id)}`, undefined)).toBe('for 2');
+  });
+
+  it('keeps nothing that threw', () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const at = node();
+    expect(() =>
+      memo.watched(
+        at,
+        { id: '1' },
+        () => {
+          throw new Error('bad');
+        },
+        undefined,
+      ),
+    ).toThrow('bad');
+    expect(memo.watched(at, { id: '1' }, () => 'fine', undefined)).toBe('fine');
   });
 });

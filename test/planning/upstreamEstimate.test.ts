@@ -11,11 +11,14 @@ import {
 
 const schema = buildSchema('type Query { item(id: ID!): String }');
 
-function counting() {
+/** A stable estimator that reads the operation's `$id` (`readsVariables`), or none of its variables. */
+function counting(readsVariables = true) {
   const calls = { stable: 0, volatile: 0 };
   let cached = 0;
   const stable = stableEstimator((op) => {
     calls.stable++;
+    // Its answer does not change with `$id`; reading it is what keeps the estimate per variables.
+    if (readsVariables) void op.variableValues.id;
     return { a: op.operation.selectionSet.selections.length };
   });
   const volatile: UpstreamEstimator = () => {
@@ -51,6 +54,20 @@ describe('UpstreamEstimates', () => {
       operationShape(schema, document, operation, { id: '7' }),
     );
     expect(calls.stable).toBe(4);
+  });
+
+  it('walks a stable estimator that reads no variable once per operation, whatever its variables', () => {
+    const { calls, estimators } = counting(false);
+    const estimates = new UpstreamEstimates({} as GatewayServices, estimators);
+    const document = parse('query One($id: ID!) { item(id: $id) }');
+    const operation = getOperationAST(document)!;
+    for (let i = 0; i < 50; i++)
+      expect(estimates.of(operationShape(schema, document, operation, { id: String(i) }))).toMatchObject({ a: 1 });
+    expect(calls.stable).toBe(1);
+    // Another document is walked for itself.
+    const other = parse('query One($id: ID!) { item(id: $id) }');
+    estimates.of(operationShape(schema, other, getOperationAST(other)!, { id: '1' }));
+    expect(calls.stable).toBe(2);
   });
 
   it('keeps a bounded number of variable sets per operation', () => {

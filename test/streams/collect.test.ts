@@ -1,6 +1,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { collect } from '../../src/streams/collect.js';
+import { collect, collectThen } from '../../src/streams/collect.js';
 
 const chunks = (...parts: string[]) => Readable.from(parts.map((p) => Buffer.from(p)));
 
@@ -50,5 +50,49 @@ describe('collect', () => {
     const failed = new PassThrough();
     failed.destroy(new Error('reset'));
     await expect(collect(failed, 100)).rejects.toThrow('reset');
+  });
+});
+
+describe('collectThen', () => {
+  it("calls back once, in the stream's own end event, with what it read", async () => {
+    const stream = new PassThrough();
+    const calls: unknown[] = [];
+    collectThen(
+      stream,
+      10,
+      () => undefined,
+      (error, got) => calls.push(error ?? Buffer.concat(got!.chunks).toString()),
+    );
+    stream.write('ab');
+    stream.end('cd');
+    await new Promise((r) => stream.once('end', r));
+    expect(calls).toEqual(['abcd']);
+  });
+
+  it('calls back once with the failure when the stream closes before its end, or was destroyed already', async () => {
+    const cut = new PassThrough();
+    const calls: unknown[] = [];
+    collectThen(
+      cut,
+      10,
+      () => undefined,
+      (error, got) => calls.push(error ?? got),
+    );
+    cut.write('ab');
+    cut.destroy();
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toHaveLength(1);
+    expect((calls[0] as { code?: string }).code).toBe('ERR_STREAM_PREMATURE_CLOSE');
+
+    const gone = new PassThrough();
+    gone.destroy();
+    const late: unknown[] = [];
+    collectThen(
+      gone,
+      10,
+      () => undefined,
+      (error) => late.push(error),
+    );
+    expect(late).toHaveLength(1);
   });
 });

@@ -191,7 +191,10 @@ function countAnswer(
   result: ExecutionResult | FormattedExecutionResult | IncrementalPayload,
 ): number {
   let n = model.countAnswered(plan, result.data);
-  for (const entry of (result as IncrementalPayload).incremental ?? [])
-    n += model.countAt(plan, entry.path, entry.data ?? entry.items);
+  // No `?? []` to iterate: a whole result, every answer but a later part, made an array and an iterator for nothing.
+  const incremental = (result as IncrementalPayload).incremental;
+  if (incremental)
+    for (let i = 0; i < incremental.length; i++)
+      n += model.countAt(plan, incremental[i].path, incremental[i].data ?? incremental[i].items);
   return n;
 }

@@ -8,7 +8,7 @@ import { CapRefusals, type Cap, type CapName } from '../capRefusals.js';
 import { OperationKey, operationValue, setOperationValue } from '../../context/request.js';
 import { controllerAborted } from '../../context/operationController.js';
 import type { SharedHoldings } from '../../state/index.js';
-import type { ClientIdentity, PipelineRule } from '../operation.js';
+import type { AdmittedOperation, ClientIdentity, PipelineRule } from '../operation.js';
 
 /** What one client holds: sockets, open subscriptions (every transport), concurrent chat streams. */
 export type ShareKind = 'connection' | 'subscription' | 'chatStream';
@@ -382,22 +382,25 @@ export function useFairShare({ fairShare }: { fairShare: FairShare }): PipelineR
     name: 'fairShare',
     admit(op) {
       const share = fairShare.admitOperation(op.client, op.document, op.operation);
-      const settle = (taken: Lease | GatewayError | undefined) => {
-        if (taken instanceof GatewayError) {
-          taken.extensions.http = { status: 429 };
-          return taken;
-        }
-        // The client left while the replicas were asked: the share goes back at once.
-        if (taken && controllerAborted(op.controller)) taken.release();
-        else if (taken) setOperationValue(op.context, LEASE, taken);
-        return undefined;
-      };
-      return share instanceof Promise ? share.then(settle) : settle(share);
+      // A closure only for a share the replicas are asked for: a query takes none and is settled at once.
+      return share instanceof Promise ? share.then((taken) => settleShare(op, taken)) : settleShare(op, share);
     },
     finish(op) {
       operationValue(op.context, LEASE)?.release();
     },
   };
+}
+
+/** The share an operation took, kept until it finishes; a refusal answered 429. */
+function settleShare(op: AdmittedOperation, taken: Lease | GatewayError | undefined): GatewayError | undefined {
+  if (taken instanceof GatewayError) {
+    taken.extensions.http = { status: 429 };
+    return taken;
+  }
+  // The client left while the replicas were asked: the share goes back at once.
+  if (taken && controllerAborted(op.controller)) taken.release();
+  else if (taken) setOperationValue(op.context, LEASE, taken);
+  return undefined;
 }
 
 /** The shares an admitted operation holds until it finishes. */

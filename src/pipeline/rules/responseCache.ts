@@ -153,7 +153,10 @@ export class ResponseCache implements PipelineRule {
  */
 function entityTypenames(op: AdmittedOperation): Set<string> | undefined {
   let typenames: Set<string> | undefined;
-  for (const selection of op.operation.selectionSet.selections) {
+  const selections = op.operation.selectionSet.selections;
+  // Indexed: every operation walks its top fields here, and an iterator's results were garbage of each.
+  for (let i = 0; i < selections.length; i++) {
+    const selection = selections[i];
     if (selection.kind !== Kind.FIELD || selection.name.value !== '_entities') continue;
     const value = selection.arguments?.find((a) => a.name.value === 'representations')?.value;
     if (!value) return undefined;

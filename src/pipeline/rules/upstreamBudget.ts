@@ -57,7 +57,10 @@ export function useUpstreamBudget(options: {
  */
 function entityRepresentations(shape: OperationShape): number {
   let count = 0;
-  for (const field of shape.operation.selectionSet.selections) {
+  const selections = shape.operation.selectionSet.selections;
+  // Indexed: every operation walks its top fields here (no iterator results).
+  for (let i = 0; i < selections.length; i++) {
+    const field = selections[i];
     if (field.kind !== Kind.FIELD || field.name.value !== '_entities') return 0;
     const value = field.arguments?.find((a) => a.name.value === 'representations')?.value;
     const list = value?.kind === Kind.VARIABLE ? shape.variableValues[value.name.value] : undefined;

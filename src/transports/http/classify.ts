@@ -1,10 +1,10 @@
-import { getOperationAST, GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import Negotiator from 'negotiator';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, ErrorCode, ErrorReason, GatewayError } from '../../errors/codes.js';
 import { deliversIncrementally, mentionsIncrementalDirective } from '../../execution/deferStream.js';
-import type { OperationPayload, OperationPipeline } from '../../pipeline/index.js';
-import { MAX_BODY_BYTES, readBody } from './requestBody.js';
+import { operationOf, type OperationPayload, type OperationPipeline } from '../../pipeline/index.js';
+import { MAX_BODY_BYTES, readBodyThen } from './requestBody.js';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON } from './response.js';
 import { misplacedUploadRefusal, readUploadRequest } from './upload.js';
 
@@ -46,6 +46,16 @@ export type PlainPayload = OperationPayload & {
 };
 
 /**
+ * Where the classifier sends what it decided about a request: its route, or the failure to read it (the client went
+ * away before its body ended). Called once, at once when the head decides, else from the body's own `end` event, so
+ * nothing waits on a promise between the request's last byte and its handler.
+ */
+export interface RouteSink {
+  route(route: GraphqlHttpRoute): void;
+  failed(error: unknown): void;
+}
+
+/**
  * The classifier of `/graphql` requests ({@link GraphqlHttpRoute}). CSRF prevention is decided here for every route
  * (Apollo Server's own check is off), a body is JSON by its media type's essence only, and `Accept` is negotiated as
  * Apollo negotiates it.
@@ -53,49 +63,82 @@ export type PlainPayload = OperationPayload & {
 export function createRequestClassifier(
   pipeline: OperationPipeline,
   options: { direct: boolean; maxUploadBytes: number },
-): (req: IncomingMessage, res: ServerResponse, trustedRouter?: boolean) => Promise<GraphqlHttpRoute> {
-  const contentTypes = new ContentTypes();
-  return async (req, res, trustedRouter) => {
+): (req: IncomingMessage, res: ServerResponse, trustedRouter: boolean, sink: RouteSink) => void {
+  const classifier = new RequestClassifier(pipeline, options);
+  return (req, res, trustedRouter, sink) => classifier.classify(req, res, trustedRouter, sink);
+}
+
+class RequestClassifier {
+  private readonly contentTypes = new ContentTypes();
+
+  constructor(
+    private readonly pipeline: OperationPipeline,
+    private readonly options: { direct: boolean; maxUploadBytes: number },
+  ) {}
+
+  classify(req: IncomingMessage, res: ServerResponse, trustedRouter: boolean, sink: RouteSink): void {
     // A request bearing a key of TRUSTED_ROUTER_KEYS is a router's, not a browser's: a page cannot send that header
     // without the CORS preflight CSRF prevention stands in for (Hive Gateway subscribes by a plain `GET`).
     // A body is JSON by its media type's essence, whatever its parameters say; a file upload is read as its operation.
     const type = mediaTypeEssence(req.headers['content-type']);
     const csrf = trustedRouter ? undefined : crossSiteRefusal(req, type);
-    if (csrf) return { kind: 'refused', error: csrf };
-    if (isSseRequest(req)) return { kind: 'sse' };
-    if (acceptsMultipartSubscription(req)) return { kind: 'multipart' };
+    if (csrf) return sink.route({ kind: 'refused', error: csrf });
+    if (isSseRequest(req)) return sink.route({ kind: 'sse' });
+    if (acceptsMultipartSubscription(req)) return sink.route({ kind: 'multipart' });
 
     const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'POST' && type === 'multipart/form-data') {
+      readUploadRequest(req, res, this.options.maxUploadBytes).then(
+        (operation) =>
+          this.decided(
+            sink,
+            req,
+            method,
+            true,
+            operation instanceof GraphQLError ? new Refused({ kind: 'refused', error: operation }) : operation,
+            true,
+          ),
+        (error: unknown) => sink.failed(error),
+      );
+      return;
+    }
+    if (method !== 'POST') return this.decided(sink, req, method, false, undefined, false);
+    const json = type === 'application/json';
+    // Goes on in the body's `end` event: the chain stays synchronous from the last byte to the answer's promise.
+    readBodyThen(req, MAX_BODY_BYTES, (error, raw) =>
+      error ? sink.failed(error) : this.decided(sink, req, method, json, bodyOf(raw, json), false),
+    );
+  }
+
+  /** The route of a request whose body (if any) was read, given to `sink`; a failure deciding it is the sink's too. */
+  private decided(
+    sink: RouteSink,
+    req: IncomingMessage,
+    method: string,
+    json: boolean,
+    body: unknown,
+    upload: boolean,
+  ): void {
+    let route: GraphqlHttpRoute;
+    try {
+      route = body instanceof Refused ? body.route : this.routeOf(req, method, json, body, upload);
+    } catch (error) {
+      return sink.failed(error);
+    }
+    sink.route(route);
+  }
+
+  private routeOf(
+    req: IncomingMessage,
+    method: string,
+    json: boolean,
+    body: unknown,
+    upload: boolean,
+  ): GraphqlHttpRoute {
+    const pipeline = this.pipeline;
     const url = req.url ?? '/graphql';
     const q = url.indexOf('?');
     let search = q === -1 ? '' : url.slice(q);
-    const upload = method === 'POST' && type === 'multipart/form-data';
-    const json = upload || type === 'application/json';
-    let body: unknown;
-    if (upload) {
-      const operation = await readUploadRequest(req, res, options.maxUploadBytes);
-      if (operation instanceof GraphQLError) return { kind: 'refused', error: operation };
-      body = operation;
-    } else if (method === 'POST') {
-      const raw = await readBody(req, MAX_BODY_BYTES);
-      if (raw === undefined)
-        return {
-          kind: 'refused',
-          error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413),
-        };
-      if (json) {
-        try {
-          body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-        } catch {
-          return {
-            kind: 'refused',
-            error: badRequest(
-              'Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").',
-            ),
-          };
-        }
-      } else body = raw.toString('utf8');
-    }
     // The operation as sent: a POST's JSON object, or GET's parameters (a batch, or another body, is Apollo's).
     const fields =
       method === 'POST' ? body : method === 'GET' ? Object.fromEntries(new URLSearchParams(search)) : undefined;
@@ -123,8 +166,8 @@ export function createRequestClassifier(
       else body = prepared;
     }
 
-    if (options.direct && method === 'POST' && json && isPlainPayload(prepared)) {
-      const contentType = contentTypes.for(req.headers.accept);
+    if (this.options.direct && method === 'POST' && json && isPlainPayload(prepared)) {
+      const contentType = this.contentTypes.for(req.headers.accept);
       const resolved = contentType && resolvedOperation(pipeline, prepared);
       if (resolved && !deliversIncrementally(resolved.operation, resolved.document)) {
         // Field by field: a spread of `resolved` took V8's generic copy, a visible share of this function's own time.
@@ -138,7 +181,32 @@ export function createRequestClassifier(
       }
     }
     return { kind: 'apollo', method, search, body };
-  };
+  }
+}
+
+/** A body that refuses its request before any operation is read from it (too large, or JSON that does not parse). */
+class Refused {
+  constructor(readonly route: { kind: 'refused'; error: GraphQLError }) {}
+}
+
+/** A POST's body: parsed when JSON, else its text; {@link Refused} when too large or not JSON. */
+function bodyOf(raw: Buffer | undefined, json: boolean): unknown {
+  if (raw === undefined)
+    return new Refused({
+      kind: 'refused',
+      error: badRequest(`Request body larger than ${MAX_BODY_BYTES} bytes: send a smaller operation.`, 413),
+    });
+  if (!json) return raw.toString('utf8');
+  try {
+    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+  } catch {
+    return new Refused({
+      kind: 'refused',
+      error: badRequest(
+        'Request body is not valid JSON: send a JSON object with "query" (and optional "variables", "operationName").',
+      ),
+    });
+  }
 }
 
 /** The payload's document and operation when the document parses and validates (the pipeline's cache), else undefined. */
@@ -147,7 +215,7 @@ function resolvedOperation(
   payload: OperationPayload,
 ): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
   const document = typeof payload.query === 'string' ? pipeline.documents.checked(payload.query) : undefined;
-  const operation = document && !Array.isArray(document) ? getOperationAST(document, payload.operationName) : undefined;
+  const operation = document && !Array.isArray(document) ? operationOf(document, payload.operationName) : undefined;
   return operation ? { document: document as DocumentNode, operation } : undefined;
 }
 

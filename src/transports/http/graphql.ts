@@ -2,7 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setOperationValue } from '../../context/request.js';
 import type { GatewayServices } from '../../context/services.js';
-import type { OperationPipeline } from '../../pipeline/index.js';
+import type { Answer, OperationPipeline } from '../../pipeline/index.js';
 import { createApolloAdapter, HOSTED_OPERATION } from './apollo.js';
 import type { ClientResolver } from '../clientIdentity.js';
 import { abortWhenGone, httpCaller } from './httpCaller.js';
@@ -14,6 +14,21 @@ type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
 
 /** GraphQL over HTTP answers no subscription: the streaming protocols serve them (classify.ts routes those). */
 const noSubscription = (type: string) => (type === 'subscription' ? subscriptionOverHttp() : undefined);
+
+/** An answer of the entry for the direct route, written as GraphQL over HTTP. */
+function sendAnswer(req: IncomingMessage, res: ServerResponse, contentType: string, answer: Answer): void {
+  if (answer.kind === 'refused')
+    return sendResult(
+      req,
+      res,
+      answer.status ?? 500,
+      { errors: answer.errors },
+      { contentType, cacheControl: 'no-store' },
+    );
+  if (answer.kind !== 'result') throw new Error('a whole result was asked for');
+  const head = { contentType, cacheControl: answer.cacheControl };
+  sendResult(req, res, resultStatus(answer.result, answer.status), answer.result, head);
+}
 
 /**
  * GraphQL over HTTP (POST and GET) on `/graphql`, for the two routes the classifier (classify.ts) gives it:
@@ -27,7 +42,14 @@ export async function createGraphqlHttp(options: {
   services: GatewayServices;
   clients: ClientResolver;
 }): Promise<{
-  direct(req: IncomingMessage, res: ServerResponse, requestId: string, route: DirectRoute): Promise<void>;
+  /** Answers the request; a failure (the entry's, or writing its answer) goes to `failed`. */
+  direct(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    route: DirectRoute,
+    failed: (error: unknown) => void,
+  ): void;
   apollo(req: IncomingMessage, res: ServerResponse, requestId: string, route: ApolloRoute): Promise<void>;
   stop(): Promise<void>;
 }> {
@@ -38,18 +60,22 @@ export async function createGraphqlHttp(options: {
   return {
     stop: () => adapter.stop(),
 
-    async direct(req, res, requestId, route) {
-      const answer = await pipeline.execute(route, httpCaller(req, requestId, 'http', clients), {
-        controller: abortWhenGone(res),
-        incremental: false,
-        http,
-        refuse: noSubscription,
-      });
-      const head = { contentType: route.contentType, cacheControl: 'no-store' };
-      if (answer.kind === 'refused') return sendResult(req, res, answer.status ?? 500, { errors: answer.errors }, head);
-      if (answer.kind !== 'result') throw new Error('a whole result was asked for');
-      head.cacheControl = answer.cacheControl;
-      sendResult(req, res, resultStatus(answer.result, answer.status), answer.result, head);
+    direct(req, res, requestId, route, failed) {
+      // Not an async function: the entry's promise and one reaction that writes its answer or hands on its failure.
+      pipeline
+        .execute(route, httpCaller(req, requestId, 'http', clients), {
+          controller: abortWhenGone(res),
+          incremental: false,
+          http,
+          refuse: noSubscription,
+        })
+        .then((answer) => {
+          try {
+            sendAnswer(req, res, route.contentType, answer);
+          } catch (error) {
+            failed(error);
+          }
+        }, failed);
     },
 
     async apollo(req, res, requestId, route) {

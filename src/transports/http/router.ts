@@ -12,7 +12,7 @@ import { createGraphqlHttp } from './graphql.js';
 import type { createHealthEndpoints } from './health.js';
 import { createIncrementalResponder } from './incremental.js';
 import { createMultipartHandler } from './multipart.js';
-import { createRequestClassifier } from './classify.js';
+import { createRequestClassifier, type GraphqlHttpRoute, type RouteSink } from './classify.js';
 import { sendJson, sendRefusal } from './response.js';
 import { createSseHandler } from './sse.js';
 import { createCallbackSubscriptions } from '../callback/subscriptions.js';
@@ -75,12 +75,16 @@ export async function createHttpTransport(
     timeoutMs: options.callbackTimeoutMs,
   });
 
-  async function serveGraphql(
+  /**
+   * Each step below returns at once unless it must wait (a shared connection count, a health probe, a handler's
+   * answer): a request is not carried through a chain of async frames that only pass their value on.
+   */
+  function serveGraphql(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
     client: Pick<Caller, 'apiKey' | 'router'>,
-  ): Promise<void> {
+  ): void {
     if (applyCors(req, res, config.corsOrigins)) return;
     const uncors = corsPreflightRefusal(req, config.corsOrigins);
     if (uncors) {
@@ -90,7 +94,12 @@ export async function createHttpTransport(
     const refusal = pipeline.gate(client);
     if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
     // `gate` accepted its key: a router's is one of TRUSTED_ROUTER_KEYS.
-    const route = await classify(req, res, client.router === true);
+    classify(req, res, client.router === true, new GraphqlExchange(req, res, requestId, handle, failed));
+  }
+
+  /** The one handler of a route's kind. */
+  function handle(exchange: GraphqlExchange, route: GraphqlHttpRoute): void | Promise<void> {
+    const { req, res, requestId } = exchange;
     switch (route.kind) {
       case 'refused':
         return sendRefusal(req, res, refusalStatus(route.error), pipeline.format([route.error]));
@@ -103,13 +112,13 @@ export async function createHttpTransport(
       case 'callback':
         return callbacks.serve(req, res, requestId, route.payload);
       case 'direct':
-        return graphql.direct(req, res, requestId, route);
+        return graphql.direct(req, res, requestId, route, exchange.failure);
       case 'apollo':
         return graphql.apollo(req, res, requestId, route);
     }
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<void> {
+  function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): void | Promise<void> {
     const misdirected = hostOrigin.refusal(req.headers, path === '/graphql' ? 'graphql' : 'endpoint');
     if (misdirected) {
       hostOrigin.logRefusal(misdirected, { path, origin: req.headers.origin, host: req.headers.host });
@@ -117,17 +126,56 @@ export async function createHttpTransport(
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
     }
     const client = clients.of(req);
-    let overConnections = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), res);
+    const overConnections = pipeline.connectionRefusal(req, client, clients.connectionShare(req, client), res);
     // Across replicas (REDIS_URL) a socket's first request waits for the shared count.
-    if (overConnections instanceof Promise) overConnections = await overConnections;
+    if (overConnections instanceof Promise)
+      return overConnections.then((refused) => connected(req, res, path, requestId, client, refused));
+    return connected(req, res, path, requestId, client, overConnections);
+  }
+
+  function connected(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    requestId: string,
+    client: ReturnType<ClientResolver['of']>,
+    overConnections: Awaited<ReturnType<OperationPipeline['connectionRefusal']>>,
+  ): void | Promise<void> {
     if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
     const answered = health.serve(req, res, path);
-    if (answered === true || (answered !== false && (await answered))) return;
+    if (answered === true) return;
+    if (answered !== false)
+      return answered.then((done) => (done ? undefined : routed(req, res, path, requestId, client)));
+    return routed(req, res, path, requestId, client);
+  }
+
+  function routed(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    requestId: string,
+    client: ReturnType<ClientResolver['of']>,
+  ): void | Promise<void> {
     if (options.graphiql(req, res)) return;
     if (MCP_PATHS.has(path)) return options.mcp(req, res, requestId);
     if (path !== '/graphql')
       return sendJson(res, 404, { error: `nothing at ${path}; GraphQL is served at /graphql and GraphiQL at /` });
     return serveGraphql(req, res, requestId, client);
+  }
+
+  /** A request that failed past its checks: a 500 while nothing was sent, else its connection cut. */
+  function failed(req: IncomingMessage, res: ServerResponse, requestId: string, error: unknown): void {
+    // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
+    if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
+    log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
+    if (!res.headersSent)
+      sendRefusal(
+        req,
+        res,
+        500,
+        pipeline.format([{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }]),
+      );
+    else res.destroy();
   }
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
@@ -142,19 +190,13 @@ export async function createHttpTransport(
       metrics.httpRequests.series(req.method ?? 'GET', route, String(res.statusCode)).inc();
       metrics.httpDuration.series(route).observe((performance.now() - started) / 1000);
     });
-    serve(req, res, path, requestId).catch((error: unknown) => {
-      // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
-      if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
-      log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
-      if (!res.headersSent)
-        sendRefusal(
-          req,
-          res,
-          500,
-          pipeline.format([{ message: 'Internal server error', extensions: { code: ErrorCode.InternalServerError } }]),
-        );
-      else res.destroy();
-    });
+    let done: void | Promise<void>;
+    try {
+      done = serve(req, res, path, requestId);
+    } catch (error) {
+      return failed(req, res, requestId, error);
+    }
+    if (done) whenRejected(done, req, res, requestId, failed);
   };
   return {
     listener,
@@ -163,4 +205,51 @@ export async function createHttpTransport(
       await graphql.stop();
     },
   };
+}
+
+type Failed = (req: IncomingMessage, res: ServerResponse, requestId: string, error: unknown) => void;
+
+/** A step that had to wait: its rejection goes to `failed` (one reaction, no `catch` wrapper). */
+function whenRejected(
+  done: Promise<void>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  failed: Failed,
+): void {
+  done.then(undefined, (error: unknown) => failed(req, res, requestId, error));
+}
+
+/**
+ * One `/graphql` request on its way to its handler: what the classifier decides goes to the handler of that kind,
+ * and a failure (reading the body, or the handler's) to the router's failure answer. One object per request, not a
+ * closure per step.
+ */
+class GraphqlExchange implements RouteSink {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    private readonly handle: (exchange: GraphqlExchange, route: GraphqlHttpRoute) => void | Promise<void>,
+    private readonly fail: Failed,
+  ) {}
+
+  route(route: GraphqlHttpRoute): void {
+    let done: void | Promise<void>;
+    try {
+      done = this.handle(this, route);
+    } catch (error) {
+      return this.failed(error);
+    }
+    if (done) whenRejected(done, this.req, this.res, this.requestId, this.fail);
+  }
+
+  failed(error: unknown): void {
+    this.fail(this.req, this.res, this.requestId, error);
+  }
+
+  /** {@link failed} as a function, for a handler that settles its own promise (the direct route). */
+  get failure(): (error: unknown) => void {
+    return (error) => this.failed(error);
+  }
 }

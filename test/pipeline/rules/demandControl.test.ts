@@ -33,6 +33,24 @@ describe('demand control', () => {
     });
   });
 
+  it("estimates a cached document by each request's own variables where they size a list, and alike where none does", async () => {
+    const byFirst = 'query ($n: Int) { admin { serviceAnnouncement { healthOverviews(first: $n) { nodes { id } } } } }';
+    const estimated = async (query: string, variables: Record<string, unknown>) =>
+      ((await t.query(query, variables)).body.extensions!.cost as { estimated: number }).estimated;
+    // `first: $n` sizes the list: each request's `$n` prices it, a cached plan for another `$n` never does.
+    expect([
+      await estimated(byFirst, { n: 5 }),
+      await estimated(byFirst, { n: 40 }),
+      await estimated(byFirst, { n: 5 }),
+    ]).toEqual([3 + 5 + 10, 3 + 40 + 10, 3 + 5 + 10]);
+    // `$id` sizes nothing: the same estimate for any id (the plan kept for the document alone).
+    const byId = 'query ($id: ID!) { admin { serviceAnnouncement { healthOverview(id: $id) { id service status } } } }';
+    const ids = ['Exchange', 'SharePoint', 'Exchange', 'nope'];
+    const costs = [];
+    for (const id of ids) costs.push(await estimated(byId, { id }));
+    expect(new Set(costs).size).toBe(1);
+  });
+
   it('prices a title the cache holds at no upstream request, before and after', async () => {
     const first = await t.query(TITLE, { id: 'tt0078346' });
     expect(first.body.extensions!.cost).toEqual({
