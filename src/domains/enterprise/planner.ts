@@ -1,11 +1,4 @@
-import {
-  BREAK,
-  visit,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLSchema,
-  type SelectionSetNode,
-} from 'graphql';
+import type { FieldNode } from 'graphql';
 import { badInput } from '../../errors/codes.js';
 import { decodeCursor } from './cursor.js';
 import { toUpstreamName, UNKNOWN } from './enums.js';
@@ -162,7 +155,7 @@ export interface ServiceHealthPlan {
  * level, so the first `issues` argument set without `after` is expanded (all aliases with the same arguments share
  * it); other argument sets are loaded per service by the `issues` resolver, batched.
  */
-export const serviceHealthPlan = perSelection(function serviceHealthPlan(
+export const serviceHealthPlan = perDocument(function serviceHealthPlan(
   nodes: readonly FieldNode[],
   sc: SelectionContext,
 ): ServiceHealthPlan {
@@ -187,62 +180,6 @@ export const serviceHealthPlan = perSelection(function serviceHealthPlan(
     },
   };
 });
-
-/**
- * `plan` kept per field of a cached document alone when nothing below the field reads a variable (no argument,
- * `@skip` or `@include` there names one): the usual lookup, `healthOverview(id: $id) { service status }`, whose id is
- * its resolver's to read, not its plan's, is planned once per document rather than once per id. Otherwise (or for
- * merged fields) {@link perDocument}'s memo by variables.
- */
-function perSelection<T>(
-  plan: (nodes: readonly FieldNode[], sc: SelectionContext) => T,
-): (nodes: readonly FieldNode[], sc: SelectionContext) => T {
-  const byVariables = perDocument(plan);
-  const bySchema = new WeakMap<GraphQLSchema, WeakMap<FieldNode, T>>();
-  return (nodes, sc) => {
-    const node = nodes[0];
-    if (nodes.length !== 1 || !node.selectionSet || readsVariables(node.selectionSet, sc.fragments))
-      return byVariables(nodes, sc);
-    let byNode = bySchema.get(sc.schema);
-    if (!byNode) bySchema.set(sc.schema, (byNode = new WeakMap()));
-    let planned = byNode.get(node);
-    if (planned === undefined) byNode.set(node, (planned = plan(nodes, sc)));
-    return planned;
-  };
-}
-
-/** Whether a selection set (its fragments included) names a variable anywhere: decided once per set of a document. */
-function readsVariables(set: SelectionSetNode, fragments: Readonly<Record<string, FragmentDefinitionNode>>): boolean {
-  let found = variableSets.get(set);
-  if (found === undefined) variableSets.set(set, (found = namesVariable(set, fragments, new Set())));
-  return found;
-}
-
-const variableSets = new WeakMap<SelectionSetNode, boolean>();
-
-function namesVariable(
-  set: SelectionSetNode,
-  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
-  seen: Set<string>,
-): boolean {
-  let found = false;
-  visit(set, {
-    Variable() {
-      found = true;
-      return BREAK;
-    },
-    FragmentSpread(spread) {
-      if (seen.has(spread.name.value)) return;
-      seen.add(spread.name.value);
-      const fragment = fragments[spread.name.value];
-      if (fragment && namesVariable(fragment.selectionSet, fragments, seen)) {
-        found = true;
-        return BREAK;
-      }
-    },
-  });
-  return found;
-}
 
 /** The OData options of a serviceHealth request under a plan (item or collection). */
 export function serviceHealthOptions(plan: ServiceHealthPlan): ODataOptions {
