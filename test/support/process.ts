@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { gatewayNodeFlags } from '../../src/bench/lib/stack.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,18 +24,11 @@ export function nodeArgs(path: string): string[] {
   return ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src', path)];
 }
 
-/**
- * Every child started through this module and its descendants: none outlives the test file, passed or failed.
- * {@link stopStarted} runs after each file from a setup file (processCleanup.ts), not from a hook registered here: the
- * shared project's files run in one process (vitest's `isolate: false`) and this module is imported once there, so
- * such a hook ran for one file only and the gateways the others spawned outlived the suite.
- */
+/** Every child started through this module and its descendants: none outlives the test file, passed or failed. */
 const started = new Set<ChildProcess>();
 /** Grandchildren seen by {@link descendants}: once their parent is gone they hang under init, out of reach otherwise. */
 const seen = new Set<number>();
-
-/** Kills every process started through this module since the last call, and their descendants; waits for them. */
-export async function stopStarted(): Promise<void> {
+afterAll(async () => {
   const pids = [...started].flatMap((child) => (child.pid ? [child.pid, ...descendants(child.pid)] : []));
   for (const pid of [...pids, ...seen]) signal(pid, 'SIGKILL');
   seen.clear();
@@ -45,7 +38,7 @@ export async function stopStarted(): Promise<void> {
     ),
   );
   started.clear();
-}
+});
 
 function track(child: ChildProcess): ChildProcess {
   started.add(child);
