@@ -92,7 +92,7 @@ export default defineConfig({
     // Builds dist/ when it is stale, for the child processes that run it (test/support/globalSetup.ts says why).
     globalSetup: ['test/support/globalSetup.ts'],
     // TEST_CPU=1: each file's CPU time, its own and its child processes', in test-results/cpu.jsonl.
-    setupFiles: process.env.TEST_CPU ? ['test/support/fileCpu.ts'] : [],
+    setupFiles: ['test/support/processCleanup.ts', ...(process.env.TEST_CPU ? ['test/support/fileCpu.ts'] : [])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores, four workers: most files spend part of their time waiting on sockets, child processes and timers, so

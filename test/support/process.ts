@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { gatewayNodeFlags } from '../../src/bench/lib/stack.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,21 +24,44 @@ export function nodeArgs(path: string): string[] {
   return ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src', path)];
 }
 
-/** Every child started through this module and its descendants: none outlives the test file, passed or failed. */
+/**
+ * Every child started through this module and its descendants: none outlives the test file, passed or failed.
+ * {@link stopStarted} runs after each file from a setup file (processCleanup.ts), not from a hook registered here: the
+ * shared project's files run in one process (vitest's `isolate: false`) and import this module once, so such a hook
+ * ran for one file per worker and the gateways the others spawned outlived the suite.
+ */
 const started = new Set<ChildProcess>();
-/** Grandchildren seen by {@link descendants}: once their parent is gone they hang under init, out of reach otherwise. */
-const seen = new Set<number>();
-afterAll(async () => {
-  const pids = [...started].flatMap((child) => (child.pid ? [child.pid, ...descendants(child.pid)] : []));
-  for (const pid of [...pids, ...seen]) signal(pid, 'SIGKILL');
+/**
+ * Grandchildren seen by {@link descendants}, with their start time: once their parent is gone they hang under init,
+ * out of reach otherwise. The start time tells a pid still theirs from one the kernel has since given to another
+ * process (pids wrap at 32768 here, and the suite spawns hundreds), which must never be signalled.
+ */
+const seen = new Map<number, string>();
+
+/**
+ * Kills the children started through this module that are still running, their descendants now, and the
+ * grandchildren seen before that still run as themselves; waits for the children. Exited children's pids are left
+ * alone: the kernel may have given them to another worker's process.
+ */
+export async function stopStarted(): Promise<void> {
+  const live = [...started].filter((child) => child.pid && child.exitCode === null && child.signalCode === null);
+  const exits = live.map((child) => new Promise((r) => child.once('exit', r)));
+  for (const child of live) for (const pid of [child.pid!, ...descendants(child.pid!)]) signal(pid, 'SIGKILL');
+  for (const [pid, startTime] of seen) if (startTimeOf(pid) === startTime) signal(pid, 'SIGKILL');
   seen.clear();
-  await Promise.all(
-    [...started].map((child) =>
-      child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once('exit', r)) : undefined,
-    ),
-  );
   started.clear();
-});
+  await Promise.all(exits);
+}
+
+/** Field 22 of /proc/<pid>/stat (the process's start time, in clock ticks since boot); undefined when it is gone. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
 
 function track(child: ChildProcess): ChildProcess {
   started.add(child);
@@ -75,7 +98,10 @@ export function descendants(pid: number): number[] {
     out.push(...children);
     queue.push(...children);
   }
-  for (const child of out) seen.add(child);
+  for (const child of out) {
+    const startTime = startTimeOf(child);
+    if (startTime !== undefined) seen.set(child, startTime);
+  }
   return out;
 }
 
