@@ -86,55 +86,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Keeps a caller-supplied `x-request-id` when it is safe to log, else makes a new one. */
 export function requestIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value && REQUEST_ID.test(value) ? value : freshRequestId();
-}
-
-/**
- * Few per batch: a slice keeps its whole batch alive, and a long-lived HTTP stream keeps its id (16 ids are 576 bytes,
- * about what `randomUUID`'s tree of pieces kept).
- */
-const IDS_PER_BATCH = 16;
-const UUID_LENGTH = 36;
-const HEX = '0123456789abcdef';
-let idBatch = '';
-let nextId = IDS_PER_BATCH;
-
-/**
- * A random (version 4) UUID, as `crypto.randomUUID()` makes, cut from a batch made 16 at a time: one flat string of
- * them, written from one buffer of random bytes, of which each id is a slice. `randomUUID` builds each id's text from
- * twenty pieces (≈ 580 bytes and 1.2 µs per request, bench/PROFILE.md); a slice is one small string.
- */
-export function freshRequestId(): string {
-  if (nextId === IDS_PER_BATCH) {
-    idBatch = uuidBatch(IDS_PER_BATCH);
-    nextId = 0;
-  }
-  const at = nextId++ * UUID_LENGTH;
-  return idBatch.slice(at, at + UUID_LENGTH);
-}
-
-/** Random bytes for 128 ids, drawn at once as `randomUUID` draws its own (one draw is one job of the crypto binding). */
-const random = new Uint8Array(16 * 128);
-let randomUsed = random.length;
-
-function uuidBatch(count: number): string {
-  if (randomUsed + 16 * count > random.length) {
-    crypto.getRandomValues(random);
-    randomUsed = 0;
-  }
-  const text = Buffer.allocUnsafe(UUID_LENGTH * count);
-  let out = 0;
-  for (let i = randomUsed; i < randomUsed + 16 * count; i++) {
-    const at = i % 16;
-    let byte = random[i];
-    if (at === 6) byte = (byte & 0x0f) | 0x40; // the version: 4, random
-    if (at === 8) byte = (byte & 0x3f) | 0x80; // the variant: RFC 9562's
-    if (at === 4 || at === 6 || at === 8 || at === 10) text[out++] = 0x2d; // '-'
-    text[out++] = HEX.charCodeAt(byte >> 4);
-    text[out++] = HEX.charCodeAt(byte & 0x0f);
-  }
-  randomUsed += 16 * count;
-  return text.toString('latin1');
+  return value && REQUEST_ID.test(value) ? value : crypto.randomUUID();
 }
 
 export function createContext(
