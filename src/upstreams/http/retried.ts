@@ -157,18 +157,19 @@ class Retrying implements Handler, Controller {
   /** Sends the next attempt after `delay` ms; aborting the controller meanwhile ends the wait at once. */
   private later(status: number | 'network', delay: number, headers?: Headers): void {
     const { upstream, metrics, log } = this.options;
-    metrics.upstreamRetries.inc({ upstream, reason: String(status) });
-    const retryAfter = headers && parseRetryAfter(headers['retry-after']);
-    log.info(
-      { requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay, retryAfter },
-      'retrying upstream request',
-    );
     this.waited += delay;
     this.current = undefined;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.send();
     }, delay);
+    // Told once the wait is set: an abort from anything it calls (a log stream) ends the wait, not the past attempt.
+    metrics.upstreamRetries.inc({ upstream, reason: String(status) });
+    const retryAfter = headers && parseRetryAfter(headers['retry-after']);
+    log.info(
+      { requestId: this.opts.requestId, upstream, status, attempt: this.attempt, delayMs: delay, retryAfter },
+      'retrying upstream request',
+    );
   }
 
   /** A streamed request body the upstream answered before reading to its end (or never read) closes its file here. */

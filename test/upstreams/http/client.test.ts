@@ -126,12 +126,35 @@ describe('shared upstream HTTP layer', () => {
 
   it('aborts at once, waits included, when the caller goes away', async () => {
     plan = [{ status: 429, headers: { 'retry-after': '30' } }];
-    const http = make();
     const controller = new AbortController();
+    // The caller leaves once the 30 s wait has begun (its log line), not after a fixed time: under load the 429 can
+    // take longer than any fixed time to come back, and an abort before the request went out tests something else.
+    const log = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          if (line.includes('retrying upstream request')) controller.abort(new Error('client left'));
+        },
+      },
+    );
+    const http = make({ log });
+    const started = Date.now();
     const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/x`, signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('client left')), 50);
     await expect(pending).rejects.toThrow('client left');
     expect(seen).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await http.close();
+  });
+
+  it('sends nothing when the caller has gone before the request went out', async () => {
+    const controller = new AbortController();
+    const http = make();
+    const pending = http.send({ tally: undefined, method: 'GET', url: `${base}/x`, signal: controller.signal });
+    controller.abort(new Error('client left'));
+    await expect(pending).rejects.toThrow('client left');
+    // Long enough for a request already written to reach this server's handler.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toHaveLength(0);
     await http.close();
   });
 
