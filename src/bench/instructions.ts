@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
-import { freePort, spawnProc, stopAll, waitReady } from './lib/proc.js';
-import { gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
+import { freePort, root, spawnProc, stopAll, waitReady } from './lib/proc.js';
+import { gatewayEntry, gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { PROFILED_QUERIES, singleHealthQuery, singleTitleQuery } from './operations.js';
 import { shippedNode } from './lib/runtimes.js';
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     '--smc-check=all-non-file',
     option('runtime') === 'shipped' ? shippedNode() : process.execPath,
   ];
-  const target = floorMode ? ['dist/bench/floor/main.js'] : [...gatewayNodeFlags(), 'dist/main.js'];
+  const target = floorMode ? ['dist/bench/floor/main.js'] : [...gatewayNodeFlags(), gatewayEntry(root)];
   const env: Record<string, string> = floorMode
     ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
     : {

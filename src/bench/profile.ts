@@ -192,6 +192,8 @@ async function main(): Promise<void> {
       ...(process.argv.includes('--by-rule') ? ['--cpu-prof-interval=100'] : []),
     ],
     option('gateway') ? resolve(option('gateway')!) : undefined,
+    // The module files, not the bundle: the profile is grouped by each frame's source file.
+    'dist/main.js',
   );
   await gql(gateway.url, query, firstVariables);
   const target = targetAt(gateway.url, [gateway.proc.pid]);

@@ -1,7 +1,11 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { Followable } from '../upstreams/http/cancellation.js';
 
 /** AbortController's own `signal` getter (Node makes the signal on its first read). */
 const baseSignal = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal')!.get!;
+
+/** Whether a signal warns past its listener limit (Node 20: 10 by default; Node 24's never warn). */
+const SIGNALS_WARN = getMaxListeners(new AbortController().signal) > 0;
 
 /**
  * An operation's controller: an AbortController whose `abort` tells its followers directly (the upstream waits of
@@ -16,6 +20,11 @@ export class OperationController extends AbortController implements Followable {
   #reason: unknown = undefined;
   #made = false;
   #followers: Array<() => void> | undefined = undefined;
+  /**
+   * Listeners its signal may have without a leak warning, set on the signal when it is made (Node 20: reading it only
+   * to raise the limit made a signal per operation): one per upstream request in flight, within the upstream budget.
+   */
+  maxListeners = 0;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -67,6 +76,7 @@ export class OperationController extends AbortController implements Followable {
         const signal = baseSignal.call(this) as AbortSignal;
         if (!this.#made) {
           this.#made = true;
+          if (SIGNALS_WARN && this.maxListeners > 0) setMaxListeners(this.maxListeners, signal);
           if (this.#aborted) AbortController.prototype.abort.call(this, this.#reason);
         }
         return signal;

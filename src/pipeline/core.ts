@@ -539,8 +539,10 @@ export class OperationPipeline {
     const adopted = gone instanceof AbortController;
     const controller = adopted ? gone : new OperationController();
     // Each upstream request the operation waits on listens to its signal: as many as the upstream budget allows at
-    // once, which Node's default of 10 would report as a leak (Node 20; Node 24's signals never warn).
-    if (SIGNALS_WARN) setMaxListeners(this.signalListeners, controller.signal);
+    // once, which Node's default of 10 would report as a leak (Node 20; Node 24's signals never warn). An
+    // OperationController raises the limit when its signal is made, if ever.
+    if (controller instanceof OperationController) controller.maxListeners = this.signalListeners;
+    else if (SIGNALS_WARN) setMaxListeners(this.signalListeners, controller.signal);
     if (!adopted) {
       const signal = gone;
       if (signal?.aborted) controller.abort(signal.reason);

@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, getMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { controllerAborted, OperationController } from '../../src/context/operationController.js';
 import { createContext } from '../../src/context/request.js';
@@ -45,6 +45,16 @@ describe('OperationController: an operation cancelled without an AbortSignal unl
     controller.abort('bye');
     expect(events).toEqual(['follower', 'event:bye']);
     expect(controller.signal.aborted).toBe(true);
+  });
+
+  it("raises its signal's listener limit when the signal is made, not before (no signal made to set a limit)", () => {
+    const controller = new OperationController();
+    controller.maxListeners = 64;
+    expect(controller.signalMade).toBe(false);
+    const signal = controller.signal;
+    // Node 20's signals warn past 10 listeners; Node 24's have no limit (0) and never warn.
+    const limit = getMaxListeners(new AbortController().signal);
+    expect(getMaxListeners(signal)).toBe(limit > 0 ? 64 : limit);
   });
 
   it("gives AbortController's default reason, an AbortError", () => {

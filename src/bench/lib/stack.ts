@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, listeningPort, root, spawnProc, waitReady, type Proc } from './proc.js';
 import { runtimeNode } from './runtimes.js';
@@ -19,6 +19,17 @@ export function gatewayNodeFlags(): string[] {
   const command = /node ((?:--\S+ )*)dist\/(?:bundle\/gateway|main)\.js/.exec(start);
   if (!command) throw new Error(`package.json "start" does not run node … dist/bundle/gateway.js: ${start}`);
   return command[1].split(' ').filter(Boolean);
+}
+
+/**
+ * What the benchmark starts in `dir`: the bundle `npm start` runs (dist/bundle/gateway.js, what ships), or, for a
+ * checkout built before the bundle existed, dist/main.js. `modules` asks for dist/main.js itself: a CPU profile
+ * grouped by source file (bench:profile) needs the module files' URLs. `BENCH_GATEWAY_ENTRY` overrides both.
+ */
+export function gatewayEntry(dir: string, modules = false): string {
+  const override = process.env.BENCH_GATEWAY_ENTRY;
+  if (override) return override;
+  return !modules && existsSync(join(dir, 'dist/bundle/gateway.js')) ? 'dist/bundle/gateway.js' : 'dist/main.js';
 }
 
 /** The sandbox as its own process, reached only over loopback HTTP. */
@@ -113,7 +124,7 @@ export interface GraphQLProc {
 }
 
 /**
- * `node <gatewayNodeFlags> dist/main.js` against the sandbox, response cache off. Logs at warn: per-operation info lines would be measured too, and a
+ * `node <gatewayNodeFlags> <gatewayEntry>` (the bundle, as `npm start` runs it) against the sandbox, response cache off. Logs at warn: per-operation info lines would be measured too, and a
  * deployment ships them to a collector rather than a pipe nobody reads.
  */
 export async function startGatewayProc(
@@ -121,12 +132,13 @@ export async function startGatewayProc(
   extraEnv: Record<string, string> = {},
   nodeArgs: string[] = [],
   cwd = root,
+  entry = gatewayEntry(cwd),
 ): Promise<GraphQLProc> {
   const port = await freePort();
   const proc = spawnProc(
     'gateway',
     runtimeNode(),
-    [...gatewayNodeFlags(), ...nodeArgs, 'dist/main.js'],
+    [...gatewayNodeFlags(), ...nodeArgs, entry],
     {
       ...upstreamEnv(sandboxOrigin),
       PORT: String(port),
