@@ -12,7 +12,8 @@ export const composeConfig = defineConfig({
     {
       sourceHandler: loadOpenAPISubgraph('Sandbox', {
         source: process.env.PEER_OPENAPI_FILE ?? 'sandbox.openapi.json',
-        operationHeaders: { Authorization: 'Bearer sandbox' },
+        // Replaced by a token the sandbox issued (scenarios/peer.ts): the same check the gateway's token gets.
+        operationHeaders: { Authorization: 'Bearer peer-graph-token.bench.invalid' },
         queryParams: { apikey: 'sandbox' },
       }),
     },

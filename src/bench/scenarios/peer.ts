@@ -9,7 +9,7 @@ import { spawnHiveGateway } from '../lib/hiveGateway.js';
 import { root } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { runtimePath } from '../lib/runtimes.js';
-import type { GraphQLProc, SandboxProc } from '../lib/stack.js';
+import { sandboxGraphToken, type GraphQLProc, type SandboxProc } from '../lib/stack.js';
 import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
 import { sandboxOpenApi } from '../peer/openapi.js';
 import { medianCost } from './requests.js';
@@ -43,6 +43,12 @@ const peerSingleTitle = `{ title(i: "tt0133093") { imdbID Title Year Runtime Gen
  * dist/build/supergraph.js, 10–35 s of wall time at load 8–16) run once per benchmark run instead of once per runtime.
  */
 const SANDBOX_PLACEHOLDER = 'http://sandbox.bench.invalid';
+/**
+ * The Graph token the Mesh peer presents (src/bench/peer/mesh.config.ts), replaced by one the pass's sandbox issued by
+ * client credentials, as the gateway and every baseline present: the sandbox's `Bearer sandbox` shortcut is a cheaper
+ * check no real Graph offers, which favoured the peer on every Graph lookup.
+ */
+const PEER_TOKEN_PLACEHOLDER = 'peer-graph-token.bench.invalid';
 const GATEWAY_PLACEHOLDER = 'http://gateway.bench.invalid/graphql';
 
 interface Composed {
@@ -108,6 +114,8 @@ function composeOnce(): Promise<Composed> {
         ['hive', GATEWAY_PLACEHOLDER],
       ] as const)
         if (!texts[name].includes(placeholder)) throw new Error(`the ${name} supergraph does not name ${placeholder}`);
+      if (!texts.peer.includes(PEER_TOKEN_PLACEHOLDER))
+        throw new Error(`the peer supergraph does not carry ${PEER_TOKEN_PLACEHOLDER} as its Graph token`);
       return texts;
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -116,11 +124,14 @@ function composeOnce(): Promise<Composed> {
   return composed;
 }
 
-/** `hive-gateway supergraph` over `text` with `from` replaced by `to` (NODE_ENV=production, LOG_LEVEL=warn). */
-async function serveSupergraph(name: string, text: string, from: string, to: string) {
+/** `hive-gateway supergraph` over `text` with each `from` replaced by its `to` (NODE_ENV=production, LOG_LEVEL=warn). */
+async function serveSupergraph(name: string, text: string, replace: Array<[from: string, to: string]>) {
   const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const supergraph = join(dir, 'supergraph.graphql');
-  writeFileSync(supergraph, text.replaceAll(from, to));
+  writeFileSync(
+    supergraph,
+    replace.reduce((out, [from, to]) => out.replaceAll(from, to), text),
+  );
   const { proc, url } = await spawnHiveGateway(name, dir, {
     supergraph,
     env: { NODE_ENV: 'production', PATH: runtimePath() },
@@ -148,10 +159,13 @@ export type Peers = Array<Awaited<ReturnType<typeof serveSupergraph>>>;
  * by `hive-gateway supergraph` on the pass's runtime.
  */
 export async function startPeers(sandboxOrigin: string, gatewayUrl: string): Promise<Peers> {
-  const { peer, hive } = await composeOnce();
+  const [{ peer, hive }, token] = await Promise.all([composeOnce(), sandboxGraphToken(sandboxOrigin)]);
   return Promise.all([
-    serveSupergraph('peer', peer, SANDBOX_PLACEHOLDER, sandboxOrigin),
-    serveSupergraph('hive-over-gateway', hive, GATEWAY_PLACEHOLDER, gatewayUrl),
+    serveSupergraph('peer', peer, [
+      [SANDBOX_PLACEHOLDER, sandboxOrigin],
+      [PEER_TOKEN_PLACEHOLDER, token],
+    ]),
+    serveSupergraph('hive-over-gateway', hive, [[GATEWAY_PLACEHOLDER, gatewayUrl]]),
   ]);
 }
 
