@@ -8,12 +8,14 @@ import { profiledRun } from './lib/profiled.js';
 import { gatewayStream, openClient } from './scenarios/streaming.js';
 
 /**
- * `npm run bench:alloc -- [--query health|title|health-turn|title-turn|chat-stream] [--promoted] [--seconds 4] [--connections 10] [--out FILE.md]`:
+ * `npm run bench:alloc -- [--query health|title|health-turn|title-turn|chat-stream] [--promoted] [--async] [--seconds 4] [--connections 10] [--out FILE.md]`:
  * runs the gateway (with `npm start`'s V8 flags) against the sandbox under V8's sampling heap profiler, collected
  * objects included, sends closed-loop load of one query and prints the bytes allocated per operation by function:
  * what the garbage collector has to deal with, which a CPU profile shows only as "GC". `--promoted` leaves out what a
  * young-generation GC collected: the bytes per operation that reached the old generation (or live on), whose growth
  * sets how often the full GC runs under `--heap-growing-percent`. `--profile FILE` keeps the raw sampling profile.
+ * `--async` also counts the async resources made per operation (promises, TickObjects, timers, Immediates) over the
+ * same window ({@link asyncTable}); they run high with the hook on, so compare two builds' counts, not the absolutes.
  */
 
 /** The parts of V8's sampling heap profile this report reads. */
@@ -78,6 +80,21 @@ export function allocationTable(report: AllocationReport): string {
   ].join('\n');
 }
 
+/** Async resources made per operation, by type, most first (types made less than once per 100 operations left out). */
+export function asyncTable(made: Record<string, number>, operations: number): string {
+  const rows = Object.entries(made)
+    .map(([type, count]) => ({ type, per: count / operations }))
+    .filter((r) => r.per >= 0.01)
+    .sort((a, b) => b.per - a.per)
+    .map((r) => `| ${r.type} | ${r.per.toFixed(2)} |`);
+  return [
+    '| async resources made (an `async_hooks` init count; the hook adds promises) | per operation |',
+    '|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
 /**
  * `--query chat-stream`: closed-loop `chatCompletionStream` subscriptions instead of HTTP requests, one graphql-ws
  * connection each, every stream one token long (the sandbox's answer cut by `maxTokens: 1`: the start, one chunk and
@@ -123,6 +140,7 @@ async function main(): Promise<void> {
   const sb = await startSandboxProc();
   const port = await freePort();
   const promoted = process.argv.includes('--promoted');
+  const asyncOut = process.argv.includes('--async') ? join(dir, 'async.json') : undefined;
   const nodeArgs = [...gatewayNodeFlags(), ...(promoted ? ['--expose-gc'] : []), 'dist/bench/allocations/gateway.js'];
   const gateway = spawnProc('gateway', process.execPath, nodeArgs, {
     ...upstreamEnv(sb.origin),
@@ -136,6 +154,7 @@ async function main(): Promise<void> {
     RESPONSE_CACHE_MAX_BYTES: '0',
     ALLOC_PROFILE_OUT: out,
     ...(promoted ? { ALLOC_PROMOTED: '1' } : {}),
+    ...(asyncOut ? { ALLOC_ASYNC_OUT: asyncOut } : {}),
     // One address stands for every client here: the caps per client would refuse it.
     GLM_RPM: '1000000',
     CLIENT_MAX_CHAT_STREAMS: '1000000',
@@ -177,6 +196,7 @@ async function main(): Promise<void> {
     `${streams ? 'chat-stream' : which}: ${run.ok} ${streams ? `streams of ${Number(option('tokens') ?? 1)} tokens` : 'operations'} in ${seconds} s, ${connections} connections, sampled every 512 bytes${promoted ? ', promoted or live only (what young-generation GCs collected left out)' : ''}.`,
     '',
     allocationTable(report),
+    ...(asyncOut ? [asyncTable(JSON.parse(readFileSync(asyncOut, 'utf8')) as Record<string, number>, run.ok)] : []),
   ].join('\n');
   console.log(text);
   const file = option('out');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allocationReport, allocationTable, type HeapProfileNode } from '../../src/bench/allocations.js';
+import { allocationReport, allocationTable, asyncTable, type HeapProfileNode } from '../../src/bench/allocations.js';
 
 const node = (
   functionName: string,
@@ -31,5 +31,14 @@ describe('npm run bench:alloc report', () => {
     const table = allocationTable(report);
     expect(table).toContain('Allocated per operation: 20 bytes.');
     expect(table).toContain('| a dist/x.js:10 | 13 |');
+  });
+
+  it('counts async resources per operation by type, most first, leaving out what is made less than once per 100', () => {
+    const table = asyncTable({ PROMISE: 2200, TickObject: 900, Timeout: 200, Immediate: 1 }, 200);
+    expect(table.split('\n').slice(2, -1)).toEqual([
+      '| PROMISE | 11.00 |',
+      '| TickObject | 4.50 |',
+      '| Timeout | 1.00 |',
+    ]);
   });
 });
