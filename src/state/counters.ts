@@ -30,14 +30,15 @@ const SEPARATOR = '#';
 
 /** Counter names are the caller's own words, never user input: a bad one is a programming error. */
 function checkNames(amounts: Readonly<Counts>): void {
-  for (const counter of Object.keys(amounts)) {
+  // `for … in` (here and in addInto), not Object.keys/entries: their arrays were 1.2 KB of a chat stream's garbage.
+  for (const counter in amounts) {
     if (counter.includes(SEPARATOR))
       throw new Error(`counter name ${JSON.stringify(counter)} holds "${SEPARATOR}"; use another name`);
   }
 }
 
 function addInto(counts: Counts, amounts: Readonly<Counts>, times = 1): void {
-  for (const [name, amount] of Object.entries(amounts)) counts[name] = (counts[name] ?? 0) + amount * times;
+  for (const name in amounts) counts[name] = (counts[name] ?? 0) + amounts[name] * times;
 }
 
 /** Entry → counts of one day, copied (callers may keep and change what they read). */

@@ -115,4 +115,30 @@ describe('sourceStream: a subscription opened with variables coerced once', () =
     const { ours, theirs } = await both('subscription { plain }', {});
     expect(ours).toEqual(theirs);
   });
+
+  it('opens one document again with other variables as graphql-js would: its plan is kept, its @skip/@include read anew', async () => {
+    const { schema, seen } = setup();
+    const kept = parse(ECHOES);
+    for (const words of [['one'], ['two']]) {
+      const coerced = { ask: { words, repeat: 1 } };
+      await sourceStream({ schema, document: kept, variableValues: coerced }, coerced);
+    }
+    expect(seen.args.map((a) => a.ask)).toEqual([
+      { words: ['one'], repeat: 1 },
+      { words: ['two'], repeat: 1 },
+    ]);
+    expect(seen.infos[0].variableValues).not.toBe(seen.infos[1].variableValues);
+    // Which root field runs depends on $first: the same document, each time as its variables say.
+    const skipping = parse(`subscription ($first: Boolean!, $ask: Ask!) {
+      first: echoes(ask: $ask) @include(if: $first)
+      second: echoes(ask: $ask, loud: true) @skip(if: $first)
+    }`);
+    const names: string[] = [];
+    for (const first of [true, false, true]) {
+      const coerced = { first, ask: { words: ['w'], repeat: 1 } };
+      await sourceStream({ schema, document: skipping, variableValues: coerced }, coerced);
+      names.push(seen.infos.at(-1)!.path.key as string);
+    }
+    expect(names).toEqual(['first', 'second', 'first']);
+  });
 });

@@ -35,6 +35,18 @@ export function contextWindowOf(client: ChatClient, model: ChatModelSpec): numbe
   );
 }
 
+/** The bytes of the prompt's texts and the messages' overhead, summed without the list {@link texts} makes. */
+function promptBytes(request: ChatRequest): number {
+  let bytes = PER_MESSAGE * request.messages.length;
+  for (const m of request.messages) {
+    if (m.content) bytes += Buffer.byteLength(m.content);
+    if (m.parts) for (const p of m.parts) if (p.type === 'text') bytes += Buffer.byteLength(p.text);
+    if (m.toolCalls) for (const c of m.toolCalls) bytes += Buffer.byteLength(c.name) + Buffer.byteLength(c.arguments);
+  }
+  if (request.tools?.length) bytes += Buffer.byteLength(JSON.stringify(request.tools));
+  return bytes;
+}
+
 function texts(request: ChatRequest): string[] {
   const out: string[] = [];
   for (const m of request.messages) {
@@ -126,9 +138,10 @@ export async function preflight(
   const window = contextWindowOf(client, model);
   if (window === undefined) return;
   const output = request.maxTokens ?? 0;
-  const documentTokens = documents.reduce((n, d) => n + d.tokens, 0);
+  let documentTokens = 0;
+  for (const d of documents) documentTokens += d.tokens;
   // A byte-level BPE token is at least one byte: a prompt with fewer bytes than room left fits without tokenizing.
-  const bytes = texts(request).reduce((n, t) => n + Buffer.byteLength(t), PER_MESSAGE * request.messages.length);
+  const bytes = promptBytes(request);
   if (bytes + documentTokens + output <= window) return;
   const estimate = (await estimatePromptTokens(request)) + documentTokens;
   if (Math.floor(estimate * (1 - SAFETY_MARGIN)) + output <= window) return;

@@ -10,14 +10,24 @@ export const MAX_TARGETS = 6;
 
 const ROUTE = 'route:';
 
-/** `provider: "route:<name>"` → the route's targets; with a route, `model` says nothing (give "auto"). */
-function expand(
+/** A target as listed: `at` is where the caller named it (`input`, `input.fallbacks[1]`). */
+type Listed = ChatTarget & { at: string };
+
+/**
+ * `provider: "route:<name>"` → the route's targets, else the one named, each added to `listed`; with a route,
+ * `model` says nothing (give "auto").
+ */
+function expandInto(
+  listed: Listed[],
   provider: string,
   model: string,
   routes: Readonly<Record<string, ChatTarget[]>>,
   at: string,
-): ChatTarget[] {
-  if (!provider.startsWith(ROUTE)) return [{ provider, model }];
+): void {
+  if (!provider.startsWith(ROUTE)) {
+    listed.push({ provider, model, at });
+    return;
+  }
   const name = provider.slice(ROUTE.length);
   const route = routes[name];
   if (!route) {
@@ -33,7 +43,7 @@ function expand(
       `${at}.model`,
     );
   }
-  return route;
+  for (const t of route) listed.push({ provider: t.provider, model: t.model, at });
 }
 
 /**
@@ -48,12 +58,13 @@ export async function completionTargets(
   routes: Readonly<Record<string, ChatTarget[]>>,
   documents: readonly CountedDocument[] = [],
 ): Promise<ValidCompletion[]> {
-  const listed: Array<ChatTarget & { at: string }> = [
-    ...expand(input.provider, input.model, routes, 'input').map((t) => ({ ...t, at: 'input' })),
-    ...(input.fallbacks ?? []).flatMap((f, i) =>
-      expand(f.provider, f.model, routes, `input.fallbacks[${i}]`).map((t) => ({ ...t, at: `input.fallbacks[${i}]` })),
-    ),
-  ];
+  // Built in one array, and the input itself validated for a target it names as it is: a chat stream's start made
+  // spread copies of every target and of the whole input (bench/PROFILE.md, "Sixteenth pass").
+  const listed: Listed[] = [];
+  expandInto(listed, input.provider, input.model, routes, 'input');
+  const fallbacks = input.fallbacks ?? [];
+  for (let i = 0; i < fallbacks.length; i++)
+    expandInto(listed, fallbacks[i].provider, fallbacks[i].model, routes, `input.fallbacks[${i}]`);
   if (listed.length > MAX_TARGETS) {
     throw badInput(
       `This completion names ${listed.length} targets (routes and fallbacks expanded); at most ${MAX_TARGETS} are tried. Shorten fallbacks.`,
@@ -61,10 +72,12 @@ export async function completionTargets(
     );
   }
   // What the replicas learned of these models decides what is sent (models/learned.ts).
-  await Promise.all(listed.map(({ provider, model }) => clients.get(provider)?.models.recall(model)));
+  if (listed.length === 1) await clients.get(listed[0].provider)?.models.recall(listed[0].model);
+  else await Promise.all(listed.map(({ provider, model }) => clients.get(provider)?.models.recall(model)));
   const targets = listed.map(({ provider, model, at }) => {
     try {
-      return validateCompletion({ ...input, provider, model }, clients);
+      const named = provider === input.provider && model === input.model;
+      return validateCompletion(named ? input : { ...input, provider, model }, clients);
     } catch (error) {
       if (error instanceof GatewayError && at !== 'input') {
         throw badInput(`${at} (${provider}/${model}): ${error.message}`, at);

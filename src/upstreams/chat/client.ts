@@ -256,53 +256,42 @@ export class ChatClient {
     // signal needs no listener here: undici destroys the body when the signal it was given aborts.
     body.once('close', release);
     if (signal.aborted) body.destroy();
-    return { cancel: () => body.destroy(), [Symbol.asyncIterator]: () => this.chunks(body, signal) };
+    return new StreamChunks(this, body, signal);
   }
 
   /**
-   * The chunks the subscriber sees, each as soon as its event arrived. Only the finish chunk is held back, until
-   * the events after it (a `choices: []` usage chunk, `[DONE]`), so that the last chunk carries the usage.
+   * What a failure of the stream's body (or its parser) after `reading.sent` chunks is for the subscriber: the
+   * error thrown, or undefined when nothing is lost (the caller left, or the cut came after the finish and its usage).
    */
-  private async *chunks(body: Readable, signal: AbortSignal): AsyncGenerator<ChatChunk> {
-    // Each read is made into chunks by a plain method, and only its list is kept here: a generator keeps its locals
-    // across an await, so the last event's parsed JSON and wire objects, held here, stayed alive while the stream
-    // waited ≈ 5 ms for its next read, and with a thousand streams open they survived scavenges into the old
-    // generation (bench/PROFILE.md, "Thirteenth pass").
-    const reading = new StreamReading(this.spec, this.http.maxResponseBytes);
-    try {
-      for await (const bytes of body) {
-        const ready = reading.read(bytes as Buffer);
-        for (let i = 0; i < ready.length; i++) yield ready[i];
-        ready.length = 0;
-        if (reading.failure) throw reading.failure;
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      if (error instanceof GatewayError) throw error;
-      if (error instanceof SseStreamError) {
-        throw error.kind === 'size'
-          ? tooLarge(this.spec.id, this.http.maxResponseBytes, {
-              what: 'one stream event',
-              detail: ` after ${reading.sent} chunks`,
-            })
-          : streamError(this.spec, `sent ${error.message} after ${reading.sent} chunks`);
-      }
-      if (error instanceof undiciErrors.BodyTimeoutError) {
-        const ms = this.http.bodyTimeoutMs;
-        throw upstreamError(
-          ErrorCode.UpstreamTimeout,
-          `The ${this.spec.id} stream sent nothing for ${ms} ms after ${reading.sent} chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`,
-          { upstream: this.spec.id },
-        );
-      }
-      // A cut after the finish and its usage lost nothing the subscriber needs.
-      if (!(reading.held && (reading.held.usage ?? reading.usage)))
-        throw streamError(
-          this.spec,
-          `broke off after ${reading.sent} chunks (${(error as Error).message || 'connection closed'})`,
-        );
+  streamFailure(error: unknown, signal: AbortSignal, reading: StreamReading): unknown {
+    if (signal.aborted) return undefined;
+    if (error instanceof GatewayError) return error;
+    if (error instanceof SseStreamError) {
+      return error.kind === 'size'
+        ? tooLarge(this.spec.id, this.http.maxResponseBytes, {
+            what: 'one stream event',
+            detail: ` after ${reading.sent} chunks`,
+          })
+        : streamError(this.spec, `sent ${error.message} after ${reading.sent} chunks`);
     }
-    if (signal.aborted) return;
+    if (error instanceof undiciErrors.BodyTimeoutError) {
+      const ms = this.http.bodyTimeoutMs;
+      return upstreamError(
+        ErrorCode.UpstreamTimeout,
+        `The ${this.spec.id} stream sent nothing for ${ms} ms after ${reading.sent} chunks (CHAT_STREAM_IDLE_TIMEOUT_MS).`,
+        { upstream: this.spec.id },
+      );
+    }
+    // A cut after the finish and its usage lost nothing the subscriber needs.
+    if (reading.held && (reading.held.usage ?? reading.usage)) return undefined;
+    return streamError(
+      this.spec,
+      `broke off after ${reading.sent} chunks (${(error as Error).message || 'connection closed'})`,
+    );
+  }
+
+  /** The stream's last chunk once its body ended: the finish held back, with the usage that came after it. */
+  streamEnd(reading: StreamReading): ChatChunk {
     const held = reading.held;
     if (!held)
       throw streamError(
@@ -312,7 +301,7 @@ export class ChatClient {
           : `ended after ${reading.sent} chunks without a finish reason or [DONE]`,
       );
     held.usage ??= reading.usage;
-    yield held;
+    return held;
   }
 
   headers(stream: boolean): Record<string, string> {
@@ -479,7 +468,7 @@ class StreamReading {
   private id = '';
   private readonly parser: SseParser;
   /** The chunks of the current read, emptied by the reader once yielded (one array per stream). */
-  private readonly ready: ChatChunk[] = [];
+  protected readonly ready: ChatChunk[] = [];
 
   constructor(
     private readonly spec: ChatProviderSpec,
@@ -535,5 +524,115 @@ class StreamReading {
       }
     }
     return this.ready;
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * An opened stream's chunks as the subscriber asks for them, each as soon as its event arrived; only the finish chunk
+ * is held back until the events after it (a `choices: []` usage chunk, `[DONE]`), so that the last chunk carries the
+ * usage. The body is read only while a `next()` waits (so a subscriber that is behind leaves it unread: TCP
+ * backpressure), straight from the Readable: a `for await` over it in an async generator made the stream's iterator,
+ * its end-of-stream watcher with five listeners, and a promise per read and per chunk (≈ 5 KB per stream start,
+ * bench/PROFILE.md "Sixteenth pass"). One `next()` at a time, as the resolver and `for await` ask.
+ */
+class StreamChunks extends StreamReading implements ChatStream, AsyncIterator<ChatChunk> {
+  private resolve: ((result: IteratorResult<ChatChunk>) => void) | undefined = undefined;
+  private reject: ((error: unknown) => void) | undefined = undefined;
+  /** Chunks of `ready` already given out. */
+  private at = 0;
+  /** The last chunk or the error was given: later calls are done. */
+  private over = false;
+
+  constructor(
+    private readonly client: ChatClient,
+    private readonly body: Readable,
+    private readonly signal: AbortSignal,
+  ) {
+    super(client.spec, client.http.maxResponseBytes);
+    // One listener for every event of the body: `pump` reads its state. 'error' must have one (else it is thrown).
+    body.on('readable', this.pump);
+    body.on('end', this.pump);
+    body.on('error', this.pump);
+    body.on('close', this.pump);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  cancel(): void {
+    this.body.destroy();
+  }
+
+  next(): Promise<IteratorResult<ChatChunk>> {
+    if (this.over) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+      this.pump();
+    });
+  }
+
+  /** A `for await` left early: the rest of the body is not read. */
+  return(): Promise<IteratorResult<ChatChunk>> {
+    this.over = true;
+    this.body.destroy();
+    return Promise.resolve(DONE);
+  }
+
+  /** Answers the waiting `next()` from the chunks read, then the body; waits for the body's next event otherwise. */
+  private readonly pump = (): void => {
+    const { body, ready } = this;
+    while (this.resolve) {
+      if (this.at < ready.length) {
+        const value = ready[this.at++];
+        if (this.at === ready.length) ready.length = this.at = 0;
+        this.answer({ done: false, value });
+      } else if (this.failure) this.end(this.client.streamFailure(this.failure, this.signal, this));
+      else if (body.errored || (body.destroyed && !body.readableEnded))
+        this.end(this.client.streamFailure(body.errored ?? new Error('Premature close'), this.signal, this));
+      else {
+        const bytes = body.read() as Buffer | null;
+        if (bytes !== null) this.readSafely(bytes);
+        else if (body.readableEnded) this.end(undefined);
+        else return;
+      }
+    }
+  };
+
+  /** A read whose parser throws (an event over its size, a broken stream) ends the stream there. */
+  private readSafely(bytes: Buffer): void {
+    try {
+      this.read(bytes);
+    } catch (error) {
+      this.ready.length = this.at = 0;
+      this.end(this.client.streamFailure(error, this.signal, this));
+    }
+  }
+
+  /** The body is over: `failure` ends the stream with it, else the held finish chunk is the last (or the error it lacks). */
+  private end(failure: unknown): void {
+    let last: ChatChunk | undefined;
+    if (failure === undefined && !this.signal.aborted) {
+      try {
+        last = this.client.streamEnd(this);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    this.over = true;
+    if (failure !== undefined) {
+      const reject = this.reject!;
+      this.resolve = this.reject = undefined;
+      reject(failure);
+    } else this.answer(last ? { done: false, value: last } : DONE);
+  }
+
+  private answer(result: IteratorResult<ChatChunk>): void {
+    const resolve = this.resolve!;
+    this.resolve = this.reject = undefined;
+    resolve(result);
   }
 }

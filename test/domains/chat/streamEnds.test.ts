@@ -89,6 +89,34 @@ describe('chat streams that end badly', () => {
     expect(errors![0].message).toBe('The glm stream ended after 3 chunks without a finish reason or [DONE].');
   });
 
+  it('ends with UPSTREAM_ERROR naming the chunks sent when the provider cuts the connection mid-stream', async () => {
+    plan(async (res) => {
+      sse(res);
+      for (const t of ['a', 'b']) event(res, token(t));
+      await sleep(20);
+      res.socket?.destroy();
+    });
+    const { chunks, errors } = await streamAll(client, INPUT);
+    expect(text(chunks)).toBe('ab');
+    expect(errors).toHaveLength(1);
+    expect(errors![0].extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: 'glm' });
+    expect(errors![0].message).toMatch(/^The glm stream broke off after 2 chunks \(.+\)/);
+  });
+
+  it('loses nothing when the cut comes after the finish and its usage: the stream ends as it would have', async () => {
+    plan(async (res) => {
+      sse(res);
+      for (const t of ['o', 'k']) event(res, token(t));
+      event(res, finish);
+      await sleep(20);
+      res.socket?.destroy();
+    });
+    const { chunks, errors } = await streamAll(client, INPUT);
+    expect(errors).toBeUndefined();
+    expect(text(chunks)).toBe('ok');
+    expect(chunks.at(-1)).toMatchObject({ finishReason: 'STOP', usage: { totalTokens: 4 } });
+  });
+
   it('ends with UPSTREAM_TIMEOUT when the stream stays silent past CHAT_STREAM_IDLE_TIMEOUT_MS, and closes the upstream connection', async () => {
     plan((res) => {
       sse(res);

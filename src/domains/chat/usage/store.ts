@@ -36,5 +36,14 @@ export interface ChatUsageStore {
   totalFor(day: string, provider: string, cachedWeight: number): Promise<number>;
 }
 
+const DAY_MS = 86_400_000;
+/** The last day asked for, kept: every chat stream's end asks for today's (a Date and two strings each time). */
+let day = { from: 0, to: 0, text: '' };
+
 /** The UTC day of `ms` as `YYYY-MM-DD`. */
-export const utcDay = (ms: number = Date.now()): string => new Date(ms).toISOString().slice(0, 10);
+export function utcDay(ms: number = Date.now()): string {
+  if (ms >= day.from && ms < day.to) return day.text;
+  const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  day = { from, to: from + DAY_MS, text: new Date(ms).toISOString().slice(0, 10) };
+  return day.text;
+}

@@ -118,4 +118,18 @@ describe('utcDay', () => {
     expect(utcDay(Date.parse('2025-03-01T23:59:59.999Z'))).toBe('2025-03-01');
     expect(utcDay(Date.parse('2025-03-02T00:00:00+08:00'))).toBe('2025-03-01');
   });
+
+  it('keeps the day it named last only within that day: each edge, before 1970, and back again', () => {
+    const days = [
+      '2025-03-01T00:00:00.000Z',
+      '2025-03-01T23:59:59.999Z',
+      '2025-03-02T00:00:00.000Z',
+      '2025-02-28T23:59:59.999Z',
+      '1969-12-31T23:59:59.999Z',
+      '1969-12-31T00:00:00.000Z',
+      '1970-01-01T00:00:00.000Z',
+      '2025-03-01T12:00:00.000Z',
+    ];
+    expect(days.map((at) => utcDay(Date.parse(at)))).toEqual(days.map((at) => at.slice(0, 10)));
+  });
 });
