@@ -33,7 +33,8 @@ export function collectThen(
   onOverLimit: () => Error | undefined,
   done: (error: unknown, collected?: Collected) => void,
 ): void {
-  const chunks: Buffer[] = [];
+  // Dropped once settled: the listeners left on a long-lived request (an SSE stream's) keep no body.
+  let chunks: Buffer[] | undefined = [];
   let size = 0;
   // Settled once; the listeners are left on the stream, which goes with them (a request's body, an answer's), rather
   // than taken off: removing a stream's last listener makes it a new table of events (≈ 180 B per request), and
@@ -43,19 +44,22 @@ export function collectThen(
   const fail = (error: unknown) => {
     if (settled) return;
     settled = true;
+    chunks = undefined;
     stream.destroy();
     done(error ?? new Error('The stream failed.'));
   };
   const onData = (chunk: Buffer) => {
     size += chunk.length;
-    if (size <= limit) return void chunks.push(chunk);
+    if (size <= limit) return void chunks?.push(chunk);
     const error = settled ? undefined : onOverLimit();
     if (error) fail(error);
   };
   const onEnd = () => {
     if (settled) return;
     settled = true;
-    done(undefined, { chunks, size, overLimit: size > limit });
+    const read = chunks!;
+    chunks = undefined;
+    done(undefined, { chunks: read, size, overLimit: size > limit });
   };
   // Closed before its end: a reset, a cancel, a client gone; the stream's own error (if any) arrives first. A close
   // after the end (every request's) makes no error.
