@@ -34,7 +34,7 @@ export function collectThen(
   done: (error: unknown, collected?: Collected) => void,
 ): void {
   // Dropped once settled: the listeners left on a long-lived request (an SSE stream's) keep no body.
-  let chunks: Buffer[] | undefined = [];
+  let chunks: Buffer[] | undefined = undefined;
   let size = 0;
   // Settled once; the listeners are left on the stream, which goes with them (a request's body, an answer's), rather
   // than taken off: removing a stream's last listener makes it a new table of events (≈ 180 B per request), and
@@ -49,15 +49,21 @@ export function collectThen(
     done(error ?? new Error('The stream failed.'));
   };
   const onData = (chunk: Buffer) => {
+    if (settled) return;
     size += chunk.length;
-    if (size <= limit) return void chunks?.push(chunk);
-    const error = settled ? undefined : onOverLimit();
+    if (size <= limit) {
+      // A literal of one for the first chunk (most bodies are one): a first push onto `[]` reserves 17 slots (152 B).
+      if (chunks) chunks.push(chunk);
+      else chunks = [chunk];
+      return;
+    }
+    const error = onOverLimit();
     if (error) fail(error);
   };
   const onEnd = () => {
     if (settled) return;
     settled = true;
-    const read = chunks!;
+    const read = chunks ?? [];
     chunks = undefined;
     done(undefined, { chunks: read, size, overLimit: size > limit });
   };
