@@ -64,6 +64,15 @@ export class VariablesMemo<K extends object, T> {
     return value;
   }
 
+  /**
+   * The value {@link watched} kept for `node` and `extra` alone (its computation read no variable), if any: for a
+   * caller that would otherwise make its computation's closure on every call just to have it found. Undefined when
+   * there is none (or the value kept is undefined: {@link watched} finds that one).
+   */
+  kept(node: K, extra = ''): T | undefined {
+    return this.fixed.get(node)?.get(extra);
+  }
+
   private keep(node: K, extra: string, key: string, value: T, known: Map<string, T> | undefined): void {
     if (!known) {
       let byExtra = this.byNode.get(node);
@@ -139,6 +148,9 @@ export function perDocument<T>(
     }
     let memo = bySchema.get(sc.schema);
     if (!memo) bySchema.set(sc.schema, (memo = new VariablesMemo(32)));
+    // A plan kept for the field alone is found without the closure below (one per resolver call).
+    const kept = memo.kept(nodes[0], extra);
+    if (kept !== undefined) return kept;
     // Watched: a plan that reads no variable (no argument of one, no `@include(if: $v)`) is kept for the field alone.
     return memo.watched(
       nodes[0],

@@ -21,8 +21,16 @@ describe('gateway API keys', () => {
       string,
       string
     >[]) {
-      const { status, body } = await t.query('{ upstreams { id } }', undefined, headers);
+      const {
+        status,
+        body,
+        headers: answered,
+      } = await t.query('{ upstreams { id } }', undefined, {
+        ...headers,
+        'x-request-id': 'refused-1',
+      });
       expect(status).toBe(401);
+      expect(answered.get('x-request-id')).toBe('refused-1');
       expect(body.errors![0].extensions).toEqual({ code: 'UNAUTHENTICATED' });
       expect(body.errors![0].message).toMatch(/x-api-key/);
     }
@@ -81,6 +89,9 @@ describe('CORS allow-list', () => {
     const ok = await t.query('{ upstreams { id } }', undefined, { origin: 'https://app.example.com' });
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(ok.headers.get('access-control-expose-headers')).toBe('x-request-id');
+    // The direct route's one-call head, merged with the CORS headers set before it.
+    expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ok.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const other = await t.query('{ upstreams { id } }', undefined, { origin: 'https://evil.example.net' });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -116,6 +116,18 @@ describe('VariablesMemo.watched', () => {
     expect(memo.watched(at, { id: '1' }, () => 'other', undefined, 'x')).toBe('other');
   });
 
+  it('hands out a value kept for the node alone (kept), and nothing for one kept per variables', () => {
+    const memo = new VariablesMemo<object, string>(8);
+    const fixed = node();
+    const varying = node();
+    expect(memo.kept(fixed)).toBeUndefined();
+    memo.watched(fixed, { id: '1' }, () => 'fixed', undefined);
+    memo.watched(varying, { id: '1' }, (_c, v) => `id ${String(v!.id)}`, undefined);
+    expect(memo.kept(fixed)).toBe('fixed');
+    expect(memo.kept(fixed, 'x')).toBeUndefined();
+    expect(memo.kept(varying)).toBeUndefined();
+  });
+
   it('keeps it per variables when the computation looked at them in any way', () => {
     const looks: Array<(v: Record<string, unknown> | undefined) => unknown> = [
       (v) => v!.id,

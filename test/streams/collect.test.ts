@@ -53,16 +53,22 @@ describe('collect', () => {
   });
 });
 
+/** `collectThen` on `stream`: its calls, each the failure or the text it read. */
+function reading(stream: Readable): unknown[] {
+  const calls: unknown[] = [];
+  collectThen(
+    stream,
+    10,
+    () => undefined,
+    (error, got) => calls.push(error ?? Buffer.concat(got!.chunks).toString()),
+  );
+  return calls;
+}
+
 describe('collectThen', () => {
   it("calls back once, in the stream's own end event, with what it read", async () => {
     const stream = new PassThrough();
-    const calls: unknown[] = [];
-    collectThen(
-      stream,
-      10,
-      () => undefined,
-      (error, got) => calls.push(error ?? Buffer.concat(got!.chunks).toString()),
-    );
+    const calls = reading(stream);
     stream.write('ab');
     stream.end('cd');
     await new Promise((r) => stream.once('end', r));
@@ -94,5 +100,15 @@ describe('collectThen', () => {
       (error) => late.push(error),
     );
     expect(late).toHaveLength(1);
+  });
+
+  it('after the end: the close and a late error are neither a second call nor an uncaught error', async () => {
+    const stream = new PassThrough();
+    const calls = reading(stream);
+    stream.end('ab');
+    await new Promise((r) => stream.once('close', r));
+    // A stream that errors after its end (a socket reset once the body was read) meets the reader's listener.
+    expect(() => stream.emit('error', new Error('reset'))).not.toThrow();
+    expect(calls).toEqual(['ab']);
   });
 });

@@ -39,6 +39,11 @@ export interface ItemKey {
 /** How one kind of item is looked up by id; occurrences in the same `group` become one upstream item. */
 interface ItemLookup<K extends { id: string }, T> {
   select(key: K): readonly string[];
+  /**
+   * The object, made once per document (the field's plan, or its select list), whose `select` and `group` are the
+   * key's: its part of the loader's cache key is joined once, not on every load.
+   */
+  shape(key: K): object;
   /** What besides the id must match for two occurrences to share a request (e.g. the inline issue page). */
   group(key: K): string;
   /** The item's path and query for the union `select` of its group. */
@@ -50,16 +55,21 @@ interface ItemLookup<K extends { id: string }, T> {
 
 /** A kind of item with its DataLoader options: occurrences of one id, group and select are one load. */
 function itemLookup<K extends { id: string }, T>(lookup: ItemLookup<K, T>): ItemLookup<K, T> {
-  return {
-    ...lookup,
-    options: { cacheKeyFn: (k) => `${k.id}\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}` },
+  const rests = new WeakMap<object, string>();
+  const rest = (k: K) => {
+    const shape = lookup.shape(k);
+    let found = rests.get(shape);
+    if (found === undefined) rests.set(shape, (found = `\u0000${lookup.group(k)}\u0000${lookup.select(k).join(',')}`));
+    return found;
   };
+  return { ...lookup, options: { cacheKeyFn: (k) => k.id + rest(k) } };
 }
 
 // The kinds of item, made once: an operation makes only the loader of each kind it uses.
 
 const SERVICE_HEALTH = itemLookup<ServiceHealthKey, ServiceHealthModel>({
   select: (k) => k.plan.select,
+  shape: (k) => k.plan,
   group: (k) => k.plan.expand?.key ?? '',
   path: (k, select) =>
     healthOverviewPath(k.id) +
@@ -76,6 +86,7 @@ const SERVICE_HEALTH = itemLookup<ServiceHealthKey, ServiceHealthModel>({
 
 const MESSAGE = itemLookup<ItemKey, ServiceUpdateMessageModel>({
   select: (k) => k.select,
+  shape: (k) => k.select,
   group: () => '',
   path: (k, select) => messagePath(k.id) + toQueryString({ select }),
   map: (body) => toServiceUpdateMessage(body as RawServiceUpdateMessage),
@@ -83,6 +94,7 @@ const MESSAGE = itemLookup<ItemKey, ServiceUpdateMessageModel>({
 
 const ISSUE = itemLookup<ItemKey, ServiceHealthIssueModel>({
   select: (k) => k.select,
+  shape: (k) => k.select,
   group: () => '',
   path: (k, select) => issuePath(k.id) + toQueryString({ select }),
   map: (body) => toServiceHealthIssue(body as RawServiceHealthIssue),

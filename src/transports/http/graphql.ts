@@ -16,17 +16,23 @@ type ApolloRoute = Extract<GraphqlHttpRoute, { kind: 'apollo' }>;
 const noSubscription = (type: string) => (type === 'subscription' ? subscriptionOverHttp() : undefined);
 
 /** An answer of the entry for the direct route, written as GraphQL over HTTP. */
-function sendAnswer(req: IncomingMessage, res: ServerResponse, contentType: string, answer: Answer): void {
+function sendAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  contentType: string,
+  answer: Answer,
+): void {
   if (answer.kind === 'refused')
     return sendResult(
       req,
       res,
       answer.status ?? 500,
       { errors: answer.errors },
-      { contentType, cacheControl: 'no-store' },
+      { contentType, cacheControl: 'no-store', requestId },
     );
   if (answer.kind !== 'result') throw new Error('a whole result was asked for');
-  const head = { contentType, cacheControl: answer.cacheControl };
+  const head = { contentType, cacheControl: answer.cacheControl, requestId };
   sendResult(req, res, resultStatus(answer.result, answer.status), answer.result, head);
 }
 
@@ -71,7 +77,7 @@ export async function createGraphqlHttp(options: {
         })
         .then((answer) => {
           try {
-            sendAnswer(req, res, route.contentType, answer);
+            sendAnswer(req, res, requestId, route.contentType, answer);
           } catch (error) {
             failed(error);
           }

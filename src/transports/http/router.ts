@@ -92,7 +92,10 @@ export async function createHttpTransport(
       return sendRefusal(req, res, 403, pipeline.format([uncors]));
     }
     const refusal = pipeline.gate(client);
-    if (refusal) return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
+    if (refusal) {
+      stampRequestId(res, requestId);
+      return sendRefusal(req, res, refusalStatus(refusal), pipeline.format([refusal]));
+    }
     // `gate` accepted its key: a router's is one of TRUSTED_ROUTER_KEYS.
     classify(req, res, client.router === true, new GraphqlExchange(req, res, requestId, handle, failed));
   }
@@ -121,6 +124,7 @@ export async function createHttpTransport(
   function serve(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): void | Promise<void> {
     const misdirected = hostOrigin.refusal(req.headers, path === '/graphql' ? 'graphql' : 'endpoint');
     if (misdirected) {
+      stampRequestId(res, requestId);
       hostOrigin.logRefusal(misdirected, { path, origin: req.headers.origin, host: req.headers.host });
       if (path === '/mcp') return sendJsonRpcError(res, 403, JsonRpcCode.InvalidRequest, misdirected.message);
       return sendRefusal(req, res, 403, pipeline.format([misdirected]));
@@ -141,7 +145,10 @@ export async function createHttpTransport(
     client: ReturnType<ClientResolver['of']>,
     overConnections: Awaited<ReturnType<OperationPipeline['connectionRefusal']>>,
   ): void | Promise<void> {
-    if (overConnections) return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
+    if (overConnections) {
+      stampRequestId(res, requestId);
+      return sendRefusal(req, res, 429, pipeline.format([overConnections]), { connection: 'close' });
+    }
     const answered = health.serve(req, res, path);
     if (answered === true) return;
     if (answered !== false)
@@ -168,6 +175,7 @@ export async function createHttpTransport(
     // A client that leaves before its request body ended is not a failure of the gateway: nobody is left to answer.
     if (!req.complete && req.destroyed) return log.debug({ requestId }, 'client left before its request body ended');
     log.error({ requestId, err: redact(String((error as Error)?.stack ?? error)) }, 'request failed');
+    stampRequestId(res, requestId);
     if (!res.headersSent)
       sendRefusal(
         req,
@@ -181,10 +189,13 @@ export async function createHttpTransport(
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const requestId = requestIdFrom(req.headers['x-request-id']);
-    res.setHeader('x-request-id', requestId);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
+    // Every answer carries the request's id. A POST to /graphql may be the direct route's, whose head goes out in one
+    // `writeHead` with it (response.ts `sendResult`), not a table of headers begun here: its other answers are
+    // stamped as they are decided (the refusals before its body is read, the exchange's other routes, a failure).
+    if (path !== '/graphql' || req.method !== 'POST') res.setHeader(REQUEST_ID, requestId);
     const route = KNOWN_ROUTES.has(path) ? path : path.startsWith('/graphiql/') ? '/graphiql' : 'other';
     res.on('finish', () => {
       metrics.httpRequests.series(req.method ?? 'GET', route, String(res.statusCode)).inc();
@@ -208,6 +219,13 @@ export async function createHttpTransport(
 }
 
 type Failed = (req: IncomingMessage, res: ServerResponse, requestId: string, error: unknown) => void;
+
+const REQUEST_ID = 'x-request-id';
+
+/** The request's id on an answer not yet written that does not carry it (see the listener). */
+function stampRequestId(res: ServerResponse, requestId: string): void {
+  if (!res.headersSent && !res.hasHeader(REQUEST_ID)) res.setHeader(REQUEST_ID, requestId);
+}
 
 /** A step that had to wait: its rejection goes to `failed` (one reaction, no `catch` wrapper). */
 function whenRejected(
@@ -235,6 +253,8 @@ class GraphqlExchange implements RouteSink {
   ) {}
 
   route(route: GraphqlHttpRoute): void {
+    // The direct route writes it with its head; every other handler writes its answer its own way.
+    if (route.kind !== 'direct') stampRequestId(this.res, this.requestId);
     let done: void | Promise<void>;
     try {
       done = this.handle(this, route);

@@ -140,7 +140,7 @@ export class GraphClient {
   get(path: string, call: GraphCall): Promise<GraphResult> {
     if (call.retry) return this.send('GET', path, undefined, call);
     return this.inFlight.run(
-      `${call.authorization}\n${path}`,
+      this.flightKey(call.authorization, path),
       // The flight's request: its cancellation, not the first caller's signal (each caller's wait follows its own);
       // its answer goes to the flight as it comes, without a promise of its own.
       (cancel, flight) =>
@@ -150,6 +150,15 @@ export class GraphClient {
         ),
       call.signal,
     );
+  }
+
+  /**
+   * The key of a GET in flight: its path and whose token sends it. The gateway's own token (application mode, the
+   * sandbox's) is the one principal whoever asks, so its GETs are keyed by `\n` and the path: not a copy of a
+   * 400-byte token per request, compared against every key in flight (a caller's token, never empty, still is).
+   */
+  private flightKey(authorization: string, path: string): string {
+    return authorization === this.ownAuthorizations[0] ? `\n${path}` : `${authorization}\n${path}`;
   }
 
   /** Sends a write; `ifMatch` becomes `If-Match`. PATCH asks for the stored entity back. */

@@ -52,6 +52,35 @@ describe('GraphQL over HTTP', () => {
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('gives every answer to a POST its request id, whichever route wrote it', async () => {
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(t.gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'post-1', ...headers },
+        body,
+      });
+    const cases: Array<[string, Response, number]> = [
+      // The direct route: a result, a refusal by the entry, variables that do not coerce.
+      ['result', await post(JSON.stringify({ query: '{ upstreams { id } }' })), 200],
+      ['refusal', await post(JSON.stringify({ query: 'subscription { serverTime(count: 1) }' })), 200],
+      ['variables', await post(JSON.stringify({ query: 'query($n: Int!) { upstreams { id } }' })), 200],
+      // Apollo's route (a document that does not parse, a batch, off by default), and the classifier's refusals.
+      ['apollo', await post(JSON.stringify({ query: '{ upstreams {' })), 200],
+      ['batch', await post(JSON.stringify([{ query: '{ upstreams { id } }' }])), 400],
+      ['bad JSON', await post('{"query": '), 400],
+      ['CSRF', await post('{}', { 'content-type': 'text/plain' }), 400],
+    ];
+    for (const [what, res, status] of cases) {
+      expect([what, res.status, res.headers.get('x-request-id')]).toEqual([what, status, 'post-1']);
+      await res.arrayBuffer();
+    }
+    // The direct route's head is written at once, with its length (not chunked).
+    const direct = cases[0][1];
+    expect(direct.headers.get('content-length')).toMatch(/^[0-9]+$/);
+    expect(direct.headers.get('transfer-encoding')).toBeNull();
+    expect(direct.headers.get('cache-control')).toBe('private, max-age=300');
+  });
+
   it('tells a client that sends a subscription over HTTP to use the WebSocket', async () => {
     const { status, body } = await t.query('subscription { serverTime(count: 1) }', undefined, {
       accept: 'application/graphql-response+json',
