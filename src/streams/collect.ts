@@ -73,6 +73,8 @@ export function collectThen(
     if (!settled)
       fail(Object.assign(new Error('The stream closed before its end.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
   };
+  // First, whatever comes next: a stream destroyed with an error before this call emits it on the next tick.
+  stream.on('error', fail);
   if (stream.destroyed)
     return fail(
       stream.errored ??
@@ -82,6 +84,5 @@ export function collectThen(
     );
   stream.on('data', onData);
   stream.on('end', onEnd);
-  stream.on('error', fail);
   stream.on('close', onClose);
 }

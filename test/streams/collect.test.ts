@@ -50,6 +50,9 @@ describe('collect', () => {
     const failed = new PassThrough();
     failed.destroy(new Error('reset'));
     await expect(collect(failed, 100)).rejects.toThrow('reset');
+    // The error a destroy emits on the next tick finds the listener collect left: no uncaught exception.
+    await new Promise((r) => setImmediate(r));
+    expect(failed.listenerCount('error')).toBe(1);
   });
 });
 
