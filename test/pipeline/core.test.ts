@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationPipeline, ruleFailureCause } from '../../src/pipeline/core.js';
+import { ruleFailureCause, type OperationPipeline } from '../../src/pipeline/core.js';
 import type { PipelineRule } from '../../src/pipeline/operation.js';
 import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
 import { ErrorCode, GatewayError } from '../../src/errors/codes.js';
-import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { pipelineHarness, pipelineWithRules, type PipelineHarness } from '../support/pipeline.js';
 
 /** Two throw sites: the cause of a failure is where it was thrown, whatever its message says. */
 function failAt(site: 'one' | 'two', message: string): never {
@@ -24,14 +24,7 @@ describe('a pipeline rule that throws', () => {
   beforeAll(async () => {
     h = await pipelineHarness({ NODE_ENV: 'production' });
     const shutdown = new Shutdown();
-    pipeline = new OperationPipeline({
-      schema: h.pipeline.schema,
-      services: h.services,
-      rules: [broken, shutdown],
-      validationRules: [],
-      format: h.services.formatErrors,
-      shutdown,
-    });
+    pipeline = pipelineWithRules(h, [broken], shutdown);
   });
   afterAll(() => h.close());
 
@@ -105,14 +98,7 @@ describe('the waitTurn stage', () => {
       },
     };
     const shutdown = new Shutdown();
-    const pipeline = new OperationPipeline({
-      schema: h.pipeline.schema,
-      services: h.services,
-      rules: [waiting, later, shutdown],
-      validationRules: [],
-      format: h.services.formatErrors,
-      shutdown,
-    });
+    const pipeline = pipelineWithRules(h, [waiting, later], shutdown);
     const run = () => pipeline.execute({ query: '{ upstreams { id } }' }, { requestId: 'w', transport: 'in-process' });
 
     expect((await run()).kind).toBe('result');

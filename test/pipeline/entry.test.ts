@@ -1,9 +1,9 @@
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationPipeline } from '../../src/pipeline/core.js';
+import type { OperationPipeline } from '../../src/pipeline/core.js';
 import type { Operation, PipelineRule } from '../../src/pipeline/operation.js';
 import { Shutdown } from '../../src/pipeline/rules/shutdown.js';
-import { pipelineHarness, type PipelineHarness } from '../support/pipeline.js';
+import { pipelineHarness, pipelineWithRules, type PipelineHarness } from '../support/pipeline.js';
 
 /**
  * The pipeline's one entry (src/pipeline/core.ts, `execute`) pairs begin and finish itself: whatever a transport does
@@ -26,14 +26,7 @@ describe('the entry', () => {
   beforeAll(async () => {
     h = await pipelineHarness();
     const shutdown = new Shutdown();
-    pipeline = new OperationPipeline({
-      schema: h.pipeline.schema,
-      services: h.services,
-      rules: [counting, shutdown],
-      validationRules: [],
-      format: h.services.formatErrors,
-      shutdown,
-    });
+    pipeline = pipelineWithRules(h, [counting], shutdown);
   });
   afterAll(() => h.close());
 
@@ -62,14 +55,7 @@ describe('the entry', () => {
         return undefined;
       },
     };
-    const staged = new OperationPipeline({
-      schema: h.pipeline.schema,
-      services: h.services,
-      rules: [counting, stages, shutdown],
-      validationRules: [],
-      format: h.services.formatErrors,
-      shutdown,
-    });
+    const staged = pipelineWithRules(h, [counting, stages], shutdown);
     for (const id of ['now', 'wait']) {
       expect((await staged.execute({ query: '{ upstreams { id } }' }, caller(id))).kind).toBe('result');
       expect(finishes(id)).toBe(1);

@@ -4,7 +4,9 @@ import { GatewayMetrics } from '../../src/observability/metrics.js';
 import { createRedactor } from '../../src/observability/redact.js';
 import { createGatewayCore } from '../../src/app/gatewayCore.js';
 import type { GatewayServices } from '../../src/context/services.js';
-import type { OperationPipeline } from '../../src/pipeline/index.js';
+import { OperationPipeline } from '../../src/pipeline/core.js';
+import type { PipelineRule } from '../../src/pipeline/operation.js';
+import type { Shutdown } from '../../src/pipeline/rules/shutdown.js';
 import type { InProcessTransport } from '../../src/transports/inProcess.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { resolveUpstreams } from '../../src/app/upstreams.js';
@@ -56,4 +58,19 @@ export async function pipelineHarness(
       await sandbox.close();
     },
   };
+}
+
+/**
+ * A pipeline over the harness's schema and services with only `rules` (and `shutdown`, last) and no validation
+ * rules: for a test of the pipeline's own order of stages.
+ */
+export function pipelineWithRules(h: PipelineHarness, rules: PipelineRule[], shutdown: Shutdown): OperationPipeline {
+  return new OperationPipeline({
+    schema: h.pipeline.schema,
+    services: h.services,
+    rules: [...rules, shutdown],
+    validationRules: [],
+    format: h.services.formatErrors,
+    shutdown,
+  });
 }
