@@ -13,13 +13,13 @@ import {
   type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type SelectionSetNode,
 } from 'graphql';
 import { collectFields } from 'graphql/execution/collectFields.js';
 import { buildResolveInfo, getFieldDef, type ExecutionContext } from 'graphql/execution/execute.js';
 import { isAsyncIterable } from 'graphql/jsutils/isAsyncIterable.js';
 import { inspect } from 'graphql/jsutils/inspect.js';
 import { addPath, pathToArray, type Path } from 'graphql/jsutils/Path.js';
+import { VariablesMemo } from '../planning/memo.js';
 
 /*
  * A subscription's source stream opened with variables the caller has coerced already: graphql-js's
@@ -33,8 +33,6 @@ import { addPath, pathToArray, type Path } from 'graphql/jsutils/Path.js';
 
 /** What opening a document's source stream needs of the document alone, found once per document (see {@link planOf}). */
 interface SourcePlan {
-  readonly schema: GraphQLSchema;
-  readonly operationName: string | null | undefined;
   readonly operation: OperationDefinitionNode;
   readonly fragments: Record<string, FragmentDefinitionNode>;
   readonly rootType: GraphQLObjectType;
@@ -44,11 +42,11 @@ interface SourcePlan {
 }
 
 /**
- * The plan of each cached document whose root selections hold no directive (so none of them depends on the
- * variables: `@skip`/`@include` are the only ones collectFields reads), for the operation named as it was last.
- * A chat stream's start found the operation, its fragments, its root field and its definition anew each time.
+ * Each cached document's plan, per schema: kept for the document alone when finding it read no variable (no
+ * `@skip`/`@include(if: $v)` at the root: planning/memo.ts `watched`), else per variable values. A chat stream's start
+ * found the operation, its fragments, its root field and its definition anew each time.
  */
-const plans = new WeakMap<DocumentNode, SourcePlan>();
+const plans = new WeakMap<GraphQLSchema, VariablesMemo<DocumentNode, SourcePlan>>();
 
 /**
  * graphql-js `createSourceEventStream(args)` with `variables` as `args.variableValues` coerced (by the pipeline's
@@ -59,8 +57,8 @@ export async function sourceStream(
   args: ExecutionArgs,
   variables: Record<string, unknown>,
 ): Promise<AsyncIterable<unknown> | ExecutionResult> {
-  const { rootValue, contextValue } = args;
-  const { schema, operation, fragments, rootType, fieldNodes, fieldDef, path } = planOf(args, variables);
+  const { schema, rootValue, contextValue } = args;
+  const { operation, fragments, rootType, fieldNodes, fieldDef, path } = planOf(args, variables);
   if (!fieldDef)
     return {
       errors: [
@@ -91,11 +89,16 @@ export async function sourceStream(
   return stream;
 }
 
-/** The document's plan: kept when no root selection has a directive, else made for these variables. */
+/** The document's plan for the named operation, from the memo when its making is known not to depend on `variables`. */
 function planOf(args: ExecutionArgs, variables: Record<string, unknown>): SourcePlan {
+  let memo = plans.get(args.schema);
+  if (!memo) plans.set(args.schema, (memo = new VariablesMemo(16)));
+  return memo.watched(args.document, variables, makePlan, args, args.operationName ?? '');
+}
+
+/** Finds the operation, its fragments and its one root field (collectFields reads `variables` for `@skip`/`@include`). */
+function makePlan(args: ExecutionArgs, variables: Record<string, unknown> | undefined): SourcePlan {
   const { schema, document, operationName } = args;
-  const kept = plans.get(document);
-  if (kept && kept.schema === schema && kept.operationName === operationName) return kept;
   let operation: OperationDefinitionNode | undefined;
   const fragments: Record<string, FragmentDefinitionNode> = Object.create(null);
   for (const definition of document.definitions) {
@@ -108,10 +111,14 @@ function planOf(args: ExecutionArgs, variables: Record<string, unknown>): Source
   }
   const rootType = schema.getSubscriptionType();
   if (!operation || !rootType) throw new Error('sourceStream: a validated subscription was expected');
-  const [[responseName, fieldNodes]] = collectFields(schema, fragments, variables, rootType, operation.selectionSet);
-  const plan: SourcePlan = {
+  const [[responseName, fieldNodes]] = collectFields(
     schema,
-    operationName,
+    fragments,
+    variables ?? {},
+    rootType,
+    operation.selectionSet,
+  );
+  return {
     operation,
     fragments,
     rootType,
@@ -119,22 +126,4 @@ function planOf(args: ExecutionArgs, variables: Record<string, unknown>): Source
     fieldDef: getFieldDef(schema, rootType, fieldNodes[0]) ?? undefined,
     path: addPath(undefined, responseName, rootType.name),
   };
-  if (!directiveAtRoot(operation.selectionSet, fragments, 0)) plans.set(document, plan);
-  return plan;
-}
-
-/** Whether a selection collectFields reads at the root (through fragments) has a directive. */
-function directiveAtRoot(
-  set: SelectionSetNode,
-  fragments: Record<string, FragmentDefinitionNode>,
-  depth: number,
-): boolean {
-  for (const selection of set.selections) {
-    if (selection.directives?.length || depth > 16) return true;
-    if (selection.kind === Kind.FIELD) continue;
-    const inner =
-      selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments[selection.name.value]?.selectionSet;
-    if (inner && directiveAtRoot(inner, fragments, depth + 1)) return true;
-  }
-  return false;
 }

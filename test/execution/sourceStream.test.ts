@@ -128,6 +128,8 @@ describe('sourceStream: a subscription opened with variables coerced once', () =
       { words: ['two'], repeat: 1 },
     ]);
     expect(seen.infos[0].variableValues).not.toBe(seen.infos[1].variableValues);
+    // The plan is the document's: the second start found the first one's root field nodes, not new ones.
+    expect(seen.infos[1].fieldNodes).toBe(seen.infos[0].fieldNodes);
     // Which root field runs depends on $first: the same document, each time as its variables say.
     const skipping = parse(`subscription ($first: Boolean!, $ask: Ask!) {
       first: echoes(ask: $ask) @include(if: $first)
