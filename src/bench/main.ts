@@ -95,7 +95,7 @@ if (runtimeChoice !== 'shipped' && runtimeChoice !== 'all')
 // --tiny proves the coordinator runs every scenario end to end, in the least time. Its figures are not judged (only
 // counts, which load does not change), so it runs the pass as two lanes at once, each on a sandbox of its own (a
 // scenario's request counts come from its sandbox's record): scenarios 1, 2, 5, then 6 and 4 on the same gateways and
-// floor instead of fresh ones; beside them scenario 3 (composition and two Hive Gateways, the slowest start-up) and 7.
+// floor instead of fresh ones; beside them scenario 3 (composition and three Hive Gateways, the slowest start-up) and 7.
 // Quick and full runs measure one scenario at a time, each on processes of its own.
 const lanes = mode === 'tiny';
 
@@ -141,11 +141,11 @@ interface Kept {
  */
 async function requestScenarios(sb: SandboxProc, options: { peer: boolean; keep: boolean }): Promise<Kept | undefined> {
   if (![1, 2, 5, ...(options.peer ? [3] : [])].some(wants)) return undefined;
-  // Scenario 3's two Hive Gateways start with the others (each start-up waits mostly on its own CPU, so together
+  // Scenario 3's three Hive Gateways (and the replay one of them fronts) start with the others (each start-up waits mostly on its own CPU, so together
   // they overlap on two cores) and stay idle until it runs.
   const withPeers = options.peer && wants(3);
   const [gateway, cached, naive, floor, peers] = await spans.time(
-    `[${pass}] start-up: 2 gateways, naive Apollo, floor${withPeers ? ', 2 Hive Gateways' : ''} (scenarios 1, 2, ${options.peer ? '3, ' : ''}5)`,
+    `[${pass}] start-up: 2 gateways, naive Apollo, floor${withPeers ? ', 3 Hive Gateways and a replay' : ''} (scenarios 1, 2, ${options.peer ? '3, ' : ''}5)`,
     () => {
       const uncached = startGatewayProc(sb.origin, { OMDB_CACHE_MAX: '0' });
       return Promise.all([

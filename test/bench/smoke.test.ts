@@ -91,6 +91,14 @@ describe('npm run bench -- --tiny', () => {
     ]);
     for (const f of perOp.slice(0, 2)) expect(f.gateway).toBeLessThan(0.9);
     for (const f of perOp.slice(2)) expect(f.gateway).toBeGreaterThan(0.9);
+    // Scenario 3 measures Hive Gateway over a replay of this gateway's answers beside it: the ceiling of its rows.
+    const ceilings = json.scenarios.filter((f) => f.name.startsWith('3.') && f.metric.includes('the ceiling'));
+    expect(ceilings.map((f) => f.name.replace(/^.*: /, ''))).toEqual([
+      'single healthOverview',
+      'single title (cache off)',
+      'nested Admin→ServiceHealth→Issue (cache off)',
+    ]);
+    for (const f of ceilings) expect(f.gateway).toBeGreaterThan(0);
     // Live-health fan-out: every subscriber got the incident, with the payload of every other subscriber of its selection.
     const fanOut = json.scenarios.filter((f) => f.name.startsWith('7.'));
     expect(fanOut.find((f) => f.metric.startsWith('subscribers that received'))).toMatchObject({

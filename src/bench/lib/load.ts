@@ -51,6 +51,8 @@ export interface LoadFigures {
   failures: number;
   /** CPU time of `target.pids` per successful request, in µs: unlike req/s, barely moved by other load on the machine. */
   cpuUs: number;
+  /** The same, per process: one figure for each of `target.pids`, in their order (`cpuUs` is their sum). */
+  cpuUsByPid: number[];
   /** Successful requests. */
   ok: number;
 }
@@ -67,7 +69,8 @@ export async function load(target: Target, seconds: number, connections: number)
   const latencies: number[] = [];
   let failures = 0;
   let sent = 0;
-  const cpu0 = (target.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const pids = target.pids ?? [];
+  const cpu0 = pids.map(cpuSeconds);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const worker = async () => {
@@ -92,14 +95,17 @@ export async function load(target: Target, seconds: number, connections: number)
   };
   await Promise.all(Array.from({ length: connections }, worker));
   const elapsed = (performance.now() - started) / 1000;
-  const cpu = (target.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0) - cpu0;
+  const cpuByPid = pids.map((pid, i) => cpuSeconds(pid) - cpu0[i]);
+  const cpu = cpuByPid.reduce((sum, c) => sum + c, 0);
   await pool.close();
+  const perRequest = (seconds: number) => (latencies.length ? (seconds * 1e6) / latencies.length : NaN);
   return {
     rps: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     failures,
-    cpuUs: latencies.length ? (cpu * 1e6) / latencies.length : NaN,
+    cpuUs: perRequest(cpu),
+    cpuUsByPid: cpuByPid.map(perRequest),
     ok: latencies.length,
   };
 }
@@ -175,6 +181,7 @@ export async function interleaved(
         p99: median(runs[n].map((r) => r.p99)),
         failures: runs[n].reduce((s, r) => s + r.failures, 0),
         cpuUs: median(runs[n].map((r) => r.cpuUs)),
+        cpuUsByPid: runs[n][0].cpuUsByPid.map((_, i) => median(runs[n].map((r) => r.cpuUsByPid[i]))),
         ok: runs[n].reduce((sum, r) => sum + r.ok, 0),
       },
     ]),

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { interleaved } from '../lib/load.js';
 import { spawnHiveGateway } from '../lib/hiveGateway.js';
-import { root } from '../lib/proc.js';
+import { freePort, root, spawnProc, waitReady } from '../lib/proc.js';
 import type { Results, Sizes } from '../lib/results.js';
-import { runtimePath } from '../lib/runtimes.js';
+import { runtimeNode, runtimePath } from '../lib/runtimes.js';
 import { sandboxGraphToken, type GraphQLProc, type SandboxProc } from '../lib/stack.js';
 import { requestOperations, SERVICE_IDS, singleHealthQuery, singleTitleQuery, TITLE_IDS } from '../operations.js';
 import { sandboxOpenApi } from '../peer/openapi.js';
@@ -150,8 +150,26 @@ async function serveSupergraph(name: string, text: string, replace: Array<[from:
 }
 
 const HIVE_OVER_GATEWAY = 'Hive Gateway 2.15 with this gateway as its only subgraph';
+const HIVE_OVER_REPLAY = "Hive Gateway 2.15 over a replay of this gateway's answers (a subgraph that costs nothing)";
 
-export type Peers = Array<Awaited<ReturnType<typeof serveSupergraph>>>;
+type Served = Awaited<ReturnType<typeof serveSupergraph>>;
+
+/** The Mesh peer, Hive Gateway over this gateway, and Hive Gateway over a replay of this gateway's answers. */
+export type Peers = [peer: Served, hive: Served, ceiling: Served & { pids: number[] }];
+
+/**
+ * `node dist/bench/peer/replay.js` in front of `gatewayUrl`: each request body answered from memory with this gateway's
+ * first answer to it (src/bench/peer/replay.ts), in its own process so that its little CPU is told apart.
+ */
+async function startReplay(gatewayUrl: string) {
+  const port = await freePort();
+  const proc = spawnProc('replay', runtimeNode(), ['dist/bench/peer/replay.js'], {
+    UPSTREAM_URL: gatewayUrl,
+    PORT: String(port),
+  });
+  await waitReady(proc, `http://127.0.0.1:${port}/healthz`);
+  return { proc, url: `http://127.0.0.1:${port}/graphql` };
+}
 
 /**
  * The Mesh peer for this pass's sandbox, and this gateway as a subgraph behind Hive Gateway as a federation user runs
@@ -159,14 +177,28 @@ export type Peers = Array<Awaited<ReturnType<typeof serveSupergraph>>>;
  * by `hive-gateway supergraph` on the pass's runtime.
  */
 export async function startPeers(sandboxOrigin: string, gatewayUrl: string): Promise<Peers> {
-  const [{ peer, hive }, token] = await Promise.all([composeOnce(), sandboxGraphToken(sandboxOrigin)]);
-  return Promise.all([
+  const [{ peer, hive }, token, replay] = await Promise.all([
+    composeOnce(),
+    sandboxGraphToken(sandboxOrigin),
+    startReplay(gatewayUrl),
+  ]);
+  const [overPeer, overGateway, overReplay] = await Promise.all([
     serveSupergraph('peer', peer, [
       [SANDBOX_PLACEHOLDER, sandboxOrigin],
       [PEER_TOKEN_PLACEHOLDER, token],
     ]),
     serveSupergraph('hive-over-gateway', hive, [[GATEWAY_PLACEHOLDER, gatewayUrl]]),
+    serveSupergraph('hive-over-replay', hive, [[GATEWAY_PLACEHOLDER, replay.url]]),
   ]);
+  const ceiling = {
+    ...overReplay,
+    /** Hive Gateway's pid; the replay's CPU is charged beside it. */
+    pids: [overReplay.pid, replay.proc.pid],
+    async stop() {
+      await Promise.all([overReplay.stop(), replay.proc.stop()]);
+    },
+  };
+  return [overPeer, overGateway, ceiling];
 }
 
 export async function runPeer(
@@ -181,7 +213,7 @@ export async function runPeer(
   const gatewayUrl = gateway.url;
   // `started`: the coordinator started them beside the pass's other processes, where their start-up (≈ 3 s of CPU
   // each) overlaps the others'; they sat idle since.
-  const [peer, hive] = started ?? (await startPeers(sb.origin, gatewayUrl));
+  const [peer, hive, ceiling] = started ?? (await startPeers(sb.origin, gatewayUrl));
   log('peers composed and listening');
   try {
     for (const op of requestOperations) {
@@ -221,6 +253,8 @@ export async function runPeer(
           peer: graphqlTarget(peer.url, c.theirs, [peer.pid, sb.proc.pid]),
           // The same query through Hive Gateway; its CPU includes this gateway's, which serves it as the subgraph.
           hive: graphqlTarget(hive.url, c.ours, [hive.pid, gateway.proc.pid, sb.proc.pid]),
+          // The same again, through Hive Gateway over answers replayed from memory: what Hive costs by itself.
+          ceiling: graphqlTarget(ceiling.url, c.ours, ceiling.pids),
         },
         sizes.rounds,
         sizes.loadSeconds,
@@ -292,21 +326,51 @@ export async function runPeer(
       });
       results.add({
         name,
+        metric: `throughput via ${HIVE_OVER_REPLAY}: the ceiling of the row above`,
+        unit: 'req/s',
+        gateway: f.ceiling.rps,
+        baseline: f.peer.rps,
+        baselineName: PEER,
+      });
+      results.add({
+        name,
+        metric: `server CPU per operation via ${HIVE_OVER_REPLAY} (Hive + the replay)`,
+        unit: 'µs',
+        gateway: f.ceiling.cpuUs,
+        baseline: f.peer.cpuUs,
+        baselineName: PEER,
+      });
+      // Hive Gateway is one thread: its own CPU per operation bounds its rate, whatever the subgraph costs.
+      const peerProcess = f.peer.cpuUsByPid[0];
+      for (const [over, figures] of [
+        ['this gateway', f.hive],
+        ["the replay of this gateway's answers", f.ceiling],
+      ] as const)
+        results.add({
+          name,
+          metric: `Hive Gateway's own CPU per operation (its process alone), over ${over}`,
+          unit: 'µs',
+          gateway: figures.cpuUsByPid[0],
+          baseline: peerProcess,
+          baselineName: `${PEER} (its process alone)`,
+        });
+      results.add({
+        name,
         metric: 'throughput: through Hive Gateway vs direct',
         unit: 'req/s',
         gateway: f.hive.rps,
         baseline: f.gateway.rps,
         baselineName: 'this gateway, direct',
       });
-      if (f.gateway.failures || f.peer.failures || f.hive.failures) {
+      if (f.gateway.failures || f.peer.failures || f.hive.failures || f.ceiling.failures) {
         results.note(
           SCENARIO_PEER,
-          `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}, via Hive ${f.hive.failures}.`,
+          `${c.label}: failures during load: gateway ${f.gateway.failures}, peer ${f.peer.failures}, via Hive ${f.hive.failures}, via Hive over the replay ${f.ceiling.failures}.`,
         );
       }
     }
   } finally {
-    await Promise.all([peer.stop(), hive.stop()]);
+    await Promise.all([peer.stop(), hive.stop(), ceiling.stop()]);
   }
   results.note(
     SCENARIO_PEER,
@@ -318,6 +382,10 @@ export async function runPeer(
   );
   results.note(
     SCENARIO_PEER,
-    'Where the peer does less or different work: its schema is the REST shape (raw field names, PascalCase enum strings, OMDb "N/A" and numbers as strings, no connections or cursors); it sends no `$select`/`$expand` (whole entities, and the nested query is one request per service for issues), no `$batch` for aliased lookups, and no shared cache. It authenticates with the static sandbox bearer token rather than a client-credentials token. It does not serve the chat subscription, so it has no streaming figures.',
+    `"via ${HIVE_OVER_REPLAY}": the same supergraph and query text, with Hive Gateway's subgraph URL pointed at src/bench/peer/replay.ts, a bare node:http process that answers each request body with the status, content type and body this gateway answered it with the first time (forwarded once, then from memory). Hive Gateway does all of its own work and fetches an answer of the same bytes from a subgraph that costs nothing, so its rate is about the most any subgraph can reach behind it on this machine. Hive Gateway runs on one thread, so its own CPU per operation bounds its rate whatever the subgraph costs: "Hive Gateway's own CPU per operation" over this gateway and over the replay, against the Mesh peer's process (Hive Gateway and Mesh in one), says how far a subgraph can carry the goal row. Where Hive Gateway alone costs more than 1/${PEER_FACTOR} of the Mesh peer's process (the single lookups), the goal is out of any subgraph's reach. Hive Gateway shares identical subgraph requests in flight, so a subgraph that answers sooner is asked more often: the replay's rate can read below this gateway's.`,
+  );
+  results.note(
+    SCENARIO_PEER,
+    'Where the peer does less or different work: its schema is the REST shape (raw field names, PascalCase enum strings, OMDb "N/A" and numbers as strings, no connections or cursors); it sends no `$select`/`$expand` (whole entities, and the nested query is one request per service for issues), no `$batch` for aliased lookups, and no shared cache. It presents a Graph token the sandbox issued by client credentials, as the gateway does. It does not serve the chat subscription, so it has no streaming figures.',
   );
 }
