@@ -133,9 +133,9 @@ export interface StreamedResponse extends UpstreamResponse {
  * The shared HTTP layer of every upstream client, as undici interceptors composed on one bounded connection pool
  * (outermost first): the circuit breaker (breaker.ts), the trace span (traced.ts), retries with `Retry-After`
  * (retried.ts), the operation's tally (counted.ts) and metrics with the debug log (metered.ts); the pool holds the
- * connect, headers and body timeouts (a buffered call that its total timeout ends sooner needs neither). This class adds what spans a whole call: the total timeout and the caller's
- * signal, the bounded read of a buffered body (body.ts: limit, process budget, decoding) and errors for answers that
- * never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
+ * connect, headers and body timeouts (a buffered call that its total timeout ends sooner needs neither). This class
+ * adds what spans a whole call: the total timeout and the caller's signal, the bounded read of a buffered body
+ * (body.ts: limit, process budget, decoding) and errors for answers that never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
  */
 export class UpstreamHttp {
   readonly upstream: string;
