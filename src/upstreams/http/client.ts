@@ -133,9 +133,9 @@ export interface StreamedResponse extends UpstreamResponse {
  * The shared HTTP layer of every upstream client, as undici interceptors composed on one bounded connection pool
  * (outermost first): the circuit breaker (breaker.ts), the trace span (traced.ts), retries with `Retry-After`
  * (retried.ts), the operation's tally (counted.ts) and metrics with the debug log (metered.ts); the pool holds the
- * connect, headers and body timeouts. This class adds what spans a whole call: the total timeout and the caller's
- * signal, the bounded read of a buffered body (body.ts: limit, process budget, decoding) and errors for answers that
- * never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
+ * connect, headers and body timeouts (a buffered call that its total timeout ends sooner needs neither). This class
+ * adds what spans a whole call: the total timeout and the caller's signal, the bounded read of a buffered body
+ * (body.ts: limit, process budget, decoding) and errors for answers that never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
  */
 export class UpstreamHttp {
   readonly upstream: string;
@@ -149,6 +149,13 @@ export class UpstreamHttp {
   private readonly limits: ReadLimits;
   /** The total timeouts of the buffered calls in progress. */
   readonly deadlines: Deadlines;
+  /**
+   * Whether a buffered call's total timeout always ends it before the pool's headers or body timeout could (it starts
+   * first and is no longer): its requests then ask undici for neither. Each was a `FastTimer` per request, kept in
+   * undici's list until its next half-second sweep, so promoted to the old generation, and a second one when the two
+   * lengths differ (bench/PROFILE.md, seventeenth pass).
+   */
+  private readonly totalFirst: boolean;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     this.upstream = options.upstream;
@@ -156,6 +163,8 @@ export class UpstreamHttp {
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.limits = { upstream: this.upstream, limit: this.maxResponseBytes, budget: options.bufferBudget };
     this.deadlines = new Deadlines(options.totalTimeoutMs ?? 30_000);
+    this.totalFirst =
+      this.deadlines.ms <= (options.headersTimeoutMs ?? 30_000) && this.deadlines.ms <= this.bodyTimeoutMs;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const { upstream, metrics, log, redact } = options;
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -193,7 +202,7 @@ export class UpstreamHttp {
    */
   sendTo(req: UpstreamRequest, to: Settle<BufferedResponse>): void {
     const cancel = req.cancel ?? Cancellation.following(req.signal);
-    const call = new BufferedCall(this, cancel, this.dispatchOptions(req, cancel), to);
+    const call = new BufferedCall(this, cancel, this.dispatchOptions(req, cancel, this.totalFirst), to);
     this.deadlines.add(call);
     receiveTextTo(this.dispatcher, call.options, this.limits, call);
   }
@@ -221,7 +230,7 @@ export class UpstreamHttp {
   async open(req: UpstreamRequest): Promise<StreamedResponse> {
     // Released by the answer's end (received.ts), whenever the caller has read the stream.
     const cancel = req.cancel ?? Cancellation.following(req.signal);
-    const options = this.dispatchOptions(req, cancel);
+    const options = this.dispatchOptions(req, cancel, false);
     let result: Received;
     try {
       result = await receive(this.dispatcher, options);
@@ -255,6 +264,7 @@ export class UpstreamHttp {
   private dispatchOptions(
     req: UpstreamRequest,
     cancel: Cancellation,
+    totalFirst: boolean,
   ): UpstreamDispatchOptions & { retry: RetryRequest } {
     const { isFinal } = req;
     const retry: RetryRequest = {
@@ -287,7 +297,9 @@ export class UpstreamHttp {
       tally: req.tally,
       retry,
       traceAttributes: req.traceAttributes,
-      headersTimeout: req.headersTimeoutMs,
+      // 0 is undici's "none": the call's own total timeout ends it first ({@link totalFirst}).
+      headersTimeout: totalFirst && req.headersTimeoutMs === undefined ? 0 : req.headersTimeoutMs,
+      bodyTimeout: totalFirst ? 0 : undefined,
     };
   }
 

@@ -8,8 +8,15 @@ import { UpstreamTally } from '../../../src/upstreams/http/tally.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../../src/upstreams/http/retry.js';
 
 /** A scripted upstream: each request takes the next planned answer. */
-let plan: Array<{ status: number; headers?: Record<string, string>; body?: string; hang?: boolean; reset?: boolean }> =
-  [];
+let plan: Array<{
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  hang?: boolean;
+  reset?: boolean;
+  /** The headers and the first part of the body, then nothing. */
+  stall?: boolean;
+}> = [];
 const seen: Array<{ method: string; url: string; at: number }> = [];
 let server: Server;
 let base: string;
@@ -20,6 +27,10 @@ beforeAll(async () => {
     const next = plan.shift() ?? { status: 200, body: 'ok' };
     if (next.reset) return req.socket.destroy();
     if (next.hang) return;
+    if (next.stall) {
+      res.writeHead(next.status, { 'content-length': '100' });
+      return void res.write('{"partial":');
+    }
     res.writeHead(next.status, next.headers);
     res.end(next.body ?? '');
   });
@@ -263,6 +274,24 @@ describe('shared upstream HTTP layer', () => {
     server.off('request', onRequest);
     expect(closed).toEqual(expect.arrayContaining(hung));
     await http.close();
+  });
+
+  it('ends a stalled body by the total timeout when it is the shortest, and by the pool body timeout when that one is', async () => {
+    // The total timeout no longer than the pool's: undici is asked for no timer of its own, the total ends the call.
+    plan = [{ status: 200, stall: true }];
+    const total = make({ totalTimeoutMs: 200 });
+    await expect(total.send({ tally: undefined, method: 'GET', url: `${base}/stalled` })).rejects.toMatchObject({
+      extensions: { code: 'UPSTREAM_TIMEOUT' },
+      message: expect.stringMatching(/within 200 ms/),
+    });
+    await total.close();
+    // A shorter body timeout still applies to a buffered call: it ends the call long before the total would.
+    plan = [{ status: 200, stall: true }];
+    const body = make({ totalTimeoutMs: 20_000, bodyTimeoutMs: 150, retry: { maxAttempts: 1 } });
+    const error = await body.send({ tally: undefined, method: 'GET', url: `${base}/stalled` }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ extensions: { upstream: 'test' } });
+    expect((error as Error).message).not.toMatch(/within 20000 ms/);
+    await body.close();
   });
 
   it('still times out a call in flight while its client closes, so the close does not wait on a hung upstream', async () => {
