@@ -15,7 +15,13 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
+import {
+  OutboundBuffer,
+  type OutboundLimits,
+  type OutboundObserver,
+  type SlowClientReason,
+  type StreamTransport,
+} from '../outboundBuffer.js';
 
 /*
  * graphql-ws (protocol `graphql-transport-ws`, graphql-ws's PROTOCOL.md) on `ws` sockets through the library's server
@@ -40,8 +46,12 @@ const FRAMES_BYTES = 16 * 1024;
 /** A result's JSON shorter than this is framed by the adapter: within Buffer.allocUnsafe's pooled sizes. */
 const SMALL_FRAME = Buffer.poolSize >>> 2;
 
-/** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
-export class WsConnection<Op extends WsOperationRecord> {
+/**
+ * One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. It is
+ * its outbound buffer's observer itself (a slow client is logged with its id): an observer object and its closure per
+ * connection would live as long.
+ */
+export class WsConnection<Op extends WsOperationRecord> implements OutboundObserver {
   /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
   readonly operations = new Map<string, Op>();
   /**
@@ -60,6 +70,8 @@ export class WsConnection<Op extends WsOperationRecord> {
   /** This tick's shared frames (sendShared), and how many of its bytes are written. */
   private frames: Buffer | undefined;
   private framed = 0;
+  readonly metrics: GatewayMetrics;
+  private readonly log: Logger;
 
   constructor(
     /** The upgrade request's id (`x-request-id`), in its operations' request ids and its log lines. */
@@ -71,15 +83,22 @@ export class WsConnection<Op extends WsOperationRecord> {
     private readonly tcp: Duplex,
     wire: { limits: OutboundLimits; metrics: GatewayMetrics; log: Logger },
   ) {
-    this.outbound = OutboundBuffer.forWebSocket(socket, tcp, wire.limits, {
-      transport: 'ws',
-      metrics: wire.metrics,
-      onSlowClient: (reason, unsent) =>
-        wire.log.warn(
-          { connection: id, reason, unsent, operations: this.operations.size },
-          'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
-        ),
-    });
+    this.metrics = wire.metrics;
+    this.log = wire.log;
+    this.outbound = OutboundBuffer.forWebSocket(socket, tcp, wire.limits, this);
+  }
+
+  /** Its outbound buffer's transport, as metrics name it. */
+  get transport(): StreamTransport {
+    return 'ws';
+  }
+
+  /** Its outbound buffer closes it as too slow. */
+  onSlowClient(reason: SlowClientReason, unsent: number): void {
+    this.log.warn(
+      { connection: this.id, reason, unsent, operations: this.operations.size },
+      'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+    );
   }
 
   /**
@@ -158,8 +177,12 @@ export class WsConnection<Op extends WsOperationRecord> {
     (this.operations.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
   }
 
-  /** The socket closed: every wait in admission ends (running operations end through graphql-ws's close). */
+  /**
+   * The socket closed: its outbound buffer aborts the operations it tracks, and every wait in admission ends (running
+   * operations end through graphql-ws's close).
+   */
   closed(): void {
+    this.outbound.closed();
     for (const controller of this.admittingIds?.values() ?? []) controller.abort();
   }
 
@@ -171,7 +194,7 @@ export class WsConnection<Op extends WsOperationRecord> {
     if (this.corked) return;
     this.corked = true;
     this.tcp.cork();
-    process.nextTick(this.uncork);
+    process.nextTick(uncork, this);
   }
 
   /** This tick's shared frames so far, written (nothing once the socket closed: no data after a close frame). */
@@ -250,11 +273,17 @@ export class WsConnection<Op extends WsOperationRecord> {
     return op;
   }
 
-  private readonly uncork = (): void => {
+  /** The tick ended: its frames go out, and the TCP socket is uncorked. */
+  uncorked(): void {
     this.writeFrames();
     this.corked = false;
     this.tcp.uncork();
-  };
+  }
+}
+
+/** `process.nextTick`'s callback with the connection as its argument: no bound function per connection. */
+function uncork(conn: WsConnection<WsOperationRecord>): void {
+  conn.uncorked();
 }
 
 /**
@@ -276,9 +305,9 @@ export interface GraphqlWsAdapterOptions<C extends WsConnection<WsOperationRecor
   /**
    * Runs the client's operation `id` (a valid `subscribe` message, its id new, on an acknowledged connection): it
    * sends its results through the connection (`next`, `complete`, `error`) and registers it once it runs (`started`).
-   * A rejection closes the socket with 4500, as the core does for a failing hook.
+   * A rejection closes the socket with 4500, as the core does for a failing hook; undefined: it is done already.
    */
-  operate(conn: C, id: string, payload: SubscribePayload): Promise<void>;
+  operate(conn: C, id: string, payload: SubscribePayload): Promise<void> | undefined;
   /** A larger message closes the socket with 1009 (Message Too Big) before any parsing. */
   maxPayload: number;
   /** A ping this often; a socket without a pong by the next one is terminated (0: none). */
@@ -397,7 +426,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
         return conn.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
       (ctx.subscriptions as Record<string, null>)[id] = null;
-      options.operate(conn, id, payload).catch((error: unknown) => this.failed(error));
+      options.operate(conn, id, payload)?.catch((error: unknown) => this.failed(error));
     }
 
     private failed(error: unknown): void {
