@@ -194,7 +194,7 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
     if (this.corked) return;
     this.corked = true;
     this.tcp.cork();
-    process.nextTick(uncork, this);
+    process.nextTick(this.uncork);
   }
 
   /** This tick's shared frames so far, written (nothing once the socket closed: no data after a close frame). */
@@ -273,17 +273,15 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
     return op;
   }
 
-  /** The tick ended: its frames go out, and the TCP socket is uncorked. */
-  uncorked(): void {
+  /**
+   * The tick ended: its frames go out, and the TCP socket is uncorked. A function per connection: `process.nextTick`
+   * with an argument would make an array per call, per token of a chat stream.
+   */
+  private readonly uncork = (): void => {
     this.writeFrames();
     this.corked = false;
     this.tcp.uncork();
-  }
-}
-
-/** `process.nextTick`'s callback with the connection as its argument: no bound function per connection. */
-function uncork(conn: WsConnection<WsOperationRecord>): void {
-  conn.uncorked();
+  };
 }
 
 /**
