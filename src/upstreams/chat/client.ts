@@ -36,6 +36,11 @@ export type ChatCaller = UpstreamCaller & { readonly client?: string };
 
 export interface ChatStream extends AsyncIterable<ChatChunk> {
   cancel(): void;
+  /**
+   * The next chunk (or the end) when it can be had now, what `next()` would settle with at once; undefined when it
+   * waits for the provider. A failure is thrown. For a reader that would otherwise await a settled promise per chunk.
+   */
+  nextNow(): IteratorResult<ChatChunk> | undefined;
 }
 
 /**
@@ -584,6 +589,10 @@ class StreamChunks extends StreamReading implements ChatStream, AsyncIterator<Ch
       this.resolve = resolve;
       this.reject = reject;
     });
+  }
+
+  nextNow(): IteratorResult<ChatChunk> | undefined {
+    return this.over ? DONE : this.poll();
   }
 
   /** A `for await` left early: the rest of the body is not read. */
