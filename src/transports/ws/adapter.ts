@@ -46,14 +46,21 @@ const FRAMES_BYTES = 16 * 1024;
 /** A result's JSON shorter than this is framed by the adapter: within Buffer.allocUnsafe's pooled sizes. */
 const SMALL_FRAME = Buffer.poolSize >>> 2;
 
+/** What a connection without running operations answers for them. */
+const NO_OPERATIONS: ReadonlyMap<string, never> = new Map<string, never>();
+
 /**
  * One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. It is
  * its outbound buffer's observer itself (a slow client is logged with its id): an observer object and its closure per
  * connection would live as long.
  */
 export class WsConnection<Op extends WsOperationRecord> implements OutboundObserver {
-  /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
-  readonly operations = new Map<string, Op>();
+  /**
+   * Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. Made for
+   * the first and dropped with the last, as `admittingIds`: a connection waiting in line holds none, and one between
+   * streams none (an empty Map keeps its table).
+   */
+  private running: Map<string, Op> | undefined;
   /**
    * Operations still being admitted (a chat stream waits there for its provider's connection), by the client's id:
    * a client's `complete` or the socket's close ends that wait at once. Made for the first and dropped with the last:
@@ -156,9 +163,14 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
     this.corkForTick();
   }
 
+  /** Its running operations by the client's id. */
+  get operations(): ReadonlyMap<string, Op> {
+    return this.running ?? NO_OPERATIONS;
+  }
+
   /** Its operations, running or being admitted: what GATEWAY_WS_MAX_OPERATIONS counts. */
   get operationCount(): number {
-    return this.operations.size + (this.admittingIds?.size ?? 0);
+    return (this.running?.size ?? 0) + (this.admittingIds?.size ?? 0);
   }
 
   /** Operation `id` is being admitted: `controller` ends its wait (the client's `complete`, the close). */
@@ -174,7 +186,7 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
 
   /** A client's `complete` for `id`: aborts it, running or being admitted. */
   abort(id: string): void {
-    (this.operations.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
+    (this.running?.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
   }
 
   /**
@@ -212,7 +224,7 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
    * the client's `complete` and on close.
    */
   started(id: string, op: Op): void {
-    this.operations.set(id, op);
+    (this.running ??= new Map()).set(id, op);
     this.outbound.track(op.controller);
     if (this.active(id)) (this.protocol!.subscriptions as Record<string, unknown>)[id] = op;
   }
@@ -266,9 +278,10 @@ export class WsConnection<Op extends WsOperationRecord> implements OutboundObser
 
   /** Operation `id` ended: returns it the first time, undefined after (whichever of complete and close comes first). */
   ended(id: string): Op | undefined {
-    const op = this.operations.get(id);
+    const op = this.running?.get(id);
     if (!op) return undefined;
-    this.operations.delete(id);
+    this.running!.delete(id);
+    if (this.running!.size === 0) this.running = undefined;
     this.outbound.forget(op.controller);
     return op;
   }
