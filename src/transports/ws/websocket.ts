@@ -43,11 +43,22 @@ export const MAX_OPERATION_ID_LENGTH = 128;
 class WsOperation implements ExecuteOptions, StreamConsumer, WsOperationRecord {
   /** Its signal is made when something reads it (at its start, the pacing): none while it waits in admission. */
   readonly controller = new OperationController();
-  readonly stream = true;
+
+  // The entry's options that are the same for every operation: on the prototype, not three fields in each.
+  get stream(): true {
+    return true;
+  }
+
   /** The connection ends it once its `complete` is written. */
-  readonly endedByReturn = true;
+  get endedByReturn(): true {
+    return true;
+  }
+
   /** Its last result, `{errors}`: graphql-ws has no message for a failure after an operation began. */
-  readonly failureAsResult = true;
+  get failureAsResult(): true {
+    return true;
+  }
+
   /** Its results, once admitted. */
   results: OperationStream | undefined;
 
