@@ -6,8 +6,6 @@ import {
   Kind,
   typeFromAST,
   type DocumentNode,
-  type GraphQLInputObjectType,
-  type GraphQLNamedType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -50,11 +48,9 @@ export function useOperationInputs(options: {
     name: 'operationInputs',
     admit(op) {
       // The representations' count reads one array's length: before the walk, so a flood of them costs nothing more.
-      const refused = entitiesRefusal(op, limits.maxEntityRepresentations);
+      const refused = entitiesRefusal(op, limits.maxEntityRepresentations) ?? variablesRefusal(op.variables, maxBytes);
       if (refused) return refused;
-      const scanned = scanVariables(op.variables, maxBytes);
-      if (scanned instanceof GraphQLError) return scanned;
-      const coerced = coerceVariables(schema, op.operation, op.variables, scanned);
+      const coerced = coerceVariables(schema, op.operation, op.variables);
       if (coerced instanceof GraphQLError) return coerced;
       op.variables = coerced;
       return incrementalArgumentsError(op.document, op.operation, coerced);
@@ -68,19 +64,17 @@ export function useOperationInputs(options: {
  * graphql-js's words (`Variable "$id" of required type "ID!" was not provided.`, as a query's answer said before):
  * BAD_USER_INPUT with HTTP 400, the status GraphQL over HTTP gives a request error (transports/http/response.ts
  * turns it into 200 for a client that accepts only `application/json`, as for every request error). Coercion stops
- * at the first error: a list of 10,000 bad items costs one. `irregular`: whether `variables` may hold a value only
- * graphql-js coerces as it should ({@link scanVariables}: an empty array, an in-process caller's `undefined`).
+ * at the first error: a list of 10,000 bad items costs one.
  */
 export function coerceVariables(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
-  irregular = true,
 ): Record<string, unknown> | GraphQLError {
   const definitions = operation.variableDefinitions ?? [];
   // Nothing declared: graphql-js would walk nothing and answer `{}` whatever was sent.
   if (!definitions.length) return {};
-  const compiled = irregular ? null : compiledCoercion(schema, operation);
+  const compiled = compiledCoercion(schema, operation);
   if (compiled) {
     const fast = compiled(variables ?? {});
     if (!fast.errors) return fast.coerced;
@@ -106,27 +100,22 @@ const { compileVariableParsing } = createRequire(import.meta.url)('graphql-jit/d
 
 /**
  * Each operation's variables coerced by generated code, made once per cached document: graphql-js's generic walk
- * (`getVariableValues`) costs microseconds per operation and makes a list of fields per input object, a path per
- * value and its own result (5.5 KB for a chat stream's input), the generated one tens of nanoseconds and the result.
- * Scalars and enums coerce alike in both (the scalar's own `parseValue`, the enum's value), and so do input objects
- * (the same fields in the same order, defaults and nulls alike, an unknown field refused; graphql-js's objects have
- * no prototype, graphql-jit's Object's) except at edges graphql-jit 0.8.9 does not know: `@oneOf`; an explicit
- * `undefined` field (left out by graphql-js, null for graphql-jit) or an object's inherited fields (read by graphql-js
- * only), which only an in-process caller can send; an empty array where an input object is expected (an empty object
- * to graphql-jit): the variables are scanned for those ({@link scanVariables}). Anything it refuses is coerced again
- * by graphql-js, whose verdict and words stand; null where it does not apply.
+ * (`getVariableValues`) costs microseconds per operation, the generated one tens of nanoseconds. Only for variables
+ * of scalars and enums (in lists and non-nulls): those coerce alike in both (the scalar's own `parseValue`, the enum's
+ * value), while graphql-jit 0.8.9's input objects differ at the edges (`@oneOf`, an explicit `undefined` field).
+ * Anything it refuses is coerced again by graphql-js, whose verdict and words stand; null where it does not apply.
  */
 const coercions = new WeakMap<OperationDefinitionNode, CompiledCoercion | null>();
 function compiledCoercion(schema: GraphQLSchema, operation: OperationDefinitionNode): CompiledCoercion | null {
   let coercion = coercions.get(operation);
   if (coercion === undefined) {
     const definitions = operation.variableDefinitions ?? [];
-    const alike = definitions.every((d) => {
+    const simple = definitions.every((d) => {
       const type = typeFromAST(schema, d.type);
-      return type !== undefined && generatedAlike(getNamedType(type), new Set());
+      return type !== undefined && !isInputObjectType(getNamedType(type));
     });
     try {
-      coercion = alike ? compileVariableParsing(schema, definitions) : null;
+      coercion = simple ? compileVariableParsing(schema, definitions) : null;
     } catch {
       coercion = null;
     }
@@ -135,66 +124,29 @@ function compiledCoercion(schema: GraphQLSchema, operation: OperationDefinitionN
   return coercion;
 }
 
-/**
- * Whether graphql-jit's generated coercion of `type` is graphql-js's: a scalar's or enum's always; an input object's
- * when neither it nor any input object in its fields is `@oneOf` (graphql-jit does not check it) or holds itself
- * (graphql-jit's generator would not end).
- */
-function generatedAlike(type: GraphQLNamedType, within: Set<GraphQLInputObjectType>): boolean {
-  if (!isInputObjectType(type)) return true;
-  if (type.isOneOf || within.has(type)) return false;
-  within.add(type);
-  for (const field of Object.values(type.getFields()))
-    if (!generatedAlike(getNamedType(field.type), within)) return false;
-  within.delete(type);
-  return true;
-}
-
 /** BAD_USER_INPUT when `variables` nest deeper than {@link MAX_VARIABLES_DEPTH} or exceed `maxBytes` as JSON (estimated). */
 export function variablesRefusal(
   variables: Record<string, unknown> | undefined,
   maxBytes: number,
 ): GraphQLError | undefined {
-  const scanned = scanVariables(variables, maxBytes);
-  return scanned instanceof GraphQLError ? scanned : undefined;
-}
-
-/**
- * {@link variablesRefusal}'s walk, which also tells whether the variables hold a value that graphql-jit's generated
- * coercion may read otherwise than graphql-js, for {@link coerceVariables} to leave to graphql-js: what JSON cannot
- * send (an explicit `undefined` below the top, an object neither plain nor an array: an upload, a class's instance),
- * or an empty array (an input object to graphql-jit where one is expected, refused by graphql-js). Its refusal, else
- * that.
- */
-export function scanVariables(
-  variables: Record<string, unknown> | undefined,
-  maxBytes: number,
-): GraphQLError | boolean {
-  if (!variables) return false;
+  if (!variables) return undefined;
   // Each value then its depth, in one array: a [value, depth] pair per value was most of what this walk allocated.
   const stack: unknown[] = [variables, 1];
   let bytes = 2;
-  let irregular = false;
   while (stack.length) {
     const depth = stack.pop() as number;
     const value = stack.pop();
     if (typeof value === 'string') bytes += value.length + 3;
-    else if (typeof value !== 'object' || value === null) {
-      bytes += 6;
-      if (value === undefined && depth > 2) irregular = true;
-    } else {
+    else if (typeof value !== 'object' || value === null) bytes += 6;
+    else {
       if (depth > MAX_VARIABLES_DEPTH) {
         return refusal(
           `Variables nest deeper than ${MAX_VARIABLES_DEPTH} levels of objects and arrays: flatten them (a JSON argument may nest at most 32).`,
         );
       }
       bytes += 2;
-      if (Array.isArray(value)) {
-        if (!value.length) irregular = true;
-        for (const item of value) stack.push(item, depth + 1);
-      } else {
-        const proto = Object.getPrototypeOf(value) as unknown;
-        if (proto !== Object.prototype && proto !== null) irregular = true;
+      if (Array.isArray(value)) for (const item of value) stack.push(item, depth + 1);
+      else {
         for (const key in value) {
           bytes += key.length + 4;
           stack.push((value as Record<string, unknown>)[key], depth + 1);
@@ -204,7 +156,7 @@ export function scanVariables(
     if (bytes > maxBytes)
       return refusal(`Variables are larger than ${maxBytes} bytes as JSON: send less in one operation.`);
   }
-  return irregular;
+  return undefined;
 }
 
 function refusal(message: string): GraphQLError {
