@@ -91,7 +91,8 @@ export const resolvers: Resolvers = {
                   // Waits while the subscriber is behind: the upstream body is then not read (TCP backpressure).
                   const room = sink.push({ chunk: last });
                   if (room !== READY) await room;
-                  next = await chunks.next();
+                  // A chunk the body holds already is taken without a promise and a turn of its own.
+                  next = stream.nextNow() ?? (await chunks.next());
                 }
               } catch (error) {
                 // Not awaited: the last value, kept past the high-water mark; end() keeps it for the consumer, and push never

@@ -15,7 +15,13 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { GatewayMetrics } from '../../observability/metrics.js';
-import { OutboundBuffer, type OutboundLimits } from '../outboundBuffer.js';
+import {
+  OutboundBuffer,
+  type OutboundLimits,
+  type OutboundObserver,
+  type SlowClientReason,
+  type StreamTransport,
+} from '../outboundBuffer.js';
 
 /*
  * graphql-ws (protocol `graphql-transport-ws`, graphql-ws's PROTOCOL.md) on `ws` sockets through the library's server
@@ -40,10 +46,21 @@ const FRAMES_BYTES = 16 * 1024;
 /** A result's JSON shorter than this is framed by the adapter: within Buffer.allocUnsafe's pooled sizes. */
 const SMALL_FRAME = Buffer.poolSize >>> 2;
 
-/** One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. */
-export class WsConnection<Op extends WsOperationRecord> {
-  /** Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. */
-  readonly operations = new Map<string, Op>();
+/** What a connection without running operations answers for them. */
+const NO_OPERATIONS: ReadonlyMap<string, never> = new Map<string, never>();
+
+/**
+ * One graphql-ws connection: its socket, unsent bytes and operations; graphql-ws's hooks get it as `ctx.extra`. It is
+ * its outbound buffer's observer itself (a slow client is logged with its id): an observer object and its closure per
+ * connection would live as long.
+ */
+export class WsConnection<Op extends WsOperationRecord> implements OutboundObserver {
+  /**
+   * Operations by the client's id, from admission to their end: a client's `complete` aborts one at once. Made for
+   * the first and dropped with the last, as `admittingIds`: a connection waiting in line holds none, and one between
+   * streams none (an empty Map keeps its table).
+   */
+  private running: Map<string, Op> | undefined;
   /**
    * Operations still being admitted (a chat stream waits there for its provider's connection), by the client's id:
    * a client's `complete` or the socket's close ends that wait at once. Made for the first and dropped with the last:
@@ -60,6 +77,8 @@ export class WsConnection<Op extends WsOperationRecord> {
   /** This tick's shared frames (sendShared), and how many of its bytes are written. */
   private frames: Buffer | undefined;
   private framed = 0;
+  readonly metrics: GatewayMetrics;
+  private readonly log: Logger;
 
   constructor(
     /** The upgrade request's id (`x-request-id`), in its operations' request ids and its log lines. */
@@ -71,15 +90,22 @@ export class WsConnection<Op extends WsOperationRecord> {
     private readonly tcp: Duplex,
     wire: { limits: OutboundLimits; metrics: GatewayMetrics; log: Logger },
   ) {
-    this.outbound = OutboundBuffer.forWebSocket(socket, tcp, wire.limits, {
-      transport: 'ws',
-      metrics: wire.metrics,
-      onSlowClient: (reason, unsent) =>
-        wire.log.warn(
-          { connection: id, reason, unsent, operations: this.operations.size },
-          'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
-        ),
-    });
+    this.metrics = wire.metrics;
+    this.log = wire.log;
+    this.outbound = OutboundBuffer.forWebSocket(socket, tcp, wire.limits, this);
+  }
+
+  /** Its outbound buffer's transport, as metrics name it. */
+  get transport(): StreamTransport {
+    return 'ws';
+  }
+
+  /** Its outbound buffer closes it as too slow. */
+  onSlowClient(reason: SlowClientReason, unsent: number): void {
+    this.log.warn(
+      { connection: this.id, reason, unsent, operations: this.operations.size },
+      'closing a WebSocket client that reads too slowly (STREAM_MAX_BUFFERED_BYTES, STREAM_STALL_TIMEOUT_MS)',
+    );
   }
 
   /**
@@ -137,9 +163,14 @@ export class WsConnection<Op extends WsOperationRecord> {
     this.corkForTick();
   }
 
+  /** Its running operations by the client's id. */
+  get operations(): ReadonlyMap<string, Op> {
+    return this.running ?? NO_OPERATIONS;
+  }
+
   /** Its operations, running or being admitted: what GATEWAY_WS_MAX_OPERATIONS counts. */
   get operationCount(): number {
-    return this.operations.size + (this.admittingIds?.size ?? 0);
+    return (this.running?.size ?? 0) + (this.admittingIds?.size ?? 0);
   }
 
   /** Operation `id` is being admitted: `controller` ends its wait (the client's `complete`, the close). */
@@ -155,11 +186,15 @@ export class WsConnection<Op extends WsOperationRecord> {
 
   /** A client's `complete` for `id`: aborts it, running or being admitted. */
   abort(id: string): void {
-    (this.operations.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
+    (this.running?.get(id)?.controller ?? this.admittingIds?.get(id))?.abort();
   }
 
-  /** The socket closed: every wait in admission ends (running operations end through graphql-ws's close). */
+  /**
+   * The socket closed: its outbound buffer aborts the operations it tracks, and every wait in admission ends (running
+   * operations end through graphql-ws's close).
+   */
   closed(): void {
+    this.outbound.closed();
     for (const controller of this.admittingIds?.values() ?? []) controller.abort();
   }
 
@@ -189,7 +224,7 @@ export class WsConnection<Op extends WsOperationRecord> {
    * the client's `complete` and on close.
    */
   started(id: string, op: Op): void {
-    this.operations.set(id, op);
+    (this.running ??= new Map()).set(id, op);
     this.outbound.track(op.controller);
     if (this.active(id)) (this.protocol!.subscriptions as Record<string, unknown>)[id] = op;
   }
@@ -243,13 +278,18 @@ export class WsConnection<Op extends WsOperationRecord> {
 
   /** Operation `id` ended: returns it the first time, undefined after (whichever of complete and close comes first). */
   ended(id: string): Op | undefined {
-    const op = this.operations.get(id);
+    const op = this.running?.get(id);
     if (!op) return undefined;
-    this.operations.delete(id);
+    this.running!.delete(id);
+    if (this.running!.size === 0) this.running = undefined;
     this.outbound.forget(op.controller);
     return op;
   }
 
+  /**
+   * The tick ended: its frames go out, and the TCP socket is uncorked. A function per connection: `process.nextTick`
+   * with an argument would make an array per call, per token of a chat stream.
+   */
   private readonly uncork = (): void => {
     this.writeFrames();
     this.corked = false;
@@ -276,9 +316,9 @@ export interface GraphqlWsAdapterOptions<C extends WsConnection<WsOperationRecor
   /**
    * Runs the client's operation `id` (a valid `subscribe` message, its id new, on an acknowledged connection): it
    * sends its results through the connection (`next`, `complete`, `error`) and registers it once it runs (`started`).
-   * A rejection closes the socket with 4500, as the core does for a failing hook.
+   * A rejection closes the socket with 4500, as the core does for a failing hook; undefined: it is done already.
    */
-  operate(conn: C, id: string, payload: SubscribePayload): Promise<void>;
+  operate(conn: C, id: string, payload: SubscribePayload): Promise<void> | undefined;
   /** A larger message closes the socket with 1009 (Message Too Big) before any parsing. */
   maxPayload: number;
   /** A ping this often; a socket without a pong by the next one is terminated (0: none). */
@@ -397,7 +437,7 @@ export function graphqlWsAdapter<C extends WsConnection<WsOperationRecord>>(
         return conn.close(CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`);
       // Reserved while it is admitted: a client's `complete` meanwhile takes the reservation back.
       (ctx.subscriptions as Record<string, null>)[id] = null;
-      options.operate(conn, id, payload).catch((error: unknown) => this.failed(error));
+      options.operate(conn, id, payload)?.catch((error: unknown) => this.failed(error));
     }
 
     private failed(error: unknown): void {

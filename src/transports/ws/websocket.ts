@@ -43,11 +43,22 @@ export const MAX_OPERATION_ID_LENGTH = 128;
 class WsOperation implements ExecuteOptions, StreamConsumer, WsOperationRecord {
   /** Its signal is made when something reads it (at its start, the pacing): none while it waits in admission. */
   readonly controller = new OperationController();
-  readonly stream = true;
+
+  // The entry's options that are the same for every operation: on the prototype, not three fields in each.
+  get stream(): true {
+    return true;
+  }
+
   /** The connection ends it once its `complete` is written. */
-  readonly endedByReturn = true;
+  get endedByReturn(): true {
+    return true;
+  }
+
   /** Its last result, `{errors}`: graphql-ws has no message for a failure after an operation began. */
-  readonly failureAsResult = true;
+  get failureAsResult(): true {
+    return true;
+  }
+
   /** Its results, once admitted. */
   results: OperationStream | undefined;
 
@@ -125,9 +136,13 @@ class GatewayConnection extends WsConnection<WsOperation> {
     });
     this.authorization = request.headers.authorization;
     this.client = client;
-    this.trace = { traceparent: request.headers.traceparent, tracestate: request.headers.tracestate };
+    const { traceparent, tracestate } = request.headers;
+    this.trace = traceparent === undefined && tracestate === undefined ? NO_TRACE : { traceparent, tracestate };
   }
 }
+
+/** The trace context of an upgrade request without one, shared (read only): most connections have none. */
+const NO_TRACE: TraceCarrier = Object.freeze({ traceparent: undefined, tracestate: undefined });
 
 /**
  * The connection's id as one flat string, for its whole life: `crypto.randomUUID()` returns a tree of 14 concatenated
@@ -164,6 +179,25 @@ export function attachWebSocket(options: {
     conn.complete(id);
   };
 
+  /** An admitted operation's answer: its refusal sent, or its stream started (a failure closes the socket with 4500). */
+  const begin = (conn: GatewayConnection, operation: WsOperation, answer: Answer) => {
+    const { id } = operation;
+    if (answer.kind === 'refused') {
+      if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited))
+        return refused(conn, id, answer.errors);
+      return conn.error(id, answer.errors);
+    }
+    if (answer.kind !== 'stream') throw new Error('a stream was asked for');
+    // The socket closed, or the client completed the operation, while it was being admitted: nothing will end it.
+    if (conn.socket.readyState !== conn.socket.OPEN || !conn.active(id)) {
+      void answer.results.return();
+      return;
+    }
+    operation.results = answer.results;
+    conn.started(id, operation);
+    answer.results.consume(operation);
+  };
+
   /** The operation ended (complete or close, whichever first): its stream ends it in the pipeline, once. */
   const finish = (conn: GatewayConnection, id: string) => void conn.ended(id)?.results?.return();
 
@@ -172,11 +206,13 @@ export function attachWebSocket(options: {
     keepAliveMs: wsLimits.keepAliveMs,
     log: services.log,
     redact: services.redact,
-    async operate(conn, id, payload) {
+    // Not an async function: a stream waiting in its provider's line holds one reaction on the entry's answer, not a
+    // suspended frame with its registers and the subscribe message.
+    operate(conn, id, payload) {
       if (id.length > MAX_OPERATION_ID_LENGTH) {
         // Nothing is sent on a closing socket, so the id is neither echoed nor logged.
         conn.close(4400, `Operation id longer than ${MAX_OPERATION_ID_LENGTH} characters`);
-        return;
+        return undefined;
       }
       // A browser's connection is capped; a router's multiplexes all its subscribers, each capped as its own client.
       if (!conn.client.router && conn.operationCount >= wsLimits.maxOperations) {
@@ -186,7 +222,8 @@ export function attachWebSocket(options: {
           what: 'concurrent operations',
           holder: 'one connection',
         });
-        return refused(conn, id, pipeline.format([cap]));
+        refused(conn, id, pipeline.format([cap]));
+        return undefined;
       }
       const extensions = (payload.extensions ?? {}) as TraceCarrier;
       const operation = new WsOperation(conn, id, nextPrefix(id), services.metrics.subscriptionsStarted);
@@ -208,29 +245,17 @@ export function attachWebSocket(options: {
         // connection_init checked its key.
         authenticated: true,
       };
-      let answer: Answer;
-      try {
-        answer = await pipeline.execute(payload, caller, operation);
-      } catch (error) {
-        // This operation's error, not the connection's (4500 would end its other operations).
-        return conn.error(id, pipeline.format([internalError(error, services)]));
-      } finally {
-        conn.admitted(id);
-      }
-      if (answer.kind === 'refused') {
-        if (answer.errors.some((e) => e.extensions?.code === ErrorCode.RateLimited))
-          return refused(conn, id, answer.errors);
-        return conn.error(id, answer.errors);
-      }
-      if (answer.kind !== 'stream') throw new Error('a stream was asked for');
-      // The socket closed, or the client completed the operation, while it was being admitted: nothing will end it.
-      if (conn.socket.readyState !== conn.socket.OPEN || !conn.active(id)) {
-        void answer.results.return();
-        return;
-      }
-      operation.results = answer.results;
-      conn.started(id, operation);
-      answer.results.consume(operation);
+      return pipeline.execute(payload, caller, operation).then(
+        (answer) => {
+          conn.admitted(id);
+          begin(conn, operation, answer);
+        },
+        (error: unknown) => {
+          // This operation's error, not the connection's (4500 would end its other operations).
+          conn.error(id, pipeline.format([internalError(error, services)]));
+          conn.admitted(id);
+        },
+      );
     },
     core: {
       connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,

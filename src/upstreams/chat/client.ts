@@ -36,6 +36,11 @@ export type ChatCaller = UpstreamCaller & { readonly client?: string };
 
 export interface ChatStream extends AsyncIterable<ChatChunk> {
   cancel(): void;
+  /**
+   * The next chunk (or the end) when it can be had now, what `next()` would settle with at once; undefined when it
+   * waits for the provider. A failure is thrown. For a reader that would otherwise await a settled promise per chunk.
+   */
+  nextNow(): IteratorResult<ChatChunk> | undefined;
 }
 
 /**
@@ -566,13 +571,28 @@ class StreamChunks extends StreamReading implements ChatStream, AsyncIterator<Ch
     this.body.destroy();
   }
 
+  /**
+   * What can be answered at once (a chunk read already, the end, a failure) is answered with a settled promise: a
+   * pending one made a resolver pair, its context and an executor per chunk, though the body mostly holds the next
+   * event by the time the subscriber asks for it. Otherwise it waits for the body's next event (`pump`).
+   */
   next(): Promise<IteratorResult<ChatChunk>> {
     if (this.over) return Promise.resolve(DONE);
+    let now: IteratorResult<ChatChunk> | undefined;
+    try {
+      now = this.poll();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      this.pump();
     });
+  }
+
+  nextNow(): IteratorResult<ChatChunk> | undefined {
+    return this.over ? DONE : this.poll();
   }
 
   /** A `for await` left early: the rest of the body is not read. */
@@ -582,38 +602,54 @@ class StreamChunks extends StreamReading implements ChatStream, AsyncIterator<Ch
     return Promise.resolve(DONE);
   }
 
-  /** Answers the waiting `next()` from the chunks read, then the body; waits for the body's next event otherwise. */
+  /** The body's event: answers the waiting `next()`, if any, when it can now. */
   private readonly pump = (): void => {
+    if (!this.resolve) return;
+    let now: IteratorResult<ChatChunk> | undefined;
+    try {
+      now = this.poll();
+    } catch (error) {
+      const reject = this.reject!;
+      this.resolve = this.reject = undefined;
+      return reject(error);
+    }
+    if (now) this.answer(now);
+  };
+
+  /**
+   * The next result from the chunks read, then the body: undefined until the body's next event; a failure is thrown,
+   * once (the stream is over then).
+   */
+  private poll(): IteratorResult<ChatChunk> | undefined {
     const { body, ready } = this;
-    while (this.resolve) {
+    for (;;) {
       if (this.at < ready.length) {
         const value = ready[this.at++];
         if (this.at === ready.length) ready.length = this.at = 0;
-        this.answer({ done: false, value });
-      } else if (this.failure) this.end(this.client.streamFailure(this.failure, this.signal, this));
-      else if (body.errored || (body.destroyed && !body.readableEnded))
-        this.end(this.client.streamFailure(body.errored ?? new Error('Premature close'), this.signal, this));
-      else {
-        const bytes = body.read() as Buffer | null;
-        if (bytes !== null) this.readSafely(bytes);
-        else if (body.readableEnded) this.end(undefined);
-        else return;
+        return { done: false, value };
       }
-    }
-  };
-
-  /** A read whose parser throws (an event over its size, a broken stream) ends the stream there. */
-  private readSafely(bytes: Buffer): void {
-    try {
-      this.read(bytes);
-    } catch (error) {
-      this.ready.length = this.at = 0;
-      this.end(this.client.streamFailure(error, this.signal, this));
+      if (this.failure) return this.end(this.client.streamFailure(this.failure, this.signal, this));
+      if (body.errored || (body.destroyed && !body.readableEnded))
+        return this.end(this.client.streamFailure(body.errored ?? new Error('Premature close'), this.signal, this));
+      const bytes = body.read() as Buffer | null;
+      if (bytes !== null) {
+        // A read whose parser throws (an event over its size, a broken stream) ends the stream there.
+        try {
+          this.read(bytes);
+        } catch (error) {
+          this.ready.length = this.at = 0;
+          return this.end(this.client.streamFailure(error, this.signal, this));
+        }
+      } else if (body.readableEnded) return this.end(undefined);
+      else return undefined;
     }
   }
 
-  /** The body is over: `failure` ends the stream with it, else the held finish chunk is the last (or the error it lacks). */
-  private end(failure: unknown): void {
+  /**
+   * The body is over: `failure` ends the stream with it (thrown), else the held finish chunk is the last (or the error
+   * it lacks).
+   */
+  private end(failure: unknown): IteratorResult<ChatChunk> {
     let last: ChatChunk | undefined;
     if (failure === undefined && !this.signal.aborted) {
       try {
@@ -623,11 +659,8 @@ class StreamChunks extends StreamReading implements ChatStream, AsyncIterator<Ch
       }
     }
     this.over = true;
-    if (failure !== undefined) {
-      const reject = this.reject!;
-      this.resolve = this.reject = undefined;
-      reject(failure);
-    } else this.answer(last ? { done: false, value: last } : DONE);
+    if (failure !== undefined) throw failure;
+    return last ? { done: false, value: last } : DONE;
   }
 
   private answer(result: IteratorResult<ChatChunk>): void {

@@ -161,37 +161,49 @@ export interface WireChunk {
   error?: UpstreamErrorBody;
 }
 
+/**
+ * A stream event read per token: a loop, not `map` with its closure per event, and no list of tool calls unless the
+ * delta has some.
+ */
 export function chunk(p: ChatProviderSpec, json: unknown): WireChunk {
   const body = obj(json) ?? {};
   if (obj(body.error)) return { id: '', choices: [], usage: null, error: errorBody(body) };
   let found = usage(body.usage);
-  const choices = (Array.isArray(body.choices) ? body.choices : []).map((c: unknown, i: number) => {
-    const choice = obj(c) ?? {};
+  const listed: unknown[] = Array.isArray(body.choices) ? body.choices : [];
+  // Sized at once: a first push into [] makes room for 17.
+  const choices: WireChunk['choices'] = new Array(listed.length);
+  for (let i = 0; i < listed.length; i++) {
+    const choice = obj(listed[i]) ?? {};
     found = found ?? usage(choice.usage);
     const d = obj(choice.delta) ?? {};
-    const calls = Array.isArray(d.tool_calls) ? d.tool_calls.map(obj).filter((x): x is Json => !!x) : [];
-    return {
+    choices[i] = {
       index: typeof choice.index === 'number' ? choice.index : i,
       delta: {
         role: role(d.role),
         content: str(d.content),
         reasoningContent: str(d.reasoning_content),
-        toolCalls: calls.length
-          ? calls.map((call, j) => {
-              const fn = obj(call.function) ?? {};
-              return {
-                index: typeof call.index === 'number' ? call.index : j,
-                id: str(call.id),
-                name: str(fn.name),
-                arguments: str(fn.arguments),
-              };
-            })
-          : null,
+        toolCalls: Array.isArray(d.tool_calls) ? toolCallDeltas(d.tool_calls) : null,
       },
       finishReason: finishReason(p, choice.finish_reason),
     };
-  });
+  }
   return { id: str(body.id) ?? '', choices, usage: found };
+}
+
+/** A delta's tool calls (their pieces, by index), or null when none is an object. */
+function toolCallDeltas(raw: unknown[]): ChatDelta['toolCalls'] {
+  const calls = raw.map(obj).filter((x): x is Json => !!x);
+  return calls.length
+    ? calls.map((call, j) => {
+        const fn = obj(call.function) ?? {};
+        return {
+          index: typeof call.index === 'number' ? call.index : j,
+          id: str(call.id),
+          name: str(fn.name),
+          arguments: str(fn.arguments),
+        };
+      })
+    : null;
 }
 
 /** The error envelope of any of the four (`{"error": {code?, type?, message}}`), or of a bare `{code, message}`. */
