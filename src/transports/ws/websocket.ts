@@ -245,17 +245,23 @@ export function attachWebSocket(options: {
         // connection_init checked its key.
         authenticated: true,
       };
-      return pipeline.execute(payload, caller, operation).then(
-        (answer) => {
-          conn.admitted(id);
-          begin(conn, operation, answer);
-        },
-        (error: unknown) => {
-          // This operation's error, not the connection's (4500 would end its other operations).
-          conn.error(id, pipeline.format([internalError(error, services)]));
-          conn.admitted(id);
-        },
-      );
+      const failed = (error: unknown) => {
+        // This operation's error, not the connection's (4500 would end its other operations).
+        conn.error(id, pipeline.format([internalError(error, services)]));
+        conn.admitted(id);
+      };
+      let answered: Promise<Answer>;
+      try {
+        answered = pipeline.execute(payload, caller, operation);
+      } catch (error) {
+        // A rule that throws before the entry's first await throws here, not in a rejected promise.
+        failed(error);
+        return undefined;
+      }
+      return answered.then((answer) => {
+        conn.admitted(id);
+        begin(conn, operation, answer);
+      }, failed);
     },
     core: {
       connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
