@@ -20,8 +20,11 @@ export class FaultQueue {
         return `${key} must be a non-negative number, got ${JSON.stringify(v)}`;
       }
     }
-    if (f.match !== undefined && (typeof f.match !== 'string' || f.match === '')) {
-      return `match must be a non-empty string, got ${JSON.stringify(f.match)}`;
+    for (const key of ['match', 'matchBody'] as const) {
+      const v = f[key];
+      if (v !== undefined && (typeof v !== 'string' || v === '')) {
+        return `${key} must be a non-empty string, got ${JSON.stringify(v)}`;
+      }
     }
     if (f.status !== undefined && ((f.status as number) < 100 || (f.status as number) > 599)) {
       return `status must be an HTTP status 100..599, got ${f.status}`;
@@ -35,6 +38,7 @@ export class FaultQueue {
       reset: f.reset === true,
       cutAfterChunks: f.cutAfterChunks as number | undefined,
       match: f.match as string | undefined,
+      matchBody: f.matchBody as string | undefined,
       body: f.body,
     };
   }
@@ -45,11 +49,18 @@ export class FaultQueue {
     this.queues.set(fault.upstream, q);
   }
 
-  /** Takes one use of the first queued fault for `upstream` whose `match` (if any) occurs in `url`. */
-  take(upstream: UpstreamName, url: string): Fault | undefined {
+  /**
+   * Takes one use of the first queued fault for `upstream` whose `match` (if any) occurs in `url` and whose
+   * `matchBody` (if any) occurs in `body` (a request the emulator streams, or a `$batch` item, has none to match).
+   */
+  take(upstream: UpstreamName, url: string, body?: string): Fault | undefined {
     const q = this.queues.get(upstream);
     if (!q) return undefined;
-    const i = q.findIndex((f) => f.match === undefined || url.includes(f.match));
+    const i = q.findIndex(
+      (f) =>
+        (f.match === undefined || url.includes(f.match)) &&
+        (f.matchBody === undefined || (body !== undefined && body.includes(f.matchBody))),
+    );
     if (i === -1) return undefined;
     const fault = q[i];
     fault.times -= 1;

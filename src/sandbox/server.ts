@@ -137,7 +137,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       now: () => Date.now() + clockOffset,
       takeFault: (subUrl) => faults.take(name, subUrl),
     };
-    const fault = faults.take(name, url);
+    const fault = faults.take(name, url, streamed ? undefined : entry.body);
     // A body the emulator would have streamed is read and dropped when a fault answers instead.
     if (streamed && (fault?.status || fault?.reset)) req.resume();
     if (fault?.delayMs) await sleep(fault.delayMs, controller.signal);

@@ -41,6 +41,11 @@ export interface Fault {
   cutAfterChunks?: number;
   /** Only requests whose path and query contain this text get the fault (also `$batch` items, by their relative url). */
   match?: string;
+  /**
+   * Only requests whose body contains this text get the fault: chat calls share one URL, so this is how a test aims a
+   * fault at one operation's request (e.g. its message text).
+   */
+  matchBody?: string;
   /** With `status`: this JSON body instead of the emulator's own error envelope (e.g. a specific vendor error code). */
   body?: unknown;
 }

@@ -183,9 +183,17 @@ describe('within the retry budget, a storm costs retries, never an operation', (
     await start();
     const providers = [CHAT, { id: 'glm', model: 'glm-4-flash' }] as const;
     const half = N / 2;
-    // Chat requests share one URL, so faults cannot target one operation; Retry-After: 1 keeps the rounds apart:
-    // every first attempt takes a 429 before any retry is sent, then every first retry, then all succeed.
-    for (const p of providers) t!.sandbox.faults.push({ upstream: p.id, times: 2 * half, status: 429, retryAfter: 1 });
+    // Two 429s aimed at each operation's own request by its message (chat requests share one URL): a queue of 2 × half
+    // for the provider assumed lockstep rounds, and under CI load a late first attempt after others' retries took a
+    // third 429 and was refused (Node 24, .ci/run at 1220418).
+    for (let i = 0; i < N; i++)
+      t!.sandbox.faults.push({
+        upstream: providers[i % 2].id,
+        times: 2,
+        status: 429,
+        retryAfter: 1,
+        matchBody: `"Storm ${i}"`,
+      });
     const [completions, queries] = await Promise.all([
       times(N, (i) => {
         const p = providers[i % 2];

@@ -402,6 +402,27 @@ describe.each(PROVIDERS)('%s emulator', (provider) => {
     expect(errorName(await failed.json())).toEqual(expect.any(String));
   });
 
+  it('aims a fault at the request whose body contains matchBody, and refuses an empty one', async () => {
+    await control('POST', '/_sandbox/faults', {
+      upstream: provider,
+      status: 429,
+      retryAfter: 1,
+      matchBody: '"Storm 1"',
+    });
+    // "Storm 10" contains "Storm 1" but not the quoted text: untouched, and the fault waits for its own request.
+    expect((await ask(provider, {}, 'Storm 10')).status).toBe(200);
+    expect(await control('GET', '/_sandbox/faults')).toHaveLength(1);
+    expect((await ask(provider, {}, 'Storm 1')).status).toBe(429);
+    expect(await control('GET', '/_sandbox/faults')).toEqual([]);
+    const bad = await fetch(`${sandbox.origin}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ upstream: provider, status: 429, matchBody: '' }),
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('matchBody must be a non-empty string');
+  });
+
   it('limits requests per minute over a sliding window with its own 429', async () => {
     await control('POST', '/_sandbox/config', { chatRpm: { [provider]: 2 } });
     expect((await ask(provider)).status).toBe(200);
