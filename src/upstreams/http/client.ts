@@ -135,7 +135,8 @@ export interface StreamedResponse extends UpstreamResponse {
  * (retried.ts), the operation's tally (counted.ts) and metrics with the debug log (metered.ts); the pool holds the
  * connect, headers and body timeouts (a buffered call that its total timeout ends sooner needs neither). This class
  * adds what spans a whole call: the total timeout and the caller's signal, the bounded read of a buffered body
- * (body.ts: limit, process budget, decoding) and errors for answers that never came. It knows nothing of GraphQL; clients map statuses and envelopes to errors themselves.
+ * (body.ts: limit, process budget, decoding) and errors for answers that never came. It knows nothing of GraphQL;
+ * clients map statuses and envelopes to errors themselves.
  */
 export class UpstreamHttp {
   readonly upstream: string;
@@ -161,10 +162,10 @@ export class UpstreamHttp {
     this.upstream = options.upstream;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
+    const headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
     this.limits = { upstream: this.upstream, limit: this.maxResponseBytes, budget: options.bufferBudget };
     this.deadlines = new Deadlines(options.totalTimeoutMs ?? 30_000);
-    this.totalFirst =
-      this.deadlines.ms <= (options.headersTimeoutMs ?? 30_000) && this.deadlines.ms <= this.bodyTimeoutMs;
+    this.totalFirst = this.deadlines.ms <= headersTimeoutMs && this.deadlines.ms <= this.bodyTimeoutMs;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     const { upstream, metrics, log, redact } = options;
     const states = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -177,7 +178,7 @@ export class UpstreamHttp {
     this.dispatcher = new Agent({
       connections: options.connections ?? 64,
       connectTimeout: options.connectTimeoutMs ?? 5_000,
-      headersTimeout: options.headersTimeoutMs ?? 30_000,
+      headersTimeout: headersTimeoutMs,
       bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
     }).compose(
