@@ -8,14 +8,15 @@ import { gql, startGatewayProc, startSandboxProc } from './lib/stack.js';
 
 /**
  * `npm run bench:compare -- --base DIR [--query health-turn|title-turn|health|title|chat|mcp-health-turn|mcp-title-turn] [--rounds 5] [--seconds 3]
- * [--base-flags "…"] [--flags "…"] [--runtime shipped]`:
+ * [--base-flags "…"] [--flags "…"] [--runtime shipped] [--warm-up 20]`:
  * one step of a performance pass measured on its own. The gateway built in DIR (a checkout of the previous commit
  * with its `dist/`, e.g. `git worktree add` + `npm ci` + `npm run build`) and this checkout's gateway run side by side
  * against one sandbox, under the same closed-loop load, interleaved round by round so drift on a shared machine hits
  * both alike. Prints CPU per operation (gateway + sandbox, from /proc), req/s and p50 of each, and their ratios.
  * `--base-flags`/`--flags` add V8 flags to one side after `npm start`'s (a later flag wins): `--base .` with
  * `--flags "--max-semi-space-size=16"` measures a flag on one build. `--runtime shipped` runs the sandbox and both
- * gateways on Node 24 (lib/runtimes.ts), else on the Node running this.
+ * gateways on Node 24 (lib/runtimes.ts), else on the Node running this. Each build is warmed up until its CPU per
+ * request is steady, at most `--warm-up` seconds (lib/load.ts, `warmUp`).
  */
 const run = profiledRun(process.argv.slice(2), 3);
 const base = resolve(run.option('base') ?? '');
@@ -44,6 +45,8 @@ try {
     run.seconds,
     run.connections,
     () => sb.control('DELETE', 'requests'),
+    // Both builds warmed until steady (V8 has tiered their paths up), as `npm run bench` does.
+    { sliceSeconds: 0.5, maxSeconds: Number(run.option('warm-up') ?? 20) },
   );
   const { loadavg } = await import('node:os');
   console.log(

@@ -43,7 +43,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
     // Each load run only has to go end to end (every target answers; counts come from the sandbox's record): 0.05 s
     // is still ≥ 1 request per connection, and halves the tiny run's load (≈ 5 s of the smoke test's CPU).
     loadSeconds: 0.05,
-    convergedWarmUp: false,
+    warmUp: { sliceSeconds: 0.05, maxSeconds: 0.05 },
     connections: 10,
     cacheOperations: 100,
     streamRuns: 5,
@@ -56,7 +56,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   quick: {
     rounds: 3,
     loadSeconds: 1,
-    convergedWarmUp: true,
+    warmUp: { sliceSeconds: 0.5, maxSeconds: 6 },
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 20,
@@ -69,7 +69,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   full: {
     rounds: 5,
     loadSeconds: 5,
-    convergedWarmUp: false,
+    warmUp: { sliceSeconds: 1, maxSeconds: 20 },
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 100,
@@ -226,7 +226,7 @@ try {
   for (const line of spans.lines()) console.log(`  ${line}`);
   if (warmUps.allowed)
     console.log(
-      `  warm-ups ended once converged: ${warmUps.spent.toFixed(1)} s of load of at most ${warmUps.allowed.toFixed(0)} s`,
+      `  warm-ups ended once steady: ${warmUps.spent.toFixed(1)} s of load of at most ${warmUps.allowed.toFixed(0)} s`,
     );
   console.log(
     `  total: ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s wall, ${benchCpuSeconds().toFixed(0)} s CPU, load ${loadavg()

@@ -9,7 +9,19 @@ describe('npm run bench:compare', () => {
     await promisify(execFile)(process.execPath, ['src/build/if-needed.mjs'], { timeout: 120_000 });
     const run = await promisify(execFile)(
       process.execPath,
-      ['dist/bench/compare.js', '--base', '.', '--query', 'title-turn', '--rounds', '1', '--seconds', '0.3'],
+      [
+        'dist/bench/compare.js',
+        '--base',
+        '.',
+        '--query',
+        'title-turn',
+        '--rounds',
+        '1',
+        '--seconds',
+        '0.3',
+        '--warm-up',
+        '0.3',
+      ],
       { timeout: 60_000 },
     );
     expect(run.stdout).toMatch(/^\| before \| \d+ \| \d+ \| [\d.]+ \| 0 \|$/m);

@@ -1,3 +1,4 @@
+import type { WarmUp } from './load.js';
 import type { Runtime } from './runtimes.js';
 import { round } from './stats.js';
 
@@ -21,8 +22,8 @@ export interface Sizes {
   /** Measured runs per figure; the figure is their median. */
   rounds: number;
   loadSeconds: number;
-  /** Load-run warm-ups end once CPU per request has settled (at most 1 s, `warmUp` in load.ts) instead of lasting 1 s. */
-  convergedWarmUp: boolean;
+  /** How each load run's target is warmed up: until its CPU per request is steady, at most so long (`warmUp` in load.ts). */
+  warmUp: WarmUp;
   connections: number;
   cacheOperations: number;
   streamRuns: number;

@@ -69,7 +69,7 @@ export async function runCache(
     sizes.loadSeconds,
     sizes.connections,
     forgetRecord(sb),
-    sizes.convergedWarmUp,
+    sizes.warmUp,
   );
   await sb.control('DELETE', 'requests');
   const name = `${SCENARIO_CACHE}: single title, hit vs miss`;

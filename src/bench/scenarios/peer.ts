@@ -260,7 +260,7 @@ export async function runPeer(
         sizes.loadSeconds,
         sizes.connections,
         forgetRecord(sb),
-        sizes.convergedWarmUp,
+        sizes.warmUp,
       );
       await sb.control('DELETE', 'requests');
       const name = `${SCENARIO_PEER}: ${c.label}`;

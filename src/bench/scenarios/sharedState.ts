@@ -59,7 +59,7 @@ export async function runSharedState(
         sizes.loadSeconds,
         sizes.connections,
         forgetRecord(sb),
-        sizes.convergedWarmUp,
+        sizes.warmUp,
       );
       const name = `${SCENARIO_SHARED_STATE}: ${label}`;
       const baselineName = 'same gateway, shared state in process';

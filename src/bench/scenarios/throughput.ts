@@ -1,4 +1,4 @@
-import { interleaved, type Target } from '../lib/load.js';
+import { interleaved, load, STEADY_FALL, STEADY_SLICES, type Target } from '../lib/load.js';
 import type { Results, Sizes } from '../lib/results.js';
 import { gql, sandboxGraphToken, type GraphQLProc, type RecordedRequest, type SandboxProc } from '../lib/stack.js';
 import type { Proc } from '../lib/proc.js';
@@ -14,7 +14,6 @@ import {
   TURN_HEALTH_IDS,
   TURN_TITLE_IDS,
 } from '../operations.js';
-import { load } from '../lib/load.js';
 
 export const SCENARIO_THROUGHPUT = '2. Throughput and latency, one-upstream query';
 
@@ -164,7 +163,7 @@ export async function runThroughput(
       sizes.loadSeconds,
       sizes.connections,
       forgetRecord(sb),
-      sizes.convergedWarmUp,
+      sizes.warmUp,
     );
     await sb.control('DELETE', 'requests');
     const g = figures.gateway;
@@ -236,7 +235,7 @@ export async function runThroughput(
   }
   results.note(
     SCENARIO_THROUGHPUT,
-    `closed-loop load from the coordinator process (undici Pool, keep-alive, latency per request in µs; autocannon 9 rounds latency to whole ms, and on this machine both reach similar req/s against the sandbox), ${sizes.connections} connections, ${sizes.loadSeconds} s per run, ${sizes.rounds} interleaved rounds after a warm-up (median of rounds). The sandbox serves both the gateway's upstream calls and the direct baseline, so the gateway case runs three processes on two cores where the direct case runs two. req/s ratios move with whatever else the shared machine runs; the CPU figure (utime+stime from /proc of the serving process plus the sandbox, per successful request) barely does: baseline/gateway CPU is the throughput ratio the gateway would reach if CPU were the only limit.`,
+    `closed-loop load from the coordinator process (undici Pool, keep-alive, latency per request in µs; autocannon 9 rounds latency to whole ms, and on this machine both reach similar req/s against the sandbox), ${sizes.connections} connections, ${sizes.loadSeconds} s per run, ${sizes.rounds} interleaved rounds (median of rounds) after each target's warm-up, which lasts until its CPU per request has stopped falling (windows of ${STEADY_SLICES} × ${sizes.warmUp.sliceSeconds} s until one is less than ${STEADY_FALL * 100} % cheaper than the one before, at most ${sizes.warmUp.maxSeconds} s: V8 tiers a process's paths up for seconds, and a server runs long after). The sandbox serves both the gateway's upstream calls and the direct baseline, so the gateway case runs three processes on two cores where the direct case runs two. req/s ratios move with whatever else the shared machine runs; the CPU figure (utime+stime from /proc of the serving process plus the sandbox, per successful request) barely does: baseline/gateway CPU is the throughput ratio the gateway would reach if CPU were the only limit.`,
   );
   results.note(
     SCENARIO_THROUGHPUT,
