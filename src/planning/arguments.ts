@@ -24,7 +24,10 @@ export function argumentsOf(
   if (plan?.def !== def) plans.set(node, (plan = planOf(def, node)));
   if (!plan.entries) return getArgumentValues(def, node, variables);
   const out: Record<string, unknown> = {};
-  for (const e of plan.entries) {
+  // Indexed: read on every operation, and the array iterator's results were garbage of each (bench:alloc, `next`).
+  const entries = plan.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     if (e.variable === undefined) {
       out[e.name] = e.value;
       continue;

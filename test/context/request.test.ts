@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createContext, requestIdFrom, type GatewayContext } from '../../src/context/request.js';
+import { createContext, newRequestId, requestIdFrom, type GatewayContext } from '../../src/context/request.js';
 import type { GatewayServices } from '../../src/context/services.js';
 
 /** A services object with a logger that counts the per-request children made of it. */
@@ -59,6 +59,21 @@ describe('request ids', () => {
   it('makes a different id for each request that sent none', () => {
     const ids = Array.from({ length: 1000 }, () => requestIdFrom(undefined));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('makes version 4 UUIDs whose every random digit takes every value, past each refill of its random bytes', () => {
+    const first = newRequestId();
+    const kept = `${first}`;
+    const ids = Array.from({ length: 1000 }, () => newRequestId());
+    // Each id is its own string, not a view of the buffer the next one is written into.
+    expect(first).toBe(kept);
+    expect(new Set([first, ...ids]).size).toBe(1001);
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    for (let at = 0; at < 36; at++) {
+      if ([8, 13, 14, 18, 23].includes(at)) continue;
+      // 1,000 draws of 16 values (4 for the variant's digit): one missing would be a bias, not chance (p < 1e-25).
+      expect(new Set(ids.map((id) => id[at])).size).toBe(at === 19 ? 4 : 16);
+    }
   });
 });
 

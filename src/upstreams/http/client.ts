@@ -9,6 +9,7 @@ import type { ResponseBufferBudget } from './bufferBudget.js';
 import { counted } from './counted.js';
 import { TOTAL_TIMEOUT, type UpstreamDispatchOptions } from './dispatch.js';
 import { metered } from './metered.js';
+import { rawHeaders } from './lazyHeaders.js';
 import { Cancellation, type CancelSource } from './cancellation.js';
 import { Deadline, Deadlines } from './deadlines.js';
 import {
@@ -132,7 +133,8 @@ export interface StreamedResponse extends UpstreamResponse {
 /**
  * The shared HTTP layer of every upstream client, as undici interceptors composed on one bounded connection pool
  * (outermost first): the circuit breaker (breaker.ts), the trace span (traced.ts), retries with `Retry-After`
- * (retried.ts), the operation's tally (counted.ts) and metrics with the debug log (metered.ts); the pool holds the
+ * (retried.ts), the operation's tally (counted.ts), metrics with the debug log (metered.ts) and the answer's headers
+ * read from undici's raw list, parsed only when read as a whole (lazyHeaders.ts); the pool holds the
  * connect, headers and body timeouts (a buffered call that its total timeout ends sooner needs neither). This class
  * adds what spans a whole call: the total timeout and the caller's signal, the bounded read of a buffered body
  * (body.ts: limit, process budget, decoding) and errors for answers that never came. It knows nothing of GraphQL;
@@ -182,6 +184,7 @@ export class UpstreamHttp {
       bodyTimeout: this.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
     }).compose(
+      rawHeaders(),
       metered({ upstream, metrics, log, redact }),
       counted(upstream),
       retried({ upstream, metrics, log }),

@@ -120,7 +120,9 @@ class Flight<T> implements Settle<T> {
     const waiters = this.waiters;
     this.waiters = undefined;
     if (!waiters) return;
-    for (const waiter of waiters) {
+    // Indexed: an array iterator's result per waiter was garbage of every request (bench:alloc, `next`).
+    for (let i = 0; i < waiters.length; i++) {
+      const waiter = waiters[i];
       if (waiter.leave) unfollowAbort(waiter.signal!, waiter.leave);
       if (ok) waiter.resolve(outcome as T);
       else waiter.reject(outcome);
