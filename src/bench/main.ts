@@ -56,7 +56,7 @@ const SIZES: Record<RunInfo['mode'], Sizes> = {
   quick: {
     rounds: 3,
     loadSeconds: 1,
-    warmUp: { sliceSeconds: 0.5, maxSeconds: 6 },
+    warmUp: { sliceSeconds: 0.4, maxSeconds: 4 },
     connections: 10,
     cacheOperations: 1000,
     streamRuns: 20,

@@ -19,7 +19,7 @@ export interface RunInfo {
 
 /** What `--quick` gives up for its time, printed at its start and written into RESULTS.md. */
 export const QUICK_TRADES =
-  'Quick mode trades precision for time, not meaning: each figure is still the median of 3 rounds interleaved with its same-run baseline, but its load runs last 1 s instead of 5 (and 3 rounds instead of 5), a warm-up lasts at most 6 s instead of 20 (both end once CPU per request is steady), and time to token takes 20 streams of 50 tokens instead of 100 of 100. req/s and p99 ratios move more between quick runs than between full runs; CPU per operation is read from the scheduler in nanoseconds, so a short window does not round it. Judge a goal near its line with the full run (`npm run bench`), the reference.';
+  'Quick mode trades precision for time, not meaning: each figure is still the median of 3 rounds interleaved with its same-run baseline, but its load runs last 1 s instead of 5 (and 3 rounds instead of 5), a warm-up lasts at most 4 s instead of 20, in slices of 0.4 s instead of 1 (both end once CPU per request has stopped falling), and time to token takes 20 streams of 50 tokens instead of 100 of 100. req/s and p99 ratios move more between quick runs than between full runs; CPU per operation is read from the scheduler in nanoseconds, so a short window does not round it. Judge a goal near its line with the full run (`npm run bench`), the reference.';
 
 function versionOf(pkg: string): string {
   try {
