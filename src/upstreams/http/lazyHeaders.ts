@@ -1,12 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createRequire } from 'node:module';
-import { undiciErrors } from './undici.js';
-
-// undici's own header parser (public as `undici.util.parseHeaders`), from its file as undici.ts takes the Agent.
-const require = createRequire(import.meta.url);
-const { parseHeaders } = require('undici/lib/core/util.js') as {
-  parseHeaders(raw: Buffer[], obj?: Record<string, string | string[]>): Record<string, string | string[]>;
-};
+import { parseHeaders, undiciErrors } from './undici.js';
 
 type Controller = Dispatcher.DispatchController;
 type Handler = Dispatcher.DispatchHandler;

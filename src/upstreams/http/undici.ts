@@ -11,3 +11,5 @@ const require = createRequire(import.meta.url);
 
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
 export const undiciErrors = require('undici/lib/core/errors.js') as typeof Undici.errors;
+/** undici's header parser (public as `undici.util.parseHeaders`): what its own handlers make of a raw header list. */
+export const parseHeaders = (require('undici/lib/core/util.js') as typeof Undici.util).parseHeaders;

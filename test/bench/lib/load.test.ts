@@ -37,7 +37,12 @@ describe('warmUp', () => {
 
     it('runs at least two windows of slices and never past its cap', async () => {
       const before = { ...warmUps };
-      const spent = await warmUp({ url, pids: [process.pid] }, { sliceSeconds: 0.05, maxSeconds: 0.6 }, 2);
+      let calls = 0;
+      const spent = await warmUp({ url, pids: [process.pid] }, { sliceSeconds: 0.05, maxSeconds: 0.6 }, 2, async () => {
+        calls++;
+      });
+      // Before each slice (the benchmark forgets the sandbox's record there).
+      expect(calls).toBe(Math.round(spent / 0.05));
       expect(spent).toBeGreaterThanOrEqual(2 * STEADY_SLICES * 0.05 - 1e-9);
       expect(spent).toBeLessThanOrEqual(0.6 + 1e-9);
       expect(warmUps.allowed - before.allowed).toBeCloseTo(0.6);
@@ -45,7 +50,12 @@ describe('warmUp', () => {
     });
 
     it('is one plain run without CPU figures, or when its cap is shorter than two windows', async () => {
-      expect(await warmUp({ url }, { sliceSeconds: 0.05, maxSeconds: 0.5 }, 2)).toBe(0.5);
+      let calls = 0;
+      const count = async () => {
+        calls++;
+      };
+      expect(await warmUp({ url }, { sliceSeconds: 0.05, maxSeconds: 0.5 }, 2, count)).toBe(0.5);
+      expect(calls).toBe(1);
       expect(await warmUp({ url, pids: [process.pid] }, { sliceSeconds: 0.05, maxSeconds: 0.2 }, 2)).toBe(0.2);
     });
   });
