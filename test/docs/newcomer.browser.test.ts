@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portBelowEphemeral } from '../support/ports.js';
 import { HUMAN_TOKEN_DELAY_MS } from '../../src/sandbox/types.js';
-import { ensureGraphiqlBundle, launchChromium, serveWebExample } from '../support/browser.js';
+import { ensureGraphiqlBundle, launchChromium, recordPanel, serveWebExample } from '../support/browser.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 
@@ -88,11 +88,13 @@ describe('the first hour, as a newcomer walks it', () => {
     try {
       await page.goto(`${origin}/`);
       await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
-      await expect.poll(() => page.locator('.graphiql-tab').count()).toBe(7);
+      await expect.poll(() => page.locator('.graphiql-tab').count(), { timeout: uiTimeoutMs }).toBe(7);
       if (screenshots) await page.screenshot({ path: join(projectRoot, 'docs', 'first-hour-graphiql.png') });
 
       await page.locator('.graphiql-tab', { has: page.getByText('Stream', { exact: true }) }).click();
-      await expect.poll(() => page.locator('.graphiql-tab-active').innerText()).toContain('Stream');
+      await expect
+        .poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: uiTimeoutMs })
+        .toContain('Stream');
       // GraphiQL picks the transport from a debounced parse of the new tab's document.
       await page.waitForTimeout(1_000);
       await recordPanel(page);
@@ -147,7 +149,9 @@ describe('the first hour, as a newcomer walks it', () => {
     page.setDefaultTimeout(uiTimeoutMs);
     try {
       await page.goto(`${pageOrigin}/`);
-      await expect.poll(() => page.getByLabel('Model').locator('option').count()).toBeGreaterThan(3);
+      await expect
+        .poll(() => page.getByLabel('Model').locator('option').count(), { timeout: uiTimeoutMs })
+        .toBeGreaterThan(3);
       const model = await page.getByLabel('Model').inputValue();
       await recordChat(page);
       const before = (await chatRequests()).length;
@@ -258,18 +262,6 @@ interface ChatTiming {
 }
 
 /** Records, in the page, when Send and Stop are pressed and every change of the answer's text. */
-/** Every length the Stream panel's text takes, recorded in the page as it changes (`window.panelLengths`). */
-async function recordPanel(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const lengths: number[] = [];
-    (window as unknown as { panelLengths: number[] }).panelLengths = lengths;
-    new MutationObserver(() => {
-      const length = document.querySelector('.stream-text-content')?.textContent?.length ?? 0;
-      if (length !== lengths.at(-1)) lengths.push(length);
-    }).observe(document.body, { childList: true, subtree: true, characterData: true });
-  });
-}
-
 async function recordChat(page: Page): Promise<void> {
   await page.evaluate(() => {
     const timing: ChatTiming = { changes: [] };

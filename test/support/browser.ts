@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { build, preview } from 'vite';
 import { buildGraphiql } from '../../src/build/graphiql.js';
 import { defaultGraphiqlDistDir } from '../../src/transports/http/graphiql.js';
@@ -91,4 +91,19 @@ export async function serveWebExample(gatewayUrl: string, port: number): Promise
     remove();
     throw error;
   }
+}
+
+/**
+ * Every length GraphiQL's Stream panel text takes, recorded in the page as it changes (`window.panelLengths`): a poll
+ * from the test, on a loaded machine, sees too few of them (CI at 3b6be34 saw one length of a whole stream).
+ */
+export async function recordPanel(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const lengths: number[] = [];
+    (window as unknown as { panelLengths: number[] }).panelLengths = lengths;
+    new MutationObserver(() => {
+      const length = document.querySelector('.stream-text-content')?.textContent?.length ?? 0;
+      if (length !== lengths.at(-1)) lengths.push(length);
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
 }
