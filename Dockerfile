@@ -28,4 +28,4 @@ COPY operations ./operations
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=4", "--liftoff-only", "--heap-growing-percent=20", "dist/bundle/gateway.js"]
+CMD ["node", "--max-semi-space-size=4", "--no-parallel-scavenge", "--liftoff-only", "--heap-growing-percent=20", "dist/bundle/gateway.js"]

@@ -7,8 +7,9 @@ import { sandboxTokenRequest } from '../operations.js';
 /**
  * The V8 flags `npm start` (and the Dockerfile's CMD) run the gateway with, read from package.json so that the
  * benchmark measures the process as deployed. They bound memory (bench/PROFILE.md, "Memory"): a 4 MB young
- * generation instead of up to 16 MB per semi-space, WebAssembly (undici's llhttp) compiled by Liftoff only, since
- * TurboFan's tier-up of it costs a ~30 MB transient peak, and an old generation that grows by 20 % per GC.
+ * generation instead of up to 32 MB per semi-space (Node 24), scavenged on the main thread alone (a scavenge of it
+ * copies ≈ 90 KB, less than waking the GC's helper threads costs), WebAssembly (undici's llhttp) compiled by Liftoff
+ * only, since TurboFan's tier-up of it costs a ~30 MB transient peak, and an old generation that grows by 20 % per GC.
  */
 export function gatewayNodeFlags(): string[] {
   // For trying other flags without editing package.json: BENCH_GATEWAY_NODE_FLAGS="--max-semi-space-size=8 …".
