@@ -32,7 +32,17 @@ export class Spool {
 
   /** Copies the upload into a new spool file (streamed: never whole in memory); its path. */
   async write(stream: Readable): Promise<string> {
-    const path = join(await this.open(), randomBytes(12).toString('hex'));
+    // An upload can break off while the folder is being opened, before the pipeline listens: its error is held here
+    // and refused below, rather than thrown as an 'error' event nobody listens to (CI at be57dd6: an uncaught error).
+    const hold = () => undefined;
+    stream.on('error', hold);
+    let path: string;
+    try {
+      path = join(await this.open(), randomBytes(12).toString('hex'));
+    } finally {
+      stream.off('error', hold);
+    }
+    if (stream.errored) throw stream.errored;
     try {
       await pipeline(stream, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
     } catch (error) {

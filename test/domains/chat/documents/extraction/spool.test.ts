@@ -41,6 +41,17 @@ describe('the spool', () => {
     await spool.close();
   });
 
+  it('refuses an upload that broke off while the spool was opening its folder, with no uncaught error and no file', async () => {
+    const spool = new Spool(root);
+    const broken = new Readable({ read() {} });
+    const writing = spool.write(broken);
+    // Before the folder exists (the spool opens it on its first write): nothing listens to the stream yet but the spool.
+    broken.destroy(new Error('the upload broke off'));
+    await expect(writing).rejects.toThrow('the upload broke off');
+    expect(await spool.files()).toEqual([]);
+    await spool.close();
+  });
+
   it("removes at start-up what a gateway that died left, never a running one's", async () => {
     const left = join(root, `${deadPid()}-abc123`);
     const running = join(root, `${process.pid}-def456`);
