@@ -8,10 +8,18 @@ import { fileURLToPath } from 'node:url';
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /**
- * A port free right now on loopback, for a child that must be told its port before it starts: another process may
- * take it before the child binds it (rare; where the child can take port 0, `listeningPort` has no such race).
+ * A port free right now on loopback, for a child that must be told its port before it starts. It is drawn at random
+ * from below the kernel's ephemeral range (`ip_local_port_range`), where no outgoing connection takes its local port:
+ * a port from the ephemeral range (`listen(0)`) can be taken by any client socket of a busy test run before the child
+ * binds it (CI, Node 24: Hive Gateway exited with EADDRINUSE). What is left is another process binding the same
+ * random port on purpose in that moment; where the child can take port 0, `listeningPort` has no race at all.
  */
 export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (await bindable(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -19,6 +27,24 @@ export async function freePort(): Promise<number> {
       const port = (srv.address() as { port: number }).port;
       srv.close(() => resolve(port));
     });
+  });
+}
+
+/** The first port of the kernel's ephemeral range (Linux's default 32768 elsewhere). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
