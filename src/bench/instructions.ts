@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { freePort, root, spawnProc, stopAll, waitReady } from './lib/proc.js';
-import { gatewayEntry, gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
+import { gatewayEntry, gatewayNodeFlags, gatewayStartEnv, startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { PROFILED_QUERIES, singleHealthQuery, singleTitleQuery } from './operations.js';
 import { shippedNode } from './lib/runtimes.js';
 
 /**
  * `npm run bench:instructions -- [--requests 400] [--floor] [--query health-turn|title-turn|…] [--gateway DIR]
- * [--runtime shipped] [--keep DIR]`: instructions per operation of the gateway (or with `--floor`, of the floor
+ * [--runtime shipped] [--warmup 25000] [--keep DIR]`: instructions per operation of the gateway (or with `--floor`, of the floor
  * proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a warm-up, response cache off
  * (it would answer the repeated lookups instead). Unlike CPU time, an instruction count barely moves with other load
  * on the machine, so one run compares two builds: `--gateway DIR` counts the gateway built in another checkout.
@@ -24,6 +24,13 @@ const option = (name: string) => {
   return i === -1 ? undefined : args[i + 1];
 };
 const requests = Number(option('requests') ?? 400);
+/**
+ * Requests before counting. On Node 24 the gateway's hot path runs on Maglev for its first ≈ 10,000 lookups; TurboFan
+ * compiles it (and undici's WebAssembly parser) on background threads only then. A shorter warm-up counts that one-time
+ * compilation and the slower tier in the window: after 200 requests a title lookup read ≈ 0.51 M instructions, of
+ * which ≈ 45 % was compilation; after 25,000 it reads ≈ 0.26–0.28 M (bench/PROFILE.md, twentieth pass).
+ */
+const warmUp = Number(option('warmup') ?? 25_000);
 const floorMode = args.includes('--floor');
 
 /** `n` requests, 4 at a time, their bodies taken in turn from `bodies`. */
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
   const env: Record<string, string> = floorMode
     ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
     : {
+        ...gatewayStartEnv(),
         ...upstreamEnv(sb.origin),
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -112,7 +120,7 @@ async function main(): Promise<void> {
         ['title', [JSON.stringify({ query: singleTitleQuery })], floorMode ? '/title' : '/graphql'],
       ];
   for (const [name, query, path] of lookups) {
-    await send(pool, path, query, 200); // warm-up: JIT tiers and caches settle
+    await send(pool, path, query, warmUp); // JIT tiers and caches settle
     control('-i', 'on', String(proc.pid));
     control('-z', String(proc.pid));
     await send(pool, path, query, requests);
