@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { freePort, root, spawnProc, stopAll, waitReady } from './lib/proc.js';
-import { gatewayEntry, gatewayNodeFlags, gatewayStartEnv, startSandboxProc, upstreamEnv } from './lib/stack.js';
+import { gatewayEntry, gatewayNodeFlags, startSandboxProc, upstreamEnv } from './lib/stack.js';
 import { PROFILED_QUERIES, singleHealthQuery, singleTitleQuery } from './operations.js';
 import { shippedNode } from './lib/runtimes.js';
 
@@ -80,7 +80,6 @@ async function main(): Promise<void> {
   const env: Record<string, string> = floorMode
     ? { SANDBOX_ORIGIN: sb.origin, PORT: String(port), HOST: '127.0.0.1' }
     : {
-        ...gatewayStartEnv(),
         ...upstreamEnv(sb.origin),
         PORT: String(port),
         HOST: '127.0.0.1',
