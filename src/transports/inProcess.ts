@@ -1,4 +1,5 @@
 import { GraphQLError, type FormattedExecutionResult } from 'graphql';
+import { newRequestId } from '../context/request.js';
 import { ErrorReason } from '../errors/codes.js';
 import { requestError } from '../pipeline/documentCache.js';
 import type { Answer, Caller, OperationPayload, OperationPipeline } from '../pipeline/index.js';
@@ -49,6 +50,7 @@ export class InProcessTransport {
   }
 }
 
+/** The caller with its defaults: a request id as every other transport makes one (flat, from pooled random bytes). */
 function asCaller({ signal: _signal, ...caller }: InProcessCaller): Caller {
-  return { ...caller, requestId: caller.requestId ?? crypto.randomUUID(), transport: caller.transport ?? 'in-process' };
+  return { ...caller, requestId: caller.requestId ?? newRequestId(), transport: caller.transport ?? 'in-process' };
 }
