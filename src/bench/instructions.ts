@@ -10,13 +10,14 @@ import { shippedNode } from './lib/runtimes.js';
 
 /**
  * `npm run bench:instructions -- [--requests 400] [--floor] [--query health-turn|title-turn|…] [--gateway DIR]
- * [--runtime shipped] [--warmup 25000] [--keep DIR]`: instructions per operation of the gateway (or with `--floor`, of the floor
- * proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a warm-up, response cache off
- * (it would answer the repeated lookups instead). Unlike CPU time, an instruction count barely moves with other load
- * on the machine, so one run compares two builds: `--gateway DIR` counts the gateway built in another checkout.
- * `--query` counts one of `bench:profile`'s lookups only (ids in turn for `-turn`); without it, the single health and
- * title lookups. `--runtime shipped` runs the gateway on Node 24. Needs valgrind (`apt-get install -y valgrind`);
- * slow (minutes), so not part of `npm run bench`.
+ * [--runtime shipped] [--warmup 25000] [--keep DIR]`: instructions per operation of the gateway (or with `--floor`, of
+ * the floor proxy), counted by `valgrind --tool=callgrind` over a fixed number of requests after a warm-up, response
+ * cache off (it would answer the repeated lookups instead). Unlike CPU time, an instruction count barely moves with
+ * other load on the machine, so one run compares two builds: `--gateway DIR` counts the gateway built in another
+ * checkout. It still moves with what lands in the window: a major GC, or a TurboFan job (`--keep` and
+ * `callgrind_annotate --inclusive=yes` show both). `--query` counts one of `bench:profile`'s lookups only (ids in turn
+ * for `-turn`); without it, the single health and title lookups. `--runtime shipped` runs the gateway on Node 24.
+ * Needs valgrind (`apt-get install -y valgrind`); slow (minutes), so not part of `npm run bench`.
  */
 const args = process.argv.slice(2);
 const option = (name: string) => {

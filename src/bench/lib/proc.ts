@@ -11,8 +11,9 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.
  * A port free right now on loopback, for a child that must be told its port before it starts. It is drawn at random
  * from below the kernel's ephemeral range (`ip_local_port_range`), where no outgoing connection takes its local port:
  * a port from the ephemeral range (`listen(0)`) can be taken by any client socket of a busy test run before the child
- * binds it (CI, Node 24: Hive Gateway exited with EADDRINUSE). What is left is another process binding the same
- * random port on purpose in that moment; where the child can take port 0, `listeningPort` has no race at all.
+ * binds it (the likeliest reason Hive Gateway exited before it listened in CI at 21228d9, Node 24). What is left is
+ * another process binding the same random port in that moment; where the child can take port 0, `listeningPort` has no
+ * race at all.
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
