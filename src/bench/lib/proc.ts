@@ -15,37 +15,37 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.
  * another process binding the same random port in that moment; where the child can take port 0, `listeningPort` has no
  * race at all.
  */
-export async function freePort(): Promise<number> {
-  const low = ephemeralLow();
+export async function freePort(draw: () => number = belowEphemeral): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
-    if (await bindable(port)) return port;
+    const port = await bound(draw());
+    if (port !== undefined) return port;
   }
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
+  const port = await bound(0);
+  if (port === undefined) throw new Error('no port on 127.0.0.1 could be bound');
+  return port;
 }
 
-/** The first port of the kernel's ephemeral range (Linux's default 32768 elsewhere). */
-function ephemeralLow(): number {
+/** A random port from 10,000 up to the kernel's ephemeral range (Linux's default, 32768, where it cannot be read). */
+function belowEphemeral(): number {
+  let low = 32_768;
   try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return low > 11_000 ? low : 32_768;
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (first > 11_000) low = first;
   } catch {
-    return 32_768;
+    // Not Linux: its default range.
   }
+  return 10_000 + Math.floor(Math.random() * (low - 10_000));
 }
 
-function bindable(port: number): Promise<boolean> {
+/** Listens on `port` (0: one the kernel picks) and closes again: the port it had, or undefined if it was taken. */
+function bound(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
+      const { port: had } = srv.address() as { port: number };
+      srv.close(() => resolve(had));
+    });
   });
 }
 

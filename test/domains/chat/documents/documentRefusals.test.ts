@@ -541,7 +541,8 @@ describe('ownership behind a federation router', () => {
 
 /** Waits (at most 10 s) until `done()`. */
 async function until(done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !(await done())) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** Sends `head` and `body` on a fresh socket (the bytes past `first` once the answer came) and resolves with the first response's text. */
